@@ -1,0 +1,431 @@
+//! Table-driven tests over every (state, action) and (state, event) pair, and a
+//! property test over random proposal sequences.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn catalog() -> HashMap<ProductId, ProductInfo> {
+    [(1, true, 3000), (2, true, 2900), (3, false, 1000)]
+        .into_iter()
+        .map(|(id, active, price_minor)| {
+            (
+                id,
+                ProductInfo {
+                    id,
+                    active,
+                    price_minor,
+                },
+            )
+        })
+        .collect()
+}
+
+/// The cart a conversation realistically holds in each state.
+fn cart_for(state: State) -> Cart {
+    let catalog = catalog();
+    let mut cart = Cart::default();
+    if matches!(state, State::CartOpen | State::Checkout) {
+        cart.set(&catalog[&1], 2);
+        cart.set(&catalog[&2], 1);
+    }
+    cart
+}
+
+fn state_code(code: &str) -> Option<State> {
+    Some(match code {
+        "IDLE" => State::Idle,
+        "BROW" => State::Browsing,
+        "CART" => State::CartOpen,
+        "CHK" => State::Checkout,
+        "AWAIT" => State::AwaitingPayment,
+        "DONE" => State::Completed,
+        "HUMAN" => State::HumanTakeover,
+        "-" => return None,
+        other => panic!("bad code {other}"),
+    })
+}
+
+/// DESIGN §3, written out: the state after each action, or `-` where it is invalid.
+/// Columns: the state the action is validated in.
+const MATRIX: &str = "
+                 IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
+SHOW_CATALOG     BROW  BROW  CART  CHK   AWAIT DONE  HUMAN
+SHOW_PRODUCT     BROW  BROW  CART  CHK   AWAIT DONE  HUMAN
+ADD_TO_CART      CART  CART  CART  -     -     -     -
+UPDATE_QUANTITY  -     -     CART  -     -     -     -
+REMOVE_ITEM      -     -     CART  -     -     -     -
+CLEAR_CART       -     -     BROW  -     -     -     -
+REVIEW_ORDER     -     -     CHK   -     -     -     -
+CONFIRM_ORDER    -     -     -     AWAIT -     -     -
+CANCEL_ORDER     -     -     IDLE  IDLE  IDLE  -     -
+REPLY            IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
+CLARIFY          IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
+ESCALATE         HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN
+";
+
+fn matrix_rows() -> Vec<(ActionKind, Vec<(State, Option<State>)>)> {
+    let mut lines = MATRIX.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<State> = lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|c| state_code(c).unwrap())
+        .collect();
+    lines
+        .map(|line| {
+            let mut cells = line.split_whitespace();
+            let kind = match ActionType::parse(cells.next().unwrap()) {
+                ActionType::Allowed(kind) => kind,
+                other => panic!("{other:?}"),
+            };
+            let row = header.iter().copied().zip(cells.map(state_code)).collect();
+            (kind, row)
+        })
+        .collect()
+}
+
+#[test]
+fn every_state_action_pair_follows_the_matrix() {
+    let rows = matrix_rows();
+    assert_eq!(rows.len(), ActionKind::ALL.len(), "one row per action");
+    let mut pairs = 0;
+    for (kind, row) in rows {
+        assert_eq!(row.len(), State::ALL.len());
+        for (state, expected) in row {
+            let action = Action::of(kind).with_product(1).with_quantity(2);
+            let eval = evaluate(state, &cart_for(state), &catalog(), &[action]);
+            let outcome = &eval.decisions[0].outcome;
+            match expected {
+                Some(to) => {
+                    let accepted = outcome
+                        .as_ref()
+                        .unwrap_or_else(|r| panic!("{kind:?} in {state} rejected: {r}"));
+                    assert_eq!((accepted.from, accepted.to), (state, to), "{kind:?} in {state}");
+                    assert_eq!(eval.state, to);
+                }
+                None => {
+                    assert_eq!(
+                        outcome,
+                        &Err(Rejection::NotAllowedInState {
+                            action: kind,
+                            state
+                        }),
+                        "{kind:?} in {state}"
+                    );
+                    assert_eq!(eval.state, state, "a rejection changes nothing");
+                    assert_eq!(eval.cart, cart_for(state));
+                }
+            }
+            pairs += 1;
+        }
+    }
+    assert_eq!(pairs, 84);
+}
+
+#[test]
+fn matrix_function_agrees_with_the_written_table() {
+    for (kind, row) in matrix_rows() {
+        for (state, expected) in row {
+            assert_eq!(valid_in(kind, state), expected.is_some(), "{kind:?} in {state}");
+        }
+    }
+}
+
+#[test]
+fn forbidden_and_unknown_actions_are_rejected_in_every_state() {
+    for state in State::ALL {
+        for forbidden in ForbiddenKind::ALL {
+            let eval = evaluate(
+                state,
+                &cart_for(state),
+                &catalog(),
+                &[Action::new(ActionType::Forbidden(forbidden))],
+            );
+            assert_eq!(eval.decisions[0].outcome, Err(Rejection::Forbidden(forbidden)));
+            assert_eq!(eval.state, state);
+        }
+        let eval = evaluate(
+            state,
+            &cart_for(state),
+            &catalog(),
+            &[Action::new(ActionType::parse("SET_PRICE"))],
+        );
+        assert_eq!(
+            eval.decisions[0].outcome,
+            Err(Rejection::UnknownType("SET_PRICE".into()))
+        );
+    }
+}
+
+#[test]
+fn checks_reject_bad_products_quantities_and_empty_carts() {
+    let cat = catalog();
+    let idle = Cart::default();
+    let add = |p: Param<i64>, q: Param<i64>| Action {
+        kind: ActionType::Allowed(ActionKind::AddToCart),
+        product_id: p,
+        quantity: q,
+        reason: None,
+    };
+    let cases = [
+        (add(Param::Given(9), Param::Given(1)), Rejection::ProductNotFound(9)),
+        (add(Param::Given(3), Param::Given(1)), Rejection::ProductInactive(3)),
+        (add(Param::Missing, Param::Given(1)), Rejection::MissingProduct),
+        (
+            add(Param::Invalid("abc".into()), Param::Given(1)),
+            Rejection::InvalidProduct("abc".into()),
+        ),
+        (
+            add(Param::Given(1), Param::Given(0)),
+            Rejection::QuantityOutOfRange { quantity: 0 },
+        ),
+        (
+            add(Param::Given(1), Param::Given(1000)),
+            Rejection::QuantityOutOfRange { quantity: 1000 },
+        ),
+        (
+            add(Param::Given(1), Param::Invalid("2.5".into())),
+            Rejection::InvalidQuantity("2.5".into()),
+        ),
+    ];
+    for (action, rejection) in cases {
+        let eval = evaluate(State::Browsing, &idle, &cat, &[action]);
+        assert_eq!(eval.decisions[0].outcome, Err(rejection));
+        assert!(eval.cart.is_empty());
+        assert_eq!(eval.state, State::Browsing);
+    }
+
+    // The line total is capped too: 60 in the cart plus 50 more is refused.
+    let mut cart = Cart::default();
+    cart.set(&cat[&1], 60);
+    let eval = evaluate(
+        State::CartOpen,
+        &cart,
+        &cat,
+        &[Action::of(ActionKind::AddToCart).with_product(1).with_quantity(50)],
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::LineQuantityOutOfRange {
+            product_id: 1,
+            quantity: 110
+        })
+    );
+    assert_eq!(eval.cart.quantity_of(1), 60);
+
+    let not_in_cart = evaluate(
+        State::CartOpen,
+        &cart,
+        &cat,
+        &[Action::of(ActionKind::RemoveItem).with_product(2)],
+    );
+    assert_eq!(not_in_cart.decisions[0].outcome, Err(Rejection::NotInCart(2)));
+    let missing_qty = evaluate(
+        State::CartOpen,
+        &cart,
+        &cat,
+        &[Action::of(ActionKind::UpdateQuantity).with_product(1)],
+    );
+    assert_eq!(missing_qty.decisions[0].outcome, Err(Rejection::MissingQuantity));
+
+    // CHECKOUT with an empty cart cannot confirm.
+    let empty_confirm = evaluate(
+        State::Checkout,
+        &Cart::default(),
+        &cat,
+        &[Action::of(ActionKind::ConfirmOrder)],
+    );
+    assert_eq!(empty_confirm.decisions[0].outcome, Err(Rejection::CartEmpty));
+}
+
+#[test]
+fn removing_the_last_line_goes_back_to_browsing() {
+    let cat = catalog();
+    let mut cart = Cart::default();
+    cart.set(&cat[&1], 1);
+    let eval = evaluate(
+        State::CartOpen,
+        &cart,
+        &cat,
+        &[Action::of(ActionKind::RemoveItem).with_product(1)],
+    );
+    assert_eq!(eval.state, State::Browsing);
+    assert!(eval.cart.is_empty());
+}
+
+#[test]
+fn review_and_confirm_in_one_proposal_confirms_nothing() {
+    let state = State::CartOpen;
+    let eval = evaluate(
+        state,
+        &cart_for(state),
+        &catalog(),
+        &[Action::of(ActionKind::ReviewOrder), Action::of(ActionKind::ConfirmOrder)],
+    );
+    assert!(eval.decisions[0].outcome.is_ok());
+    assert_eq!(eval.decisions[1].outcome, Err(Rejection::ConfirmWithoutReview));
+    assert_eq!(eval.state, State::Checkout);
+    assert_eq!(eval.cart, cart_for(state), "the cart is still there to confirm");
+}
+
+#[test]
+fn confirm_snapshots_backend_prices_and_empties_the_cart() {
+    let eval = evaluate(
+        State::Checkout,
+        &cart_for(State::Checkout),
+        &catalog(),
+        &[Action::of(ActionKind::ConfirmOrder)],
+    );
+    let accepted = eval.decisions[0].outcome.as_ref().unwrap();
+    match &accepted.effect {
+        Effect::OrderConfirmed { lines, total_minor } => {
+            assert_eq!(*total_minor, 2 * 3000 + 2900);
+            assert_eq!(lines.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(eval.cart.is_empty());
+}
+
+#[test]
+fn actions_after_the_fifth_are_rejected() {
+    let actions: Vec<Action> = (0..7).map(|_| Action::of(ActionKind::Reply)).collect();
+    let eval = evaluate(State::Idle, &Cart::default(), &catalog(), &actions);
+    assert_eq!(eval.accepted().count(), MAX_ACTIONS);
+    assert!(
+        eval.rejected()
+            .all(|(_, r)| *r == Rejection::TooManyActions)
+    );
+}
+
+/// Expected state after each event, per state: `-` where the event does not apply.
+const EVENTS: &str = "
+                        IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
+GREETING_RECEIVED       IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
+PAYMENT_PROOF_RECEIVED  -     -     -     -     AWAIT -     -
+PAYMENT_APPROVED        -     -     -     -     DONE  -     -
+PAYMENT_REJECTED        -     -     -     -     AWAIT -     -
+ESCALATION_REQUESTED    HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN
+SESSION_TIMEOUT         -     IDLE  IDLE  IDLE  -     -     -
+PAYMENT_TIMEOUT         -     -     -     -     IDLE  -     -
+ORDER_CANCELLED         -     -     -     -     IDLE  -     -
+TAKEOVER_STARTED        HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN
+TAKEOVER_RELEASED       -     -     -     -     -     -     CHK
+";
+
+#[test]
+fn every_state_event_pair_follows_the_design() {
+    let mut lines = EVENTS.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<State> = lines
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .map(|c| state_code(c).unwrap())
+        .collect();
+    let release = Release {
+        before: Some(State::Checkout),
+        to_idle: false,
+    };
+    let mut rows = 0;
+    for line in lines {
+        let mut cells = line.split_whitespace();
+        let name = cells.next().unwrap();
+        let event = Event::ALL.into_iter().find(|e| e.as_str() == name).unwrap();
+        for (state, expected) in header.iter().copied().zip(cells.map(state_code)) {
+            match expected {
+                Some(to) => assert_eq!(on_event(state, event, release), Ok(to), "{name} in {state}"),
+                None => assert!(on_event(state, event, release).is_err(), "{name} in {state}"),
+            }
+        }
+        rows += 1;
+    }
+    assert_eq!(rows, Event::ALL.len());
+}
+
+#[test]
+fn release_returns_to_the_state_before_or_to_idle_on_request() {
+    let h = State::HumanTakeover;
+    let to = |before, to_idle| on_event(h, Event::TakeoverReleased, Release { before, to_idle });
+    assert_eq!(to(Some(State::CartOpen), false), Ok(State::CartOpen));
+    assert_eq!(to(Some(State::CartOpen), true), Ok(State::Idle));
+    assert_eq!(to(None, false), Ok(State::Idle));
+    assert_eq!(to(Some(h), false), Ok(State::Idle), "never back into a takeover");
+    assert_eq!(on_customer_message(State::Completed), State::Idle);
+    assert_eq!(on_customer_message(State::CartOpen), State::CartOpen);
+}
+
+fn any_action() -> impl Strategy<Value = Action> {
+    let names = prop_oneof![
+        proptest::sample::select(ActionKind::ALL.map(|k| k.as_str().to_string()).to_vec()),
+        proptest::sample::select(ForbiddenKind::ALL.map(|k| k.as_str().to_string()).to_vec()),
+        "[A-Z_]{1,12}",
+    ];
+    let product = prop_oneof![
+        Just(Param::Missing),
+        Just(Param::Invalid("x".to_string())),
+        (0i64..6).prop_map(Param::Given),
+    ];
+    let quantity = prop_oneof![
+        Just(Param::Missing),
+        Just(Param::Invalid("1.5".to_string())),
+        (-5i64..250).prop_map(Param::Given),
+    ];
+    (names, product, quantity).prop_map(|(name, product_id, quantity)| Action {
+        kind: ActionType::parse(&name),
+        product_id,
+        quantity,
+        reason: None,
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_proposals_never_break_the_invariants(
+        start in proptest::sample::select(State::ALL.to_vec()),
+        turns in proptest::collection::vec(proptest::collection::vec(any_action(), 0..9), 1..12),
+    ) {
+        let cat = catalog();
+        let mut state = start;
+        let mut cart = cart_for(start);
+        for actions in turns {
+            let eval = evaluate(state, &cart, &cat, &actions);
+            prop_assert_eq!(eval.decisions.len(), actions.len());
+            prop_assert!(eval.accepted().count() <= MAX_ACTIONS);
+            let mut current = state;
+            for decision in &eval.decisions {
+                match (&decision.action.kind, &decision.outcome) {
+                    (ActionType::Forbidden(_) | ActionType::Unknown(_), Ok(_)) => {
+                        prop_assert!(false, "forbidden or unknown action executed");
+                    }
+                    (ActionType::Allowed(kind), Ok(accepted)) => {
+                        prop_assert_eq!(accepted.from, current);
+                        prop_assert!(valid_in(*kind, current));
+                        if *kind == ActionKind::ConfirmOrder {
+                            prop_assert_eq!(state, State::Checkout, "confirm only in a turn begun in CHECKOUT");
+                        }
+                        current = accepted.to;
+                    }
+                    _ => {}
+                }
+            }
+            prop_assert_eq!(eval.state, current);
+            prop_assert!(State::ALL.contains(&eval.state));
+            for line in eval.cart.lines() {
+                prop_assert!((1..=MAX_QUANTITY).contains(&line.quantity));
+                let product = &cat[&line.product_id];
+                prop_assert!(product.active);
+                prop_assert_eq!(line.unit_price_minor, product.price_minor);
+            }
+            if matches!(eval.state, State::Idle | State::Browsing | State::AwaitingPayment | State::Completed) {
+                prop_assert!(eval.cart.is_empty(), "no cart outside CART_OPEN, CHECKOUT or a takeover");
+            }
+            state = eval.state;
+            cart = eval.cart;
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Text helpers shared by detection, the rules proposer and the numeric guard:
+//! Spanish normalization, number words, money formatting and number extraction.
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+/// Lowercases, strips accents (ñ becomes n), turns punctuation into spaces and
+/// collapses whitespace. Digits are kept; a decimal point or comma between digits is
+/// kept too, so "2,5" stays one token.
+pub fn normalize(input: &str) -> String {
+    let folded: Vec<char> = input
+        .nfd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect();
+    let mut out = String::with_capacity(folded.len());
+    for (i, &c) in folded.iter().enumerate() {
+        let between_digits = || {
+            i > 0
+                && folded[i - 1].is_ascii_digit()
+                && folded.get(i + 1).is_some_and(|n| n.is_ascii_digit())
+        };
+        if c.is_alphanumeric() || ((c == '.' || c == ',') && between_digits()) {
+            out.push(c);
+        } else if !out.ends_with(' ') {
+            out.push(' ');
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// Whole-word tokens of an already normalized text.
+pub fn tokens(normalized: &str) -> Vec<&str> {
+    normalized.split_whitespace().collect()
+}
+
+/// True if `phrase` (normalized, one or more words) occurs in `normalized` on word
+/// boundaries.
+pub fn contains_phrase(normalized: &str, phrase: &str) -> bool {
+    let hay = format!(" {normalized} ");
+    hay.contains(&format!(" {phrase} "))
+}
+
+/// Spanish number words up to twenty, plus "media docena" and "docena" handled by
+/// the caller. "un"/"una" count as one.
+pub fn number_word(word: &str) -> Option<i64> {
+    Some(match word {
+        "un" | "una" | "uno" => 1,
+        "dos" => 2,
+        "tres" => 3,
+        "cuatro" => 4,
+        "cinco" => 5,
+        "seis" => 6,
+        "siete" => 7,
+        "ocho" => 8,
+        "nueve" => 9,
+        "diez" => 10,
+        "once" => 11,
+        "doce" | "docena" => 12,
+        "trece" => 13,
+        "catorce" => 14,
+        "quince" => 15,
+        "veinte" => 20,
+        _ => return None,
+    })
+}
+
+/// A token read as a whole number: digits or a number word.
+pub fn token_number(token: &str) -> Option<i64> {
+    if !token.is_empty() && token.len() <= 9 && token.bytes().all(|b| b.is_ascii_digit()) {
+        return token.parse().ok();
+    }
+    number_word(token)
+}
+
+/// Formats minor units for a customer: "Bs 30" for whole amounts, "Bs 30.50" otherwise.
+pub fn money(minor: i64, currency: &str) -> String {
+    let symbol = match currency {
+        "BOB" => "Bs",
+        "MXN" | "USD" | "ARS" | "COP" | "CLP" => "$",
+        "EUR" => "€",
+        "PEN" => "S/",
+        other => other,
+    };
+    let sign = if minor < 0 { "-" } else { "" };
+    let abs = minor.unsigned_abs();
+    let (whole, cents) = (abs / 100, abs % 100);
+    if cents == 0 {
+        format!("{sign}{symbol} {whole}")
+    } else {
+        format!("{sign}{symbol} {whole}.{cents:02}")
+    }
+}
+
+/// Every number written in digits in `text`, in hundredths (so "30", "30.00" and
+/// "30,00" are all 3000). Thousands separators are read as such when followed by
+/// exactly three digits ("1.500" is 150000), the usual reading in Latin America.
+pub fn numbers_in_hundredths(text: &str) -> Vec<i64> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len()
+            && (chars[i].is_ascii_digit()
+                || ((chars[i] == '.' || chars[i] == ',')
+                    && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+        {
+            i += 1;
+        }
+        let raw: String = chars[start..i].iter().collect();
+        if let Some(value) = parse_hundredths(&raw) {
+            out.push(value);
+        }
+    }
+    out
+}
+
+fn parse_hundredths(raw: &str) -> Option<i64> {
+    let groups: Vec<&str> = raw.split(['.', ',']).collect();
+    let (int_part, frac) = match groups.as_slice() {
+        [int] => (int.to_string(), ""),
+        [.., last] if last.len() <= 2 => (groups[..groups.len() - 1].concat(), *last),
+        _ => (groups.concat(), ""),
+    };
+    let whole: i64 = int_part.get(..int_part.len().min(15))?.parse().ok()?;
+    let cents: i64 = match frac.len() {
+        0 => 0,
+        1 => frac.parse::<i64>().ok()? * 10,
+        _ => frac.parse().ok()?,
+    };
+    whole.checked_mul(100)?.checked_add(cents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_strips_accents_case_and_punctuation() {
+        assert_eq!(normalize("¡Quiero 2 MARACUYÁS, por favor!"), "quiero 2 maracuyas por favor");
+        assert_eq!(normalize("Año: 2,5 kg."), "ano 2,5 kg");
+        assert_eq!(normalize("  "), "");
+    }
+
+    #[test]
+    fn money_shows_whole_amounts_without_cents() {
+        assert_eq!(money(3000, "BOB"), "Bs 30");
+        assert_eq!(money(2950, "BOB"), "Bs 29.50");
+        assert_eq!(money(5, "MXN"), "$ 0.05");
+    }
+
+    #[test]
+    fn numbers_are_read_in_hundredths() {
+        assert_eq!(numbers_in_hundredths("Total: Bs 59.00 (2 items)"), vec![5900, 200]);
+        assert_eq!(numbers_in_hundredths("1.500 y 7,5"), vec![150000, 750]);
+        assert_eq!(numbers_in_hundredths("pedido #12."), vec![1200]);
+        assert!(numbers_in_hundredths("sin números").is_empty());
+    }
+
+    #[test]
+    fn number_words_and_digits_are_quantities() {
+        assert_eq!(token_number("tres"), Some(3));
+        assert_eq!(token_number("12"), Some(12));
+        assert_eq!(token_number("1234567890"), None);
+        assert_eq!(token_number("tresx"), None);
+    }
+}
