@@ -1,5 +1,22 @@
 //! Tendero: a chat-commerce bot worker. See DESIGN.md for the guarantees.
 #![forbid(unsafe_code)]
 
+pub mod agent;
+pub mod audit;
+pub mod channels;
+pub mod cli;
+pub mod config;
 pub mod conversation;
+pub mod conversations;
+pub mod db;
+pub mod demo;
+pub mod http;
+pub mod inbox;
+pub mod merchant;
+pub mod notify;
+pub mod outbox;
+pub mod shop;
+pub mod startup;
+pub mod telemetry;
 pub mod text;
+pub mod worker;

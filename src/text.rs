@@ -142,7 +142,10 @@ mod tests {
 
     #[test]
     fn normalize_strips_accents_case_and_punctuation() {
-        assert_eq!(normalize("¡Quiero 2 MARACUYÁS, por favor!"), "quiero 2 maracuyas por favor");
+        assert_eq!(
+            normalize("¡Quiero 2 MARACUYÁS, por favor!"),
+            "quiero 2 maracuyas por favor"
+        );
         assert_eq!(normalize("Año: 2,5 kg."), "ano 2,5 kg");
         assert_eq!(normalize("  "), "");
     }
@@ -156,7 +159,10 @@ mod tests {
 
     #[test]
     fn numbers_are_read_in_hundredths() {
-        assert_eq!(numbers_in_hundredths("Total: Bs 59.00 (2 items)"), vec![5900, 200]);
+        assert_eq!(
+            numbers_in_hundredths("Total: Bs 59.00 (2 items)"),
+            vec![5900, 200]
+        );
         assert_eq!(numbers_in_hundredths("1.500 y 7,5"), vec![150000, 750]);
         assert_eq!(numbers_in_hundredths("pedido #12."), vec![1200]);
         assert!(numbers_in_hundredths("sin números").is_empty());

@@ -12,8 +12,18 @@ pub struct Inbound<'a> {
 }
 
 const GREETINGS: &[&str] = &[
-    "hola", "holi", "buenas", "buenos dias", "buen dia", "buenas tardes", "buenas noches",
-    "saludos", "que tal", "hey", "hello", "hi",
+    "hola",
+    "holi",
+    "buenas",
+    "buenos dias",
+    "buen dia",
+    "buenas tardes",
+    "buenas noches",
+    "saludos",
+    "que tal",
+    "hey",
+    "hello",
+    "hi",
 ];
 
 const ESCALATION: &[&str] = &[
@@ -102,7 +112,10 @@ mod tests {
             text("quiero hablar con una persona"),
             vec![Event::EscalationRequested]
         );
-        assert_eq!(text("Ya pagué, te envié el comprobante"), vec![Event::PaymentProofReceived]);
+        assert_eq!(
+            text("Ya pagué, te envié el comprobante"),
+            vec![Event::PaymentProofReceived]
+        );
         assert!(text("quiero 2 maracuyá").is_empty());
         assert_eq!(
             detect(Inbound {

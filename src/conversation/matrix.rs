@@ -38,7 +38,10 @@ pub enum Rejection {
     #[error("quantity {quantity} is outside 1..={MAX_QUANTITY}")]
     QuantityOutOfRange { quantity: i64 },
     #[error("the cart line would hold {quantity}, more than {MAX_QUANTITY}")]
-    LineQuantityOutOfRange { product_id: ProductId, quantity: i64 },
+    LineQuantityOutOfRange {
+        product_id: ProductId,
+        quantity: i64,
+    },
     #[error("product {0} is not in the cart")]
     NotInCart(ProductId),
     #[error("the cart is empty")]
@@ -130,7 +133,12 @@ pub fn valid_in(action: ActionKind, state: State) -> bool {
 
 /// Validates every action in order, each against the state and cart the previous
 /// accepted action produced.
-pub fn evaluate(began_in: State, cart: &Cart, catalog: &impl Catalog, actions: &[Action]) -> Evaluation {
+pub fn evaluate(
+    began_in: State,
+    cart: &Cart,
+    catalog: &impl Catalog,
+    actions: &[Action],
+) -> Evaluation {
     let mut state = began_in;
     let mut cart = cart.clone();
     let mut decisions = Vec::with_capacity(actions.len());
@@ -295,7 +303,10 @@ fn product_ref(param: &Param<ProductId>) -> Result<ProductId, Rejection> {
     }
 }
 
-fn active_product(catalog: &impl Catalog, param: &Param<ProductId>) -> Result<ProductId, Rejection> {
+fn active_product(
+    catalog: &impl Catalog,
+    param: &Param<ProductId>,
+) -> Result<ProductId, Rejection> {
     let id = product_ref(param)?;
     match catalog.product(id) {
         None => Err(Rejection::ProductNotFound(id)),

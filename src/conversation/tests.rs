@@ -103,7 +103,11 @@ fn every_state_action_pair_follows_the_matrix() {
                     let accepted = outcome
                         .as_ref()
                         .unwrap_or_else(|r| panic!("{kind:?} in {state} rejected: {r}"));
-                    assert_eq!((accepted.from, accepted.to), (state, to), "{kind:?} in {state}");
+                    assert_eq!(
+                        (accepted.from, accepted.to),
+                        (state, to),
+                        "{kind:?} in {state}"
+                    );
                     assert_eq!(eval.state, to);
                 }
                 None => {
@@ -129,7 +133,11 @@ fn every_state_action_pair_follows_the_matrix() {
 fn matrix_function_agrees_with_the_written_table() {
     for (kind, row) in matrix_rows() {
         for (state, expected) in row {
-            assert_eq!(valid_in(kind, state), expected.is_some(), "{kind:?} in {state}");
+            assert_eq!(
+                valid_in(kind, state),
+                expected.is_some(),
+                "{kind:?} in {state}"
+            );
         }
     }
 }
@@ -144,7 +152,10 @@ fn forbidden_and_unknown_actions_are_rejected_in_every_state() {
                 &catalog(),
                 &[Action::new(ActionType::Forbidden(forbidden))],
             );
-            assert_eq!(eval.decisions[0].outcome, Err(Rejection::Forbidden(forbidden)));
+            assert_eq!(
+                eval.decisions[0].outcome,
+                Err(Rejection::Forbidden(forbidden))
+            );
             assert_eq!(eval.state, state);
         }
         let eval = evaluate(
@@ -171,9 +182,18 @@ fn checks_reject_bad_products_quantities_and_empty_carts() {
         reason: None,
     };
     let cases = [
-        (add(Param::Given(9), Param::Given(1)), Rejection::ProductNotFound(9)),
-        (add(Param::Given(3), Param::Given(1)), Rejection::ProductInactive(3)),
-        (add(Param::Missing, Param::Given(1)), Rejection::MissingProduct),
+        (
+            add(Param::Given(9), Param::Given(1)),
+            Rejection::ProductNotFound(9),
+        ),
+        (
+            add(Param::Given(3), Param::Given(1)),
+            Rejection::ProductInactive(3),
+        ),
+        (
+            add(Param::Missing, Param::Given(1)),
+            Rejection::MissingProduct,
+        ),
         (
             add(Param::Invalid("abc".into()), Param::Given(1)),
             Rejection::InvalidProduct("abc".into()),
@@ -205,7 +225,9 @@ fn checks_reject_bad_products_quantities_and_empty_carts() {
         State::CartOpen,
         &cart,
         &cat,
-        &[Action::of(ActionKind::AddToCart).with_product(1).with_quantity(50)],
+        &[Action::of(ActionKind::AddToCart)
+            .with_product(1)
+            .with_quantity(50)],
     );
     assert_eq!(
         eval.decisions[0].outcome,
@@ -222,14 +244,20 @@ fn checks_reject_bad_products_quantities_and_empty_carts() {
         &cat,
         &[Action::of(ActionKind::RemoveItem).with_product(2)],
     );
-    assert_eq!(not_in_cart.decisions[0].outcome, Err(Rejection::NotInCart(2)));
+    assert_eq!(
+        not_in_cart.decisions[0].outcome,
+        Err(Rejection::NotInCart(2))
+    );
     let missing_qty = evaluate(
         State::CartOpen,
         &cart,
         &cat,
         &[Action::of(ActionKind::UpdateQuantity).with_product(1)],
     );
-    assert_eq!(missing_qty.decisions[0].outcome, Err(Rejection::MissingQuantity));
+    assert_eq!(
+        missing_qty.decisions[0].outcome,
+        Err(Rejection::MissingQuantity)
+    );
 
     // CHECKOUT with an empty cart cannot confirm.
     let empty_confirm = evaluate(
@@ -238,7 +266,10 @@ fn checks_reject_bad_products_quantities_and_empty_carts() {
         &cat,
         &[Action::of(ActionKind::ConfirmOrder)],
     );
-    assert_eq!(empty_confirm.decisions[0].outcome, Err(Rejection::CartEmpty));
+    assert_eq!(
+        empty_confirm.decisions[0].outcome,
+        Err(Rejection::CartEmpty)
+    );
 }
 
 #[test]
@@ -263,12 +294,22 @@ fn review_and_confirm_in_one_proposal_confirms_nothing() {
         state,
         &cart_for(state),
         &catalog(),
-        &[Action::of(ActionKind::ReviewOrder), Action::of(ActionKind::ConfirmOrder)],
+        &[
+            Action::of(ActionKind::ReviewOrder),
+            Action::of(ActionKind::ConfirmOrder),
+        ],
     );
     assert!(eval.decisions[0].outcome.is_ok());
-    assert_eq!(eval.decisions[1].outcome, Err(Rejection::ConfirmWithoutReview));
+    assert_eq!(
+        eval.decisions[1].outcome,
+        Err(Rejection::ConfirmWithoutReview)
+    );
     assert_eq!(eval.state, State::Checkout);
-    assert_eq!(eval.cart, cart_for(state), "the cart is still there to confirm");
+    assert_eq!(
+        eval.cart,
+        cart_for(state),
+        "the cart is still there to confirm"
+    );
 }
 
 #[test]
@@ -336,8 +377,13 @@ fn every_state_event_pair_follows_the_design() {
         let event = Event::ALL.into_iter().find(|e| e.as_str() == name).unwrap();
         for (state, expected) in header.iter().copied().zip(cells.map(state_code)) {
             match expected {
-                Some(to) => assert_eq!(on_event(state, event, release), Ok(to), "{name} in {state}"),
-                None => assert!(on_event(state, event, release).is_err(), "{name} in {state}"),
+                Some(to) => {
+                    assert_eq!(on_event(state, event, release), Ok(to), "{name} in {state}")
+                }
+                None => assert!(
+                    on_event(state, event, release).is_err(),
+                    "{name} in {state}"
+                ),
             }
         }
         rows += 1;
@@ -352,7 +398,11 @@ fn release_returns_to_the_state_before_or_to_idle_on_request() {
     assert_eq!(to(Some(State::CartOpen), false), Ok(State::CartOpen));
     assert_eq!(to(Some(State::CartOpen), true), Ok(State::Idle));
     assert_eq!(to(None, false), Ok(State::Idle));
-    assert_eq!(to(Some(h), false), Ok(State::Idle), "never back into a takeover");
+    assert_eq!(
+        to(Some(h), false),
+        Ok(State::Idle),
+        "never back into a takeover"
+    );
     assert_eq!(on_customer_message(State::Completed), State::Idle);
     assert_eq!(on_customer_message(State::CartOpen), State::CartOpen);
 }

@@ -1,0 +1,116 @@
+//! The audit trail: one row per proposed, accepted, rejected and executed action and
+//! per state or override change, written in the transaction of the change itself.
+
+use serde_json::Value;
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::conversation::State;
+
+/// Who caused an audited change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Actor {
+    /// A proposer (rules or LLM).
+    Agent,
+    /// Tendero's own rules: the matrix, detectors, timeouts.
+    Backend,
+    Customer,
+    Merchant,
+}
+
+impl Actor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Actor::Agent => "agent",
+            Actor::Backend => "backend",
+            Actor::Customer => "customer",
+            Actor::Merchant => "merchant",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub actor: Actor,
+    pub kind: &'static str,
+    pub action: Option<String>,
+    pub from_state: Option<State>,
+    pub to_state: Option<State>,
+    pub reason: Option<String>,
+    pub detail: Value,
+}
+
+impl Entry {
+    pub fn new(actor: Actor, kind: &'static str) -> Self {
+        Entry {
+            actor,
+            kind,
+            action: None,
+            from_state: None,
+            to_state: None,
+            reason: None,
+            detail: Value::Object(Default::default()),
+        }
+    }
+
+    pub fn action(mut self, action: impl Into<String>) -> Self {
+        self.action = Some(action.into());
+        self
+    }
+
+    pub fn states(mut self, from: State, to: State) -> Self {
+        self.from_state = Some(from);
+        self.to_state = Some(to);
+        self
+    }
+
+    pub fn reason(mut self, reason: impl Into<String>) -> Self {
+        self.reason = Some(reason.into());
+        self
+    }
+
+    pub fn detail(mut self, detail: Value) -> Self {
+        self.detail = detail;
+        self
+    }
+
+    /// A state change row, if the state changed at all.
+    pub fn state_change(actor: Actor, from: State, to: State, reason: &str) -> Option<Self> {
+        (from != to).then(|| {
+            Entry::new(actor, "state_changed")
+                .states(from, to)
+                .reason(reason)
+        })
+    }
+}
+
+/// Where audit rows of one change belong.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope {
+    pub bot_id: Uuid,
+    pub conversation_id: Option<Uuid>,
+    pub inbox_id: Option<i64>,
+}
+
+pub async fn record(conn: &mut PgConnection, scope: Scope, entries: &[Entry]) -> sqlx::Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let mut builder = sqlx::QueryBuilder::new(
+        "INSERT INTO audit_log (bot_id, conversation_id, inbox_id, actor, kind, action, from_state, to_state, reason, detail) ",
+    );
+    builder.push_values(entries, |mut row, e| {
+        row.push_bind(scope.bot_id)
+            .push_bind(scope.conversation_id)
+            .push_bind(scope.inbox_id)
+            .push_bind(e.actor.as_str())
+            .push_bind(e.kind)
+            .push_bind(e.action.as_deref())
+            .push_bind(e.from_state.map(State::as_str))
+            .push_bind(e.to_state.map(State::as_str))
+            .push_bind(e.reason.as_deref())
+            .push_bind(&e.detail);
+    });
+    builder.build().execute(conn).await?;
+    Ok(())
+}

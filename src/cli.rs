@@ -1,0 +1,235 @@
+//! The command line: `serve`, `migrate`, `chat`, `merchant`.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use futures::StreamExt;
+use tokio::io::AsyncBufReadExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::RulesProposer;
+use crate::config::{Role, Settings};
+use crate::{db, demo, merchant, startup, telemetry};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tendero",
+    version,
+    about = "Chat-commerce bot worker for Telegram, WhatsApp and web chat"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the HTTP server, turn workers and outbox dispatcher (applies migrations first).
+    Serve {
+        /// Which parts to run in this process.
+        #[arg(long, value_enum, default_value = "all")]
+        role: Role,
+    },
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Talk to a bot through its web-chat channel from the terminal.
+    Chat {
+        /// The bot's slug, e.g. demo-shop.
+        bot: String,
+        /// Base URL of a running `tendero serve`.
+        #[arg(long, env = "TENDERO_URL", default_value = "http://127.0.0.1:8080")]
+        url: String,
+        /// Web-chat session id (defaults to a new one).
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// Manage merchants and their API keys.
+    Merchant {
+        #[command(subcommand)]
+        command: MerchantCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum MerchantCommand {
+    /// Create a merchant.
+    Add {
+        slug: String,
+        #[arg(long)]
+        name: String,
+    },
+    /// Create an API key for MERCHANT and print it alone on stdout (shown only once).
+    CreateKey { merchant: String },
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve { role } => serve(role).await,
+        Command::Migrate => {
+            telemetry::init();
+            let settings = Settings::from_env()?;
+            let database = db::connect(&settings).await?;
+            db::migrate(&database.pool).await?;
+            eprintln!("migrations applied to {}", database.origin);
+            shutdown_cluster(database).await;
+            Ok(())
+        }
+        Command::Chat { bot, url, session } => chat(&url, &bot, session).await,
+        Command::Merchant { command } => {
+            telemetry::init();
+            let settings = Settings::from_env()?;
+            let database = db::connect(&settings).await?;
+            db::migrate(&database.pool).await?;
+            let result = merchant_command(&database.pool, command).await;
+            shutdown_cluster(database).await;
+            result
+        }
+    }
+}
+
+async fn shutdown_cluster(database: db::Database) {
+    database.pool.close().await;
+    if let Some(cluster) = database.cluster {
+        cluster.stop().await;
+    }
+}
+
+async fn merchant_command(pool: &sqlx::PgPool, command: MerchantCommand) -> anyhow::Result<()> {
+    match command {
+        MerchantCommand::Add { slug, name } => {
+            let id = merchant::create_merchant(pool, &slug, &name)
+                .await
+                .context("could not create the merchant (slugs are lowercase letters, digits and dashes)")?;
+            eprintln!("merchant `{slug}` is {id}");
+        }
+        MerchantCommand::CreateKey { merchant: slug } => {
+            let id = merchant::merchant_by_slug(pool, &slug)
+                .await?
+                .with_context(|| format!("no merchant `{slug}`; create it with `tendero merchant add {slug} --name ...`"))?;
+            let key = merchant::create_api_key(pool, id).await?;
+            println!("{key}");
+        }
+    }
+    Ok(())
+}
+
+async fn serve(role: Role) -> anyhow::Result<()> {
+    telemetry::init();
+    let settings = Settings::from_env()?;
+    let database = db::connect(&settings).await?;
+    tracing::info!(origin = %database.origin, "connected to PostgreSQL");
+    db::migrate(&database.pool).await?;
+    if settings.load_demo {
+        if let Some(shop) = demo::load_demo_if_empty(&database.pool).await? {
+            let key = merchant::create_api_key(&database.pool, shop.merchant_id).await?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "Loaded the demo shop `demo-shop` (merchant `demo`).")?;
+            writeln!(out, "Merchant API key for `demo` (shown once): {key}")?;
+        }
+    }
+    tracing::warn!("no LLM configured: proposals come from the offline Spanish rules proposer");
+    let app = startup::Application::build(
+        settings.clone(),
+        database.pool.clone(),
+        Arc::new(RulesProposer),
+        role,
+    )
+    .await?;
+    if let Some(addr) = app.local_addr() {
+        println!("Tendero is listening on http://{addr}");
+        println!("Chat with the demo shop: tendero chat demo-shop --url http://{addr}");
+    }
+    let cancel = CancellationToken::new();
+    let signal = cancel.clone();
+    tokio::spawn(async move {
+        startup::shutdown_signal().await;
+        signal.cancel();
+    });
+    app.run_until_stopped(cancel).await?;
+    shutdown_cluster(database).await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// A terminal client of the web-chat channel: lines in, replies out.
+async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Result<()> {
+    let base = url.trim_end_matches('/').to_owned();
+    let session = session.unwrap_or_else(|| format!("cli-{}", uuid::Uuid::new_v4().simple()));
+    let client = reqwest::Client::new();
+    let events = client
+        // Sessions are letters, digits and `_ - . :` (the server checks), so no escaping.
+        .get(format!("{base}/webchat/{bot}/events?session={session}"))
+        .send()
+        .await
+        .with_context(|| format!("cannot reach Tendero at {base}; is `tendero serve` running?"))?;
+    if !events.status().is_success() {
+        anyhow::bail!(
+            "{}: {}",
+            events.status(),
+            events.text().await.unwrap_or_default()
+        );
+    }
+    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let reader = tokio::spawn(async move {
+        let mut stream = events.bytes_stream();
+        let mut buffer = String::new();
+        let mut data = String::new();
+        while let Some(Ok(chunk)) = stream.next().await {
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(pos) = buffer.find('\n') {
+                let line = buffer[..pos].trim_end_matches('\r').to_owned();
+                buffer.drain(..=pos);
+                if let Some(rest) = line.strip_prefix("data:") {
+                    data.push_str(rest.trim_start());
+                } else if line.is_empty() && !data.is_empty() {
+                    let parsed: serde_json::Value = serde_json::from_str(&data).unwrap_or_default();
+                    let who = if parsed["author"] == "human" {
+                        "persona"
+                    } else {
+                        bot_label()
+                    };
+                    println!("{who}> {}", parsed["text"].as_str().unwrap_or(&data));
+                    let _ = std::io::stdout().flush();
+                    let _ = seen_tx.send(());
+                    data.clear();
+                }
+            }
+        }
+    });
+    eprintln!("Conectado a `{bot}` (sesión {session}). Escribe tu mensaje; Ctrl-D para salir.");
+    let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    while let Some(line) = lines.next_line().await? {
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let response = client
+            .post(format!("{base}/webchat/{bot}/messages"))
+            .json(&serde_json::json!({
+                "session": session,
+                "text": text,
+                "client_id": uuid::Uuid::new_v4().to_string(),
+            }))
+            .send()
+            .await
+            .context("could not send the message")?;
+        if !response.status().is_success() {
+            eprintln!(
+                "error {}: {}",
+                response.status(),
+                response.text().await.unwrap_or_default()
+            );
+        }
+    }
+    // Input ended: show replies still on their way, until the bot goes quiet.
+    while let Ok(Some(())) = tokio::time::timeout(Duration::from_secs(3), seen_rx.recv()).await {}
+    reader.abort();
+    Ok(())
+}
+
+fn bot_label() -> &'static str {
+    "bot"
+}

@@ -1,0 +1,234 @@
+//! Typed settings read from the environment, validated at start. Secrets are wrapped
+//! so they never reach logs or `Debug` output.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A value that must not be printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Secret(value.into())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+/// Which parts of Tendero this process runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Role {
+    /// HTTP server only (webhooks, web chat, merchant API).
+    Web,
+    /// Turn workers, the outbox dispatcher and the timeout sweeper only.
+    Worker,
+    /// Everything in one process.
+    All,
+}
+
+impl Role {
+    pub fn runs_web(self) -> bool {
+        matches!(self, Role::Web | Role::All)
+    }
+
+    pub fn runs_workers(self) -> bool {
+        matches!(self, Role::Worker | Role::All)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `DATABASE_URL`; when absent Tendero finds or starts a PostgreSQL itself.
+    pub database_url: Option<Secret>,
+    /// `TENDERO_LOCAL_PG`: where to look for a local PostgreSQL when no URL is set.
+    pub local_pg: SocketAddr,
+    /// `TENDERO_DATA_DIR`: home of the private PostgreSQL cluster, if one is needed.
+    pub data_dir: PathBuf,
+    /// `TENDERO_LISTEN`.
+    pub listen: SocketAddr,
+    /// `TENDERO_WORKERS`: concurrent turn workers in this process.
+    pub workers: usize,
+    /// `TENDERO_LEASE_SECS`: how long a worker owns a conversation without renewing.
+    pub lease: Duration,
+    /// `TENDERO_POLL_MS`: fallback polling when no wake-up arrives.
+    pub poll_interval: Duration,
+    /// `TENDERO_MAX_ATTEMPTS`: tries of one inbound event before it is parked.
+    pub max_attempts: i32,
+    /// `TENDERO_RETRY_BACKOFF_MS`: first delay before a failed event is retried.
+    pub retry_backoff: Duration,
+    /// `TENDERO_SEND_ATTEMPTS`: tries of one outbound message before it is dead-lettered.
+    pub send_attempts: i32,
+    /// `TENDERO_SWEEP_SECS`: how often session and payment timeouts are looked for.
+    pub sweep_interval: Duration,
+    /// `TENDERO_DEMO`: load the demo shop into an empty database.
+    pub load_demo: bool,
+    /// `TENDERO_SHUTDOWN_GRACE_SECS`: how long in-flight turns get to finish on SIGTERM.
+    pub shutdown_grace: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration: {name}={value:?}: {reason}")]
+pub struct ConfigError {
+    pub name: &'static str,
+    pub value: String,
+    pub reason: &'static str,
+}
+
+impl Settings {
+    pub fn from_env() -> Result<Settings, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads settings through `lookup`, so tests need not touch the process env.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Settings, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+        fn parse<T: std::str::FromStr>(
+            name: &'static str,
+            value: Option<String>,
+            default: T,
+            reason: &'static str,
+        ) -> Result<T, ConfigError> {
+            match value {
+                None => Ok(default),
+                Some(v) => v.trim().parse().map_err(|_| ConfigError {
+                    name,
+                    value: v,
+                    reason,
+                }),
+            }
+        }
+        let positive = |name: &'static str, default: u64| -> Result<u64, ConfigError> {
+            let v = parse(name, get(name), default, "expected a positive whole number")?;
+            if v == 0 {
+                return Err(ConfigError {
+                    name,
+                    value: "0".into(),
+                    reason: "must be greater than zero",
+                });
+            }
+            Ok(v)
+        };
+        let database_url = get("DATABASE_URL").map(Secret::new);
+        if let Some(url) = &database_url {
+            if !(url.expose().starts_with("postgres://")
+                || url.expose().starts_with("postgresql://"))
+            {
+                return Err(ConfigError {
+                    name: "DATABASE_URL",
+                    value: "[redacted]".into(),
+                    reason: "expected a postgres:// URL",
+                });
+            }
+        }
+        let load_demo = match get("TENDERO_DEMO")
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            None | Some("1" | "true" | "yes" | "on") => true,
+            Some("0" | "false" | "no" | "off") => false,
+            Some(other) => {
+                return Err(ConfigError {
+                    name: "TENDERO_DEMO",
+                    value: other.into(),
+                    reason: "expected true or false",
+                });
+            }
+        };
+        Ok(Settings {
+            database_url,
+            local_pg: parse(
+                "TENDERO_LOCAL_PG",
+                get("TENDERO_LOCAL_PG"),
+                SocketAddr::from(([127, 0, 0, 1], 5432)),
+                "expected HOST:PORT",
+            )?,
+            data_dir: get("TENDERO_DATA_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(".tendero")),
+            listen: parse(
+                "TENDERO_LISTEN",
+                get("TENDERO_LISTEN"),
+                SocketAddr::from(([127, 0, 0, 1], 8080)),
+                "expected HOST:PORT, e.g. 0.0.0.0:8080",
+            )?,
+            workers: positive("TENDERO_WORKERS", 4)? as usize,
+            lease: Duration::from_secs(positive("TENDERO_LEASE_SECS", 30)?),
+            poll_interval: Duration::from_millis(positive("TENDERO_POLL_MS", 500)?),
+            max_attempts: positive("TENDERO_MAX_ATTEMPTS", 5)?.min(1000) as i32,
+            retry_backoff: Duration::from_millis(parse(
+                "TENDERO_RETRY_BACKOFF_MS",
+                get("TENDERO_RETRY_BACKOFF_MS"),
+                1000,
+                "expected milliseconds",
+            )?),
+            send_attempts: positive("TENDERO_SEND_ATTEMPTS", 8)?.min(1000) as i32,
+            sweep_interval: Duration::from_secs(positive("TENDERO_SWEEP_SECS", 15)?),
+            load_demo,
+            shutdown_grace: Duration::from_secs(positive("TENDERO_SHUTDOWN_GRACE_SECS", 20)?),
+        })
+    }
+
+    /// Settings for tests: fast polling, no backoff, no demo.
+    pub fn for_tests(database_url: &str) -> Settings {
+        let mut settings = Settings::from_lookup(|_| None).expect("defaults are valid");
+        settings.database_url = Some(Secret::new(database_url));
+        settings.listen = SocketAddr::from(([127, 0, 0, 1], 0));
+        settings.poll_interval = Duration::from_millis(50);
+        settings.retry_backoff = Duration::ZERO;
+        settings.max_attempts = 3;
+        settings.send_attempts = 3;
+        settings.load_demo = false;
+        settings.workers = 2;
+        settings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_never_show_in_debug_output() {
+        let settings = Settings::from_lookup(|name| {
+            (name == "DATABASE_URL").then(|| "postgres://u:hunter2@db/x".to_string())
+        })
+        .unwrap();
+        let printed = format!("{settings:?}");
+        assert!(!printed.contains("hunter2"), "{printed}");
+        assert!(printed.contains("redacted"));
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_their_name() {
+        let err = Settings::from_lookup(|name| (name == "TENDERO_WORKERS").then(|| "zero".into()))
+            .unwrap_err();
+        assert_eq!(err.name, "TENDERO_WORKERS");
+        let err = Settings::from_lookup(|name| (name == "TENDERO_LISTEN").then(|| "8080".into()))
+            .unwrap_err();
+        assert_eq!(err.name, "TENDERO_LISTEN");
+        let err =
+            Settings::from_lookup(|name| (name == "DATABASE_URL").then(|| "mysql://x".into()))
+                .unwrap_err();
+        assert_eq!(err.name, "DATABASE_URL");
+        assert!(!err.to_string().contains("mysql"), "the URL is not echoed");
+    }
+
+    #[test]
+    fn defaults_listen_on_loopback_8080() {
+        let settings = Settings::from_lookup(|_| None).unwrap();
+        assert_eq!(settings.listen.to_string(), "127.0.0.1:8080");
+        assert!(settings.database_url.is_none());
+    }
+}

@@ -1,0 +1,457 @@
+//! The merchant API under `/api/v1`. A key sees and changes only its own merchant's
+//! bots, conversations and orders; anything else is a 404, as if it did not exist.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::{ApiError, parse_json};
+use crate::audit::{self, Actor, Entry, Scope};
+use crate::channels::OutPayload;
+use crate::conversation::{Event, Release, State as FsmState, on_event};
+use crate::conversations::{self, Conversation, Update};
+use crate::outbox::{self, Author};
+use crate::shop::{cart, catalog, orders};
+use crate::text::money;
+
+/// The authenticated merchant.
+pub struct MerchantAuth(pub Uuid);
+
+impl FromRequestParts<AppState> for MerchantAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        let key = parts
+            .headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .ok_or(ApiError::Unauthorized)?;
+        crate::merchant::authenticate(&state.pool, key)
+            .await?
+            .map(MerchantAuth)
+            .ok_or(ApiError::Unauthorized)
+    }
+}
+
+fn parse_id(raw: &str, what: &'static str) -> Result<Uuid, ApiError> {
+    raw.parse().map_err(|_| ApiError::NotFound(what))
+}
+
+/// Optional JSON body: empty means defaults.
+fn optional_body<T: serde::de::DeserializeOwned + Default>(body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        Ok(T::default())
+    } else {
+        parse_json(body)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ListQuery {
+    bot: Option<String>,
+    state: Option<String>,
+    limit: Option<i64>,
+}
+
+pub async fn list_conversations(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let fsm_state = match &query.state {
+        Some(s) => Some(
+            s.parse::<FsmState>()
+                .map_err(|e| ApiError::BadRequest(e.to_string()))?
+                .as_str(),
+        ),
+        None => None,
+    };
+    let limit = query.limit.unwrap_or(50).clamp(1, 500);
+    let rows: Vec<(Uuid, String, String, String, bool, Option<String>, chrono::DateTime<chrono::Utc>)> = sqlx::query_as(
+        "SELECT c.id, b.slug, ct.channel, c.fsm_state, c.human_override, ct.display_name, c.updated_at
+         FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
+         WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2) AND ($3::text IS NULL OR c.fsm_state = $3)
+         ORDER BY c.updated_at DESC LIMIT $4",
+    )
+    .bind(merchant_id)
+    .bind(query.bot.as_deref())
+    .bind(fsm_state)
+    .bind(limit)
+    .fetch_all(&state.pool)
+    .await?;
+    let items: Vec<Value> = rows
+        .into_iter()
+        .map(|(id, bot, channel, fsm_state, human_override, name, updated_at)| {
+            json!({"id": id, "bot": bot, "channel": channel, "state": fsm_state,
+                   "human_override": human_override, "contact_name": name, "updated_at": updated_at})
+        })
+        .collect();
+    Ok(Json(json!({ "conversations": items })))
+}
+
+/// The conversation if it belongs to the merchant.
+async fn owned_conversation(
+    conn: &mut PgConnection,
+    merchant_id: Uuid,
+    id: Uuid,
+) -> Result<Conversation, ApiError> {
+    let owned: Option<bool> = sqlx::query_scalar(
+        "SELECT true FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = $1 AND b.merchant_id = $2",
+    )
+    .bind(id)
+    .bind(merchant_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if owned.is_none() {
+        return Err(ApiError::NotFound("conversation"));
+    }
+    conversations::get(conn, id)
+        .await?
+        .ok_or(ApiError::NotFound("conversation"))
+}
+
+pub async fn get_conversation(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_id(&id, "conversation")?;
+    let mut conn = state.pool.acquire().await?;
+    let conversation = owned_conversation(&mut conn, merchant_id, id).await?;
+    let bot = crate::merchant::bot_by_id(&mut *conn, conversation.bot_id).await?;
+    let contact: (String, String, Option<String>, bool) = sqlx::query_as(
+        "SELECT channel, external_id, display_name, blocked FROM contacts WHERE id = $1",
+    )
+    .bind(conversation.contact_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    let transcript: Vec<(
+        i64,
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        chrono::DateTime<chrono::Utc>,
+    )> = sqlx::query_as(
+        "SELECT m.id, m.direction, m.author, m.text, o.status, o.last_error, m.created_at
+             FROM messages m LEFT JOIN outbox o ON o.id = m.outbox_id
+             WHERE m.conversation_id = $1 ORDER BY m.id",
+    )
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    let catalog = catalog::load(&mut *conn, bot.id).await?;
+    let cart = cart::load(&mut *conn, id).await?;
+    let order = match orders::latest_for(&mut *conn, id).await? {
+        Some(order) => {
+            let items = orders::items(&mut *conn, order.id).await?;
+            Some(json!({"order": order, "items": items}))
+        }
+        None => None,
+    };
+    let audit: Vec<(
+        i64,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Value,
+        chrono::DateTime<chrono::Utc>,
+    )> = sqlx::query_as(
+        "SELECT id, actor, kind, action, from_state, to_state, reason, detail, created_at
+             FROM audit_log WHERE conversation_id = $1 ORDER BY id DESC LIMIT 500",
+    )
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(Json(json!({
+        "id": conversation.id,
+        "bot": bot.slug,
+        "state": conversation.fsm_state,
+        "human_override": conversation.human_override,
+        "override_by": conversation.override_by,
+        "state_before_takeover": conversation.state_before_takeover,
+        "version": conversation.version,
+        "contact": {"channel": contact.0, "external_id": contact.1, "display_name": contact.2, "blocked": contact.3},
+        "transcript": transcript.into_iter().map(|(mid, direction, author, text, delivery, error, at)| json!({
+            "id": mid, "direction": direction, "author": author, "text": text,
+            "delivery": delivery, "delivery_error": error, "created_at": at,
+        })).collect::<Vec<_>>(),
+        "cart": {
+            "lines": cart.lines().iter().map(|l| json!({
+                "product_id": l.product_id, "name": catalog.name(l.product_id), "quantity": l.quantity,
+                "unit_price_minor": l.unit_price_minor, "line_total_minor": l.line_total_minor(),
+            })).collect::<Vec<_>>(),
+            "total_minor": cart.total_minor(),
+            "currency": bot.currency,
+        },
+        "order": order,
+        "audit": audit.into_iter().rev().map(|(aid, actor, kind, action, from, to, reason, detail, at)| json!({
+            "id": aid, "actor": actor, "kind": kind, "action": action, "from_state": from,
+            "to_state": to, "reason": reason, "detail": detail, "created_at": at,
+        })).collect::<Vec<_>>(),
+    })))
+}
+
+fn scope(conversation: &Conversation) -> Scope {
+    Scope {
+        bot_id: conversation.bot_id,
+        conversation_id: Some(conversation.id),
+        inbox_id: None,
+    }
+}
+
+fn summary(conversation_id: Uuid, update: &Update) -> Json<Value> {
+    Json(json!({
+        "id": conversation_id,
+        "state": update.state.as_str(),
+        "human_override": update.human_override,
+    }))
+}
+
+pub async fn takeover(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_id(&id, "conversation")?;
+    let mut tx = state.pool.begin().await?;
+    owned_conversation(&mut tx, merchant_id, id).await?;
+    let conversation = conversations::lock(&mut tx, id).await?;
+    let (update, rows) = conversations::takeover(
+        &conversation,
+        "merchant",
+        Actor::Merchant,
+        "merchant takeover",
+    );
+    if !rows.is_empty() {
+        conversations::save(&mut tx, &conversation, &update).await?;
+        audit::record(&mut tx, scope(&conversation), &rows).await?;
+    }
+    tx.commit().await?;
+    Ok(summary(id, &update))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReleaseBody {
+    to: Option<String>,
+}
+
+pub async fn release(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_id(&id, "conversation")?;
+    let body: ReleaseBody = optional_body(&body?)?;
+    let to_idle = match body.to.as_deref() {
+        None => false,
+        Some(s) if s.eq_ignore_ascii_case("IDLE") => true,
+        Some(_) => return Err(ApiError::BadRequest("`to` may only be \"IDLE\"".into())),
+    };
+    let mut tx = state.pool.begin().await?;
+    owned_conversation(&mut tx, merchant_id, id).await?;
+    let conversation = conversations::lock(&mut tx, id).await?;
+    let (update, rows) = conversations::release(&conversation, to_idle, Actor::Merchant)
+        .map_err(|e| ApiError::Conflict(e.to_string()))?;
+    conversations::save(&mut tx, &conversation, &update).await?;
+    audit::record(&mut tx, scope(&conversation), &rows).await?;
+    tx.commit().await?;
+    Ok(summary(id, &update))
+}
+
+#[derive(Debug, Deserialize)]
+struct ReplyBody {
+    text: String,
+}
+
+/// A human message to the customer. Sent while the bot is active, it takes the
+/// conversation over, so bot and human never talk at once.
+pub async fn reply(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_id(&id, "conversation")?;
+    let body: ReplyBody = parse_json(&body?)?;
+    let text = body.text.trim();
+    if text.is_empty() || text.chars().count() > super::webchat::MAX_TEXT_CHARS {
+        return Err(ApiError::BadRequest(
+            "`text` must be 1-4096 characters".into(),
+        ));
+    }
+    let mut tx = state.pool.begin().await?;
+    owned_conversation(&mut tx, merchant_id, id).await?;
+    let conversation = conversations::lock(&mut tx, id).await?;
+    let (update, mut rows) = conversations::takeover(
+        &conversation,
+        "merchant",
+        Actor::Merchant,
+        "merchant replied",
+    );
+    let payload = OutPayload {
+        text: text.to_owned(),
+        choices: Vec::new(),
+    };
+    let outbox_id = outbox::enqueue(&mut tx, id, Author::Human, &payload, None).await?;
+    rows.push(Entry::new(Actor::Merchant, "human_reply").detail(json!({"outbox_id": outbox_id})));
+    conversations::save(&mut tx, &conversation, &update).await?;
+    audit::record(&mut tx, scope(&conversation), &rows).await?;
+    tx.commit().await?;
+    Ok(Json(json!({
+        "id": id, "outbox_id": outbox_id, "state": update.state.as_str(), "human_override": update.human_override,
+    })))
+}
+
+/// Locks an order of this merchant and its conversation, in that order of checks.
+async fn owned_order(
+    conn: &mut PgConnection,
+    merchant_id: Uuid,
+    id: Uuid,
+) -> Result<(orders::Order, Conversation), ApiError> {
+    let order = orders::by_id(&mut *conn, id)
+        .await?
+        .ok_or(ApiError::NotFound("order"))?;
+    let owner: Uuid = sqlx::query_scalar("SELECT merchant_id FROM bots WHERE id = $1")
+        .bind(order.bot_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    if owner != merchant_id {
+        return Err(ApiError::NotFound("order"));
+    }
+    // Lock the conversation first, as turns do, then the order.
+    let conversation = conversations::lock(conn, order.conversation_id).await?;
+    let order = orders::lock(conn, id)
+        .await?
+        .ok_or(ApiError::NotFound("order"))?;
+    if !orders::OPEN_STATUSES.contains(&order.status.as_str()) {
+        return Err(ApiError::Conflict(format!(
+            "order is {}, not awaiting payment",
+            order.status
+        )));
+    }
+    Ok((order, conversation))
+}
+
+/// Applies a payment event to the conversation, including one under takeover (the
+/// state it returns to is updated instead).
+fn payment_update(conversation: &Conversation, event: Event) -> Update {
+    let mut update = Update::keep(conversation);
+    let no_release = Release {
+        before: None,
+        to_idle: false,
+    };
+    if conversation.human_override {
+        if let Some(before) = conversation.state_before_takeover() {
+            update.state_before_takeover =
+                Some(on_event(before, event, no_release).unwrap_or(before));
+        }
+    } else {
+        update.state =
+            on_event(conversation.state(), event, no_release).unwrap_or(conversation.state());
+    }
+    update
+}
+
+pub async fn approve_payment(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_id(&id, "order")?;
+    let mut tx = state.pool.begin().await?;
+    let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
+    orders::set_status(&mut tx, order.id, "paid", None).await?;
+    let update = payment_update(&conversation, Event::PaymentApproved);
+    let text = format!(
+        "¡Pago confirmado! Tu pedido #{} por {} está listo. ¡Gracias por tu compra!",
+        order.number,
+        money(order.total_minor, &order.currency)
+    );
+    let payload = OutPayload {
+        text,
+        choices: Vec::new(),
+    };
+    outbox::enqueue(&mut tx, conversation.id, Author::Human, &payload, None).await?;
+    let mut rows = vec![
+        Entry::new(Actor::Merchant, "event_detected")
+            .action(Event::PaymentApproved.as_str())
+            .detail(json!({"order_id": order.id, "order_number": order.number})),
+    ];
+    rows.extend(Entry::state_change(
+        Actor::Merchant,
+        conversation.state(),
+        update.state,
+        "payment approved",
+    ));
+    conversations::save(&mut tx, &conversation, &update).await?;
+    audit::record(&mut tx, scope(&conversation), &rows).await?;
+    tx.commit().await?;
+    Ok(Json(
+        json!({"order_id": order.id, "status": "paid", "conversation_state": update.state.as_str()}),
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+struct RejectBody {
+    reason: String,
+}
+
+pub async fn reject_payment(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let id = parse_id(&id, "order")?;
+    let body: RejectBody = parse_json(&body?)?;
+    let reason = body.reason.trim();
+    if reason.is_empty() || reason.chars().count() > 300 {
+        return Err(ApiError::BadRequest(
+            "`reason` must be 1-300 characters".into(),
+        ));
+    }
+    let mut tx = state.pool.begin().await?;
+    let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
+    orders::set_status(&mut tx, order.id, "awaiting_payment", Some(reason)).await?;
+    let update = payment_update(&conversation, Event::PaymentRejected);
+    let payload = OutPayload {
+        text: format!(
+            "No pudimos confirmar el pago de tu pedido #{}: {reason}. Por favor, envíanos de nuevo el comprobante por aquí.",
+            order.number
+        ),
+        choices: Vec::new(),
+    };
+    outbox::enqueue(&mut tx, conversation.id, Author::Human, &payload, None).await?;
+    let rows = vec![
+        Entry::new(Actor::Merchant, "event_detected")
+            .action(Event::PaymentRejected.as_str())
+            .reason(reason)
+            .detail(json!({"order_id": order.id, "order_number": order.number})),
+    ];
+    conversations::save(&mut tx, &conversation, &update).await?;
+    audit::record(&mut tx, scope(&conversation), &rows).await?;
+    tx.commit().await?;
+    Ok(Json(
+        json!({"order_id": order.id, "status": "awaiting_payment"}),
+    ))
+}

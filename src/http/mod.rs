@@ -1,0 +1,60 @@
+//! HTTP routers: web chat, the merchant API and health checks.
+
+pub mod error;
+pub mod merchant;
+pub mod webchat;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use sqlx::PgPool;
+use tower_http::trace::TraceLayer;
+
+use crate::notify::Notifier;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: PgPool,
+    pub notifier: Notifier,
+}
+
+/// Largest merchant API body.
+const API_BODY_BYTES: usize = 64 * 1024;
+
+pub fn router(state: AppState) -> Router {
+    let webchat = Router::new()
+        .route("/webchat/{bot}/messages", post(webchat::post_message))
+        .route("/webchat/{bot}/events", get(webchat::events))
+        .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES));
+    let api = Router::new()
+        .route("/conversations", get(merchant::list_conversations))
+        .route("/conversations/{id}", get(merchant::get_conversation))
+        .route("/conversations/{id}/takeover", post(merchant::takeover))
+        .route("/conversations/{id}/release", post(merchant::release))
+        .route("/conversations/{id}/reply", post(merchant::reply))
+        .route(
+            "/orders/{id}/approve-payment",
+            post(merchant::approve_payment),
+        )
+        .route(
+            "/orders/{id}/reject-payment",
+            post(merchant::reject_payment),
+        )
+        .layer(DefaultBodyLimit::max(API_BODY_BYTES));
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .merge(webchat)
+        .nest("/api/v1", api)
+        .fallback(|| async { error::ApiError::NotFound("route") })
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
+    match sqlx::query("SELECT 1").execute(&state.pool).await {
+        Ok(_) => (StatusCode::OK, "ready"),
+        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "database unavailable"),
+    }
+}

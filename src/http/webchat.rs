@@ -1,0 +1,226 @@
+//! The web-chat channel's HTTP side: customers post messages and read replies as
+//! server-sent events.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures::Stream;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::broadcast;
+use uuid::Uuid;
+
+use super::AppState;
+use super::error::{ApiError, parse_json};
+use crate::inbox::{self, ChannelKind, Inbound, Ingested, MessagePayload};
+use crate::merchant::{self, Bot};
+use crate::notify::Wake;
+
+/// Longest text a customer may send in one message.
+pub const MAX_TEXT_CHARS: usize = 4096;
+/// Largest web-chat request body.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+#[derive(Debug, Deserialize)]
+struct PostBody {
+    session: String,
+    text: String,
+    #[serde(default)]
+    client_id: Option<String>,
+}
+
+/// An identifier a client chose: 1–128 characters of letters, digits, `_ - . :`.
+fn client_token(field: &str, value: &str) -> Result<String, ApiError> {
+    let ok = !value.is_empty()
+        && value.len() <= 128
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+    if ok {
+        Ok(value.to_owned())
+    } else {
+        Err(ApiError::BadRequest(format!(
+            "`{field}` must be 1-128 characters of letters, digits, _ - . :"
+        )))
+    }
+}
+
+async fn bot_or_404(state: &AppState, slug: &str) -> Result<Bot, ApiError> {
+    merchant::bot_by_slug(&state.pool, slug)
+        .await?
+        .ok_or(ApiError::NotFound("bot"))
+}
+
+/// `POST /webchat/{bot}/messages`: stored before the 202; a retry with the same
+/// `client_id` is stored once.
+pub async fn post_message(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let body = body?;
+    let parsed: PostBody = parse_json(&body)?;
+    let session = client_token("session", &parsed.session)?;
+    let client_id = match parsed.client_id {
+        Some(id) => client_token("client_id", &id)?,
+        None => Uuid::new_v4().to_string(),
+    };
+    let text = parsed.text.trim();
+    if text.is_empty() {
+        return Err(ApiError::BadRequest("`text` must not be empty".into()));
+    }
+    if text.chars().count() > MAX_TEXT_CHARS {
+        return Err(ApiError::BadRequest(format!(
+            "`text` is longer than {MAX_TEXT_CHARS} characters"
+        )));
+    }
+    let bot = bot_or_404(&state, &slug).await?;
+    let inbound = Inbound {
+        channel: ChannelKind::Webchat,
+        sender: session.clone(),
+        display_name: None,
+        external_id: format!("webchat:{session}:{client_id}"),
+        message: MessagePayload {
+            text: text.to_owned(),
+            media: None,
+        },
+    };
+    let ingested = inbox::ingest(&state.pool, &bot, &inbound).await?;
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({
+            "event_id": ingested.inbox_id(),
+            "duplicate": matches!(ingested, Ingested::Duplicate { .. }),
+        })),
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct EventsQuery {
+    session: String,
+    /// Resume after this event id (the `Last-Event-ID` header does the same).
+    #[serde(default)]
+    after: Option<i64>,
+}
+
+/// `GET /webchat/{bot}/events?session=...`: every message sent to the session, then
+/// new ones as they are delivered. Each `data:` is `{"id","text","author","choices"}`.
+pub async fn events(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    Query(query): Query<EventsQuery>,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let session = client_token("session", &query.session)?;
+    let bot = bot_or_404(&state, &slug).await?;
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<i64>().ok());
+    let cursor = resume.or(query.after).unwrap_or(0);
+    let feed = Feed {
+        pool: state.pool.clone(),
+        wakes: state.notifier.subscribe(),
+        bot_id: bot.id,
+        session,
+        conversation_id: None,
+        cursor,
+        buffer: VecDeque::new(),
+    };
+    let stream = futures::stream::unfold(feed, |mut feed| async move {
+        let event = feed.next().await;
+        Some((Ok(event), feed))
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
+}
+
+struct Feed {
+    pool: sqlx::PgPool,
+    wakes: broadcast::Receiver<Wake>,
+    bot_id: Uuid,
+    session: String,
+    conversation_id: Option<Uuid>,
+    cursor: i64,
+    buffer: VecDeque<Event>,
+}
+
+/// How long a stream waits for a notification before looking anyway.
+const FEED_POLL: Duration = Duration::from_secs(2);
+
+impl Feed {
+    async fn next(&mut self) -> Event {
+        loop {
+            if let Some(event) = self.buffer.pop_front() {
+                return event;
+            }
+            if let Err(err) = self.fill().await {
+                tracing::warn!(%err, "web chat feed query failed");
+            }
+            if !self.buffer.is_empty() {
+                continue;
+            }
+            let _ = tokio::time::timeout(FEED_POLL, async {
+                loop {
+                    match self.wakes.recv().await {
+                        Ok(Wake::OutboxSent(id))
+                            if Some(id) == self.conversation_id
+                                || self.conversation_id.is_none() =>
+                        {
+                            break;
+                        }
+                        Err(broadcast::error::RecvError::Lagged(_)) => break,
+                        Err(broadcast::error::RecvError::Closed) => {
+                            tokio::time::sleep(FEED_POLL).await;
+                            break;
+                        }
+                        Ok(_) => continue,
+                    }
+                }
+            })
+            .await;
+        }
+    }
+
+    async fn fill(&mut self) -> sqlx::Result<()> {
+        if self.conversation_id.is_none() {
+            self.conversation_id = sqlx::query_scalar(
+                "SELECT c.id FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+                 WHERE ct.bot_id = $1 AND ct.channel = 'webchat' AND ct.external_id = $2",
+            )
+            .bind(self.bot_id)
+            .bind(&self.session)
+            .fetch_optional(&self.pool)
+            .await?;
+        }
+        let Some(conversation_id) = self.conversation_id else {
+            return Ok(());
+        };
+        let rows: Vec<(i64, String, serde_json::Value)> = sqlx::query_as(
+            "SELECT id, author, payload FROM outbox
+             WHERE conversation_id = $1 AND status = 'sent' AND id > $2 ORDER BY id LIMIT 100",
+        )
+        .bind(conversation_id)
+        .bind(self.cursor)
+        .fetch_all(&self.pool)
+        .await?;
+        for (id, author, payload) in rows {
+            self.cursor = id;
+            let data = json!({
+                "id": id,
+                "author": author,
+                "text": payload["text"],
+                "choices": payload.get("choices").cloned().unwrap_or_else(|| json!([])),
+            });
+            self.buffer
+                .push_back(Event::default().id(id.to_string()).data(data.to_string()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,264 @@
+//! The durable inbound queue. An event is committed here before any platform gets
+//! its 2xx, and `(bot_id, external_id)` makes every delivery after the first a no-op.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::merchant::Bot;
+
+/// Channel names as stored on contacts and outbox rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChannelKind {
+    Webchat,
+    Telegram,
+    Whatsapp,
+}
+
+impl ChannelKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelKind::Webchat => "webchat",
+            ChannelKind::Telegram => "telegram",
+            ChannelKind::Whatsapp => "whatsapp",
+        }
+    }
+}
+
+/// An attachment reference: the platform's media id, never the bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Media {
+    /// "image" or "document".
+    pub kind: String,
+    pub id: String,
+}
+
+/// What the inbox stores for a customer message, whatever the channel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessagePayload {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media: Option<Media>,
+}
+
+/// A customer message normalized at the edge, ready to be stored.
+#[derive(Debug, Clone)]
+pub struct Inbound {
+    pub channel: ChannelKind,
+    /// The sender's id on the channel (chat id, phone, web session).
+    pub sender: String,
+    pub display_name: Option<String>,
+    /// The platform's event id: the dedupe key together with the bot.
+    pub external_id: String,
+    pub message: MessagePayload,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ingested {
+    New {
+        inbox_id: i64,
+        conversation_id: Uuid,
+    },
+    Duplicate {
+        inbox_id: i64,
+    },
+}
+
+impl Ingested {
+    pub fn inbox_id(self) -> i64 {
+        match self {
+            Ingested::New { inbox_id, .. } | Ingested::Duplicate { inbox_id } => inbox_id,
+        }
+    }
+}
+
+/// Stores one inbound message: contact, conversation, inbox row and transcript line
+/// in one transaction, then wakes the workers. A repeat is recognized by its key
+/// and changes nothing.
+#[tracing::instrument(skip_all, fields(bot = %bot.slug, external_id = %inbound.external_id))]
+pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result<Ingested> {
+    if let Some(id) = existing(pool, bot.id, &inbound.external_id).await? {
+        return Ok(Ingested::Duplicate { inbox_id: id });
+    }
+    let mut tx = pool.begin().await?;
+    let contact_id: Uuid = sqlx::query_scalar(
+        "INSERT INTO contacts (bot_id, channel, external_id, display_name) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (bot_id, channel, external_id)
+         DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name)
+         RETURNING id",
+    )
+    .bind(bot.id)
+    .bind(inbound.channel.as_str())
+    .bind(&inbound.sender)
+    .bind(inbound.display_name.as_deref())
+    .fetch_one(&mut *tx)
+    .await?;
+    let conversation_id = conversation_for(&mut tx, bot.id, contact_id).await?;
+    let payload = serde_json::to_value(&inbound.message).expect("payload serializes");
+    let inserted: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
+         VALUES ($1, $2, $3, 'message', $4)
+         ON CONFLICT (bot_id, external_id) DO NOTHING RETURNING id",
+    )
+    .bind(bot.id)
+    .bind(conversation_id)
+    .bind(&inbound.external_id)
+    .bind(&payload)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(inbox_id) = inserted else {
+        // A concurrent delivery of the same event won the race.
+        tx.rollback().await?;
+        let id = existing(pool, bot.id, &inbound.external_id)
+            .await?
+            .ok_or(sqlx::Error::RowNotFound)?;
+        return Ok(Ingested::Duplicate { inbox_id: id });
+    };
+    let transcript = match (&inbound.message.media, inbound.message.text.is_empty()) {
+        (Some(media), true) => format!("[{}]", media.kind),
+        (Some(media), false) => format!("[{}] {}", media.kind, inbound.message.text),
+        (None, _) => inbound.message.text.clone(),
+    };
+    sqlx::query(
+        "INSERT INTO messages (conversation_id, direction, author, text, inbox_id) VALUES ($1, 'in', 'customer', $2, $3)",
+    )
+    .bind(conversation_id)
+    .bind(&transcript)
+    .bind(inbox_id)
+    .execute(&mut *tx)
+    .await?;
+    wake(&mut tx, conversation_id).await?;
+    tx.commit().await?;
+    Ok(Ingested::New {
+        inbox_id,
+        conversation_id,
+    })
+}
+
+/// The contact's conversation, created on first contact. Each statement sees
+/// rows committed before it, so the second look finds a concurrent insert.
+async fn conversation_for(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    contact_id: Uuid,
+) -> sqlx::Result<Uuid> {
+    let find = "SELECT id FROM conversations WHERE contact_id = $1";
+    if let Some(id) = sqlx::query_scalar(find)
+        .bind(contact_id)
+        .fetch_optional(&mut *conn)
+        .await?
+    {
+        return Ok(id);
+    }
+    let inserted: Option<Uuid> = sqlx::query_scalar(
+        "INSERT INTO conversations (bot_id, contact_id) VALUES ($1, $2) ON CONFLICT (contact_id) DO NOTHING RETURNING id",
+    )
+    .bind(bot_id)
+    .bind(contact_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    match inserted {
+        Some(id) => Ok(id),
+        None => {
+            sqlx::query_scalar(find)
+                .bind(contact_id)
+                .fetch_one(conn)
+                .await
+        }
+    }
+}
+
+async fn existing(pool: &PgPool, bot_id: Uuid, external_id: &str) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar("SELECT id FROM inbox WHERE bot_id = $1 AND external_id = $2")
+        .bind(bot_id)
+        .bind(external_id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Wakes workers when the surrounding transaction commits.
+pub async fn wake(conn: &mut PgConnection, conversation_id: Uuid) -> sqlx::Result<()> {
+    sqlx::query("SELECT pg_notify('tendero_inbox', $1)")
+        .bind(conversation_id.to_string())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct InboxEvent {
+    pub id: i64,
+    pub bot_id: Uuid,
+    pub conversation_id: Uuid,
+    pub external_id: String,
+    pub kind: String,
+    pub payload: Value,
+    pub attempts: i32,
+    pub available_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The oldest pending event of a conversation: the only one that may run next.
+pub async fn head(pool: &PgPool, conversation_id: Uuid) -> sqlx::Result<Option<InboxEvent>> {
+    sqlx::query_as(
+        "SELECT id, bot_id, conversation_id, external_id, kind, payload, attempts, available_at
+         FROM inbox WHERE conversation_id = $1 AND status = 'pending' ORDER BY id LIMIT 1",
+    )
+    .bind(conversation_id)
+    .fetch_optional(pool)
+    .await
+}
+
+/// Counts an attempt before it runs, so a crash that kills the process still counts.
+pub async fn begin_attempt(pool: &PgPool, id: i64) -> sqlx::Result<i32> {
+    sqlx::query_scalar("UPDATE inbox SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts")
+        .bind(id)
+        .fetch_one(pool)
+        .await
+}
+
+/// Marks the event processed inside the turn's transaction; false if it already was.
+pub async fn mark_done(conn: &mut PgConnection, id: i64) -> sqlx::Result<bool> {
+    let result = sqlx::query(
+        "UPDATE inbox SET status = 'done', processed_at = now(), last_error = NULL WHERE id = $1 AND status = 'pending'",
+    )
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(result.rows_affected() == 1)
+}
+
+/// Schedules a failed event for a later try.
+pub async fn defer(pool: &PgPool, id: i64, delay: Duration, error: &str) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE inbox SET available_at = now() + make_interval(secs => $2), last_error = $3
+         WHERE id = $1 AND status = 'pending'",
+    )
+    .bind(id)
+    .bind(delay.as_secs_f64())
+    .bind(truncate(error, 2000))
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Gives up on an event: it stays visible with its error, and stops blocking the
+/// conversation.
+pub async fn park(conn: &mut PgConnection, id: i64, error: &str) -> sqlx::Result<bool> {
+    let result = sqlx::query(
+        "UPDATE inbox SET status = 'parked', processed_at = now(), last_error = coalesce(last_error, $2)
+         WHERE id = $1 AND status = 'pending'",
+    )
+    .bind(id)
+    .bind(truncate(error, 2000))
+    .execute(conn)
+    .await?;
+    Ok(result.rows_affected() == 1)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}

@@ -1,0 +1,95 @@
+//! Merchants, their bots and their API keys. Keys are random, shown once, and stored
+//! only as SHA-256 hashes.
+
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use sqlx::{PgExecutor, PgPool};
+use uuid::Uuid;
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Bot {
+    pub id: Uuid,
+    pub merchant_id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub currency: String,
+    pub session_timeout_secs: i32,
+    pub payment_timeout_secs: i32,
+    pub agent_enabled: bool,
+    pub payment_instructions: String,
+}
+
+const BOT_COLUMNS: &str = "id, merchant_id, slug, name, currency, session_timeout_secs, \
+     payment_timeout_secs, agent_enabled, payment_instructions";
+
+pub async fn bot_by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {BOT_COLUMNS} FROM bots WHERE slug = $1"
+    )))
+    .bind(slug)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn bot_by_id(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Bot> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {BOT_COLUMNS} FROM bots WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_one(db)
+    .await
+}
+
+pub async fn create_merchant(
+    db: impl PgExecutor<'_>,
+    slug: &str,
+    name: &str,
+) -> sqlx::Result<Uuid> {
+    sqlx::query_scalar(
+        "INSERT INTO merchants (slug, name) VALUES ($1, $2)
+         ON CONFLICT (slug) DO UPDATE SET name = merchants.name RETURNING id",
+    )
+    .bind(slug)
+    .bind(name)
+    .fetch_one(db)
+    .await
+}
+
+pub async fn merchant_by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Uuid>> {
+    sqlx::query_scalar("SELECT id FROM merchants WHERE slug = $1")
+        .bind(slug)
+        .fetch_optional(db)
+        .await
+}
+
+fn hash_key(key: &str) -> Vec<u8> {
+    Sha256::digest(key.as_bytes()).to_vec()
+}
+
+/// Creates a key for the merchant and returns it; only its hash is kept.
+pub async fn create_api_key(pool: &PgPool, merchant_id: Uuid) -> sqlx::Result<String> {
+    let mut bytes = [0u8; 24];
+    rand::rng().fill_bytes(&mut bytes);
+    let key = format!("tdr_{}", hex::encode(bytes));
+    sqlx::query("INSERT INTO api_keys (merchant_id, key_hash, key_prefix) VALUES ($1, $2, $3)")
+        .bind(merchant_id)
+        .bind(hash_key(&key))
+        .bind(&key[..8])
+        .execute(pool)
+        .await?;
+    Ok(key)
+}
+
+/// The merchant a key belongs to. Lookup is by hash, so no secret is compared in
+/// variable time.
+pub async fn authenticate(pool: &PgPool, key: &str) -> sqlx::Result<Option<Uuid>> {
+    if key.len() > 200 {
+        return Ok(None);
+    }
+    sqlx::query_scalar(
+        "SELECT merchant_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+    )
+    .bind(hash_key(key))
+    .fetch_optional(pool)
+    .await
+}

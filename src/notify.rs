@@ -1,0 +1,83 @@
+//! Wake-ups from PostgreSQL LISTEN/NOTIFY, fanned out in-process. They only make
+//! things prompt: every consumer also polls, so a lost notification delays, never loses.
+
+use std::time::Duration;
+
+use sqlx::PgPool;
+use sqlx::postgres::PgListener;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// New inbound work for a conversation.
+    Inbox(Uuid),
+    /// New outbound work queued.
+    OutboxPending(Uuid),
+    /// A message was delivered to a conversation (web chat streams read it).
+    OutboxSent(Uuid),
+}
+
+#[derive(Clone)]
+pub struct Notifier {
+    tx: broadcast::Sender<Wake>,
+}
+
+impl Notifier {
+    pub fn new() -> Self {
+        let (tx, _) = broadcast::channel(1024);
+        Notifier { tx }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Wake> {
+        self.tx.subscribe()
+    }
+
+    /// Listens until cancelled, reconnecting after errors.
+    pub fn spawn(&self, pool: PgPool, cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    _ = cancel.cancelled() => return,
+                    result = listen(&pool, &tx) => {
+                        if let Err(err) = result {
+                            tracing::warn!(%err, "notification listener failed; polling until it reconnects");
+                        }
+                    }
+                }
+                tokio::select! {
+                    _ = cancel.cancelled() => return,
+                    _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                }
+            }
+        })
+    }
+}
+
+impl Default for Notifier {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()> {
+    let mut listener = PgListener::connect_with(pool).await?;
+    listener
+        .listen_all(["tendero_inbox", "tendero_outbox", "tendero_outbox_pending"])
+        .await?;
+    loop {
+        let notification = listener.recv().await?;
+        let Ok(id) = notification.payload().parse::<Uuid>() else {
+            continue;
+        };
+        let wake = match notification.channel() {
+            "tendero_inbox" => Wake::Inbox(id),
+            "tendero_outbox_pending" => Wake::OutboxPending(id),
+            _ => Wake::OutboxSent(id),
+        };
+        // No receivers is fine: nobody is waiting right now.
+        let _ = tx.send(wake);
+    }
+}

@@ -1,0 +1,278 @@
+//! The outbound queue and its dispatcher. Rows are written in the turn's transaction;
+//! the dispatcher delivers them in order per conversation, re-checks the human
+//! override before each bot-authored send, retries with backoff, and dead-letters
+//! what keeps failing — nothing is dropped silently.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rand::Rng;
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::audit::{self, Actor, Entry};
+use crate::channels::{Channel, OutPayload, Outgoing, SendError};
+
+/// Who wrote an outbound message. Only `Bot` messages are silenced by an override.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Author {
+    Bot,
+    /// Handoff notices and other messages that must reach the customer even under override.
+    System,
+    Human,
+}
+
+impl Author {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Author::Bot => "bot",
+            Author::System => "system",
+            Author::Human => "human",
+        }
+    }
+}
+
+/// Queues a message for the conversation's contact and records it in the transcript.
+pub async fn enqueue(
+    conn: &mut PgConnection,
+    conversation_id: Uuid,
+    author: Author,
+    payload: &OutPayload,
+    inbox_id: Option<i64>,
+) -> sqlx::Result<i64> {
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, inbox_id)
+         SELECT c.id, c.bot_id, ct.channel, ct.external_id, $2, $3, $4
+         FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $1
+         RETURNING id",
+    )
+    .bind(conversation_id)
+    .bind(author.as_str())
+    .bind(serde_json::to_value(payload).expect("payload serializes"))
+    .bind(inbox_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO messages (conversation_id, direction, author, text, inbox_id, outbox_id)
+         VALUES ($1, 'out', $2, $3, $4, $5)",
+    )
+    .bind(conversation_id)
+    .bind(author.as_str())
+    .bind(&payload.text)
+    .bind(inbox_id)
+    .bind(id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("SELECT pg_notify('tendero_outbox_pending', $1)")
+        .bind(conversation_id.to_string())
+        .execute(conn)
+        .await?;
+    Ok(id)
+}
+
+#[derive(Debug, sqlx::FromRow)]
+struct Claimed {
+    id: i64,
+    conversation_id: Uuid,
+    bot_id: Uuid,
+    channel: String,
+    recipient: String,
+    author: String,
+    payload: serde_json::Value,
+    attempts: i32,
+}
+
+/// What one dispatcher pass did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Delivered(usize),
+    EmptyQueue,
+}
+
+pub struct Dispatcher {
+    pool: PgPool,
+    channels: HashMap<&'static str, Arc<dyn Channel>>,
+    max_attempts: i32,
+    /// First retry delay; doubled per attempt, with jitter.
+    base_backoff: Duration,
+}
+
+const CLAIM_BATCH: i64 = 32;
+const SEND_LEASE_SECS: f64 = 60.0;
+
+impl Dispatcher {
+    pub fn new(
+        pool: PgPool,
+        channels: Vec<Arc<dyn Channel>>,
+        max_attempts: i32,
+        base_backoff: Duration,
+    ) -> Self {
+        Dispatcher {
+            pool,
+            channels: channels.into_iter().map(|c| (c.name(), c)).collect(),
+            max_attempts,
+            base_backoff,
+        }
+    }
+
+    /// Claims the head message of each conversation that has one due, and sends them.
+    pub async fn run_once(&self) -> anyhow::Result<Outcome> {
+        let claimed: Vec<Claimed> = sqlx::query_as(
+            "UPDATE outbox SET status = 'sending', attempts = attempts + 1,
+                 lease_until = now() + make_interval(secs => $2)
+             WHERE id IN (
+                 SELECT o.id FROM outbox o
+                 WHERE ((o.status = 'pending' AND o.next_attempt_at <= now())
+                        OR (o.status = 'sending' AND o.lease_until < now()))
+                   AND NOT EXISTS (SELECT 1 FROM outbox p
+                                   WHERE p.conversation_id = o.conversation_id AND p.id < o.id
+                                     AND p.status IN ('pending', 'sending'))
+                 ORDER BY o.id LIMIT $1
+                 FOR UPDATE SKIP LOCKED)
+             RETURNING id, conversation_id, bot_id, channel, recipient, author, payload, attempts",
+        )
+        .bind(CLAIM_BATCH)
+        .bind(SEND_LEASE_SECS)
+        .fetch_all(&self.pool)
+        .await?;
+        if claimed.is_empty() {
+            return Ok(Outcome::EmptyQueue);
+        }
+        let count = claimed.len();
+        for row in claimed {
+            self.deliver(row).await?;
+        }
+        Ok(Outcome::Delivered(count))
+    }
+
+    /// Drains everything due now; for tests and shutdown.
+    pub async fn run_until_idle(&self) -> anyhow::Result<usize> {
+        let mut total = 0;
+        while let Outcome::Delivered(n) = self.run_once().await? {
+            total += n;
+        }
+        Ok(total)
+    }
+
+    #[tracing::instrument(skip_all, fields(outbox_id = row.id, conversation_id = %row.conversation_id))]
+    async fn deliver(&self, row: Claimed) -> anyhow::Result<()> {
+        if row.author == "bot" {
+            let silenced: bool = sqlx::query_scalar(
+                "SELECT human_override OR ct.blocked FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $1",
+            )
+            .bind(row.conversation_id)
+            .fetch_one(&self.pool)
+            .await?;
+            if silenced {
+                return self
+                    .finish(
+                        &row,
+                        "suppressed",
+                        Some("human override or blocked contact"),
+                    )
+                    .await;
+            }
+        }
+        let Some(channel) = self.channels.get(row.channel.as_str()) else {
+            return self
+                .finish(
+                    &row,
+                    "failed",
+                    Some("no channel configured for this message"),
+                )
+                .await;
+        };
+        let payload: OutPayload = match serde_json::from_value(row.payload.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                return self
+                    .finish(&row, "failed", Some(&format!("unreadable payload: {e}")))
+                    .await;
+            }
+        };
+        let outgoing = Outgoing {
+            outbox_id: row.id,
+            bot_id: row.bot_id,
+            conversation_id: row.conversation_id,
+            recipient: row.recipient.clone(),
+            payload,
+        };
+        match channel.send(&outgoing).await {
+            Ok(()) => self.finish(&row, "sent", None).await,
+            Err(SendError::Blocked) => {
+                sqlx::query(
+                    "UPDATE contacts SET blocked = true WHERE id = (SELECT contact_id FROM conversations WHERE id = $1)",
+                )
+                .bind(row.conversation_id)
+                .execute(&self.pool)
+                .await?;
+                self.finish(&row, "failed", Some("the recipient blocked the bot"))
+                    .await
+            }
+            Err(SendError::Permanent(reason)) => self.finish(&row, "failed", Some(&reason)).await,
+            Err(SendError::Retry { reason, after }) if row.attempts < self.max_attempts => {
+                let delay = after.unwrap_or_else(|| backoff(self.base_backoff, row.attempts));
+                tracing::warn!(%reason, attempt = row.attempts, ?delay, "send failed; will retry");
+                sqlx::query(
+                    "UPDATE outbox SET status = 'pending', lease_until = NULL, last_error = $2,
+                         next_attempt_at = now() + make_interval(secs => $3)
+                     WHERE id = $1",
+                )
+                .bind(row.id)
+                .bind(&reason)
+                .bind(delay.as_secs_f64())
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+            Err(SendError::Retry { reason, .. }) => self.finish(&row, "dead", Some(&reason)).await,
+        }
+    }
+
+    async fn finish(&self, row: &Claimed, status: &str, error: Option<&str>) -> anyhow::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "UPDATE outbox SET status = $2, last_error = $3, lease_until = NULL,
+                 sent_at = CASE WHEN $2 = 'sent' THEN now() ELSE sent_at END
+             WHERE id = $1",
+        )
+        .bind(row.id)
+        .bind(status)
+        .bind(error)
+        .execute(&mut *tx)
+        .await?;
+        if status == "sent" {
+            sqlx::query("SELECT pg_notify('tendero_outbox', $1)")
+                .bind(row.conversation_id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        } else {
+            if status != "suppressed" {
+                tracing::warn!(status, error, "message not delivered");
+            }
+            let entry = Entry::new(Actor::Backend, "outbound_not_sent")
+                .reason(error.unwrap_or(status))
+                .detail(serde_json::json!({"outbox_id": row.id, "status": status}));
+            let scope = audit::Scope {
+                bot_id: row.bot_id,
+                conversation_id: Some(row.conversation_id),
+                inbox_id: None,
+            };
+            audit::record(&mut tx, scope, &[entry]).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+/// Exponential backoff with full jitter, capped at ten minutes.
+pub fn backoff(base: Duration, attempt: i32) -> Duration {
+    let exp = base.saturating_mul(1u32 << attempt.clamp(0, 16) as u32);
+    let capped = exp.min(Duration::from_secs(600));
+    if capped.is_zero() {
+        return capped;
+    }
+    let millis = capped.as_millis() as u64;
+    Duration::from_millis(rand::rng().random_range(millis / 2..=millis))
+}

@@ -1,0 +1,7 @@
+//! The shop profile's data and rules: catalog, cart, orders, and the composition of
+//! replies from backend facts.
+
+pub mod cart;
+pub mod catalog;
+pub mod orders;
+pub mod reply;

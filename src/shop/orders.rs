@@ -1,0 +1,181 @@
+//! Orders: created at confirmation with a copy of names and prices, then paid,
+//! cancelled or expired.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::{PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use super::catalog::CatalogIndex;
+use crate::conversation::CartLine;
+use crate::merchant::Bot;
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Order {
+    pub id: Uuid,
+    pub bot_id: Uuid,
+    pub number: i64,
+    pub conversation_id: Uuid,
+    pub status: String,
+    pub total_minor: i64,
+    pub currency: String,
+    pub payment_due_at: DateTime<Utc>,
+    pub rejection_reason: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub paid_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct OrderItem {
+    pub product_id: i64,
+    pub name: String,
+    pub unit_price_minor: i64,
+    pub quantity: i32,
+    pub line_total_minor: i64,
+}
+
+const ORDER_COLUMNS: &str = "id, bot_id, number, conversation_id, status, total_minor, currency::text AS currency, \
+     payment_due_at, rejection_reason, created_at, paid_at";
+
+/// Statuses in which an order still waits for the customer's payment.
+pub const OPEN_STATUSES: [&str; 2] = ["awaiting_payment", "proof_received"];
+
+pub async fn create(
+    conn: &mut PgConnection,
+    bot: &Bot,
+    conversation_id: Uuid,
+    lines: &[CartLine],
+    catalog: &CatalogIndex,
+) -> sqlx::Result<Order> {
+    // The bot row lock serializes numbering per bot only for this short update.
+    let number: i64 = sqlx::query_scalar(
+        "UPDATE bots SET last_order_number = last_order_number + 1 WHERE id = $1 RETURNING last_order_number",
+    )
+    .bind(bot.id)
+    .fetch_one(&mut *conn)
+    .await?;
+    let total: i64 = lines.iter().map(CartLine::line_total_minor).sum();
+    let order: Order = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO orders (bot_id, number, conversation_id, status, total_minor, currency, payment_due_at)
+         VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, now() + make_interval(secs => $6))
+         RETURNING {ORDER_COLUMNS}"
+    )))
+    .bind(bot.id)
+    .bind(number)
+    .bind(conversation_id)
+    .bind(total)
+    .bind(&bot.currency)
+    .bind(f64::from(bot.payment_timeout_secs))
+    .fetch_one(&mut *conn)
+    .await?;
+    let mut builder = sqlx::QueryBuilder::new(
+        "INSERT INTO order_items (order_id, product_id, name, unit_price_minor, quantity, line_total_minor, position) ",
+    );
+    builder.push_values(lines.iter().enumerate(), |mut row, (i, line)| {
+        row.push_bind(order.id)
+            .push_bind(line.product_id)
+            .push_bind(catalog.name(line.product_id).to_owned())
+            .push_bind(line.unit_price_minor)
+            .push_bind(line.quantity as i32)
+            .push_bind(line.line_total_minor())
+            .push_bind(i as i32);
+    });
+    builder.build().execute(conn).await?;
+    Ok(order)
+}
+
+/// The order of a conversation that still waits for payment, if any.
+pub async fn open_for(
+    db: impl PgExecutor<'_>,
+    conversation_id: Uuid,
+) -> sqlx::Result<Option<Order>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE conversation_id = $1 AND status = ANY($2)
+         ORDER BY created_at DESC LIMIT 1"
+    )))
+    .bind(conversation_id)
+    .bind(&OPEN_STATUSES[..])
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn latest_for(
+    db: impl PgExecutor<'_>,
+    conversation_id: Uuid,
+) -> sqlx::Result<Option<Order>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE conversation_id = $1 ORDER BY created_at DESC LIMIT 1"
+    )))
+    .bind(conversation_id)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn by_id(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<Order>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn lock(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Option<Order>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1 FOR UPDATE"
+    )))
+    .bind(id)
+    .fetch_optional(conn)
+    .await
+}
+
+pub async fn items(db: impl PgExecutor<'_>, order_id: Uuid) -> sqlx::Result<Vec<OrderItem>> {
+    sqlx::query_as(
+        "SELECT product_id, name, unit_price_minor, quantity, line_total_minor
+         FROM order_items WHERE order_id = $1 ORDER BY position",
+    )
+    .bind(order_id)
+    .fetch_all(db)
+    .await
+}
+
+/// Moves an order to `status`; `closed_at` or `paid_at` follow from it.
+pub async fn set_status(
+    conn: &mut PgConnection,
+    id: Uuid,
+    status: &str,
+    rejection_reason: Option<&str>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE orders SET status = $2,
+            rejection_reason = coalesce($3, rejection_reason),
+            paid_at = CASE WHEN $2 = 'paid' THEN now() ELSE paid_at END,
+            closed_at = CASE WHEN $2 IN ('paid', 'cancelled', 'expired') THEN now() ELSE closed_at END
+         WHERE id = $1",
+    )
+    .bind(id)
+    .bind(status)
+    .bind(rejection_reason)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn record_proof(
+    conn: &mut PgConnection,
+    order_id: Uuid,
+    inbox_id: i64,
+    media: Option<&serde_json::Value>,
+    text: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO payment_proofs (order_id, inbox_id, media, text) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(order_id)
+    .bind(inbox_id)
+    .bind(media)
+    .bind(text)
+    .execute(&mut *conn)
+    .await?;
+    set_status(conn, order_id, "proof_received", None).await
+}

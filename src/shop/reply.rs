@@ -1,0 +1,331 @@
+//! Composing what the customer reads. Facts (names, prices, quantities, totals, order
+//! numbers) are written here from backend data; a proposer's text is kept only when
+//! nothing was rejected and every number in it is one the backend produced.
+
+use std::collections::BTreeSet;
+
+use crate::conversation::{Cart, Effect, Evaluation, MAX_QUANTITY, Rejection, State};
+use crate::text::{money, numbers_in_hundredths};
+
+use super::catalog::CatalogIndex;
+
+/// An order as the reply needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderRef {
+    pub number: i64,
+    pub total_minor: i64,
+}
+
+/// Backend facts available to the composer.
+pub struct ReplyContext<'a> {
+    pub bot_name: &'a str,
+    pub currency: &'a str,
+    pub catalog: &'a CatalogIndex,
+    /// The cart as it was when the turn began (for summaries shown on rejection).
+    pub cart_before: &'a Cart,
+    /// The order waiting for payment when the turn began, if any.
+    pub open_order: Option<&'a OrderRef>,
+    /// The order this turn created, if any.
+    pub confirmed_order: Option<&'a OrderRef>,
+    pub payment_instructions: &'a str,
+    pub greeted: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub text: String,
+    /// Why the proposer's text was not used, when it was given but dropped.
+    pub replaced: Option<String>,
+}
+
+const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
+const ESCALATED: &str = "Te comunico con una persona del equipo; te responderá por aquí en breve.";
+/// Longest catalog listing in one message; the rest is offered on request.
+const CATALOG_LINES: usize = 30;
+
+pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -> Reply {
+    let mut blocks: Vec<String> = Vec::new();
+    if ctx.greeted {
+        blocks.push(format!("¡Hola! Bienvenido a {}.", ctx.bot_name));
+    }
+    let mut cart_touched = false;
+    let mut spoke = false;
+    for (_, accepted) in eval.accepted() {
+        match &accepted.effect {
+            Effect::CatalogShown => blocks.push(catalog_block(ctx)),
+            Effect::ProductShown { product_id } => {
+                if let Some(p) = ctx.catalog.get(*product_id) {
+                    let mut line = format!("{}: {}", p.name, money(p.price_minor, ctx.currency));
+                    if !p.description.is_empty() {
+                        line.push_str(&format!(". {}", p.description));
+                    }
+                    blocks.push(line);
+                }
+            }
+            Effect::CartLineSet {
+                product_id,
+                previous,
+                quantity,
+            } => {
+                cart_touched = true;
+                let name = ctx.catalog.name(*product_id);
+                blocks.push(if *previous == 0 {
+                    format!("Agregué {quantity} × {name} a tu carrito.")
+                } else {
+                    format!("Ahora tienes {quantity} × {name} en tu carrito.")
+                });
+            }
+            Effect::CartLineRemoved { product_id } => {
+                cart_touched = true;
+                blocks.push(format!(
+                    "Quité {} de tu carrito.",
+                    ctx.catalog.name(*product_id)
+                ));
+            }
+            Effect::CartCleared => {
+                cart_touched = true;
+                blocks.push("Vacié tu carrito.".into());
+            }
+            Effect::OrderReviewed => blocks.push(review_block(&eval.cart, ctx)),
+            Effect::OrderConfirmed { .. } => blocks.push(confirmed_block(ctx)),
+            Effect::OrderCancelled { had_order } => {
+                blocks.push(match (had_order, ctx.open_order) {
+                    (true, Some(order)) => format!("Cancelé tu pedido #{}.", order.number),
+                    _ => "Listo, cancelé tu pedido y vacié el carrito.".into(),
+                })
+            }
+            Effect::Escalated => blocks.push(ESCALATED.into()),
+            Effect::Replied | Effect::Clarified => spoke = true,
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for (_, rejection) in eval.rejected() {
+        let message = rejection_message(rejection, eval, ctx);
+        if seen.insert(message.clone()) {
+            blocks.push(message);
+        }
+    }
+    if cart_touched && eval.state == State::CartOpen {
+        blocks.push(cart_block(&eval.cart, ctx));
+    }
+
+    let proposal_text = proposal_text.trim();
+    let mut replaced = None;
+    let usable = if proposal_text.is_empty() {
+        None
+    } else if proposal_text.chars().count() > crate::agent::contract::MAX_RESPONSE_TEXT {
+        replaced = Some("response_text longer than 500 characters".to_string());
+        None
+    } else if eval.rejected().next().is_some() {
+        replaced = Some("some proposed actions were rejected".to_string());
+        None
+    } else {
+        match unaccounted_number(proposal_text, &blocks, eval, ctx) {
+            Some(number) => {
+                replaced = Some(format!("number {number} not produced by the backend"));
+                None
+            }
+            None => Some(proposal_text),
+        }
+    };
+
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(text) = usable {
+        parts.push(text.to_owned());
+    }
+    parts.extend(blocks);
+    if parts.is_empty() || (parts.len() == 1 && ctx.greeted) {
+        parts.push(
+            if spoke && eval.decisions.iter().all(|d| d.outcome.is_ok()) {
+                state_help(eval, ctx)
+            } else {
+                CLARIFY_DEFAULT.to_string()
+            },
+        );
+    }
+    Reply {
+        text: parts.join("\n\n"),
+        replaced,
+    }
+}
+
+fn catalog_block(ctx: &ReplyContext<'_>) -> String {
+    let mut lines = vec!["Esto es lo que tenemos:".to_string()];
+    let active: Vec<_> = ctx.catalog.active().collect();
+    for p in active.iter().take(CATALOG_LINES) {
+        lines.push(format!(
+            "• {} — {}",
+            p.name,
+            money(p.price_minor, ctx.currency)
+        ));
+    }
+    if active.len() > CATALOG_LINES {
+        lines.push("…y más: pregúntame por el producto que buscas.".into());
+    }
+    lines.push("Escribe, por ejemplo, «quiero 2» y el nombre del producto.".into());
+    lines.join("\n")
+}
+
+fn cart_lines(cart: &Cart, ctx: &ReplyContext<'_>) -> Vec<String> {
+    cart.lines()
+        .iter()
+        .map(|l| {
+            format!(
+                "• {} × {} — {}",
+                l.quantity,
+                ctx.catalog.name(l.product_id),
+                money(l.line_total_minor(), ctx.currency)
+            )
+        })
+        .collect()
+}
+
+fn cart_block(cart: &Cart, ctx: &ReplyContext<'_>) -> String {
+    let mut lines = vec!["Tu carrito:".to_string()];
+    lines.extend(cart_lines(cart, ctx));
+    lines.push(format!(
+        "Total: {}",
+        money(cart.total_minor(), ctx.currency)
+    ));
+    lines.push("Cuando termines, escribe «cuánto es» para revisar tu pedido.".into());
+    lines.join("\n")
+}
+
+fn review_block(cart: &Cart, ctx: &ReplyContext<'_>) -> String {
+    let mut lines = vec!["Resumen de tu pedido:".to_string()];
+    lines.extend(cart_lines(cart, ctx));
+    lines.push(format!(
+        "Total: {}",
+        money(cart.total_minor(), ctx.currency)
+    ));
+    lines.push(
+        "¿Confirmas tu pedido? Responde «sí» para confirmar o «cancelar» para anularlo.".into(),
+    );
+    lines.join("\n")
+}
+
+fn confirmed_block(ctx: &ReplyContext<'_>) -> String {
+    let Some(order) = ctx.confirmed_order else {
+        return "¡Listo! Registré tu pedido.".into();
+    };
+    let mut text = format!(
+        "¡Listo! Tu pedido #{} por {} quedó registrado.",
+        order.number,
+        money(order.total_minor, ctx.currency)
+    );
+    if !ctx.payment_instructions.is_empty() {
+        text.push(' ');
+        text.push_str(ctx.payment_instructions);
+    }
+    text.push_str(" Cuando pagues, envíanos por aquí la foto del comprobante.");
+    text
+}
+
+fn state_help(eval: &Evaluation, ctx: &ReplyContext<'_>) -> String {
+    match eval.state {
+        State::AwaitingPayment => match ctx.open_order.or(ctx.confirmed_order) {
+            Some(order) => format!(
+                "Tu pedido #{} por {} está pendiente de pago. {}Envíanos por aquí la foto del comprobante.",
+                order.number,
+                money(order.total_minor, ctx.currency),
+                if ctx.payment_instructions.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} ", ctx.payment_instructions)
+                }
+            ),
+            None => "Tu pedido está pendiente de pago.".into(),
+        },
+        State::Checkout => review_block(&eval.cart, ctx),
+        State::CartOpen => cart_block(&eval.cart, ctx),
+        State::HumanTakeover => ESCALATED.into(),
+        _ => "¿En qué te ayudo? Escribe «catálogo» para ver nuestros productos.".into(),
+    }
+}
+
+fn rejection_message(rejection: &Rejection, eval: &Evaluation, ctx: &ReplyContext<'_>) -> String {
+    use crate::conversation::ActionKind as K;
+    match rejection {
+        Rejection::Forbidden(_) => {
+            "Los precios, descuentos y pagos los define el comercio; no puedo cambiarlos por aquí.".into()
+        }
+        Rejection::UnknownType(_) | Rejection::TooManyActions => {
+            "Hubo parte de tu mensaje que no pude hacer; ¿me lo dices de otra forma?".into()
+        }
+        Rejection::NotAllowedInState { action, state } => match (action, state) {
+            (_, State::Checkout) => {
+                "Tu pedido está esperando confirmación: responde «sí» para confirmarlo o «cancelar» para empezar de nuevo.".into()
+            }
+            (_, State::AwaitingPayment) => match ctx.open_order {
+                Some(order) => format!(
+                    "Tu pedido #{} está pendiente de pago. Envía el comprobante o escribe «cancelar» para anularlo.",
+                    order.number
+                ),
+                None => "Tu pedido está pendiente de pago. Envía el comprobante o escribe «cancelar».".into(),
+            },
+            (K::ConfirmOrder, _) | (K::ReviewOrder, _) | (K::ClearCart, _) => {
+                "Tu carrito está vacío. Escribe «catálogo» para ver nuestros productos.".into()
+            }
+            (K::UpdateQuantity | K::RemoveItem, _) => "Ese producto no está en tu carrito.".into(),
+            (K::CancelOrder, _) => "No tienes ningún pedido en curso para cancelar.".into(),
+            _ => "Eso no lo puedo hacer en este momento.".into(),
+        },
+        Rejection::MissingProduct | Rejection::InvalidProduct(_) | Rejection::ProductNotFound(_) => {
+            "No encontré ese producto en el catálogo. Escribe «catálogo» para ver lo que tenemos.".into()
+        }
+        Rejection::ProductInactive(id) => format!("{} no está disponible por ahora.", ctx.catalog.name(*id)),
+        Rejection::MissingQuantity | Rejection::InvalidQuantity(_) => {
+            "¿Cuántas unidades quieres? Dímelo con un número.".into()
+        }
+        Rejection::QuantityOutOfRange { .. } | Rejection::LineQuantityOutOfRange { .. } => {
+            format!("Puedo anotar entre 1 y {MAX_QUANTITY} unidades de cada producto.")
+        }
+        Rejection::NotInCart(id) => format!("{} no está en tu carrito.", ctx.catalog.name(*id)),
+        Rejection::CartEmpty => "Tu carrito está vacío. Escribe «catálogo» para ver nuestros productos.".into(),
+        Rejection::ConfirmWithoutReview => {
+            if eval.state == State::Checkout {
+                "Antes de confirmar, revisa el resumen de arriba.".into()
+            } else {
+                "Antes de confirmar necesito mostrarte el resumen de tu pedido.".into()
+            }
+        }
+    }
+}
+
+/// The first number in `text` the backend cannot account for, if any.
+fn unaccounted_number(
+    text: &str,
+    blocks: &[String],
+    eval: &Evaluation,
+    ctx: &ReplyContext<'_>,
+) -> Option<String> {
+    let mut allowed: BTreeSet<i64> = BTreeSet::new();
+    for block in blocks {
+        allowed.extend(numbers_in_hundredths(block));
+    }
+    for p in ctx.catalog.active() {
+        allowed.insert(p.price_minor);
+    }
+    for cart in [&eval.cart, ctx.cart_before] {
+        for line in cart.lines() {
+            allowed.insert(line.quantity * 100);
+            allowed.insert(line.line_total_minor());
+        }
+        allowed.insert(cart.total_minor());
+        allowed.insert(cart.item_count() * 100);
+    }
+    for order in [ctx.open_order, ctx.confirmed_order].into_iter().flatten() {
+        allowed.insert(order.number * 100);
+        allowed.insert(order.total_minor);
+    }
+    numbers_in_hundredths(text)
+        .into_iter()
+        .find(|n| !allowed.contains(n))
+        .map(|n| {
+            if n % 100 == 0 {
+                (n / 100).to_string()
+            } else {
+                format!("{}.{:02}", n / 100, n % 100)
+            }
+        })
+}

@@ -1,0 +1,215 @@
+//! Building and running the application: the HTTP server, the turn workers, the
+//! outbox dispatcher and the timeout sweeper, stopped together by one token.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::PgPool;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::Proposer;
+use crate::channels::Channel;
+use crate::channels::webchat::WebChat;
+use crate::config::{Role, Settings};
+use crate::http::{self, AppState};
+use crate::notify::{Notifier, Wake};
+use crate::outbox::{Dispatcher, Outcome};
+use crate::worker::{self, Engine, EngineSettings};
+
+pub fn engine_settings(settings: &Settings) -> EngineSettings {
+    EngineSettings {
+        lease: settings.lease,
+        max_attempts: settings.max_attempts,
+        retry_backoff: settings.retry_backoff,
+        proposer_timeout: Duration::from_secs(30),
+        history_len: 12,
+    }
+}
+
+pub fn channels() -> Vec<Arc<dyn Channel>> {
+    vec![Arc::new(WebChat)]
+}
+
+pub fn dispatcher(pool: PgPool, settings: &Settings) -> Dispatcher {
+    Dispatcher::new(
+        pool,
+        channels(),
+        settings.send_attempts,
+        Duration::from_millis(500),
+    )
+}
+
+pub struct Application {
+    listener: Option<TcpListener>,
+    pool: PgPool,
+    settings: Settings,
+    proposer: Arc<dyn Proposer>,
+    role: Role,
+    notifier: Notifier,
+}
+
+impl Application {
+    pub async fn build(
+        settings: Settings,
+        pool: PgPool,
+        proposer: Arc<dyn Proposer>,
+        role: Role,
+    ) -> anyhow::Result<Self> {
+        let listener = if role.runs_web() {
+            Some(TcpListener::bind(settings.listen).await.map_err(|e| {
+                anyhow::anyhow!("cannot listen on {} (TENDERO_LISTEN): {e}", settings.listen)
+            })?)
+        } else {
+            None
+        };
+        Ok(Application {
+            listener,
+            pool,
+            settings,
+            proposer,
+            role,
+            notifier: Notifier::new(),
+        })
+    }
+
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.listener.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    /// Runs until `cancel` fires, then lets in-flight turns finish (up to the grace
+    /// period) and returns.
+    pub async fn run_until_stopped(self, cancel: CancellationToken) -> anyhow::Result<()> {
+        let mut tasks = tokio::task::JoinSet::new();
+        let listener_task = self.notifier.spawn(self.pool.clone(), cancel.clone());
+
+        if let Some(listener) = self.listener {
+            let router = http::router(AppState {
+                pool: self.pool.clone(),
+                notifier: self.notifier.clone(),
+            });
+            let shutdown = cancel.clone();
+            tasks.spawn(async move {
+                let served = axum::serve(listener, router)
+                    .with_graceful_shutdown(async move { shutdown.cancelled().await })
+                    .await;
+                if let Err(err) = served {
+                    tracing::error!(%err, "HTTP server failed");
+                }
+            });
+        }
+
+        if self.role.runs_workers() {
+            let engine_settings = engine_settings(&self.settings);
+            for _ in 0..self.settings.workers {
+                let engine = Arc::new(Engine::new(
+                    self.pool.clone(),
+                    self.proposer.clone(),
+                    engine_settings.clone(),
+                ));
+                tasks.spawn(engine.run(
+                    self.notifier.clone(),
+                    self.settings.poll_interval,
+                    cancel.clone(),
+                ));
+            }
+            let dispatcher = dispatcher(self.pool.clone(), &self.settings);
+            tasks.spawn(run_dispatcher(
+                dispatcher,
+                self.notifier.clone(),
+                self.settings.poll_interval,
+                cancel.clone(),
+            ));
+            tasks.spawn(run_sweeper(
+                self.pool.clone(),
+                self.settings.sweep_interval,
+                cancel.clone(),
+            ));
+        }
+
+        cancel.cancelled().await;
+        tracing::info!("shutting down: finishing in-flight turns");
+        let drained = tokio::time::timeout(self.settings.shutdown_grace, async {
+            while tasks.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("grace period over; abandoning unfinished work (it will be retried)");
+            tasks.abort_all();
+        }
+        listener_task.abort();
+        Ok(())
+    }
+}
+
+async fn run_dispatcher(
+    dispatcher: Dispatcher,
+    notifier: Notifier,
+    poll: Duration,
+    cancel: CancellationToken,
+) {
+    let mut wakes = notifier.subscribe();
+    loop {
+        match dispatcher.run_once().await {
+            Ok(Outcome::Delivered(_)) if !cancel.is_cancelled() => continue,
+            Ok(_) => {}
+            Err(err) => tracing::error!(error = %format!("{err:#}"), "dispatcher pass failed"),
+        }
+        if cancel.is_cancelled() {
+            return;
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => {
+                // Flush what the last turns queued before leaving.
+                let _ = dispatcher.run_until_idle().await;
+                return;
+            }
+            _ = tokio::time::sleep(poll) => {}
+            _ = async {
+                loop {
+                    match wakes.recv().await {
+                        Ok(Wake::OutboxPending(_)) | Err(_) => break,
+                        Ok(_) => continue,
+                    }
+                }
+            } => {}
+        }
+    }
+}
+
+async fn run_sweeper(pool: PgPool, every: Duration, cancel: CancellationToken) {
+    loop {
+        match worker::sweep_timeouts(&pool).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(queued = n, "queued timeout events"),
+            Err(err) => tracing::error!(%err, "timeout sweep failed"),
+        }
+        tokio::select! {
+            _ = cancel.cancelled() => return,
+            _ = tokio::time::sleep(every) => {}
+        }
+    }
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}
