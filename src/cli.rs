@@ -122,13 +122,13 @@ async fn serve(role: Role) -> anyhow::Result<()> {
     let database = db::connect(&settings).await?;
     tracing::info!(origin = %database.origin, "connected to PostgreSQL");
     db::migrate(&database.pool).await?;
-    if settings.load_demo {
-        if let Some(shop) = demo::load_demo_if_empty(&database.pool).await? {
-            let key = merchant::create_api_key(&database.pool, shop.merchant_id).await?;
-            let mut out = std::io::stdout().lock();
-            writeln!(out, "Loaded the demo shop `demo-shop` (merchant `demo`).")?;
-            writeln!(out, "Merchant API key for `demo` (shown once): {key}")?;
-        }
+    if settings.load_demo
+        && let Some(shop) = demo::load_demo_if_empty(&database.pool).await?
+    {
+        let key = merchant::create_api_key(&database.pool, shop.merchant_id).await?;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "Loaded the demo shop `demo-shop` (merchant `demo`).")?;
+        writeln!(out, "Merchant API key for `demo` (shown once): {key}")?;
     }
     tracing::warn!("no LLM configured: proposals come from the offline Spanish rules proposer");
     let app = startup::Application::build(

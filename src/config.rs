@@ -120,16 +120,15 @@ impl Settings {
             Ok(v)
         };
         let database_url = get("DATABASE_URL").map(Secret::new);
-        if let Some(url) = &database_url {
-            if !(url.expose().starts_with("postgres://")
+        if let Some(url) = &database_url
+            && !(url.expose().starts_with("postgres://")
                 || url.expose().starts_with("postgresql://"))
-            {
-                return Err(ConfigError {
-                    name: "DATABASE_URL",
-                    value: "[redacted]".into(),
-                    reason: "expected a postgres:// URL",
-                });
-            }
+        {
+            return Err(ConfigError {
+                name: "DATABASE_URL",
+                value: "[redacted]".into(),
+                reason: "expected a postgres:// URL",
+            });
         }
         let load_demo = match get("TENDERO_DEMO")
             .as_deref()

@@ -58,6 +58,14 @@ pub async fn pool_for(options: PgConnectOptions) -> anyhow::Result<PgPool> {
 
 /// Connects as the settings say, creating the database when it is missing.
 pub async fn connect(settings: &Settings) -> anyhow::Result<Database> {
+    connect_searching(settings, std::env::var_os("PATH").unwrap_or_default()).await
+}
+
+/// `connect`, looking for `initdb`/`postgres` in `search_path` instead of `PATH`.
+pub async fn connect_searching(
+    settings: &Settings,
+    search_path: std::ffi::OsString,
+) -> anyhow::Result<Database> {
     if let Some(url) = &settings.database_url {
         let options: PgConnectOptions = url
             .expose()
@@ -102,7 +110,7 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<Database> {
         });
     }
 
-    let cluster = start_private_cluster(&settings.data_dir).await?;
+    let cluster = start_private_cluster(&settings.data_dir, &search_path).await?;
     let port = cluster_port(&cluster.data_dir)?;
     let options = PgConnectOptions::new()
         .host("127.0.0.1")
@@ -164,9 +172,8 @@ pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
         .context("could not apply migrations")
 }
 
-fn find_binary(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
+fn find_binary(name: &str, search_path: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(search_path)
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
 }
@@ -188,7 +195,7 @@ fn is_root() -> bool {
 /// PostgreSQL refuses to run as root.
 fn as_cluster_user(binary: &Path) -> anyhow::Result<Command> {
     if is_root() {
-        let setpriv = find_binary("setpriv").context(
+        let setpriv = find_binary("setpriv", &std::env::var_os("PATH").unwrap_or_default()).context(
             "running as root needs `setpriv` (util-linux) to start PostgreSQL as the postgres user",
         )?;
         let mut cmd = Command::new(setpriv);
@@ -212,8 +219,14 @@ set DATABASE_URL=postgres://user@host:5432/tendero; start a PostgreSQL server on
 `initdb` and `postgres` are on PATH (Debian/Ubuntu: apt-get install postgresql, then add \
 /usr/lib/postgresql/<version>/bin to PATH) and Tendero will run a private cluster in TENDERO_DATA_DIR.";
 
-async fn start_private_cluster(data_dir: &Path) -> anyhow::Result<PrivateCluster> {
-    let (Some(initdb), Some(postgres)) = (find_binary("initdb"), find_binary("postgres")) else {
+async fn start_private_cluster(
+    data_dir: &Path,
+    search_path: &std::ffi::OsStr,
+) -> anyhow::Result<PrivateCluster> {
+    let (Some(initdb), Some(postgres)) = (
+        find_binary("initdb", search_path),
+        find_binary("postgres", search_path),
+    ) else {
         bail!(NO_POSTGRES);
     };
     std::fs::create_dir_all(data_dir)

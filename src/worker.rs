@@ -85,19 +85,22 @@ enum Plan {
         text: String,
     },
     /// A proposal to validate against the matrix.
-    Propose {
-        start: State,
-        greeted: bool,
-        proposal: Proposal,
-        proposer: &'static str,
-        catalog: CatalogIndex,
-        cart: Cart,
-        open_order: Option<Order>,
-    },
+    Propose(Box<ProposePlan>),
     SessionTimeout,
     PaymentTimeout {
         order_id: Uuid,
     },
+}
+
+/// A proposal and the snapshot it was made from.
+struct ProposePlan {
+    start: State,
+    greeted: bool,
+    proposal: Proposal,
+    proposer: &'static str,
+    catalog: CatalogIndex,
+    cart: Cart,
+    open_order: Option<Order>,
 }
 
 enum TurnResult {
@@ -330,7 +333,7 @@ impl Engine {
                 fallback_proposal()
             }
         };
-        Ok(Plan::Propose {
+        Ok(Plan::Propose(Box::new(ProposePlan {
             start,
             greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
             proposal,
@@ -338,7 +341,7 @@ impl Engine {
             catalog,
             cart,
             open_order,
-        })
+        })))
     }
 
     /// The one transaction of a turn.
@@ -450,15 +453,16 @@ impl Engine {
                 update.activity = true;
                 replies.push((Author::Bot, text));
             }
-            Plan::Propose {
-                start,
-                greeted,
-                proposal,
-                proposer,
-                catalog,
-                cart: cart_before,
-                open_order,
-            } => {
+            Plan::Propose(plan) => {
+                let ProposePlan {
+                    start,
+                    greeted,
+                    proposal,
+                    proposer,
+                    catalog,
+                    cart: cart_before,
+                    open_order,
+                } = *plan;
                 audit_rows.extend(Entry::state_change(
                     Actor::Customer,
                     before,

@@ -274,10 +274,10 @@ fn quantity_after(after: &[&str]) -> Option<i64> {
 
 /// "cambia la maracuyá a 4", "mejor 3 de matcha", "que sean 2 matchas".
 fn target_quantity(before: &[&str], after: &[&str]) -> Option<i64> {
-    if let Some(pos) = after.iter().position(|w| matches!(*w, "a" | "por" | "en")) {
-        if let Some(n) = after.get(pos + 1).and_then(|w| token_number(w)) {
-            return Some(n);
-        }
+    if let Some(pos) = after.iter().position(|w| matches!(*w, "a" | "por" | "en"))
+        && let Some(n) = after.get(pos + 1).and_then(|w| token_number(w))
+    {
+        return Some(n);
     }
     quantity_after(after).or_else(|| quantity_before(before))
 }
@@ -442,7 +442,8 @@ mod tests {
     #[test]
     fn understands_the_shop_phrases_of_a_purchase() {
         use State::*;
-        let cases: &[(State, &str, &[(ProductId, i64)], &[&str])] = &[
+        type Case<'a> = (State, &'a str, &'a [(ProductId, i64)], &'a [&'a str]);
+        let cases: &[Case] = &[
             (Idle, "Hola", &[], &["SHOW_CATALOG"]),
             (Idle, "¿Qué tienen?", &[], &["SHOW_CATALOG"]),
             (Browsing, "menú", &[], &["SHOW_CATALOG"]),

@@ -13,7 +13,7 @@ pub const MAX_ACTIONS: usize = 5;
 
 /// Why an action was not executed. Carries what was expected and what came.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
-#[serde(tag = "code", rename_all = "snake_case")]
+#[serde(tag = "code", content = "value", rename_all = "snake_case")]
 pub enum Rejection {
     #[error("{0:?} is reserved to the backend or the merchant")]
     Forbidden(ForbiddenKind),

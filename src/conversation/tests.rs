@@ -66,7 +66,9 @@ CLARIFY          IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
 ESCALATE         HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN
 ";
 
-fn matrix_rows() -> Vec<(ActionKind, Vec<(State, Option<State>)>)> {
+type MatrixRow = (ActionKind, Vec<(State, Option<State>)>);
+
+fn matrix_rows() -> Vec<MatrixRow> {
     let mut lines = MATRIX.lines().filter(|l| !l.trim().is_empty());
     let header: Vec<State> = lines
         .next()

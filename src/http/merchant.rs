@@ -6,7 +6,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -59,6 +59,44 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(body: &[u8]) -> Resul
     }
 }
 
+type Timestamp = chrono::DateTime<chrono::Utc>;
+
+#[derive(Debug, Serialize, sqlx::FromRow)]
+struct ConversationRow {
+    id: Uuid,
+    bot: String,
+    channel: String,
+    state: String,
+    human_override: bool,
+    contact_name: Option<String>,
+    updated_at: Timestamp,
+}
+
+#[derive(Debug, Serialize, sqlx::FromRow)]
+struct TranscriptRow {
+    id: i64,
+    direction: String,
+    author: String,
+    text: String,
+    /// Outbox status of an outbound message: pending, sent, suppressed, failed, dead.
+    delivery: Option<String>,
+    delivery_error: Option<String>,
+    created_at: Timestamp,
+}
+
+#[derive(Debug, Serialize, sqlx::FromRow)]
+struct AuditRow {
+    id: i64,
+    actor: String,
+    kind: String,
+    action: Option<String>,
+    from_state: Option<String>,
+    to_state: Option<String>,
+    reason: Option<String>,
+    detail: Value,
+    created_at: Timestamp,
+}
+
 #[derive(Debug, Deserialize)]
 pub struct ListQuery {
     bot: Option<String>,
@@ -80,8 +118,9 @@ pub async fn list_conversations(
         None => None,
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 500);
-    let rows: Vec<(Uuid, String, String, String, bool, Option<String>, chrono::DateTime<chrono::Utc>)> = sqlx::query_as(
-        "SELECT c.id, b.slug, ct.channel, c.fsm_state, c.human_override, ct.display_name, c.updated_at
+    let items: Vec<ConversationRow> = sqlx::query_as(
+        "SELECT c.id, b.slug AS bot, ct.channel, c.fsm_state AS state, c.human_override,
+                ct.display_name AS contact_name, c.updated_at
          FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
          WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2) AND ($3::text IS NULL OR c.fsm_state = $3)
          ORDER BY c.updated_at DESC LIMIT $4",
@@ -92,13 +131,6 @@ pub async fn list_conversations(
     .bind(limit)
     .fetch_all(&state.pool)
     .await?;
-    let items: Vec<Value> = rows
-        .into_iter()
-        .map(|(id, bot, channel, fsm_state, human_override, name, updated_at)| {
-            json!({"id": id, "bot": bot, "channel": channel, "state": fsm_state,
-                   "human_override": human_override, "contact_name": name, "updated_at": updated_at})
-        })
-        .collect();
     Ok(Json(json!({ "conversations": items })))
 }
 
@@ -138,16 +170,8 @@ pub async fn get_conversation(
     .bind(conversation.contact_id)
     .fetch_one(&mut *conn)
     .await?;
-    let transcript: Vec<(
-        i64,
-        String,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        chrono::DateTime<chrono::Utc>,
-    )> = sqlx::query_as(
-        "SELECT m.id, m.direction, m.author, m.text, o.status, o.last_error, m.created_at
+    let transcript: Vec<TranscriptRow> = sqlx::query_as(
+        "SELECT m.id, m.direction, m.author, m.text, o.status AS delivery, o.last_error AS delivery_error, m.created_at
              FROM messages m LEFT JOIN outbox o ON o.id = m.outbox_id
              WHERE m.conversation_id = $1 ORDER BY m.id",
     )
@@ -163,23 +187,14 @@ pub async fn get_conversation(
         }
         None => None,
     };
-    let audit: Vec<(
-        i64,
-        String,
-        String,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        Value,
-        chrono::DateTime<chrono::Utc>,
-    )> = sqlx::query_as(
+    let mut audit: Vec<AuditRow> = sqlx::query_as(
         "SELECT id, actor, kind, action, from_state, to_state, reason, detail, created_at
              FROM audit_log WHERE conversation_id = $1 ORDER BY id DESC LIMIT 500",
     )
     .bind(id)
     .fetch_all(&mut *conn)
     .await?;
+    audit.reverse();
     Ok(Json(json!({
         "id": conversation.id,
         "bot": bot.slug,
@@ -189,10 +204,7 @@ pub async fn get_conversation(
         "state_before_takeover": conversation.state_before_takeover,
         "version": conversation.version,
         "contact": {"channel": contact.0, "external_id": contact.1, "display_name": contact.2, "blocked": contact.3},
-        "transcript": transcript.into_iter().map(|(mid, direction, author, text, delivery, error, at)| json!({
-            "id": mid, "direction": direction, "author": author, "text": text,
-            "delivery": delivery, "delivery_error": error, "created_at": at,
-        })).collect::<Vec<_>>(),
+        "transcript": transcript,
         "cart": {
             "lines": cart.lines().iter().map(|l| json!({
                 "product_id": l.product_id, "name": catalog.name(l.product_id), "quantity": l.quantity,
@@ -202,10 +214,7 @@ pub async fn get_conversation(
             "currency": bot.currency,
         },
         "order": order,
-        "audit": audit.into_iter().rev().map(|(aid, actor, kind, action, from, to, reason, detail, at)| json!({
-            "id": aid, "actor": actor, "kind": kind, "action": action, "from_state": from,
-            "to_state": to, "reason": reason, "detail": detail, "created_at": at,
-        })).collect::<Vec<_>>(),
+        "audit": audit,
     })))
 }
 

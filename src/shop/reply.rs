@@ -49,7 +49,8 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
         blocks.push(format!("¡Hola! Bienvenido a {}.", ctx.bot_name));
     }
     let mut cart_touched = false;
-    let mut spoke = false;
+    let mut replied = false;
+    let mut clarified = false;
     for (_, accepted) in eval.accepted() {
         match &accepted.effect {
             Effect::CatalogShown => blocks.push(catalog_block(ctx)),
@@ -95,7 +96,8 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 })
             }
             Effect::Escalated => blocks.push(ESCALATED.into()),
-            Effect::Replied | Effect::Clarified => spoke = true,
+            Effect::Replied => replied = true,
+            Effect::Clarified => clarified = true,
         }
     }
     let mut seen = BTreeSet::new();
@@ -136,7 +138,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     parts.extend(blocks);
     if parts.is_empty() || (parts.len() == 1 && ctx.greeted) {
         parts.push(
-            if spoke && eval.decisions.iter().all(|d| d.outcome.is_ok()) {
+            if replied && !clarified && eval.decisions.iter().all(|d| d.outcome.is_ok()) {
                 state_help(eval, ctx)
             } else {
                 CLARIFY_DEFAULT.to_string()

@@ -1,1 +1,14 @@
+//! Integration tests: one binary, real PostgreSQL (a fresh database per test through
+//! `#[sqlx::test]`), the real HTTP server on port 0.
 
+mod helpers;
+
+mod concurrency;
+mod hostile;
+mod input;
+mod merchant;
+mod override_;
+mod purchase;
+mod resilience;
+mod serve;
+mod timeouts;

@@ -1,0 +1,157 @@
+//! Exactly-once and one-turn-at-a-time, under replays and racing workers.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::StatusCode;
+use sqlx::postgres::PgPoolOptions;
+use tendero::agent::{Proposal, ProposalInput, Proposer, ProposerError, RulesProposer};
+use tendero::startup;
+use tendero::worker::Engine;
+
+use crate::helpers::{spawn_app, spawn_app_with};
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_replayed_message_is_stored_and_processed_once(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    // Ten deliveries of the same message, five of them at once.
+    let concurrent = futures::future::join_all(
+        (0..5).map(|_| app.post_message("dani", "quiero 2 maracuyá", "m-1")),
+    )
+    .await;
+    let mut ids = Vec::new();
+    for response in concurrent {
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+        ids.push(
+            response.json::<serde_json::Value>().await.unwrap()["event_id"]
+                .as_i64()
+                .unwrap(),
+        );
+    }
+    app.drain().await;
+    for _ in 0..5 {
+        let response = app.post_message("dani", "quiero 2 maracuyá", "m-1").await;
+        let body: serde_json::Value = response.json().await.unwrap();
+        assert_eq!(body["duplicate"], true);
+        ids.push(body["event_id"].as_i64().unwrap());
+    }
+    app.drain().await;
+    ids.dedup();
+    assert_eq!(ids.len(), 1, "every delivery names the same stored event");
+    assert_eq!(app.count("SELECT count(*) FROM inbox").await, 1);
+    assert_eq!(
+        app.count("SELECT count(*) FROM messages WHERE direction = 'in'")
+            .await,
+        1
+    );
+    assert_eq!(app.replies("dani").await.len(), 1);
+    assert_eq!(app.cart("dani").await, vec![("maracuya".into(), 2)]);
+}
+
+/// The rules proposer, slowed down so turns overlap.
+struct Slow;
+
+#[async_trait]
+impl Proposer for Slow {
+    fn name(&self) -> &'static str {
+        "slow-rules"
+    }
+
+    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
+        tokio::time::sleep(Duration::from_millis(15)).await;
+        RulesProposer.propose(input).await
+    }
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn two_workers_racing_over_one_conversation_keep_its_order_and_apply_nothing_twice(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app_with(pool.clone(), Arc::new(Slow)).await;
+    for i in 1..=10 {
+        let response = app
+            .post_message("eva", "quiero 1 maracuyá", &format!("e-{i}"))
+            .await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+        app.post_message("fer", "quiero 1 matcha", &format!("f-{i}"))
+            .await;
+    }
+    // Two workers as two processes would have them: separate pools, separate leases.
+    let options = pool.connect_options();
+    let mut handles = Vec::new();
+    for _ in 0..2 {
+        let own_pool = PgPoolOptions::new()
+            .max_connections(4)
+            .connect_with((*options).clone())
+            .await
+            .unwrap();
+        let engine = Engine::new(
+            own_pool,
+            Arc::new(Slow),
+            startup::engine_settings(&app.settings),
+        );
+        handles.push(tokio::spawn(async move {
+            engine.run_until_idle().await.unwrap()
+        }));
+    }
+    for handle in handles {
+        handle.await.unwrap();
+    }
+    app.engine.run_until_idle().await.unwrap();
+    app.dispatcher.run_until_idle().await.unwrap();
+
+    assert_eq!(app.cart("eva").await, vec![("maracuya".into(), 10)]);
+    assert_eq!(app.cart("fer").await, vec![("matcha".into(), 10)]);
+    assert_eq!(
+        app.count("SELECT count(*) FROM inbox WHERE status = 'done'")
+            .await,
+        20
+    );
+    // One reply per message, in arrival order: the running quantity grows by one.
+    let replies = app.replies("eva").await;
+    assert_eq!(replies.len(), 10);
+    assert!(replies[0].contains("Agregué 1 × Maracuya"));
+    for (i, reply) in replies.iter().enumerate().skip(1) {
+        assert!(
+            reply.contains(&format!("Ahora tienes {} × Maracuya", i + 1)),
+            "reply {i}: {reply}"
+        );
+    }
+    // Outbox rows follow inbox order.
+    let order: Vec<i64> = sqlx::query_scalar(
+        "SELECT o.inbox_id FROM outbox o JOIN conversations c ON c.id = o.conversation_id
+         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = 'eva' ORDER BY o.id",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+    let executed = app
+        .count("SELECT count(*) FROM audit_log WHERE kind = 'action_executed' AND action = 'ADD_TO_CART'")
+        .await;
+    assert_eq!(executed, 20, "each add executed exactly once");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_worker_whose_lease_expired_cannot_commit_twice(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    app.post_message("gabi", "quiero 1 brownie", "g-1").await;
+    // Simulate a crashed holder: a lease that has already expired.
+    sqlx::query("UPDATE conversations SET lease_owner = gen_random_uuid(), lease_until = now() - interval '1 second'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    app.drain().await;
+    assert_eq!(app.cart("gabi").await, vec![("brownie".into(), 1)]);
+    // A live lease held by someone else is respected: nothing is claimed.
+    app.post_message("gabi", "quiero 1 brownie", "g-2").await;
+    sqlx::query("UPDATE conversations SET lease_owner = gen_random_uuid(), lease_until = now() + interval '1 hour'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(app.engine.run_until_idle().await.unwrap(), 0);
+    assert_eq!(app.cart("gabi").await, vec![("brownie".into(), 1)]);
+}

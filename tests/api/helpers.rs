@@ -1,0 +1,240 @@
+//! `spawn_app` and the helpers tests share.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use tendero::agent::{Proposer, RulesProposer};
+use tendero::config::{Role, Settings};
+use tendero::demo;
+use tendero::outbox::Dispatcher;
+use tendero::startup::{self, Application};
+use tendero::worker::Engine;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+pub struct TestApp {
+    pub base: String,
+    pub pool: PgPool,
+    pub client: reqwest::Client,
+    pub engine: Engine,
+    pub dispatcher: Dispatcher,
+    /// The demo merchant's API key.
+    pub key: String,
+    pub settings: Settings,
+    cancel: CancellationToken,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+pub async fn spawn_app(pool: PgPool) -> TestApp {
+    spawn_app_with(pool, Arc::new(RulesProposer)).await
+}
+
+/// Starts the HTTP side only; tests drive the worker and dispatcher themselves so
+/// every step is deterministic.
+pub async fn spawn_app_with(pool: PgPool, proposer: Arc<dyn Proposer>) -> TestApp {
+    let settings = Settings::for_tests("postgres://unused");
+    let shop = demo::load_shop(&pool, demo::DEMO_SHOP)
+        .await
+        .expect("demo shop loads");
+    let key = tendero::merchant::create_api_key(&pool, shop.merchant_id)
+        .await
+        .unwrap();
+    let app = Application::build(settings.clone(), pool.clone(), proposer.clone(), Role::Web)
+        .await
+        .expect("app builds");
+    let base = format!("http://{}", app.local_addr().unwrap());
+    let cancel = CancellationToken::new();
+    tokio::spawn(app.run_until_stopped(cancel.clone()));
+    TestApp {
+        base,
+        engine: Engine::new(pool.clone(), proposer, startup::engine_settings(&settings)),
+        dispatcher: startup::dispatcher(pool.clone(), &settings),
+        pool,
+        client: reqwest::Client::new(),
+        key,
+        settings,
+        cancel,
+    }
+}
+
+impl TestApp {
+    pub async fn post_message(
+        &self,
+        session: &str,
+        text: &str,
+        client_id: &str,
+    ) -> reqwest::Response {
+        self.client
+            .post(format!("{}/webchat/demo-shop/messages", self.base))
+            .json(&json!({"session": session, "text": text, "client_id": client_id}))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Runs workers and the dispatcher until nothing is left to do.
+    pub async fn drain(&self) {
+        self.engine.run_until_idle().await.expect("worker runs");
+        self.dispatcher
+            .run_until_idle()
+            .await
+            .expect("dispatcher runs");
+    }
+
+    /// Sends one message, processes it, and returns the replies it produced.
+    pub async fn say(&self, session: &str, text: &str) -> Vec<String> {
+        let before = self.replies(session).await.len();
+        let response = self
+            .post_message(session, text, &Uuid::new_v4().to_string())
+            .await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED, "{text}");
+        self.drain().await;
+        self.replies(session).await.split_off(before)
+    }
+
+    /// Every message delivered to a web-chat session, in order.
+    pub async fn replies(&self, session: &str) -> Vec<String> {
+        sqlx::query_scalar(
+            "SELECT o.payload->>'text' FROM outbox o JOIN conversations c ON c.id = o.conversation_id
+             JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id = $1 AND o.status = 'sent' ORDER BY o.id",
+        )
+        .bind(session)
+        .fetch_all(&self.pool)
+        .await
+        .unwrap()
+    }
+
+    pub async fn conversation_id(&self, session: &str) -> Uuid {
+        sqlx::query_scalar(
+            "SELECT c.id FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = $1",
+        )
+        .bind(session)
+        .fetch_one(&self.pool)
+        .await
+        .unwrap()
+    }
+
+    pub async fn state(&self, session: &str) -> String {
+        sqlx::query_scalar(
+            "SELECT c.fsm_state FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = $1",
+        )
+        .bind(session)
+        .fetch_one(&self.pool)
+        .await
+        .unwrap()
+    }
+
+    /// (product sku, quantity) of the session's cart.
+    pub async fn cart(&self, session: &str) -> Vec<(String, i32)> {
+        sqlx::query_as(
+            "SELECT p.sku, ci.quantity FROM cart_items ci JOIN products p ON p.id = ci.product_id
+             JOIN conversations c ON c.id = ci.conversation_id JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id = $1 ORDER BY ci.position",
+        )
+        .bind(session)
+        .fetch_all(&self.pool)
+        .await
+        .unwrap()
+    }
+
+    pub async fn count(&self, sql: &str) -> i64 {
+        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_owned()))
+            .fetch_one(&self.pool)
+            .await
+            .unwrap()
+    }
+
+    /// Audit rows of a conversation as (kind, action, reason).
+    pub async fn audit(
+        &self,
+        conversation_id: Uuid,
+    ) -> Vec<(String, Option<String>, Option<String>)> {
+        sqlx::query_as(
+            "SELECT kind, action, reason FROM audit_log WHERE conversation_id = $1 ORDER BY id",
+        )
+        .bind(conversation_id)
+        .fetch_all(&self.pool)
+        .await
+        .unwrap()
+    }
+
+    pub async fn api(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = self
+            .client
+            .request(method, format!("{}/api/v1{path}", self.base))
+            .bearer_auth(key);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status();
+        let body = response.json::<Value>().await.unwrap_or(Value::Null);
+        (status, body)
+    }
+
+    pub async fn get_json(&self, path: &str) -> Value {
+        let (status, body) = self.api(reqwest::Method::GET, path, &self.key, None).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        body
+    }
+
+    pub async fn post_api(&self, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        self.api(reqwest::Method::POST, path, &self.key, body).await
+    }
+
+    /// Reads `count` server-sent events from the session's stream (bounded wait).
+    pub async fn read_events(
+        &self,
+        session: &str,
+        last_event_id: Option<i64>,
+        count: usize,
+    ) -> Vec<Value> {
+        let mut request = self.client.get(format!(
+            "{}/webchat/demo-shop/events?session={session}",
+            self.base
+        ));
+        if let Some(id) = last_event_id {
+            request = request.header("Last-Event-ID", id.to_string());
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK);
+        let mut stream = response.bytes_stream();
+        let mut events = Vec::new();
+        let mut buffer = String::new();
+        let read = async {
+            while events.len() < count {
+                let Some(Ok(chunk)) = stream.next().await else {
+                    break;
+                };
+                buffer.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(pos) = buffer.find("\n\n") {
+                    let block = buffer[..pos].to_owned();
+                    buffer.drain(..pos + 2);
+                    for line in block.lines() {
+                        if let Some(data) = line.strip_prefix("data:") {
+                            events.push(serde_json::from_str(data.trim()).unwrap());
+                        }
+                    }
+                }
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(10), read).await;
+        events
+    }
+}

@@ -1,0 +1,168 @@
+//! The binary and the database bootstrap, as an operator meets them.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use tendero::config::Settings;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[tokio::test]
+async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
+    // A database of its own, empty: the binary must migrate and load the demo itself.
+    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let admin = sqlx::PgPool::connect(&admin_url).await.unwrap();
+    let database = format!("tendero_serve_{}", uuid::Uuid::new_v4().simple());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {database}")))
+        .execute(&admin)
+        .await
+        .unwrap();
+    let server = admin_url
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit_once('/')
+        .unwrap()
+        .0;
+    let url = format!("{server}/{database}");
+    let pool = sqlx::PgPool::connect(&url).await.unwrap();
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tendero"))
+        .arg("serve")
+        .env("DATABASE_URL", &url)
+        .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
+        .env("TENDERO_POLL_MS", "50")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let lines = tokio::task::spawn_blocking(move || {
+        BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .take_while(|l| !l.starts_with("Chat with the demo shop"))
+            .collect::<Vec<_>>()
+    });
+    let lines = tokio::time::timeout(Duration::from_secs(60), lines)
+        .await
+        .unwrap()
+        .unwrap();
+    let printed = lines.join("\n");
+    assert!(
+        printed.contains("Loaded the demo shop `demo-shop`"),
+        "{printed}"
+    );
+    assert!(printed.contains("Merchant API key for `demo`"), "{printed}");
+    assert!(
+        printed.contains(&format!("listening on http://127.0.0.1:{port}")),
+        "{printed}"
+    );
+
+    let client = reqwest::Client::new();
+    let response = client
+        .post(format!(
+            "http://127.0.0.1:{port}/webchat/demo-shop/messages"
+        ))
+        .json(&serde_json::json!({"session": "op", "text": "quiero 2 maracuyá", "client_id": "1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+    // The running workers answer on their own; wait (bounded) for the delivery.
+    let mut sent: i64 = 0;
+    for _ in 0..200 {
+        sent = sqlx::query_scalar("SELECT count(*) FROM outbox WHERE status = 'sent'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        if sent > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(sent, 1);
+    let health = client
+        .get(format!("http://127.0.0.1:{port}/readyz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+
+    Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    let status = tokio::task::spawn_blocking(move || child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        status.success(),
+        "SIGTERM ends the process cleanly: {status}"
+    );
+    pool.close().await;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE {database} WITH (FORCE)"
+    )))
+    .execute(&admin)
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn without_a_database_url_or_server_a_private_cluster_is_started() {
+    let dir = std::env::temp_dir().join(format!("tendero-test-{}", uuid::Uuid::new_v4()));
+    let mut settings = Settings::from_lookup(|_| None).unwrap();
+    settings.local_pg = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    settings.data_dir = dir.clone();
+    let database = tendero::db::connect(&settings)
+        .await
+        .expect("private cluster starts");
+    assert!(
+        database.origin.contains("private PostgreSQL cluster"),
+        "{}",
+        database.origin
+    );
+    tendero::db::migrate(&database.pool).await.unwrap();
+    let tables: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'inbox'",
+    )
+    .fetch_one(&database.pool)
+    .await
+    .unwrap();
+    assert_eq!(tables, 1);
+    database.pool.close().await;
+    database
+        .cluster
+        .expect("a cluster was started")
+        .stop()
+        .await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn with_no_postgres_anywhere_the_error_says_what_to_install_or_set() {
+    let mut settings = Settings::from_lookup(|_| None).unwrap();
+    settings.local_pg = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    settings.data_dir = std::env::temp_dir().join("tendero-never-created");
+    let err = tendero::db::connect_searching(&settings, "/nonexistent".into())
+        .await
+        .err()
+        .unwrap();
+    let message = format!("{err:#}");
+    assert!(
+        message.contains("DATABASE_URL") && message.contains("initdb"),
+        "{message}"
+    );
+    assert!(!settings.data_dir.exists());
+}
