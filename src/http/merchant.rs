@@ -226,6 +226,30 @@ fn scope(conversation: &Conversation) -> Scope {
     }
 }
 
+/// Saves a merchant's change with its audit rows and commits.
+async fn commit(
+    mut tx: sqlx::Transaction<'_, sqlx::Postgres>,
+    conversation: &Conversation,
+    update: &Update,
+    rows: &[Entry],
+) -> Result<(), ApiError> {
+    conversations::save(&mut tx, conversation, update).await?;
+    audit::record(&mut tx, scope(conversation), rows).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Trimmed text of 1..=max characters.
+fn bounded_text<'a>(field: &str, value: &'a str, max: usize) -> Result<&'a str, ApiError> {
+    let text = value.trim();
+    if text.is_empty() || text.chars().count() > max {
+        return Err(ApiError::BadRequest(format!(
+            "`{field}` must be 1-{max} characters"
+        )));
+    }
+    Ok(text)
+}
+
 fn summary(conversation_id: Uuid, update: &Update) -> Json<Value> {
     Json(json!({
         "id": conversation_id,
@@ -281,9 +305,7 @@ pub async fn release(
     let conversation = conversations::lock(&mut tx, id).await?;
     let (update, rows) = conversations::release(&conversation, to_idle, Actor::Merchant)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
-    conversations::save(&mut tx, &conversation, &update).await?;
-    audit::record(&mut tx, scope(&conversation), &rows).await?;
-    tx.commit().await?;
+    commit(tx, &conversation, &update, &rows).await?;
     Ok(summary(id, &update))
 }
 
@@ -302,12 +324,7 @@ pub async fn reply(
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "conversation")?;
     let body: ReplyBody = parse_json(&body?)?;
-    let text = body.text.trim();
-    if text.is_empty() || text.chars().count() > super::webchat::MAX_TEXT_CHARS {
-        return Err(ApiError::BadRequest(
-            "`text` must be 1-4096 characters".into(),
-        ));
-    }
+    let text = bounded_text("text", &body.text, super::webchat::MAX_TEXT_CHARS)?;
     let mut tx = state.pool.begin().await?;
     owned_conversation(&mut tx, merchant_id, id).await?;
     let conversation = conversations::lock(&mut tx, id).await?;
@@ -323,9 +340,7 @@ pub async fn reply(
     };
     let outbox_id = outbox::enqueue(&mut tx, id, Author::Human, &payload, None).await?;
     rows.push(Entry::new(Actor::Merchant, "human_reply").detail(json!({"outbox_id": outbox_id})));
-    conversations::save(&mut tx, &conversation, &update).await?;
-    audit::record(&mut tx, scope(&conversation), &rows).await?;
-    tx.commit().await?;
+    commit(tx, &conversation, &update, &rows).await?;
     Ok(Json(json!({
         "id": id, "outbox_id": outbox_id, "state": update.state.as_str(), "human_override": update.human_override,
     })))
@@ -412,9 +427,7 @@ pub async fn approve_payment(
         update.state,
         "payment approved",
     ));
-    conversations::save(&mut tx, &conversation, &update).await?;
-    audit::record(&mut tx, scope(&conversation), &rows).await?;
-    tx.commit().await?;
+    commit(tx, &conversation, &update, &rows).await?;
     Ok(Json(
         json!({"order_id": order.id, "status": "paid", "conversation_state": update.state.as_str()}),
     ))
@@ -433,12 +446,7 @@ pub async fn reject_payment(
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "order")?;
     let body: RejectBody = parse_json(&body?)?;
-    let reason = body.reason.trim();
-    if reason.is_empty() || reason.chars().count() > 300 {
-        return Err(ApiError::BadRequest(
-            "`reason` must be 1-300 characters".into(),
-        ));
-    }
+    let reason = bounded_text("reason", &body.reason, 300)?;
     let mut tx = state.pool.begin().await?;
     let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
     orders::set_status(&mut tx, order.id, "awaiting_payment", Some(reason)).await?;
@@ -457,9 +465,7 @@ pub async fn reject_payment(
             .reason(reason)
             .detail(json!({"order_id": order.id, "order_number": order.number})),
     ];
-    conversations::save(&mut tx, &conversation, &update).await?;
-    audit::record(&mut tx, scope(&conversation), &rows).await?;
-    tx.commit().await?;
+    commit(tx, &conversation, &update, &rows).await?;
     Ok(Json(
         json!({"order_id": order.id, "status": "awaiting_payment"}),
     ))

@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod cli;
 mod concurrency;
 mod hostile;
 mod input;
