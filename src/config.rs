@@ -51,6 +51,10 @@ impl Role {
 pub struct Settings {
     /// `DATABASE_URL`; when absent Tendero finds or starts a PostgreSQL itself.
     pub database_url: Option<Secret>,
+    /// `REDIS_URL`: optional; early duplicate drop. Without it PostgreSQL does it all.
+    pub redis_url: Option<Secret>,
+    /// `TENDERO_REDIS_PREFIX`: namespace of every Redis key.
+    pub redis_prefix: String,
     /// `TENDERO_LOCAL_PG`: where to look for a local PostgreSQL when no URL is set.
     pub local_pg: SocketAddr,
     /// `TENDERO_DATA_DIR`: home of the private PostgreSQL cluster, if one is needed.
@@ -147,6 +151,8 @@ impl Settings {
         };
         Ok(Settings {
             database_url,
+            redis_url: get("REDIS_URL").map(Secret::new),
+            redis_prefix: get("TENDERO_REDIS_PREFIX").unwrap_or_else(|| "tendero".into()),
             local_pg: parse(
                 "TENDERO_LOCAL_PG",
                 get("TENDERO_LOCAL_PG"),

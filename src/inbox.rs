@@ -172,6 +172,27 @@ async fn conversation_for(
     }
 }
 
+/// `ingest`, with Redis as an early duplicate filter in front of PostgreSQL.
+pub async fn ingest_cached(
+    pool: &PgPool,
+    cache: Option<&crate::cache::Redis>,
+    bot: &Bot,
+    inbound: &Inbound,
+) -> sqlx::Result<Ingested> {
+    if let Some(cache) = cache
+        && let Some(inbox_id) = cache.seen(bot.id, &inbound.external_id).await
+    {
+        return Ok(Ingested::Duplicate { inbox_id });
+    }
+    let ingested = ingest(pool, bot, inbound).await?;
+    if let Some(cache) = cache {
+        cache
+            .remember(bot.id, &inbound.external_id, ingested.inbox_id())
+            .await;
+    }
+    Ok(ingested)
+}
+
 async fn existing(pool: &PgPool, bot_id: Uuid, external_id: &str) -> sqlx::Result<Option<i64>> {
     sqlx::query_scalar("SELECT id FROM inbox WHERE bot_id = $1 AND external_id = $2")
         .bind(bot_id)

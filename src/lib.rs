@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod audit;
+pub mod cache;
 pub mod channels;
 pub mod cli;
 pub mod config;

@@ -85,9 +85,24 @@ impl Application {
         let listener_task = self.notifier.spawn(self.pool.clone(), cancel.clone());
 
         if let Some(listener) = self.listener {
+            let redis = match &self.settings.redis_url {
+                None => None,
+                Some(url) => {
+                    match crate::cache::Redis::connect(url.expose(), &self.settings.redis_prefix)
+                        .await
+                    {
+                        Ok(redis) => Some(redis),
+                        Err(err) => {
+                            tracing::warn!(error = %format!("{err:#}"), "Redis unavailable; PostgreSQL alone dedupes");
+                            None
+                        }
+                    }
+                }
+            };
             let router = http::router(AppState {
                 pool: self.pool.clone(),
                 notifier: self.notifier.clone(),
+                redis,
             });
             let shutdown = cancel.clone();
             tasks.spawn(async move {

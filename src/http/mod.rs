@@ -17,6 +17,8 @@ use crate::notify::Notifier;
 pub struct AppState {
     pub pool: PgPool,
     pub notifier: Notifier,
+    /// Optional early duplicate filter.
+    pub redis: Option<crate::cache::Redis>,
 }
 
 /// Largest merchant API body.

@@ -92,7 +92,7 @@ pub async fn post_message(
             media: None,
         },
     };
-    let ingested = inbox::ingest(&state.pool, &bot, &inbound).await?;
+    let ingested = inbox::ingest_cached(&state.pool, state.redis.as_ref(), &bot, &inbound).await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({

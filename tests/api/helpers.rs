@@ -41,7 +41,16 @@ pub async fn spawn_app(pool: PgPool) -> TestApp {
 /// Starts the HTTP side only; tests drive the worker and dispatcher themselves so
 /// every step is deterministic.
 pub async fn spawn_app_with(pool: PgPool, proposer: Arc<dyn Proposer>) -> TestApp {
-    let settings = Settings::for_tests("postgres://unused");
+    spawn_app_configured(pool, proposer, |_| {}).await
+}
+
+pub async fn spawn_app_configured(
+    pool: PgPool,
+    proposer: Arc<dyn Proposer>,
+    configure: impl FnOnce(&mut Settings),
+) -> TestApp {
+    let mut settings = Settings::for_tests("postgres://unused");
+    configure(&mut settings);
     let shop = demo::load_shop(&pool, demo::DEMO_SHOP)
         .await
         .expect("demo shop loads");

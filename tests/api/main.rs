@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod cache;
 mod cli;
 mod concurrency;
 mod hostile;
@@ -10,6 +11,7 @@ mod input;
 mod merchant;
 mod override_;
 mod purchase;
+
 mod resilience;
 mod serve;
 mod timeouts;

@@ -1,0 +1,77 @@
+//! Redis, where it earns its place: an early duplicate drop at ingestion, before
+//! PostgreSQL is touched. PostgreSQL's unique key stays the truth, so a flushed,
+//! stopped or absent Redis changes speed, never correctness. Every call is bounded
+//! and a failure counts as a miss.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use redis::AsyncCommands;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use uuid::Uuid;
+
+/// Longest any Redis call may take before it is treated as a miss.
+const CALL_TIMEOUT: Duration = Duration::from_millis(250);
+/// How long a processed event id is remembered. Platforms retry for up to a week;
+/// past this window PostgreSQL still catches the repeat.
+const DEDUPE_TTL_SECS: u64 = 3 * 24 * 3600;
+
+#[derive(Clone)]
+pub struct Redis {
+    manager: ConnectionManager,
+    /// Namespace for every key, so tests and tenants never collide.
+    prefix: String,
+}
+
+impl Redis {
+    pub async fn connect(url: &str, prefix: &str) -> anyhow::Result<Redis> {
+        let client = redis::Client::open(url).context("REDIS_URL is not a valid Redis URL")?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(2)))
+            .set_response_timeout(Some(CALL_TIMEOUT))
+            .set_number_of_retries(2);
+        let manager = tokio::time::timeout(
+            Duration::from_secs(3),
+            ConnectionManager::new_with_config(client, config),
+        )
+        .await
+        .context("Redis did not answer")?
+        .context("could not connect to Redis")?;
+        Ok(Redis {
+            manager,
+            prefix: prefix.to_owned(),
+        })
+    }
+
+    fn dedupe_key(&self, bot_id: Uuid, external_id: &str) -> String {
+        format!("{}:seen:{bot_id}:{external_id}", self.prefix)
+    }
+
+    /// The inbox id an event was stored under, if Redis remembers it.
+    pub async fn seen(&self, bot_id: Uuid, external_id: &str) -> Option<i64> {
+        let key = self.dedupe_key(bot_id, external_id);
+        let mut conn = self.manager.clone();
+        match tokio::time::timeout(CALL_TIMEOUT, conn.get::<_, Option<i64>>(&key)).await {
+            Ok(Ok(found)) => found,
+            Ok(Err(err)) => {
+                tracing::debug!(%err, "Redis lookup failed; PostgreSQL decides");
+                None
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// Remembers an event after its row is committed (never before: a failed commit
+    /// must let the platform's retry through).
+    pub async fn remember(&self, bot_id: Uuid, external_id: &str, inbox_id: i64) {
+        let key = self.dedupe_key(bot_id, external_id);
+        let mut conn = self.manager.clone();
+        let options = redis::SetOptions::default()
+            .conditional_set(redis::ExistenceCheck::NX)
+            .with_expiration(redis::SetExpiry::EX(DEDUPE_TTL_SECS));
+        let call = conn.set_options::<_, _, ()>(&key, inbox_id, options);
+        if let Ok(Err(err)) = tokio::time::timeout(CALL_TIMEOUT, call).await {
+            tracing::debug!(%err, "Redis write failed; PostgreSQL still dedupes");
+        }
+    }
+}
