@@ -1,7 +1,6 @@
 //! The command line: `serve`, `migrate`, `chat`, `merchant`.
 
 use std::io::Write;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -10,7 +9,6 @@ use futures::StreamExt;
 use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::RulesProposer;
 use crate::config::{Role, Settings};
 use crate::{db, demo, merchant, startup, telemetry};
 
@@ -130,14 +128,9 @@ async fn serve(role: Role) -> anyhow::Result<()> {
         writeln!(out, "Loaded the demo shop `demo-shop` (merchant `demo`).")?;
         writeln!(out, "Merchant API key for `demo` (shown once): {key}")?;
     }
-    tracing::warn!("no LLM configured: proposals come from the offline Spanish rules proposer");
-    let app = startup::Application::build(
-        settings.clone(),
-        database.pool.clone(),
-        Arc::new(RulesProposer),
-        role,
-    )
-    .await?;
+    let proposer = startup::proposer(&settings, &database.pool)?;
+    let app = startup::Application::build(settings.clone(), database.pool.clone(), proposer, role)
+        .await?;
     if let Some(addr) = app.local_addr() {
         println!("Tendero is listening on http://{addr}");
         println!("Chat with the demo shop: tendero chat demo-shop --url http://{addr}");

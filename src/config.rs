@@ -6,6 +6,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::agent::llm::{LlmConfig, PriceTable, ResponseMode};
+
 /// A value that must not be printed.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);
@@ -79,6 +81,8 @@ pub struct Settings {
     pub load_demo: bool,
     /// `TENDERO_SHUTDOWN_GRACE_SECS`: how long in-flight turns get to finish on SIGTERM.
     pub shutdown_grace: Duration,
+    /// The LLM proposer; `None` runs every bot on the offline rules.
+    pub llm: Option<LlmConfig>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -182,6 +186,14 @@ impl Settings {
             sweep_interval: Duration::from_secs(positive("TENDERO_SWEEP_SECS", 15)?),
             load_demo,
             shutdown_grace: Duration::from_secs(positive("TENDERO_SHUTDOWN_GRACE_SECS", 20)?),
+            llm: llm_config(&get)?,
+        })
+    }
+
+    /// Longest a turn waits for its proposer before asking the customer to rephrase.
+    pub fn proposer_timeout(&self) -> Duration {
+        self.llm.as_ref().map_or(Duration::from_secs(30), |llm| {
+            llm.timeout + Duration::from_secs(5)
         })
     }
 
@@ -198,6 +210,79 @@ impl Settings {
         settings.workers = 2;
         settings
     }
+}
+
+/// The LLM is on when an API key or a base URL is given.
+fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>, ConfigError> {
+    let api_key = get("OPENAI_API_KEY").map(Secret::new);
+    let base_url = get("OPENAI_BASE_URL");
+    if api_key.is_none() && base_url.is_none() {
+        return Ok(None);
+    }
+    let number = |name: &'static str, default: u64| -> Result<u64, ConfigError> {
+        match get(name) {
+            None => Ok(default),
+            Some(v) => v.trim().parse().ok().filter(|n| *n > 0).ok_or(ConfigError {
+                name,
+                value: v,
+                reason: "expected a positive whole number",
+            }),
+        }
+    };
+    let mode = match get("TENDERO_LLM_RESPONSE_FORMAT") {
+        None => ResponseMode::JsonSchema,
+        Some(v) => v.parse().map_err(|()| ConfigError {
+            name: "TENDERO_LLM_RESPONSE_FORMAT",
+            value: v,
+            reason: "expected json_schema, json_object or text",
+        })?,
+    };
+    Ok(Some(LlmConfig {
+        base_url: base_url.unwrap_or_else(|| "https://api.openai.com/v1".into()),
+        api_key,
+        model: get("TENDERO_LLM_MODEL").unwrap_or_else(|| "gpt-4o-mini".into()),
+        mode,
+        timeout: Duration::from_millis(number("TENDERO_LLM_TIMEOUT_MS", 10_000)?),
+        catalog_top_k: number("TENDERO_LLM_CATALOG_K", 20)?.min(200) as i64,
+        prompt_budget_tokens: number("TENDERO_LLM_PROMPT_BUDGET", 3000)? as usize,
+        prices: parse_prices(get("TENDERO_LLM_PRICES").as_deref())?,
+        breaker_failures: number("TENDERO_LLM_BREAKER_FAILURES", 3)?.min(1000) as u32,
+        breaker_cooldown: Duration::from_secs(number("TENDERO_LLM_BREAKER_COOLDOWN_SECS", 60)?),
+        history_len: 10,
+    }))
+}
+
+/// `model=prompt/completion,...` in US dollars per million tokens.
+fn parse_prices(raw: Option<&str>) -> Result<PriceTable, ConfigError> {
+    let mut prices: PriceTable = [
+        ("gpt-4o-mini".to_string(), (0.15, 0.60)),
+        ("gpt-4o".to_string(), (2.5, 10.0)),
+    ]
+    .into_iter()
+    .collect();
+    let Some(raw) = raw else { return Ok(prices) };
+    for entry in raw.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let parsed = entry.split_once('=').and_then(|(model, pair)| {
+            let (input, output) = pair.split_once('/')?;
+            Some((
+                model.trim().to_string(),
+                (input.trim().parse().ok()?, output.trim().parse().ok()?),
+            ))
+        });
+        match parsed {
+            Some((model, (input, output))) if input >= 0.0 && output >= 0.0 => {
+                prices.insert(model, (input, output));
+            }
+            _ => {
+                return Err(ConfigError {
+                    name: "TENDERO_LLM_PRICES",
+                    value: entry.into(),
+                    reason: "expected model=prompt/completion dollars per million tokens",
+                });
+            }
+        }
+    }
+    Ok(prices)
 }
 
 #[cfg(test)]
@@ -228,6 +313,33 @@ mod tests {
                 .unwrap_err();
         assert_eq!(err.name, "DATABASE_URL");
         assert!(!err.to_string().contains("mysql"), "the URL is not echoed");
+    }
+
+    #[test]
+    fn the_llm_is_on_only_with_a_key_or_base_url() {
+        assert!(Settings::from_lookup(|_| None).unwrap().llm.is_none());
+        let settings = Settings::from_lookup(|name| match name {
+            "OPENAI_BASE_URL" => Some("http://127.0.0.1:9/v1".into()),
+            "TENDERO_LLM_RESPONSE_FORMAT" => Some("text".into()),
+            "TENDERO_LLM_PRICES" => Some("local=0/0, big=1.5/3".into()),
+            _ => None,
+        })
+        .unwrap();
+        let llm = settings.llm.unwrap();
+        assert_eq!(llm.mode, ResponseMode::Text);
+        assert_eq!(llm.prices["big"], (1.5, 3.0));
+        let err = Settings::from_lookup(|name| match name {
+            "OPENAI_API_KEY" => Some("sk-secret".into()),
+            "TENDERO_LLM_RESPONSE_FORMAT" => Some("yaml".into()),
+            _ => None,
+        })
+        .unwrap_err();
+        assert_eq!(err.name, "TENDERO_LLM_RESPONSE_FORMAT");
+        let printed = format!(
+            "{:?}",
+            Settings::from_lookup(|n| (n == "OPENAI_API_KEY").then(|| "sk-secret".into())).unwrap()
+        );
+        assert!(!printed.contains("sk-secret"));
     }
 
     #[test]

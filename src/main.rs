@@ -4,6 +4,7 @@ use clap::Parser;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    tendero::startup::install_crypto_provider();
     let cli = tendero::cli::Cli::parse();
     match tendero::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -23,9 +23,33 @@ pub fn engine_settings(settings: &Settings) -> EngineSettings {
         lease: settings.lease,
         max_attempts: settings.max_attempts,
         retry_backoff: settings.retry_backoff,
-        proposer_timeout: Duration::from_secs(30),
+        proposer_timeout: settings.proposer_timeout(),
         history_len: 12,
     }
+}
+
+/// The configured proposer: the LLM when one is configured, else the offline rules.
+pub fn proposer(settings: &Settings, pool: &PgPool) -> anyhow::Result<Arc<dyn Proposer>> {
+    match &settings.llm {
+        Some(llm) => {
+            tracing::info!(model = %llm.model, format = llm.mode.as_str(), "proposals come from the LLM, with the rules as fallback");
+            Ok(Arc::new(crate::agent::llm::LlmProposer::new(
+                llm.clone(),
+                pool.clone(),
+            )?))
+        }
+        None => {
+            tracing::warn!(
+                "no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): proposals come from the offline Spanish rules"
+            );
+            Ok(Arc::new(crate::agent::RulesProposer))
+        }
+    }
+}
+
+/// Installs the process-wide TLS crypto provider (ring); idempotent.
+pub fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 pub fn channels() -> Vec<Arc<dyn Channel>> {

@@ -15,7 +15,7 @@ use sqlx::{PgConnection, PgPool};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::agent::contract::{CartLineView, CartView, CatalogEntry, ProposalInput};
+use crate::agent::contract::{CartLineView, CartView, CatalogEntry, ProposalInput, TurnContext};
 use crate::agent::{Proposal, ProposedAction, Proposer};
 use crate::audit::{self, Actor, Entry, Scope};
 use crate::channels::OutPayload;
@@ -312,8 +312,14 @@ impl Engine {
                 })
                 .collect(),
             currency: bot.currency.clone(),
+            context: TurnContext {
+                bot_id: bot.id,
+                conversation_id: conversation.id,
+                inbox_id: event.id,
+                agent_enabled: bot.agent_enabled,
+            },
         };
-        let proposer = self.proposer.name();
+        let mut proposer = self.proposer.name();
         let proposal = match tokio::time::timeout(
             self.settings.proposer_timeout,
             self.proposer.propose(&input),
@@ -333,6 +339,9 @@ impl Engine {
                 fallback_proposal()
             }
         };
+        if let Some(origin) = proposal.origin {
+            proposer = origin;
+        }
         Ok(Plan::Propose(Box::new(ProposePlan {
             start,
             greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,

@@ -19,6 +19,19 @@ pub struct ProposalInput {
     pub recent_history: Vec<HistoryEntry>,
     pub product_catalog: Vec<CatalogEntry>,
     pub currency: String,
+    /// Where the turn happens; never part of a prompt.
+    #[serde(skip)]
+    pub context: TurnContext,
+}
+
+/// Identifiers and switches of the turn a proposal is for.
+#[derive(Debug, Clone, Default)]
+pub struct TurnContext {
+    pub bot_id: uuid::Uuid,
+    pub conversation_id: uuid::Uuid,
+    pub inbox_id: i64,
+    /// The bot's LLM switch (the Agent V2 rollback flag).
+    pub agent_enabled: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -62,6 +75,9 @@ pub struct Proposal {
     /// Advisory only: logged, never applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggested_state: Option<String>,
+    /// Which proposer actually produced this (e.g. the rules after an LLM fallback).
+    #[serde(skip)]
+    pub origin: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -125,6 +141,7 @@ impl Proposal {
             proposed_actions: actions,
             response_text: response_text.into(),
             suggested_state: None,
+            origin: None,
         }
     }
 

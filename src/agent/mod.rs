@@ -3,6 +3,8 @@
 //! into; `RulesProposer` runs offline.
 
 pub mod contract;
+pub mod llm;
+pub mod privacy;
 pub mod rules;
 
 use std::sync::Arc;

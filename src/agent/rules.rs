@@ -419,6 +419,7 @@ mod tests {
             recent_history: vec![],
             product_catalog: catalog(),
             currency: "BOB".into(),
+            context: Default::default(),
         }
     }
 

@@ -470,3 +470,80 @@ pub async fn reject_payment(
         json!({"order_id": order.id, "status": "awaiting_payment"}),
     ))
 }
+
+/// A bot of this merchant, or 404.
+async fn owned_bot(
+    state: &AppState,
+    merchant_id: Uuid,
+    slug: &str,
+) -> Result<crate::merchant::Bot, ApiError> {
+    crate::merchant::bot_by_slug(&state.pool, slug)
+        .await?
+        .filter(|bot| bot.merchant_id == merchant_id)
+        .ok_or(ApiError::NotFound("bot"))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BotPatch {
+    /// The LLM switch: false runs the bot on the offline rules (the rollback flag).
+    agent_enabled: Option<bool>,
+}
+
+/// `PATCH /api/v1/bots/{slug}`: bot settings a merchant may change.
+pub async fn update_bot(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let patch: BotPatch = parse_json(&body?)?;
+    let bot = owned_bot(&state, merchant_id, &slug).await?;
+    let agent_enabled = patch.agent_enabled.unwrap_or(bot.agent_enabled);
+    sqlx::query("UPDATE bots SET agent_enabled = $2 WHERE id = $1")
+        .bind(bot.id)
+        .bind(agent_enabled)
+        .execute(&state.pool)
+        .await?;
+    Ok(Json(
+        json!({"bot": bot.slug, "agent_enabled": agent_enabled}),
+    ))
+}
+
+#[derive(Debug, Serialize, sqlx::FromRow)]
+struct UsageRow {
+    outcome: String,
+    calls: i64,
+    prompt_tokens: i64,
+    completion_tokens: i64,
+    cost_micros: i64,
+    mean_latency_ms: f64,
+}
+
+/// `GET /api/v1/bots/{slug}/llm-usage`: LLM calls, tokens and estimated cost, by outcome.
+pub async fn llm_usage(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let bot = owned_bot(&state, merchant_id, &slug).await?;
+    let rows: Vec<UsageRow> = sqlx::query_as(
+        "SELECT outcome, count(*) AS calls, coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
+                coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
+                coalesce(sum(cost_micros), 0)::bigint AS cost_micros,
+                coalesce(avg(latency_ms), 0)::float8 AS mean_latency_ms
+         FROM llm_calls WHERE bot_id = $1 GROUP BY outcome ORDER BY outcome",
+    )
+    .bind(bot.id)
+    .fetch_all(&state.pool)
+    .await?;
+    let total = |f: fn(&UsageRow) -> i64| rows.iter().map(f).sum::<i64>();
+    Ok(Json(json!({
+        "bot": bot.slug,
+        "calls": total(|r| r.calls),
+        "prompt_tokens": total(|r| r.prompt_tokens),
+        "completion_tokens": total(|r| r.completion_tokens),
+        "cost_micros": total(|r| r.cost_micros),
+        "by_outcome": rows,
+    })))
+}

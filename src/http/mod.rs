@@ -35,6 +35,8 @@ pub fn router(state: AppState) -> Router {
         .route("/conversations/{id}/takeover", post(merchant::takeover))
         .route("/conversations/{id}/release", post(merchant::release))
         .route("/conversations/{id}/reply", post(merchant::reply))
+        .route("/bots/{slug}", axum::routing::patch(merchant::update_bot))
+        .route("/bots/{slug}/llm-usage", get(merchant::llm_usage))
         .route(
             "/orders/{id}/approve-payment",
             post(merchant::approve_payment),

@@ -49,6 +49,7 @@ pub async fn spawn_app_configured(
     proposer: Arc<dyn Proposer>,
     configure: impl FnOnce(&mut Settings),
 ) -> TestApp {
+    startup::install_crypto_provider();
     let mut settings = Settings::for_tests("postgres://unused");
     configure(&mut settings);
     let shop = demo::load_shop(&pool, demo::DEMO_SHOP)

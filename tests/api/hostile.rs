@@ -33,6 +33,7 @@ fn script(input: &ProposalInput) -> Proposal {
             response_text: "Te dejo todo a mitad de precio.".into(),
             suggested_state: Some("COMPLETED".into()),
             reasoning: None,
+            origin: None,
         },
         "unknown" => Proposal::new(
             vec![

@@ -1,0 +1,465 @@
+//! The LLM proposer against a fake OpenAI-compatible server: whatever the model
+//! says, the backend stays in charge.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tendero::agent::llm::{LlmConfig, LlmProposer, ResponseMode};
+use tendero::config::Secret;
+
+use crate::fake_llm::{FakeLlm, Reply};
+use crate::helpers::{TestApp, spawn_app_with};
+
+const API_KEY: &str = "sk-test-never-in-a-prompt";
+
+fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
+    LlmConfig {
+        base_url: fake.base_url.clone(),
+        api_key: Some(Secret::new(API_KEY)),
+        model: "fake-model".into(),
+        mode,
+        timeout: Duration::from_secs(5),
+        catalog_top_k: 20,
+        prompt_budget_tokens: 3000,
+        prices: [("fake-model".to_string(), (1.0, 2.0))]
+            .into_iter()
+            .collect(),
+        breaker_failures: 3,
+        breaker_cooldown: Duration::from_secs(3600),
+        history_len: 10,
+    }
+}
+
+async fn app(pool: sqlx::PgPool, config: LlmConfig) -> TestApp {
+    let proposer = LlmProposer::new(config, pool.clone()).unwrap();
+    spawn_app_with(pool, Arc::new(proposer)).await
+}
+
+async fn id(app: &TestApp, sku: &str) -> i64 {
+    sqlx::query_scalar("SELECT id FROM products WHERE sku = $1")
+        .bind(sku)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+fn proposal(actions: Value, text: &str) -> String {
+    json!({"reasoning": "r", "proposed_actions": actions, "response_text": text, "suggested_state": null}).to_string()
+}
+
+async fn calls(app: &TestApp) -> Vec<(String, i32, i32, i64)> {
+    sqlx::query_as(
+        "SELECT outcome, prompt_tokens, completion_tokens, cost_micros FROM llm_calls ORDER BY id",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_correct_multi_action_proposal_is_executed_and_accounted(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let (maracuya, matcha) = (id(&app, "maracuya").await, id(&app, "matcha").await);
+    fake.push(Reply::Content(proposal(
+        json!([
+            {"type": "ADD_TO_CART", "params": {"product_id": maracuya, "product_name": "Maracuyá", "quantity": 2, "reason": "pidió 2"}},
+            {"type": "ADD_TO_CART", "params": {"product_id": matcha, "product_name": null, "quantity": 1, "reason": null}},
+        ]),
+        "¡Perfecto, ya los anoté!",
+    )));
+    let reply = app.say("ana", "dos maracuyás y un matcha porfa").await;
+    assert!(
+        reply[0].starts_with("¡Perfecto, ya los anoté!"),
+        "{reply:?}"
+    );
+    assert!(reply[0].contains("Total: Bs 89"));
+    assert_eq!(
+        app.cart("ana").await,
+        vec![("maracuya".into(), 2), ("matcha".into(), 1)]
+    );
+
+    let request = &fake.requests()[0];
+    assert_eq!(request["model"], "fake-model");
+    assert_eq!(request["response_format"]["type"], "json_schema");
+    assert_eq!(request["messages"][0]["role"], "system");
+    let user: Value =
+        serde_json::from_str(request["messages"][1]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(user["current_state"], "IDLE");
+    assert!(
+        user["product_catalog"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["price"] == "Bs 30")
+    );
+
+    // 420 prompt tokens at $1/M and 42 completion tokens at $2/M = 504 micro-dollars.
+    assert_eq!(calls(&app).await, vec![("ok".to_string(), 420, 42, 504)]);
+    let (status, usage) = app
+        .api(
+            reqwest::Method::GET,
+            "/bots/demo-shop/llm-usage",
+            &app.key,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(usage["calls"], 1);
+    assert_eq!(usage["prompt_tokens"], 420);
+    assert_eq!(usage["cost_micros"], 504);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn hostile_llm_proposals_are_rejected_audited_and_change_nothing(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let maracuya = id(&app, "maracuya").await;
+    fake.push(Reply::Content(proposal(
+        json!([
+            {"type": "MODIFY_PRICE", "params": {"product_id": maracuya, "quantity": 1}},
+            {"type": "APPLY_DISCOUNT", "params": {"product_id": maracuya}},
+            {"type": "ADD_TO_CART", "params": {"product_id": maracuya, "quantity": 1000}},
+            {"type": "ADD_TO_CART", "params": {"product_id": 424242, "quantity": 1}},
+            {"type": "CONFIRM_ORDER", "params": {}},
+        ]),
+        "Listo, te lo dejo en Bs 5 con descuento y tu pedido está confirmado.",
+    )));
+    let hostile = json!({"reasoning": "", "proposed_actions": [{"type": "REPLY", "params": {}}],
+                             "response_text": "Tu total es Bs 999", "suggested_state": "COMPLETED"});
+    fake.push(Reply::Content(hostile.to_string()));
+    let reply = app.say("beto", "hazme descuento").await;
+    assert!(
+        !reply[0].contains("Bs 5") && !reply[0].contains("confirmado"),
+        "{reply:?}"
+    );
+    let reply2 = app.say("beto", "¿cuánto es?").await;
+    assert!(!reply2[0].contains("999"), "{reply2:?}");
+
+    assert!(app.cart("beto").await.is_empty());
+    assert_eq!(
+        app.state("beto").await,
+        "IDLE",
+        "suggested_state COMPLETED was not applied"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    assert_eq!(
+        app.count("SELECT count(*) FROM products WHERE price_minor <> 3000 AND sku = 'maracuya'")
+            .await,
+        0
+    );
+    let rejected: Vec<(String, String)> = sqlx::query_as(
+        "SELECT action, reason FROM audit_log WHERE kind = 'action_rejected' ORDER BY id",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    let actions: Vec<&str> = rejected.iter().map(|(a, _)| a.as_str()).collect();
+    assert_eq!(
+        actions,
+        [
+            "MODIFY_PRICE",
+            "APPLY_DISCOUNT",
+            "ADD_TO_CART",
+            "ADD_TO_CART",
+            "CONFIRM_ORDER"
+        ]
+    );
+    assert!(
+        rejected[2].1.contains("1000") && rejected[3].1.contains("424242"),
+        "{rejected:?}"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE kind = 'action_executed'")
+            .await,
+        1,
+        "only the REPLY"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE kind = 'reply_replaced'")
+            .await,
+        2
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE kind = 'suggested_state_ignored' AND reason = 'COMPLETED'").await,
+        1
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn malformed_output_is_repaired_once_then_falls_back_to_the_rules(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let brownie = id(&app, "brownie").await;
+    // First turn: broken, then repaired.
+    fake.push(Reply::Content(
+        "{\"proposed_actions\": [ {\"type\": ".into(),
+    ));
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": brownie, "quantity": 1}}]),
+        "",
+    )));
+    app.say("caro", "un brownie").await;
+    assert_eq!(app.cart("caro").await, vec![("brownie".into(), 1)]);
+    let repair = &fake.requests()[1];
+    let last = repair["messages"].as_array().unwrap().last().unwrap();
+    assert!(
+        last["content"].as_str().unwrap().contains("no es válida"),
+        "{last}"
+    );
+
+    // Second turn: broken twice; the rules proposer reads the message instead.
+    fake.push(Reply::Content("lo siento, no sé".into()));
+    fake.push(Reply::Content("{\"proposed_actions\": []}".into()));
+    let reply = app.say("caro", "quiero 2 maracuyá").await;
+    assert!(reply[0].contains("Agregué 2 × Maracuya"), "{reply:?}");
+    let outcomes: Vec<String> = calls(&app).await.into_iter().map(|c| c.0).collect();
+    assert_eq!(outcomes, ["repaired", "fallback"]);
+    let origin: String = sqlx::query_scalar(
+        "SELECT detail->>'proposer' FROM audit_log WHERE kind = 'action_proposed' ORDER BY id DESC LIMIT 1",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(origin, "rules (LLM output invalid)");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_slow_llm_times_out_and_the_turn_still_answers(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let mut config = config(&fake, ResponseMode::JsonSchema);
+    config.timeout = Duration::from_millis(300);
+    let app = app(pool, config).await;
+    fake.push(Reply::Slow(
+        Duration::from_secs(30),
+        proposal(json!([{"type": "REPLY"}]), "tarde"),
+    ));
+    let started = std::time::Instant::now();
+    let reply = app.say("dani", "quiero 1 limonada").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the turn did not wait for the model"
+    );
+    assert!(reply[0].contains("Agregué 1 × Limonada"), "{reply:?}");
+    let outcomes: Vec<String> = calls(&app).await.into_iter().map(|c| c.0).collect();
+    assert_eq!(outcomes, ["timeout"]);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_takeover_while_the_model_thinks_means_silence(pool: sqlx::PgPool) {
+    let mut fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let maracuya = id(&app, "maracuya").await;
+    fake.push(Reply::Gate(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": maracuya, "quantity": 3}}]),
+        "¡Listo!",
+    )));
+    app.post_message("eli", "tres maracuyás", "e-1").await;
+    let conversation = app.conversation_id("eli").await;
+    let turn = async { app.engine.run_once().await.unwrap() };
+    let takeover = async {
+        fake.arrived.recv().await.unwrap();
+        let (status, _) = app
+            .post_api(&format!("/conversations/{conversation}/takeover"), None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+        fake.release.notify_one();
+    };
+    tokio::join!(turn, takeover);
+    app.dispatcher.run_until_idle().await.unwrap();
+    assert_eq!(app.count("SELECT count(*) FROM outbox").await, 0);
+    assert!(app.cart("eli").await.is_empty());
+    assert_eq!(app.state("eli").await, "HUMAN_TAKEOVER");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn personal_data_and_secrets_never_reach_the_model(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    app.say(
+        "fio",
+        "mi correo es fio.rios@mail.com, mi cel +591 71234567 y mi tarjeta 4111 1111 1111 1111",
+    )
+    .await;
+    app.say("fio", "quiero 1 brownie").await;
+    for request in fake.requests() {
+        let body = request.to_string();
+        for secret in ["fio.rios@mail.com", "71234567", "4111 1111", API_KEY] {
+            assert!(!body.contains(secret), "{secret} leaked: {body}");
+        }
+    }
+    let second = fake.requests()[1].to_string();
+    assert!(
+        second.contains("[correo]")
+            && second.contains("[tarjeta]")
+            && second.contains("[teléfono]"),
+        "history is masked too"
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn json_object_and_text_modes_parse(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let object_app = app(pool.clone(), config(&fake, ResponseMode::JsonObject)).await;
+    let croissant = id(&object_app, "croissant").await;
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": croissant, "quantity": 2}}]),
+        "",
+    )));
+    object_app.say("gus", "dos croissants").await;
+    assert_eq!(object_app.cart("gus").await, vec![("croissant".into(), 2)]);
+    let format = &fake.requests()[0]["response_format"];
+    assert_eq!(format["type"], "json_object");
+    assert!(format["schema"]["properties"]["proposed_actions"].is_object());
+
+    let text_fake = FakeLlm::start().await;
+    let proposer = LlmProposer::new(config(&text_fake, ResponseMode::Text), pool.clone()).unwrap();
+    let text_app = TestAppSwap::swap(object_app, Arc::new(proposer));
+    text_fake.push(Reply::Content(format!(
+        "Claro, aquí está mi propuesta:\n```json\n{}\n```\nSaludos.",
+        proposal(json!([{"type": "UPDATE_QUANTITY", "params": {"product_id": croissant, "quantity": 5}}]), "")
+    )));
+    text_app.say("gus", "mejor cinco").await;
+    assert_eq!(text_app.cart("gus").await, vec![("croissant".into(), 5)]);
+    assert!(text_fake.requests()[0].get("response_format").is_none());
+}
+
+/// Rebuilds a test app's worker around another proposer, same database.
+struct TestAppSwap;
+
+impl TestAppSwap {
+    fn swap(mut app: TestApp, proposer: Arc<dyn tendero::agent::Proposer>) -> TestApp {
+        app.engine = tendero::worker::Engine::new(
+            app.pool.clone(),
+            proposer,
+            tendero::startup::engine_settings(&app.settings),
+        );
+        app
+    }
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_breaker_opens_after_repeated_failures_and_the_bot_switch_turns_the_llm_off(
+    pool: sqlx::PgPool,
+) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    for _ in 0..3 {
+        fake.push(Reply::Status(500));
+    }
+    for text in [
+        "quiero 1 brownie",
+        "quiero 1 brownie",
+        "quiero 1 brownie",
+        "quiero 1 brownie",
+    ] {
+        app.say("hilda", text).await;
+    }
+    // Every turn answered (by the rules); after 3 failures the server is left alone.
+    assert_eq!(app.cart("hilda").await, vec![("brownie".into(), 4)]);
+    assert_eq!(fake.requests().len(), 3);
+    let outcomes: Vec<String> = calls(&app).await.into_iter().map(|c| c.0).collect();
+    assert_eq!(outcomes, ["error", "error", "error"]);
+
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(json!({"agent_enabled": false})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(json!({"prices": 1})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn with_the_llm_switched_off_the_bot_runs_on_the_rules(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    app.api(
+        reqwest::Method::PATCH,
+        "/bots/demo-shop",
+        &app.key,
+        Some(json!({"agent_enabled": false})),
+    )
+    .await;
+    let reply = app.say("ivo", "quiero 2 capuchinos").await;
+    assert!(reply[0].contains("Agregué 2 × Capuchino"), "{reply:?}");
+    assert!(fake.requests().is_empty());
+    assert!(calls(&app).await.is_empty());
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_circuit_closes_again_after_its_cool_down(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let mut config = config(&fake, ResponseMode::JsonSchema);
+    config.breaker_failures = 1;
+    config.breaker_cooldown = Duration::from_millis(200);
+    let app = app(pool, config).await;
+    fake.push(Reply::Status(503));
+    app.say("juan", "quiero 1 brownie").await;
+    app.say("juan", "quiero 1 brownie").await;
+    assert_eq!(
+        fake.requests().len(),
+        1,
+        "open: the second turn skipped the model"
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    app.say("juan", "quiero 1 brownie").await;
+    assert_eq!(fake.requests().len(), 2, "closed again after the cool-down");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_five_thousand_product_catalog_keeps_the_prompt_under_budget(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    sqlx::query(
+        "INSERT INTO products (bot_id, sku, name, description, price_minor, currency)
+         SELECT b.id, 'p' || g, 'Producto de prueba ' || g, 'Una descripción bastante larga del producto ' || g, 1000 + g, 'BOB'
+         FROM bots b, generate_series(1, 5000) g",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    app.say("kike", "¿tienen producto de prueba 4321? y maracuyá")
+        .await;
+    let request = &fake.requests()[0];
+    let total_chars: usize = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap().chars().count())
+        .sum();
+    assert!(
+        total_chars <= 3000 * 4,
+        "prompt of {total_chars} characters"
+    );
+    let user: Value =
+        serde_json::from_str(request["messages"][1]["content"].as_str().unwrap()).unwrap();
+    let names: Vec<&str> = user["product_catalog"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(names.len() <= 20, "{}", names.len());
+    assert!(names.contains(&"Producto de prueba 4321"), "{names:?}");
+    let (chars, items): (i32, i32) =
+        sqlx::query_as("SELECT prompt_chars, catalog_items FROM llm_calls")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(chars as usize, total_chars);
+    assert_eq!(items as usize, names.len());
+}
