@@ -44,6 +44,18 @@ enum Command {
         #[arg(long)]
         session: Option<String>,
     },
+    /// Play scripted conversations (JSON Lines) against the configured proposer and score them.
+    Eval {
+        /// Script files, e.g. fixtures/eval/*.jsonl.
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+        /// Shop fixture to play against (defaults to the demo shop).
+        #[arg(long)]
+        shop: Option<std::path::PathBuf>,
+        /// Fail when fewer turns than this fraction are fully correct.
+        #[arg(long, default_value_t = 0.9)]
+        min_correct: f64,
+    },
     /// Manage merchants and their API keys.
     Merchant {
         #[command(subcommand)]
@@ -76,6 +88,39 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Chat { bot, url, session } => chat(&url, &bot, session).await,
+        Command::Eval {
+            files,
+            shop,
+            min_correct,
+        } => {
+            telemetry::init();
+            let settings = Settings::from_env()?;
+            let shop_json = match shop {
+                Some(path) => std::fs::read_to_string(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?,
+                None => demo::DEMO_SHOP.to_owned(),
+            };
+            let database = db::connect(&settings).await?;
+            let report =
+                crate::eval::run_files(&database.pool, &shop_json, &files, &settings).await;
+            shutdown_cluster(database).await;
+            let report = report?;
+            print!("{}", report.render());
+            if report.forbidden_executed > 0 {
+                anyhow::bail!(
+                    "{} forbidden actions were executed",
+                    report.forbidden_executed
+                );
+            }
+            if report.correct_ratio() < min_correct {
+                anyhow::bail!(
+                    "{:.1}% of turns fully correct, below the {:.1}% required",
+                    report.correct_ratio() * 100.0,
+                    min_correct * 100.0
+                );
+            }
+            Ok(())
+        }
         Command::Merchant { command } => {
             telemetry::init();
             let settings = Settings::from_env()?;

@@ -284,3 +284,25 @@ async fn start_private_cluster(
         .context("could not start postgres")?;
     Ok(PrivateCluster { child, data_dir })
 }
+
+/// Creates a throwaway database on the same server as `base` and connects to it.
+pub async fn create_scratch(base: &PgPool, prefix: &str) -> anyhow::Result<(PgPool, String)> {
+    let name = format!("{prefix}_{}", uuid::Uuid::new_v4().simple());
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+        .execute(base)
+        .await
+        .context("could not create a scratch database")?;
+    let options = (*base.connect_options()).clone().database(&name);
+    Ok((pool_for(options).await?, name))
+}
+
+/// Drops a database made by `create_scratch`.
+pub async fn drop_scratch(base: &PgPool, pool: PgPool, name: &str) -> anyhow::Result<()> {
+    pool.close().await;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+    )))
+    .execute(base)
+    .await?;
+    Ok(())
+}

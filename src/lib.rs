@@ -11,6 +11,7 @@ pub mod conversation;
 pub mod conversations;
 pub mod db;
 pub mod demo;
+pub mod eval;
 pub mod http;
 pub mod inbox;
 pub mod merchant;

@@ -210,9 +210,7 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         return Proposal::new(vec![ProposedAction::new("SHOW_CATALOG")], "");
     }
     if words.iter().any(|w| token_number(w).is_some()) && !words.is_empty() {
-        return clarify(
-            "¿De qué producto? Escribe, por ejemplo, «quiero 2» seguido del nombre del producto.",
-        );
+        return clarify("¿De qué producto? Escríbeme la cantidad y el nombre del producto.");
     }
     clarify(
         "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.",

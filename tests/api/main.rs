@@ -6,6 +6,7 @@ mod helpers;
 mod cache;
 mod cli;
 mod concurrency;
+mod eval;
 mod fake_llm;
 mod hostile;
 mod input;
