@@ -74,4 +74,17 @@ impl Redis {
             tracing::debug!(%err, "Redis write failed; PostgreSQL still dedupes");
         }
     }
+
+    /// Counts one use of `key` in the one-second window `second` across replicas.
+    /// `None` when Redis cannot answer.
+    pub async fn count_in_window(&self, key: &str, second: u64) -> Option<u64> {
+        let key = format!("{}:rate:{key}:{second}", self.prefix);
+        let mut conn = self.manager.clone();
+        let mut pipe = redis::pipe();
+        pipe.atomic().incr(&key, 1u64).expire(&key, 2).ignore();
+        match tokio::time::timeout(CALL_TIMEOUT, pipe.query_async::<(u64,)>(&mut conn)).await {
+            Ok(Ok((count,))) => Some(count),
+            _ => None,
+        }
+    }
 }

@@ -81,6 +81,14 @@ pub struct Settings {
     pub load_demo: bool,
     /// `TENDERO_SHUTDOWN_GRACE_SECS`: how long in-flight turns get to finish on SIGTERM.
     pub shutdown_grace: Duration,
+    /// `TELEGRAM_API_URL`: the Bot API base (a fake in tests and staging).
+    pub telegram_api_url: String,
+    /// `WHATSAPP_API_URL`: the Graph API base.
+    pub whatsapp_api_url: String,
+    /// `WHATSAPP_API_VERSION`: the Graph API version in send URLs.
+    pub whatsapp_api_version: String,
+    /// `TENDERO_SEND_BACKOFF_MS`: first retry delay of a failed send, doubled per attempt.
+    pub send_backoff: Duration,
     /// The LLM proposer; `None` runs every bot on the offline rules.
     pub llm: Option<LlmConfig>,
 }
@@ -186,6 +194,17 @@ impl Settings {
             sweep_interval: Duration::from_secs(positive("TENDERO_SWEEP_SECS", 15)?),
             load_demo,
             shutdown_grace: Duration::from_secs(positive("TENDERO_SHUTDOWN_GRACE_SECS", 20)?),
+            telegram_api_url: get("TELEGRAM_API_URL")
+                .unwrap_or_else(|| "https://api.telegram.org".into()),
+            whatsapp_api_url: get("WHATSAPP_API_URL")
+                .unwrap_or_else(|| "https://graph.facebook.com".into()),
+            whatsapp_api_version: get("WHATSAPP_API_VERSION").unwrap_or_else(|| "v21.0".into()),
+            send_backoff: Duration::from_millis(parse(
+                "TENDERO_SEND_BACKOFF_MS",
+                get("TENDERO_SEND_BACKOFF_MS"),
+                500,
+                "expected milliseconds",
+            )?),
             llm: llm_config(&get)?,
         })
     }
@@ -206,6 +225,7 @@ impl Settings {
         settings.retry_backoff = Duration::ZERO;
         settings.max_attempts = 3;
         settings.send_attempts = 3;
+        settings.send_backoff = Duration::ZERO;
         settings.load_demo = false;
         settings.workers = 2;
         settings

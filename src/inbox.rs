@@ -88,7 +88,7 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
     let contact_id: Uuid = sqlx::query_scalar(
         "INSERT INTO contacts (bot_id, channel, external_id, display_name) VALUES ($1, $2, $3, $4)
          ON CONFLICT (bot_id, channel, external_id)
-         DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name)
+         DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name), blocked = false
          RETURNING id",
     )
     .bind(bot.id)
@@ -98,6 +98,11 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
     .fetch_one(&mut *tx)
     .await?;
     let conversation_id = conversation_for(&mut tx, bot.id, contact_id).await?;
+    // The customer wrote: the reply window (WhatsApp's 24 hours) is open again.
+    sqlx::query("UPDATE conversations SET last_customer_at = now() WHERE id = $1")
+        .bind(conversation_id)
+        .execute(&mut *tx)
+        .await?;
     let payload = serde_json::to_value(&inbound.message).expect("payload serializes");
     let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
@@ -137,6 +142,26 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
         inbox_id,
         conversation_id,
     })
+}
+
+/// The conversation with `sender` on `channel`, created (with its contact) if new.
+pub async fn ensure_conversation(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    channel: ChannelKind,
+    sender: &str,
+) -> sqlx::Result<Uuid> {
+    let contact_id: Uuid = sqlx::query_scalar(
+        "INSERT INTO contacts (bot_id, channel, external_id) VALUES ($1, $2, $3)
+         ON CONFLICT (bot_id, channel, external_id) DO UPDATE SET external_id = excluded.external_id
+         RETURNING id",
+    )
+    .bind(bot_id)
+    .bind(channel.as_str())
+    .bind(sender)
+    .fetch_one(&mut *conn)
+    .await?;
+    conversation_for(conn, bot_id, contact_id).await
 }
 
 /// The contact's conversation, created on first contact. Each statement sees

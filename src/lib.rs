@@ -17,6 +17,7 @@ pub mod inbox;
 pub mod merchant;
 pub mod notify;
 pub mod outbox;
+pub mod ratelimit;
 pub mod shop;
 pub mod startup;
 pub mod telemetry;

@@ -33,8 +33,41 @@ impl Author {
     }
 }
 
+/// Longest text of one outbound row: every channel takes at least this much, so a
+/// row is one platform message and a retry never resends half of a reply.
+pub const MAX_ROW_TEXT: usize = 4096;
+
 /// Queues a message for the conversation's contact and records it in the transcript.
+/// Text longer than one platform message becomes several rows, in order; choices go
+/// with the last. Returns the id of the last row.
 pub async fn enqueue(
+    conn: &mut PgConnection,
+    conversation_id: Uuid,
+    author: Author,
+    payload: &OutPayload,
+    inbox_id: Option<i64>,
+) -> sqlx::Result<i64> {
+    let parts = crate::channels::split_text(&payload.text, MAX_ROW_TEXT);
+    let mut last = 0;
+    for (i, text) in parts.iter().enumerate() {
+        let part = OutPayload {
+            text: text.clone(),
+            choices: if i + 1 == parts.len() {
+                payload.choices.clone()
+            } else {
+                Vec::new()
+            },
+        };
+        last = enqueue_one(&mut *conn, conversation_id, author, &part, inbox_id).await?;
+    }
+    sqlx::query("SELECT pg_notify('tendero_outbox_pending', $1)")
+        .bind(conversation_id.to_string())
+        .execute(conn)
+        .await?;
+    Ok(last)
+}
+
+async fn enqueue_one(
     conn: &mut PgConnection,
     conversation_id: Uuid,
     author: Author,
@@ -64,10 +97,6 @@ pub async fn enqueue(
     .bind(id)
     .execute(&mut *conn)
     .await?;
-    sqlx::query("SELECT pg_notify('tendero_outbox_pending', $1)")
-        .bind(conversation_id.to_string())
-        .execute(conn)
-        .await?;
     Ok(id)
 }
 
@@ -96,6 +125,7 @@ pub struct Dispatcher {
     max_attempts: i32,
     /// First retry delay; doubled per attempt, with jitter.
     base_backoff: Duration,
+    limiter: crate::ratelimit::RateLimiter,
 }
 
 const CLAIM_BATCH: i64 = 32;
@@ -107,20 +137,21 @@ impl Dispatcher {
         channels: Vec<Arc<dyn Channel>>,
         max_attempts: i32,
         base_backoff: Duration,
+        limiter: crate::ratelimit::RateLimiter,
     ) -> Self {
         Dispatcher {
             pool,
             channels: channels.into_iter().map(|c| (c.name(), c)).collect(),
             max_attempts,
             base_backoff,
+            limiter,
         }
     }
 
     /// Claims the head message of each conversation that has one due, and sends them.
     pub async fn run_once(&self) -> anyhow::Result<Outcome> {
         let claimed: Vec<Claimed> = sqlx::query_as(
-            "UPDATE outbox SET status = 'sending', attempts = attempts + 1,
-                 lease_until = now() + make_interval(secs => $2)
+            "UPDATE outbox SET status = 'sending', lease_until = now() + make_interval(secs => $2)
              WHERE id IN (
                  SELECT o.id FROM outbox o
                  WHERE ((o.status = 'pending' AND o.next_attempt_at <= now())
@@ -157,22 +188,33 @@ impl Dispatcher {
 
     #[tracing::instrument(skip_all, fields(outbox_id = row.id, conversation_id = %row.conversation_id))]
     async fn deliver(&self, row: Claimed) -> anyhow::Result<()> {
-        if row.author == "bot" {
-            let silenced: bool = sqlx::query_scalar(
-                "SELECT human_override OR ct.blocked FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $1",
-            )
-            .bind(row.conversation_id)
-            .fetch_one(&self.pool)
-            .await?;
-            if silenced {
-                return self
-                    .finish(
-                        &row,
-                        "suppressed",
-                        Some("human override or blocked contact"),
-                    )
-                    .await;
-            }
+        let (human_override, blocked, outside_window): (bool, bool, bool) = sqlx::query_as(
+            "SELECT c.human_override, ct.blocked,
+                    ct.channel = 'whatsapp' AND (c.last_customer_at IS NULL OR c.last_customer_at < now() - interval '24 hours')
+             FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $1",
+        )
+        .bind(row.conversation_id)
+        .fetch_one(&self.pool)
+        .await?;
+        if row.author == "bot" && human_override {
+            return self
+                .finish(&row, "suppressed", Some("human override is on"), None)
+                .await;
+        }
+        if blocked {
+            return self
+                .finish(&row, "failed", Some("the recipient blocked the bot"), None)
+                .await;
+        }
+        if outside_window {
+            return self
+                .finish(
+                    &row,
+                    "failed",
+                    Some(crate::channels::whatsapp::OUTSIDE_WINDOW),
+                    None,
+                )
+                .await;
         }
         let Some(channel) = self.channels.get(row.channel.as_str()) else {
             return self
@@ -180,6 +222,7 @@ impl Dispatcher {
                     &row,
                     "failed",
                     Some("no channel configured for this message"),
+                    None,
                 )
                 .await;
         };
@@ -187,7 +230,12 @@ impl Dispatcher {
             Ok(p) => p,
             Err(e) => {
                 return self
-                    .finish(&row, "failed", Some(&format!("unreadable payload: {e}")))
+                    .finish(
+                        &row,
+                        "failed",
+                        Some(&format!("unreadable payload: {e}")),
+                        None,
+                    )
                     .await;
             }
         };
@@ -198,8 +246,17 @@ impl Dispatcher {
             recipient: row.recipient.clone(),
             payload,
         };
+        for (key, per_second) in channel.rate_limits(&outgoing) {
+            if let Err(wait) = self.limiter.acquire(&key, per_second).await {
+                // Not a failure: wait for the next window without spending an attempt.
+                return self.reschedule(&row, wait, None).await;
+            }
+        }
         match channel.send(&outgoing).await {
-            Ok(()) => self.finish(&row, "sent", None).await,
+            Ok(delivered) => {
+                self.finish(&row, "sent", None, delivered.provider_message_id.as_deref())
+                    .await
+            }
             Err(SendError::Blocked) => {
                 sqlx::query(
                     "UPDATE contacts SET blocked = true WHERE id = (SELECT contact_id FROM conversations WHERE id = $1)",
@@ -207,39 +264,66 @@ impl Dispatcher {
                 .bind(row.conversation_id)
                 .execute(&self.pool)
                 .await?;
-                self.finish(&row, "failed", Some("the recipient blocked the bot"))
+                self.finish(&row, "failed", Some("the recipient blocked the bot"), None)
                     .await
             }
-            Err(SendError::Permanent(reason)) => self.finish(&row, "failed", Some(&reason)).await,
-            Err(SendError::Retry { reason, after }) if row.attempts < self.max_attempts => {
-                let delay = after.unwrap_or_else(|| backoff(self.base_backoff, row.attempts));
-                tracing::warn!(%reason, attempt = row.attempts, ?delay, "send failed; will retry");
-                sqlx::query(
-                    "UPDATE outbox SET status = 'pending', lease_until = NULL, last_error = $2,
-                         next_attempt_at = now() + make_interval(secs => $3)
-                     WHERE id = $1",
-                )
-                .bind(row.id)
-                .bind(&reason)
-                .bind(delay.as_secs_f64())
-                .execute(&self.pool)
-                .await?;
-                Ok(())
+            Err(SendError::Permanent(reason)) => {
+                self.finish(&row, "failed", Some(&reason), None).await
             }
-            Err(SendError::Retry { reason, .. }) => self.finish(&row, "dead", Some(&reason)).await,
+            Err(SendError::Retry { reason, after }) if row.attempts + 1 < self.max_attempts => {
+                let delay = after.unwrap_or_else(|| backoff(self.base_backoff, row.attempts));
+                tracing::warn!(%reason, attempt = row.attempts + 1, ?delay, "send failed; will retry");
+                self.reschedule(&row, delay, Some(&reason)).await
+            }
+            Err(SendError::Retry { reason, .. }) => {
+                sqlx::query("UPDATE outbox SET attempts = attempts + 1 WHERE id = $1")
+                    .bind(row.id)
+                    .execute(&self.pool)
+                    .await?;
+                self.finish(&row, "dead", Some(&reason), None).await
+            }
         }
     }
 
-    async fn finish(&self, row: &Claimed, status: &str, error: Option<&str>) -> anyhow::Result<()> {
+    /// Puts a row back in the queue for later; `error` marks a failed attempt.
+    async fn reschedule(
+        &self,
+        row: &Claimed,
+        delay: Duration,
+        error: Option<&str>,
+    ) -> anyhow::Result<()> {
+        sqlx::query(
+            "UPDATE outbox SET status = 'pending', lease_until = NULL,
+                 attempts = attempts + CASE WHEN $3::text IS NULL THEN 0 ELSE 1 END,
+                 last_error = coalesce($3, last_error),
+                 next_attempt_at = now() + make_interval(secs => $2)
+             WHERE id = $1",
+        )
+        .bind(row.id)
+        .bind(delay.as_secs_f64())
+        .bind(error)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn finish(
+        &self,
+        row: &Claimed,
+        status: &str,
+        error: Option<&str>,
+        provider_message_id: Option<&str>,
+    ) -> anyhow::Result<()> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "UPDATE outbox SET status = $2, last_error = $3, lease_until = NULL,
+            "UPDATE outbox SET status = $2, last_error = $3, lease_until = NULL, provider_message_id = $4,
                  sent_at = CASE WHEN $2 = 'sent' THEN now() ELSE sent_at END
              WHERE id = $1",
         )
         .bind(row.id)
         .bind(status)
         .bind(error)
+        .bind(provider_message_id)
         .execute(&mut *tx)
         .await?;
         if status == "sent" {

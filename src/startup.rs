@@ -10,12 +10,16 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::Proposer;
+use crate::cache::Redis;
 use crate::channels::Channel;
+use crate::channels::telegram::TelegramChannel;
 use crate::channels::webchat::WebChat;
+use crate::channels::whatsapp::WhatsAppChannel;
 use crate::config::{Role, Settings};
 use crate::http::{self, AppState};
 use crate::notify::{Notifier, Wake};
 use crate::outbox::{Dispatcher, Outcome};
+use crate::ratelimit::RateLimiter;
 use crate::worker::{self, Engine, EngineSettings};
 
 pub fn engine_settings(settings: &Settings) -> EngineSettings {
@@ -52,17 +56,51 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-pub fn channels() -> Vec<Arc<dyn Channel>> {
-    vec![Arc::new(WebChat)]
+/// Every outbound channel, sharing one HTTP client.
+pub fn channels(pool: &PgPool, settings: &Settings) -> Vec<Arc<dyn Channel>> {
+    install_crypto_provider();
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .expect("HTTP client builds");
+    vec![
+        Arc::new(WebChat),
+        Arc::new(TelegramChannel::new(
+            http.clone(),
+            &settings.telegram_api_url,
+            pool.clone(),
+        )),
+        Arc::new(WhatsAppChannel::new(
+            http,
+            &settings.whatsapp_api_url,
+            &settings.whatsapp_api_version,
+            pool.clone(),
+        )),
+    ]
 }
 
-pub fn dispatcher(pool: PgPool, settings: &Settings) -> Dispatcher {
+pub fn dispatcher(pool: PgPool, settings: &Settings, redis: Option<Redis>) -> Dispatcher {
+    let channels = channels(&pool, settings);
     Dispatcher::new(
         pool,
-        channels(),
+        channels,
         settings.send_attempts,
-        Duration::from_millis(500),
+        settings.send_backoff,
+        RateLimiter::new(redis),
     )
+}
+
+/// Connects to Redis if configured; a Redis that does not answer is logged and
+/// left out (PostgreSQL and in-process limits take over).
+pub async fn redis(settings: &Settings) -> Option<Redis> {
+    let url = settings.redis_url.as_ref()?;
+    match Redis::connect(url.expose(), &settings.redis_prefix).await {
+        Ok(redis) => Some(redis),
+        Err(err) => {
+            tracing::warn!(error = %format!("{err:#}"), "Redis unavailable; PostgreSQL and in-process limits take over");
+            None
+        }
+    }
 }
 
 pub struct Application {
@@ -72,6 +110,7 @@ pub struct Application {
     proposer: Arc<dyn Proposer>,
     role: Role,
     notifier: Notifier,
+    redis: Option<Redis>,
 }
 
 impl Application {
@@ -88,7 +127,9 @@ impl Application {
         } else {
             None
         };
+        let redis = redis(&settings).await;
         Ok(Application {
+            redis,
             listener,
             pool,
             settings,
@@ -109,24 +150,15 @@ impl Application {
         let listener_task = self.notifier.spawn(self.pool.clone(), cancel.clone());
 
         if let Some(listener) = self.listener {
-            let redis = match &self.settings.redis_url {
-                None => None,
-                Some(url) => {
-                    match crate::cache::Redis::connect(url.expose(), &self.settings.redis_prefix)
-                        .await
-                    {
-                        Ok(redis) => Some(redis),
-                        Err(err) => {
-                            tracing::warn!(error = %format!("{err:#}"), "Redis unavailable; PostgreSQL alone dedupes");
-                            None
-                        }
-                    }
-                }
-            };
             let router = http::router(AppState {
                 pool: self.pool.clone(),
                 notifier: self.notifier.clone(),
-                redis,
+                redis: self.redis.clone(),
+                telegram: Arc::new(TelegramChannel::new(
+                    reqwest::Client::new(),
+                    &self.settings.telegram_api_url,
+                    self.pool.clone(),
+                )),
             });
             let shutdown = cancel.clone();
             tasks.spawn(async move {
@@ -153,7 +185,7 @@ impl Application {
                     cancel.clone(),
                 ));
             }
-            let dispatcher = dispatcher(self.pool.clone(), &self.settings);
+            let dispatcher = dispatcher(self.pool.clone(), &self.settings, self.redis.clone());
             tasks.spawn(run_dispatcher(
                 dispatcher,
                 self.notifier.clone(),

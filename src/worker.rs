@@ -276,13 +276,27 @@ impl Engine {
         let start = on_customer_message(conversation.state());
         let events = detect::detect(Inbound {
             text: &payload.text,
-            has_image: payload.media.is_some(),
+            has_image: payload
+                .media
+                .as_ref()
+                .is_some_and(|m| m.kind != "unsupported"),
         });
         if events.contains(&Event::EscalationRequested) {
             return Ok(Plan::Escalate { start });
         }
         if events.contains(&Event::PaymentProofReceived) && start == State::AwaitingPayment {
             return Ok(Plan::PaymentProof { start, payload });
+        }
+        if payload
+            .media
+            .as_ref()
+            .is_some_and(|m| m.kind == "unsupported")
+        {
+            return Ok(Plan::Say {
+                start,
+                text: "Por ahora solo puedo leer texto e imágenes. ¿Me lo escribes, por favor?"
+                    .into(),
+            });
         }
         if payload.media.is_some() && payload.text.trim().is_empty() {
             return Ok(Plan::Say {
@@ -377,7 +391,7 @@ impl Engine {
         let mut audit_rows: Vec<Entry> = Vec::new();
         let before = conversation.state();
         let mut update = Update::keep(&conversation);
-        let mut replies: Vec<(Author, String)> = Vec::new();
+        let mut replies: Vec<(Author, OutPayload)> = Vec::new();
 
         match plan {
             Plan::Silent => {
@@ -409,8 +423,7 @@ impl Engine {
                 audit_rows.extend(rows);
                 replies.push((
                     Author::System,
-                    "Te comunico con una persona del equipo; te responderá por aquí en breve."
-                        .into(),
+                    say("Te comunico con una persona del equipo; te responderá por aquí en breve."),
                 ));
             }
             Plan::PaymentProof { start, payload } => {
@@ -437,17 +450,16 @@ impl Engine {
                         );
                         replies.push((
                             Author::Bot,
-                            format!(
+                            say(&format!(
                                 "¡Gracias! Recibimos tu comprobante del pedido #{} por {}. El comercio lo revisará y te avisaremos por aquí.",
                                 order.number,
                                 money(order.total_minor, &order.currency)
-                            ),
+                            )),
                         ));
                     }
-                    None => replies.push((
-                        Author::Bot,
-                        "No encontré un pedido pendiente de pago.".into(),
-                    )),
+                    None => {
+                        replies.push((Author::Bot, say("No encontré un pedido pendiente de pago.")))
+                    }
                 }
                 update.activity = true;
             }
@@ -460,7 +472,7 @@ impl Engine {
                 ));
                 update.state = start;
                 update.activity = true;
-                replies.push((Author::Bot, text));
+                replies.push((Author::Bot, say(&text)));
             }
             Plan::Propose(plan) => {
                 let ProposePlan {
@@ -562,10 +574,10 @@ impl Engine {
                         }
                         replies.push((
                             Author::Bot,
-                            format!(
+                            say(&format!(
                                 "Tu pedido #{} se canceló porque no recibimos el pago a tiempo. Si aún lo quieres, puedes pedirlo de nuevo.",
                                 order.number
-                            ),
+                            )),
                         ));
                     }
                     _ => audit_rows.push(
@@ -576,15 +588,8 @@ impl Engine {
             }
         }
 
-        for (author, text) in &replies {
-            outbox::enqueue(
-                &mut tx,
-                conversation.id,
-                *author,
-                &say(text),
-                Some(event.id),
-            )
-            .await?;
+        for (author, payload) in &replies {
+            outbox::enqueue(&mut tx, conversation.id, *author, payload, Some(event.id)).await?;
         }
         conversations::save(&mut tx, &conversation, &update).await?;
         audit::record(&mut tx, scope, &audit_rows).await?;
@@ -602,7 +607,7 @@ impl Engine {
         turn: ProposalTurn<'_>,
         update: &mut Update,
         audit_rows: &mut Vec<Entry>,
-    ) -> anyhow::Result<(Author, String)> {
+    ) -> anyhow::Result<(Author, OutPayload)> {
         let actions = turn.proposal.actions();
         for (index, proposed) in turn.proposal.proposed_actions.iter().enumerate() {
             audit_rows.push(
@@ -718,7 +723,13 @@ impl Engine {
         } else {
             Author::Bot
         };
-        Ok((author, composed.text))
+        Ok((
+            author,
+            OutPayload {
+                text: composed.text,
+                choices: composed.choices,
+            },
+        ))
     }
 }
 

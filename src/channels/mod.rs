@@ -1,7 +1,10 @@
 //! Channels: where outbound messages go. Each channel parses its own inbound payloads
 //! at the edge (see `http`) and implements `Channel` for sending.
 
+pub mod credentials;
+pub mod telegram;
 pub mod webchat;
+pub mod whatsapp;
 
 use std::time::Duration;
 
@@ -43,9 +46,61 @@ pub enum SendError {
     Blocked,
 }
 
+/// What a successful send reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Delivered {
+    /// The platform's id of the (last) message sent, to match later status updates.
+    pub provider_message_id: Option<String>,
+}
+
 #[async_trait]
 pub trait Channel: Send + Sync + 'static {
     fn name(&self) -> &'static str;
 
-    async fn send(&self, message: &Outgoing) -> Result<(), SendError>;
+    /// Rate-limit keys this message counts against, with their limit per second.
+    fn rate_limits(&self, _message: &Outgoing) -> Vec<(String, u32)> {
+        Vec::new()
+    }
+
+    async fn send(&self, message: &Outgoing) -> Result<Delivered, SendError>;
+}
+
+/// Splits `text` into parts of at most `max` characters, preferring paragraph,
+/// line and word boundaries.
+pub fn split_text(text: &str, max: usize) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut rest = text.trim();
+    while rest.chars().count() > max {
+        let cut = rest.char_indices().nth(max).map_or(rest.len(), |(i, _)| i);
+        let window = &rest[..cut];
+        let split = ["\n\n", "\n", " "]
+            .iter()
+            .find_map(|sep| window.rfind(sep).filter(|&i| i > 0))
+            .unwrap_or(cut);
+        parts.push(rest[..split].trim_end().to_owned());
+        rest = rest[split..].trim_start();
+    }
+    if !rest.is_empty() || parts.is_empty() {
+        parts.push(rest.to_owned());
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_text;
+
+    #[test]
+    fn long_texts_split_on_boundaries_within_the_limit() {
+        let text = format!("{}\n\n{}", "a".repeat(3000), "b ".repeat(1500));
+        let parts = split_text(&text, 4096);
+        assert_eq!(parts.len(), 2);
+        assert!(parts.iter().all(|p| p.chars().count() <= 4096));
+        assert_eq!(parts[0], "a".repeat(3000));
+        let word = "ñ".repeat(5000);
+        let parts = split_text(&word, 4096);
+        assert_eq!(parts[0].chars().count(), 4096);
+        assert_eq!(parts.concat(), word);
+        assert_eq!(split_text("hola", 4096), vec!["hola"]);
+    }
 }

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 
-use super::{Channel, Outgoing, SendError};
+use super::{Channel, Delivered, Outgoing, SendError};
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct WebChat;
@@ -15,7 +15,7 @@ impl Channel for WebChat {
         "webchat"
     }
 
-    async fn send(&self, _message: &Outgoing) -> Result<(), SendError> {
-        Ok(())
+    async fn send(&self, _message: &Outgoing) -> Result<Delivered, SendError> {
+        Ok(Delivered::default())
     }
 }

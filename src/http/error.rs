@@ -13,6 +13,10 @@ pub enum ApiError {
     BadRequest(String),
     #[error("missing or invalid API key")]
     Unauthorized,
+    #[error("invalid signature")]
+    BadSignature,
+    #[error("forbidden")]
+    Forbidden,
     #[error("{0} not found")]
     NotFound(&'static str),
     #[error("{0}")]
@@ -43,7 +47,8 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = match &self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized | ApiError::BadSignature => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,

@@ -3,6 +3,7 @@
 pub mod error;
 pub mod merchant;
 pub mod webchat;
+pub mod webhooks;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
@@ -19,6 +20,8 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Optional early duplicate filter.
     pub redis: Option<crate::cache::Redis>,
+    /// For answering inline-button presses right away.
+    pub telegram: std::sync::Arc<crate::channels::telegram::TelegramChannel>,
 }
 
 /// Largest merchant API body.
@@ -46,8 +49,16 @@ pub fn router(state: AppState) -> Router {
             post(merchant::reject_payment),
         )
         .layer(DefaultBodyLimit::max(API_BODY_BYTES));
+    let webhooks = Router::new()
+        .route("/webhooks/telegram/{bot}", post(webhooks::telegram))
+        .route(
+            "/webhooks/whatsapp/{bot}",
+            get(webhooks::whatsapp_verify).post(webhooks::whatsapp),
+        )
+        .layer(DefaultBodyLimit::max(webhooks::MAX_WEBHOOK_BYTES));
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
+        .merge(webhooks)
         .route("/readyz", get(readyz))
         .merge(webchat)
         .nest("/api/v1", api)

@@ -36,6 +36,13 @@ pub struct Reply {
     pub text: String,
     /// Why the proposer's text was not used, when it was given but dropped.
     pub replaced: Option<String>,
+    /// Quick answers offered as buttons where the channel has them.
+    pub choices: Vec<String>,
+}
+
+/// The answers to an order summary.
+pub fn checkout_choices() -> Vec<String> {
+    vec!["Sí".to_string(), "Cancelar".to_string()]
 }
 
 const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
@@ -148,6 +155,11 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     Reply {
         text: parts.join("\n\n"),
         replaced,
+        choices: if eval.state == State::Checkout {
+            checkout_choices()
+        } else {
+            Vec::new()
+        },
     }
 }
 

@@ -67,7 +67,7 @@ pub async fn spawn_app_configured(
     TestApp {
         base,
         engine: Engine::new(pool.clone(), proposer, startup::engine_settings(&settings)),
-        dispatcher: startup::dispatcher(pool.clone(), &settings),
+        dispatcher: startup::dispatcher(pool.clone(), &settings, startup::redis(&settings).await),
         pool,
         client: reqwest::Client::new(),
         key,

@@ -1,0 +1,250 @@
+//! Telegram: parsing webhook updates (with teloxide's types) and sending through
+//! the Bot API (`sendMessage`, `answerCallbackQuery`).
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use teloxide_core::types::{ChatMemberKind, MediaKind, MessageKind, Update, UpdateKind};
+
+use super::credentials;
+use super::{Channel, Delivered, Outgoing, SendError, split_text};
+use crate::inbox::{Media, MessagePayload};
+
+/// Longest text of one `sendMessage`.
+pub const MAX_TEXT: usize = 4096;
+/// Longest `callback_data` of an inline button, in bytes.
+const MAX_CALLBACK_DATA: usize = 64;
+
+/// What one update means to Tendero.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TelegramEvent {
+    /// A customer message (text, photo, document, or something unsupported).
+    Message {
+        update_id: u32,
+        chat_id: i64,
+        name: Option<String>,
+        message: MessagePayload,
+    },
+    /// An inline-button press: its data is the customer's answer.
+    Callback {
+        update_id: u32,
+        chat_id: i64,
+        name: Option<String>,
+        data: String,
+        callback_query_id: String,
+    },
+    /// The user blocked (`true`) or unblocked the bot.
+    Membership { chat_id: i64, blocked: bool },
+    /// Acknowledged and ignored (edits, kinds a shop bot does not handle).
+    Ignored(&'static str),
+}
+
+/// Parses one webhook body.
+pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, String> {
+    let update: Update =
+        serde_json::from_slice(body).map_err(|e| format!("not a Telegram update: {e}"))?;
+    let update_id = update.id.0;
+    Ok(match update.kind {
+        UpdateKind::Message(message) => {
+            let name = message.from.as_ref().map(|u| u.first_name.clone());
+            let payload = match &message.kind {
+                MessageKind::Common(common) => match &common.media_kind {
+                    MediaKind::Text(text) => MessagePayload {
+                        text: text.text.clone(),
+                        media: None,
+                    },
+                    MediaKind::Photo(photo) => MessagePayload {
+                        text: photo.caption.clone().unwrap_or_default(),
+                        media: photo.photo.last().map(|p| Media {
+                            kind: "image".into(),
+                            id: p.file.id.to_string(),
+                        }),
+                    },
+                    MediaKind::Document(doc) => MessagePayload {
+                        text: doc.caption.clone().unwrap_or_default(),
+                        media: Some(Media {
+                            kind: "document".into(),
+                            id: doc.document.file.id.to_string(),
+                        }),
+                    },
+                    _ => unsupported(),
+                },
+                _ => return Ok(TelegramEvent::Ignored("service message")),
+            };
+            TelegramEvent::Message {
+                update_id,
+                chat_id: message.chat.id.0,
+                name,
+                message: payload,
+            }
+        }
+        UpdateKind::EditedMessage(_) => TelegramEvent::Ignored("edited message"),
+        UpdateKind::CallbackQuery(query) => {
+            let chat_id = query
+                .message
+                .as_ref()
+                .map(|m| m.chat().id.0)
+                .unwrap_or(query.from.id.0 as i64);
+            TelegramEvent::Callback {
+                update_id,
+                chat_id,
+                name: Some(query.from.first_name.clone()),
+                data: query.data.clone().unwrap_or_default(),
+                callback_query_id: query.id.0.clone(),
+            }
+        }
+        UpdateKind::MyChatMember(member) => match member.new_chat_member.kind {
+            ChatMemberKind::Banned(_) => TelegramEvent::Membership {
+                chat_id: member.chat.id.0,
+                blocked: true,
+            },
+            ChatMemberKind::Member(_) => TelegramEvent::Membership {
+                chat_id: member.chat.id.0,
+                blocked: false,
+            },
+            _ => TelegramEvent::Ignored("membership change"),
+        },
+        _ => TelegramEvent::Ignored("update kind not handled"),
+    })
+}
+
+/// A message Tendero cannot read; the turn answers it politely.
+pub fn unsupported() -> MessagePayload {
+    MessagePayload {
+        text: String::new(),
+        media: Some(Media {
+            kind: "unsupported".into(),
+            id: String::new(),
+        }),
+    }
+}
+
+pub struct TelegramChannel {
+    http: reqwest::Client,
+    api_url: String,
+    pool: PgPool,
+}
+
+impl TelegramChannel {
+    pub fn new(http: reqwest::Client, api_url: &str, pool: PgPool) -> Self {
+        TelegramChannel {
+            http,
+            api_url: api_url.trim_end_matches('/').to_owned(),
+            pool,
+        }
+    }
+
+    async fn call(&self, token: &str, method: &str, body: &Value) -> Result<Value, SendError> {
+        let response = self
+            .http
+            .post(format!("{}/bot{token}/{method}", self.api_url))
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| SendError::Retry {
+                reason: format!("Telegram unreachable: {}", e.without_url()),
+                after: None,
+            })?;
+        let status = response.status();
+        let answer: Value = response.json().await.unwrap_or(Value::Null);
+        if status.is_success() && answer["ok"] == true {
+            return Ok(answer);
+        }
+        let description = answer["description"]
+            .as_str()
+            .unwrap_or("no description")
+            .to_owned();
+        Err(match status.as_u16() {
+            429 => SendError::Retry {
+                reason: format!("Telegram rate limit: {description}"),
+                after: Some(Duration::from_secs(
+                    answer["parameters"]["retry_after"].as_u64().unwrap_or(1),
+                )),
+            },
+            403 => SendError::Blocked,
+            code if code >= 500 => SendError::Retry {
+                reason: format!("Telegram {code}: {description}"),
+                after: None,
+            },
+            code => SendError::Permanent(format!("Telegram {code}: {description}")),
+        })
+    }
+
+    /// Stops the button's spinner. Best effort: a failure only leaves it spinning.
+    pub async fn answer_callback(&self, bot_id: uuid::Uuid, callback_query_id: &str) {
+        let Ok(Some(creds)) = credentials::telegram(&self.pool, bot_id).await else {
+            return;
+        };
+        let body = json!({"callback_query_id": callback_query_id});
+        if let Err(err) = self
+            .call(creds.token.expose(), "answerCallbackQuery", &body)
+            .await
+        {
+            tracing::debug!(%err, "answerCallbackQuery failed");
+        }
+    }
+}
+
+#[async_trait]
+impl Channel for TelegramChannel {
+    fn name(&self) -> &'static str {
+        "telegram"
+    }
+
+    fn rate_limits(&self, message: &Outgoing) -> Vec<(String, u32)> {
+        vec![
+            (
+                format!("tg:chat:{}:{}", message.bot_id, message.recipient),
+                1,
+            ),
+            (format!("tg:bot:{}", message.bot_id), 30),
+        ]
+    }
+
+    async fn send(&self, message: &Outgoing) -> Result<Delivered, SendError> {
+        let creds = credentials::telegram(&self.pool, message.bot_id)
+            .await
+            .map_err(|e| SendError::Retry {
+                reason: e.to_string(),
+                after: None,
+            })?
+            .ok_or_else(|| SendError::Permanent("the bot has no Telegram credentials".into()))?;
+        let chat_id: i64 = message
+            .recipient
+            .parse()
+            .map_err(|_| SendError::Permanent("not a Telegram chat id".into()))?;
+        let parts = split_text(&message.payload.text, MAX_TEXT);
+        let mut last_id = None;
+        for (i, part) in parts.iter().enumerate() {
+            let mut body = json!({"chat_id": chat_id, "text": part});
+            if i + 1 == parts.len() && !message.payload.choices.is_empty() {
+                let buttons: Vec<Value> = message
+                    .payload
+                    .choices
+                    .iter()
+                    .map(|c| json!({"text": c, "callback_data": truncate_bytes(c, MAX_CALLBACK_DATA)}))
+                    .collect();
+                body["reply_markup"] = json!({"inline_keyboard": [buttons]});
+            }
+            let answer = self
+                .call(creds.token.expose(), "sendMessage", &body)
+                .await?;
+            last_id = answer["result"]["message_id"]
+                .as_i64()
+                .map(|id| id.to_string());
+        }
+        Ok(Delivered {
+            provider_message_id: last_id,
+        })
+    }
+}
+
+fn truncate_bytes(s: &str, max: usize) -> String {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_owned()
+}

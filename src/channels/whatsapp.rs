@@ -1,0 +1,394 @@
+//! WhatsApp Cloud API: webhook verification and signatures, payload parsing (every
+//! entry, change, message, status and echo), and sending through `/{phone_number_id}/messages`.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use hmac::{Hmac, Mac};
+use serde_json::{Value, json};
+use sha2::Sha256;
+use sqlx::PgPool;
+
+use super::credentials;
+use super::{Channel, Delivered, Outgoing, SendError, split_text};
+use crate::config::Secret;
+use crate::inbox::{Media, MessagePayload};
+
+pub const MAX_TEXT: usize = 4096;
+const MAX_BUTTONS: usize = 3;
+const MAX_BUTTON_TITLE: usize = 20;
+const MAX_LIST_ROWS: usize = 10;
+const MAX_ROW_TITLE: usize = 24;
+const MAX_INTERACTIVE_BODY: usize = 1024;
+/// Error code for a free-form message outside the customer-service window.
+pub const OUTSIDE_WINDOW: &str = "outside the 24-hour window";
+
+/// Checks `X-Hub-Signature-256: sha256=<hex>` over the raw body, in constant time.
+pub fn signature_valid(body: &[u8], header: Option<&str>, app_secret: &Secret) -> bool {
+    let Some(hex_sig) = header.and_then(|h| h.trim().strip_prefix("sha256=")) else {
+        return false;
+    };
+    let Ok(expected) = hex::decode(hex_sig) else {
+        return false;
+    };
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(app_secret.expose().as_bytes()).expect("HMAC takes any key");
+    mac.update(body);
+    mac.verify_slice(&expected).is_ok()
+}
+
+/// The signature header value for `body`; for clients and tests.
+pub fn sign(body: &[u8], app_secret: &str) -> String {
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(app_secret.as_bytes()).expect("HMAC takes any key");
+    mac.update(body);
+    format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaMessage {
+    pub phone_number_id: String,
+    pub from: String,
+    pub name: Option<String>,
+    pub wamid: String,
+    pub message: MessagePayload,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaStatus {
+    pub phone_number_id: String,
+    pub wamid: String,
+    pub status: String,
+    pub error: Option<String>,
+}
+
+/// The merchant wrote to a customer from the WhatsApp Business app.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaEcho {
+    pub phone_number_id: String,
+    pub customer: String,
+    pub text: String,
+}
+
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct WaBatch {
+    pub messages: Vec<WaMessage>,
+    pub statuses: Vec<WaStatus>,
+    pub echoes: Vec<WaEcho>,
+}
+
+fn str_at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
+    path.iter().try_fold(value, |v, key| v.get(key))?.as_str()
+}
+
+/// Parses a webhook payload. Only its outer shape is required; each message is
+/// read leniently, and one the bot cannot read becomes an "unsupported" message
+/// (answered politely) rather than being dropped.
+pub fn parse_payload(body: &[u8]) -> Result<WaBatch, String> {
+    let payload: Value =
+        serde_json::from_slice(body).map_err(|e| format!("malformed JSON: {e}"))?;
+    if payload["object"] != "whatsapp_business_account" {
+        return Err("not a whatsapp_business_account payload".into());
+    }
+    let entries = payload["entry"].as_array().ok_or("missing entry array")?;
+    let mut batch = WaBatch::default();
+    for entry in entries {
+        for change in entry["changes"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let value = &change["value"];
+            let phone_number_id = str_at(value, &["metadata", "phone_number_id"])
+                .unwrap_or_default()
+                .to_owned();
+            match change["field"].as_str() {
+                Some("messages") => {
+                    let names: Vec<(&str, &str)> = value["contacts"]
+                        .as_array()
+                        .map(Vec::as_slice)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|c| {
+                            Some((c["wa_id"].as_str()?, str_at(c, &["profile", "name"])?))
+                        })
+                        .collect();
+                    for message in value["messages"]
+                        .as_array()
+                        .map(Vec::as_slice)
+                        .unwrap_or_default()
+                    {
+                        let (Some(from), Some(wamid)) =
+                            (message["from"].as_str(), message["id"].as_str())
+                        else {
+                            tracing::warn!("WhatsApp message without sender or id; skipped");
+                            continue;
+                        };
+                        batch.messages.push(WaMessage {
+                            phone_number_id: phone_number_id.clone(),
+                            from: from.to_owned(),
+                            name: names
+                                .iter()
+                                .find(|(id, _)| *id == from)
+                                .map(|(_, n)| (*n).to_owned()),
+                            wamid: wamid.to_owned(),
+                            message: read_message(message),
+                        });
+                    }
+                    for status in value["statuses"]
+                        .as_array()
+                        .map(Vec::as_slice)
+                        .unwrap_or_default()
+                    {
+                        let (Some(wamid), Some(state)) =
+                            (status["id"].as_str(), status["status"].as_str())
+                        else {
+                            continue;
+                        };
+                        let error = status["errors"].get(0).map(|e| {
+                            if e["code"].as_i64() == Some(131047) {
+                                OUTSIDE_WINDOW.to_owned()
+                            } else {
+                                format!(
+                                    "{} {}",
+                                    e["code"].as_i64().unwrap_or_default(),
+                                    e["title"].as_str().unwrap_or("delivery failed")
+                                )
+                            }
+                        });
+                        batch.statuses.push(WaStatus {
+                            phone_number_id: phone_number_id.clone(),
+                            wamid: wamid.to_owned(),
+                            status: state.to_owned(),
+                            error,
+                        });
+                    }
+                }
+                Some("smb_message_echoes") => {
+                    for echo in value["message_echoes"]
+                        .as_array()
+                        .map(Vec::as_slice)
+                        .unwrap_or_default()
+                    {
+                        if let Some(to) = echo["to"].as_str() {
+                            batch.echoes.push(WaEcho {
+                                phone_number_id: phone_number_id.clone(),
+                                customer: to.to_owned(),
+                                text: str_at(echo, &["text", "body"])
+                                    .unwrap_or_default()
+                                    .to_owned(),
+                            });
+                        }
+                    }
+                }
+                other => tracing::debug!(field = ?other, "WhatsApp change ignored"),
+            }
+        }
+    }
+    Ok(batch)
+}
+
+fn read_message(message: &Value) -> MessagePayload {
+    let media = |kind: &str| {
+        message[kind]["id"].as_str().map(|id| Media {
+            kind: kind.to_owned(),
+            id: id.to_owned(),
+        })
+    };
+    match message["type"].as_str().unwrap_or_default() {
+        "text" => MessagePayload {
+            text: str_at(message, &["text", "body"])
+                .unwrap_or_default()
+                .to_owned(),
+            media: None,
+        },
+        kind @ ("image" | "document") => MessagePayload {
+            text: str_at(message, &[kind, "caption"])
+                .unwrap_or_default()
+                .to_owned(),
+            media: media(kind),
+        },
+        "interactive" => {
+            let reply = message["interactive"]
+                .get("button_reply")
+                .or_else(|| message["interactive"].get("list_reply"));
+            match reply.and_then(|r| r["id"].as_str().or(r["title"].as_str())) {
+                Some(choice) => MessagePayload {
+                    text: choice.to_owned(),
+                    media: None,
+                },
+                None => super::telegram::unsupported(),
+            }
+        }
+        "button" => {
+            match str_at(message, &["button", "payload"]).or(str_at(message, &["button", "text"])) {
+                Some(choice) => MessagePayload {
+                    text: choice.to_owned(),
+                    media: None,
+                },
+                None => super::telegram::unsupported(),
+            }
+        }
+        _ => super::telegram::unsupported(),
+    }
+}
+
+pub struct WhatsAppChannel {
+    http: reqwest::Client,
+    api_url: String,
+    version: String,
+    pool: PgPool,
+}
+
+impl WhatsAppChannel {
+    pub fn new(http: reqwest::Client, api_url: &str, version: &str, pool: PgPool) -> Self {
+        WhatsAppChannel {
+            http,
+            api_url: api_url.trim_end_matches('/').to_owned(),
+            version: version.to_owned(),
+            pool,
+        }
+    }
+
+    fn body(to: &str, text: &str, choices: &[String]) -> Value {
+        let clip = |s: &str, n: usize| s.chars().take(n).collect::<String>();
+        if choices.is_empty() || text.chars().count() > MAX_INTERACTIVE_BODY {
+            return json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": to,
+                          "type": "text", "text": {"preview_url": false, "body": text}});
+        }
+        let interactive = if choices.len() <= MAX_BUTTONS {
+            json!({"type": "button", "body": {"text": text}, "action": {"buttons": choices.iter().map(|c| json!(
+                {"type": "reply", "reply": {"id": clip(c, 256), "title": clip(c, MAX_BUTTON_TITLE)}}
+            )).collect::<Vec<_>>()}})
+        } else {
+            json!({"type": "list", "body": {"text": text}, "action": {"button": "Opciones", "sections": [{
+                "title": "Opciones",
+                "rows": choices.iter().take(MAX_LIST_ROWS).map(|c| json!({"id": clip(c, 200), "title": clip(c, MAX_ROW_TITLE)})).collect::<Vec<_>>(),
+            }]}})
+        };
+        json!({"messaging_product": "whatsapp", "recipient_type": "individual", "to": to,
+               "type": "interactive", "interactive": interactive})
+    }
+}
+
+#[async_trait]
+impl Channel for WhatsAppChannel {
+    fn name(&self) -> &'static str {
+        "whatsapp"
+    }
+
+    fn rate_limits(&self, message: &Outgoing) -> Vec<(String, u32)> {
+        vec![(format!("wa:number:{}", message.bot_id), 80)]
+    }
+
+    async fn send(&self, message: &Outgoing) -> Result<Delivered, SendError> {
+        let creds = credentials::whatsapp(&self.pool, message.bot_id)
+            .await
+            .map_err(|e| SendError::Retry {
+                reason: e.to_string(),
+                after: None,
+            })?
+            .ok_or_else(|| SendError::Permanent("the bot has no WhatsApp credentials".into()))?;
+        let url = format!(
+            "{}/{}/{}/messages",
+            self.api_url, self.version, creds.phone_number_id
+        );
+        let parts = split_text(&message.payload.text, MAX_TEXT);
+        let mut last_id = None;
+        for (i, part) in parts.iter().enumerate() {
+            let choices: &[String] = if i + 1 == parts.len() {
+                &message.payload.choices
+            } else {
+                &[]
+            };
+            let response = self
+                .http
+                .post(&url)
+                .bearer_auth(creds.access_token.expose())
+                .json(&Self::body(&message.recipient, part, choices))
+                .send()
+                .await
+                .map_err(|e| SendError::Retry {
+                    reason: format!("WhatsApp unreachable: {}", e.without_url()),
+                    after: None,
+                })?;
+            let status = response.status();
+            let answer: Value = response.json().await.unwrap_or(Value::Null);
+            if status.is_success() {
+                last_id = answer["messages"][0]["id"].as_str().map(str::to_owned);
+                continue;
+            }
+            let code = answer["error"]["code"].as_i64().unwrap_or_default();
+            let detail = answer["error"]["message"]
+                .as_str()
+                .unwrap_or("no message")
+                .to_owned();
+            return Err(match (status.as_u16(), code) {
+                (_, 131047) => SendError::Permanent(OUTSIDE_WINDOW.into()),
+                (_, 131056) => SendError::Retry {
+                    reason: "WhatsApp pair rate limit (131056)".into(),
+                    after: Some(Duration::from_secs(6)),
+                },
+                (429, _) | (_, 130429 | 80007) => SendError::Retry {
+                    reason: format!("WhatsApp rate limit ({code})"),
+                    after: Some(Duration::from_secs(1)),
+                },
+                (s, _) if s >= 500 => SendError::Retry {
+                    reason: format!("WhatsApp {s}: {detail}"),
+                    after: None,
+                },
+                (s, _) => SendError::Permanent(format!("WhatsApp {s} ({code}): {detail}")),
+            });
+        }
+        Ok(Delivered {
+            provider_message_id: last_id,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_are_checked_over_the_raw_bytes() {
+        let body = "{\"text\":\"maracuyá 🍹\"}".as_bytes();
+        let secret = Secret::new("app-secret");
+        let header = sign(body, "app-secret");
+        assert!(signature_valid(body, Some(&header), &secret));
+        assert!(!signature_valid(
+            b"{\"text\":\"maracuya\"}",
+            Some(&header),
+            &secret
+        ));
+        assert!(!signature_valid(body, Some("sha256=zz"), &secret));
+        assert!(!signature_valid(body, None, &secret));
+        assert!(!signature_valid(body, Some(&sign(body, "other")), &secret));
+    }
+
+    #[test]
+    fn buttons_and_lists_respect_platform_limits() {
+        let three: Vec<String> = ["sí", "cancelar", "una opción con título largo"]
+            .map(String::from)
+            .to_vec();
+        let body = WhatsAppChannel::body("591700", "¿Confirmas?", &three);
+        let buttons = body["interactive"]["action"]["buttons"].as_array().unwrap();
+        assert_eq!(buttons.len(), 3);
+        assert!(
+            buttons
+                .iter()
+                .all(|b| b["reply"]["title"].as_str().unwrap().chars().count() <= 20)
+        );
+        let many: Vec<String> = (0..12).map(|i| format!("opción {i}")).collect();
+        let list = WhatsAppChannel::body("591700", "Elige", &many);
+        assert_eq!(list["interactive"]["type"], "list");
+        assert_eq!(
+            list["interactive"]["action"]["sections"][0]["rows"]
+                .as_array()
+                .unwrap()
+                .len(),
+            10
+        );
+        assert_eq!(WhatsAppChannel::body("591700", "hola", &[])["type"], "text");
+    }
+}

@@ -1,0 +1,234 @@
+//! Platform webhooks. Each verifies its caller, parses at the edge, and answers 2xx
+//! only after every message of the request is committed to the inbox; it never
+//! waits for a turn.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::HeaderMap;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::error::ApiError;
+use crate::audit::{self, Actor, Entry, Scope};
+use crate::channels::credentials::{self, secret_matches};
+use crate::channels::telegram::{self, TelegramEvent};
+use crate::channels::whatsapp;
+use crate::conversations;
+use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
+use crate::merchant::{self, Bot};
+
+/// Largest webhook body: WhatsApp payloads reach about 3 MB.
+pub const MAX_WEBHOOK_BYTES: usize = 4 * 1024 * 1024;
+
+async fn bot_or_404(state: &AppState, slug: &str) -> Result<Bot, ApiError> {
+    merchant::bot_by_slug(&state.pool, slug)
+        .await?
+        .ok_or(ApiError::NotFound("bot"))
+}
+
+async fn store(state: &AppState, bot: &Bot, inbound: Inbound) -> Result<(), ApiError> {
+    inbox::ingest_cached(&state.pool, state.redis.as_ref(), bot, &inbound).await?;
+    Ok(())
+}
+
+/// `POST /webhooks/telegram/{bot}`.
+pub async fn telegram(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = body?;
+    let bot = bot_or_404(&state, &slug).await?;
+    let creds = credentials::telegram(&state.pool, bot.id)
+        .await?
+        .ok_or(ApiError::NotFound("bot"))?;
+    let presented = headers
+        .get("x-telegram-bot-api-secret-token")
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    if !secret_matches(presented, &creds.secret_token) {
+        return Err(ApiError::BadSignature);
+    }
+    let event = telegram::parse_update(&body).map_err(ApiError::BadRequest)?;
+    match event {
+        TelegramEvent::Message {
+            update_id,
+            chat_id,
+            name,
+            message,
+        } => {
+            let inbound = Inbound {
+                channel: ChannelKind::Telegram,
+                sender: chat_id.to_string(),
+                display_name: name,
+                external_id: format!("tg:{update_id}"),
+                message,
+            };
+            store(&state, &bot, inbound).await?;
+        }
+        TelegramEvent::Callback {
+            update_id,
+            chat_id,
+            name,
+            data,
+            callback_query_id,
+        } => {
+            let inbound = Inbound {
+                channel: ChannelKind::Telegram,
+                sender: chat_id.to_string(),
+                display_name: name,
+                external_id: format!("tg:{update_id}"),
+                message: MessagePayload {
+                    text: data,
+                    media: None,
+                },
+            };
+            store(&state, &bot, inbound).await?;
+            let channel = state.telegram.clone();
+            let bot_id = bot.id;
+            tokio::spawn(async move { channel.answer_callback(bot_id, &callback_query_id).await });
+        }
+        TelegramEvent::Membership { chat_id, blocked } => {
+            sqlx::query(
+                "UPDATE contacts SET blocked = $4 WHERE bot_id = $1 AND channel = $2 AND external_id = $3",
+            )
+            .bind(bot.id)
+            .bind(ChannelKind::Telegram.as_str())
+            .bind(chat_id.to_string())
+            .bind(blocked)
+            .execute(&state.pool)
+            .await?;
+        }
+        TelegramEvent::Ignored(why) => {
+            tracing::debug!(why, "Telegram update acknowledged and ignored")
+        }
+    }
+    Ok(Json(json!({"ok": true})))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct VerifyQuery {
+    #[serde(rename = "hub.mode")]
+    mode: Option<String>,
+    #[serde(rename = "hub.verify_token")]
+    verify_token: Option<String>,
+    #[serde(rename = "hub.challenge")]
+    challenge: Option<String>,
+}
+
+/// `GET /webhooks/whatsapp/{bot}`: the subscription handshake.
+pub async fn whatsapp_verify(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    Query(query): Query<VerifyQuery>,
+) -> Result<String, ApiError> {
+    let bot = bot_or_404(&state, &slug).await?;
+    let creds = credentials::whatsapp(&state.pool, bot.id)
+        .await?
+        .ok_or(ApiError::NotFound("bot"))?;
+    let token = query.verify_token.unwrap_or_default();
+    if query.mode.as_deref() == Some("subscribe")
+        && secret_matches(token.as_bytes(), &creds.verify_token)
+    {
+        Ok(query.challenge.unwrap_or_default())
+    } else {
+        Err(ApiError::Forbidden)
+    }
+}
+
+/// `POST /webhooks/whatsapp/{bot}`: every message, status and echo of the payload.
+pub async fn whatsapp(
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = body?;
+    let bot = bot_or_404(&state, &slug).await?;
+    let creds = credentials::whatsapp(&state.pool, bot.id)
+        .await?
+        .ok_or(ApiError::NotFound("bot"))?;
+    let signature = headers
+        .get("x-hub-signature-256")
+        .and_then(|v| v.to_str().ok());
+    if !whatsapp::signature_valid(&body, signature, &creds.app_secret) {
+        return Err(ApiError::BadSignature);
+    }
+    let batch = whatsapp::parse_payload(&body).map_err(ApiError::BadRequest)?;
+    let ours = |phone: &str| phone.is_empty() || phone == creds.phone_number_id;
+    for message in batch.messages {
+        if !ours(&message.phone_number_id) {
+            tracing::warn!(phone = %message.phone_number_id, "WhatsApp message for another number; skipped");
+            continue;
+        }
+        let inbound = Inbound {
+            channel: ChannelKind::Whatsapp,
+            sender: message.from,
+            display_name: message.name,
+            external_id: format!("wa:{}", message.wamid),
+            message: message.message,
+        };
+        store(&state, &bot, inbound).await?;
+    }
+    for status in batch.statuses.iter().filter(|s| ours(&s.phone_number_id)) {
+        sqlx::query(
+            "UPDATE outbox SET delivery_status = $3,
+                 status = CASE WHEN $3 = 'failed' THEN 'failed' ELSE status END,
+                 last_error = coalesce($4, last_error)
+             WHERE bot_id = $1 AND provider_message_id = $2",
+        )
+        .bind(bot.id)
+        .bind(&status.wamid)
+        .bind(&status.status)
+        .bind(status.error.as_deref())
+        .execute(&state.pool)
+        .await?;
+    }
+    for echo in batch.echoes.iter().filter(|e| ours(&e.phone_number_id)) {
+        merchant_spoke_from_phone(&state, &bot, &echo.customer, &echo.text).await?;
+    }
+    Ok(Json(json!({"ok": true})))
+}
+
+/// The merchant answered from the WhatsApp Business app: a person is handling
+/// this conversation, so the bot goes silent.
+async fn merchant_spoke_from_phone(
+    state: &AppState,
+    bot: &Bot,
+    customer: &str,
+    text: &str,
+) -> Result<(), ApiError> {
+    let mut tx = state.pool.begin().await?;
+    let conversation_id =
+        inbox::ensure_conversation(&mut tx, bot.id, ChannelKind::Whatsapp, customer).await?;
+    let conversation = conversations::lock(&mut tx, conversation_id).await?;
+    let (update, mut rows) = conversations::takeover(
+        &conversation,
+        "merchant",
+        Actor::Merchant,
+        "merchant replied from the WhatsApp Business app",
+    );
+    if !rows.is_empty() {
+        conversations::save(&mut tx, &conversation, &update).await?;
+    }
+    if !text.is_empty() {
+        sqlx::query("INSERT INTO messages (conversation_id, direction, author, text) VALUES ($1, 'out', 'human', $2)")
+            .bind(conversation_id)
+            .bind(text)
+            .execute(&mut *tx)
+            .await?;
+    }
+    rows.push(Entry::new(Actor::Merchant, "phone_echo"));
+    let scope = Scope {
+        bot_id: bot.id,
+        conversation_id: Some(conversation_id),
+        inbox_id: None,
+    };
+    audit::record(&mut tx, scope, &rows).await?;
+    tx.commit().await?;
+    Ok(())
+}
