@@ -5,7 +5,7 @@ CREATE TABLE bot_channels (
     channel                   text NOT NULL CHECK (channel IN ('telegram', 'whatsapp')),
     telegram_token            text,
     -- Telegram echoes it in X-Telegram-Bot-Api-Secret-Token on every webhook call.
-    telegram_secret_token     text CHECK (telegram_secret_token ~ '^[A-Za-z0-9_-]{1,256}$'),
+    telegram_secret_token     text CHECK (telegram_secret_token ~ '^[A-Za-z0-9_-]+$' AND length(telegram_secret_token) <= 256),
     whatsapp_phone_number_id  text UNIQUE,
     whatsapp_access_token     text,
     whatsapp_app_secret       text,

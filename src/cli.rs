@@ -56,10 +56,42 @@ enum Command {
         #[arg(long, default_value_t = 0.9)]
         min_correct: f64,
     },
+    /// Manage bots and their channels.
+    Bot {
+        #[command(subcommand)]
+        command: BotCommand,
+    },
     /// Manage merchants and their API keys.
     Merchant {
         #[command(subcommand)]
         command: MerchantCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum BotCommand {
+    /// Create a bot for MERCHANT, optionally connecting Telegram and WhatsApp.
+    /// Secrets may come from the environment instead of the command line.
+    Add {
+        slug: String,
+        #[arg(long)]
+        merchant: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "BOB")]
+        currency: String,
+        #[arg(long, env = "TENDERO_TELEGRAM_TOKEN", hide_env_values = true)]
+        telegram_token: Option<String>,
+        #[arg(long, env = "TENDERO_TELEGRAM_SECRET_TOKEN", hide_env_values = true)]
+        telegram_secret_token: Option<String>,
+        #[arg(long, env = "TENDERO_WHATSAPP_PHONE_NUMBER_ID")]
+        whatsapp_phone_number_id: Option<String>,
+        #[arg(long, env = "TENDERO_WHATSAPP_ACCESS_TOKEN", hide_env_values = true)]
+        whatsapp_access_token: Option<String>,
+        #[arg(long, env = "TENDERO_WHATSAPP_APP_SECRET", hide_env_values = true)]
+        whatsapp_app_secret: Option<String>,
+        #[arg(long, env = "TENDERO_WHATSAPP_VERIFY_TOKEN", hide_env_values = true)]
+        whatsapp_verify_token: Option<String>,
     },
 }
 
@@ -121,6 +153,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Bot { command } => {
+            telemetry::init();
+            let settings = Settings::from_env()?;
+            let database = db::connect(&settings).await?;
+            db::migrate(&database.pool).await?;
+            let result = bot_command(&database.pool, command).await;
+            shutdown_cluster(database).await;
+            result
+        }
         Command::Merchant { command } => {
             telemetry::init();
             let settings = Settings::from_env()?;
@@ -156,6 +197,69 @@ async fn merchant_command(pool: &sqlx::PgPool, command: MerchantCommand) -> anyh
             println!("{key}");
         }
     }
+    Ok(())
+}
+
+async fn bot_command(pool: &sqlx::PgPool, command: BotCommand) -> anyhow::Result<()> {
+    use crate::channels::credentials::{self, TelegramSetup, WhatsAppSetup};
+    let BotCommand::Add {
+        slug,
+        merchant: merchant_slug,
+        name,
+        currency,
+        telegram_token,
+        telegram_secret_token,
+        whatsapp_phone_number_id,
+        whatsapp_access_token,
+        whatsapp_app_secret,
+        whatsapp_verify_token,
+    } = command;
+    let merchant_id = merchant::merchant_by_slug(pool, &merchant_slug)
+        .await?
+        .with_context(|| {
+            format!("no merchant `{merchant_slug}`; create it with `tendero merchant add`")
+        })?;
+    let mut tx = pool.begin().await?;
+    let bot = merchant::create_bot(&mut *tx, merchant_id, &slug, &name, &currency).await?;
+    match (telegram_token, telegram_secret_token) {
+        (Some(token), Some(secret_token)) => {
+            credentials::set_telegram(
+                &mut *tx,
+                bot.id,
+                &TelegramSetup {
+                    token,
+                    secret_token,
+                },
+            )
+            .await?;
+        }
+        (None, None) => {}
+        _ => anyhow::bail!("Telegram needs both --telegram-token and --telegram-secret-token"),
+    }
+    match (
+        whatsapp_phone_number_id,
+        whatsapp_access_token,
+        whatsapp_app_secret,
+        whatsapp_verify_token,
+    ) {
+        (Some(phone_number_id), Some(access_token), Some(app_secret), Some(verify_token)) => {
+            let setup = WhatsAppSetup {
+                phone_number_id,
+                access_token,
+                app_secret,
+                verify_token,
+            };
+            credentials::set_whatsapp(&mut *tx, bot.id, &setup).await?;
+        }
+        (None, None, None, None) => {}
+        _ => anyhow::bail!(
+            "WhatsApp needs a phone number id, access token, app secret and verify token"
+        ),
+    }
+    tx.commit().await?;
+    eprintln!(
+        "bot `{slug}` created; webhooks: /webhooks/telegram/{slug}, /webhooks/whatsapp/{slug}, web chat: /webchat/{slug}/messages"
+    );
     Ok(())
 }
 

@@ -93,3 +93,57 @@ pub async fn authenticate(pool: &PgPool, key: &str) -> sqlx::Result<Option<Uuid>
     .fetch_optional(pool)
     .await
 }
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateBotError {
+    #[error("{0}")]
+    Invalid(&'static str),
+    #[error("a bot with that slug already exists")]
+    Taken,
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// Creates a shop bot for a merchant.
+pub async fn create_bot(
+    db: impl PgExecutor<'_>,
+    merchant_id: Uuid,
+    slug: &str,
+    name: &str,
+    currency: &str,
+) -> Result<Bot, CreateBotError> {
+    let slug_ok = (1..=63).contains(&slug.len())
+        && slug.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !slug_ok {
+        return Err(CreateBotError::Invalid(
+            "slug must be 1-63 lowercase letters, digits or dashes",
+        ));
+    }
+    if name.trim().is_empty() || name.chars().count() > 100 {
+        return Err(CreateBotError::Invalid("name must be 1-100 characters"));
+    }
+    if currency.len() != 3 || !currency.chars().all(|c| c.is_ascii_uppercase()) {
+        return Err(CreateBotError::Invalid(
+            "currency must be a three-letter ISO code such as BOB",
+        ));
+    }
+    let created = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO bots (merchant_id, slug, name, currency) VALUES ($1, $2, $3, $4) RETURNING {BOT_COLUMNS}"
+    )))
+    .bind(merchant_id)
+    .bind(slug)
+    .bind(name.trim())
+    .bind(currency)
+    .fetch_one(db)
+    .await;
+    match created {
+        Ok(bot) => Ok(bot),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("bots_slug_key") => {
+            Err(CreateBotError::Taken)
+        }
+        Err(e) => Err(e.into()),
+    }
+}

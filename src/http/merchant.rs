@@ -547,3 +547,124 @@ pub async fn llm_usage(
         "by_outcome": rows,
     })))
 }
+
+impl From<crate::channels::credentials::SetupError> for ApiError {
+    fn from(err: crate::channels::credentials::SetupError) -> Self {
+        use crate::channels::credentials::SetupError;
+        match err {
+            SetupError::Invalid(why) => ApiError::BadRequest(why.into()),
+            SetupError::PhoneTaken => ApiError::Conflict(err.to_string()),
+            SetupError::Database(e) => e.into(),
+        }
+    }
+}
+
+async fn bot_summary(state: &AppState, bot: &crate::merchant::Bot) -> Result<Value, ApiError> {
+    let channels = crate::channels::credentials::connected(&state.pool, bot.id).await?;
+    Ok(json!({
+        "slug": bot.slug,
+        "name": bot.name,
+        "currency": bot.currency,
+        "agent_enabled": bot.agent_enabled,
+        // Which channels are connected; secrets are never returned.
+        "channels": channels.into_iter().map(|(channel, phone)| json!({"channel": channel, "phone_number_id": phone})).collect::<Vec<_>>(),
+        "webhooks": {
+            "telegram": format!("/webhooks/telegram/{}", bot.slug),
+            "whatsapp": format!("/webhooks/whatsapp/{}", bot.slug),
+            "webchat": format!("/webchat/{}/messages", bot.slug),
+        },
+    }))
+}
+
+/// `GET /api/v1/bots`.
+pub async fn list_bots(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+) -> Result<Json<Value>, ApiError> {
+    let slugs: Vec<String> =
+        sqlx::query_scalar("SELECT slug FROM bots WHERE merchant_id = $1 ORDER BY slug")
+            .bind(merchant_id)
+            .fetch_all(&state.pool)
+            .await?;
+    let mut bots = Vec::new();
+    for slug in slugs {
+        let bot = owned_bot(&state, merchant_id, &slug).await?;
+        bots.push(bot_summary(&state, &bot).await?);
+    }
+    Ok(Json(json!({ "bots": bots })))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewBot {
+    slug: String,
+    name: String,
+    currency: String,
+    #[serde(default)]
+    payment_instructions: Option<String>,
+    #[serde(default)]
+    telegram: Option<crate::channels::credentials::TelegramSetup>,
+    #[serde(default)]
+    whatsapp: Option<crate::channels::credentials::WhatsAppSetup>,
+}
+
+/// `POST /api/v1/bots`: a new bot, with its channel credentials if given.
+pub async fn create_bot(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(axum::http::StatusCode, Json<Value>), ApiError> {
+    use crate::merchant::CreateBotError;
+    let new: NewBot = parse_json(&body?)?;
+    let mut tx = state.pool.begin().await?;
+    let bot =
+        crate::merchant::create_bot(&mut *tx, merchant_id, &new.slug, &new.name, &new.currency)
+            .await
+            .map_err(|e| match e {
+                CreateBotError::Invalid(why) => ApiError::BadRequest(why.into()),
+                CreateBotError::Taken => ApiError::Conflict(e.to_string()),
+                CreateBotError::Database(e) => e.into(),
+            })?;
+    if let Some(instructions) = &new.payment_instructions {
+        let instructions = bounded_text("payment_instructions", instructions, 500)?;
+        sqlx::query("UPDATE bots SET payment_instructions = $2 WHERE id = $1")
+            .bind(bot.id)
+            .bind(instructions)
+            .execute(&mut *tx)
+            .await?;
+    }
+    if let Some(telegram) = &new.telegram {
+        crate::channels::credentials::set_telegram(&mut *tx, bot.id, telegram).await?;
+    }
+    if let Some(whatsapp) = &new.whatsapp {
+        crate::channels::credentials::set_whatsapp(&mut *tx, bot.id, whatsapp).await?;
+    }
+    tx.commit().await?;
+    Ok((
+        axum::http::StatusCode::CREATED,
+        Json(bot_summary(&state, &bot).await?),
+    ))
+}
+
+/// `PUT /api/v1/bots/{slug}/channels/{channel}`: connect or update a channel.
+pub async fn set_channel(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(state): State<AppState>,
+    Path((slug, channel)): Path<(String, String)>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = body?;
+    let bot = owned_bot(&state, merchant_id, &slug).await?;
+    match channel.as_str() {
+        "telegram" => {
+            let setup: crate::channels::credentials::TelegramSetup = parse_json(&body)?;
+            crate::channels::credentials::set_telegram(&state.pool, bot.id, &setup).await?;
+        }
+        "whatsapp" => {
+            let setup: crate::channels::credentials::WhatsAppSetup = parse_json(&body)?;
+            crate::channels::credentials::set_whatsapp(&state.pool, bot.id, &setup).await?;
+        }
+        _ => return Err(ApiError::NotFound("channel")),
+    }
+    Ok(Json(bot_summary(&state, &bot).await?))
+}

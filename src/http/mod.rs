@@ -38,7 +38,12 @@ pub fn router(state: AppState) -> Router {
         .route("/conversations/{id}/takeover", post(merchant::takeover))
         .route("/conversations/{id}/release", post(merchant::release))
         .route("/conversations/{id}/reply", post(merchant::reply))
+        .route("/bots", get(merchant::list_bots).post(merchant::create_bot))
         .route("/bots/{slug}", axum::routing::patch(merchant::update_bot))
+        .route(
+            "/bots/{slug}/channels/{channel}",
+            axum::routing::put(merchant::set_channel),
+        )
         .route("/bots/{slug}/llm-usage", get(merchant::llm_usage))
         .route(
             "/orders/{id}/approve-payment",

@@ -4,10 +4,12 @@
 mod helpers;
 
 mod cache;
+mod channels;
 mod cli;
 mod concurrency;
 mod eval;
 mod fake_llm;
+mod fake_platforms;
 mod hostile;
 mod input;
 mod llm;
