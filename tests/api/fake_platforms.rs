@@ -22,10 +22,13 @@ pub struct Call {
     pub at: Instant,
 }
 
+/// Scripted answers per method: (status, body), first in first out.
+type Script = HashMap<String, VecDeque<(u16, Value)>>;
+
 #[derive(Clone, Default)]
 struct Shared {
     calls: Arc<Mutex<Vec<Call>>>,
-    script: Arc<Mutex<HashMap<String, VecDeque<(u16, Value)>>>>,
+    script: Arc<Mutex<Script>>,
     next_id: Arc<AtomicU64>,
 }
 
