@@ -248,3 +248,74 @@ fn truncate_bytes(s: &str, max: usize) -> String {
     }
     s[..end].to_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> TelegramEvent {
+        let path = format!(
+            "{}/fixtures/telegram/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        parse_update(&std::fs::read(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_fixture_update_kind_parses_to_what_it_means() {
+        match fixture("text") {
+            TelegramEvent::Message {
+                update_id,
+                chat_id,
+                name,
+                message,
+            } => {
+                assert_eq!((update_id, chat_id), (100000001, 555000111));
+                assert_eq!(name.as_deref(), Some("Lucía"));
+                assert_eq!(message.text, "hola");
+            }
+            other => panic!("{other:?}"),
+        }
+        match fixture("photo") {
+            TelegramEvent::Message { message, .. } => {
+                assert_eq!(message.media.unwrap().id, "AgACAgEAAxkBAAMMlarge");
+                assert!(message.text.contains("comprobante"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match fixture("document") {
+            TelegramEvent::Message { message, .. } => {
+                assert_eq!(message.media.unwrap().kind, "document")
+            }
+            other => panic!("{other:?}"),
+        }
+        match fixture("callback_query") {
+            TelegramEvent::Callback {
+                data,
+                callback_query_id,
+                chat_id,
+                ..
+            } => {
+                assert_eq!((data.as_str(), chat_id), ("Sí", 555000111));
+                assert_eq!(callback_query_id, "4382bfdwdsb323b2d9");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            fixture("edited_message"),
+            TelegramEvent::Ignored("edited message")
+        );
+        assert_eq!(
+            fixture("my_chat_member_kicked"),
+            TelegramEvent::Membership {
+                chat_id: 555000111,
+                blocked: true
+            }
+        );
+        assert!(
+            matches!(fixture("sticker"), TelegramEvent::Message { message, .. } if message.media.as_ref().unwrap().kind == "unsupported")
+        );
+        assert!(matches!(fixture("poll"), TelegramEvent::Ignored(_)));
+        assert!(parse_update(b"{\"update_id\": \"x\"}").is_err());
+    }
+}

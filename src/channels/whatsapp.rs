@@ -392,3 +392,70 @@ mod tests {
         assert_eq!(WhatsAppChannel::body("591700", "hola", &[])["type"], "text");
     }
 }
+
+#[cfg(test)]
+mod fixture_tests {
+    use super::*;
+
+    fn fixture(name: &str) -> WaBatch {
+        let path = format!(
+            "{}/fixtures/whatsapp/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        parse_payload(&std::fs::read(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn every_fixture_payload_parses_to_what_it_means() {
+        let text = fixture("text");
+        assert_eq!(text.messages[0].message.text, "hola");
+        assert_eq!(text.messages[0].name.as_deref(), Some("Mateo"));
+        assert_eq!(text.messages[0].phone_number_id, "106540352242922");
+        assert_eq!(
+            fixture("image").messages[0]
+                .message
+                .media
+                .as_ref()
+                .unwrap()
+                .id,
+            "1003383421387256"
+        );
+        assert_eq!(
+            fixture("document").messages[0]
+                .message
+                .media
+                .as_ref()
+                .unwrap()
+                .kind,
+            "document"
+        );
+        assert_eq!(
+            fixture("interactive_button_reply").messages[0].message.text,
+            "Sí"
+        );
+        assert_eq!(
+            fixture("interactive_list_reply").messages[0].message.text,
+            "menú"
+        );
+        assert_eq!(fixture("button").messages[0].message.text, "catálogo");
+        assert_eq!(
+            fixture("audio").messages[0]
+                .message
+                .media
+                .as_ref()
+                .unwrap()
+                .kind,
+            "unsupported"
+        );
+        let mixed = fixture("status_and_message");
+        assert_eq!(mixed.messages.len(), 2, "every entry's messages");
+        assert_eq!(mixed.statuses[0].status, "read");
+        let failed = fixture("status_failed");
+        assert_eq!(failed.statuses[0].error.as_deref(), Some(OUTSIDE_WINDOW));
+        assert!(failed.messages.is_empty());
+        let echo = fixture("smb_message_echoes");
+        assert_eq!(echo.echoes[0].customer, "59171234567");
+        assert!(parse_payload(b"{\"object\":\"page\",\"entry\":[]}").is_err());
+        assert!(parse_payload(b"[]").is_err());
+    }
+}

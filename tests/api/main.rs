@@ -3,8 +3,10 @@
 
 mod helpers;
 
+mod bots;
 mod cache;
 mod channels;
+mod channels_resilience;
 mod cli;
 mod concurrency;
 mod eval;
