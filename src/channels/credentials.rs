@@ -22,7 +22,7 @@ pub struct WhatsAppCredentials {
 }
 
 /// What a merchant gives to connect a Telegram bot.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TelegramSetup {
     pub token: String,
@@ -30,13 +30,27 @@ pub struct TelegramSetup {
 }
 
 /// What a merchant gives to connect a WhatsApp Cloud API number.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WhatsAppSetup {
     pub phone_number_id: String,
     pub access_token: String,
     pub app_secret: String,
     pub verify_token: String,
+}
+
+impl std::fmt::Debug for TelegramSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TelegramSetup").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for WhatsAppSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WhatsAppSetup")
+            .field("phone_number_id", &self.phone_number_id)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -195,4 +209,30 @@ pub fn secret_matches(presented: &[u8], expected: &Secret) -> bool {
     use subtle::ConstantTimeEq;
     let expected = expected.expose().as_bytes();
     presented.len() == expected.len() && bool::from(presented.ct_eq(expected))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setups_never_print_their_secrets() {
+        let telegram = TelegramSetup {
+            token: "1:TOKEN".into(),
+            secret_token: "SECRET".into(),
+        };
+        let whatsapp = WhatsAppSetup {
+            phone_number_id: "123".into(),
+            access_token: "ACCESS".into(),
+            app_secret: "APP".into(),
+            verify_token: "VERIFY".into(),
+        };
+        let printed = format!("{telegram:?} {whatsapp:?}");
+        for secret in ["TOKEN", "SECRET", "ACCESS", "APP", "VERIFY"] {
+            assert!(!printed.contains(secret), "{printed}");
+        }
+        assert!(secret_matches(b"abc", &Secret::new("abc")));
+        assert!(!secret_matches(b"abd", &Secret::new("abc")));
+        assert!(!secret_matches(b"ab", &Secret::new("abc")));
+    }
 }
