@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use rand::Rng;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -129,6 +130,8 @@ pub struct Dispatcher {
 }
 
 const CLAIM_BATCH: i64 = 32;
+/// Sends in flight at once from one dispatcher.
+const SEND_CONCURRENCY: usize = 8;
 const SEND_LEASE_SECS: f64 = 60.0;
 
 impl Dispatcher {
@@ -171,9 +174,14 @@ impl Dispatcher {
             return Ok(Outcome::EmptyQueue);
         }
         let count = claimed.len();
-        for row in claimed {
-            self.deliver(row).await?;
-        }
+        // Each claimed row heads a different conversation, so they may go out in
+        // parallel without reordering anything within a conversation.
+        let results: Vec<anyhow::Result<()>> = futures::stream::iter(claimed)
+            .map(|row| self.deliver(row))
+            .buffer_unordered(SEND_CONCURRENCY)
+            .collect()
+            .await;
+        results.into_iter().collect::<anyhow::Result<()>>()?;
         Ok(Outcome::Delivered(count))
     }
 

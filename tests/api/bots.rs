@@ -96,18 +96,7 @@ async fn a_merchant_creates_a_bot_with_channels_and_never_sees_a_secret_again(po
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn tendero_bot_add_connects_channels_from_the_environment(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
-    let admin_url = std::env::var("DATABASE_URL").unwrap();
-    let server = admin_url
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit_once('/')
-        .unwrap()
-        .0;
-    let url = format!(
-        "{server}/{}",
-        app.pool.connect_options().get_database().unwrap()
-    );
+    let url = app.database_url();
     let output = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_tendero"))
             .args([

@@ -54,16 +54,7 @@ async fn tendero_chat_sends_lines_and_prints_the_replies(pool: sqlx::PgPool) {
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn create_key_prints_a_working_key_alone_on_stdout(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
-    let options = app.pool.connect_options();
-    let admin_url = std::env::var("DATABASE_URL").unwrap();
-    let server = admin_url
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit_once('/')
-        .unwrap()
-        .0;
-    let url = format!("{server}/{}", options.get_database().unwrap());
+    let url = app.database_url();
     let run = move |merchant: &str| {
         Command::new(env!("CARGO_BIN_EXE_tendero"))
             .args(["merchant", "create-key", merchant])

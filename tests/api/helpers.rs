@@ -34,6 +34,13 @@ impl Drop for TestApp {
     }
 }
 
+/// A URL for `database` on the test server named by `DATABASE_URL`, for child processes.
+pub fn database_url(database: &str) -> String {
+    let admin = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let server = admin.split('?').next().unwrap().rsplit_once('/').unwrap().0;
+    format!("{server}/{database}")
+}
+
 pub async fn spawn_app(pool: PgPool) -> TestApp {
     spawn_app_with(pool, Arc::new(RulesProposer)).await
 }
@@ -77,6 +84,11 @@ pub async fn spawn_app_configured(
 }
 
 impl TestApp {
+    /// This test's database, as a URL a child process can use.
+    pub fn database_url(&self) -> String {
+        database_url(self.pool.connect_options().get_database().unwrap())
+    }
+
     pub async fn post_message(
         &self,
         session: &str,

@@ -24,14 +24,7 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .execute(&admin)
         .await
         .unwrap();
-    let server = admin_url
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit_once('/')
-        .unwrap()
-        .0;
-    let url = format!("{server}/{database}");
+    let url = crate::helpers::database_url(&database);
     let pool = sqlx::PgPool::connect(&url).await.unwrap();
     let port = free_port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tendero"))
