@@ -241,17 +241,24 @@ pub async fn release_lease(pool: &PgPool, id: Uuid, owner: Uuid) -> sqlx::Result
     Ok(())
 }
 
-/// The last `limit` transcript lines, oldest first.
+/// The last `limit` transcript lines before the message of `inbox_id` (the one the
+/// turn is about, which the proposer gets on its own), oldest first.
 pub async fn history(
     db: impl PgExecutor<'_>,
     id: Uuid,
+    inbox_id: i64,
     limit: i64,
 ) -> sqlx::Result<Vec<HistoryEntry>> {
     let mut rows: Vec<(String, String)> = sqlx::query_as(
-        "SELECT author, text FROM messages WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2",
+        "SELECT author, text FROM messages
+         WHERE conversation_id = $1
+           AND id < coalesce((SELECT min(id) FROM messages WHERE inbox_id = $3 AND direction = 'in'),
+                             9223372036854775807)
+         ORDER BY id DESC LIMIT $2",
     )
     .bind(id)
     .bind(limit)
+    .bind(inbox_id)
     .fetch_all(db)
     .await?;
     rows.reverse();

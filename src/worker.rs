@@ -308,8 +308,13 @@ impl Engine {
         let catalog = catalog::load(&self.pool, bot.id).await?;
         let cart = cart::load(&self.pool, conversation.id).await?;
         let open_order = orders::open_for(&self.pool, conversation.id).await?;
-        let history =
-            conversations::history(&self.pool, conversation.id, self.settings.history_len).await?;
+        let history = conversations::history(
+            &self.pool,
+            conversation.id,
+            event.id,
+            self.settings.history_len,
+        )
+        .await?;
         let input = ProposalInput {
             current_state: start,
             detected_events: events.clone(),

@@ -88,6 +88,11 @@ async fn a_correct_multi_action_proposal_is_executed_and_accounted(pool: sqlx::P
     let user: Value =
         serde_json::from_str(request["messages"][1]["content"].as_str().unwrap()).unwrap();
     assert_eq!(user["current_state"], "IDLE");
+    assert_eq!(
+        user["recent_history"],
+        json!([]),
+        "the message itself is not repeated as history"
+    );
     assert!(
         user["product_catalog"]
             .as_array()
