@@ -2,6 +2,7 @@
 
 pub mod error;
 pub mod merchant;
+pub mod metrics;
 pub mod webchat;
 pub mod webhooks;
 
@@ -65,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .merge(webhooks)
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics::metrics))
         .merge(webchat)
         .nest("/api/v1", api)
         .fallback(|| async { error::ApiError::NotFound("route") })

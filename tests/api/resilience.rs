@@ -48,6 +48,24 @@ async fn a_panic_inside_one_turn_is_retried_then_parked_and_other_conversations_
     assert_eq!(parked, 1);
     // Nothing is left spinning.
     assert_eq!(app.engine.run_until_idle().await.unwrap(), 0);
+    // And an operator sees it on /metrics.
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("tendero_inbox_events{status=\"parked\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("tendero_conversations{state=\"CART_OPEN\"} 2"),
+        "{metrics}"
+    );
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]

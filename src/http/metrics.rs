@@ -1,0 +1,63 @@
+//! `GET /metrics`: queue depths and outcomes in the Prometheus text format, read
+//! from PostgreSQL at scrape time, so every replica reports the same truth and an
+//! alert on parked events or dead letters needs no extra state.
+
+use std::fmt::Write;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+
+use super::AppState;
+use super::error::ApiError;
+
+/// (metric, help, query returning label value and count)
+const GAUGES: &[(&str, &str, &str, &str)] = &[
+    (
+        "tendero_inbox_events",
+        "Inbound events by status (pending is the queue depth; parked needs a look).",
+        "status",
+        "SELECT status, count(*) FROM inbox GROUP BY status",
+    ),
+    (
+        "tendero_outbox_messages",
+        "Outbound messages by status (dead and failed were not delivered).",
+        "status",
+        "SELECT status, count(*) FROM outbox GROUP BY status",
+    ),
+    (
+        "tendero_conversations",
+        "Conversations by state.",
+        "state",
+        "SELECT fsm_state, count(*) FROM conversations GROUP BY fsm_state",
+    ),
+    (
+        "tendero_llm_calls",
+        "LLM calls by outcome.",
+        "outcome",
+        "SELECT outcome, count(*) FROM llm_calls GROUP BY outcome",
+    ),
+];
+
+pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+    let mut out = String::new();
+    for (name, help, label, sql) in GAUGES {
+        let rows: Vec<(String, i64)> = sqlx::query_as(*sql).fetch_all(&state.pool).await?;
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+        for (value, count) in rows {
+            let _ = writeln!(out, "{name}{{{label}=\"{value}\"}} {count}");
+        }
+    }
+    let oldest: Option<f64> = sqlx::query_scalar(
+        "SELECT extract(epoch FROM now() - min(received_at))::float8 FROM inbox WHERE status = 'pending'",
+    )
+    .fetch_one(&state.pool)
+    .await?;
+    let _ = writeln!(
+        out,
+        "# HELP tendero_inbox_oldest_pending_seconds Age of the oldest unprocessed inbound event.\n\
+         # TYPE tendero_inbox_oldest_pending_seconds gauge\ntendero_inbox_oldest_pending_seconds {}",
+        oldest.unwrap_or(0.0)
+    );
+    Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out))
+}
