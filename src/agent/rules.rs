@@ -91,6 +91,18 @@ const CONFIRM: &[&str] = &[
     "esta bien",
     "asi es",
 ];
+const THANKS: &[&str] = &[
+    "gracias",
+    "muchas gracias",
+    "mil gracias",
+    "chau",
+    "chao",
+    "adios",
+    "hasta luego",
+    "nos vemos",
+    "buenisimo",
+    "genial",
+];
 const DENY: &[&str] = &["no", "nop", "todavia no", "aun no", "espera"];
 const REMOVE_VERBS: &[&str] = &[
     "quita", "quitar", "quitame", "quitale", "saca", "sacar", "sacame", "elimina", "eliminar",
@@ -208,6 +220,12 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     }
     if any_phrase(&text, CATALOG) || input.detected_events.contains(&Event::GreetingReceived) {
         return Proposal::new(vec![ProposedAction::new("SHOW_CATALOG")], "");
+    }
+    if any_phrase(&text, THANKS) {
+        return Proposal::new(
+            vec![ProposedAction::new("REPLY")],
+            "¡Gracias a ti! Aquí estoy si necesitas algo más.",
+        );
     }
     if words.iter().any(|w| token_number(w).is_some()) && !words.is_empty() {
         return clarify("¿De qué producto? Escríbeme la cantidad y el nombre del producto.");
@@ -499,6 +517,7 @@ mod tests {
                 &["ADD_TO_CART 5 x2"],
             ),
             (Browsing, "asdf qwer", &[], &["CLARIFY"]),
+            (AwaitingPayment, "¡Muchas gracias!", &[], &["REPLY"]),
         ];
         for (state, message, cart, expected) in cases {
             assert_eq!(
