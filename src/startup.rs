@@ -154,6 +154,7 @@ impl Application {
                 pool: self.pool.clone(),
                 notifier: self.notifier.clone(),
                 redis: self.redis.clone(),
+                bots: Arc::new(crate::http::directory::BotDirectory::new(self.pool.clone())),
                 telegram: Arc::new(TelegramChannel::new(
                     reqwest::Client::new(),
                     &self.settings.telegram_api_url,

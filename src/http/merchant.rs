@@ -505,6 +505,7 @@ pub async fn update_bot(
         .bind(agent_enabled)
         .execute(&state.pool)
         .await?;
+    state.bots.forget(&bot.slug);
     Ok(Json(
         json!({"bot": bot.slug, "agent_enabled": agent_enabled}),
     ))
@@ -659,10 +660,12 @@ pub async fn set_channel(
         "telegram" => {
             let setup: crate::channels::credentials::TelegramSetup = parse_json(&body)?;
             crate::channels::credentials::set_telegram(&state.pool, bot.id, &setup).await?;
+            state.bots.forget(&bot.slug);
         }
         "whatsapp" => {
             let setup: crate::channels::credentials::WhatsAppSetup = parse_json(&body)?;
             crate::channels::credentials::set_whatsapp(&state.pool, bot.id, &setup).await?;
+            state.bots.forget(&bot.slug);
         }
         _ => return Err(ApiError::NotFound("channel")),
     }

@@ -1,5 +1,6 @@
 //! HTTP routers: web chat, the merchant API and health checks.
 
+pub mod directory;
 pub mod error;
 pub mod merchant;
 pub mod metrics;
@@ -21,6 +22,8 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Optional early duplicate filter.
     pub redis: Option<crate::cache::Redis>,
+    /// Bots and credentials for the webhook hot path.
+    pub bots: std::sync::Arc<directory::BotDirectory>,
     /// For answering inline-button presses right away.
     pub telegram: std::sync::Arc<crate::channels::telegram::TelegramChannel>,
 }

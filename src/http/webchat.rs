@@ -20,7 +20,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::{ApiError, parse_json};
 use crate::inbox::{self, ChannelKind, Inbound, Ingested, MessagePayload};
-use crate::merchant::{self, Bot};
+use crate::merchant::Bot;
 use crate::notify::Wake;
 
 /// Longest text a customer may send in one message.
@@ -53,9 +53,12 @@ fn client_token(field: &str, value: &str) -> Result<String, ApiError> {
 }
 
 async fn bot_or_404(state: &AppState, slug: &str) -> Result<Bot, ApiError> {
-    merchant::bot_by_slug(&state.pool, slug)
+    let entry = state
+        .bots
+        .get(slug)
         .await?
-        .ok_or(ApiError::NotFound("bot"))
+        .ok_or(ApiError::NotFound("bot"))?;
+    Ok(entry.bot.clone())
 }
 
 /// `POST /webchat/{bot}/messages`: stored before the 202; a retry with the same

@@ -11,22 +11,22 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::AppState;
+use super::directory::BotEntry;
 use super::error::ApiError;
 use crate::audit::{self, Actor, Entry, Scope};
-use crate::channels::credentials::{self, secret_matches};
+use crate::channels::credentials::secret_matches;
 use crate::channels::telegram::{self, TelegramEvent};
 use crate::channels::whatsapp;
 use crate::conversations;
 use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
-use crate::merchant::{self, Bot};
+use crate::merchant::Bot;
+use std::sync::Arc;
 
 /// Largest webhook body: WhatsApp payloads reach about 3 MB.
 pub const MAX_WEBHOOK_BYTES: usize = 4 * 1024 * 1024;
 
-async fn bot_or_404(state: &AppState, slug: &str) -> Result<Bot, ApiError> {
-    merchant::bot_by_slug(&state.pool, slug)
-        .await?
-        .ok_or(ApiError::NotFound("bot"))
+async fn bot_or_404(state: &AppState, slug: &str) -> Result<Arc<BotEntry>, ApiError> {
+    state.bots.get(slug).await?.ok_or(ApiError::NotFound("bot"))
 }
 
 async fn store(state: &AppState, bot: &Bot, inbound: Inbound) -> Result<(), ApiError> {
@@ -42,10 +42,11 @@ pub async fn telegram(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let body = body?;
-    let bot = bot_or_404(&state, &slug).await?;
-    let creds = credentials::telegram(&state.pool, bot.id)
-        .await?
-        .ok_or(ApiError::NotFound("bot"))?;
+    let entry = bot_or_404(&state, &slug).await?;
+    let (bot, creds) = (
+        &entry.bot,
+        entry.telegram.as_ref().ok_or(ApiError::NotFound("bot"))?,
+    );
     let presented = headers
         .get("x-telegram-bot-api-secret-token")
         .map(|v| v.as_bytes())
@@ -68,7 +69,7 @@ pub async fn telegram(
                 external_id: format!("tg:{update_id}"),
                 message,
             };
-            store(&state, &bot, inbound).await?;
+            store(&state, bot, inbound).await?;
         }
         TelegramEvent::Callback {
             update_id,
@@ -87,7 +88,7 @@ pub async fn telegram(
                     media: None,
                 },
             };
-            store(&state, &bot, inbound).await?;
+            store(&state, bot, inbound).await?;
             let channel = state.telegram.clone();
             let bot_id = bot.id;
             tokio::spawn(async move { channel.answer_callback(bot_id, &callback_query_id).await });
@@ -126,10 +127,8 @@ pub async fn whatsapp_verify(
     Path(slug): Path<String>,
     Query(query): Query<VerifyQuery>,
 ) -> Result<String, ApiError> {
-    let bot = bot_or_404(&state, &slug).await?;
-    let creds = credentials::whatsapp(&state.pool, bot.id)
-        .await?
-        .ok_or(ApiError::NotFound("bot"))?;
+    let entry = bot_or_404(&state, &slug).await?;
+    let creds = entry.whatsapp.as_ref().ok_or(ApiError::NotFound("bot"))?;
     let token = query.verify_token.unwrap_or_default();
     if query.mode.as_deref() == Some("subscribe")
         && secret_matches(token.as_bytes(), &creds.verify_token)
@@ -148,10 +147,11 @@ pub async fn whatsapp(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let body = body?;
-    let bot = bot_or_404(&state, &slug).await?;
-    let creds = credentials::whatsapp(&state.pool, bot.id)
-        .await?
-        .ok_or(ApiError::NotFound("bot"))?;
+    let entry = bot_or_404(&state, &slug).await?;
+    let (bot, creds) = (
+        &entry.bot,
+        entry.whatsapp.as_ref().ok_or(ApiError::NotFound("bot"))?,
+    );
     let signature = headers
         .get("x-hub-signature-256")
         .and_then(|v| v.to_str().ok());
@@ -172,7 +172,7 @@ pub async fn whatsapp(
             external_id: format!("wa:{}", message.wamid),
             message: message.message,
         };
-        store(&state, &bot, inbound).await?;
+        store(&state, bot, inbound).await?;
     }
     for status in batch.statuses.iter().filter(|s| ours(&s.phone_number_id)) {
         sqlx::query(
@@ -189,7 +189,7 @@ pub async fn whatsapp(
         .await?;
     }
     for echo in batch.echoes.iter().filter(|e| ours(&e.phone_number_id)) {
-        merchant_spoke_from_phone(&state, &bot, &echo.customer, &echo.text).await?;
+        merchant_spoke_from_phone(&state, bot, &echo.customer, &echo.text).await?;
     }
     Ok(Json(json!({"ok": true})))
 }

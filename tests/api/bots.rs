@@ -59,6 +59,20 @@ async fn a_merchant_creates_a_bot_with_channels_and_never_sees_a_secret_again(po
         "nothing half-created"
     );
 
+    // A webhook with the current secret (this also warms the bot cache).
+    let update = json!({"update_id": 1, "message": {"message_id": 1, "date": 1, "text": "hola",
+        "chat": {"id": 7, "type": "private", "first_name": "A"}, "from": {"id": 7, "is_bot": false, "first_name": "A"}}});
+    let post = |secret: &'static str| {
+        app.client
+            .post(format!("{}/webhooks/telegram/heladeria", app.base))
+            .header("X-Telegram-Bot-Api-Secret-Token", secret)
+            .json(&update)
+            .send()
+    };
+    assert_eq!(
+        post("webhook_secret-1").await.unwrap().status(),
+        StatusCode::OK
+    );
     let (status, _) = app
         .api(
             Method::PUT,
@@ -75,6 +89,12 @@ async fn a_merchant_creates_a_bot_with_channels_and_never_sees_a_secret_again(po
     .await
     .unwrap();
     assert_eq!(rotated, "rotated");
+    // The rotation applies at once: the old secret is refused, the new one accepted.
+    assert_eq!(
+        post("webhook_secret-1").await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(post("rotated").await.unwrap().status(), StatusCode::OK);
 
     let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
         .await
