@@ -155,3 +155,34 @@ async fn a_worker_whose_lease_expired_cannot_commit_twice(pool: sqlx::PgPool) {
     assert_eq!(app.engine.run_until_idle().await.unwrap(), 0);
     assert_eq!(app.cart("gabi").await, vec![("brownie".into(), 1)]);
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_worker_only_process_serves_what_a_web_only_process_stored(pool: sqlx::PgPool) {
+    let app = spawn_app(pool.clone()).await;
+    let mut settings = app.settings.clone();
+    settings.poll_interval = Duration::from_millis(20);
+    let worker = tendero::startup::Application::build(
+        settings,
+        pool,
+        Arc::new(RulesProposer),
+        tendero::config::Role::Worker,
+    )
+    .await
+    .unwrap();
+    assert!(worker.local_addr().is_none(), "a worker does not listen");
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn(worker.run_until_stopped(cancel.clone()));
+    app.post_message("zoe", "quiero 2 matcha", "z-1").await;
+    let mut replies = Vec::new();
+    for _ in 0..200 {
+        replies = app.replies("zoe").await;
+        if !replies.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(replies.len(), 1, "the worker process answered");
+    assert!(replies[0].contains("Agregué 2 × Matcha"));
+    cancel.cancel();
+    running.await.unwrap().unwrap();
+}
