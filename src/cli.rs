@@ -333,7 +333,19 @@ async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Result<(
                     } else {
                         bot_label()
                     };
-                    println!("{who}> {}", parsed["text"].as_str().unwrap_or(&data));
+                    let text = parsed["text"].as_str().unwrap_or(&data);
+                    // Continuation lines line up under the first.
+                    println!(
+                        "{who}> {}",
+                        text.replace('\n', &format!("\n{}", " ".repeat(who.len() + 2)))
+                    );
+                    let choices: Vec<&str> = parsed["choices"]
+                        .as_array()
+                        .map(|c| c.iter().filter_map(|v| v.as_str()).collect())
+                        .unwrap_or_default();
+                    if !choices.is_empty() {
+                        println!("{}[{}]", " ".repeat(who.len() + 2), choices.join("] ["));
+                    }
                     let _ = std::io::stdout().flush();
                     let _ = seen_tx.send(());
                     data.clear();
