@@ -138,3 +138,30 @@ async fn the_merchant_api_answers_bad_requests_with_json_errors(pool: sqlx::PgPo
         0
     );
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn when_the_database_cannot_commit_the_webhook_answers_5xx_so_the_platform_retries(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    // Warm the bot cache first, so the failure is the commit itself.
+    assert_eq!(
+        app.post_message("ruth", "hola", "r-1").await.status(),
+        StatusCode::ACCEPTED
+    );
+    app.pool.close().await;
+    let response = app.post_message("ruth", "quiero 1 brownie", "r-2").await;
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["error"], "an internal error occurred",
+        "no internals leak"
+    );
+    let ready = app
+        .client
+        .get(format!("{}/readyz", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), StatusCode::SERVICE_UNAVAILABLE);
+}
