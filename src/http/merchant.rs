@@ -488,6 +488,12 @@ async fn owned_bot(
 struct BotPatch {
     /// The LLM switch: false runs the bot on the offline rules (the rollback flag).
     agent_enabled: Option<bool>,
+    /// Inactivity after which BROWSING, CART_OPEN and CHECKOUT return to IDLE.
+    session_timeout_secs: Option<i32>,
+    /// Time an order may wait for payment before it expires.
+    payment_timeout_secs: Option<i32>,
+    /// Shown to the customer when an order is confirmed.
+    payment_instructions: Option<String>,
 }
 
 /// `PATCH /api/v1/bots/{slug}`: bot settings a merchant may change.
@@ -499,16 +505,42 @@ pub async fn update_bot(
 ) -> Result<Json<Value>, ApiError> {
     let patch: BotPatch = parse_json(&body?)?;
     let bot = owned_bot(&state, merchant_id, &slug).await?;
-    let agent_enabled = patch.agent_enabled.unwrap_or(bot.agent_enabled);
-    sqlx::query("UPDATE bots SET agent_enabled = $2 WHERE id = $1")
-        .bind(bot.id)
-        .bind(agent_enabled)
-        .execute(&state.pool)
-        .await?;
+    let in_range = |name: &str, value: Option<i32>| match value {
+        Some(v) if !(60..=30 * 24 * 3600).contains(&v) => Err(ApiError::BadRequest(format!(
+            "`{name}` must be between 60 seconds and 30 days"
+        ))),
+        _ => Ok(()),
+    };
+    in_range("session_timeout_secs", patch.session_timeout_secs)?;
+    in_range("payment_timeout_secs", patch.payment_timeout_secs)?;
+    let instructions = match &patch.payment_instructions {
+        Some(text) if text.trim().is_empty() => Some(String::new()),
+        Some(text) => Some(bounded_text("payment_instructions", text, 500)?.to_owned()),
+        None => None,
+    };
+    let updated: (bool, i32, i32, String) = sqlx::query_as(
+        "UPDATE bots SET agent_enabled = coalesce($2, agent_enabled),
+             session_timeout_secs = coalesce($3, session_timeout_secs),
+             payment_timeout_secs = coalesce($4, payment_timeout_secs),
+             payment_instructions = coalesce($5, payment_instructions)
+         WHERE id = $1
+         RETURNING agent_enabled, session_timeout_secs, payment_timeout_secs, payment_instructions",
+    )
+    .bind(bot.id)
+    .bind(patch.agent_enabled)
+    .bind(patch.session_timeout_secs)
+    .bind(patch.payment_timeout_secs)
+    .bind(instructions)
+    .fetch_one(&state.pool)
+    .await?;
     state.bots.forget(&bot.slug);
-    Ok(Json(
-        json!({"bot": bot.slug, "agent_enabled": agent_enabled}),
-    ))
+    Ok(Json(json!({
+        "bot": bot.slug,
+        "agent_enabled": updated.0,
+        "session_timeout_secs": updated.1,
+        "payment_timeout_secs": updated.2,
+        "payment_instructions": updated.3,
+    })))
 }
 
 #[derive(Debug, Serialize, sqlx::FromRow)]

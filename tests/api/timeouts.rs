@@ -73,3 +73,45 @@ async fn a_timeout_that_lost_the_race_to_a_new_message_does_nothing(pool: sqlx::
         .await;
     assert_eq!(skipped_or_done, 1);
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_merchant_sets_the_timeouts_of_a_bot(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let patch = serde_json::json!({"session_timeout_secs": 600, "payment_timeout_secs": 7200,
+                                   "payment_instructions": "QR en la caja."});
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(patch),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    assert_eq!(body["session_timeout_secs"], 600);
+    assert_eq!(body["agent_enabled"], true, "fields not given are kept");
+    let too_short = serde_json::json!({"session_timeout_secs": 5});
+    let (status, _) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(too_short),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST);
+
+    // The new payment window applies to the next order, and its instructions show.
+    for text in ["quiero 1 brownie", "cuánto es"] {
+        app.say("sol", text).await;
+    }
+    let confirmed = app.say("sol", "sí").await;
+    assert!(confirmed[0].contains("QR en la caja."), "{confirmed:?}");
+    let window: f64 = sqlx::query_scalar(
+        "SELECT extract(epoch FROM payment_due_at - created_at)::float8 FROM orders",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!((window - 7200.0).abs() < 5.0, "{window}");
+}
