@@ -84,64 +84,61 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
     if let Some(id) = existing(pool, bot.id, &inbound.external_id).await? {
         return Ok(Ingested::Duplicate { inbox_id: id });
     }
-    let mut tx = pool.begin().await?;
-    let contact_id: Uuid = sqlx::query_scalar(
-        "INSERT INTO contacts (bot_id, channel, external_id, display_name) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (bot_id, channel, external_id)
-         DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name), blocked = false
-         RETURNING id",
-    )
-    .bind(bot.id)
-    .bind(inbound.channel.as_str())
-    .bind(&inbound.sender)
-    .bind(inbound.display_name.as_deref())
-    .fetch_one(&mut *tx)
-    .await?;
-    let conversation_id = conversation_for(&mut tx, bot.id, contact_id).await?;
-    // The customer wrote: the reply window (WhatsApp's 24 hours) is open again.
-    sqlx::query("UPDATE conversations SET last_customer_at = now() WHERE id = $1")
-        .bind(conversation_id)
-        .execute(&mut *tx)
-        .await?;
     let payload = serde_json::to_value(&inbound.message).expect("payload serializes");
-    let inserted: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
-         VALUES ($1, $2, $3, 'message', $4)
-         ON CONFLICT (bot_id, external_id) DO NOTHING RETURNING id",
-    )
-    .bind(bot.id)
-    .bind(conversation_id)
-    .bind(&inbound.external_id)
-    .bind(&payload)
-    .fetch_optional(&mut *tx)
-    .await?;
-    let Some(inbox_id) = inserted else {
-        // A concurrent delivery of the same event won the race.
-        tx.rollback().await?;
-        let id = existing(pool, bot.id, &inbound.external_id)
-            .await?
-            .ok_or(sqlx::Error::RowNotFound)?;
-        return Ok(Ingested::Duplicate { inbox_id: id });
-    };
     let transcript = match (&inbound.message.media, inbound.message.text.is_empty()) {
         (Some(media), true) => format!("[{}]", media.kind),
         (Some(media), false) => format!("[{}] {}", media.kind, inbound.message.text),
         (None, _) => inbound.message.text.clone(),
     };
-    sqlx::query(
-        "INSERT INTO messages (conversation_id, direction, author, text, inbox_id) VALUES ($1, 'in', 'customer', $2, $3)",
+    // One statement, so one round trip and one atomic commit: contact, conversation
+    // (its reply window stamped: the customer wrote), inbox row, transcript line and
+    // the workers' wake-up, which PostgreSQL delivers only once this commits.
+    let inserted: Option<(i64, Uuid)> = sqlx::query_as(
+        "WITH contact AS (
+             INSERT INTO contacts (bot_id, channel, external_id, display_name) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (bot_id, channel, external_id)
+             DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name), blocked = false
+             RETURNING id
+         ), conversation AS (
+             INSERT INTO conversations (bot_id, contact_id, last_customer_at)
+             SELECT $1, id, now() FROM contact
+             ON CONFLICT (contact_id) DO UPDATE SET last_customer_at = now()
+             RETURNING id
+         ), event AS (
+             INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
+             SELECT $1, id, $5, 'message', $6 FROM conversation
+             ON CONFLICT (bot_id, external_id) DO NOTHING
+             RETURNING id, conversation_id
+         ), transcript AS (
+             INSERT INTO messages (conversation_id, direction, author, text, inbox_id)
+             SELECT conversation_id, 'in', 'customer', $7, id FROM event
+         ), wake AS (
+             SELECT pg_notify('tendero_inbox', conversation_id::text) AS notified FROM event
+         )
+         SELECT event.id, event.conversation_id FROM event, wake",
     )
-    .bind(conversation_id)
+    .bind(bot.id)
+    .bind(inbound.channel.as_str())
+    .bind(&inbound.sender)
+    .bind(inbound.display_name.as_deref())
+    .bind(&inbound.external_id)
+    .bind(&payload)
     .bind(&transcript)
-    .bind(inbox_id)
-    .execute(&mut *tx)
+    .fetch_optional(pool)
     .await?;
-    wake(&mut tx, conversation_id).await?;
-    tx.commit().await?;
-    Ok(Ingested::New {
-        inbox_id,
-        conversation_id,
-    })
+    match inserted {
+        Some((inbox_id, conversation_id)) => Ok(Ingested::New {
+            inbox_id,
+            conversation_id,
+        }),
+        None => {
+            // A concurrent delivery of the same event won the race; nothing was stored.
+            let id = existing(pool, bot.id, &inbound.external_id)
+                .await?
+                .ok_or(sqlx::Error::RowNotFound)?;
+            Ok(Ingested::Duplicate { inbox_id: id })
+        }
+    }
 }
 
 /// The conversation with `sender` on `channel`, created (with its contact) if new.
