@@ -331,7 +331,7 @@ async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Result<(
                     let who = if parsed["author"] == "human" {
                         "persona"
                     } else {
-                        bot_label()
+                        "bot"
                     };
                     let text = parsed["text"].as_str().unwrap_or(&data);
                     // Continuation lines line up under the first.
@@ -382,8 +382,4 @@ async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Result<(
     while let Ok(Some(())) = tokio::time::timeout(Duration::from_secs(3), seen_rx.recv()).await {}
     reader.abort();
     Ok(())
-}
-
-fn bot_label() -> &'static str {
-    "bot"
 }

@@ -45,6 +45,31 @@ pub struct MessagePayload {
     pub media: Option<Media>,
 }
 
+/// Media kind of a message the bot cannot read (audio, sticker, location...).
+const UNSUPPORTED: &str = "unsupported";
+
+impl MessagePayload {
+    /// A message Tendero cannot read; its turn answers politely instead of guessing.
+    pub fn unsupported() -> Self {
+        MessagePayload {
+            text: String::new(),
+            media: Some(Media {
+                kind: UNSUPPORTED.into(),
+                id: String::new(),
+            }),
+        }
+    }
+
+    pub fn is_unsupported(&self) -> bool {
+        self.media.as_ref().is_some_and(|m| m.kind == UNSUPPORTED)
+    }
+
+    /// An image or document came with it (a possible payment proof).
+    pub fn has_attachment(&self) -> bool {
+        self.media.is_some() && !self.is_unsupported()
+    }
+}
+
 /// A customer message normalized at the edge, ready to be stored.
 #[derive(Debug, Clone)]
 pub struct Inbound {

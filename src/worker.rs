@@ -92,6 +92,19 @@ enum Plan {
     },
 }
 
+impl Plan {
+    /// The state a customer message starts from, for plans made of one.
+    fn start(&self) -> Option<State> {
+        match self {
+            Plan::Escalate { start }
+            | Plan::PaymentProof { start, .. }
+            | Plan::Say { start, .. } => Some(*start),
+            Plan::Propose(plan) => Some(plan.start),
+            Plan::Silent | Plan::SessionTimeout | Plan::PaymentTimeout { .. } => None,
+        }
+    }
+}
+
 /// A proposal and the snapshot it was made from.
 struct ProposePlan {
     start: State,
@@ -276,10 +289,7 @@ impl Engine {
         let start = on_customer_message(conversation.state());
         let events = detect::detect(Inbound {
             text: &payload.text,
-            has_image: payload
-                .media
-                .as_ref()
-                .is_some_and(|m| m.kind != "unsupported"),
+            has_image: payload.has_attachment(),
         });
         if events.contains(&Event::EscalationRequested) {
             return Ok(Plan::Escalate { start });
@@ -287,11 +297,7 @@ impl Engine {
         if events.contains(&Event::PaymentProofReceived) && start == State::AwaitingPayment {
             return Ok(Plan::PaymentProof { start, payload });
         }
-        if payload
-            .media
-            .as_ref()
-            .is_some_and(|m| m.kind == "unsupported")
-        {
+        if payload.is_unsupported() {
             return Ok(Plan::Say {
                 start,
                 text: "Por ahora solo puedo leer texto e imágenes. ¿Me lo escribes, por favor?"
@@ -398,6 +404,15 @@ impl Engine {
         let mut update = Update::keep(&conversation);
         let mut replies: Vec<(Author, OutPayload)> = Vec::new();
 
+        if let Some(start) = plan.start() {
+            // COMPLETED becomes IDLE on the customer's next message.
+            audit_rows.extend(Entry::state_change(
+                Actor::Customer,
+                before,
+                start,
+                "new message after completion",
+            ));
+        }
         match plan {
             Plan::Silent => {
                 audit_rows.push(
@@ -406,12 +421,6 @@ impl Engine {
                 );
             }
             Plan::Escalate { start } => {
-                audit_rows.extend(Entry::state_change(
-                    Actor::Customer,
-                    before,
-                    start,
-                    "new message after completion",
-                ));
                 audit_rows.push(
                     Entry::new(Actor::Backend, "event_detected")
                         .action(Event::EscalationRequested.as_str()),
@@ -426,10 +435,7 @@ impl Engine {
                 );
                 update = takeover;
                 audit_rows.extend(rows);
-                replies.push((
-                    Author::System,
-                    say("Te comunico con una persona del equipo; te responderá por aquí en breve."),
-                ));
+                replies.push((Author::System, say(reply::ESCALATED)));
             }
             Plan::PaymentProof { start, payload } => {
                 audit_rows.push(
@@ -469,12 +475,6 @@ impl Engine {
                 update.activity = true;
             }
             Plan::Say { start, text } => {
-                audit_rows.extend(Entry::state_change(
-                    Actor::Customer,
-                    before,
-                    start,
-                    "new message after completion",
-                ));
                 update.state = start;
                 update.activity = true;
                 replies.push((Author::Bot, say(&text)));
@@ -489,12 +489,6 @@ impl Engine {
                     cart: cart_before,
                     open_order,
                 } = *plan;
-                audit_rows.extend(Entry::state_change(
-                    Actor::Customer,
-                    before,
-                    start,
-                    "new message after completion",
-                ));
                 let text = self
                     .execute_proposal(
                         &mut tx,
@@ -823,10 +817,8 @@ pub async fn sweep_timeouts(pool: &PgPool) -> sqlx::Result<u64> {
     .await?
     .rows_affected();
     if sessions + payments > 0 {
-        sqlx::query("SELECT pg_notify('tendero_inbox', $1)")
-            .bind(Uuid::nil().to_string())
-            .execute(&mut *tx)
-            .await?;
+        // Any conversation id wakes the workers; they claim whatever is due.
+        inbox::wake(&mut tx, Uuid::nil()).await?;
     }
     tx.commit().await?;
     Ok(sessions + payments)

@@ -69,7 +69,7 @@ pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, String> {
                             id: doc.document.file.id.to_string(),
                         }),
                     },
-                    _ => unsupported(),
+                    _ => MessagePayload::unsupported(),
                 },
                 _ => return Ok(TelegramEvent::Ignored("service message")),
             };
@@ -108,17 +108,6 @@ pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, String> {
         },
         _ => TelegramEvent::Ignored("update kind not handled"),
     })
-}
-
-/// A message Tendero cannot read; the turn answers it politely.
-pub fn unsupported() -> MessagePayload {
-    MessagePayload {
-        text: String::new(),
-        media: Some(Media {
-            kind: "unsupported".into(),
-            id: String::new(),
-        }),
-    }
 }
 
 pub struct TelegramChannel {
@@ -313,7 +302,7 @@ mod tests {
             }
         );
         assert!(
-            matches!(fixture("sticker"), TelegramEvent::Message { message, .. } if message.media.as_ref().unwrap().kind == "unsupported")
+            matches!(fixture("sticker"), TelegramEvent::Message { message, .. } if message.is_unsupported())
         );
         assert!(matches!(fixture("poll"), TelegramEvent::Ignored(_)));
         assert!(parse_update(b"{\"update_id\": \"x\"}").is_err());

@@ -217,7 +217,7 @@ fn read_message(message: &Value) -> MessagePayload {
                     text: choice.to_owned(),
                     media: None,
                 },
-                None => super::telegram::unsupported(),
+                None => MessagePayload::unsupported(),
             }
         }
         "button" => {
@@ -226,10 +226,10 @@ fn read_message(message: &Value) -> MessagePayload {
                     text: choice.to_owned(),
                     media: None,
                 },
-                None => super::telegram::unsupported(),
+                None => MessagePayload::unsupported(),
             }
         }
-        _ => super::telegram::unsupported(),
+        _ => MessagePayload::unsupported(),
     }
 }
 

@@ -135,11 +135,12 @@ pub async fn list_conversations(
 }
 
 /// The conversation if it belongs to the merchant.
-async fn owned_conversation(
+/// 404 unless the conversation belongs to the merchant.
+async fn ensure_owned(
     conn: &mut PgConnection,
     merchant_id: Uuid,
     id: Uuid,
-) -> Result<Conversation, ApiError> {
+) -> Result<(), ApiError> {
     let owned: Option<bool> = sqlx::query_scalar(
         "SELECT true FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = $1 AND b.merchant_id = $2",
     )
@@ -147,12 +148,17 @@ async fn owned_conversation(
     .bind(merchant_id)
     .fetch_optional(&mut *conn)
     .await?;
-    if owned.is_none() {
-        return Err(ApiError::NotFound("conversation"));
-    }
-    conversations::get(conn, id)
-        .await?
-        .ok_or(ApiError::NotFound("conversation"))
+    owned.map(|_| ()).ok_or(ApiError::NotFound("conversation"))
+}
+
+/// The merchant's conversation, locked for the rest of the transaction.
+async fn lock_owned(
+    conn: &mut PgConnection,
+    merchant_id: Uuid,
+    id: Uuid,
+) -> Result<Conversation, ApiError> {
+    ensure_owned(&mut *conn, merchant_id, id).await?;
+    Ok(conversations::lock(conn, id).await?)
 }
 
 pub async fn get_conversation(
@@ -162,7 +168,10 @@ pub async fn get_conversation(
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "conversation")?;
     let mut conn = state.pool.acquire().await?;
-    let conversation = owned_conversation(&mut conn, merchant_id, id).await?;
+    ensure_owned(&mut conn, merchant_id, id).await?;
+    let conversation = conversations::get(&mut *conn, id)
+        .await?
+        .ok_or(ApiError::NotFound("conversation"))?;
     let bot = crate::merchant::bot_by_id(&mut *conn, conversation.bot_id).await?;
     let contact: (String, String, Option<String>, bool) = sqlx::query_as(
         "SELECT channel, external_id, display_name, blocked FROM contacts WHERE id = $1",
@@ -265,8 +274,7 @@ pub async fn takeover(
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "conversation")?;
     let mut tx = state.pool.begin().await?;
-    owned_conversation(&mut tx, merchant_id, id).await?;
-    let conversation = conversations::lock(&mut tx, id).await?;
+    let conversation = lock_owned(&mut tx, merchant_id, id).await?;
     let (update, rows) = conversations::takeover(
         &conversation,
         "merchant",
@@ -301,8 +309,7 @@ pub async fn release(
         Some(_) => return Err(ApiError::BadRequest("`to` may only be \"IDLE\"".into())),
     };
     let mut tx = state.pool.begin().await?;
-    owned_conversation(&mut tx, merchant_id, id).await?;
-    let conversation = conversations::lock(&mut tx, id).await?;
+    let conversation = lock_owned(&mut tx, merchant_id, id).await?;
     let (update, rows) = conversations::release(&conversation, to_idle, Actor::Merchant)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
     commit(tx, &conversation, &update, &rows).await?;
@@ -326,8 +333,7 @@ pub async fn reply(
     let body: ReplyBody = parse_json(&body?)?;
     let text = bounded_text("text", &body.text, super::webchat::MAX_TEXT_CHARS)?;
     let mut tx = state.pool.begin().await?;
-    owned_conversation(&mut tx, merchant_id, id).await?;
-    let conversation = conversations::lock(&mut tx, id).await?;
+    let conversation = lock_owned(&mut tx, merchant_id, id).await?;
     let (update, mut rows) = conversations::takeover(
         &conversation,
         "merchant",

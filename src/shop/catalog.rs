@@ -43,10 +43,6 @@ impl CatalogIndex {
         CatalogIndex { products, info }
     }
 
-    pub fn products(&self) -> &[Product] {
-        &self.products
-    }
-
     pub fn active(&self) -> impl Iterator<Item = &Product> {
         self.products.iter().filter(|p| p.active)
     }

@@ -46,7 +46,9 @@ pub fn checkout_choices() -> Vec<String> {
 }
 
 const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
-const ESCALATED: &str = "Te comunico con una persona del equipo; te responderá por aquí en breve.";
+/// Told to the customer when a person takes over at their request.
+pub const ESCALATED: &str =
+    "Te comunico con una persona del equipo; te responderá por aquí en breve.";
 /// Longest catalog listing in one message; the rest is offered on request.
 const CATALOG_LINES: usize = 30;
 
