@@ -92,6 +92,64 @@ pub fn money(minor: i64, currency: &str) -> String {
     }
 }
 
+/// A number written in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SpelledNumber {
+    /// A word with one value ("dos", "doce"), in hundredths.
+    Value(i64),
+    /// Part of a larger number ("noventa", "cien", "mil"): its value depends on its
+    /// neighbours, so a guard cannot vouch for it.
+    Part(String),
+}
+
+/// Number words in `text`. The articles "un", "una", "uno" are not counted, and
+/// "mil gracias" is thanks, not a thousand.
+pub fn spelled_numbers(text: &str) -> Vec<SpelledNumber> {
+    const PARTS: &[&str] = &[
+        "dieciseis",
+        "diecisiete",
+        "dieciocho",
+        "diecinueve",
+        "treinta",
+        "cuarenta",
+        "cincuenta",
+        "sesenta",
+        "setenta",
+        "ochenta",
+        "noventa",
+        "cien",
+        "ciento",
+        "doscientos",
+        "trescientos",
+        "cuatrocientos",
+        "quinientos",
+        "seiscientos",
+        "setecientos",
+        "ochocientos",
+        "novecientos",
+        "mil",
+        "millon",
+        "millones",
+        "docenas",
+    ];
+    let normalized = normalize(text);
+    let words = tokens(&normalized);
+    let mut found = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        if matches!(*word, "un" | "una" | "uno")
+            || (*word == "mil" && words.get(i + 1) == Some(&"gracias"))
+        {
+            continue;
+        }
+        if PARTS.contains(word) || word.starts_with("veinti") {
+            found.push(SpelledNumber::Part((*word).to_owned()));
+        } else if let Some(n) = number_word(word) {
+            found.push(SpelledNumber::Value(n * 100));
+        }
+    }
+    found
+}
+
 /// Every number written in digits in `text`, in hundredths (so "30", "30.00" and
 /// "30,00" are all 3000). Thousands separators are read as such when followed by
 /// exactly three digits ("1.500" is 150000), the usual reading in Latin America.
@@ -166,6 +224,24 @@ mod tests {
         assert_eq!(numbers_in_hundredths("1.500 y 7,5"), vec![150000, 750]);
         assert_eq!(numbers_in_hundredths("pedido #12."), vec![1200]);
         assert!(numbers_in_hundredths("sin números").is_empty());
+    }
+
+    #[test]
+    fn spelled_numbers_are_found_and_articles_are_not() {
+        assert_eq!(
+            spelled_numbers("Son noventa y nueve, o dos docenas, y un brownie"),
+            vec![
+                SpelledNumber::Part("noventa".into()),
+                SpelledNumber::Value(900),
+                SpelledNumber::Value(200),
+                SpelledNumber::Part("docenas".into()),
+            ]
+        );
+        assert!(spelled_numbers("¡Mil gracias! Una maracuyá para ti").is_empty());
+        assert_eq!(
+            spelled_numbers("veintiún"),
+            vec![SpelledNumber::Part("veintiun".into())]
+        );
     }
 
     #[test]

@@ -65,6 +65,22 @@ fn script(input: &ProposalInput) -> Proposal {
             ],
             "¡Listo! Tu total es Bs 999.",
         ),
+        "total in words" => Proposal::new(
+            vec![
+                ProposedAction::new("ADD_TO_CART")
+                    .product(maracuya)
+                    .quantity(1),
+            ],
+            "¡Listo! Son noventa y nueve bolivianos en total.",
+        ),
+        "count in words" => Proposal::new(
+            vec![
+                ProposedAction::new("ADD_TO_CART")
+                    .product(maracuya)
+                    .quantity(1),
+            ],
+            "¡Anotado! Ya llevas dos maracuyás.",
+        ),
         "honest text" => Proposal::new(
             vec![
                 ProposedAction::new("ADD_TO_CART")
@@ -191,6 +207,15 @@ async fn a_reply_with_an_invented_total_is_replaced_by_backend_facts(pool: sqlx:
         audit
             .iter()
             .any(|(k, _, r)| k == "reply_replaced" && r.as_deref().unwrap().contains("999"))
+    );
+
+    // Numbers written as words are held to the same rule.
+    let reply = app.say("nico", "total in words").await;
+    assert!(!reply[0].contains("noventa"), "{reply:?}");
+    let reply = app.say("nico", "count in words").await;
+    assert!(
+        reply[0].starts_with("¡Anotado! Ya llevas dos maracuyás."),
+        "two is the cart's own count: {reply:?}"
     );
 
     // Text whose numbers the backend produced is kept.
