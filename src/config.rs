@@ -1,32 +1,12 @@
 //! Typed settings read from the environment, validated at start. Secrets are wrapped
 //! so they never reach logs or `Debug` output.
 
-use std::fmt;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::agent::llm::{LlmConfig, PriceTable, ResponseMode};
-
-/// A value that must not be printed.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
-    }
-
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret([redacted])")
-    }
-}
+pub use crate::secret::Secret;
 
 /// Which parts of Tendero this process runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -63,11 +43,17 @@ pub struct Settings {
     pub data_dir: PathBuf,
     /// `TENDERO_LISTEN`.
     pub listen: SocketAddr,
-    /// `TENDERO_WORKERS`: concurrent turn workers in this process.
-    pub workers: usize,
+    /// `TENDERO_TURNS_IN_FLIGHT`: turns this process keeps running at once, each an
+    /// async task. What bounds LLM calls is the LLM's own limit, not this.
+    pub turns_in_flight: usize,
+    /// `TENDERO_GATHER_MS`: how long after the first message of a burst its turn
+    /// waits, so quick follow-ups are answered together. Defaults to 800 ms when an
+    /// LLM is configured (each turn costs a call) and to 0 with the offline rules.
+    pub gather: Duration,
     /// `TENDERO_LEASE_SECS`: how long a worker owns a conversation without renewing.
     pub lease: Duration,
-    /// `TENDERO_POLL_MS`: fallback polling when no wake-up arrives.
+    /// `TENDERO_POLL_MS`: fallback polling when no wake-up arrives. Wake-ups come from
+    /// PostgreSQL NOTIFY; this only bounds the delay when one is lost.
     pub poll_interval: Duration,
     /// `TENDERO_MAX_ATTEMPTS`: tries of one inbound event before it is parked.
     pub max_attempts: i32,
@@ -91,6 +77,71 @@ pub struct Settings {
     pub send_backoff: Duration,
     /// The LLM proposer; `None` runs every bot on the offline rules.
     pub llm: Option<LlmConfig>,
+}
+
+/// How the structured answer is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseMode {
+    /// OpenAI structured outputs: `{"type":"json_schema", ...}`.
+    JsonSchema,
+    /// `{"type":"json_object"}` with the schema beside it (llama.cpp and others).
+    JsonObject,
+    /// Plain completion; the JSON object is extracted from the text.
+    Text,
+}
+
+impl ResponseMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResponseMode::JsonSchema => "json_schema",
+            ResponseMode::JsonObject => "json_object",
+            ResponseMode::Text => "text",
+        }
+    }
+}
+
+/// A response format name that is not one of the three.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown LLM response format")]
+pub struct UnknownResponseMode;
+
+impl std::str::FromStr for ResponseMode {
+    type Err = UnknownResponseMode;
+
+    fn from_str(s: &str) -> Result<Self, UnknownResponseMode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "json_schema" => Ok(ResponseMode::JsonSchema),
+            "json_object" => Ok(ResponseMode::JsonObject),
+            "text" => Ok(ResponseMode::Text),
+            _ => Err(UnknownResponseMode),
+        }
+    }
+}
+
+/// Prices in US dollars per million tokens: (prompt, completion).
+pub type PriceTable = HashMap<String, (f64, f64)>;
+
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    pub model: String,
+    pub mode: ResponseMode,
+    /// Bound on the whole proposal, repair included.
+    pub timeout: Duration,
+    /// Products put in a prompt at most (the cart's are always among them).
+    pub catalog_top_k: i64,
+    /// Estimated tokens a prompt may hold; history and catalog shrink to fit.
+    pub prompt_budget_tokens: usize,
+    pub prices: PriceTable,
+    /// Consecutive failures that open a bot's circuit.
+    pub breaker_failures: u32,
+    pub breaker_cooldown: Duration,
+    pub history_len: usize,
+    /// Calls in flight at once to this endpoint, from this process.
+    pub max_in_flight: usize,
+    /// Calls in flight at once for one bot, so one busy shop cannot starve the rest.
+    pub max_in_flight_per_bot: usize,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -161,6 +212,7 @@ impl Settings {
                 });
             }
         };
+        let llm = llm_config(&get)?;
         Ok(Settings {
             database_url,
             redis_url: get("REDIS_URL").map(Secret::new),
@@ -180,9 +232,15 @@ impl Settings {
                 SocketAddr::from(([127, 0, 0, 1], 8080)),
                 "expected HOST:PORT, e.g. 0.0.0.0:8080",
             )?,
-            workers: positive("TENDERO_WORKERS", 4)? as usize,
+            turns_in_flight: positive("TENDERO_TURNS_IN_FLIGHT", 256)?.min(100_000) as usize,
+            gather: Duration::from_millis(parse(
+                "TENDERO_GATHER_MS",
+                get("TENDERO_GATHER_MS"),
+                if llm.is_some() { 800 } else { 0 },
+                "expected milliseconds",
+            )?),
             lease: Duration::from_secs(positive("TENDERO_LEASE_SECS", 30)?),
-            poll_interval: Duration::from_millis(positive("TENDERO_POLL_MS", 500)?),
+            poll_interval: Duration::from_millis(positive("TENDERO_POLL_MS", 2000)?),
             max_attempts: positive("TENDERO_MAX_ATTEMPTS", 5)?.min(1000) as i32,
             retry_backoff: Duration::from_millis(parse(
                 "TENDERO_RETRY_BACKOFF_MS",
@@ -205,7 +263,7 @@ impl Settings {
                 500,
                 "expected milliseconds",
             )?),
-            llm: llm_config(&get)?,
+            llm,
         })
     }
 
@@ -227,7 +285,7 @@ impl Settings {
         settings.send_attempts = 3;
         settings.send_backoff = Duration::ZERO;
         settings.load_demo = false;
-        settings.workers = 2;
+        settings.gather = Duration::ZERO;
         settings
     }
 }
@@ -251,7 +309,7 @@ fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>,
     };
     let mode = match get("TENDERO_LLM_RESPONSE_FORMAT") {
         None => ResponseMode::JsonSchema,
-        Some(v) => v.parse().map_err(|()| ConfigError {
+        Some(v) => v.parse().map_err(|UnknownResponseMode| ConfigError {
             name: "TENDERO_LLM_RESPONSE_FORMAT",
             value: v,
             reason: "expected json_schema, json_object or text",
@@ -269,6 +327,8 @@ fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>,
         breaker_failures: number("TENDERO_LLM_BREAKER_FAILURES", 3)?.min(1000) as u32,
         breaker_cooldown: Duration::from_secs(number("TENDERO_LLM_BREAKER_COOLDOWN_SECS", 60)?),
         history_len: 10,
+        max_in_flight: number("TENDERO_LLM_CONCURRENCY", 64)?.min(10_000) as usize,
+        max_in_flight_per_bot: number("TENDERO_LLM_CONCURRENCY_PER_BOT", 32)?.min(10_000) as usize,
     }))
 }
 
@@ -322,9 +382,11 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused_with_their_name() {
-        let err = Settings::from_lookup(|name| (name == "TENDERO_WORKERS").then(|| "zero".into()))
-            .unwrap_err();
-        assert_eq!(err.name, "TENDERO_WORKERS");
+        let err = Settings::from_lookup(|name| {
+            (name == "TENDERO_TURNS_IN_FLIGHT").then(|| "zero".into())
+        })
+        .unwrap_err();
+        assert_eq!(err.name, "TENDERO_TURNS_IN_FLIGHT");
         let err = Settings::from_lookup(|name| (name == "TENDERO_LISTEN").then(|| "8080".into()))
             .unwrap_err();
         assert_eq!(err.name, "TENDERO_LISTEN");

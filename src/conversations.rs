@@ -1,24 +1,29 @@
 //! The `conversations` table: state with a compare-and-set version, the human
 //! override, and the per-conversation lease that keeps one turn at a time across
-//! any number of workers.
+//! any number of processes. The claim also reads everything a turn needs, so a
+//! turn costs one round trip before its proposer and one transaction after it.
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use sqlx::types::Json;
 use sqlx::{PgConnection, PgExecutor, PgPool};
 use uuid::Uuid;
 
-use crate::agent::contract::HistoryEntry;
 use crate::audit::{Actor, Entry};
 use crate::conversation::{Event, Release, State, on_event};
+use crate::inbox::{ChannelKind, PendingEvent};
+use crate::shop::orders::OrderStatus;
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Conversation {
     pub id: Uuid,
     pub bot_id: Uuid,
     pub contact_id: Uuid,
-    pub fsm_state: String,
+    /// Decoded strictly: a name outside the seven is an error, never IDLE.
+    #[sqlx(try_from = "String")]
+    pub fsm_state: State,
     pub human_override: bool,
     pub override_at: Option<DateTime<Utc>>,
     pub override_by: Option<String>,
@@ -30,9 +35,8 @@ pub struct Conversation {
 }
 
 impl Conversation {
-    /// The stored state. The column's CHECK constraint admits only the seven names.
     pub fn state(&self) -> State {
-        self.fsm_state.parse().unwrap_or(State::Idle)
+        self.fsm_state
     }
 
     pub fn state_before_takeover(&self) -> Option<State> {
@@ -191,79 +195,226 @@ pub fn release(
     Ok((update, audit))
 }
 
-/// Claims the conversation whose oldest pending event is due and that nobody holds.
-/// `SKIP LOCKED` lets concurrent workers pass each other; the lease keeps the claim
-/// after this statement commits, and expires if the holder dies.
-pub async fn claim(pool: &PgPool, owner: Uuid, lease: Duration) -> sqlx::Result<Option<Uuid>> {
-    sqlx::query_scalar(
-        "WITH heads AS (
-             SELECT DISTINCT ON (conversation_id) conversation_id, id, available_at
-             FROM inbox WHERE status = 'pending'
-             ORDER BY conversation_id, id
-         ), candidate AS (
-             SELECT c.id FROM conversations c JOIN heads h ON h.conversation_id = c.id
-             WHERE h.available_at <= now()
-               AND (c.lease_until IS NULL OR c.lease_until < now())
-             ORDER BY h.id
-             LIMIT 1
-             FOR UPDATE OF c SKIP LOCKED
-         )
-         UPDATE conversations c SET lease_owner = $1, lease_until = now() + make_interval(secs => $2)
-         FROM candidate WHERE c.id = candidate.id
-         RETURNING c.id",
-    )
-    .bind(owner)
-    .bind(lease.as_secs_f64())
-    .fetch_optional(pool)
-    .await
-}
-
-/// Extends a lease this worker still holds; false if it was lost.
-pub async fn renew(pool: &PgPool, id: Uuid, owner: Uuid, lease: Duration) -> sqlx::Result<bool> {
+/// Saves a turn's update if the conversation is still at the version the turn
+/// read (compare-and-set, taking the row lock), and hands the lease back. False
+/// when something changed since: the turn must be planned again.
+pub async fn save_turn(
+    conn: &mut PgConnection,
+    conversation: &Conversation,
+    update: &Update,
+    owner: Uuid,
+) -> sqlx::Result<bool> {
     let result = sqlx::query(
-        "UPDATE conversations SET lease_until = now() + make_interval(secs => $3)
-         WHERE id = $1 AND lease_owner = $2",
+        "UPDATE conversations SET fsm_state = $3, human_override = $4,
+            override_at = CASE WHEN $4 AND NOT human_override THEN now() WHEN NOT $4 THEN NULL ELSE override_at END,
+            override_by = CASE WHEN $4 THEN $5 ELSE NULL END,
+            state_before_takeover = $6,
+            last_activity_at = CASE WHEN $7 THEN now() ELSE last_activity_at END,
+            lease_owner = CASE WHEN lease_owner = $8 THEN NULL ELSE lease_owner END,
+            lease_until = CASE WHEN lease_owner = $8 THEN NULL ELSE lease_until END,
+            version = version + 1, updated_at = now()
+         WHERE id = $1 AND version = $2",
     )
-    .bind(id)
+    .bind(conversation.id)
+    .bind(conversation.version)
+    .bind(update.state.as_str())
+    .bind(update.human_override)
+    .bind(update.override_by.as_deref())
+    .bind(update.state_before_takeover.map(State::as_str))
+    .bind(update.activity)
     .bind(owner)
-    .bind(lease.as_secs_f64())
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(result.rows_affected() == 1)
 }
 
-pub async fn release_lease(pool: &PgPool, id: Uuid, owner: Uuid) -> sqlx::Result<()> {
-    sqlx::query("UPDATE conversations SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2")
-        .bind(id)
-        .bind(owner)
-        .execute(pool)
-        .await?;
-    Ok(())
+/// What the engine asks of one claim.
+#[derive(Debug, Clone)]
+pub struct ClaimRequest<'a> {
+    pub owner: Uuid,
+    pub lease: Duration,
+    /// A message waits this long after it arrived before its turn may start.
+    pub gather: Duration,
+    pub limit: i64,
+    /// Conversations this process is running now.
+    pub exclude: &'a [Uuid],
+    pub history_len: i64,
+    /// Most events one turn takes.
+    pub max_events: i64,
 }
 
-/// The last `limit` transcript lines before the message of `inbox_id` (the one the
-/// turn is about, which the proposer gets on its own), oldest first.
-pub async fn history(
-    db: impl PgExecutor<'_>,
+/// The order waiting for payment, as a turn reads it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct OpenOrder {
+    pub id: Uuid,
+    pub number: i64,
+    pub status: OrderStatus,
+    pub total_minor: i64,
+    pub currency: String,
+    pub payment_due_at: DateTime<Utc>,
+}
+
+/// A transcript line before the turn's message.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct PastLine {
+    pub author: String,
+    pub text: String,
+}
+
+/// Everything a turn reads, in one statement.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TurnSnapshot {
+    #[sqlx(flatten)]
+    pub conversation: Conversation,
+    #[sqlx(try_from = "String")]
+    pub channel: ChannelKind,
+    pub config_version: i64,
+    /// The oldest pending event: the one the turn is for, with any quick
+    /// follow-ups in `events`.
+    pub head_id: i64,
+    /// The head's attempts, this one included.
+    pub head_attempts: i32,
+    /// Pending due events from the head on, in arrival order.
+    pub events: Json<Vec<PendingEvent>>,
+    /// (product id, quantity, current unit price), in the order lines were added.
+    pub cart: Json<Vec<(i64, i64, i64)>>,
+    pub open_order: Option<Json<OpenOrder>>,
+    /// Oldest first.
+    pub history: Json<Vec<PastLine>>,
+}
+
+/// The snapshot columns, given `hd(id, head_id, head_attempts)` and the limits.
+fn snapshot_select(history_len: i64, max_events: i64) -> String {
+    format!(
+        "SELECT c.id, c.bot_id, c.contact_id, c.fsm_state, c.human_override, c.override_at, c.override_by,
+                c.state_before_takeover, c.version, c.last_activity_at, c.created_at, c.updated_at,
+                ct.channel, b.config_version, hd.head_id, hd.head_attempts,
+                (SELECT coalesce(json_agg(e ORDER BY e.id), '[]') FROM (
+                    SELECT id, kind, payload, external_id, attempts FROM inbox
+                    WHERE conversation_id = c.id AND status = 'pending' AND id >= hd.head_id
+                      AND available_at <= now()
+                    ORDER BY id LIMIT {max_events}) e) AS events,
+                (SELECT coalesce(json_agg(json_build_array(ci.product_id, ci.quantity, p.price_minor)
+                                          ORDER BY ci.position), '[]')
+                 FROM cart_items ci JOIN products p ON p.id = ci.product_id
+                 WHERE ci.conversation_id = c.id) AS cart,
+                (SELECT row_to_json(o) FROM (
+                    SELECT id, number, status, total_minor, currency::text AS currency, payment_due_at
+                    FROM orders WHERE conversation_id = c.id
+                      AND status IN ('awaiting_payment', 'proof_received')
+                    ORDER BY created_at DESC LIMIT 1) o) AS open_order,
+                (SELECT coalesce(json_agg(json_build_object('author', m.author, 'text', m.text)
+                                          ORDER BY m.id), '[]')
+                 FROM (SELECT id, author, text FROM messages
+                       WHERE conversation_id = c.id
+                         AND id < coalesce((SELECT min(id) FROM messages
+                                            WHERE inbox_id = hd.head_id AND direction = 'in'),
+                                           9223372036854775807)
+                       ORDER BY id DESC LIMIT {history_len}) m) AS history
+         FROM hd JOIN conversations c ON c.id = hd.id
+         JOIN contacts ct ON ct.id = c.contact_id JOIN bots b ON b.id = c.bot_id"
+    )
+}
+
+/// Claims up to `limit` conversations whose oldest pending event is due and that
+/// nobody holds, counts an attempt on each head, and returns their snapshots.
+/// `SKIP LOCKED` lets concurrent processes pass each other; the lease keeps the
+/// claim after this statement commits, and expires if the holder dies.
+pub async fn claim_turns(
+    pool: &PgPool,
+    request: &ClaimRequest<'_>,
+) -> sqlx::Result<Vec<TurnSnapshot>> {
+    let sql = format!(
+        "WITH heads AS (
+             SELECT DISTINCT ON (conversation_id) conversation_id, id, kind, attempts, available_at, received_at
+             FROM inbox WHERE status = 'pending'
+             ORDER BY conversation_id, id
+         ), candidate AS (
+             SELECT c.id, h.id AS head_id FROM conversations c JOIN heads h ON h.conversation_id = c.id
+             WHERE h.available_at <= now()
+               AND (h.kind <> 'message' OR h.attempts > 0
+                    OR h.received_at <= now() - make_interval(secs => $3))
+               AND (c.lease_until IS NULL OR c.lease_until < now())
+               AND c.id <> ALL($5)
+             ORDER BY h.id
+             LIMIT $4
+             FOR UPDATE OF c SKIP LOCKED
+         ), claimed AS (
+             UPDATE conversations c SET lease_owner = $1, lease_until = now() + make_interval(secs => $2)
+             FROM candidate WHERE c.id = candidate.id
+             RETURNING c.id, candidate.head_id
+         ), bumped AS (
+             UPDATE inbox i SET attempts = i.attempts + 1 FROM claimed
+             WHERE i.id = claimed.head_id
+             RETURNING i.id, i.attempts
+         ), hd AS (
+             SELECT claimed.id, claimed.head_id, bumped.attempts AS head_attempts
+             FROM claimed JOIN bumped ON bumped.id = claimed.head_id
+         )
+         {}
+         ORDER BY hd.head_id",
+        snapshot_select(request.history_len, request.max_events)
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(request.owner)
+        .bind(request.lease.as_secs_f64())
+        .bind(request.gather.as_secs_f64())
+        .bind(request.limit)
+        .bind(request.exclude)
+        .fetch_all(pool)
+        .await
+}
+
+/// A fresh snapshot of a conversation this process holds, for planning again
+/// after a conflict. `None` when nothing is pending any more.
+pub async fn snapshot(
+    pool: &PgPool,
     id: Uuid,
-    inbox_id: i64,
-    limit: i64,
-) -> sqlx::Result<Vec<HistoryEntry>> {
-    let mut rows: Vec<(String, String)> = sqlx::query_as(
-        "SELECT author, text FROM messages
-         WHERE conversation_id = $1
-           AND id < coalesce((SELECT min(id) FROM messages WHERE inbox_id = $3 AND direction = 'in'),
-                             9223372036854775807)
-         ORDER BY id DESC LIMIT $2",
+    history_len: i64,
+    max_events: i64,
+) -> sqlx::Result<Option<TurnSnapshot>> {
+    let sql = format!(
+        "WITH hd AS (
+             SELECT conversation_id AS id, id AS head_id, attempts AS head_attempts
+             FROM inbox WHERE conversation_id = $1 AND status = 'pending'
+             ORDER BY id LIMIT 1
+         )
+         {}",
+        snapshot_select(history_len, max_events)
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(pool)
+        .await
+}
+
+/// Extends the leases this process holds, in one statement.
+pub async fn renew_leases(
+    pool: &PgPool,
+    owner: Uuid,
+    ids: &[Uuid],
+    lease: Duration,
+) -> sqlx::Result<u64> {
+    let result = sqlx::query(
+        "UPDATE conversations SET lease_until = now() + make_interval(secs => $3)
+         WHERE id = ANY($2) AND lease_owner = $1",
+    )
+    .bind(owner)
+    .bind(ids)
+    .bind(lease.as_secs_f64())
+    .execute(pool)
+    .await?;
+    Ok(result.rows_affected())
+}
+
+/// Hands a lease back without a turn commit (after a failure or a park).
+pub async fn release_lease(conn: &mut PgConnection, id: Uuid, owner: Uuid) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE conversations SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2",
     )
     .bind(id)
-    .bind(limit)
-    .bind(inbox_id)
-    .fetch_all(db)
+    .bind(owner)
+    .execute(conn)
     .await?;
-    rows.reverse();
-    Ok(rows
-        .into_iter()
-        .map(|(role, text)| HistoryEntry { role, text })
-        .collect())
+    Ok(())
 }

@@ -18,8 +18,8 @@ use sqlx::PgPool;
 
 use crate::agent::{Proposal, ProposalInput, Proposer, ProposerError};
 use crate::conversation::ForbiddenKind;
+use crate::engine::{Engine, EngineSettings};
 use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
-use crate::worker::{Engine, EngineSettings};
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct ScriptTurn {

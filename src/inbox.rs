@@ -20,12 +20,34 @@ pub enum ChannelKind {
 }
 
 impl ChannelKind {
+    pub const ALL: [ChannelKind; 3] = [
+        ChannelKind::Webchat,
+        ChannelKind::Telegram,
+        ChannelKind::Whatsapp,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ChannelKind::Webchat => "webchat",
             ChannelKind::Telegram => "telegram",
             ChannelKind::Whatsapp => "whatsapp",
         }
+    }
+}
+
+/// A stored channel name that is not one of ours.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown channel `{0}`")]
+pub struct UnknownChannel(pub String);
+
+impl TryFrom<String> for ChannelKind {
+    type Error = UnknownChannel;
+
+    fn try_from(s: String) -> Result<Self, UnknownChannel> {
+        ChannelKind::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or(UnknownChannel(s))
     }
 }
 
@@ -257,50 +279,80 @@ pub async fn wake(conn: &mut PgConnection, conversation_id: Uuid) -> sqlx::Resul
     Ok(())
 }
 
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct InboxEvent {
+/// What an inbox row is, as stored in its `kind` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
+pub enum EventKind {
+    Message,
+    SessionTimeout,
+    PaymentTimeout,
+}
+
+/// A pending inbox row as a turn's snapshot carries it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct PendingEvent {
     pub id: i64,
-    pub bot_id: Uuid,
-    pub conversation_id: Uuid,
-    pub external_id: String,
-    pub kind: String,
+    pub kind: EventKind,
     pub payload: Value,
+    pub external_id: String,
+    /// Attempts before this turn's claim counted one more.
     pub attempts: i32,
-    pub available_at: chrono::DateTime<chrono::Utc>,
 }
 
-/// The oldest pending event of a conversation: the only one that may run next.
-pub async fn head(pool: &PgPool, conversation_id: Uuid) -> sqlx::Result<Option<InboxEvent>> {
-    sqlx::query_as(
-        "SELECT id, bot_id, conversation_id, external_id, kind, payload, attempts, available_at
-         FROM inbox WHERE conversation_id = $1 AND status = 'pending' ORDER BY id LIMIT 1",
-    )
-    .bind(conversation_id)
-    .fetch_optional(pool)
-    .await
-}
-
-/// Counts an attempt before it runs, so a crash that kills the process still counts.
-pub async fn begin_attempt(pool: &PgPool, id: i64) -> sqlx::Result<i32> {
-    sqlx::query_scalar("UPDATE inbox SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts")
-        .bind(id)
-        .fetch_one(pool)
-        .await
-}
-
-/// Marks the event processed inside the turn's transaction; false if it already was.
-pub async fn mark_done(conn: &mut PgConnection, id: i64) -> sqlx::Result<bool> {
+/// Marks the events of a turn processed, inside the turn's transaction.
+pub async fn mark_done(conn: &mut PgConnection, ids: &[i64]) -> sqlx::Result<u64> {
     let result = sqlx::query(
-        "UPDATE inbox SET status = 'done', processed_at = now(), last_error = NULL WHERE id = $1 AND status = 'pending'",
+        "UPDATE inbox SET status = 'done', processed_at = now(), last_error = NULL
+         WHERE id = ANY($1) AND status = 'pending'",
     )
-    .bind(id)
+    .bind(ids)
     .execute(conn)
     .await?;
-    Ok(result.rows_affected() == 1)
+    Ok(result.rows_affected())
+}
+
+/// Queues session and payment timeouts as inbox events, so they run as ordinary
+/// turns: in order, under the lease, exactly once. Safe to run on every replica.
+pub async fn queue_timeouts(pool: &PgPool) -> sqlx::Result<u64> {
+    let mut tx = pool.begin().await?;
+    let sessions = sqlx::query(
+        "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
+         SELECT c.bot_id, c.id, 'session-timeout:' || c.id || ':' || c.version, 'session_timeout', '{}'::jsonb
+         FROM conversations c JOIN bots b ON b.id = c.bot_id
+         WHERE c.fsm_state IN ('BROWSING', 'CART_OPEN', 'CHECKOUT') AND NOT c.human_override
+           AND c.last_activity_at < now() - make_interval(secs => b.session_timeout_secs)
+         ON CONFLICT (bot_id, external_id) DO NOTHING",
+    )
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    let payments = sqlx::query(
+        "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
+         SELECT o.bot_id, o.conversation_id, 'payment-timeout:' || o.id || ':' || c.version, 'payment_timeout',
+                jsonb_build_object('order_id', o.id)
+         FROM orders o JOIN conversations c ON c.id = o.conversation_id
+         WHERE o.status = 'awaiting_payment' AND o.payment_due_at < now() AND NOT c.human_override
+         ON CONFLICT (bot_id, external_id) DO NOTHING",
+    )
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if sessions + payments > 0 {
+        // Any conversation id wakes the engine; it claims whatever is due.
+        wake(&mut tx, Uuid::nil()).await?;
+    }
+    tx.commit().await?;
+    Ok(sessions + payments)
 }
 
 /// Schedules a failed event for a later try.
-pub async fn defer(pool: &PgPool, id: i64, delay: Duration, error: &str) -> sqlx::Result<()> {
+pub async fn defer(
+    conn: &mut PgConnection,
+    id: i64,
+    delay: Duration,
+    error: &str,
+) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE inbox SET available_at = now() + make_interval(secs => $2), last_error = $3
          WHERE id = $1 AND status = 'pending'",
@@ -308,7 +360,7 @@ pub async fn defer(pool: &PgPool, id: i64, delay: Duration, error: &str) -> sqlx
     .bind(id)
     .bind(delay.as_secs_f64())
     .bind(truncate(error, 2000))
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(())
 }

@@ -17,10 +17,13 @@ pub struct Bot {
     pub payment_timeout_secs: i32,
     pub agent_enabled: bool,
     pub payment_instructions: String,
+    /// Bumped by the database on any change to the bot or its products; a cached
+    /// copy older than a turn's snapshot is reloaded.
+    pub config_version: i64,
 }
 
-const BOT_COLUMNS: &str = "id, merchant_id, slug, name, currency, session_timeout_secs, \
-     payment_timeout_secs, agent_enabled, payment_instructions";
+const BOT_COLUMNS: &str = "id, merchant_id, slug, name, currency::text AS currency, session_timeout_secs, \
+     payment_timeout_secs, agent_enabled, payment_instructions, config_version";
 
 pub async fn bot_by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(

@@ -17,6 +17,8 @@ pub enum Wake {
     OutboxPending(Uuid),
     /// A message was delivered to a conversation (web chat streams read it).
     OutboxSent(Uuid),
+    /// The listener (re)connected: notifications may have been missed, look again.
+    Resync,
 }
 
 #[derive(Clone)]
@@ -67,6 +69,7 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
     listener
         .listen_all(["tendero_inbox", "tendero_outbox", "tendero_outbox_pending"])
         .await?;
+    let _ = tx.send(Wake::Resync);
     loop {
         let notification = listener.recv().await?;
         let Ok(id) = notification.payload().parse::<Uuid>() else {

@@ -16,12 +16,42 @@ use crate::audit::{self, Actor, Entry};
 use crate::channels::{Channel, OutPayload, Outgoing, SendError};
 
 /// Who wrote an outbound message. Only `Bot` messages are silenced by an override.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
 pub enum Author {
     Bot,
     /// Handoff notices and other messages that must reach the customer even under override.
     System,
     Human,
+}
+
+/// Where an outbound row stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum Status {
+    Pending,
+    Sending,
+    Sent,
+    /// A bot message that met a human override: never sent.
+    Suppressed,
+    Failed,
+    /// Retries ran out.
+    Dead,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Sending => "sending",
+            Status::Sent => "sent",
+            Status::Suppressed => "suppressed",
+            Status::Failed => "failed",
+            Status::Dead => "dead",
+        }
+    }
 }
 
 impl Author {
@@ -38,9 +68,14 @@ impl Author {
 /// row is one platform message and a retry never resends half of a reply.
 pub const MAX_ROW_TEXT: usize = 4096;
 
-/// Queues a message for the conversation's contact and records it in the transcript.
-/// Text longer than one platform message becomes several rows, in order; choices go
-/// with the last. Returns the id of the last row.
+/// Queues a message for the conversation's contact and records it in the
+/// transcript, in one statement. Text longer than one platform message becomes
+/// several rows, in order; choices go with the last. Returns the id of the last row.
+///
+/// Web chat has no platform to call: the committed row *is* the delivery, so it is
+/// written as sent (or, for a bot message under override, suppressed — the check
+/// reads the conversation row in this same statement) and its readers are woken.
+/// Other channels' rows wait for the dispatcher.
 pub async fn enqueue(
     conn: &mut PgConnection,
     conversation_id: Uuid,
@@ -49,56 +84,54 @@ pub async fn enqueue(
     inbox_id: Option<i64>,
 ) -> sqlx::Result<i64> {
     let parts = crate::channels::split_text(&payload.text, MAX_ROW_TEXT);
-    let mut last = 0;
-    for (i, text) in parts.iter().enumerate() {
-        let part = OutPayload {
-            text: text.clone(),
-            choices: if i + 1 == parts.len() {
-                payload.choices.clone()
-            } else {
-                Vec::new()
-            },
-        };
-        last = enqueue_one(&mut *conn, conversation_id, author, &part, inbox_id).await?;
-    }
-    sqlx::query("SELECT pg_notify('tendero_outbox_pending', $1)")
-        .bind(conversation_id.to_string())
-        .execute(conn)
-        .await?;
-    Ok(last)
-}
-
-async fn enqueue_one(
-    conn: &mut PgConnection,
-    conversation_id: Uuid,
-    author: Author,
-    payload: &OutPayload,
-    inbox_id: Option<i64>,
-) -> sqlx::Result<i64> {
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, inbox_id)
-         SELECT c.id, c.bot_id, ct.channel, ct.external_id, $2, $3, $4
-         FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $1
-         RETURNING id",
+    let last = parts.len().saturating_sub(1);
+    let payloads: Vec<serde_json::Value> = parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let part = OutPayload {
+                text,
+                choices: if i == last {
+                    payload.choices.clone()
+                } else {
+                    Vec::new()
+                },
+            };
+            serde_json::to_value(part).expect("payload serializes")
+        })
+        .collect();
+    sqlx::query_scalar(
+        "WITH target AS (
+             SELECT c.id, c.bot_id, ct.channel, ct.external_id,
+                    CASE WHEN ct.channel <> 'webchat' THEN 'pending'
+                         WHEN $2 = 'bot' AND c.human_override THEN 'suppressed'
+                         ELSE 'sent' END AS status
+             FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE c.id = $1
+         ), queued AS (
+             INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, inbox_id,
+                                 status, sent_at, last_error)
+             SELECT t.id, t.bot_id, t.channel, t.external_id, $2, p.payload, $4, t.status,
+                    CASE WHEN t.status = 'sent' THEN now() END,
+                    CASE WHEN t.status = 'suppressed' THEN 'human override is on' END
+             FROM target t CROSS JOIN unnest($3::jsonb[]) WITH ORDINALITY AS p(payload, n)
+             ORDER BY p.n
+             RETURNING id, payload, status
+         ), transcript AS (
+             INSERT INTO messages (conversation_id, direction, author, text, inbox_id, outbox_id)
+             SELECT $1, 'out', $2, q.payload->>'text', $4, q.id FROM queued q ORDER BY q.id
+         ), wake AS (
+             SELECT pg_notify(CASE WHEN bool_or(q.status = 'pending') THEN 'tendero_outbox_pending'
+                                   ELSE 'tendero_outbox' END, $1::text) AS woken
+             FROM queued q
+         )
+         SELECT max(q.id) FROM queued q, wake",
     )
     .bind(conversation_id)
-    .bind(author.as_str())
-    .bind(serde_json::to_value(payload).expect("payload serializes"))
+    .bind(author)
+    .bind(payloads)
     .bind(inbox_id)
-    .fetch_one(&mut *conn)
-    .await?;
-    sqlx::query(
-        "INSERT INTO messages (conversation_id, direction, author, text, inbox_id, outbox_id)
-         VALUES ($1, 'out', $2, $3, $4, $5)",
-    )
-    .bind(conversation_id)
-    .bind(author.as_str())
-    .bind(&payload.text)
-    .bind(inbox_id)
-    .bind(id)
-    .execute(&mut *conn)
-    .await?;
-    Ok(id)
+    .fetch_one(conn)
+    .await
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -108,7 +141,7 @@ struct Claimed {
     bot_id: Uuid,
     channel: String,
     recipient: String,
-    author: String,
+    author: Author,
     payload: serde_json::Value,
     attempts: i32,
 }
@@ -204,21 +237,26 @@ impl Dispatcher {
         .bind(row.conversation_id)
         .fetch_one(&self.pool)
         .await?;
-        if row.author == "bot" && human_override {
+        if row.author == Author::Bot && human_override {
             return self
-                .finish(&row, "suppressed", Some("human override is on"), None)
+                .finish(&row, Status::Suppressed, Some("human override is on"), None)
                 .await;
         }
         if blocked {
             return self
-                .finish(&row, "failed", Some("the recipient blocked the bot"), None)
+                .finish(
+                    &row,
+                    Status::Failed,
+                    Some("the recipient blocked the bot"),
+                    None,
+                )
                 .await;
         }
         if outside_window {
             return self
                 .finish(
                     &row,
-                    "failed",
+                    Status::Failed,
                     Some(crate::channels::whatsapp::OUTSIDE_WINDOW),
                     None,
                 )
@@ -228,7 +266,7 @@ impl Dispatcher {
             return self
                 .finish(
                     &row,
-                    "failed",
+                    Status::Failed,
                     Some("no channel configured for this message"),
                     None,
                 )
@@ -240,7 +278,7 @@ impl Dispatcher {
                 return self
                     .finish(
                         &row,
-                        "failed",
+                        Status::Failed,
                         Some(&format!("unreadable payload: {e}")),
                         None,
                     )
@@ -262,8 +300,13 @@ impl Dispatcher {
         }
         match channel.send(&outgoing).await {
             Ok(delivered) => {
-                self.finish(&row, "sent", None, delivered.provider_message_id.as_deref())
-                    .await
+                self.finish(
+                    &row,
+                    Status::Sent,
+                    None,
+                    delivered.provider_message_id.as_deref(),
+                )
+                .await
             }
             Err(SendError::Blocked) => {
                 sqlx::query(
@@ -272,11 +315,16 @@ impl Dispatcher {
                 .bind(row.conversation_id)
                 .execute(&self.pool)
                 .await?;
-                self.finish(&row, "failed", Some("the recipient blocked the bot"), None)
-                    .await
+                self.finish(
+                    &row,
+                    Status::Failed,
+                    Some("the recipient blocked the bot"),
+                    None,
+                )
+                .await
             }
             Err(SendError::Permanent(reason)) => {
-                self.finish(&row, "failed", Some(&reason), None).await
+                self.finish(&row, Status::Failed, Some(&reason), None).await
             }
             Err(SendError::Retry { reason, after }) if row.attempts + 1 < self.max_attempts => {
                 let delay = after.unwrap_or_else(|| backoff(self.base_backoff, row.attempts));
@@ -288,7 +336,7 @@ impl Dispatcher {
                     .bind(row.id)
                     .execute(&self.pool)
                     .await?;
-                self.finish(&row, "dead", Some(&reason), None).await
+                self.finish(&row, Status::Dead, Some(&reason), None).await
             }
         }
     }
@@ -318,7 +366,7 @@ impl Dispatcher {
     async fn finish(
         &self,
         row: &Claimed,
-        status: &str,
+        status: Status,
         error: Option<&str>,
         provider_message_id: Option<&str>,
     ) -> anyhow::Result<()> {
@@ -334,17 +382,17 @@ impl Dispatcher {
         .bind(provider_message_id)
         .execute(&mut *tx)
         .await?;
-        if status == "sent" {
+        if status == Status::Sent {
             sqlx::query("SELECT pg_notify('tendero_outbox', $1)")
                 .bind(row.conversation_id.to_string())
                 .execute(&mut *tx)
                 .await?;
         } else {
-            if status != "suppressed" {
-                tracing::warn!(status, error, "message not delivered");
+            if status != Status::Suppressed {
+                tracing::warn!(status = status.as_str(), error, "message not delivered");
             }
             let entry = Entry::new(Actor::Backend, "outbound_not_sent")
-                .reason(error.unwrap_or(status))
+                .reason(error.unwrap_or(status.as_str()))
                 .detail(serde_json::json!({"outbox_id": row.id, "status": status}));
             let scope = audit::Scope {
                 bot_id: row.bot_id,

@@ -1,4 +1,4 @@
-//! Building and running the application: the HTTP server, the turn workers, the
+//! Building and running the application: the HTTP server, the turn engine, the
 //! outbox dispatcher and the timeout sweeper, stopped together by one token.
 
 use std::net::SocketAddr;
@@ -16,11 +16,12 @@ use crate::channels::telegram::TelegramChannel;
 use crate::channels::webchat::WebChat;
 use crate::channels::whatsapp::WhatsAppChannel;
 use crate::config::{Role, Settings};
+use crate::engine::{Engine, EngineSettings};
 use crate::http::{self, AppState};
+use crate::inbox;
 use crate::notify::{Notifier, Wake};
 use crate::outbox::{Dispatcher, Outcome};
 use crate::ratelimit::RateLimiter;
-use crate::worker::{self, Engine, EngineSettings};
 
 pub fn engine_settings(settings: &Settings) -> EngineSettings {
     EngineSettings {
@@ -29,6 +30,10 @@ pub fn engine_settings(settings: &Settings) -> EngineSettings {
         retry_backoff: settings.retry_backoff,
         proposer_timeout: settings.proposer_timeout(),
         history_len: 12,
+        gather: settings.gather,
+        turns_in_flight: settings.turns_in_flight,
+        poll: settings.poll_interval,
+        shutdown_grace: settings.shutdown_grace,
     }
 }
 
@@ -154,6 +159,7 @@ impl Application {
                 pool: self.pool.clone(),
                 notifier: self.notifier.clone(),
                 redis: self.redis.clone(),
+                shutdown: cancel.clone(),
                 bots: Arc::new(crate::http::directory::BotDirectory::new(self.pool.clone())),
                 telegram: Arc::new(TelegramChannel::new(
                     reqwest::Client::new(),
@@ -173,19 +179,12 @@ impl Application {
         }
 
         if self.role.runs_workers() {
-            let engine_settings = engine_settings(&self.settings);
-            for _ in 0..self.settings.workers {
-                let engine = Arc::new(Engine::new(
-                    self.pool.clone(),
-                    self.proposer.clone(),
-                    engine_settings.clone(),
-                ));
-                tasks.spawn(engine.run(
-                    self.notifier.clone(),
-                    self.settings.poll_interval,
-                    cancel.clone(),
-                ));
-            }
+            let engine = Arc::new(Engine::new(
+                self.pool.clone(),
+                self.proposer.clone(),
+                engine_settings(&self.settings),
+            ));
+            tasks.spawn(engine.run(self.notifier.clone(), cancel.clone()));
             let dispatcher = dispatcher(self.pool.clone(), &self.settings, self.redis.clone());
             tasks.spawn(run_dispatcher(
                 dispatcher,
@@ -201,10 +200,12 @@ impl Application {
         }
 
         cancel.cancelled().await;
-        tracing::info!("shutting down: finishing in-flight turns");
-        let drained = tokio::time::timeout(self.settings.shutdown_grace, async {
-            while tasks.join_next().await.is_some() {}
-        })
+        tracing::info!("shutting down: no new work; finishing in-flight turns");
+        // The engine bounds its own turns by the grace period; this is a backstop.
+        let drained = tokio::time::timeout(
+            self.settings.shutdown_grace + Duration::from_secs(2),
+            async { while tasks.join_next().await.is_some() {} },
+        )
         .await;
         if drained.is_err() {
             tracing::warn!("grace period over; abandoning unfinished work (it will be retried)");
@@ -252,7 +253,7 @@ async fn run_dispatcher(
 
 async fn run_sweeper(pool: PgPool, every: Duration, cancel: CancellationToken) {
     loop {
-        match worker::sweep_timeouts(&pool).await {
+        match inbox::queue_timeouts(&pool).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(queued = n, "queued timeout events"),
             Err(err) => tracing::error!(%err, "timeout sweep failed"),

@@ -5,7 +5,7 @@
 //! calling a failing server for a while.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_openai::Client;
@@ -13,70 +13,16 @@ use async_openai::config::OpenAIConfig;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use sqlx::PgPool;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
 use super::contract::{CatalogEntry, MAX_RESPONSE_TEXT, Proposal, ProposalInput};
 use super::privacy::mask;
 use super::{Proposer, ProposerError, rules};
-use crate::config::Secret;
+use crate::config::{LlmConfig, ResponseMode};
 use crate::conversation::{ActionKind, MAX_ACTIONS};
+use crate::telemetry;
 use crate::text::{money, normalize};
-
-/// How the structured answer is asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ResponseMode {
-    /// OpenAI structured outputs: `{"type":"json_schema", ...}`.
-    JsonSchema,
-    /// `{"type":"json_object"}` with the schema beside it (llama.cpp and others).
-    JsonObject,
-    /// Plain completion; the JSON object is extracted from the text.
-    Text,
-}
-
-impl ResponseMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ResponseMode::JsonSchema => "json_schema",
-            ResponseMode::JsonObject => "json_object",
-            ResponseMode::Text => "text",
-        }
-    }
-}
-
-impl std::str::FromStr for ResponseMode {
-    type Err = ();
-
-    fn from_str(s: &str) -> Result<Self, ()> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "json_schema" => Ok(ResponseMode::JsonSchema),
-            "json_object" => Ok(ResponseMode::JsonObject),
-            "text" => Ok(ResponseMode::Text),
-            _ => Err(()),
-        }
-    }
-}
-
-/// Prices in US dollars per million tokens: (prompt, completion).
-pub type PriceTable = HashMap<String, (f64, f64)>;
-
-#[derive(Debug, Clone)]
-pub struct LlmConfig {
-    pub base_url: String,
-    pub api_key: Option<Secret>,
-    pub model: String,
-    pub mode: ResponseMode,
-    /// Bound on the whole proposal, repair included.
-    pub timeout: Duration,
-    /// Products put in a prompt at most (the cart's are always among them).
-    pub catalog_top_k: i64,
-    /// Estimated tokens a prompt may hold; history and catalog shrink to fit.
-    pub prompt_budget_tokens: usize,
-    pub prices: PriceTable,
-    /// Consecutive failures that open a bot's circuit.
-    pub breaker_failures: u32,
-    pub breaker_cooldown: Duration,
-    pub history_len: usize,
-}
 
 /// Why a call produced no usable proposal.
 enum CallFailure {
@@ -112,6 +58,10 @@ pub struct LlmProposer {
     config: LlmConfig,
     pool: PgPool,
     breakers: Mutex<HashMap<Uuid, Breaker>>,
+    /// Calls in flight to the endpoint from this process.
+    endpoint_slots: Arc<Semaphore>,
+    /// Calls in flight per bot, so one busy shop cannot take every slot.
+    bot_slots: Mutex<HashMap<Uuid, Arc<Semaphore>>>,
 }
 
 /// What went into one prompt.
@@ -153,10 +103,31 @@ impl LlmProposer {
             // breaker, not a retry loop, decides when to try the server again.
             client: Client::with_config(openai)
                 .with_http_service(async_openai::middleware::ReqwestService::new(http)),
+            endpoint_slots: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
+            bot_slots: Mutex::new(HashMap::new()),
             config,
             pool,
             breakers: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Waits for a slot of the bot and then of the endpoint. Held for the call.
+    async fn slots(&self, bot_id: Uuid) -> (OwnedSemaphorePermit, OwnedSemaphorePermit) {
+        let per_bot = self
+            .bot_slots
+            .lock()
+            .expect("slot lock")
+            .entry(bot_id)
+            .or_insert_with(|| Arc::new(Semaphore::new(self.config.max_in_flight_per_bot.max(1))))
+            .clone();
+        let bot = per_bot.acquire_owned().await.expect("never closed");
+        let endpoint = self
+            .endpoint_slots
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("never closed");
+        (bot, endpoint)
     }
 
     fn breaker_allows(&self, bot_id: Uuid) -> bool {
@@ -419,8 +390,14 @@ impl Proposer for LlmProposer {
             }
         };
         let prompt = self.prompt(input, catalog);
+        // Waiting for a slot is bounded by the engine's proposer timeout, not by the
+        // LLM's own: a queue here is load, not a failing server.
+        let slots = self.slots(bot_id).await;
+        let in_flight = telemetry::LLM_IN_FLIGHT.enter();
         let outcome =
             tokio::time::timeout(self.config.timeout, self.call_with_repair(&prompt)).await;
+        drop(in_flight);
+        drop(slots);
         let latency = started.elapsed();
         match outcome {
             Ok(Ok((mut proposal, usage, repaired))) => {

@@ -72,6 +72,16 @@ impl FromStr for State {
     }
 }
 
+/// For columns decoded straight into a `State`: an unknown name is an error, never
+/// a silent default.
+impl TryFrom<String> for State {
+    type Error = UnknownState;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

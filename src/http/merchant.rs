@@ -18,8 +18,8 @@ use crate::channels::OutPayload;
 use crate::conversation::{Event, Release, State as FsmState, on_event};
 use crate::conversations::{self, Conversation, Update};
 use crate::outbox::{self, Author};
-use crate::shop::{cart, catalog, orders};
-use crate::text::money;
+use crate::shop::orders::OrderStatus;
+use crate::shop::{cart, catalog, messages, orders};
 
 /// The authenticated merchant.
 pub struct MerchantAuth(pub Uuid);
@@ -373,10 +373,10 @@ async fn owned_order(
     let order = orders::lock(conn, id)
         .await?
         .ok_or(ApiError::NotFound("order"))?;
-    if !orders::OPEN_STATUSES.contains(&order.status.as_str()) {
+    if !order.status.is_open() {
         return Err(ApiError::Conflict(format!(
             "order is {}, not awaiting payment",
-            order.status
+            order.status.as_str()
         )));
     }
     Ok((order, conversation))
@@ -410,13 +410,9 @@ pub async fn approve_payment(
     let id = parse_id(&id, "order")?;
     let mut tx = state.pool.begin().await?;
     let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
-    orders::set_status(&mut tx, order.id, "paid", None).await?;
+    orders::set_status(&mut tx, order.id, OrderStatus::Paid, None).await?;
     let update = payment_update(&conversation, Event::PaymentApproved);
-    let text = format!(
-        "¡Pago confirmado! Tu pedido #{} por {} está listo. ¡Gracias por tu compra!",
-        order.number,
-        money(order.total_minor, &order.currency)
-    );
+    let text = messages::payment_approved(order.number, order.total_minor, &order.currency);
     let payload = OutPayload {
         text,
         choices: Vec::new(),
@@ -435,7 +431,7 @@ pub async fn approve_payment(
     ));
     commit(tx, &conversation, &update, &rows).await?;
     Ok(Json(
-        json!({"order_id": order.id, "status": "paid", "conversation_state": update.state.as_str()}),
+        json!({"order_id": order.id, "status": OrderStatus::Paid, "conversation_state": update.state.as_str()}),
     ))
 }
 
@@ -455,13 +451,16 @@ pub async fn reject_payment(
     let reason = bounded_text("reason", &body.reason, 300)?;
     let mut tx = state.pool.begin().await?;
     let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
-    orders::set_status(&mut tx, order.id, "awaiting_payment", Some(reason)).await?;
+    orders::set_status(
+        &mut tx,
+        order.id,
+        OrderStatus::AwaitingPayment,
+        Some(reason),
+    )
+    .await?;
     let update = payment_update(&conversation, Event::PaymentRejected);
     let payload = OutPayload {
-        text: format!(
-            "No pudimos confirmar el pago de tu pedido #{}: {reason}. Por favor, envíanos de nuevo el comprobante por aquí.",
-            order.number
-        ),
+        text: messages::payment_rejected(order.number, reason),
         choices: Vec::new(),
     };
     outbox::enqueue(&mut tx, conversation.id, Author::Human, &payload, None).await?;
@@ -473,7 +472,7 @@ pub async fn reject_payment(
     ];
     commit(tx, &conversation, &update, &rows).await?;
     Ok(Json(
-        json!({"order_id": order.id, "status": "awaiting_payment"}),
+        json!({"order_id": order.id, "status": OrderStatus::AwaitingPayment}),
     ))
 }
 

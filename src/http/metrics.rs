@@ -10,6 +10,7 @@ use axum::response::IntoResponse;
 
 use super::AppState;
 use super::error::ApiError;
+use crate::telemetry;
 
 /// (metric, help, query returning label value and count)
 const GAUGES: &[(&str, &str, &str, &str)] = &[
@@ -59,5 +60,25 @@ pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse,
          # TYPE tendero_inbox_oldest_pending_seconds gauge\ntendero_inbox_oldest_pending_seconds {}",
         oldest.unwrap_or(0.0)
     );
+    for (name, help, gauge) in [
+        (
+            "tendero_turns_in_flight",
+            "Turns running in this process now.",
+            &telemetry::TURNS_IN_FLIGHT,
+        ),
+        (
+            "tendero_llm_in_flight",
+            "LLM requests this process is waiting on now.",
+            &telemetry::LLM_IN_FLIGHT,
+        ),
+    ] {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {}\n\
+             # HELP {name}_peak Highest value since the process started.\n# TYPE {name}_peak gauge\n{name}_peak {}",
+            gauge.current(),
+            gauge.peak()
+        );
+    }
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out))
 }

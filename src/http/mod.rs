@@ -22,6 +22,9 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Optional early duplicate filter.
     pub redis: Option<crate::cache::Redis>,
+    /// Fires on shutdown: long-lived responses (event streams) end so the server
+    /// can stop at once; clients reconnect elsewhere with `Last-Event-ID`.
+    pub shutdown: tokio_util::sync::CancellationToken,
     /// Bots and credentials for the webhook hot path.
     pub bots: std::sync::Arc<directory::BotDirectory>,
     /// For answering inline-button presses right away.

@@ -11,7 +11,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast;
@@ -140,7 +140,8 @@ pub async fn events(
     let stream = futures::stream::unfold(feed, |mut feed| async move {
         let event = feed.next().await;
         Some((Ok(event), feed))
-    });
+    })
+    .take_until(state.shutdown.clone().cancelled_owned());
     Ok(Sse::new(stream).keep_alive(KeepAlive::default()))
 }
 
@@ -154,8 +155,12 @@ struct Feed {
     buffer: VecDeque<Event>,
 }
 
-/// How long a stream waits for a notification before looking anyway.
-const FEED_POLL: Duration = Duration::from_secs(2);
+/// How long a stream waits for a notification before looking anyway. Deliveries
+/// notify the stream at commit, and a reconnecting listener sends a resync, so this
+/// is only a backstop; an idle stream costs one query per period.
+const FEED_POLL: Duration = Duration::from_secs(15);
+/// The same, before the session has a conversation (nothing to deliver yet).
+const FEED_POLL_NEW: Duration = Duration::from_secs(5);
 
 impl Feed {
     async fn next(&mut self) -> Event {
@@ -169,7 +174,12 @@ impl Feed {
             if !self.buffer.is_empty() {
                 continue;
             }
-            let _ = tokio::time::timeout(FEED_POLL, async {
+            let poll = if self.conversation_id.is_some() {
+                FEED_POLL
+            } else {
+                FEED_POLL_NEW
+            };
+            let _ = tokio::time::timeout(poll, async {
                 loop {
                     match self.wakes.recv().await {
                         Ok(Wake::OutboxSent(id))
@@ -178,9 +188,9 @@ impl Feed {
                         {
                             break;
                         }
-                        Err(broadcast::error::RecvError::Lagged(_)) => break,
+                        Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => break,
                         Err(broadcast::error::RecvError::Closed) => {
-                            tokio::time::sleep(FEED_POLL).await;
+                            tokio::time::sleep(poll).await;
                             break;
                         }
                         Ok(_) => continue,

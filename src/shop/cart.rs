@@ -26,24 +26,24 @@ pub async fn load(db: impl PgExecutor<'_>, conversation_id: Uuid) -> sqlx::Resul
     ))
 }
 
-/// Replaces the stored cart with `cart`.
+/// Replaces the stored cart with `cart`, in one statement.
 pub async fn save(conn: &mut PgConnection, conversation_id: Uuid, cart: &Cart) -> sqlx::Result<()> {
-    sqlx::query("DELETE FROM cart_items WHERE conversation_id = $1")
-        .bind(conversation_id)
-        .execute(&mut *conn)
-        .await?;
-    if cart.is_empty() {
-        return Ok(());
-    }
-    let mut builder = sqlx::QueryBuilder::new(
-        "INSERT INTO cart_items (conversation_id, product_id, quantity, position) ",
-    );
-    builder.push_values(cart.lines().iter().enumerate(), |mut row, (i, line)| {
-        row.push_bind(conversation_id)
-            .push_bind(line.product_id)
-            .push_bind(line.quantity as i32)
-            .push_bind(i as i32);
-    });
-    builder.build().execute(conn).await?;
+    let products: Vec<i64> = cart.lines().iter().map(|l| l.product_id).collect();
+    let quantities: Vec<i32> = cart.lines().iter().map(|l| l.quantity as i32).collect();
+    sqlx::query(
+        "WITH gone AS (
+             DELETE FROM cart_items WHERE conversation_id = $1 AND product_id <> ALL($2)
+         )
+         INSERT INTO cart_items (conversation_id, product_id, quantity, position)
+         SELECT $1, t.product_id, t.quantity, t.n::int - 1
+         FROM unnest($2::bigint[], $3::int[]) WITH ORDINALITY AS t(product_id, quantity, n)
+         ON CONFLICT (conversation_id, product_id)
+         DO UPDATE SET quantity = excluded.quantity, position = excluded.position",
+    )
+    .bind(conversation_id)
+    .bind(products)
+    .bind(quantities)
+    .execute(conn)
+    .await?;
     Ok(())
 }

@@ -3,5 +3,6 @@
 
 pub mod cart;
 pub mod catalog;
+pub mod messages;
 pub mod orders;
 pub mod reply;

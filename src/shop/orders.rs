@@ -10,13 +10,44 @@ use super::catalog::CatalogIndex;
 use crate::conversation::CartLine;
 use crate::merchant::Bot;
 
+/// Where an order stands; stored as its snake_case name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, sqlx::Type)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
+pub enum OrderStatus {
+    AwaitingPayment,
+    ProofReceived,
+    Paid,
+    Cancelled,
+    Expired,
+}
+
+impl OrderStatus {
+    /// Statuses in which an order still waits for the customer's payment.
+    pub const OPEN: [OrderStatus; 2] = [OrderStatus::AwaitingPayment, OrderStatus::ProofReceived];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderStatus::AwaitingPayment => "awaiting_payment",
+            OrderStatus::ProofReceived => "proof_received",
+            OrderStatus::Paid => "paid",
+            OrderStatus::Cancelled => "cancelled",
+            OrderStatus::Expired => "expired",
+        }
+    }
+
+    pub fn is_open(self) -> bool {
+        Self::OPEN.contains(&self)
+    }
+}
+
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Order {
     pub id: Uuid,
     pub bot_id: Uuid,
     pub number: i64,
     pub conversation_id: Uuid,
-    pub status: String,
+    pub status: OrderStatus,
     pub total_minor: i64,
     pub currency: String,
     pub payment_due_at: DateTime<Utc>,
@@ -36,9 +67,6 @@ pub struct OrderItem {
 
 const ORDER_COLUMNS: &str = "id, bot_id, number, conversation_id, status, total_minor, currency::text AS currency, \
      payment_due_at, rejection_reason, created_at, paid_at";
-
-/// Statuses in which an order still waits for the customer's payment.
-pub const OPEN_STATUSES: [&str; 2] = ["awaiting_payment", "proof_received"];
 
 pub async fn create(
     conn: &mut PgConnection,
@@ -94,7 +122,7 @@ pub async fn open_for(
          ORDER BY created_at DESC LIMIT 1"
     )))
     .bind(conversation_id)
-    .bind(&OPEN_STATUSES[..])
+    .bind(OrderStatus::OPEN.map(OrderStatus::as_str).to_vec())
     .fetch_optional(db)
     .await
 }
@@ -143,7 +171,7 @@ pub async fn items(db: impl PgExecutor<'_>, order_id: Uuid) -> sqlx::Result<Vec<
 pub async fn set_status(
     conn: &mut PgConnection,
     id: Uuid,
-    status: &str,
+    status: OrderStatus,
     rejection_reason: Option<&str>,
 ) -> sqlx::Result<()> {
     sqlx::query(
@@ -177,5 +205,5 @@ pub async fn record_proof(
     .bind(text)
     .execute(&mut *conn)
     .await?;
-    set_status(conn, order_id, "proof_received", None).await
+    set_status(conn, order_id, OrderStatus::ProofReceived, None).await
 }

@@ -8,6 +8,7 @@ use crate::conversation::{Cart, Effect, Evaluation, MAX_QUANTITY, Rejection, Sta
 use crate::text::{SpelledNumber, money, numbers_in_hundredths, spelled_numbers};
 
 use super::catalog::CatalogIndex;
+use super::messages::ESCALATED;
 
 /// An order as the reply needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,9 +47,6 @@ pub fn checkout_choices() -> Vec<String> {
 }
 
 const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
-/// Told to the customer when a person takes over at their request.
-pub const ESCALATED: &str =
-    "Te comunico con una persona del equipo; te responderá por aquí en breve.";
 /// Longest catalog listing in one message; the rest is offered on request.
 const CATALOG_LINES: usize = 30;
 

@@ -571,6 +571,12 @@ async fn edits_unsupported_messages_and_phone_replies_are_handled_as_a_person_ex
         post_telegram(&app, &poll, Some(TG_SECRET)).await,
         StatusCode::OK
     );
+    settle(&app).await;
+    assert_eq!(
+        app.cart(TG_CHAT).await,
+        vec![("maracuya".into(), 2)],
+        "an edit never starts a second turn"
+    );
     let mut sticker = fixture("telegram/sticker.json");
     sticker["update_id"] = json!(4);
     assert_eq!(
@@ -578,11 +584,6 @@ async fn edits_unsupported_messages_and_phone_replies_are_handled_as_a_person_ex
         StatusCode::OK
     );
     settle(&app).await;
-    assert_eq!(
-        app.cart(TG_CHAT).await,
-        vec![("maracuya".into(), 2)],
-        "an edit never starts a second turn"
-    );
     assert_eq!(app.count("SELECT count(*) FROM inbox").await, 2);
     assert!(
         fake.texts("sendMessage")
@@ -626,6 +627,8 @@ async fn per_chat_send_rates_hold(pool: sqlx::PgPool) {
     let (app, fake) = channel_app(pool, |_| {}).await;
     for id in 1..=3 {
         post_telegram(&app, &tg_text(id, "quiero 1 brownie"), Some(TG_SECRET)).await;
+        // Each message its own turn, so three replies queue up at once.
+        app.engine.run_until_idle().await.unwrap();
     }
     settle(&app).await;
     let calls = fake.calls("sendMessage");

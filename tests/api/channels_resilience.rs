@@ -35,7 +35,7 @@ impl Proposer for Gate {
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn the_webhook_answers_while_the_worker_is_busy(pool: sqlx::PgPool) {
-    let (app, _fake) = channel_app(pool.clone(), |_| {}).await;
+    let (app, fake) = channel_app(pool.clone(), |_| {}).await;
     let (started_tx, mut started) = mpsc::unbounded_channel();
     let release = Arc::new(Notify::new());
     let gate = Arc::new(Gate {
@@ -44,7 +44,7 @@ async fn the_webhook_answers_while_the_worker_is_busy(pool: sqlx::PgPool) {
         first: true.into(),
     });
     let busy =
-        tendero::worker::Engine::new(pool, gate, tendero::startup::engine_settings(&app.settings));
+        tendero::engine::Engine::new(pool, gate, tendero::startup::engine_settings(&app.settings));
     assert_eq!(
         post_telegram(&app, &tg_text(1, "quiero 1 brownie"), Some(TG_SECRET)).await,
         StatusCode::OK
@@ -53,10 +53,11 @@ async fn the_webhook_answers_while_the_worker_is_busy(pool: sqlx::PgPool) {
     started.recv().await.unwrap();
     // A turn is stuck in its proposer; the platform's next deliveries are still
     // acknowledged promptly, stored, and queued behind it.
-    for id in 2..=4 {
+    let follow_ups = ["quiero 1 matcha", "quiero 1 croissant", "quiero 1 limonada"];
+    for (id, text) in (2..=4).zip(follow_ups) {
         let answer = tokio::time::timeout(
             Duration::from_secs(5),
-            post_telegram(&app, &tg_text(id, "quiero 1 brownie"), Some(TG_SECRET)),
+            post_telegram(&app, &tg_text(id, text), Some(TG_SECRET)),
         )
         .await
         .expect("the acknowledgement does not wait for the turn");
@@ -70,7 +71,17 @@ async fn the_webhook_answers_while_the_worker_is_busy(pool: sqlx::PgPool) {
     release.notify_one();
     turn.await.unwrap();
     settle(&app).await;
-    assert_eq!(app.cart("555000111").await, vec![("brownie".into(), 4)]);
+    assert_eq!(
+        app.cart("555000111").await,
+        vec![
+            ("brownie".into(), 1),
+            ("matcha".into(), 1),
+            ("croissant".into(), 1),
+            ("limonada".into(), 1)
+        ]
+    );
+    // What arrived during the busy turn was answered together, in one reply.
+    assert_eq!(fake.calls("sendMessage").len(), 2);
 }
 
 /// A TCP proxy in front of the real Redis that the test can cut.
@@ -118,15 +129,20 @@ async fn redis_stopping_mid_test_loses_and_doubles_nothing(pool: sqlx::PgPool) {
         s.redis_prefix = prefix.clone();
     })
     .await;
+    let text = |id: u64| match id {
+        1 => tg_text(1, "quiero 1 brownie"),
+        2 => tg_text(2, "quiero 1 matcha"),
+        _ => tg_text(id, "quiero 1 croissant"),
+    };
     for id in 1..=2 {
         assert_eq!(
-            post_telegram(&app, &tg_text(id, "quiero 1 brownie"), Some(TG_SECRET)).await,
+            post_telegram(&app, &text(id), Some(TG_SECRET)).await,
             StatusCode::OK
         );
     }
     proxy.stop();
     // Retries of what was stored, and a new message, while Redis is gone.
-    let deliveries = [1, 2, 3, 1, 2, 3].map(|id| tg_text(id, "quiero 1 brownie"));
+    let deliveries = [1, 2, 3, 1, 2, 3].map(text);
     let answers = futures::future::join_all(
         deliveries
             .iter()
@@ -136,10 +152,24 @@ async fn redis_stopping_mid_test_loses_and_doubles_nothing(pool: sqlx::PgPool) {
     assert!(answers.iter().all(|s| *s == StatusCode::OK), "{answers:?}");
     settle(&app).await;
     assert_eq!(app.count("SELECT count(*) FROM inbox").await, 3);
-    assert_eq!(app.cart("555000111").await, vec![("brownie".into(), 3)]);
     assert_eq!(
-        fake.calls("sendMessage").len(),
-        3,
-        "one reply per message, none twice"
+        app.cart("555000111").await,
+        vec![
+            ("brownie".into(), 1),
+            ("matcha".into(), 1),
+            ("croissant".into(), 1)
+        ],
+        "every message applied once"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM inbox WHERE status = 'done'")
+            .await,
+        3
+    );
+    let turns = app.count("SELECT count(*) FROM outbox").await;
+    assert_eq!(
+        fake.calls("sendMessage").len() as i64,
+        turns,
+        "one reply per turn, none twice"
     );
 }

@@ -10,9 +10,9 @@ use sqlx::PgPool;
 use tendero::agent::{Proposer, RulesProposer};
 use tendero::config::{Role, Settings};
 use tendero::demo;
+use tendero::engine::Engine;
 use tendero::outbox::Dispatcher;
 use tendero::startup::{self, Application};
-use tendero::worker::Engine;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 

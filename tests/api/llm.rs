@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tendero::agent::llm::{LlmConfig, LlmProposer, ResponseMode};
+use tendero::agent::llm::LlmProposer;
 use tendero::config::Secret;
+use tendero::config::{LlmConfig, ResponseMode};
 
 use crate::fake_llm::{FakeLlm, Reply};
 use crate::helpers::{TestApp, spawn_app_with};
@@ -29,6 +30,8 @@ fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
         breaker_failures: 3,
         breaker_cooldown: Duration::from_secs(3600),
         history_len: 10,
+        max_in_flight: 8,
+        max_in_flight_per_bot: 8,
     }
 }
 
@@ -336,7 +339,7 @@ struct TestAppSwap;
 
 impl TestAppSwap {
     fn swap(mut app: TestApp, proposer: Arc<dyn tendero::agent::Proposer>) -> TestApp {
-        app.engine = tendero::worker::Engine::new(
+        app.engine = tendero::engine::Engine::new(
             app.pool.clone(),
             proposer,
             tendero::startup::engine_settings(&app.settings),

@@ -63,7 +63,7 @@ async fn a_takeover_during_an_in_flight_proposal_means_the_bot_sends_nothing(poo
         };
         tokio::join!(engine_done, takeover).0
     };
-    assert_eq!(turn, tendero::worker::ExecutionOutcome::Worked);
+    assert_eq!(turn, tendero::engine::ExecutionOutcome::Worked);
     app.dispatcher.run_until_idle().await.unwrap();
 
     assert!(app.replies("hugo").await.is_empty(), "the bot said nothing");
@@ -185,18 +185,64 @@ async fn asking_for_a_person_turns_the_override_on_and_the_notice_goes_out_once(
 async fn the_dispatcher_never_sends_a_bot_message_to_a_conversation_under_override(
     pool: sqlx::PgPool,
 ) {
-    let app = spawn_app(pool).await;
-    app.post_message("karla", "quiero 1 croissant", "k-1").await;
+    // Telegram: the reply waits in the outbox for the dispatcher. (Web chat has no
+    // wait: its reply is delivered by the commit, which checks the override itself.)
+    let (app, fake) = crate::channels::channel_app(pool, |_| {}).await;
+    crate::channels::post_telegram(
+        &app,
+        &crate::channels::tg_text(1, "quiero 1 croissant"),
+        Some(crate::channels::TG_SECRET),
+    )
+    .await;
     app.engine.run_until_idle().await.unwrap();
     // The reply is queued; a person takes over before it goes out.
-    let id = app.conversation_id("karla").await;
-    app.post_api(&format!("/conversations/{id}/takeover"), None)
+    let id = app.conversation_id("555000111").await;
+    let (status, _) = app
+        .post_api(&format!("/conversations/{id}/takeover"), None)
         .await;
+    assert_eq!(status, StatusCode::OK);
     app.dispatcher.run_until_idle().await.unwrap();
-    assert!(app.replies("karla").await.is_empty());
+    assert!(fake.calls("sendMessage").is_empty());
     let status: String = sqlx::query_scalar("SELECT status FROM outbox")
         .fetch_one(&app.pool)
         .await
         .unwrap();
+    assert_eq!(status, "suppressed");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_web_chat_bot_message_queued_under_override_is_suppressed_at_once(pool: sqlx::PgPool) {
+    // Web chat delivers at commit; a bot-authored row written while the override
+    // is on (a parked event's apology, say) is recorded as suppressed, never sent.
+    let app = spawn_app(pool).await;
+    app.say("karla", "hola").await;
+    let id = app.conversation_id("karla").await;
+    app.post_api(&format!("/conversations/{id}/takeover"), None)
+        .await;
+    let mut tx = app.pool.begin().await.unwrap();
+    tendero::outbox::enqueue(
+        &mut tx,
+        id,
+        tendero::outbox::Author::Bot,
+        &tendero::channels::OutPayload {
+            text: "no debe salir".into(),
+            choices: Vec::new(),
+        },
+        None,
+    )
+    .await
+    .unwrap();
+    tx.commit().await.unwrap();
+    assert!(
+        !app.replies("karla")
+            .await
+            .iter()
+            .any(|r| r == "no debe salir")
+    );
+    let status: String =
+        sqlx::query_scalar("SELECT status FROM outbox WHERE payload->>'text' = 'no debe salir'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
     assert_eq!(status, "suppressed");
 }

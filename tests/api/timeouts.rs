@@ -1,6 +1,6 @@
 //! Session-inactivity and payment timeouts run as ordinary, exactly-once turns.
 
-use tendero::worker::sweep_timeouts;
+use tendero::inbox::queue_timeouts as sweep_timeouts;
 
 use crate::helpers::spawn_app;
 

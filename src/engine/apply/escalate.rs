@@ -1,0 +1,27 @@
+//! The customer asked for a person: the override goes on and a notice goes out
+//! (a system message, so the override does not silence it).
+
+use super::{Decision, TurnInput};
+use crate::audit::{Actor, Entry};
+use crate::conversation::{Event, State};
+use crate::conversations;
+use crate::outbox::Author;
+use crate::shop::messages;
+
+pub fn apply(input: &TurnInput<'_>, start: State, decision: &mut Decision) {
+    decision.audit.push(
+        Entry::new(Actor::Backend, "event_detected").action(Event::EscalationRequested.as_str()),
+    );
+    let mut at_start = input.snapshot.conversation.clone();
+    at_start.fsm_state = start;
+    let (mut takeover, rows) = conversations::takeover(
+        &at_start,
+        "customer",
+        Actor::Customer,
+        "escalation requested",
+    );
+    takeover.activity = true;
+    decision.update = takeover;
+    decision.audit.extend(rows);
+    decision.say(Author::System, messages::ESCALATED);
+}

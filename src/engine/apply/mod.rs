@@ -1,0 +1,135 @@
+//! Turning a plan into a decision: what to write, audit and say. One handler per
+//! plan, each in its own file with its own `apply`; all of them are pure functions
+//! of the snapshot, so the commit only writes what was decided here (plus the
+//! order numbering, which only the database can hand out).
+
+mod escalate;
+mod payment_proof;
+mod payment_timeout;
+mod propose;
+mod say;
+mod session_timeout;
+mod silent;
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::burst::Burst;
+use super::plan::Plan;
+use super::profiles::BotProfile;
+use crate::audit::{Actor, Entry};
+use crate::channels::OutPayload;
+use crate::conversation::{Cart, CartLine, Evaluation, State};
+use crate::conversations::{TurnSnapshot, Update};
+use crate::outbox::Author;
+use crate::shop::orders::OrderStatus;
+use crate::shop::reply::OrderRef;
+
+/// Everything a turn's commit writes.
+pub struct Decision {
+    pub update: Update,
+    pub audit: Vec<Entry>,
+    /// The cart to store, when it changed.
+    pub cart: Option<Cart>,
+    /// Order changes, in order.
+    pub store: Vec<StoreOp>,
+    pub reply: Option<ReplyPlan>,
+}
+
+/// An order change a turn makes.
+pub enum StoreOp {
+    /// A confirmed cart becomes an order (numbered at commit); the audit row at
+    /// `audit_index` learns its id and number.
+    CreateOrder {
+        lines: Vec<CartLine>,
+        audit_index: usize,
+    },
+    /// Cancels the order created by this turn, or else the one waiting for payment.
+    CancelOrder {
+        audit_index: usize,
+    },
+    SetStatus {
+        order_id: Uuid,
+        status: OrderStatus,
+    },
+    RecordProof {
+        order_id: Uuid,
+        inbox_id: i64,
+        media: Option<Value>,
+        text: String,
+    },
+}
+
+/// What the customer will read.
+pub enum ReplyPlan {
+    Fixed(Author, OutPayload),
+    /// Composed at commit, once the order number (if any) is known.
+    Compose(Box<ComposeJob>),
+}
+
+pub struct ComposeJob {
+    pub author: Author,
+    pub eval: Evaluation,
+    pub proposal_text: String,
+    pub cart_before: Cart,
+    pub open_order: Option<OrderRef>,
+    pub greeted: bool,
+}
+
+/// What every handler reads.
+pub struct TurnInput<'a> {
+    pub snapshot: &'a TurnSnapshot,
+    pub profile: &'a BotProfile,
+    pub burst: &'a Burst,
+}
+
+impl Decision {
+    fn keep(snapshot: &TurnSnapshot) -> Decision {
+        Decision {
+            update: Update::keep(&snapshot.conversation),
+            audit: Vec::new(),
+            cart: None,
+            store: Vec::new(),
+            reply: None,
+        }
+    }
+
+    fn say(&mut self, author: Author, text: impl Into<String>) {
+        self.reply = Some(ReplyPlan::Fixed(
+            author,
+            OutPayload {
+                text: text.into(),
+                choices: Vec::new(),
+            },
+        ));
+    }
+}
+
+pub fn apply(input: &TurnInput<'_>, plan: Plan) -> Decision {
+    let mut decision = Decision::keep(input.snapshot);
+    if let Some(start) = plan.start() {
+        // COMPLETED becomes IDLE on the customer's next message.
+        decision.audit.extend(Entry::state_change(
+            Actor::Customer,
+            input.snapshot.conversation.state(),
+            start,
+            "new message after completion",
+        ));
+        decision.update.state = start;
+        decision.update.activity = true;
+    }
+    match plan {
+        Plan::Silent => silent::apply(&mut decision),
+        Plan::Escalate { start } => escalate::apply(input, start, &mut decision),
+        Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
+        Plan::Say { text, .. } => say::apply(text, &mut decision),
+        Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),
+        Plan::SessionTimeout => session_timeout::apply(input, &mut decision),
+        Plan::PaymentTimeout { order_id } => payment_timeout::apply(input, order_id, &mut decision),
+    }
+    decision
+}
+
+fn state_before(input: &TurnInput<'_>) -> State {
+    input.snapshot.conversation.state()
+}

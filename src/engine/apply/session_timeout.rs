@@ -1,0 +1,35 @@
+//! The customer went quiet: a cart or checkout left open returns to IDLE, unless
+//! they wrote again since the timeout was queued.
+
+use super::{Decision, TurnInput, state_before};
+use crate::audit::{Actor, Entry};
+use crate::conversation::{Cart, Event, Release, on_event};
+
+pub fn apply(input: &TurnInput<'_>, decision: &mut Decision) {
+    let conversation = &input.snapshot.conversation;
+    let before = state_before(input);
+    let idle_for = chrono::Utc::now() - conversation.last_activity_at;
+    let due = idle_for.num_seconds() >= i64::from(input.profile.bot.session_timeout_secs);
+    let no_release = Release {
+        before: None,
+        to_idle: false,
+    };
+    match on_event(before, Event::SessionTimeout, no_release) {
+        Ok(to) if due => {
+            decision.cart = Some(Cart::default());
+            decision.audit.push(
+                Entry::new(Actor::Backend, "event_detected").action(Event::SessionTimeout.as_str()),
+            );
+            decision.audit.extend(Entry::state_change(
+                Actor::Backend,
+                before,
+                to,
+                "session inactivity",
+            ));
+            decision.update.state = to;
+        }
+        _ => decision
+            .audit
+            .push(Entry::new(Actor::Backend, "timeout_skipped").reason("no longer inactive")),
+    }
+}

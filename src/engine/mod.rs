@@ -1,0 +1,315 @@
+//! The turn engine. One claim loop per process takes due conversations in batches
+//! (a lease each) and runs every turn as its own task, so hundreds of turns can
+//! wait on an LLM at once; what bounds LLM calls is the LLM proposer's own limit.
+//! A turn reads everything it needs in its claim, plans outside any transaction,
+//! and commits its effects, audit, inbox marks and reply in one transaction
+//! guarded by the conversation's version. A panic in one turn is caught, counted,
+//! retried and finally parked, never taking the process down.
+
+mod apply;
+mod burst;
+mod commit;
+mod plan;
+mod profiles;
+mod scheduler;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use serde_json::json;
+use sqlx::PgPool;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+pub use burst::{Burst, Command, CommandError};
+
+use self::apply::TurnInput;
+use self::commit::CommitOutcome;
+use self::profiles::Profiles;
+use crate::agent::Proposer;
+use crate::audit::{self, Actor, Entry, Scope};
+use crate::channels::OutPayload;
+use crate::conversations::{self, ClaimRequest, TurnSnapshot};
+use crate::inbox::{self, EventKind};
+use crate::notify::Notifier;
+use crate::outbox::{self, Author};
+use crate::shop::messages;
+use crate::telemetry;
+
+/// Tunables of the turn engine.
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    pub lease: Duration,
+    pub max_attempts: i32,
+    pub retry_backoff: Duration,
+    /// Longest a proposer may take before the turn falls back to a clarification.
+    pub proposer_timeout: Duration,
+    pub history_len: i64,
+    /// How long after its first message a burst waits before its turn starts.
+    pub gather: Duration,
+    /// Turns running at once in this process.
+    pub turns_in_flight: usize,
+    /// Fallback claim when no wake-up arrives.
+    pub poll: Duration,
+    /// How long in-flight turns get to finish on shutdown.
+    pub shutdown_grace: Duration,
+}
+
+/// Most customer messages one turn answers together.
+pub const MAX_BURST: i64 = 5;
+/// Re-plans allowed when the conversation changes while a proposal is computed.
+const MAX_REPLANS: usize = 3;
+
+/// What one `run_once` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExecutionOutcome {
+    /// At least one conversation was claimed and its turn run.
+    Worked,
+    /// Nothing was due.
+    EmptyQueue,
+}
+
+/// How a turn ended, for the claim loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnReport {
+    pub conversation_id: Uuid,
+    /// More events may be due right away (the burst did not take them all).
+    pub more: bool,
+    /// The head failed and waits this long before its next try.
+    pub retry_in: Option<Duration>,
+}
+
+pub struct Engine {
+    pool: PgPool,
+    proposer: Arc<dyn Proposer>,
+    settings: EngineSettings,
+    /// This process's identity in leases.
+    owner: Uuid,
+    profiles: Profiles,
+}
+
+impl Engine {
+    pub fn new(pool: PgPool, proposer: Arc<dyn Proposer>, settings: EngineSettings) -> Self {
+        Engine {
+            profiles: Profiles::new(pool.clone()),
+            pool,
+            proposer,
+            settings,
+            owner: Uuid::new_v4(),
+        }
+    }
+
+    /// Runs the claim loop until cancelled, then lets in-flight turns finish
+    /// (within the grace period).
+    pub async fn run(self: Arc<Self>, notifier: Notifier, cancel: CancellationToken) {
+        scheduler::run(self, notifier, cancel).await
+    }
+
+    /// Claims what is due now (up to the in-flight limit) and runs those turns
+    /// concurrently; for tests and tools, which drain in a loop instead of sleeping.
+    pub async fn run_once(&self) -> anyhow::Result<ExecutionOutcome> {
+        let claimed = self.claim(self.settings.turns_in_flight, &[]).await?;
+        if claimed.is_empty() {
+            return Ok(ExecutionOutcome::EmptyQueue);
+        }
+        futures::future::join_all(claimed.into_iter().map(|s| self.run_turn(s))).await;
+        Ok(ExecutionOutcome::Worked)
+    }
+
+    /// Loops `run_once` until nothing is due; returns how many passes worked.
+    pub async fn run_until_idle(&self) -> anyhow::Result<usize> {
+        let mut passes = 0;
+        while self.run_once().await? == ExecutionOutcome::Worked {
+            passes += 1;
+        }
+        Ok(passes)
+    }
+
+    async fn claim(&self, limit: usize, exclude: &[Uuid]) -> sqlx::Result<Vec<TurnSnapshot>> {
+        conversations::claim_turns(
+            &self.pool,
+            &ClaimRequest {
+                owner: self.owner,
+                lease: self.settings.lease,
+                gather: self.settings.gather,
+                limit: limit as i64,
+                exclude,
+                history_len: self.settings.history_len,
+                max_events: MAX_BURST,
+            },
+        )
+        .await
+    }
+
+    /// Runs one claimed turn to its end: committed, deferred after a failure, or
+    /// parked after too many. Never panics and never returns an error: whatever
+    /// happens is recorded on the event.
+    async fn run_turn(&self, snapshot: TurnSnapshot) -> TurnReport {
+        let _in_flight = telemetry::TURNS_IN_FLIGHT.enter();
+        let conversation_id = snapshot.conversation.id;
+        let head_id = snapshot.head_id;
+        let attempt = snapshot.head_attempts;
+        let mut report = TurnReport {
+            conversation_id,
+            more: false,
+            retry_in: None,
+        };
+        if attempt > self.settings.max_attempts {
+            if let Err(err) = self.park(&snapshot).await {
+                tracing::error!(error = %format!("{err:#}"), inbox_id = head_id, "could not park the event");
+            }
+            report.more = true;
+            return report;
+        }
+        let outcome = AssertUnwindSafe(self.turn(snapshot)).catch_unwind().await;
+        let error = match outcome {
+            Ok(Ok(more)) => {
+                report.more = more;
+                return report;
+            }
+            Ok(Err(err)) => format!("{err:#}"),
+            Err(panic) => format!("panic: {}", panic_message(&panic)),
+        };
+        tracing::error!(inbox_id = head_id, %conversation_id, attempt, %error, "turn failed; will retry");
+        let delay = outbox::backoff(self.settings.retry_backoff, attempt - 1);
+        if let Err(err) = self.defer(conversation_id, head_id, delay, &error).await {
+            // The lease expires on its own; the event is retried then.
+            tracing::error!(error = %format!("{err:#}"), inbox_id = head_id, "could not defer the event");
+        }
+        report.retry_in = Some(delay);
+        report.more = delay.is_zero();
+        report
+    }
+
+    /// Plans and commits, planning again from a fresh snapshot when the
+    /// conversation changed underneath. True when more events may be due.
+    #[tracing::instrument(skip_all, fields(conversation_id = %snapshot.conversation.id, inbox_id = snapshot.head_id))]
+    async fn turn(&self, mut snapshot: TurnSnapshot) -> anyhow::Result<bool> {
+        for _ in 0..MAX_REPLANS {
+            let profile = self
+                .profiles
+                .get(snapshot.conversation.bot_id, snapshot.config_version)
+                .await?;
+            let burst = match Burst::take(&snapshot.events, snapshot.head_attempts) {
+                Ok(burst) => burst,
+                Err(CommandError::Empty) => {
+                    // Nothing due any more (handled elsewhere, or waiting for a retry).
+                    self.release(snapshot.conversation.id).await?;
+                    return Ok(false);
+                }
+                // Unreadable: the turn fails, so the event is retried and then parked.
+                Err(err) => return Err(err.into()),
+            };
+            let plan = plan::plan(
+                self.proposer.as_ref(),
+                self.settings.proposer_timeout,
+                &snapshot,
+                &profile,
+                &burst,
+            )
+            .await;
+            let input = TurnInput {
+                snapshot: &snapshot,
+                profile: &profile,
+                burst: &burst,
+            };
+            let decision = apply::apply(&input, plan);
+            match commit::commit(&self.pool, self.owner, &input, decision).await? {
+                CommitOutcome::Committed => {
+                    return Ok(burst.ids.len() < snapshot.events.len()
+                        || snapshot.events.len() as i64 >= MAX_BURST);
+                }
+                CommitOutcome::Conflict => {
+                    tracing::debug!("conversation changed during the turn; planning again");
+                    let id = snapshot.conversation.id;
+                    match conversations::snapshot(
+                        &self.pool,
+                        id,
+                        self.settings.history_len,
+                        MAX_BURST,
+                    )
+                    .await?
+                    {
+                        Some(fresh) => snapshot = fresh,
+                        None => {
+                            self.release(id).await?;
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+        }
+        anyhow::bail!("the conversation kept changing during the turn")
+    }
+
+    async fn release(&self, conversation_id: Uuid) -> sqlx::Result<()> {
+        let mut conn = self.pool.acquire().await?;
+        conversations::release_lease(&mut conn, conversation_id, self.owner).await
+    }
+
+    async fn defer(
+        &self,
+        conversation_id: Uuid,
+        inbox_id: i64,
+        delay: Duration,
+        error: &str,
+    ) -> sqlx::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        inbox::defer(&mut tx, inbox_id, delay, error).await?;
+        conversations::release_lease(&mut tx, conversation_id, self.owner).await?;
+        tx.commit().await
+    }
+
+    /// Gives up on an event after its attempts: parked with its error, the customer
+    /// told, the conversation free to move on.
+    async fn park(&self, snapshot: &TurnSnapshot) -> anyhow::Result<()> {
+        let conversation = &snapshot.conversation;
+        let head = snapshot.events.iter().find(|e| e.id == snapshot.head_id);
+        let mut tx = self.pool.begin().await?;
+        if inbox::park(&mut tx, snapshot.head_id, "too many failed attempts").await? {
+            let scope = Scope {
+                bot_id: conversation.bot_id,
+                conversation_id: Some(conversation.id),
+                inbox_id: Some(snapshot.head_id),
+            };
+            let entry = Entry::new(Actor::Backend, "event_parked")
+                .reason("too many failed attempts")
+                .detail(json!({
+                    "external_id": head.map(|e| e.external_id.as_str()),
+                    "attempts": snapshot.head_attempts - 1,
+                }));
+            audit::record(&mut tx, scope, &[entry]).await?;
+            if head.is_none_or(|e| e.kind == EventKind::Message) {
+                let apology = OutPayload {
+                    text: messages::PARKED_APOLOGY.into(),
+                    choices: Vec::new(),
+                };
+                outbox::enqueue(
+                    &mut tx,
+                    conversation.id,
+                    Author::Bot,
+                    &apology,
+                    Some(snapshot.head_id),
+                )
+                .await?;
+            }
+        }
+        conversations::release_lease(&mut tx, conversation.id, self.owner).await?;
+        tx.commit().await?;
+        tracing::warn!(
+            inbox_id = snapshot.head_id,
+            "event parked after repeated failures"
+        );
+        Ok(())
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

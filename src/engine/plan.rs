@@ -1,0 +1,210 @@
+//! Deciding what a turn will do, before its transaction opens: backend-detected
+//! events first, then (only if needed) the proposer, bounded in time.
+
+use std::time::Duration;
+
+use uuid::Uuid;
+
+use super::burst::{Burst, Command};
+use super::profiles::BotProfile;
+use crate::agent::contract::{
+    CartLineView, CartView, CatalogEntry, HistoryEntry, ProposalInput, TurnContext,
+};
+use crate::agent::{Proposal, ProposedAction, Proposer};
+use crate::conversation::detect::{self, Inbound};
+use crate::conversation::{Cart, CartLine, Event, State, on_customer_message};
+use crate::conversations::TurnSnapshot;
+use crate::inbox::MessagePayload;
+use crate::shop::catalog::CatalogIndex;
+use crate::shop::messages;
+
+/// What a turn will do.
+pub enum Plan {
+    /// Human override is on: keep the messages, say nothing.
+    Silent,
+    /// Backend-detected escalation.
+    Escalate {
+        start: State,
+    },
+    /// An image or payment words while an order waits for payment.
+    PaymentProof {
+        start: State,
+        payload: MessagePayload,
+    },
+    /// A fixed answer that needs no proposer.
+    Say {
+        start: State,
+        text: &'static str,
+    },
+    /// A proposal to validate against the matrix.
+    Propose(Box<ProposePlan>),
+    SessionTimeout,
+    PaymentTimeout {
+        order_id: Uuid,
+    },
+}
+
+impl Plan {
+    /// The state a customer message starts from, for plans made of one.
+    pub fn start(&self) -> Option<State> {
+        match self {
+            Plan::Escalate { start }
+            | Plan::PaymentProof { start, .. }
+            | Plan::Say { start, .. } => Some(*start),
+            Plan::Propose(plan) => Some(plan.start),
+            Plan::Silent | Plan::SessionTimeout | Plan::PaymentTimeout { .. } => None,
+        }
+    }
+}
+
+/// A proposal and the state it was made from.
+pub struct ProposePlan {
+    pub start: State,
+    pub greeted: bool,
+    pub proposal: Proposal,
+    pub proposer: &'static str,
+    pub cart: Cart,
+}
+
+/// The cart a snapshot read, with current prices.
+pub fn cart_of(snapshot: &TurnSnapshot) -> Cart {
+    Cart::new(
+        snapshot
+            .cart
+            .iter()
+            .map(|&(product_id, quantity, unit_price_minor)| CartLine {
+                product_id,
+                quantity,
+                unit_price_minor,
+            })
+            .collect(),
+    )
+}
+
+pub async fn plan(
+    proposer: &dyn Proposer,
+    proposer_timeout: Duration,
+    snapshot: &TurnSnapshot,
+    profile: &BotProfile,
+    burst: &Burst,
+) -> Plan {
+    let conversation = &snapshot.conversation;
+    if conversation.human_override {
+        return Plan::Silent;
+    }
+    let payload = match &burst.command {
+        Command::SessionTimeout => return Plan::SessionTimeout,
+        Command::PaymentTimeout { order_id } => {
+            return Plan::PaymentTimeout {
+                order_id: *order_id,
+            };
+        }
+        Command::Message(payload) => payload,
+    };
+    let start = on_customer_message(conversation.state());
+    let events = detect::detect(Inbound {
+        text: &payload.text,
+        has_image: payload.has_attachment(),
+    });
+    if events.contains(&Event::EscalationRequested) {
+        return Plan::Escalate { start };
+    }
+    if events.contains(&Event::PaymentProofReceived) && start == State::AwaitingPayment {
+        return Plan::PaymentProof {
+            start,
+            payload: payload.clone(),
+        };
+    }
+    if payload.is_unsupported() {
+        return Plan::Say {
+            start,
+            text: messages::UNSUPPORTED_MEDIA,
+        };
+    }
+    if payload.media.is_some() && payload.text.trim().is_empty() {
+        return Plan::Say {
+            start,
+            text: messages::IMAGE_WITHOUT_ORDER,
+        };
+    }
+
+    let cart = cart_of(snapshot);
+    let catalog = &profile.catalog;
+    let bot = &profile.bot;
+    let input = ProposalInput {
+        current_state: start,
+        detected_events: events.clone(),
+        cart: cart_view(&cart, catalog),
+        customer_message: payload.text.clone(),
+        recent_history: snapshot
+            .history
+            .iter()
+            .map(|line| HistoryEntry {
+                role: line.author.clone(),
+                text: line.text.clone(),
+            })
+            .collect(),
+        product_catalog: catalog
+            .active()
+            .map(|p| CatalogEntry {
+                product_id: p.id,
+                name: p.name.clone(),
+                price_minor: p.price_minor,
+                description: p.description.clone(),
+            })
+            .collect(),
+        currency: bot.currency.clone(),
+        context: TurnContext {
+            bot_id: bot.id,
+            conversation_id: conversation.id,
+            inbox_id: burst.head_id(),
+            agent_enabled: bot.agent_enabled,
+        },
+    };
+    let mut name = proposer.name();
+    let proposal = match tokio::time::timeout(proposer_timeout, proposer.propose(&input)).await {
+        Ok(Ok(proposal)) => proposal,
+        Ok(Err(err)) => {
+            tracing::warn!(%err, proposer = name, "proposer failed; asking the customer to rephrase");
+            fallback_proposal()
+        }
+        Err(_) => {
+            tracing::warn!(
+                proposer = name,
+                "proposer timed out; asking the customer to rephrase"
+            );
+            fallback_proposal()
+        }
+    };
+    if let Some(origin) = proposal.origin {
+        name = origin;
+    }
+    Plan::Propose(Box::new(ProposePlan {
+        start,
+        greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
+        proposal,
+        proposer: name,
+        cart,
+    }))
+}
+
+fn fallback_proposal() -> Proposal {
+    Proposal::new(vec![ProposedAction::new("CLARIFY")], "")
+}
+
+fn cart_view(cart: &Cart, catalog: &CatalogIndex) -> CartView {
+    CartView {
+        lines: cart
+            .lines()
+            .iter()
+            .map(|l| CartLineView {
+                product_id: l.product_id,
+                name: catalog.name(l.product_id).to_owned(),
+                quantity: l.quantity,
+                unit_price_minor: l.unit_price_minor,
+                line_total_minor: l.line_total_minor(),
+            })
+            .collect(),
+        total_minor: cart.total_minor(),
+    }
+}

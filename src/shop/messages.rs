@@ -1,0 +1,48 @@
+//! What a shop customer reads that is not composed from a proposal: fixed notices
+//! of the engine and the merchant's actions. One home, so the wording stays
+//! consistent and a translator finds it all here.
+
+use crate::text::money;
+
+/// Told to the customer when a person takes over at their request.
+pub const ESCALATED: &str =
+    "Te comunico con una persona del equipo; te responderá por aquí en breve.";
+
+/// Sent once when a message could not be handled after every retry.
+pub const PARKED_APOLOGY: &str = "Lo siento, tuve un problema al procesar tu mensaje. Ya avisé al equipo; puedes intentarlo de nuevo en un momento.";
+
+/// Audio, stickers, locations and other kinds the bot cannot read.
+pub const UNSUPPORTED_MEDIA: &str =
+    "Por ahora solo puedo leer texto e imágenes. ¿Me lo escribes, por favor?";
+
+/// An image with no order waiting for payment.
+pub const IMAGE_WITHOUT_ORDER: &str = "Recibí tu imagen, pero no tienes un pedido pendiente de pago. Escribe «catálogo» para ver nuestros productos.";
+
+/// Payment words with no order waiting for payment.
+pub const NO_PENDING_ORDER: &str = "No encontré un pedido pendiente de pago.";
+
+pub fn proof_received(order_number: i64, total_minor: i64, currency: &str) -> String {
+    format!(
+        "¡Gracias! Recibimos tu comprobante del pedido #{order_number} por {}. El comercio lo revisará y te avisaremos por aquí.",
+        money(total_minor, currency)
+    )
+}
+
+pub fn order_expired(order_number: i64) -> String {
+    format!(
+        "Tu pedido #{order_number} se canceló porque no recibimos el pago a tiempo. Si aún lo quieres, puedes pedirlo de nuevo."
+    )
+}
+
+pub fn payment_approved(order_number: i64, total_minor: i64, currency: &str) -> String {
+    format!(
+        "¡Pago confirmado! Tu pedido #{order_number} por {} está listo. ¡Gracias por tu compra!",
+        money(total_minor, currency)
+    )
+}
+
+pub fn payment_rejected(order_number: i64, reason: &str) -> String {
+    format!(
+        "No pudimos confirmar el pago de tu pedido #{order_number}: {reason}. Por favor, envíanos de nuevo el comprobante por aquí."
+    )
+}
