@@ -56,14 +56,15 @@ pub fn proposer(settings: &Settings, pool: &PgPool) -> anyhow::Result<Arc<dyn Pr
     }
 }
 
-/// Installs the process-wide TLS crypto provider (ring); idempotent.
+/// Installs the process-wide TLS crypto provider (ring); idempotent. Called once at
+/// the top of `main` (and by test and bench harnesses, which have no `main` of ours):
+/// two providers are linked, and building an HTTP client before this panics.
 pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// Every outbound channel, sharing one HTTP client.
 pub fn channels(pool: &PgPool, settings: &Settings) -> Vec<Arc<dyn Channel>> {
-    install_crypto_provider();
     let http = reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
         .build()

@@ -89,7 +89,6 @@ Responde SOLO con un objeto JSON: {\"reasoning\": string, \"proposed_actions\": 
 
 impl LlmProposer {
     pub fn new(config: LlmConfig, pool: PgPool) -> anyhow::Result<Self> {
-        crate::startup::install_crypto_provider();
         let mut openai = OpenAIConfig::new().with_api_base(config.base_url.trim_end_matches('/'));
         if let Some(key) = &config.api_key {
             openai = openai.with_api_key(key.expose());

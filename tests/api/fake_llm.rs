@@ -2,6 +2,7 @@
 //! `POST /v1/chat/completions` from a script and records every request body.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -31,6 +32,10 @@ struct Shared {
     requests: Arc<Mutex<Vec<Value>>>,
     arrived: mpsc::UnboundedSender<()>,
     release: Arc<Notify>,
+    /// How long an unscripted answer takes.
+    delay: Arc<Mutex<Duration>>,
+    in_flight: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
 }
 
 pub struct FakeLlm {
@@ -39,6 +44,8 @@ pub struct FakeLlm {
     requests: Arc<Mutex<Vec<Value>>>,
     pub arrived: mpsc::UnboundedReceiver<()>,
     pub release: Arc<Notify>,
+    delay: Arc<Mutex<Duration>>,
+    peak: Arc<AtomicUsize>,
 }
 
 impl FakeLlm {
@@ -49,6 +56,9 @@ impl FakeLlm {
             requests: Arc::new(Mutex::new(Vec::new())),
             arrived: arrived_tx,
             release: Arc::new(Notify::new()),
+            delay: Arc::default(),
+            in_flight: Arc::default(),
+            peak: Arc::default(),
         };
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(complete))
@@ -62,7 +72,19 @@ impl FakeLlm {
             requests: shared.requests,
             arrived,
             release: shared.release,
+            delay: shared.delay,
+            peak: shared.peak,
         }
+    }
+
+    /// Unscripted answers take this long (a model thinking).
+    pub fn set_delay(&self, delay: Duration) {
+        *self.delay.lock().unwrap() = delay;
+    }
+
+    /// Most requests it was answering at once.
+    pub fn peak_in_flight(&self) -> usize {
+        self.peak.load(Ordering::SeqCst)
     }
 
     pub fn push(&self, reply: Reply) {
@@ -84,10 +106,22 @@ fn completion(content: &str) -> Value {
 }
 
 async fn complete(State(shared): State<Shared>, Json(body): Json<Value>) -> Response {
+    let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    shared.peak.fetch_max(now, Ordering::SeqCst);
+    let response = answer(&shared, body).await;
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
+    response
+}
+
+async fn answer(shared: &Shared, body: Value) -> Response {
     shared.requests.lock().unwrap().push(body);
     let next = shared.script.lock().unwrap().pop_front();
     match next {
-        None => Json(completion(r#"{"proposed_actions":[{"type":"CLARIFY","params":{}}],"response_text":"¿Me repites?"}"#)).into_response(),
+        None => {
+            let delay = *shared.delay.lock().unwrap();
+            tokio::time::sleep(delay).await;
+            Json(completion(r#"{"proposed_actions":[{"type":"CLARIFY","params":{}}],"response_text":"¿Me repites?"}"#)).into_response()
+        }
         Some(Reply::Content(content)) => Json(completion(&content)).into_response(),
         Some(Reply::Status(code)) => (
             StatusCode::from_u16(code).unwrap(),

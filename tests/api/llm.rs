@@ -15,7 +15,9 @@ use crate::helpers::{TestApp, spawn_app_with};
 
 const API_KEY: &str = "sk-test-never-in-a-prompt";
 
-fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
+pub fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
+    // Tests have no `main`; the proposer's HTTP client needs the TLS provider.
+    tendero::startup::install_crypto_provider();
     LlmConfig {
         base_url: fake.base_url.clone(),
         api_key: Some(Secret::new(API_KEY)),
@@ -40,7 +42,7 @@ async fn app(pool: sqlx::PgPool, config: LlmConfig) -> TestApp {
     spawn_app_with(pool, Arc::new(proposer)).await
 }
 
-async fn id(app: &TestApp, sku: &str) -> i64 {
+pub async fn id(app: &TestApp, sku: &str) -> i64 {
     sqlx::query_scalar("SELECT id FROM products WHERE sku = $1")
         .bind(sku)
         .fetch_one(&app.pool)
@@ -48,7 +50,7 @@ async fn id(app: &TestApp, sku: &str) -> i64 {
         .unwrap()
 }
 
-fn proposal(actions: Value, text: &str) -> String {
+pub fn proposal(actions: Value, text: &str) -> String {
     json!({"reasoning": "r", "proposed_actions": actions, "response_text": text, "suggested_state": null}).to_string()
 }
 

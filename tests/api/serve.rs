@@ -16,6 +16,7 @@ fn free_port() -> u16 {
 
 #[tokio::test]
 async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
+    tendero::startup::install_crypto_provider();
     // A database of its own, empty: the binary must migrate and load the demo itself.
     let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
     let admin = sqlx::PgPool::connect(&admin_url).await.unwrap();
@@ -32,6 +33,7 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .env("DATABASE_URL", &url)
         .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
         .env("TENDERO_POLL_MS", "50")
+        .env("TENDERO_SHUTDOWN_GRACE_SECS", "30")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -90,6 +92,22 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .unwrap();
     assert_eq!(health.status(), 200);
 
+    // Two customers keep their event streams open, idle, as browsers do.
+    let mut streams = Vec::new();
+    for session in ["op", "someone-else"] {
+        let response = client
+            .get(format!(
+                "http://127.0.0.1:{port}/webchat/demo-shop/events?session={session}"
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        streams.push(tokio::spawn(async move { response.bytes().await.is_ok() }));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let signalled = std::time::Instant::now();
     Command::new("kill")
         .arg("-TERM")
         .arg(child.id().to_string())
@@ -99,10 +117,21 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .await
         .unwrap()
         .unwrap();
+    let took = signalled.elapsed();
     assert!(
         status.success(),
         "SIGTERM ends the process cleanly: {status}"
     );
+    // Nothing was in flight, so it must not sit out the 30 s grace period; the
+    // streams were closed by the server, so clients reconnect elsewhere.
+    println!("exit after SIGTERM with two idle event streams open: {took:?}");
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    for stream in streams {
+        tokio::time::timeout(Duration::from_secs(5), stream)
+            .await
+            .expect("the event stream was closed by the server")
+            .unwrap();
+    }
     pool.close().await;
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "DROP DATABASE {database} WITH (FORCE)"

@@ -1,0 +1,203 @@
+//! The turn engine as it runs in production: one claim loop, a task per turn,
+//! the LLM's own concurrency limit, bursts answered once, caches that follow edits.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::json;
+use tendero::agent::Proposer;
+use tendero::agent::llm::LlmProposer;
+use tendero::config::ResponseMode;
+use tendero::engine::{Engine, EngineSettings};
+use tendero::notify::Notifier;
+use tendero::startup;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::fake_llm::{FakeLlm, Reply};
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+use crate::llm::{config, id, proposal};
+
+/// Runs the real claim loop (with its own LISTEN connection) until dropped.
+fn run_engine(
+    app: &TestApp,
+    proposer: Arc<dyn Proposer>,
+    configure: impl FnOnce(&mut EngineSettings),
+) -> DropGuard {
+    let mut settings = startup::engine_settings(&app.settings);
+    configure(&mut settings);
+    let cancel = CancellationToken::new();
+    let notifier = Notifier::new();
+    notifier.spawn(app.pool.clone(), cancel.clone());
+    let engine = Arc::new(Engine::new(app.pool.clone(), proposer, settings));
+    tokio::spawn(engine.run(notifier, cancel.clone()));
+    cancel.drop_guard()
+}
+
+/// The customer message a request to the model carried.
+fn customer_message(request: &serde_json::Value) -> String {
+    let user = request["messages"][1]["content"].as_str().unwrap();
+    let input: serde_json::Value = serde_json::from_str(user).unwrap();
+    input["customer_message"].as_str().unwrap().to_owned()
+}
+
+/// Waits (bounded) until `session` has `count` replies, and returns them.
+async fn replies_eventually(app: &TestApp, session: &str, count: usize) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let replies = app.replies(session).await;
+        if replies.len() >= count || Instant::now() > deadline {
+            return replies;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let llm =
+        Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema), pool.clone()).unwrap());
+    let app = spawn_app_with(pool, llm.clone()).await;
+    let matcha = id(&app, "matcha").await;
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": matcha, "quantity": 2}}]),
+        "¡Listo!",
+    )));
+    let _engine = run_engine(&app, llm, |s| s.gather = Duration::from_millis(800));
+    for (i, text) in ["hola", "quiero", "2 matcha"].into_iter().enumerate() {
+        let response = app.post_message("ines", text, &format!("i-{i}")).await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let replies = replies_eventually(&app, "ines", 1).await;
+    // Give a second turn every chance to (wrongly) happen.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(app.replies("ines").await.len(), 1, "{replies:?}");
+    assert!(replies[0].contains("2 × Matcha"), "{replies:?}");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 1, "one LLM call for the whole burst");
+    assert_eq!(
+        customer_message(&requests[0]),
+        "hola\nquiero\n2 matcha",
+        "the proposer read the burst as one message"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM inbox WHERE status = 'done'")
+            .await,
+        3,
+        "every message of the burst marked processed"
+    );
+    assert_eq!(app.cart("ines").await, vec![("matcha".into(), 2)]);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn messages_sent_while_a_turn_runs_are_answered_together_in_the_next(pool: sqlx::PgPool) {
+    let mut fake = FakeLlm::start().await;
+    let llm =
+        Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema), pool.clone()).unwrap());
+    let app = spawn_app_with(pool, llm.clone()).await;
+    let (brownie, matcha, croissant) = (
+        id(&app, "brownie").await,
+        id(&app, "matcha").await,
+        id(&app, "croissant").await,
+    );
+    fake.push(Reply::Gate(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": brownie, "quantity": 1}}]),
+        "",
+    )));
+    fake.push(Reply::Content(proposal(
+        json!([
+            {"type": "ADD_TO_CART", "params": {"product_id": matcha, "quantity": 1}},
+            {"type": "ADD_TO_CART", "params": {"product_id": croissant, "quantity": 1}}
+        ]),
+        "",
+    )));
+    let _engine = run_engine(&app, llm, |_| {});
+    app.post_message("olga", "quiero 1 brownie", "o-1").await;
+    fake.arrived.recv().await.unwrap();
+    // The first turn is waiting on the model; two more messages arrive.
+    app.post_message("olga", "y 1 matcha", "o-2").await;
+    app.post_message("olga", "y 1 croissant", "o-3").await;
+    fake.release.notify_one();
+    let replies = replies_eventually(&app, "olga", 2).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(app.replies("olga").await.len(), 2, "{replies:?}");
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(customer_message(&requests[1]), "y 1 matcha\ny 1 croissant");
+    assert_eq!(
+        app.cart("olga").await,
+        vec![
+            ("brownie".into(), 1),
+            ("matcha".into(), 1),
+            ("croissant".into(), 1)
+        ]
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn many_turns_wait_on_a_slow_llm_at_once_but_never_past_its_limit(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    fake.set_delay(Duration::from_millis(300));
+    let mut llm_config = config(&fake, ResponseMode::JsonSchema);
+    llm_config.max_in_flight = 6;
+    llm_config.max_in_flight_per_bot = 32;
+    let llm = Arc::new(LlmProposer::new(llm_config, pool.clone()).unwrap());
+    let app = spawn_app_with(pool, llm.clone()).await;
+    let _engine = run_engine(&app, llm, |s| s.turns_in_flight = 256);
+    let customers = 30;
+    let posts = (0..customers).map(|i| {
+        let app = &app;
+        async move {
+            app.post_message(&format!("c{i}"), "hola, ¿qué me recomiendas?", "1")
+                .await
+        }
+    });
+    for response in futures::future::join_all(posts).await {
+        assert_eq!(response.status(), StatusCode::ACCEPTED);
+    }
+    for i in 0..customers {
+        assert_eq!(replies_eventually(&app, &format!("c{i}"), 1).await.len(), 1);
+    }
+    assert_eq!(fake.requests().len(), customers);
+    assert_eq!(
+        fake.peak_in_flight(),
+        6,
+        "thirty turns in flight kept the model exactly at its limit"
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_catalog_or_bot_edit_is_seen_by_the_very_next_turn(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let first = app.say("paz", "quiero 1 matcha").await;
+    assert!(first[0].contains("1 × Matcha"), "{first:?}");
+    // Another replica or a tool renames and reprices the product: this process's
+    // cached catalog must not be used for the next turn.
+    sqlx::query(
+        "UPDATE products SET name = 'Matcha latte', price_minor = 3100 WHERE sku = 'matcha'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let second = app.say("paz", "quiero otro matcha").await.join("\n");
+    assert!(second.contains("Matcha latte"), "{second}");
+    assert!(second.contains("62"), "the new price is used: {second}");
+    // A bot setting changed through the merchant API reaches the next turn too.
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(json!({"payment_instructions": "Paga por QR al 7000-1111."})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    app.say("paz", "eso es todo").await;
+    let confirmed = app.say("paz", "sí").await.join("\n");
+    assert!(
+        confirmed.contains("Paga por QR al 7000-1111."),
+        "{confirmed}"
+    );
+}
