@@ -132,7 +132,7 @@ async fn main() -> anyhow::Result<()> {
     // Baseline: the inbox INSERT alone, straight to PostgreSQL.
     let conversation = {
         let mut conn = pool.acquire().await?;
-        tendero::inbox::ensure_conversation(
+        tendero::conversations::ensure_conversation(
             &mut conn,
             shop.bot_id,
             ChannelKind::Telegram,

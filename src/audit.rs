@@ -1,8 +1,9 @@
 //! The audit trail: one row per proposed, accepted, rejected and executed action and
 //! per state or override change, written in the transaction of the change itself.
 
+use serde::Serialize;
 use serde_json::Value;
-use sqlx::PgConnection;
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use crate::conversation::State;
@@ -113,4 +114,36 @@ pub async fn record(conn: &mut PgConnection, scope: Scope, entries: &[Entry]) ->
     });
     builder.build().execute(conn).await?;
     Ok(())
+}
+
+/// An audit row as a merchant reads it.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Row {
+    pub id: i64,
+    pub actor: String,
+    pub kind: String,
+    pub action: Option<String>,
+    pub from_state: Option<String>,
+    pub to_state: Option<String>,
+    pub reason: Option<String>,
+    pub detail: Value,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The latest `limit` rows of a conversation, oldest first.
+pub async fn of_conversation(
+    db: impl PgExecutor<'_>,
+    conversation_id: Uuid,
+    limit: i64,
+) -> sqlx::Result<Vec<Row>> {
+    let mut rows: Vec<Row> = sqlx::query_as(
+        "SELECT id, actor, kind, action, from_state, to_state, reason, detail, created_at
+         FROM audit_log WHERE conversation_id = $1 ORDER BY id DESC LIMIT $2",
+    )
+    .bind(conversation_id)
+    .bind(limit)
+    .fetch_all(db)
+    .await?;
+    rows.reverse();
+    Ok(rows)
 }

@@ -195,6 +195,50 @@ pub fn release(
     Ok((update, audit))
 }
 
+/// The conversation with `sender` on `channel`, created (with its contact) if new.
+pub async fn ensure_conversation(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    channel: ChannelKind,
+    sender: &str,
+) -> sqlx::Result<Uuid> {
+    let contact_id = crate::contacts::ensure(&mut *conn, bot_id, channel, sender).await?;
+    conversation_for(conn, bot_id, contact_id).await
+}
+
+/// The contact's conversation, created on first contact. Each statement sees
+/// rows committed before it, so the second look finds a concurrent insert.
+async fn conversation_for(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    contact_id: Uuid,
+) -> sqlx::Result<Uuid> {
+    let find = "SELECT id FROM conversations WHERE contact_id = $1";
+    if let Some(id) = sqlx::query_scalar(find)
+        .bind(contact_id)
+        .fetch_optional(&mut *conn)
+        .await?
+    {
+        return Ok(id);
+    }
+    let inserted: Option<Uuid> = sqlx::query_scalar(
+        "INSERT INTO conversations (bot_id, contact_id) VALUES ($1, $2) ON CONFLICT (contact_id) DO NOTHING RETURNING id",
+    )
+    .bind(bot_id)
+    .bind(contact_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    match inserted {
+        Some(id) => Ok(id),
+        None => {
+            sqlx::query_scalar(find)
+                .bind(contact_id)
+                .fetch_one(conn)
+                .await
+        }
+    }
+}
+
 /// Saves a turn's update if the conversation is still at the version the turn
 /// read (compare-and-set, taking the row lock), and hands the lease back. False
 /// when something changed since: the turn must be planned again.
@@ -417,4 +461,67 @@ pub async fn release_lease(conn: &mut PgConnection, id: Uuid, owner: Uuid) -> sq
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// A conversation in a merchant's list.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Listed {
+    pub id: Uuid,
+    pub bot: String,
+    pub channel: String,
+    pub state: String,
+    pub human_override: bool,
+    pub contact_name: Option<String>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A merchant's conversations, most recently changed first.
+pub async fn list_for_merchant(
+    db: impl PgExecutor<'_>,
+    merchant_id: Uuid,
+    bot: Option<&str>,
+    state: Option<State>,
+    limit: i64,
+) -> sqlx::Result<Vec<Listed>> {
+    sqlx::query_as(
+        "SELECT c.id, b.slug AS bot, ct.channel, c.fsm_state AS state, c.human_override,
+                ct.display_name AS contact_name, c.updated_at
+         FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
+         WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2) AND ($3::text IS NULL OR c.fsm_state = $3)
+         ORDER BY c.updated_at DESC LIMIT $4",
+    )
+    .bind(merchant_id)
+    .bind(bot)
+    .bind(state.map(State::as_str))
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
+/// Whether the conversation belongs to one of the merchant's bots.
+pub async fn owned_by(db: impl PgExecutor<'_>, id: Uuid, merchant_id: Uuid) -> sqlx::Result<bool> {
+    let owned: Option<bool> = sqlx::query_scalar(
+        "SELECT true FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = $1 AND b.merchant_id = $2",
+    )
+    .bind(id)
+    .bind(merchant_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(owned.is_some())
+}
+
+/// The conversation of a web-chat session, once it has written.
+pub async fn of_webchat_session(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    session: &str,
+) -> sqlx::Result<Option<Uuid>> {
+    sqlx::query_scalar(
+        "SELECT c.id FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.bot_id = $1 AND ct.channel = 'webchat' AND ct.external_id = $2",
+    )
+    .bind(bot_id)
+    .bind(session)
+    .fetch_optional(db)
+    .await
 }

@@ -128,21 +128,22 @@ impl Ingested {
 /// and changes nothing.
 #[tracing::instrument(skip_all, fields(bot = %bot.slug, external_id = %inbound.external_id))]
 pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result<Ingested> {
-    if let Some(id) = existing(pool, bot.id, &inbound.external_id).await? {
-        return Ok(Ingested::Duplicate { inbox_id: id });
-    }
     let payload = serde_json::to_value(&inbound.message).expect("payload serializes");
     let transcript = match (&inbound.message.media, inbound.message.text.is_empty()) {
         (Some(media), true) => format!("[{}]", media.kind),
         (Some(media), false) => format!("[{}] {}", media.kind, inbound.message.text),
         (None, _) => inbound.message.text.clone(),
     };
-    // One statement, so one round trip and one atomic commit: contact, conversation
-    // (its reply window stamped: the customer wrote), inbox row, transcript line and
-    // the workers' wake-up, which PostgreSQL delivers only once this commits.
-    let inserted: Option<(i64, Uuid)> = sqlx::query_as(
-        "WITH contact AS (
-             INSERT INTO contacts (bot_id, channel, external_id, display_name) VALUES ($1, $2, $3, $4)
+    // One statement, so one round trip and one atomic commit: the duplicate check,
+    // contact, conversation (its reply window stamped: the customer wrote), inbox
+    // row, transcript line and the engine's wake-up, which PostgreSQL delivers only
+    // once this commits. A known event changes nothing and returns its id.
+    let row: Option<(i64, Option<Uuid>)> = sqlx::query_as(
+        "WITH known AS (
+             SELECT id FROM inbox WHERE bot_id = $1 AND external_id = $5
+         ), contact AS (
+             INSERT INTO contacts (bot_id, channel, external_id, display_name)
+             SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM known)
              ON CONFLICT (bot_id, channel, external_id)
              DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name), blocked = false
              RETURNING id
@@ -162,7 +163,9 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
          ), wake AS (
              SELECT pg_notify('tendero_inbox', conversation_id::text) AS notified FROM event
          )
-         SELECT event.id, event.conversation_id FROM event, wake",
+         SELECT event.id, event.conversation_id FROM event, wake
+         UNION ALL
+         SELECT id, NULL FROM known",
     )
     .bind(bot.id)
     .bind(inbound.channel.as_str())
@@ -173,70 +176,18 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
     .bind(&transcript)
     .fetch_optional(pool)
     .await?;
-    match inserted {
-        Some((inbox_id, conversation_id)) => Ok(Ingested::New {
+    match row {
+        Some((inbox_id, Some(conversation_id))) => Ok(Ingested::New {
             inbox_id,
             conversation_id,
         }),
+        Some((inbox_id, None)) => Ok(Ingested::Duplicate { inbox_id }),
         None => {
             // A concurrent delivery of the same event won the race; nothing was stored.
             let id = existing(pool, bot.id, &inbound.external_id)
                 .await?
                 .ok_or(sqlx::Error::RowNotFound)?;
             Ok(Ingested::Duplicate { inbox_id: id })
-        }
-    }
-}
-
-/// The conversation with `sender` on `channel`, created (with its contact) if new.
-pub async fn ensure_conversation(
-    conn: &mut PgConnection,
-    bot_id: Uuid,
-    channel: ChannelKind,
-    sender: &str,
-) -> sqlx::Result<Uuid> {
-    let contact_id: Uuid = sqlx::query_scalar(
-        "INSERT INTO contacts (bot_id, channel, external_id) VALUES ($1, $2, $3)
-         ON CONFLICT (bot_id, channel, external_id) DO UPDATE SET external_id = excluded.external_id
-         RETURNING id",
-    )
-    .bind(bot_id)
-    .bind(channel.as_str())
-    .bind(sender)
-    .fetch_one(&mut *conn)
-    .await?;
-    conversation_for(conn, bot_id, contact_id).await
-}
-
-/// The contact's conversation, created on first contact. Each statement sees
-/// rows committed before it, so the second look finds a concurrent insert.
-async fn conversation_for(
-    conn: &mut PgConnection,
-    bot_id: Uuid,
-    contact_id: Uuid,
-) -> sqlx::Result<Uuid> {
-    let find = "SELECT id FROM conversations WHERE contact_id = $1";
-    if let Some(id) = sqlx::query_scalar(find)
-        .bind(contact_id)
-        .fetch_optional(&mut *conn)
-        .await?
-    {
-        return Ok(id);
-    }
-    let inserted: Option<Uuid> = sqlx::query_scalar(
-        "INSERT INTO conversations (bot_id, contact_id) VALUES ($1, $2) ON CONFLICT (contact_id) DO NOTHING RETURNING id",
-    )
-    .bind(bot_id)
-    .bind(contact_id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    match inserted {
-        Some(id) => Ok(id),
-        None => {
-            sqlx::query_scalar(find)
-                .bind(contact_id)
-                .fetch_one(conn)
-                .await
         }
     }
 }

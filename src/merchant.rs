@@ -43,6 +43,53 @@ pub async fn bot_by_id(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Bot> {
     .await
 }
 
+/// The merchant a bot belongs to.
+pub async fn owner_of(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Uuid> {
+    sqlx::query_scalar("SELECT merchant_id FROM bots WHERE id = $1")
+        .bind(bot_id)
+        .fetch_one(db)
+        .await
+}
+
+pub async fn bot_slugs(db: impl PgExecutor<'_>, merchant_id: Uuid) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar("SELECT slug FROM bots WHERE merchant_id = $1 ORDER BY slug")
+        .bind(merchant_id)
+        .fetch_all(db)
+        .await
+}
+
+/// Settings a merchant may change on a bot; `None` keeps the current value.
+#[derive(Debug, Clone, Default)]
+pub struct BotSettings {
+    pub agent_enabled: Option<bool>,
+    pub session_timeout_secs: Option<i32>,
+    pub payment_timeout_secs: Option<i32>,
+    pub payment_instructions: Option<String>,
+}
+
+/// Applies `settings` and returns the bot as it now is.
+pub async fn update_settings(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    settings: &BotSettings,
+) -> sqlx::Result<Bot> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "UPDATE bots SET agent_enabled = coalesce($2, agent_enabled),
+             session_timeout_secs = coalesce($3, session_timeout_secs),
+             payment_timeout_secs = coalesce($4, payment_timeout_secs),
+             payment_instructions = coalesce($5, payment_instructions)
+         WHERE id = $1
+         RETURNING {BOT_COLUMNS}"
+    )))
+    .bind(bot_id)
+    .bind(settings.agent_enabled)
+    .bind(settings.session_timeout_secs)
+    .bind(settings.payment_timeout_secs)
+    .bind(settings.payment_instructions.as_deref())
+    .fetch_one(db)
+    .await
+}
+
 pub async fn create_merchant(
     db: impl PgExecutor<'_>,
     slug: &str,

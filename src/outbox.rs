@@ -309,12 +309,7 @@ impl Dispatcher {
                 .await
             }
             Err(SendError::Blocked) => {
-                sqlx::query(
-                    "UPDATE contacts SET blocked = true WHERE id = (SELECT contact_id FROM conversations WHERE id = $1)",
-                )
-                .bind(row.conversation_id)
-                .execute(&self.pool)
-                .await?;
+                crate::contacts::block_for_conversation(&self.pool, row.conversation_id).await?;
                 self.finish(
                     &row,
                     Status::Failed,
@@ -404,6 +399,55 @@ impl Dispatcher {
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// A platform's delivery report (WhatsApp statuses) for a message it was sent.
+pub async fn record_delivery_status(
+    db: impl sqlx::PgExecutor<'_>,
+    bot_id: Uuid,
+    provider_message_id: &str,
+    status: &str,
+    error: Option<&str>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE outbox SET delivery_status = $3,
+             status = CASE WHEN $3 = 'failed' THEN 'failed' ELSE status END,
+             last_error = coalesce($4, last_error)
+         WHERE bot_id = $1 AND provider_message_id = $2",
+    )
+    .bind(bot_id)
+    .bind(provider_message_id)
+    .bind(status)
+    .bind(error)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// A message delivered to a conversation, as its readers (web chat) see it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Delivered {
+    pub id: i64,
+    pub author: Author,
+    pub payload: serde_json::Value,
+}
+
+/// Messages delivered to a conversation after `cursor`, oldest first.
+pub async fn delivered_after(
+    db: impl sqlx::PgExecutor<'_>,
+    conversation_id: Uuid,
+    cursor: i64,
+    limit: i64,
+) -> sqlx::Result<Vec<Delivered>> {
+    sqlx::query_as(
+        "SELECT id, author, payload FROM outbox
+         WHERE conversation_id = $1 AND status = 'sent' AND id > $2 ORDER BY id LIMIT $3",
+    )
+    .bind(conversation_id)
+    .bind(cursor)
+    .bind(limit)
+    .fetch_all(db)
+    .await
 }
 
 /// Exponential backoff with full jitter, capped at ten minutes.

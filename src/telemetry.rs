@@ -2,17 +2,51 @@
 //! process's own live gauges: turns and LLM calls in flight. Those are per process
 //! by nature; `/metrics` prints them beside the database-wide figures.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-use tracing_subscriber::EnvFilter;
+use tracing::{Level, Subscriber};
+use tracing_subscriber::filter::Targets;
+use tracing_subscriber::layer::{Context, SubscriberExt};
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
 
+/// Logs to stderr. With `TENDERO_COUNT_STATEMENTS=1`, every SQL statement this
+/// process runs is also counted (`tendero_db_statements_total` in `/metrics`); off
+/// by default, since it makes the database driver describe each statement.
 pub fn init() {
     let filter = EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_filter(filter);
+    let counting = std::env::var("TENDERO_COUNT_STATEMENTS").is_ok_and(|v| v == "1");
+    let counter = counting.then(|| {
+        STATEMENTS_COUNTED.store(true, Ordering::Relaxed);
+        StatementCounter.with_filter(Targets::new().with_target("sqlx::query", Level::TRACE))
+    });
+    let _ = tracing_subscriber::registry()
+        .with(logs)
+        .with(counter)
         .try_init();
+}
+
+/// Statements executed by this process, when counting is on.
+pub static DB_STATEMENTS: AtomicU64 = AtomicU64::new(0);
+static STATEMENTS_COUNTED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `DB_STATEMENTS` is being counted.
+pub fn statements_counted() -> bool {
+    STATEMENTS_COUNTED.load(Ordering::Relaxed)
+}
+
+/// Counts the driver's one event per executed statement.
+struct StatementCounter;
+
+impl<S: Subscriber> Layer<S> for StatementCounter {
+    fn on_event(&self, _event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
+        DB_STATEMENTS.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 /// A gauge with its high-water mark.

@@ -21,8 +21,8 @@ use super::privacy::mask;
 use super::{Proposer, ProposerError, rules};
 use crate::config::{LlmConfig, ResponseMode};
 use crate::conversation::{ActionKind, MAX_ACTIONS};
-use crate::telemetry;
 use crate::text::{money, normalize};
+use crate::{llm_calls, telemetry};
 
 /// Why a call produced no usable proposal.
 enum CallFailure {
@@ -333,26 +333,22 @@ impl LlmProposer {
         let cost = (usage.prompt_tokens as f64 * price_in
             + usage.completion_tokens as f64 * price_out)
             .round() as i64;
-        let result = sqlx::query(
-            "INSERT INTO llm_calls (bot_id, conversation_id, inbox_id, model, response_format, outcome,
-                 prompt_tokens, completion_tokens, prompt_chars, catalog_items, latency_ms, cost_micros, error)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        )
-        .bind(input.context.bot_id)
-        .bind(input.context.conversation_id)
-        .bind(input.context.inbox_id)
-        .bind(&self.config.model)
-        .bind(self.config.mode.as_str())
-        .bind(outcome)
-        .bind(usage.prompt_tokens as i32)
-        .bind(usage.completion_tokens as i32)
-        .bind(prompt.chars as i32)
-        .bind(prompt.catalog_items as i32)
-        .bind(latency.as_millis().min(i32::MAX as u128) as i32)
-        .bind(cost)
-        .bind(error.map(|e| e.chars().take(1000).collect::<String>()))
-        .execute(&self.pool)
-        .await;
+        let call = llm_calls::NewCall {
+            bot_id: input.context.bot_id,
+            conversation_id: input.context.conversation_id,
+            inbox_id: input.context.inbox_id,
+            model: &self.config.model,
+            response_format: self.config.mode.as_str(),
+            outcome,
+            prompt_tokens: usage.prompt_tokens,
+            completion_tokens: usage.completion_tokens,
+            prompt_chars: prompt.chars,
+            catalog_items: prompt.catalog_items,
+            latency_ms: latency.as_millis(),
+            cost_micros: cost,
+            error,
+        };
+        let result = llm_calls::record(&self.pool, &call).await;
         if let Err(err) = result {
             tracing::warn!(%err, "could not record the LLM call");
         }

@@ -14,9 +14,9 @@ use crate::channels::OutPayload;
 use crate::conversations;
 use crate::inbox;
 use crate::outbox;
-use crate::shop::cart;
 use crate::shop::orders::{self, Order, OrderStatus};
 use crate::shop::reply::{self, OrderRef, ReplyContext};
+use crate::shop::{cart, payments};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommitOutcome {
@@ -79,7 +79,7 @@ pub async fn commit(
                 media,
                 text,
             } => {
-                orders::record_proof(&mut tx, order_id, inbox_id, media.as_ref(), &text).await?;
+                payments::record_proof(&mut tx, order_id, inbox_id, media.as_ref(), &text).await?;
             }
         }
     }

@@ -6,7 +6,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::request::Parts;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
@@ -59,44 +59,6 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(body: &[u8]) -> Resul
     }
 }
 
-type Timestamp = chrono::DateTime<chrono::Utc>;
-
-#[derive(Debug, Serialize, sqlx::FromRow)]
-struct ConversationRow {
-    id: Uuid,
-    bot: String,
-    channel: String,
-    state: String,
-    human_override: bool,
-    contact_name: Option<String>,
-    updated_at: Timestamp,
-}
-
-#[derive(Debug, Serialize, sqlx::FromRow)]
-struct TranscriptRow {
-    id: i64,
-    direction: String,
-    author: String,
-    text: String,
-    /// Outbox status of an outbound message: pending, sent, suppressed, failed, dead.
-    delivery: Option<String>,
-    delivery_error: Option<String>,
-    created_at: Timestamp,
-}
-
-#[derive(Debug, Serialize, sqlx::FromRow)]
-struct AuditRow {
-    id: i64,
-    actor: String,
-    kind: String,
-    action: Option<String>,
-    from_state: Option<String>,
-    to_state: Option<String>,
-    reason: Option<String>,
-    detail: Value,
-    created_at: Timestamp,
-}
-
 #[derive(Debug, Deserialize)]
 pub struct ListQuery {
     bot: Option<String>,
@@ -112,24 +74,18 @@ pub async fn list_conversations(
     let fsm_state = match &query.state {
         Some(s) => Some(
             s.parse::<FsmState>()
-                .map_err(|e| ApiError::BadRequest(e.to_string()))?
-                .as_str(),
+                .map_err(|e| ApiError::BadRequest(e.to_string()))?,
         ),
         None => None,
     };
     let limit = query.limit.unwrap_or(50).clamp(1, 500);
-    let items: Vec<ConversationRow> = sqlx::query_as(
-        "SELECT c.id, b.slug AS bot, ct.channel, c.fsm_state AS state, c.human_override,
-                ct.display_name AS contact_name, c.updated_at
-         FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
-         WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2) AND ($3::text IS NULL OR c.fsm_state = $3)
-         ORDER BY c.updated_at DESC LIMIT $4",
+    let items = conversations::list_for_merchant(
+        &state.pool,
+        merchant_id,
+        query.bot.as_deref(),
+        fsm_state,
+        limit,
     )
-    .bind(merchant_id)
-    .bind(query.bot.as_deref())
-    .bind(fsm_state)
-    .bind(limit)
-    .fetch_all(&state.pool)
     .await?;
     Ok(Json(json!({ "conversations": items })))
 }
@@ -141,14 +97,11 @@ async fn ensure_owned(
     merchant_id: Uuid,
     id: Uuid,
 ) -> Result<(), ApiError> {
-    let owned: Option<bool> = sqlx::query_scalar(
-        "SELECT true FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = $1 AND b.merchant_id = $2",
-    )
-    .bind(id)
-    .bind(merchant_id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    owned.map(|_| ()).ok_or(ApiError::NotFound("conversation"))
+    if conversations::owned_by(&mut *conn, id, merchant_id).await? {
+        Ok(())
+    } else {
+        Err(ApiError::NotFound("conversation"))
+    }
 }
 
 /// The merchant's conversation, locked for the rest of the transaction.
@@ -173,20 +126,8 @@ pub async fn get_conversation(
         .await?
         .ok_or(ApiError::NotFound("conversation"))?;
     let bot = crate::merchant::bot_by_id(&mut *conn, conversation.bot_id).await?;
-    let contact: (String, String, Option<String>, bool) = sqlx::query_as(
-        "SELECT channel, external_id, display_name, blocked FROM contacts WHERE id = $1",
-    )
-    .bind(conversation.contact_id)
-    .fetch_one(&mut *conn)
-    .await?;
-    let transcript: Vec<TranscriptRow> = sqlx::query_as(
-        "SELECT m.id, m.direction, m.author, m.text, o.status AS delivery, o.last_error AS delivery_error, m.created_at
-             FROM messages m LEFT JOIN outbox o ON o.id = m.outbox_id
-             WHERE m.conversation_id = $1 ORDER BY m.id",
-    )
-    .bind(id)
-    .fetch_all(&mut *conn)
-    .await?;
+    let contact = crate::contacts::by_id(&mut *conn, conversation.contact_id).await?;
+    let transcript = crate::transcript::of_conversation(&mut *conn, id).await?;
     let catalog = catalog::load(&mut *conn, bot.id).await?;
     let cart = cart::load(&mut *conn, id).await?;
     let order = match orders::latest_for(&mut *conn, id).await? {
@@ -196,14 +137,7 @@ pub async fn get_conversation(
         }
         None => None,
     };
-    let mut audit: Vec<AuditRow> = sqlx::query_as(
-        "SELECT id, actor, kind, action, from_state, to_state, reason, detail, created_at
-             FROM audit_log WHERE conversation_id = $1 ORDER BY id DESC LIMIT 500",
-    )
-    .bind(id)
-    .fetch_all(&mut *conn)
-    .await?;
-    audit.reverse();
+    let audit = audit::of_conversation(&mut *conn, id, 500).await?;
     Ok(Json(json!({
         "id": conversation.id,
         "bot": bot.slug,
@@ -212,7 +146,7 @@ pub async fn get_conversation(
         "override_by": conversation.override_by,
         "state_before_takeover": conversation.state_before_takeover,
         "version": conversation.version,
-        "contact": {"channel": contact.0, "external_id": contact.1, "display_name": contact.2, "blocked": contact.3},
+        "contact": contact,
         "transcript": transcript,
         "cart": {
             "lines": cart.lines().iter().map(|l| json!({
@@ -361,11 +295,7 @@ async fn owned_order(
     let order = orders::by_id(&mut *conn, id)
         .await?
         .ok_or(ApiError::NotFound("order"))?;
-    let owner: Uuid = sqlx::query_scalar("SELECT merchant_id FROM bots WHERE id = $1")
-        .bind(order.bot_id)
-        .fetch_one(&mut *conn)
-        .await?;
-    if owner != merchant_id {
+    if crate::merchant::owner_of(&mut *conn, order.bot_id).await? != merchant_id {
         return Err(ApiError::NotFound("order"));
     }
     // Lock the conversation first, as turns do, then the order.
@@ -523,39 +453,25 @@ pub async fn update_bot(
         Some(text) => Some(bounded_text("payment_instructions", text, 500)?.to_owned()),
         None => None,
     };
-    let updated: (bool, i32, i32, String) = sqlx::query_as(
-        "UPDATE bots SET agent_enabled = coalesce($2, agent_enabled),
-             session_timeout_secs = coalesce($3, session_timeout_secs),
-             payment_timeout_secs = coalesce($4, payment_timeout_secs),
-             payment_instructions = coalesce($5, payment_instructions)
-         WHERE id = $1
-         RETURNING agent_enabled, session_timeout_secs, payment_timeout_secs, payment_instructions",
+    let updated = crate::merchant::update_settings(
+        &state.pool,
+        bot.id,
+        &crate::merchant::BotSettings {
+            agent_enabled: patch.agent_enabled,
+            session_timeout_secs: patch.session_timeout_secs,
+            payment_timeout_secs: patch.payment_timeout_secs,
+            payment_instructions: instructions,
+        },
     )
-    .bind(bot.id)
-    .bind(patch.agent_enabled)
-    .bind(patch.session_timeout_secs)
-    .bind(patch.payment_timeout_secs)
-    .bind(instructions)
-    .fetch_one(&state.pool)
     .await?;
     state.bots.forget(&bot.slug);
     Ok(Json(json!({
-        "bot": bot.slug,
-        "agent_enabled": updated.0,
-        "session_timeout_secs": updated.1,
-        "payment_timeout_secs": updated.2,
-        "payment_instructions": updated.3,
+        "bot": updated.slug,
+        "agent_enabled": updated.agent_enabled,
+        "session_timeout_secs": updated.session_timeout_secs,
+        "payment_timeout_secs": updated.payment_timeout_secs,
+        "payment_instructions": updated.payment_instructions,
     })))
-}
-
-#[derive(Debug, Serialize, sqlx::FromRow)]
-struct UsageRow {
-    outcome: String,
-    calls: i64,
-    prompt_tokens: i64,
-    completion_tokens: i64,
-    cost_micros: i64,
-    mean_latency_ms: f64,
 }
 
 /// `GET /api/v1/bots/{slug}/llm-usage`: LLM calls, tokens and estimated cost, by outcome.
@@ -565,17 +481,8 @@ pub async fn llm_usage(
     Path(slug): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let bot = owned_bot(&state, merchant_id, &slug).await?;
-    let rows: Vec<UsageRow> = sqlx::query_as(
-        "SELECT outcome, count(*) AS calls, coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
-                coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
-                coalesce(sum(cost_micros), 0)::bigint AS cost_micros,
-                coalesce(avg(latency_ms), 0)::float8 AS mean_latency_ms
-         FROM llm_calls WHERE bot_id = $1 GROUP BY outcome ORDER BY outcome",
-    )
-    .bind(bot.id)
-    .fetch_all(&state.pool)
-    .await?;
-    let total = |f: fn(&UsageRow) -> i64| rows.iter().map(f).sum::<i64>();
+    let rows = crate::llm_calls::usage(&state.pool, bot.id).await?;
+    let total = |f: fn(&crate::llm_calls::Usage) -> i64| rows.iter().map(f).sum::<i64>();
     Ok(Json(json!({
         "bot": bot.slug,
         "calls": total(|r| r.calls),
@@ -619,11 +526,7 @@ pub async fn list_bots(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
 ) -> Result<Json<Value>, ApiError> {
-    let slugs: Vec<String> =
-        sqlx::query_scalar("SELECT slug FROM bots WHERE merchant_id = $1 ORDER BY slug")
-            .bind(merchant_id)
-            .fetch_all(&state.pool)
-            .await?;
+    let slugs = crate::merchant::bot_slugs(&state.pool, merchant_id).await?;
     let mut bots = Vec::new();
     for slug in slugs {
         let bot = owned_bot(&state, merchant_id, &slug).await?;
@@ -665,11 +568,15 @@ pub async fn create_bot(
             })?;
     if let Some(instructions) = &new.payment_instructions {
         let instructions = bounded_text("payment_instructions", instructions, 500)?;
-        sqlx::query("UPDATE bots SET payment_instructions = $2 WHERE id = $1")
-            .bind(bot.id)
-            .bind(instructions)
-            .execute(&mut *tx)
-            .await?;
+        crate::merchant::update_settings(
+            &mut *tx,
+            bot.id,
+            &crate::merchant::BotSettings {
+                payment_instructions: Some(instructions.to_owned()),
+                ..Default::default()
+            },
+        )
+        .await?;
     }
     if let Some(telegram) = &new.telegram {
         crate::channels::credentials::set_telegram(&mut *tx, bot.id, telegram).await?;

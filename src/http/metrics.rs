@@ -80,5 +80,13 @@ pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse,
             gauge.peak()
         );
     }
+    if telemetry::statements_counted() {
+        let _ = writeln!(
+            out,
+            "# HELP tendero_db_statements_total SQL statements this process has run.\n\
+             # TYPE tendero_db_statements_total counter\ntendero_db_statements_total {}",
+            telemetry::DB_STATEMENTS.load(std::sync::atomic::Ordering::Relaxed)
+        );
+    }
     Ok(([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out))
 }

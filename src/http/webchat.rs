@@ -19,9 +19,11 @@ use uuid::Uuid;
 
 use super::AppState;
 use super::error::{ApiError, parse_json};
+use crate::conversations;
 use crate::inbox::{self, ChannelKind, Inbound, Ingested, MessagePayload};
 use crate::merchant::Bot;
 use crate::notify::Wake;
+use crate::outbox;
 
 /// Longest text a customer may send in one message.
 pub const MAX_TEXT_CHARS: usize = 4096;
@@ -203,27 +205,19 @@ impl Feed {
 
     async fn fill(&mut self) -> sqlx::Result<()> {
         if self.conversation_id.is_none() {
-            self.conversation_id = sqlx::query_scalar(
-                "SELECT c.id FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
-                 WHERE ct.bot_id = $1 AND ct.channel = 'webchat' AND ct.external_id = $2",
-            )
-            .bind(self.bot_id)
-            .bind(&self.session)
-            .fetch_optional(&self.pool)
-            .await?;
+            self.conversation_id =
+                conversations::of_webchat_session(&self.pool, self.bot_id, &self.session).await?;
         }
         let Some(conversation_id) = self.conversation_id else {
             return Ok(());
         };
-        let rows: Vec<(i64, String, serde_json::Value)> = sqlx::query_as(
-            "SELECT id, author, payload FROM outbox
-             WHERE conversation_id = $1 AND status = 'sent' AND id > $2 ORDER BY id LIMIT 100",
-        )
-        .bind(conversation_id)
-        .bind(self.cursor)
-        .fetch_all(&self.pool)
-        .await?;
-        for (id, author, payload) in rows {
+        let rows = outbox::delivered_after(&self.pool, conversation_id, self.cursor, 100).await?;
+        for outbox::Delivered {
+            id,
+            author,
+            payload,
+        } in rows
+        {
             self.cursor = id;
             let data = json!({
                 "id": id,

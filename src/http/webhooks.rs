@@ -20,6 +20,7 @@ use crate::channels::whatsapp;
 use crate::conversations;
 use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
 use crate::merchant::Bot;
+use crate::outbox;
 use std::sync::Arc;
 
 /// Largest webhook body: WhatsApp payloads reach about 3 MB.
@@ -94,14 +95,13 @@ pub async fn telegram(
             tokio::spawn(async move { channel.answer_callback(bot_id, &callback_query_id).await });
         }
         TelegramEvent::Membership { chat_id, blocked } => {
-            sqlx::query(
-                "UPDATE contacts SET blocked = $4 WHERE bot_id = $1 AND channel = $2 AND external_id = $3",
+            crate::contacts::set_blocked(
+                &state.pool,
+                bot.id,
+                ChannelKind::Telegram,
+                &chat_id.to_string(),
+                blocked,
             )
-            .bind(bot.id)
-            .bind(ChannelKind::Telegram.as_str())
-            .bind(chat_id.to_string())
-            .bind(blocked)
-            .execute(&state.pool)
             .await?;
         }
         TelegramEvent::Ignored(why) => {
@@ -175,17 +175,13 @@ pub async fn whatsapp(
         store(&state, bot, inbound).await?;
     }
     for status in batch.statuses.iter().filter(|s| ours(&s.phone_number_id)) {
-        sqlx::query(
-            "UPDATE outbox SET delivery_status = $3,
-                 status = CASE WHEN $3 = 'failed' THEN 'failed' ELSE status END,
-                 last_error = coalesce($4, last_error)
-             WHERE bot_id = $1 AND provider_message_id = $2",
+        outbox::record_delivery_status(
+            &state.pool,
+            bot.id,
+            &status.wamid,
+            &status.status,
+            status.error.as_deref(),
         )
-        .bind(bot.id)
-        .bind(&status.wamid)
-        .bind(&status.status)
-        .bind(status.error.as_deref())
-        .execute(&state.pool)
         .await?;
     }
     for echo in batch.echoes.iter().filter(|e| ours(&e.phone_number_id)) {
@@ -204,7 +200,8 @@ async fn merchant_spoke_from_phone(
 ) -> Result<(), ApiError> {
     let mut tx = state.pool.begin().await?;
     let conversation_id =
-        inbox::ensure_conversation(&mut tx, bot.id, ChannelKind::Whatsapp, customer).await?;
+        conversations::ensure_conversation(&mut tx, bot.id, ChannelKind::Whatsapp, customer)
+            .await?;
     let conversation = conversations::lock(&mut tx, conversation_id).await?;
     let (update, mut rows) = conversations::takeover(
         &conversation,
@@ -216,11 +213,7 @@ async fn merchant_spoke_from_phone(
         conversations::save(&mut tx, &conversation, &update).await?;
     }
     if !text.is_empty() {
-        sqlx::query("INSERT INTO messages (conversation_id, direction, author, text) VALUES ($1, 'out', 'human', $2)")
-            .bind(conversation_id)
-            .bind(text)
-            .execute(&mut *tx)
-            .await?;
+        crate::transcript::record_human(&mut *tx, conversation_id, text).await?;
     }
     rows.push(Entry::new(Actor::Merchant, "phone_echo"));
     let scope = Scope {

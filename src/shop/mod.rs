@@ -5,4 +5,5 @@ pub mod cart;
 pub mod catalog;
 pub mod messages;
 pub mod orders;
+pub mod payments;
 pub mod reply;

@@ -188,22 +188,3 @@ pub async fn set_status(
     .await?;
     Ok(())
 }
-
-pub async fn record_proof(
-    conn: &mut PgConnection,
-    order_id: Uuid,
-    inbox_id: i64,
-    media: Option<&serde_json::Value>,
-    text: &str,
-) -> sqlx::Result<()> {
-    sqlx::query(
-        "INSERT INTO payment_proofs (order_id, inbox_id, media, text) VALUES ($1, $2, $3, $4)",
-    )
-    .bind(order_id)
-    .bind(inbox_id)
-    .bind(media)
-    .bind(text)
-    .execute(&mut *conn)
-    .await?;
-    set_status(conn, order_id, OrderStatus::ProofReceived, None).await
-}

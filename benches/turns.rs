@@ -1,0 +1,555 @@
+//! Turn benchmark: web chat end to end (POST a message → the turn runs → the reply
+//! arrives on the customer's event stream) against a `tendero serve` child process,
+//! with the raw SQL of a turn issued directly as the baseline, all in one run on
+//! loopback. Prints, per scenario: turns/s, p50/p99 reply latency, tendero and
+//! PostgreSQL CPU ms per turn (from /proc), statements and transactions per turn,
+//! peak LLM calls in flight and tendero's RSS.
+//!
+//!     cargo bench --bench turns
+//!
+//! Environment: `DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/postgres;
+//! a scratch database is created and dropped), `BENCH_SECS` (default 6, per
+//! scenario), `BENCH_LLM_MS` (default 500, the fake model's thinking time).
+//!
+//! Each customer waits for the reply before writing again, so every message is one
+//! turn (no bursts), and the gather window is off (`TENDERO_GATHER_MS=0`).
+//! Statements are counted by tendero itself (`TENDERO_COUNT_STATEMENTS=1`),
+//! transactions by PostgreSQL (`pg_stat_database`), CPU from /proc: the child's own
+//! and the sum over every `postgres` process.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::routing::post;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use sqlx::PgPool;
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// CPU time (user + system) of a process, in milliseconds.
+fn cpu_ms(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return 0.0;
+    };
+    // Fields after the parenthesised command name; utime and stime are 14 and 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| {
+        f.iter().filter_map(|v| v.parse::<f64>().ok()).sum()
+    });
+    ticks * 1000.0 / 100.0
+}
+
+/// CPU time of every PostgreSQL process on the machine, in milliseconds.
+fn postgres_cpu_ms() -> f64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|c| c.trim_end() == "postgres")
+        })
+        .map(cpu_ms)
+        .sum()
+}
+
+fn rss_mb(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+async fn transactions(pool: &PgPool) -> i64 {
+    sqlx::query_scalar(
+        "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
+    )
+    .fetch_one(pool)
+    .await
+    .expect("pg_stat_database")
+}
+
+/// A fake OpenAI-compatible server that thinks for `delay` and counts calls in flight.
+struct FakeLlm {
+    base_url: String,
+    peak: Arc<AtomicUsize>,
+}
+
+async fn fake_llm(delay: Duration) -> FakeLlm {
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let peak = Arc::new(AtomicUsize::new(0));
+    let (now, high) = (in_flight.clone(), peak.clone());
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        post(move |Json(_body): Json<Value>| {
+            let (now, high) = (now.clone(), high.clone());
+            async move {
+                let current = now.fetch_add(1, Ordering::SeqCst) + 1;
+                high.fetch_max(current, Ordering::SeqCst);
+                tokio::time::sleep(delay).await;
+                now.fetch_sub(1, Ordering::SeqCst);
+                let content = json!({"proposed_actions": [{"type": "SHOW_CATALOG", "params": {}}],
+                                     "response_text": "Con gusto."})
+                .to_string();
+                Json(json!({
+                    "id": "bench", "object": "chat.completion", "created": 1, "model": "bench",
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 400, "completion_tokens": 40, "total_tokens": 440},
+                }))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    FakeLlm { base_url, peak }
+}
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    async fn start(database_url: &str, extra: &[(&str, String)]) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_tendero"));
+        command
+            .arg("serve")
+            .env("DATABASE_URL", database_url)
+            .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
+            .env("TENDERO_GATHER_MS", "0")
+            .env("TENDERO_COUNT_STATEMENTS", "1")
+            .env("RUST_LOG", "error")
+            .env_remove("REDIS_URL")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("OPENAI_BASE_URL")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        for (name, value) in extra {
+            command.env(name, value);
+        }
+        let child = command.spawn().expect("tendero starts");
+        let base = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        for _ in 0..600 {
+            if client
+                .get(format!("{base}/readyz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                return Server { child, base };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("tendero did not become ready");
+    }
+
+    async fn statements(&self, client: &reqwest::Client) -> f64 {
+        let text = client
+            .get(format!("{}/metrics", self.base))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix("tendero_db_statements_total "))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0.0)
+    }
+
+    fn stop(mut self) {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Default)]
+struct Row {
+    name: String,
+    turns: usize,
+    elapsed: Duration,
+    latencies: Vec<Duration>,
+    tendero_cpu_ms: f64,
+    postgres_cpu_ms: f64,
+    statements: f64,
+    transactions: f64,
+    llm_peak: Option<usize>,
+    rss_mb: Option<f64>,
+}
+
+impl Row {
+    fn quantile(&self, q: f64) -> f64 {
+        if self.latencies.is_empty() {
+            return f64::NAN;
+        }
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        sorted[((sorted.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0
+    }
+
+    fn per_turn(&self, total: f64) -> f64 {
+        total / self.turns.max(1) as f64
+    }
+
+    fn print(&self) {
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+        println!(
+            "{:<30} {:>8.0} {:>8.1} {:>8.1} {:>9} {:>9.2} {:>7} {:>6.2} {:>6} {:>7}",
+            self.name,
+            self.turns as f64 / self.elapsed.as_secs_f64(),
+            self.quantile(0.5),
+            self.quantile(0.99),
+            opt((self.tendero_cpu_ms > 0.0 || self.rss_mb.is_some())
+                .then(|| format!("{:.2}", self.per_turn(self.tendero_cpu_ms)))),
+            self.per_turn(self.postgres_cpu_ms),
+            opt(self
+                .rss_mb
+                .map(|_| format!("{:.1}", self.per_turn(self.statements)))),
+            self.per_turn(self.transactions),
+            opt(self.llm_peak.map(|p| p.to_string())),
+            opt(self.rss_mb.map(|r| format!("{r:.0}"))),
+        );
+    }
+}
+
+/// The SQL of one turn issued directly: lock the conversation, mark the event,
+/// queue the reply, write its transcript line and audit row, save the state.
+async fn baseline(pool: &PgPool, bot_id: uuid::Uuid, secs: u64, concurrency: usize) -> Row {
+    let mut conversations = Vec::new();
+    for i in 0..concurrency {
+        let mut conn = pool.acquire().await.unwrap();
+        conversations.push(
+            tendero::conversations::ensure_conversation(
+                &mut conn,
+                bot_id,
+                tendero::inbox::ChannelKind::Webchat,
+                &format!("baseline-{i}"),
+            )
+            .await
+            .unwrap(),
+        );
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let (pg0, tx0) = (postgres_cpu_ms(), transactions(pool).await);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for (i, conversation) in conversations.into_iter().enumerate() {
+        let (pool, stop) = (pool.clone(), stop.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                let inbox_id: i64 = sqlx::query_scalar(
+                    "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload, status)
+                     VALUES ($1, $2, $3, 'message', '{\"text\":\"hola\"}', 'pending') RETURNING id",
+                )
+                .bind(bot_id)
+                .bind(conversation)
+                .bind(format!("baseline:{i}:{n}"))
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+                let mut tx = pool.begin().await.unwrap();
+                sqlx::query("SELECT version FROM conversations WHERE id = $1 FOR UPDATE")
+                    .bind(conversation)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+                sqlx::query("UPDATE inbox SET status = 'done', processed_at = now() WHERE id = $1")
+                    .bind(inbox_id)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+                let outbox_id: i64 = sqlx::query_scalar(
+                    "INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, status)
+                     VALUES ($1, $2, 'webchat', 'x', 'bot', '{\"text\":\"hola\"}', 'sent') RETURNING id",
+                )
+                .bind(conversation)
+                .bind(bot_id)
+                .fetch_one(&mut *tx)
+                .await
+                .unwrap();
+                sqlx::query(
+                    "INSERT INTO messages (conversation_id, direction, author, text, outbox_id)
+                     VALUES ($1, 'out', 'bot', 'hola', $2)",
+                )
+                .bind(conversation)
+                .bind(outbox_id)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+                sqlx::query(
+                    "INSERT INTO audit_log (bot_id, conversation_id, actor, kind) VALUES ($1, $2, 'backend', 'bench')",
+                )
+                .bind(bot_id)
+                .bind(conversation)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+                sqlx::query("UPDATE conversations SET version = version + 1 WHERE id = $1")
+                    .bind(conversation)
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+                tx.commit().await.unwrap();
+                latencies.push(t.elapsed());
+                n += 1;
+            }
+            latencies
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.unwrap());
+    }
+    let elapsed = started.elapsed();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let (pg1, tx1) = (postgres_cpu_ms(), transactions(pool).await);
+    Row {
+        name: format!("raw turn SQL, {concurrency} at once"),
+        turns: latencies.len(),
+        elapsed,
+        latencies,
+        postgres_cpu_ms: pg1 - pg0,
+        // Each iteration: the inbox insert (as a webhook would) and the turn's tx.
+        transactions: (tx1 - tx0 - 1) as f64,
+        ..Row::default()
+    }
+}
+
+/// `customers` web-chat sessions, each posting and waiting for its reply, for `secs`.
+async fn end_to_end(
+    name: String,
+    server: &Server,
+    pool: &PgPool,
+    customers: usize,
+    secs: u64,
+    run: &str,
+) -> Row {
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(customers * 2)
+        .build()
+        .unwrap();
+    // Open every stream first, so connection set-up is not measured.
+    let mut streams = Vec::new();
+    for c in 0..customers {
+        let response = client
+            .get(format!(
+                "{}/webchat/demo-shop/events?session={run}-{c}",
+                server.base
+            ))
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success());
+        streams.push(response.bytes_stream());
+    }
+    let scrape_cost = {
+        let a = server.statements(&client).await;
+        let b = server.statements(&client).await;
+        b - a
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let pid = server.child.id();
+    let (cpu0, pg0, st0, tx0) = (
+        cpu_ms(pid),
+        postgres_cpu_ms(),
+        server.statements(&client).await,
+        transactions(pool).await,
+    );
+    let started = Instant::now();
+    let messages = [
+        "hola",
+        "quiero 2 maracuyá",
+        "quiero 1 matcha",
+        "vacía el carrito",
+    ];
+    let mut tasks = Vec::new();
+    for (c, mut stream) in streams.into_iter().enumerate() {
+        let (client, stop) = (client.clone(), stop.clone());
+        let url = format!("{}/webchat/demo-shop/messages", server.base);
+        let session = format!("{run}-{c}");
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut buffer = String::new();
+            let mut n = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                let status = client
+                    .post(&url)
+                    .json(
+                        &json!({"session": session, "text": messages[n % messages.len()],
+                                  "client_id": format!("m{n}")}),
+                    )
+                    .send()
+                    .await
+                    .unwrap()
+                    .status();
+                assert_eq!(status, 202);
+                // The reply: one `data:` event on this session's stream.
+                'reply: loop {
+                    while let Some(pos) = buffer.find("\n\n") {
+                        let block: String = buffer.drain(..pos + 2).collect();
+                        if block.lines().any(|l| l.starts_with("data:")) {
+                            break 'reply;
+                        }
+                    }
+                    match tokio::time::timeout(Duration::from_secs(60), stream.next()).await {
+                        Ok(Some(Ok(chunk))) => buffer.push_str(&String::from_utf8_lossy(&chunk)),
+                        _ => panic!("no reply within a minute"),
+                    }
+                }
+                latencies.push(t.elapsed());
+                n += 1;
+            }
+            latencies
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.unwrap());
+    }
+    let elapsed = started.elapsed();
+    let (cpu1, pg1, st1) = (
+        cpu_ms(pid),
+        postgres_cpu_ms(),
+        server.statements(&client).await,
+    );
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let tx1 = transactions(pool).await;
+    // The webhook's own statement and transaction (the message's insert) are not
+    // the turn's: one each per message, taken off.
+    let turns = latencies.len() as f64;
+    Row {
+        name,
+        turns: latencies.len(),
+        elapsed,
+        latencies,
+        tendero_cpu_ms: cpu1 - cpu0,
+        postgres_cpu_ms: pg1 - pg0,
+        statements: st1 - st0 - scrape_cost - turns,
+        // The scrapes' statements are transactions of their own, as is the first read.
+        transactions: (tx1 - tx0) as f64 - scrape_cost - 1.0 - turns,
+        llm_peak: None,
+        rss_mb: Some(rss_mb(pid)),
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tendero::startup::install_crypto_provider();
+    let url = std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let secs = env_number("BENCH_SECS", 6);
+    let llm_ms = env_number("BENCH_LLM_MS", 500);
+    let base = sqlx::PgPool::connect(&url).await?;
+    let (pool, scratch) = tendero::db::create_scratch(&base, "tendero_turns").await?;
+    let scratch_url = format!(
+        "{}/{scratch}",
+        url.split('?').next().unwrap().rsplit_once('/').unwrap().0
+    );
+    tendero::db::migrate(&pool).await?;
+    let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP).await?;
+
+    println!(
+        "turns: web chat end to end against `tendero serve` (loopback, {secs} s per scenario, same run)"
+    );
+    println!(
+        "{:<30} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7}",
+        "scenario",
+        "turns/s",
+        "p50 ms",
+        "p99 ms",
+        "tdr ms/t",
+        "pg ms/t",
+        "stmt/t",
+        "tx/t",
+        "llm^",
+        "RSS MB"
+    );
+    let raw = baseline(&pool, shop.bot_id, secs, 16).await;
+    raw.print();
+
+    let server = Server::start(&scratch_url, &[]).await;
+    for customers in [1, 16, 64] {
+        let row = end_to_end(
+            format!("rules, {customers} customers"),
+            &server,
+            &pool,
+            customers,
+            secs,
+            &format!("rules{customers}"),
+        )
+        .await;
+        row.print();
+    }
+    server.stop();
+
+    let fake = fake_llm(Duration::from_millis(llm_ms)).await;
+    let server = Server::start(
+        &scratch_url,
+        &[
+            ("OPENAI_BASE_URL", fake.base_url.clone()),
+            ("OPENAI_API_KEY", "bench".into()),
+            ("TENDERO_LLM_TIMEOUT_MS", "30000".into()),
+        ],
+    )
+    .await;
+    for customers in [16, 64, 256] {
+        fake.peak.store(0, Ordering::SeqCst);
+        let mut row = end_to_end(
+            format!("LLM {llm_ms} ms, {customers} customers"),
+            &server,
+            &pool,
+            customers,
+            secs,
+            &format!("llm{customers}"),
+        )
+        .await;
+        row.llm_peak = Some(fake.peak.load(Ordering::SeqCst));
+        row.print();
+    }
+    server.stop();
+    println!(
+        "tdr/pg ms/t: CPU per turn of tendero and of all PostgreSQL processes (the webhook's \
+         work included); stmt/t (counted by tendero) and tx/t (pg_stat_database): the turn's \
+         own, the webhook's one insert per message excluded; llm^: most model calls in flight \
+         (limit: TENDERO_LLM_CONCURRENCY, default 64); RSS: tendero's peak."
+    );
+
+    tendero::db::drop_scratch(&base, pool, &scratch).await?;
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! The `llm_calls` table: one row per model call, with tokens, latency and cost,
+//! for the merchant's usage report and `/metrics`.
+
+use serde::Serialize;
+use sqlx::PgExecutor;
+use uuid::Uuid;
+
+/// One call as recorded.
+#[derive(Debug, Clone)]
+pub struct NewCall<'a> {
+    pub bot_id: Uuid,
+    pub conversation_id: Uuid,
+    pub inbox_id: i64,
+    pub model: &'a str,
+    pub response_format: &'a str,
+    pub outcome: &'a str,
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+    pub prompt_chars: usize,
+    pub catalog_items: usize,
+    pub latency_ms: u128,
+    pub cost_micros: i64,
+    pub error: Option<&'a str>,
+}
+
+pub async fn record(db: impl PgExecutor<'_>, call: &NewCall<'_>) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO llm_calls (bot_id, conversation_id, inbox_id, model, response_format, outcome,
+             prompt_tokens, completion_tokens, prompt_chars, catalog_items, latency_ms, cost_micros, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+    )
+    .bind(call.bot_id)
+    .bind(call.conversation_id)
+    .bind(call.inbox_id)
+    .bind(call.model)
+    .bind(call.response_format)
+    .bind(call.outcome)
+    .bind(call.prompt_tokens as i32)
+    .bind(call.completion_tokens as i32)
+    .bind(call.prompt_chars as i32)
+    .bind(call.catalog_items as i32)
+    .bind(call.latency_ms.min(i32::MAX as u128) as i32)
+    .bind(call.cost_micros)
+    .bind(call.error.map(|e| e.chars().take(1000).collect::<String>()))
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// A bot's calls by outcome.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Usage {
+    pub outcome: String,
+    pub calls: i64,
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+    pub cost_micros: i64,
+    pub mean_latency_ms: f64,
+}
+
+pub async fn usage(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Usage>> {
+    sqlx::query_as(
+        "SELECT outcome, count(*) AS calls, coalesce(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
+                coalesce(sum(completion_tokens), 0)::bigint AS completion_tokens,
+                coalesce(sum(cost_micros), 0)::bigint AS cost_micros,
+                coalesce(avg(latency_ms), 0)::float8 AS mean_latency_ms
+         FROM llm_calls WHERE bot_id = $1 GROUP BY outcome ORDER BY outcome",
+    )
+    .bind(bot_id)
+    .fetch_all(db)
+    .await
+}

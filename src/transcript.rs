@@ -1,0 +1,52 @@
+//! The `messages` table: the transcript as the merchant reads it. Lines of
+//! customers are written by the inbox, lines of the bot by the outbox (each in the
+//! statement that stores its message); this module reads them and records what a
+//! merchant wrote from elsewhere.
+
+use serde::Serialize;
+use sqlx::PgExecutor;
+use uuid::Uuid;
+
+type Timestamp = chrono::DateTime<chrono::Utc>;
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct TranscriptLine {
+    pub id: i64,
+    pub direction: String,
+    pub author: String,
+    pub text: String,
+    /// Outbox status of an outbound message: pending, sent, suppressed, failed, dead.
+    pub delivery: Option<String>,
+    pub delivery_error: Option<String>,
+    pub created_at: Timestamp,
+}
+
+pub async fn of_conversation(
+    db: impl PgExecutor<'_>,
+    conversation_id: Uuid,
+) -> sqlx::Result<Vec<TranscriptLine>> {
+    sqlx::query_as(
+        "SELECT m.id, m.direction, m.author, m.text, o.status AS delivery, o.last_error AS delivery_error, m.created_at
+         FROM messages m LEFT JOIN outbox o ON o.id = m.outbox_id
+         WHERE m.conversation_id = $1 ORDER BY m.id",
+    )
+    .bind(conversation_id)
+    .fetch_all(db)
+    .await
+}
+
+/// A line the merchant wrote outside Tendero (from the WhatsApp Business app).
+pub async fn record_human(
+    db: impl PgExecutor<'_>,
+    conversation_id: Uuid,
+    text: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO messages (conversation_id, direction, author, text) VALUES ($1, 'out', 'human', $2)",
+    )
+    .bind(conversation_id)
+    .bind(text)
+    .execute(db)
+    .await?;
+    Ok(())
+}
