@@ -150,20 +150,23 @@ impl Server {
         for (name, value) in extra {
             command.env(name, value);
         }
-        let child = command.spawn().expect("tendero starts");
-        let base = format!("http://127.0.0.1:{port}");
+        let server = Server {
+            child: command.spawn().expect("tendero starts"),
+            base: format!("http://127.0.0.1:{port}"),
+        };
         let client = reqwest::Client::new();
         for _ in 0..600 {
             if client
-                .get(format!("{base}/readyz"))
+                .get(format!("{}/readyz", server.base))
                 .send()
                 .await
                 .is_ok_and(|r| r.status().is_success())
             {
-                return Server { child, base };
+                return server;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+        server.stop();
         panic!("tendero did not become ready");
     }
 
