@@ -126,14 +126,15 @@ impl Ingested {
 /// Stores one inbound message: contact, conversation, inbox row and transcript line
 /// in one transaction, then wakes the workers. A repeat is recognized by its key
 /// and changes nothing.
-#[tracing::instrument(skip_all, fields(bot = %bot.slug, external_id = %inbound.external_id))]
 pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result<Ingested> {
+    ingest_one(pool, bot.id, inbound).await
+}
+
+/// `ingest` by bot id; what the webhook group commit falls back to.
+#[tracing::instrument(skip_all, fields(%bot_id, external_id = %inbound.external_id))]
+pub async fn ingest_one(pool: &PgPool, bot_id: Uuid, inbound: &Inbound) -> sqlx::Result<Ingested> {
     let payload = serde_json::to_value(&inbound.message).expect("payload serializes");
-    let transcript = match (&inbound.message.media, inbound.message.text.is_empty()) {
-        (Some(media), true) => format!("[{}]", media.kind),
-        (Some(media), false) => format!("[{}] {}", media.kind, inbound.message.text),
-        (None, _) => inbound.message.text.clone(),
-    };
+    let transcript = transcript_line(&inbound.message);
     // One statement, so one round trip and one atomic commit: the duplicate check,
     // contact, conversation (its reply window stamped: the customer wrote), inbox
     // row, transcript line and the engine's wake-up, which PostgreSQL delivers only
@@ -167,7 +168,7 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
          UNION ALL
          SELECT id, NULL FROM known",
     )
-    .bind(bot.id)
+    .bind(bot_id)
     .bind(inbound.channel.as_str())
     .bind(&inbound.sender)
     .bind(inbound.display_name.as_deref())
@@ -184,7 +185,7 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
         Some((inbox_id, None)) => Ok(Ingested::Duplicate { inbox_id }),
         None => {
             // A concurrent delivery of the same event won the race; nothing was stored.
-            let id = existing(pool, bot.id, &inbound.external_id)
+            let id = existing(pool, bot_id, &inbound.external_id)
                 .await?
                 .ok_or(sqlx::Error::RowNotFound)?;
             Ok(Ingested::Duplicate { inbox_id: id })
@@ -192,25 +193,115 @@ pub async fn ingest(pool: &PgPool, bot: &Bot, inbound: &Inbound) -> sqlx::Result
     }
 }
 
-/// `ingest`, with Redis as an early duplicate filter in front of PostgreSQL.
-pub async fn ingest_cached(
-    pool: &PgPool,
-    cache: Option<&crate::cache::Redis>,
-    bot: &Bot,
-    inbound: &Inbound,
-) -> sqlx::Result<Ingested> {
-    if let Some(cache) = cache
-        && let Some(inbox_id) = cache.seen(bot.id, &inbound.external_id).await
+/// Stores many inbound messages in one statement (one round trip, one commit),
+/// each exactly as `ingest` would: a repeat, in the table or earlier in the same
+/// batch, changes nothing and names the stored event. Results follow `items`.
+pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Result<Vec<Ingested>> {
+    let mut bots = Vec::with_capacity(items.len());
+    let mut channels = Vec::with_capacity(items.len());
+    let mut senders = Vec::with_capacity(items.len());
+    let mut names = Vec::with_capacity(items.len());
+    let mut keys = Vec::with_capacity(items.len());
+    let mut payloads = Vec::with_capacity(items.len());
+    let mut transcripts = Vec::with_capacity(items.len());
+    for (bot_id, inbound) in items {
+        bots.push(*bot_id);
+        channels.push(inbound.channel.as_str());
+        senders.push(inbound.sender.as_str());
+        names.push(inbound.display_name.as_deref());
+        keys.push(inbound.external_id.as_str());
+        payloads.push(serde_json::to_value(&inbound.message).expect("payload serializes"));
+        transcripts.push(transcript_line(&inbound.message));
+    }
+    // Rows are written in key order, so concurrent batches lock contacts and
+    // conversations in the same order and cannot deadlock each other.
+    let rows: Vec<(i64, Option<i64>, Option<Uuid>, Option<i64>)> = sqlx::query_as(
+        "WITH input AS (
+             SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[])
+                 WITH ORDINALITY AS t(bot_id, channel, sender, display_name, external_id, payload, transcript, n)
+         ), known AS (
+             SELECT i.n, x.id FROM input i JOIN inbox x ON x.bot_id = i.bot_id AND x.external_id = i.external_id
+         ), fresh AS (
+             SELECT DISTINCT ON (i.bot_id, i.external_id) i.* FROM input i
+             WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.n = i.n)
+             ORDER BY i.bot_id, i.external_id, i.n
+         ), contact AS (
+             INSERT INTO contacts (bot_id, channel, external_id, display_name)
+             SELECT DISTINCT ON (bot_id, channel, sender) bot_id, channel, sender, display_name FROM fresh
+             ORDER BY bot_id, channel, sender, n DESC
+             ON CONFLICT (bot_id, channel, external_id)
+             DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name), blocked = false
+             RETURNING id, bot_id, channel, external_id
+         ), conversation AS (
+             INSERT INTO conversations (bot_id, contact_id, last_customer_at)
+             SELECT bot_id, id, now() FROM contact ORDER BY id
+             ON CONFLICT (contact_id) DO UPDATE SET last_customer_at = now()
+             RETURNING id, contact_id
+         ), event AS (
+             INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
+             SELECT f.bot_id, cv.id, f.external_id, 'message', f.payload
+             FROM fresh f
+             JOIN contact ct ON ct.bot_id = f.bot_id AND ct.channel = f.channel AND ct.external_id = f.sender
+             JOIN conversation cv ON cv.contact_id = ct.id
+             ORDER BY f.n
+             ON CONFLICT (bot_id, external_id) DO NOTHING
+             RETURNING id, bot_id, external_id, conversation_id
+         ), transcript AS (
+             INSERT INTO messages (conversation_id, direction, author, text, inbox_id)
+             SELECT e.conversation_id, 'in', 'customer', f.transcript, e.id
+             FROM event e JOIN fresh f ON f.bot_id = e.bot_id AND f.external_id = e.external_id
+             ORDER BY e.id
+         ), wake AS (
+             SELECT pg_notify('tendero_inbox', conversation_id::text) AS notified
+             FROM (SELECT DISTINCT conversation_id FROM event) woken
+         )
+         SELECT i.n, e.id, e.conversation_id, coalesce(k.id, again.id)
+         FROM input i
+         LEFT JOIN fresh f ON f.n = i.n
+         LEFT JOIN event e ON f.n IS NOT NULL AND e.bot_id = i.bot_id AND e.external_id = i.external_id
+         LEFT JOIN known k ON k.n = i.n
+         LEFT JOIN event again ON f.n IS NULL AND again.bot_id = i.bot_id AND again.external_id = i.external_id
+         CROSS JOIN (SELECT count(*) FROM wake) notified
+         ORDER BY i.n",
+    )
+    .bind(&bots)
+    .bind(&channels)
+    .bind(&senders)
+    .bind(&names)
+    .bind(&keys)
+    .bind(&payloads)
+    .bind(&transcripts)
+    .fetch_all(pool)
+    .await?;
+    let mut results = Vec::with_capacity(items.len());
+    for ((_, new_id, conversation_id, duplicate_of), (bot_id, inbound)) in
+        rows.into_iter().zip(items)
     {
-        return Ok(Ingested::Duplicate { inbox_id });
+        results.push(match (new_id, conversation_id, duplicate_of) {
+            (Some(inbox_id), Some(conversation_id), _) => Ingested::New {
+                inbox_id,
+                conversation_id,
+            },
+            (_, _, Some(inbox_id)) => Ingested::Duplicate { inbox_id },
+            _ => {
+                // Another batch stored the same event between our check and insert.
+                let inbox_id = existing(pool, *bot_id, &inbound.external_id)
+                    .await?
+                    .ok_or(sqlx::Error::RowNotFound)?;
+                Ingested::Duplicate { inbox_id }
+            }
+        });
     }
-    let ingested = ingest(pool, bot, inbound).await?;
-    if let Some(cache) = cache {
-        cache
-            .remember(bot.id, &inbound.external_id, ingested.inbox_id())
-            .await;
+    Ok(results)
+}
+
+/// How an inbound message reads in the transcript.
+fn transcript_line(message: &MessagePayload) -> String {
+    match (&message.media, message.text.is_empty()) {
+        (Some(media), true) => format!("[{}]", media.kind),
+        (Some(media), false) => format!("[{}] {}", media.kind, message.text),
+        (None, _) => message.text.clone(),
     }
-    Ok(ingested)
 }
 
 async fn existing(pool: &PgPool, bot_id: Uuid, external_id: &str) -> sqlx::Result<Option<i64>> {

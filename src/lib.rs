@@ -16,6 +16,7 @@ pub mod engine;
 pub mod eval;
 pub mod http;
 pub mod inbox;
+pub mod ingest;
 pub mod llm_calls;
 pub mod merchant;
 pub mod notify;

@@ -160,6 +160,7 @@ impl Application {
                 pool: self.pool.clone(),
                 notifier: self.notifier.clone(),
                 redis: self.redis.clone(),
+                ingest: crate::ingest::IngestQueue::start(self.pool.clone(), self.redis.clone()),
                 shutdown: cancel.clone(),
                 bots: Arc::new(crate::http::directory::BotDirectory::new(self.pool.clone())),
                 telegram: Arc::new(TelegramChannel::new(

@@ -22,6 +22,8 @@ pub struct AppState {
     pub notifier: Notifier,
     /// Optional early duplicate filter.
     pub redis: Option<crate::cache::Redis>,
+    /// Where webhooks store what they receive (group commit).
+    pub ingest: crate::ingest::IngestQueue,
     /// Fires on shutdown: long-lived responses (event streams) end so the server
     /// can stop at once; clients reconnect elsewhere with `Last-Event-ID`.
     pub shutdown: tokio_util::sync::CancellationToken,

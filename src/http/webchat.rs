@@ -20,7 +20,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::{ApiError, parse_json};
 use crate::conversations;
-use crate::inbox::{self, ChannelKind, Inbound, Ingested, MessagePayload};
+use crate::inbox::{ChannelKind, Inbound, Ingested, MessagePayload};
 use crate::merchant::Bot;
 use crate::notify::Wake;
 use crate::outbox;
@@ -97,7 +97,7 @@ pub async fn post_message(
             media: None,
         },
     };
-    let ingested = inbox::ingest_cached(&state.pool, state.redis.as_ref(), &bot, &inbound).await?;
+    let ingested = state.ingest.ingest(&bot, inbound).await?;
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({

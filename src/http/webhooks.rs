@@ -18,7 +18,7 @@ use crate::channels::credentials::secret_matches;
 use crate::channels::telegram::{self, TelegramEvent};
 use crate::channels::whatsapp;
 use crate::conversations;
-use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
+use crate::inbox::{ChannelKind, Inbound, MessagePayload};
 use crate::merchant::Bot;
 use crate::outbox;
 use std::sync::Arc;
@@ -31,7 +31,7 @@ async fn bot_or_404(state: &AppState, slug: &str) -> Result<Arc<BotEntry>, ApiEr
 }
 
 async fn store(state: &AppState, bot: &Bot, inbound: Inbound) -> Result<(), ApiError> {
-    inbox::ingest_cached(&state.pool, state.redis.as_ref(), bot, &inbound).await?;
+    state.ingest.ingest(bot, inbound).await?;
     Ok(())
 }
 

@@ -193,3 +193,66 @@ async fn a_worker_only_process_serves_what_a_web_only_process_stored(pool: sqlx:
     cancel.cancel();
     running.await.unwrap().unwrap();
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_group_commit_stores_each_event_once_whatever_the_batch_holds(pool: sqlx::PgPool) {
+    use tendero::inbox::{ChannelKind, Inbound, Ingested, MessagePayload, ingest_many};
+    let app = spawn_app(pool).await;
+    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-shop")
+        .await
+        .unwrap()
+        .unwrap();
+    let message = |sender: &str, key: &str, text: &str| Inbound {
+        channel: ChannelKind::Webchat,
+        sender: sender.into(),
+        display_name: None,
+        external_id: key.into(),
+        message: MessagePayload {
+            text: text.into(),
+            media: None,
+        },
+    };
+    let earlier = message("ana", "k-0", "hola");
+    let first = ingest_many(&app.pool, &[(bot.id, &earlier)]).await.unwrap();
+    let Ingested::New {
+        inbox_id: known, ..
+    } = first[0]
+    else {
+        panic!("stored: {first:?}")
+    };
+    // One batch: a known event, two messages of one sender, a repeat within the
+    // batch, and a second sender.
+    let batch = [
+        message("ana", "k-0", "hola"),
+        message("ana", "k-1", "quiero 1 matcha"),
+        message("ana", "k-2", "y 1 brownie"),
+        message("ana", "k-1", "quiero 1 matcha"),
+        message("beto", "k-3", "hola"),
+    ];
+    let items: Vec<_> = batch.iter().map(|m| (bot.id, m)).collect();
+    let results = ingest_many(&app.pool, &items).await.unwrap();
+    assert_eq!(results[0], Ingested::Duplicate { inbox_id: known });
+    let Ingested::New {
+        inbox_id: k1,
+        conversation_id: ana,
+    } = results[1]
+    else {
+        panic!("{results:?}")
+    };
+    assert!(matches!(results[2], Ingested::New { conversation_id, .. } if conversation_id == ana));
+    assert_eq!(results[3], Ingested::Duplicate { inbox_id: k1 });
+    assert!(matches!(results[4], Ingested::New { conversation_id, .. } if conversation_id != ana));
+    assert_eq!(app.count("SELECT count(*) FROM inbox").await, 4);
+    assert_eq!(app.count("SELECT count(*) FROM contacts").await, 2);
+    assert_eq!(
+        app.count("SELECT count(*) FROM messages WHERE direction = 'in'")
+            .await,
+        4
+    );
+    // Arrival order within a conversation is the batch's order.
+    app.drain().await;
+    assert_eq!(
+        app.cart("ana").await,
+        vec![("matcha".into(), 1), ("brownie".into(), 1)]
+    );
+}

@@ -1,0 +1,109 @@
+//! Group commit for webhooks. Concurrent requests hand their message to a few
+//! committer tasks; each takes whatever is waiting (never waiting for more) and
+//! stores it with one statement and one commit, then answers every request. A
+//! request still gets its 2xx only after its own row is committed; under load, many
+//! requests share one round trip and one WAL flush. Redis, when configured, drops
+//! known duplicates before they reach PostgreSQL.
+
+use std::sync::Arc;
+
+use sqlx::PgPool;
+use tokio::sync::{Mutex, mpsc, oneshot};
+use uuid::Uuid;
+
+use crate::cache::Redis;
+use crate::inbox::{self, Inbound, Ingested};
+use crate::merchant::Bot;
+
+/// Most messages one commit takes.
+const MAX_BATCH: usize = 64;
+/// Committers working at once: while one waits on its commit, another gathers.
+const COMMITTERS: usize = 3;
+
+struct Job {
+    bot_id: Uuid,
+    inbound: Inbound,
+    done: oneshot::Sender<sqlx::Result<Ingested>>,
+}
+
+#[derive(Clone)]
+pub struct IngestQueue {
+    jobs: mpsc::Sender<Job>,
+    redis: Option<Redis>,
+}
+
+impl IngestQueue {
+    /// Starts the committers; they stop when every handle is dropped.
+    pub fn start(pool: PgPool, redis: Option<Redis>) -> IngestQueue {
+        let (jobs, queue) = mpsc::channel::<Job>(MAX_BATCH * COMMITTERS * 4);
+        let queue = Arc::new(Mutex::new(queue));
+        for _ in 0..COMMITTERS {
+            tokio::spawn(commit_batches(pool.clone(), queue.clone()));
+        }
+        IngestQueue { jobs, redis }
+    }
+
+    /// Stores one message; resolves once it is committed (or known).
+    pub async fn ingest(&self, bot: &Bot, inbound: Inbound) -> sqlx::Result<Ingested> {
+        if let Some(redis) = &self.redis
+            && let Some(inbox_id) = redis.seen(bot.id, &inbound.external_id).await
+        {
+            return Ok(Ingested::Duplicate { inbox_id });
+        }
+        let external_id = inbound.external_id.clone();
+        let (done, answer) = oneshot::channel();
+        let job = Job {
+            bot_id: bot.id,
+            inbound,
+            done,
+        };
+        self.jobs
+            .send(job)
+            .await
+            .map_err(|_| sqlx::Error::PoolClosed)?;
+        let ingested = answer.await.map_err(|_| sqlx::Error::PoolClosed)??;
+        if let Some(redis) = &self.redis {
+            // Written only after the commit: a retry of a failed commit must not
+            // look like a duplicate.
+            redis
+                .remember(bot.id, &external_id, ingested.inbox_id())
+                .await;
+        }
+        Ok(ingested)
+    }
+}
+
+async fn commit_batches(pool: PgPool, queue: Arc<Mutex<mpsc::Receiver<Job>>>) {
+    loop {
+        let mut batch = Vec::new();
+        {
+            let mut queue = queue.lock().await;
+            match queue.recv().await {
+                Some(job) => batch.push(job),
+                None => return,
+            }
+            while batch.len() < MAX_BATCH {
+                match queue.try_recv() {
+                    Ok(job) => batch.push(job),
+                    Err(_) => break,
+                }
+            }
+        }
+        let items: Vec<(Uuid, &Inbound)> = batch.iter().map(|j| (j.bot_id, &j.inbound)).collect();
+        match inbox::ingest_many(&pool, &items).await {
+            Ok(results) => {
+                for (job, result) in batch.into_iter().zip(results) {
+                    let _ = job.done.send(Ok(result));
+                }
+            }
+            Err(err) => {
+                // One failed statement must not fail its neighbours: store each alone.
+                tracing::warn!(%err, size = batch.len(), "batched ingest failed; storing one by one");
+                for job in batch {
+                    let result = inbox::ingest_one(&pool, job.bot_id, &job.inbound).await;
+                    let _ = job.done.send(result);
+                }
+            }
+        }
+    }
+}
