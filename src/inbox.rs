@@ -215,7 +215,7 @@ pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Res
     }
     // Rows are written in key order, so concurrent batches lock contacts and
     // conversations in the same order and cannot deadlock each other.
-    let rows: Vec<(i64, Option<i64>, Option<Uuid>, Option<i64>)> = sqlx::query_as(
+    let rows: Vec<BatchRow> = sqlx::query_as(
         "WITH input AS (
              SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::text[])
                  WITH ORDINALITY AS t(bot_id, channel, sender, display_name, external_id, payload, transcript, n)
@@ -255,7 +255,7 @@ pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Res
              SELECT pg_notify('tendero_inbox', conversation_id::text) AS notified
              FROM (SELECT DISTINCT conversation_id FROM event) woken
          )
-         SELECT i.n, e.id, e.conversation_id, coalesce(k.id, again.id)
+         SELECT e.id AS new_id, e.conversation_id, coalesce(k.id, again.id) AS duplicate_of
          FROM input i
          LEFT JOIN fresh f ON f.n = i.n
          LEFT JOIN event e ON f.n IS NOT NULL AND e.bot_id = i.bot_id AND e.external_id = i.external_id
@@ -274,10 +274,8 @@ pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Res
     .fetch_all(pool)
     .await?;
     let mut results = Vec::with_capacity(items.len());
-    for ((_, new_id, conversation_id, duplicate_of), (bot_id, inbound)) in
-        rows.into_iter().zip(items)
-    {
-        results.push(match (new_id, conversation_id, duplicate_of) {
+    for (row, (bot_id, inbound)) in rows.into_iter().zip(items) {
+        results.push(match (row.new_id, row.conversation_id, row.duplicate_of) {
             (Some(inbox_id), Some(conversation_id), _) => Ingested::New {
                 inbox_id,
                 conversation_id,
@@ -293,6 +291,14 @@ pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Res
         });
     }
     Ok(results)
+}
+
+/// One input's outcome in a batch.
+#[derive(sqlx::FromRow)]
+struct BatchRow {
+    new_id: Option<i64>,
+    conversation_id: Option<Uuid>,
+    duplicate_of: Option<i64>,
 }
 
 /// How an inbound message reads in the transcript.
