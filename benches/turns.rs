@@ -35,21 +35,34 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// CPU time (user + system) of a process, in milliseconds.
-fn cpu_ms(pid: u32) -> f64 {
+/// (own, reaped children's) CPU time of a process, in milliseconds.
+fn cpu_ms_with_children(pid: u32) -> (f64, f64) {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return 0.0;
+        return (0.0, 0.0);
     };
-    // Fields after the parenthesised command name; utime and stime are 14 and 15.
+    // Fields after the parenthesised command name: utime, stime, cutime, cstime
+    // are fields 14 to 17 of the line.
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| {
-        f.iter().filter_map(|v| v.parse::<f64>().ok()).sum()
-    });
-    ticks * 1000.0 / 100.0
+    let fields: Vec<f64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(4)
+        .map(|v| v.parse().unwrap_or(0.0))
+        .collect();
+    let ms = |ticks: f64| ticks * 1000.0 / 100.0;
+    match fields.as_slice() {
+        [u, s, cu, cs] => (ms(u + s), ms(cu + cs)),
+        _ => (0.0, 0.0),
+    }
 }
 
-/// CPU time of every PostgreSQL process on the machine, in milliseconds.
+/// CPU time (user + system) of a process, in milliseconds.
+fn cpu_ms(pid: u32) -> f64 {
+    cpu_ms_with_children(pid).0
+}
+
+/// CPU time of PostgreSQL, in milliseconds: every live `postgres` process, plus
+/// what the server has reaped from backends that exited.
 fn postgres_cpu_ms() -> f64 {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0.0;
@@ -61,7 +74,10 @@ fn postgres_cpu_ms() -> f64 {
             std::fs::read_to_string(format!("/proc/{pid}/comm"))
                 .is_ok_and(|c| c.trim_end() == "postgres")
         })
-        .map(cpu_ms)
+        .map(|pid| {
+            let (own, children) = cpu_ms_with_children(pid);
+            own + children
+        })
         .sum()
 }
 
@@ -453,9 +469,6 @@ async fn end_to_end(
     );
     tokio::time::sleep(Duration::from_millis(1200)).await;
     let tx1 = transactions(pool).await;
-    // The webhook's own statement and transaction (the message's insert) are not
-    // the turn's: one each per message, taken off.
-    let turns = latencies.len() as f64;
     Row {
         name,
         turns: latencies.len(),
@@ -463,9 +476,9 @@ async fn end_to_end(
         latencies,
         tendero_cpu_ms: cpu1 - cpu0,
         postgres_cpu_ms: pg1 - pg0,
-        statements: st1 - st0 - scrape_cost - turns,
-        // The scrapes' statements are transactions of their own, as is the first read.
-        transactions: (tx1 - tx0) as f64 - scrape_cost - 1.0 - turns,
+        statements: st1 - st0 - scrape_cost,
+        // The scrape's statements are transactions of their own, as is the first read.
+        transactions: (tx1 - tx0) as f64 - scrape_cost - 1.0,
         llm_peak: None,
         rss_mb: Some(rss_mb(pid)),
     }
@@ -547,10 +560,11 @@ async fn main() -> anyhow::Result<()> {
     }
     server.stop();
     println!(
-        "tdr/pg ms/t: CPU per turn of tendero and of all PostgreSQL processes (the webhook's \
-         work included); stmt/t (counted by tendero) and tx/t (pg_stat_database): the turn's \
-         own, the webhook's one insert per message excluded; llm^: most model calls in flight \
-         (limit: TENDERO_LLM_CONCURRENCY, default 64); RSS: tendero's peak."
+        "Per turn, everything a message costs: the webhook's insert, the claim, the turn's \
+         commit and the delivery to the stream. tdr/pg ms/t: CPU of tendero and of all \
+         PostgreSQL processes; stmt/t counted by tendero, tx/t by pg_stat_database; llm^: \
+         most model calls in flight (limit: TENDERO_LLM_CONCURRENCY, default 64); RSS: \
+         tendero's peak."
     );
 
     tendero::db::drop_scratch(&base, pool, &scratch).await?;

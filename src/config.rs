@@ -328,7 +328,7 @@ fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>,
         breaker_cooldown: Duration::from_secs(number("TENDERO_LLM_BREAKER_COOLDOWN_SECS", 60)?),
         history_len: 10,
         max_in_flight: number("TENDERO_LLM_CONCURRENCY", 64)?.min(10_000) as usize,
-        max_in_flight_per_bot: number("TENDERO_LLM_CONCURRENCY_PER_BOT", 32)?.min(10_000) as usize,
+        max_in_flight_per_bot: number("TENDERO_LLM_CONCURRENCY_PER_BOT", 64)?.min(10_000) as usize,
     }))
 }
 

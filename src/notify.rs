@@ -9,7 +9,16 @@ use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A web-chat message as its commit announced it: readers show it without a query.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct Delivered {
+    pub conversation_id: Uuid,
+    pub id: i64,
+    pub author: crate::outbox::Author,
+    pub payload: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub enum Wake {
     /// New inbound work for a conversation.
     Inbox(Uuid),
@@ -17,6 +26,10 @@ pub enum Wake {
     OutboxPending(Uuid),
     /// A message was delivered to a conversation (web chat streams read it).
     OutboxSent(Uuid),
+    /// A web-chat message was delivered, with its content. Every writer of a
+    /// conversation's outbox holds the conversation's row lock until it commits, so
+    /// these arrive in id order per conversation.
+    Delivered(std::sync::Arc<Delivered>),
     /// The listener (re)connected: notifications may have been missed, look again.
     Resync,
 }
@@ -67,11 +80,28 @@ impl Default for Notifier {
 async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()> {
     let mut listener = PgListener::connect_with(pool).await?;
     listener
-        .listen_all(["tendero_inbox", "tendero_outbox", "tendero_outbox_pending"])
+        .listen_all([
+            "tendero_inbox",
+            "tendero_outbox",
+            "tendero_outbox_pending",
+            "tendero_delivered",
+        ])
         .await?;
     let _ = tx.send(Wake::Resync);
     loop {
         let notification = listener.recv().await?;
+        if notification.channel() == "tendero_delivered" {
+            match serde_json::from_str::<Delivered>(notification.payload()) {
+                Ok(delivered) => {
+                    let _ = tx.send(Wake::Delivered(std::sync::Arc::new(delivered)));
+                }
+                // Readers look for themselves on a resync.
+                Err(_) => {
+                    let _ = tx.send(Wake::Resync);
+                }
+            }
+            continue;
+        }
         let Ok(id) = notification.payload().parse::<Uuid>() else {
             continue;
         };

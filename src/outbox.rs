@@ -16,7 +16,7 @@ use crate::audit::{self, Actor, Entry};
 use crate::channels::{Channel, OutPayload, Outgoing, SendError};
 
 /// Who wrote an outbound message. Only `Bot` messages are silenced by an override.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, sqlx::Type)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, sqlx::Type)]
 #[serde(rename_all = "lowercase")]
 #[sqlx(type_name = "text", rename_all = "lowercase")]
 pub enum Author {
@@ -120,9 +120,23 @@ pub async fn enqueue(
              INSERT INTO messages (conversation_id, direction, author, text, inbox_id, outbox_id)
              SELECT $1, 'out', $2, q.payload->>'text', $4, q.id FROM queued q ORDER BY q.id
          ), wake AS (
-             SELECT pg_notify(CASE WHEN bool_or(q.status = 'pending') THEN 'tendero_outbox_pending'
-                                   ELSE 'tendero_outbox' END, $1::text) AS woken
-             FROM queued q
+             -- Web chat readers get the message itself when it fits a notification;
+             -- otherwise (and for the dispatcher) the conversation id to look up.
+             SELECT count(*) AS woken FROM (
+                 SELECT pg_notify(
+                            CASE WHEN q.status = 'pending' THEN 'tendero_outbox_pending'
+                                 WHEN octet_length(n.note) < 7900 THEN 'tendero_delivered'
+                                 ELSE 'tendero_outbox' END,
+                            CASE WHEN q.status = 'sent' AND octet_length(n.note) < 7900 THEN n.note
+                                 ELSE $1::text END)
+                 FROM queued q
+                 CROSS JOIN LATERAL (
+                     SELECT json_build_object('conversation_id', $1::uuid, 'id', q.id,
+                                              'author', $2::text, 'payload', q.payload)::text AS note
+                 ) n
+                 WHERE q.status <> 'suppressed'
+                 ORDER BY q.id
+             ) notified
          )
          SELECT max(q.id) FROM queued q, wake",
     )

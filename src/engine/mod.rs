@@ -268,6 +268,9 @@ impl Engine {
         let conversation = &snapshot.conversation;
         let head = snapshot.events.iter().find(|e| e.id == snapshot.head_id);
         let mut tx = self.pool.begin().await?;
+        // Every writer of a conversation's outbox holds its row lock, so readers see
+        // its messages committed in id order.
+        conversations::lock(&mut tx, conversation.id).await?;
         if inbox::park(&mut tx, snapshot.head_id, "too many failed attempts").await? {
             let scope = Scope {
                 bot_id: conversation.bot_id,

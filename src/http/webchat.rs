@@ -138,6 +138,7 @@ pub async fn events(
         conversation_id: None,
         cursor,
         buffer: VecDeque::new(),
+        stale: true,
     };
     let stream = futures::stream::unfold(feed, |mut feed| async move {
         let event = feed.next().await;
@@ -155,7 +156,12 @@ struct Feed {
     conversation_id: Option<Uuid>,
     cursor: i64,
     buffer: VecDeque<Event>,
+    /// Something may have been delivered that the stream has not read yet.
+    stale: bool,
 }
+
+/// Rows read per query.
+const FEED_PAGE: i64 = 100;
 
 /// How long a stream waits for a notification before looking anyway. Deliveries
 /// notify the stream at commit, and a reconnecting listener sends a resync, so this
@@ -170,10 +176,13 @@ impl Feed {
             if let Some(event) = self.buffer.pop_front() {
                 return event;
             }
-            if let Err(err) = self.fill().await {
-                tracing::warn!(%err, "web chat feed query failed");
-            }
-            if !self.buffer.is_empty() {
+            if self.stale {
+                self.stale = false;
+                match self.fill().await {
+                    // A full page: there may be more right away.
+                    Ok(full) => self.stale = full,
+                    Err(err) => tracing::warn!(%err, "web chat feed query failed"),
+                }
                 continue;
             }
             let poll = if self.conversation_id.is_some() {
@@ -181,53 +190,64 @@ impl Feed {
             } else {
                 FEED_POLL_NEW
             };
-            let _ = tokio::time::timeout(poll, async {
-                loop {
-                    match self.wakes.recv().await {
-                        Ok(Wake::OutboxSent(id))
-                            if Some(id) == self.conversation_id
-                                || self.conversation_id.is_none() =>
-                        {
-                            break;
-                        }
-                        Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => break,
-                        Err(broadcast::error::RecvError::Closed) => {
-                            tokio::time::sleep(poll).await;
-                            break;
-                        }
-                        Ok(_) => continue,
+            match tokio::time::timeout(poll, self.wakes.recv()).await {
+                // The message itself, in order: shown without a query.
+                Ok(Ok(Wake::Delivered(message)))
+                    if Some(message.conversation_id) == self.conversation_id =>
+                {
+                    if message.id > self.cursor {
+                        self.push(message.id, message.author, &message.payload);
                     }
                 }
-            })
-            .await;
+                Ok(Ok(Wake::Delivered(_) | Wake::OutboxSent(_)))
+                    if self.conversation_id.is_none() =>
+                {
+                    self.stale = true
+                }
+                Ok(Ok(Wake::OutboxSent(id))) if Some(id) == self.conversation_id => {
+                    self.stale = true
+                }
+                Ok(Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_))) => {
+                    self.stale = true
+                }
+                Ok(Err(broadcast::error::RecvError::Closed)) => {
+                    tokio::time::sleep(poll).await;
+                    self.stale = true;
+                }
+                Ok(Ok(_)) => {}
+                // Nothing heard for a while: look anyway.
+                Err(_) => self.stale = true,
+            }
         }
     }
 
-    async fn fill(&mut self) -> sqlx::Result<()> {
+    fn push(&mut self, id: i64, author: outbox::Author, payload: &serde_json::Value) {
+        self.cursor = id;
+        let data = json!({
+            "id": id,
+            "author": author,
+            "text": payload["text"],
+            "choices": payload.get("choices").cloned().unwrap_or_else(|| json!([])),
+        });
+        self.buffer
+            .push_back(Event::default().id(id.to_string()).data(data.to_string()));
+    }
+
+    /// Reads what was delivered after the cursor; true when the page was full.
+    async fn fill(&mut self) -> sqlx::Result<bool> {
         if self.conversation_id.is_none() {
             self.conversation_id =
                 conversations::of_webchat_session(&self.pool, self.bot_id, &self.session).await?;
         }
         let Some(conversation_id) = self.conversation_id else {
-            return Ok(());
+            return Ok(false);
         };
-        let rows = outbox::delivered_after(&self.pool, conversation_id, self.cursor, 100).await?;
-        for outbox::Delivered {
-            id,
-            author,
-            payload,
-        } in rows
-        {
-            self.cursor = id;
-            let data = json!({
-                "id": id,
-                "author": author,
-                "text": payload["text"],
-                "choices": payload.get("choices").cloned().unwrap_or_else(|| json!([])),
-            });
-            self.buffer
-                .push_back(Event::default().id(id.to_string()).data(data.to_string()));
+        let rows =
+            outbox::delivered_after(&self.pool, conversation_id, self.cursor, FEED_PAGE).await?;
+        let full = rows.len() as i64 == FEED_PAGE;
+        for row in rows {
+            self.push(row.id, row.author, &row.payload);
         }
-        Ok(())
+        Ok(full)
     }
 }

@@ -201,3 +201,61 @@ async fn a_catalog_or_bot_edit_is_seen_by_the_very_next_turn(pool: sqlx::PgPool)
         "{confirmed}"
     );
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn an_open_stream_receives_replies_as_they_commit_long_ones_included(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    // The stream is open before anything is said: replies must reach it live.
+    let reader = {
+        let app_base = app.base.clone();
+        let client = app.client.clone();
+        tokio::spawn(async move {
+            let response = client
+                .get(format!("{app_base}/webchat/demo-shop/events?session=vera"))
+                .send()
+                .await
+                .unwrap();
+            let mut stream = futures::StreamExt::boxed(response.bytes_stream());
+            let (mut buffer, mut events) = (String::new(), Vec::<serde_json::Value>::new());
+            while events.len() < 2 {
+                let Some(Ok(chunk)) = futures::StreamExt::next(&mut stream).await else {
+                    break;
+                };
+                buffer.push_str(&String::from_utf8_lossy(&chunk));
+                while let Some(pos) = buffer.find("\n\n") {
+                    let block: String = buffer.drain(..pos + 2).collect();
+                    for line in block.lines() {
+                        if let Some(data) = line.strip_prefix("data:") {
+                            events.push(serde_json::from_str(data.trim()).unwrap());
+                        }
+                    }
+                }
+            }
+            events
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    app.say("vera", "quiero 1 matcha").await;
+    // A merchant's long answer: over 8 kB of UTF-8, too big to ride in a
+    // notification, so the stream reads it from the table.
+    let id = app.conversation_id("vera").await;
+    let long = format!("Con gusto te explico {} ", "🙂".repeat(15)).repeat(100);
+    let (status, body) = app
+        .post_api(
+            &format!("/conversations/{id}/reply"),
+            Some(json!({"text": long.trim()})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let events = tokio::time::timeout(Duration::from_secs(10), reader)
+        .await
+        .expect("events arrive live")
+        .unwrap();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!(events[0]["text"].as_str().unwrap().contains("1 × Matcha"));
+    assert_eq!(events[0]["author"], "bot");
+    assert_eq!(events[1]["text"].as_str().unwrap(), long.trim());
+    assert_eq!(events[1]["author"], "human");
+    let ids: Vec<i64> = events.iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+}
