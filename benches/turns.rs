@@ -92,6 +92,10 @@ fn rss_mb(pid: u32) -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// How long until every backend has reported its transactions: an idle backend
+/// flushes its pending statistics within ten seconds (PostgreSQL 15+).
+const STATS_FLUSH: Duration = Duration::from_millis(10_500);
+
 async fn transactions(pool: &PgPool) -> i64 {
     sqlx::query_scalar(
         "SELECT (xact_commit + xact_rollback)::bigint FROM pg_stat_database WHERE datname = current_database()",
@@ -353,8 +357,9 @@ async fn baseline(pool: &PgPool, bot_id: uuid::Uuid, secs: u64, concurrency: usi
         latencies.extend(task.await.unwrap());
     }
     let elapsed = started.elapsed();
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    let (pg1, tx1) = (postgres_cpu_ms(), transactions(pool).await);
+    let pg1 = postgres_cpu_ms();
+    tokio::time::sleep(STATS_FLUSH).await;
+    let tx1 = transactions(pool).await;
     Row {
         name: format!("raw turn SQL, {concurrency} at once"),
         turns: latencies.len(),
@@ -380,6 +385,7 @@ async fn end_to_end(
         .pool_max_idle_per_host(customers * 2)
         .build()
         .unwrap();
+    let tx0 = transactions(pool).await;
     // Open every stream first, so connection set-up is not measured.
     let mut streams = Vec::new();
     for c in 0..customers {
@@ -401,11 +407,10 @@ async fn end_to_end(
     };
     let stop = Arc::new(AtomicBool::new(false));
     let pid = server.child.id();
-    let (cpu0, pg0, st0, tx0) = (
+    let (cpu0, pg0, st0) = (
         cpu_ms(pid),
         postgres_cpu_ms(),
         server.statements(&client).await,
-        transactions(pool).await,
     );
     let started = Instant::now();
     let messages = [
@@ -467,7 +472,7 @@ async fn end_to_end(
         postgres_cpu_ms(),
         server.statements(&client).await,
     );
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    tokio::time::sleep(STATS_FLUSH).await;
     let tx1 = transactions(pool).await;
     Row {
         name,
@@ -477,8 +482,9 @@ async fn end_to_end(
         tendero_cpu_ms: cpu1 - cpu0,
         postgres_cpu_ms: pg1 - pg0,
         statements: st1 - st0 - scrape_cost,
-        // The scrape's statements are transactions of their own, as is the first read.
-        transactions: (tx1 - tx0) as f64 - scrape_cost - 1.0,
+        // Not the turns': four scrapes (each statement its own transaction), the
+        // first read, and each stream's first look for its conversation.
+        transactions: (tx1 - tx0) as f64 - 4.0 * scrape_cost - 1.0 - customers as f64,
         llm_peak: None,
         rss_mb: Some(rss_mb(pid)),
     }
@@ -516,6 +522,7 @@ async fn main() -> anyhow::Result<()> {
         "llm^",
         "RSS MB"
     );
+    tokio::time::sleep(STATS_FLUSH).await;
     let raw = baseline(&pool, shop.bot_id, secs, 16).await;
     raw.print();
 

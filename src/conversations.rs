@@ -282,6 +282,9 @@ pub struct ClaimRequest<'a> {
     pub limit: i64,
     /// Conversations this process is running now.
     pub exclude: &'a [Uuid],
+    /// Only these conversations (the ones just woken), or any that is due. A
+    /// targeted claim reads a few index entries; a full one scans every pending head.
+    pub only: Option<&'a [Uuid]>,
     pub history_len: i64,
     /// Most events one turn takes.
     pub max_events: i64,
@@ -352,7 +355,8 @@ fn snapshot_select(history_len: i64, max_events: i64) -> String {
                  FROM (SELECT id, author, text FROM messages
                        WHERE conversation_id = c.id
                          AND id < coalesce((SELECT min(id) FROM messages
-                                            WHERE inbox_id = hd.head_id AND direction = 'in'),
+                                            WHERE conversation_id = c.id AND inbox_id = hd.head_id
+                                              AND direction = 'in'),
                                            9223372036854775807)
                        ORDER BY id DESC LIMIT {history_len}) m) AS history
          FROM hd JOIN conversations c ON c.id = hd.id
@@ -371,7 +375,7 @@ pub async fn claim_turns(
     let sql = format!(
         "WITH heads AS (
              SELECT DISTINCT ON (conversation_id) conversation_id, id, kind, attempts, available_at, received_at
-             FROM inbox WHERE status = 'pending'
+             FROM inbox WHERE status = 'pending' AND ($6::uuid[] IS NULL OR conversation_id = ANY($6))
              ORDER BY conversation_id, id
          ), candidate AS (
              SELECT c.id, h.id AS head_id FROM conversations c JOIN heads h ON h.conversation_id = c.id
@@ -410,6 +414,7 @@ pub async fn claim_turns(
         .bind(request.gather.as_secs_f64())
         .bind(request.limit)
         .bind(request.exclude)
+        .bind(request.only)
         .fetch_all(pool)
         .await
 }

@@ -110,7 +110,7 @@ impl Engine {
     /// Claims what is due now (up to the in-flight limit) and runs those turns
     /// concurrently; for tests and tools, which drain in a loop instead of sleeping.
     pub async fn run_once(&self) -> anyhow::Result<ExecutionOutcome> {
-        let claimed = self.claim(self.settings.turns_in_flight, &[]).await?;
+        let claimed = self.claim(self.settings.turns_in_flight, &[], None).await?;
         if claimed.is_empty() {
             return Ok(ExecutionOutcome::EmptyQueue);
         }
@@ -127,7 +127,12 @@ impl Engine {
         Ok(passes)
     }
 
-    async fn claim(&self, limit: usize, exclude: &[Uuid]) -> sqlx::Result<Vec<TurnSnapshot>> {
+    async fn claim(
+        &self,
+        limit: usize,
+        exclude: &[Uuid],
+        only: Option<&[Uuid]>,
+    ) -> sqlx::Result<Vec<TurnSnapshot>> {
         conversations::claim_turns(
             &self.pool,
             &ClaimRequest {
@@ -136,6 +141,7 @@ impl Engine {
                 gather: self.settings.gather,
                 limit: limit as i64,
                 exclude,
+                only,
                 history_len: self.settings.history_len,
                 max_events: MAX_BURST,
             },

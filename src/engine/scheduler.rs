@@ -5,7 +5,7 @@
 //! its turn ends. Leases of running turns are renewed together, in one statement.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -33,23 +33,33 @@ pub async fn run(engine: Arc<Engine>, notifier: Notifier, cancel: CancellationTo
     let tracker = TaskTracker::new();
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<TurnReport>();
     let mut running: HashMap<Uuid, Running> = HashMap::new();
-    // Times at which a claim is due: gather windows ending, retries coming up.
-    let mut deadlines: BinaryHeap<Reverse<Instant>> = BinaryHeap::new();
-    let mut claim_now = true;
+    // A full claim looks at every pending conversation; a targeted one only at
+    // those woken since (a few index lookups).
+    let mut full = true;
+    let mut targeted: HashSet<Uuid> = HashSet::new();
+    // When to look again: gather windows ending, retries coming up (`None`: all).
+    let mut deadlines: BinaryHeap<Reverse<(Instant, Option<Uuid>)>> = BinaryHeap::new();
     let mut next_poll = Instant::now() + settings.poll;
     let renew_every = (settings.lease / 3).max(Duration::from_millis(100));
     let mut renew = tokio::time::interval_at(Instant::now() + renew_every, renew_every);
+    let later = |deadlines: &mut BinaryHeap<_>, after: Duration, id: Option<Uuid>| {
+        deadlines.push(Reverse((Instant::now() + after + GATHER_SLACK, id)));
+    };
 
     loop {
-        if claim_now && running.len() < settings.turns_in_flight {
-            claim_now = false;
-            next_poll = Instant::now() + settings.poll;
+        if (full || !targeted.is_empty()) && running.len() < settings.turns_in_flight {
+            let only: Option<Vec<Uuid>> = (!full).then(|| targeted.drain().collect());
+            if full {
+                targeted.clear();
+                next_poll = Instant::now() + settings.poll;
+            }
+            full = false;
             let room = settings.turns_in_flight - running.len();
             let exclude: Vec<Uuid> = running.keys().copied().collect();
-            match engine.claim(room, &exclude).await {
+            match engine.claim(room, &exclude, only.as_deref()).await {
                 Ok(claimed) => {
                     // A full batch suggests more is due.
-                    claim_now = claimed.len() == room;
+                    full = claimed.len() == room;
                     for snapshot in claimed {
                         running.insert(snapshot.conversation.id, Running { woken: false });
                         let engine = engine.clone();
@@ -67,34 +77,38 @@ pub async fn run(engine: Arc<Engine>, notifier: Notifier, cancel: CancellationTo
         }
         let wake_at = deadlines
             .peek()
-            .map_or(next_poll, |Reverse(at)| (*at).min(next_poll));
+            .map_or(next_poll, |Reverse((at, _))| (*at).min(next_poll));
         tokio::select! {
             biased;
             _ = cancel.cancelled() => break,
             Some(report) = done_rx.recv() => {
-                let woken = running.remove(&report.conversation_id).is_some_and(|r| r.woken);
+                let id = report.conversation_id;
+                let woken = running.remove(&id).is_some_and(|r| r.woken);
                 if woken || report.more {
-                    claim_now = true;
+                    targeted.insert(id);
                     if !settings.gather.is_zero() {
                         // What woke it may still be inside its gather window.
-                        deadlines.push(Reverse(Instant::now() + settings.gather + GATHER_SLACK));
+                        later(&mut deadlines, settings.gather, Some(id));
                     }
                 }
                 if let Some(delay) = report.retry_in.filter(|d| !d.is_zero()) {
-                    deadlines.push(Reverse(Instant::now() + delay + GATHER_SLACK));
+                    later(&mut deadlines, delay, Some(id));
                 }
                 // A slot freed up: anything left waiting for room can go now.
                 if running.len() + 1 == settings.turns_in_flight {
-                    claim_now = true;
+                    full = true;
                 }
             }
             wake = wakes.recv() => match wake {
+                Ok(Wake::Inbox(id)) if id.is_nil() => full = true,
                 Ok(Wake::Inbox(id)) => match running.get_mut(&id) {
                     Some(turn) => turn.woken = true,
-                    None if settings.gather.is_zero() => claim_now = true,
-                    None => deadlines.push(Reverse(Instant::now() + settings.gather + GATHER_SLACK)),
+                    None if settings.gather.is_zero() => {
+                        targeted.insert(id);
+                    }
+                    None => later(&mut deadlines, settings.gather, Some(id)),
                 },
-                Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => claim_now = true,
+                Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => full = true,
                 Ok(_) => {}
                 Err(broadcast::error::RecvError::Closed) => {
                     // No more notifications: polling alone keeps things moving.
@@ -111,10 +125,22 @@ pub async fn run(engine: Arc<Engine>, notifier: Notifier, cancel: CancellationTo
             }
             _ = tokio::time::sleep_until(wake_at) => {
                 let now = Instant::now();
-                while deadlines.peek().is_some_and(|Reverse(at)| *at <= now) {
+                while let Some(Reverse((at, id))) = deadlines.peek().copied() {
+                    if at > now {
+                        break;
+                    }
                     deadlines.pop();
+                    match id {
+                        Some(id) if !running.contains_key(&id) => {
+                            targeted.insert(id);
+                        }
+                        Some(_) => {}
+                        None => full = true,
+                    }
                 }
-                claim_now = true;
+                if now >= next_poll {
+                    full = true;
+                }
             }
         }
     }
