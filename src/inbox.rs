@@ -225,18 +225,53 @@ pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Res
              SELECT DISTINCT ON (i.bot_id, i.external_id) i.* FROM input i
              WHERE NOT EXISTS (SELECT 1 FROM known k WHERE k.n = i.n)
              ORDER BY i.bot_id, i.external_id, i.n
-         ), contact AS (
-             INSERT INTO contacts (bot_id, channel, external_id, display_name)
+         ), wanted AS (
              SELECT DISTINCT ON (bot_id, channel, sender) bot_id, channel, sender, display_name FROM fresh
              ORDER BY bot_id, channel, sender, n DESC
+         ), found AS (
+             SELECT ct.id, ct.bot_id, ct.channel, ct.external_id, ct.display_name, ct.blocked,
+                    w.display_name AS wanted_name
+             FROM wanted w JOIN contacts ct
+               ON ct.bot_id = w.bot_id AND ct.channel = w.channel AND ct.external_id = w.sender
+         ), created AS (
+             INSERT INTO contacts (bot_id, channel, external_id, display_name)
+             SELECT w.bot_id, w.channel, w.sender, w.display_name FROM wanted w
+             WHERE NOT EXISTS (SELECT 1 FROM found f
+                               WHERE f.bot_id = w.bot_id AND f.channel = w.channel AND f.external_id = w.sender)
+             ORDER BY w.bot_id, w.channel, w.sender
              ON CONFLICT (bot_id, channel, external_id)
              DO UPDATE SET display_name = coalesce(excluded.display_name, contacts.display_name), blocked = false
              RETURNING id, bot_id, channel, external_id
-         ), conversation AS (
+         ), refreshed AS (
+             -- A known contact is written only when something changed: a new name, or
+             -- a user who had blocked the bot writing again.
+             UPDATE contacts ct SET display_name = coalesce(f.wanted_name, ct.display_name), blocked = false
+             FROM found f
+             WHERE ct.id = f.id
+               AND (f.blocked OR (f.wanted_name IS NOT NULL AND f.wanted_name IS DISTINCT FROM f.display_name))
+         ), contact AS (
+             SELECT id, bot_id, channel, external_id FROM found
+             UNION ALL SELECT id, bot_id, channel, external_id FROM created
+         ), conversation_found AS (
+             SELECT cv.id, cv.contact_id, cv.last_customer_at
+             FROM contact ct JOIN conversations cv ON cv.contact_id = ct.id
+         ), conversation_created AS (
              INSERT INTO conversations (bot_id, contact_id, last_customer_at)
-             SELECT bot_id, id, now() FROM contact ORDER BY id
+             SELECT ct.bot_id, ct.id, now() FROM contact ct
+             WHERE NOT EXISTS (SELECT 1 FROM conversation_found f WHERE f.contact_id = ct.id)
+             ORDER BY ct.id
              ON CONFLICT (contact_id) DO UPDATE SET last_customer_at = now()
              RETURNING id, contact_id
+         ), stamped AS (
+             -- The reply window (WhatsApp's 24 hours) opens at the customer's last
+             -- message; a stamp up to a minute early only ever closes it sooner.
+             UPDATE conversations cv SET last_customer_at = now()
+             FROM conversation_found f
+             WHERE cv.id = f.id
+               AND (f.last_customer_at IS NULL OR f.last_customer_at < now() - interval '1 minute')
+         ), conversation AS (
+             SELECT id, contact_id FROM conversation_found
+             UNION ALL SELECT id, contact_id FROM conversation_created
          ), event AS (
              INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
              SELECT f.bot_id, cv.id, f.external_id, 'message', f.payload

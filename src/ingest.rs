@@ -18,7 +18,7 @@ use crate::merchant::Bot;
 /// Most messages one commit takes.
 const MAX_BATCH: usize = 64;
 /// Committers working at once: while one waits on its commit, another gathers.
-const COMMITTERS: usize = 3;
+const COMMITTERS: usize = 2;
 
 struct Job {
     bot_id: Uuid,
