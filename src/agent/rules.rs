@@ -3,6 +3,7 @@
 //! `Proposal` an LLM would, and its proposals face the same matrix.
 
 use crate::conversation::{Event, ProductId, State};
+use crate::shop::messages;
 use crate::text::{contains_phrase, normalize, token_number, tokens};
 
 use super::contract::{CatalogEntry, Proposal, ProposalInput, ProposedAction};
@@ -162,9 +163,7 @@ pub fn propose(input: &ProposalInput) -> Proposal {
             return Proposal::new(vec![ProposedAction::new("CONFIRM_ORDER")], "");
         }
         if is_exactly(&text, DENY) {
-            return clarify(
-                "De acuerdo. Responde «sí» para confirmar tu pedido o «cancelar» para anularlo.",
-            );
+            return clarify(messages::CONFIRM_OR_CANCEL);
         }
     }
     if any_phrase(&text, CLEAR) {
@@ -224,15 +223,13 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     if any_phrase(&text, THANKS) {
         return Proposal::new(
             vec![ProposedAction::new("REPLY")],
-            "¡Gracias a ti! Aquí estoy si necesitas algo más.",
+            messages::YOU_ARE_WELCOME,
         );
     }
     if words.iter().any(|w| token_number(w).is_some()) && !words.is_empty() {
-        return clarify("¿De qué producto? Escríbeme la cantidad y el nombre del producto.");
+        return clarify(messages::WHICH_PRODUCT);
     }
-    clarify(
-        "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.",
-    )
+    clarify(messages::CLARIFY_DEFAULT)
 }
 
 fn clarify(text: &str) -> Proposal {

@@ -8,6 +8,19 @@ use crate::text::money;
 pub const ESCALATED: &str =
     "Te comunico con una persona del equipo; te responderá por aquí en breve.";
 
+/// The proposer could not read the message.
+pub const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
+
+/// A number with no product.
+pub const WHICH_PRODUCT: &str = "¿De qué producto? Escríbeme la cantidad y el nombre del producto.";
+
+/// "No" to an order summary.
+pub const CONFIRM_OR_CANCEL: &str =
+    "De acuerdo. Responde «sí» para confirmar tu pedido o «cancelar» para anularlo.";
+
+/// Thanks and goodbyes.
+pub const YOU_ARE_WELCOME: &str = "¡Gracias a ti! Aquí estoy si necesitas algo más.";
+
 /// Sent once when a message could not be handled after every retry.
 pub const PARKED_APOLOGY: &str = "Lo siento, tuve un problema al procesar tu mensaje. Ya avisé al equipo; puedes intentarlo de nuevo en un momento.";
 

@@ -8,7 +8,7 @@ use crate::conversation::{Cart, Effect, Evaluation, MAX_QUANTITY, Rejection, Sta
 use crate::text::{SpelledNumber, money, numbers_in_hundredths, spelled_numbers};
 
 use super::catalog::CatalogIndex;
-use super::messages::ESCALATED;
+use super::messages::{CLARIFY_DEFAULT, ESCALATED};
 
 /// An order as the reply needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +46,6 @@ pub fn checkout_choices() -> Vec<String> {
     vec!["Sí".to_string(), "Cancelar".to_string()]
 }
 
-const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
 /// Longest catalog listing in one message; the rest is offered on request.
 const CATALOG_LINES: usize = 30;
 
