@@ -7,8 +7,7 @@ use serde_json::Value;
 
 use crate::conversation::{Action, ActionType, Event, Param, ProductId, State};
 
-/// Longest `response_text` a proposal may carry; longer text is never shown.
-pub const MAX_RESPONSE_TEXT: usize = 500;
+pub use crate::conversation::MAX_RESPONSE_TEXT;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ProposalInput {

@@ -10,6 +10,8 @@ use super::state::State;
 
 /// Most actions one proposal may carry; the rest are rejected.
 pub const MAX_ACTIONS: usize = 5;
+/// Longest proposer text, in characters; longer text is never shown.
+pub const MAX_RESPONSE_TEXT: usize = 500;
 
 /// Why an action was not executed. Carries what was expected and what came.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]

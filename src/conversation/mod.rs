@@ -16,6 +16,7 @@ pub use action::{Action, ActionKind, ActionType, ForbiddenKind, Param, ProductId
 pub use cart::{Cart, CartLine, Catalog, MAX_QUANTITY, ProductInfo};
 pub use event::{Event, Release, on_customer_message, on_event};
 pub use matrix::{
-    Accepted, Decision, Effect, Evaluation, MAX_ACTIONS, Rejection, evaluate, valid_in,
+    Accepted, Decision, Effect, Evaluation, MAX_ACTIONS, MAX_RESPONSE_TEXT, Rejection, evaluate,
+    valid_in,
 };
 pub use state::State;

@@ -121,7 +121,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     let mut replaced = None;
     let usable = if proposal_text.is_empty() {
         None
-    } else if proposal_text.chars().count() > crate::agent::contract::MAX_RESPONSE_TEXT {
+    } else if proposal_text.chars().count() > crate::conversation::MAX_RESPONSE_TEXT {
         replaced = Some("response_text longer than 500 characters".to_string());
         None
     } else if eval.rejected().next().is_some() {
