@@ -94,7 +94,7 @@ fn rss_mb(pid: u32) -> f64 {
 
 /// How long until every backend has reported its transactions: an idle backend
 /// flushes its pending statistics within ten seconds (PostgreSQL 15+).
-const STATS_FLUSH: Duration = Duration::from_millis(10_500);
+const STATS_FLUSH: Duration = Duration::from_secs(12);
 
 async fn transactions(pool: &PgPool) -> i64 {
     sqlx::query_scalar(
@@ -385,6 +385,8 @@ async fn end_to_end(
         .pool_max_idle_per_host(customers * 2)
         .build()
         .unwrap();
+    // Each scenario starts from tidy tables, whatever the previous one left.
+    sqlx::query("VACUUM ANALYZE").execute(pool).await.unwrap();
     let tx0 = transactions(pool).await;
     // Open every stream first, so connection set-up is not measured.
     let mut streams = Vec::new();
@@ -490,6 +492,40 @@ async fn end_to_end(
     }
 }
 
+/// What a process costs when nobody writes: statements per second with idle
+/// event streams open.
+async fn idle(server: &Server, streams: usize) {
+    let client = reqwest::Client::new();
+    let mut open = Vec::new();
+    for s in 0..streams {
+        let response = client
+            .get(format!(
+                "{}/webchat/demo-shop/events?session=rules16-{s}",
+                server.base
+            ))
+            .send()
+            .await
+            .unwrap();
+        open.push(response);
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let scrape = {
+        let a = server.statements(&client).await;
+        server.statements(&client).await - a
+    };
+    let pid = server.child.id();
+    let (st0, cpu0) = (server.statements(&client).await, cpu_ms(pid));
+    let window = Duration::from_secs(20);
+    tokio::time::sleep(window).await;
+    let (st1, cpu1) = (server.statements(&client).await, cpu_ms(pid));
+    println!(
+        "idle, {streams} event streams open: {:.2} statements/s, tendero CPU {:.1} ms/s",
+        (st1 - st0 - scrape) / window.as_secs_f64(),
+        (cpu1 - cpu0) / window.as_secs_f64()
+    );
+    drop(open);
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tendero::startup::install_crypto_provider();
@@ -522,6 +558,7 @@ async fn main() -> anyhow::Result<()> {
         "llm^",
         "RSS MB"
     );
+    sqlx::query("VACUUM ANALYZE").execute(&pool).await?;
     tokio::time::sleep(STATS_FLUSH).await;
     let raw = baseline(&pool, shop.bot_id, secs, 16).await;
     raw.print();
@@ -539,6 +576,7 @@ async fn main() -> anyhow::Result<()> {
         .await;
         row.print();
     }
+    idle(&server, 16).await;
     server.stop();
 
     let fake = fake_llm(Duration::from_millis(llm_ms)).await;

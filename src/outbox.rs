@@ -174,6 +174,9 @@ pub struct Dispatcher {
     /// First retry delay; doubled per attempt, with jitter.
     base_backoff: Duration,
     limiter: crate::ratelimit::RateLimiter,
+    /// The earliest time a row this dispatcher put back falls due, so its loop
+    /// wakes for it instead of polling.
+    next_retry: std::sync::Mutex<Option<tokio::time::Instant>>,
 }
 
 const CLAIM_BATCH: i64 = 32;
@@ -195,6 +198,7 @@ impl Dispatcher {
             max_attempts,
             base_backoff,
             limiter,
+            next_retry: std::sync::Mutex::new(None),
         }
     }
 
@@ -230,6 +234,11 @@ impl Dispatcher {
             .await;
         results.into_iter().collect::<anyhow::Result<()>>()?;
         Ok(Outcome::Delivered(count))
+    }
+
+    /// When a row this dispatcher put back falls due (and forgets it).
+    pub fn take_next_retry(&self) -> Option<tokio::time::Instant> {
+        self.next_retry.lock().expect("retry lock").take()
     }
 
     /// Drains everything due now; for tests and shutdown.
@@ -357,6 +366,11 @@ impl Dispatcher {
         delay: Duration,
         error: Option<&str>,
     ) -> anyhow::Result<()> {
+        let due = tokio::time::Instant::now() + delay;
+        {
+            let mut next = self.next_retry.lock().expect("retry lock");
+            *next = Some(next.map_or(due, |n| n.min(due)));
+        }
         sqlx::query(
             "UPDATE outbox SET status = 'pending', lease_until = NULL,
                  attempts = attempts + CASE WHEN $3::text IS NULL THEN 0 ELSE 1 END,

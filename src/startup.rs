@@ -234,17 +234,23 @@ async fn run_dispatcher(
         if cancel.is_cancelled() {
             return;
         }
+        // New rows come with a notification and retries this process scheduled wake
+        // it when due, so polling is only a backstop.
+        let backstop = tokio::time::Instant::now() + poll * 5;
+        let wake_at = dispatcher
+            .take_next_retry()
+            .map_or(backstop, |due| due.min(backstop));
         tokio::select! {
             _ = cancel.cancelled() => {
                 // Flush what the last turns queued before leaving.
                 let _ = dispatcher.run_until_idle().await;
                 return;
             }
-            _ = tokio::time::sleep(poll) => {}
+            _ = tokio::time::sleep_until(wake_at) => {}
             _ = async {
                 loop {
                     match wakes.recv().await {
-                        Ok(Wake::OutboxPending(_)) | Err(_) => break,
+                        Ok(Wake::OutboxPending(_) | Wake::Resync) | Err(_) => break,
                         Ok(_) => continue,
                     }
                 }

@@ -166,7 +166,7 @@ const FEED_PAGE: i64 = 100;
 /// How long a stream waits for a notification before looking anyway. Deliveries
 /// notify the stream at commit, and a reconnecting listener sends a resync, so this
 /// is only a backstop; an idle stream costs one query per period.
-const FEED_POLL: Duration = Duration::from_secs(15);
+const FEED_POLL: Duration = Duration::from_secs(60);
 /// The same, before the session has a conversation (nothing to deliver yet).
 const FEED_POLL_NEW: Duration = Duration::from_secs(5);
 
