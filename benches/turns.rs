@@ -558,11 +558,6 @@ async fn main() -> anyhow::Result<()> {
         "llm^",
         "RSS MB"
     );
-    sqlx::query("VACUUM ANALYZE").execute(&pool).await?;
-    tokio::time::sleep(STATS_FLUSH).await;
-    let raw = baseline(&pool, shop.bot_id, secs, 16).await;
-    raw.print();
-
     let server = Server::start(&scratch_url, &[]).await;
     for customers in [1, 16, 64] {
         let row = end_to_end(
@@ -604,6 +599,12 @@ async fn main() -> anyhow::Result<()> {
         row.print();
     }
     server.stop();
+
+    // The baseline last: its thousands of transactions must not leak into another row.
+    sqlx::query("VACUUM ANALYZE").execute(&pool).await?;
+    tokio::time::sleep(STATS_FLUSH).await;
+    let raw = baseline(&pool, shop.bot_id, secs, 16).await;
+    raw.print();
     println!(
         "Per turn, everything a message costs: the webhook's insert, the claim, the turn's \
          commit and the delivery to the stream. tdr/pg ms/t: CPU of tendero and of all \

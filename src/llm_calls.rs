@@ -23,11 +23,15 @@ pub struct NewCall<'a> {
     pub error: Option<&'a str>,
 }
 
+/// Accounting, not an effect a customer sees: the row is not flushed to disk before
+/// this returns (a database crash may lose the last few; the next synchronous
+/// commit, such as the turn's own, flushes it).
 pub async fn record(db: impl PgExecutor<'_>, call: &NewCall<'_>) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO llm_calls (bot_id, conversation_id, inbox_id, model, response_format, outcome,
+        "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
+         INSERT INTO llm_calls (bot_id, conversation_id, inbox_id, model, response_format, outcome,
              prompt_tokens, completion_tokens, prompt_chars, catalog_items, latency_ms, cost_micros, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM relaxed",
     )
     .bind(call.bot_id)
     .bind(call.conversation_id)

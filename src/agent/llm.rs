@@ -266,16 +266,15 @@ impl LlmProposer {
         request
     }
 
-    async fn complete(&self, messages: &[Value]) -> Result<(String, Usage), String> {
+    async fn complete(&self, messages: &[Value]) -> Result<(String, Usage), CompletionError> {
         let response: Value = self
             .client
             .chat()
             .create_byot(self.request(messages))
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         let content = response["choices"][0]["message"]["content"]
             .as_str()
-            .ok_or("the response has no message content")?
+            .ok_or(CompletionError::NoContent)?
             .to_owned();
         let usage = Usage {
             prompt_tokens: response["usage"]["prompt_tokens"].as_i64().unwrap_or(0),
@@ -292,7 +291,7 @@ impl LlmProposer {
         let (content, usage) = self
             .complete(&prompt.messages)
             .await
-            .map_err(CallFailure::Http)?;
+            .map_err(|e| CallFailure::Http(e.to_string()))?;
         let errors = match parse_proposal(&content) {
             Ok(proposal) => return Ok((proposal, usage, false)),
             Err(errors) => errors,
@@ -305,11 +304,17 @@ impl LlmProposer {
         messages.push(json!({"role": "user", "content": format!(
             "Tu respuesta no es válida: {errors}. Responde solo con el objeto JSON corregido, sin texto adicional."
         )}));
-        let (content, second) = self.complete(&messages).await.map_err(CallFailure::Http)?;
+        let (content, second) = self
+            .complete(&messages)
+            .await
+            .map_err(|e| CallFailure::Http(e.to_string()))?;
         let usage = usage + second;
         match parse_proposal(&content) {
             Ok(proposal) => Ok((proposal, usage, true)),
-            Err(errors) => Err(CallFailure::Invalid { errors, usage }),
+            Err(errors) => Err(CallFailure::Invalid {
+                errors: errors.to_string(),
+                usage,
+            }),
         }
     }
 
@@ -483,11 +488,9 @@ pub fn proposal_schema() -> Value {
 
 /// Parses model output into a proposal, checking the contract. Tolerates code
 /// fences and prose around the object; the error lists what is wrong.
-pub fn parse_proposal(content: &str) -> Result<Proposal, String> {
-    let candidate =
-        extract_json_object(content).ok_or_else(|| "no JSON object found".to_string())?;
-    let proposal: Proposal =
-        serde_json::from_str(candidate).map_err(|e| format!("does not match the schema: {e}"))?;
+pub fn parse_proposal(content: &str) -> Result<Proposal, ProposalError> {
+    let candidate = extract_json_object(content).ok_or(ProposalError::NoJson)?;
+    let proposal: Proposal = serde_json::from_str(candidate).map_err(ProposalError::Schema)?;
     let mut problems = Vec::new();
     if proposal.proposed_actions.is_empty() || proposal.proposed_actions.len() > MAX_ACTIONS {
         problems.push(format!(
@@ -509,8 +512,28 @@ pub fn parse_proposal(content: &str) -> Result<Proposal, String> {
     if problems.is_empty() {
         Ok(proposal)
     } else {
-        Err(problems.join("; "))
+        Err(ProposalError::Contract(problems))
     }
+}
+
+/// Why a completion request produced no text.
+#[derive(Debug, thiserror::Error)]
+enum CompletionError {
+    #[error(transparent)]
+    Server(#[from] async_openai::error::OpenAIError),
+    #[error("the response has no message content")]
+    NoContent,
+}
+
+/// Why model output is not a proposal; its text is what the repair request quotes.
+#[derive(Debug, thiserror::Error)]
+pub enum ProposalError {
+    #[error("no JSON object found")]
+    NoJson,
+    #[error("does not match the schema: {0}")]
+    Schema(serde_json::Error),
+    #[error("{}", .0.join("; "))]
+    Contract(Vec<String>),
 }
 
 /// The first balanced `{...}` in `text`, respecting strings.
@@ -560,17 +583,16 @@ mod tests {
         let text = "Claro, aquí va:\n```json\n{\"proposed_actions\":[{\"type\":\"REPLY\"}],\"response_text\":\"hola {amigo}\"}\n```";
         let proposal = parse_proposal(text).unwrap();
         assert_eq!(proposal.response_text, "hola {amigo}");
-        assert!(parse_proposal("sin json").is_err());
-        assert!(
-            parse_proposal("{\"proposed_actions\":[],\"response_text\":\"\"}")
-                .unwrap_err()
-                .contains("1 to 5")
-        );
-        assert!(
-            parse_proposal("{\"proposed_actions\":\"x\"}")
-                .unwrap_err()
-                .contains("schema")
-        );
+        assert!(matches!(
+            parse_proposal("sin json"),
+            Err(ProposalError::NoJson)
+        ));
+        let empty = parse_proposal("{\"proposed_actions\":[],\"response_text\":\"\"}");
+        assert!(matches!(&empty, Err(ProposalError::Contract(_))));
+        assert!(empty.unwrap_err().to_string().contains("1 to 5"));
+        let wrong = parse_proposal("{\"proposed_actions\":\"x\"}");
+        assert!(matches!(&wrong, Err(ProposalError::Schema(_))));
+        assert!(wrong.unwrap_err().to_string().contains("schema"));
     }
 
     #[test]

@@ -41,10 +41,14 @@ pub enum TelegramEvent {
     Ignored(&'static str),
 }
 
+/// A webhook body that is not a Telegram update.
+#[derive(Debug, thiserror::Error)]
+#[error("not a Telegram update: {0}")]
+pub struct UpdateError(#[from] serde_json::Error);
+
 /// Parses one webhook body.
-pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, String> {
-    let update: Update =
-        serde_json::from_slice(body).map_err(|e| format!("not a Telegram update: {e}"))?;
+pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, UpdateError> {
+    let update: Update = serde_json::from_slice(body)?;
     let update_id = update.id.0;
     Ok(match update.kind {
         UpdateKind::Message(message) => {

@@ -81,16 +81,28 @@ fn str_at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
     path.iter().try_fold(value, |v, key| v.get(key))?.as_str()
 }
 
+/// A webhook body that is not a WhatsApp Business payload.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    #[error("malformed JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not a whatsapp_business_account payload")]
+    NotBusinessAccount,
+    #[error("missing entry array")]
+    MissingEntries,
+}
+
 /// Parses a webhook payload. Only its outer shape is required; each message is
 /// read leniently, and one the bot cannot read becomes an "unsupported" message
 /// (answered politely) rather than being dropped.
-pub fn parse_payload(body: &[u8]) -> Result<WaBatch, String> {
-    let payload: Value =
-        serde_json::from_slice(body).map_err(|e| format!("malformed JSON: {e}"))?;
+pub fn parse_payload(body: &[u8]) -> Result<WaBatch, PayloadError> {
+    let payload: Value = serde_json::from_slice(body)?;
     if payload["object"] != "whatsapp_business_account" {
-        return Err("not a whatsapp_business_account payload".into());
+        return Err(PayloadError::NotBusinessAccount);
     }
-    let entries = payload["entry"].as_array().ok_or("missing entry array")?;
+    let entries = payload["entry"]
+        .as_array()
+        .ok_or(PayloadError::MissingEntries)?;
     let mut batch = WaBatch::default();
     for entry in entries {
         for change in entry["changes"]

@@ -55,7 +55,7 @@ pub async fn telegram(
     if !secret_matches(presented, &creds.secret_token) {
         return Err(ApiError::BadSignature);
     }
-    let event = telegram::parse_update(&body).map_err(ApiError::BadRequest)?;
+    let event = telegram::parse_update(&body).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     match event {
         TelegramEvent::Message {
             update_id,
@@ -158,7 +158,7 @@ pub async fn whatsapp(
     if !whatsapp::signature_valid(&body, signature, &creds.app_secret) {
         return Err(ApiError::BadSignature);
     }
-    let batch = whatsapp::parse_payload(&body).map_err(ApiError::BadRequest)?;
+    let batch = whatsapp::parse_payload(&body).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let ours = |phone: &str| phone.is_empty() || phone == creds.phone_number_id;
     for message in batch.messages {
         if !ours(&message.phone_number_id) {
