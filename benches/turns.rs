@@ -263,6 +263,21 @@ impl Row {
     }
 }
 
+/// Lets the load tasks run for `secs`, stops them and gathers their latencies.
+async fn run_for(
+    secs: u64,
+    stop: &AtomicBool,
+    tasks: Vec<tokio::task::JoinHandle<Vec<Duration>>>,
+) -> Vec<Duration> {
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.unwrap());
+    }
+    latencies
+}
+
 /// The SQL of one turn issued directly: lock the conversation, mark the event,
 /// queue the reply, write its transcript line and audit row, save the state.
 async fn baseline(pool: &PgPool, bot_id: uuid::Uuid, secs: u64, concurrency: usize) -> Row {
@@ -350,12 +365,7 @@ async fn baseline(pool: &PgPool, bot_id: uuid::Uuid, secs: u64, concurrency: usi
             latencies
         }));
     }
-    tokio::time::sleep(Duration::from_secs(secs)).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut latencies = Vec::new();
-    for task in tasks {
-        latencies.extend(task.await.unwrap());
-    }
+    let latencies = run_for(secs, &stop, tasks).await;
     let elapsed = started.elapsed();
     let pg1 = postgres_cpu_ms();
     tokio::time::sleep(STATS_FLUSH).await;
@@ -464,12 +474,7 @@ async fn end_to_end(
             latencies
         }));
     }
-    tokio::time::sleep(Duration::from_secs(secs)).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut latencies = Vec::new();
-    for task in tasks {
-        latencies.extend(task.await.unwrap());
-    }
+    let latencies = run_for(secs, &stop, tasks).await;
     let elapsed = started.elapsed();
     let (cpu1, pg1, st1) = (
         cpu_ms(pid),

@@ -91,36 +91,21 @@ impl Update {
     }
 }
 
+/// Saves a merchant's or a tool's change; the caller holds the row lock.
 pub async fn save(
     conn: &mut PgConnection,
     conversation: &Conversation,
     update: &Update,
 ) -> sqlx::Result<()> {
-    let result = sqlx::query(
-        "UPDATE conversations SET fsm_state = $3, human_override = $4,
-            override_at = CASE WHEN $4 AND NOT human_override THEN now() WHEN NOT $4 THEN NULL ELSE override_at END,
-            override_by = CASE WHEN $4 THEN $5 ELSE NULL END,
-            state_before_takeover = $6,
-            last_activity_at = CASE WHEN $7 THEN now() ELSE last_activity_at END,
-            version = version + 1, updated_at = now()
-         WHERE id = $1 AND version = $2",
-    )
-    .bind(conversation.id)
-    .bind(conversation.version)
-    .bind(update.state.as_str())
-    .bind(update.human_override)
-    .bind(update.override_by.as_deref())
-    .bind(update.state_before_takeover.map(State::as_str))
-    .bind(update.activity)
-    .execute(conn)
-    .await?;
-    if result.rows_affected() != 1 {
+    // No lease is handed back: `Uuid::nil()` owns none.
+    if save_turn(conn, conversation, update, Uuid::nil()).await? {
+        Ok(())
+    } else {
         // Callers hold the row lock, so this means a caller bug, not a race.
-        return Err(sqlx::Error::Protocol(
+        Err(sqlx::Error::Protocol(
             "conversation version moved under a row lock".into(),
-        ));
+        ))
     }
-    Ok(())
 }
 
 /// Turns the override on (if it is not already), remembering where the
