@@ -216,15 +216,16 @@ async fn an_open_stream_receives_replies_as_they_commit_long_ones_included(pool:
                 .await
                 .unwrap();
             let mut stream = futures::StreamExt::boxed(response.bytes_stream());
-            let (mut buffer, mut events) = (String::new(), Vec::<serde_json::Value>::new());
+            // Bytes, not text: a chunk may end inside a multi-byte character.
+            let (mut buffer, mut events) = (Vec::<u8>::new(), Vec::<serde_json::Value>::new());
             while events.len() < 2 {
                 let Some(Ok(chunk)) = futures::StreamExt::next(&mut stream).await else {
                     break;
                 };
-                buffer.push_str(&String::from_utf8_lossy(&chunk));
-                while let Some(pos) = buffer.find("\n\n") {
-                    let block: String = buffer.drain(..pos + 2).collect();
-                    for line in block.lines() {
+                buffer.extend_from_slice(&chunk);
+                while let Some(pos) = buffer.windows(2).position(|w| w == b"\n\n") {
+                    let block: Vec<u8> = buffer.drain(..pos + 2).collect();
+                    for line in String::from_utf8(block).unwrap().lines() {
                         if let Some(data) = line.strip_prefix("data:") {
                             events.push(serde_json::from_str(data.trim()).unwrap());
                         }

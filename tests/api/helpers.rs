@@ -238,15 +238,16 @@ impl TestApp {
         assert_eq!(response.status(), StatusCode::OK);
         let mut stream = response.bytes_stream();
         let mut events = Vec::new();
-        let mut buffer = String::new();
+        // Bytes, not text: a chunk may end inside a multi-byte character.
+        let mut buffer: Vec<u8> = Vec::new();
         let read = async {
             while events.len() < count {
                 let Some(Ok(chunk)) = stream.next().await else {
                     break;
                 };
-                buffer.push_str(&String::from_utf8_lossy(&chunk));
-                while let Some(pos) = buffer.find("\n\n") {
-                    let block = buffer[..pos].to_owned();
+                buffer.extend_from_slice(&chunk);
+                while let Some(pos) = buffer.windows(2).position(|w| w == b"\n\n") {
+                    let block = String::from_utf8(buffer[..pos].to_vec()).unwrap();
                     buffer.drain(..pos + 2);
                     for line in block.lines() {
                         if let Some(data) = line.strip_prefix("data:") {
