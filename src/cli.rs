@@ -317,13 +317,16 @@ async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Result<(
     let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let reader = tokio::spawn(async move {
         let mut stream = events.bytes_stream();
-        let mut buffer = String::new();
+        // Bytes until a whole line is in: a chunk may end inside a character.
+        let mut buffer: Vec<u8> = Vec::new();
         let mut data = String::new();
         while let Some(Ok(chunk)) = stream.next().await {
-            buffer.push_str(&String::from_utf8_lossy(&chunk));
-            while let Some(pos) = buffer.find('\n') {
-                let line = buffer[..pos].trim_end_matches('\r').to_owned();
-                buffer.drain(..=pos);
+            buffer.extend_from_slice(&chunk);
+            while let Some(pos) = buffer.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = buffer.drain(..=pos).collect();
+                let line = String::from_utf8_lossy(&line)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_owned();
                 if let Some(rest) = line.strip_prefix("data:") {
                     data.push_str(rest.trim_start());
                 } else if line.is_empty() && !data.is_empty() {
