@@ -33,6 +33,13 @@ enum Command {
     },
     /// Apply database migrations and exit.
     Migrate,
+    /// Exit 0 if the `tendero serve` on this machine answers its liveness probe
+    /// (for container health checks; it reads `TENDERO_LISTEN` like the server).
+    Healthcheck {
+        /// Base URL to probe instead of the one `TENDERO_LISTEN` names.
+        #[arg(long)]
+        url: Option<String>,
+    },
     /// Talk to a bot through its web-chat channel from the terminal.
     Chat {
         /// The bot's slug, e.g. demo-shop.
@@ -120,6 +127,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Chat { bot, url, session } => chat(&url, &bot, session).await,
+        Command::Healthcheck { url } => healthcheck(url).await,
         Command::Eval {
             files,
             shop,
@@ -282,7 +290,9 @@ async fn serve(role: Role) -> anyhow::Result<()> {
         .await?;
     if let Some(addr) = app.local_addr() {
         println!("Tendero is listening on http://{addr}");
-        println!("Chat with the demo shop: tendero chat demo-shop --url http://{addr}");
+        if role.runs_web() {
+            println!("Chat with the demo shop: tendero chat demo-shop --url http://{addr}");
+        }
     }
     let cancel = CancellationToken::new();
     let signal = cancel.clone();
@@ -293,6 +303,33 @@ async fn serve(role: Role) -> anyhow::Result<()> {
     app.run_until_stopped(cancel).await?;
     shutdown_cluster(database).await;
     tracing::info!("stopped");
+    Ok(())
+}
+
+/// Probes `GET /healthz` of the local server.
+async fn healthcheck(url: Option<String>) -> anyhow::Result<()> {
+    let base = match url {
+        Some(url) => url,
+        None => {
+            let mut addr = Settings::from_env()?.listen;
+            if addr.ip().is_unspecified() {
+                addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+            }
+            format!("http://{addr}")
+        }
+    };
+    let response = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(3))
+        .build()?
+        .get(format!("{}/healthz", base.trim_end_matches('/')))
+        .send()
+        .await
+        .with_context(|| format!("no answer from {base}"))?;
+    anyhow::ensure!(
+        response.status().is_success(),
+        "{base}/healthz answered {}",
+        response.status()
+    );
     Ok(())
 }
 

@@ -126,13 +126,10 @@ impl Application {
         proposer: Arc<dyn Proposer>,
         role: Role,
     ) -> anyhow::Result<Self> {
-        let listener = if role.runs_web() {
-            Some(TcpListener::bind(settings.listen).await.map_err(|e| {
-                anyhow::anyhow!("cannot listen on {} (TENDERO_LISTEN): {e}", settings.listen)
-            })?)
-        } else {
-            None
-        };
+        // Every role listens: a worker-only process serves its probes and metrics.
+        let listener = Some(TcpListener::bind(settings.listen).await.map_err(|e| {
+            anyhow::anyhow!("cannot listen on {} (TENDERO_LISTEN): {e}", settings.listen)
+        })?);
         let redis = redis(&settings).await;
         Ok(Application {
             redis,
@@ -156,7 +153,7 @@ impl Application {
         let listener_task = self.notifier.spawn(self.pool.clone(), cancel.clone());
 
         if let Some(listener) = self.listener {
-            let router = http::router(AppState {
+            let state = AppState {
                 pool: self.pool.clone(),
                 notifier: self.notifier.clone(),
                 redis: self.redis.clone(),
@@ -168,7 +165,12 @@ impl Application {
                     &self.settings.telegram_api_url,
                     self.pool.clone(),
                 )),
-            });
+            };
+            let router = if self.role.runs_web() {
+                http::router(state)
+            } else {
+                http::health_router(state)
+            };
             let shutdown = cancel.clone();
             tasks.spawn(async move {
                 let served = axum::serve(listener, router)

@@ -82,6 +82,17 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// What a worker-only process serves: probes and its own metrics (turns and LLM
+/// calls in flight are per process), nothing a customer or merchant calls.
+pub fn health_router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics::metrics))
+        .fallback(|| async { error::ApiError::NotFound("route") })
+        .with_state(state)
+}
+
 async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
     match sqlx::query("SELECT 1").execute(&state.pool).await {
         Ok(_) => (StatusCode::OK, "ready"),

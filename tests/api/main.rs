@@ -9,6 +9,7 @@ mod channels;
 mod channels_resilience;
 mod cli;
 mod concurrency;
+mod deploy;
 mod engine;
 mod eval;
 mod fake_llm;
