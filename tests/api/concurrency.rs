@@ -176,9 +176,41 @@ async fn a_worker_only_process_serves_what_a_web_only_process_stored(pool: sqlx:
     )
     .await
     .unwrap();
-    assert!(worker.local_addr().is_none(), "a worker does not listen");
+    let probe = format!(
+        "http://{}",
+        worker.local_addr().expect("a worker serves probes")
+    );
     let cancel = tokio_util::sync::CancellationToken::new();
     let running = tokio::spawn(worker.run_until_stopped(cancel.clone()));
+    // Probes and metrics only: nothing a customer or merchant calls.
+    let health = app
+        .client
+        .get(format!("{probe}/healthz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    let metrics = app
+        .client
+        .get(format!("{probe}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        metrics
+            .text()
+            .await
+            .unwrap()
+            .contains("tendero_turns_in_flight")
+    );
+    let chat = app
+        .client
+        .post(format!("{probe}/webchat/demo-shop/messages"))
+        .json(&serde_json::json!({"session": "zoe", "text": "hola"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(chat.status(), StatusCode::NOT_FOUND);
     app.post_message("zoe", "quiero 2 matcha", "z-1").await;
     let mut replies = Vec::new();
     for _ in 0..200 {
