@@ -93,9 +93,12 @@ pub fn health_router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// Ready when the database answers within a second: a probe must not hang for the
+/// pool's acquire timeout while PostgreSQL is down.
 async fn readyz(State(state): State<AppState>) -> (StatusCode, &'static str) {
-    match sqlx::query("SELECT 1").execute(&state.pool).await {
-        Ok(_) => (StatusCode::OK, "ready"),
-        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, "database unavailable"),
+    let ping = sqlx::query("SELECT 1").execute(&state.pool);
+    match tokio::time::timeout(std::time::Duration::from_secs(1), ping).await {
+        Ok(Ok(_)) => (StatusCode::OK, "ready"),
+        _ => (StatusCode::SERVICE_UNAVAILABLE, "database unavailable"),
     }
 }
