@@ -84,6 +84,9 @@ fn env_number(name: &str, default: usize) -> usize {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tendero::startup::install_crypto_provider();
+    tendero::secret::install(tendero::secret::KeyRing::parse(
+        tendero::config::TEST_SECRET_KEY,
+    )?);
     let url = std::env::var("DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
     let total = env_number("BENCH_REQUESTS", 2000);

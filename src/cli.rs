@@ -33,6 +33,9 @@ enum Command {
     },
     /// Apply database migrations and exit.
     Migrate,
+    /// Re-seal every stored channel secret under the newest `TENDERO_SECRET_KEY` key
+    /// (after adding a key, before dropping the old one).
+    RotateSecrets,
     /// Exit 0 if the `tendero serve` on this machine answers its liveness probe
     /// (for container health checks; it reads `TENDERO_LISTEN` like the server).
     Healthcheck {
@@ -128,6 +131,22 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Chat { bot, url, session } => chat(&url, &bot, session).await,
         Command::Healthcheck { url } => healthcheck(url).await,
+        Command::RotateSecrets => {
+            telemetry::init();
+            let settings = Settings::from_env()?;
+            startup::install_secret_keys(&settings)?;
+            let database = db::connect(&settings).await?;
+            db::migrate(&database.pool).await?;
+            let changed = crate::channels::credentials::rotate(&database.pool).await;
+            shutdown_cluster(database).await;
+            let keys = crate::secret::keyring()?;
+            eprintln!(
+                "re-sealed {} channel(s) under key `{}`",
+                changed?,
+                keys.active_id()
+            );
+            Ok(())
+        }
         Command::Eval {
             files,
             shop,
@@ -164,6 +183,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bot { command } => {
             telemetry::init();
             let settings = Settings::from_env()?;
+            startup::install_secret_keys(&settings)?;
             let database = db::connect(&settings).await?;
             db::migrate(&database.pool).await?;
             let result = bot_command(&database.pool, command).await;
@@ -274,6 +294,7 @@ async fn bot_command(pool: &sqlx::PgPool, command: BotCommand) -> anyhow::Result
 async fn serve(role: Role) -> anyhow::Result<()> {
     telemetry::init();
     let settings = Settings::from_env()?;
+    startup::install_secret_keys(&settings)?;
     let database = db::connect(&settings).await?;
     tracing::info!(origin = %database.origin, "connected to PostgreSQL");
     db::migrate(&database.pool).await?;

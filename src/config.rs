@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use crate::secret::Secret;
+pub use crate::secret::{KeyRing, Secret};
 
 /// Which parts of Tendero this process runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -77,6 +77,9 @@ pub struct Settings {
     pub send_backoff: Duration,
     /// The LLM proposer; `None` runs every bot on the offline rules.
     pub llm: Option<LlmConfig>,
+    /// `TENDERO_SECRET_KEY`: keys sealing channel secrets at rest, newest first
+    /// (`id=64 hex digits,...`). Unset: a key kept in `TENDERO_DATA_DIR/secret.key`.
+    pub secret_keys: Option<KeyRing>,
 }
 
 /// How the structured answer is asked for.
@@ -213,6 +216,14 @@ impl Settings {
             }
         };
         let llm = llm_config(&get)?;
+        let secret_keys = match get("TENDERO_SECRET_KEY") {
+            None => None,
+            Some(raw) => Some(KeyRing::parse(&raw).map_err(|_| ConfigError {
+                name: "TENDERO_SECRET_KEY",
+                value: "[redacted]".into(),
+                reason: "expected id=KEY pairs, KEY being 64 hex digits, the newest first",
+            })?),
+        };
         Ok(Settings {
             database_url,
             redis_url: get("REDIS_URL").map(Secret::new),
@@ -264,6 +275,7 @@ impl Settings {
                 "expected milliseconds",
             )?),
             llm,
+            secret_keys,
         })
     }
 
@@ -286,9 +298,14 @@ impl Settings {
         settings.send_backoff = Duration::ZERO;
         settings.load_demo = false;
         settings.gather = Duration::ZERO;
+        settings.secret_keys = Some(KeyRing::parse(TEST_SECRET_KEY).expect("the test key parses"));
         settings
     }
 }
+
+/// The key tests seal channel secrets with (never use it anywhere else).
+pub const TEST_SECRET_KEY: &str =
+    "test=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
 /// The LLM is on when an API key or a base URL is given.
 fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>, ConfigError> {

@@ -63,6 +63,44 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+/// Installs the keys that seal channel secrets: `TENDERO_SECRET_KEY`, or else a key
+/// kept in the data directory (created on first run, readable by this user only).
+pub fn install_secret_keys(settings: &Settings) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let keys = match &settings.secret_keys {
+        Some(keys) => keys.clone(),
+        None => {
+            let path = settings.data_dir.join("secret.key");
+            let raw = match std::fs::read_to_string(&path) {
+                Ok(raw) => raw,
+                Err(_) => {
+                    std::fs::create_dir_all(&settings.data_dir).with_context(|| {
+                        format!("cannot create {}", settings.data_dir.display())
+                    })?;
+                    let raw = crate::secret::KeyRing::generate("local");
+                    write_private(&path, &raw)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    tracing::warn!(path = %path.display(), "no TENDERO_SECRET_KEY: channel secrets are sealed with a key kept in this file; set TENDERO_SECRET_KEY in production");
+                    raw
+                }
+            };
+            crate::secret::KeyRing::parse(raw.trim())
+                .with_context(|| format!("{} holds no valid key", path.display()))?
+        }
+    };
+    crate::secret::install(keys);
+    Ok(())
+}
+
+fn write_private(path: &std::path::Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(contents.as_bytes())
+}
+
 /// Every outbound channel, sharing one HTTP client.
 pub fn channels(pool: &PgPool, settings: &Settings) -> Vec<Arc<dyn Channel>> {
     let http = reqwest::Client::builder()

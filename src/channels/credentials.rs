@@ -1,11 +1,12 @@
-//! Channel credentials of a bot. Secrets are loaded only where a request is
+//! Channel credentials of a bot. Secrets are sealed at rest (XChaCha20-Poly1305,
+//! keys from `TENDERO_SECRET_KEY`, see `secret.rs`), opened only where a request is
 //! verified or a message is sent, and never logged or returned by the API.
 
 use serde::Deserialize;
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::config::Secret;
+use crate::secret::{self, KeyError, Secret};
 
 #[derive(Debug, Clone)]
 pub struct TelegramCredentials {
@@ -61,6 +62,9 @@ pub enum SetupError {
     PhoneTaken,
     #[error(transparent)]
     Database(#[from] sqlx::Error),
+    /// No key to seal secrets with (a setup error, not the merchant's).
+    #[error(transparent)]
+    Keys(#[from] KeyError),
 }
 
 impl TelegramSetup {
@@ -106,20 +110,39 @@ impl WhatsAppSetup {
     }
 }
 
+/// The authenticated context of a sealed field: its bot and column, so a value
+/// copied to another row or column does not decrypt.
+fn context(bot_id: Uuid, field: &str) -> String {
+    format!("bot_channels/{bot_id}/{field}")
+}
+
+fn seal(bot_id: Uuid, field: &str, value: &str) -> Result<String, KeyError> {
+    Ok(secret::keyring()?.encrypt(value, &context(bot_id, field)))
+}
+
+fn open(bot_id: Uuid, field: &str, stored: &str) -> sqlx::Result<Secret> {
+    secret::keyring()
+        .and_then(|keys| keys.decrypt(stored, &context(bot_id, field)))
+        .map(Secret::new)
+        .map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
+
 pub async fn set_telegram(
     db: impl PgExecutor<'_>,
     bot_id: Uuid,
     setup: &TelegramSetup,
 ) -> Result<(), SetupError> {
     setup.validate()?;
+    let token = seal(bot_id, "telegram_token", &setup.token)?;
+    let secret_token = seal(bot_id, "telegram_secret_token", &setup.secret_token)?;
     sqlx::query(
         "INSERT INTO bot_channels (bot_id, channel, telegram_token, telegram_secret_token) VALUES ($1, 'telegram', $2, $3)
          ON CONFLICT (bot_id, channel) DO UPDATE SET telegram_token = excluded.telegram_token,
              telegram_secret_token = excluded.telegram_secret_token, updated_at = now()",
     )
     .bind(bot_id)
-    .bind(&setup.token)
-    .bind(&setup.secret_token)
+    .bind(token)
+    .bind(secret_token)
     .execute(db)
     .await?;
     Ok(())
@@ -131,6 +154,9 @@ pub async fn set_whatsapp(
     setup: &WhatsAppSetup,
 ) -> Result<(), SetupError> {
     setup.validate()?;
+    let access = seal(bot_id, "whatsapp_access_token", &setup.access_token)?;
+    let app = seal(bot_id, "whatsapp_app_secret", &setup.app_secret)?;
+    let verify = seal(bot_id, "whatsapp_verify_token", &setup.verify_token)?;
     let result = sqlx::query(
         "INSERT INTO bot_channels (bot_id, channel, whatsapp_phone_number_id, whatsapp_access_token, whatsapp_app_secret, whatsapp_verify_token)
          VALUES ($1, 'whatsapp', $2, $3, $4, $5)
@@ -140,9 +166,9 @@ pub async fn set_whatsapp(
     )
     .bind(bot_id)
     .bind(&setup.phone_number_id)
-    .bind(&setup.access_token)
-    .bind(&setup.app_secret)
-    .bind(&setup.verify_token)
+    .bind(access)
+    .bind(app)
+    .bind(verify)
     .execute(db)
     .await;
     match result {
@@ -166,10 +192,13 @@ pub async fn telegram(
     .bind(bot_id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(|(token, secret)| TelegramCredentials {
-        token: Secret::new(token),
-        secret_token: Secret::new(secret),
-    }))
+    row.map(|(token, secret)| {
+        Ok(TelegramCredentials {
+            token: open(bot_id, "telegram_token", &token)?,
+            secret_token: open(bot_id, "telegram_secret_token", &secret)?,
+        })
+    })
+    .transpose()
 }
 
 pub async fn whatsapp(
@@ -183,14 +212,66 @@ pub async fn whatsapp(
     .bind(bot_id)
     .fetch_optional(db)
     .await?;
-    Ok(row.map(
-        |(phone_number_id, access, app, verify)| WhatsAppCredentials {
+    row.map(|(phone_number_id, access, app, verify)| {
+        Ok(WhatsAppCredentials {
             phone_number_id,
-            access_token: Secret::new(access),
-            app_secret: Secret::new(app),
-            verify_token: Secret::new(verify),
-        },
-    ))
+            access_token: open(bot_id, "whatsapp_access_token", &access)?,
+            app_secret: open(bot_id, "whatsapp_app_secret", &app)?,
+            verify_token: open(bot_id, "whatsapp_verify_token", &verify)?,
+        })
+    })
+    .transpose()
+}
+
+/// Re-seals every stored channel secret under the active key (after a key is
+/// added, or to seal values stored before encryption). Returns how many changed.
+pub async fn rotate(pool: &sqlx::PgPool) -> anyhow::Result<u64> {
+    const FIELDS: [&str; 5] = [
+        "telegram_token",
+        "telegram_secret_token",
+        "whatsapp_access_token",
+        "whatsapp_app_secret",
+        "whatsapp_verify_token",
+    ];
+    let keys = secret::keyring()?;
+    let mut tx = pool.begin().await?;
+    let rows: Vec<(Uuid, String, Vec<Option<String>>)> = sqlx::query_as(
+        "SELECT bot_id, channel, ARRAY[telegram_token, telegram_secret_token, whatsapp_access_token,
+                whatsapp_app_secret, whatsapp_verify_token]
+         FROM bot_channels FOR UPDATE",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut changed = 0;
+    for (bot_id, channel, values) in rows {
+        let mut sealed = values.clone();
+        for (field, value) in FIELDS.iter().zip(sealed.iter_mut()) {
+            if let Some(stored) = value.as_mut().filter(|s| !keys.is_current(s)) {
+                let plain = keys.decrypt(stored, &context(bot_id, field))?;
+                *stored = keys.encrypt(&plain, &context(bot_id, field));
+            }
+        }
+        if sealed != values {
+            sqlx::query(
+                "UPDATE bot_channels SET telegram_token = $3, telegram_secret_token = $4,
+                     whatsapp_access_token = $5, whatsapp_app_secret = $6, whatsapp_verify_token = $7,
+                     updated_at = now()
+                 WHERE bot_id = $1 AND channel = $2",
+            )
+            .bind(bot_id)
+            .bind(&channel)
+            .bind(&sealed[0])
+            .bind(&sealed[1])
+            .bind(&sealed[2])
+            .bind(&sealed[3])
+            .bind(&sealed[4])
+            .execute(&mut *tx)
+            .await?;
+            changed += 1;
+        }
+    }
+    tx.commit().await?;
+    Ok(changed)
 }
 
 /// The channels a bot has connected, without any secret.

@@ -500,6 +500,7 @@ impl From<crate::channels::credentials::SetupError> for ApiError {
             SetupError::Invalid(why) => ApiError::BadRequest(why.into()),
             SetupError::PhoneTaken => ApiError::Conflict(err.to_string()),
             SetupError::Database(e) => e.into(),
+            SetupError::Keys(e) => ApiError::Unexpected(anyhow::Error::new(e)),
         }
     }
 }

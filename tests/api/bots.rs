@@ -82,13 +82,15 @@ async fn a_merchant_creates_a_bot_with_channels_and_never_sees_a_secret_again(po
         )
         .await;
     assert_eq!(status, StatusCode::OK);
-    let rotated: String = sqlx::query_scalar(
-        "SELECT telegram_secret_token FROM bot_channels WHERE channel = 'telegram'",
-    )
-    .fetch_one(&app.pool)
-    .await
-    .unwrap();
-    assert_eq!(rotated, "rotated");
+    let bot = tendero::merchant::bot_by_slug(&app.pool, "heladeria")
+        .await
+        .unwrap()
+        .unwrap();
+    let stored = tendero::channels::credentials::telegram(&app.pool, bot.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.secret_token.expose(), "rotated");
     // The rotation applies at once: the old secret is refused, the new one accepted.
     assert_eq!(
         post("webhook_secret-1").await.unwrap().status(),
@@ -119,6 +121,7 @@ async fn tendero_bot_add_connects_channels_from_the_environment(pool: sqlx::PgPo
     let url = app.database_url();
     let output = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_tendero"))
+            .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
             .args([
                 "bot",
                 "add",
@@ -150,5 +153,104 @@ async fn tendero_bot_add_connects_channels_from_the_environment(pool: sqlx::PgPo
         app.count("SELECT count(*) FROM bot_channels WHERE channel = 'telegram'")
             .await,
         1
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_database_dump_alone_reveals_no_channel_secret(pool: sqlx::PgPool) {
+    let app = crate::helpers::spawn_app(pool).await;
+    let (status, body) = app
+        .post_api(
+            "/bots",
+            Some(serde_json::json!({
+                "slug": "sealed", "name": "Sealed", "currency": "BOB",
+                "telegram": {"token": "999:TG-TOKEN-PLAIN", "secret_token": "tg_secret_PLAIN"},
+                "whatsapp": {"phone_number_id": "5550001", "access_token": "WA-ACCESS-PLAIN",
+                             "app_secret": "WA-APP-PLAIN", "verify_token": "WA-VERIFY-PLAIN"}
+            })),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::CREATED, "{body}");
+    let dump: Vec<String> = sqlx::query_scalar("SELECT row_to_json(bc)::text FROM bot_channels bc")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(dump.len(), 2);
+    for row in &dump {
+        assert!(!row.contains("PLAIN"), "a secret in the clear: {row}");
+        assert!(row.contains("enc:v1:test:"), "{row}");
+    }
+    // Sealed, they still do their job: the webhook secret is checked against it.
+    let update = serde_json::json!({"update_id": 1, "message": {"message_id": 1, "date": 1,
+        "text": "hola", "chat": {"id": 7, "type": "private"}, "from": {"id": 7, "is_bot": false, "first_name": "A"}}});
+    let post = |secret: &'static str| {
+        app.client
+            .post(format!("{}/webhooks/telegram/sealed", app.base))
+            .header("X-Telegram-Bot-Api-Secret-Token", secret)
+            .json(&update)
+            .send()
+    };
+    assert_eq!(post("tg_secret_PLAIN").await.unwrap().status(), 200);
+    assert_eq!(post("tg_secret_WRONG").await.unwrap().status(), 401);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn rotation_seals_secrets_stored_in_the_clear_and_is_idempotent(pool: sqlx::PgPool) {
+    let app = crate::helpers::spawn_app(pool).await;
+    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-shop")
+        .await
+        .unwrap()
+        .unwrap();
+    // A row as a version before encryption wrote it.
+    sqlx::query(
+        "INSERT INTO bot_channels (bot_id, channel, telegram_token, telegram_secret_token)
+         VALUES ($1, 'telegram', '1:OLD-TOKEN', 'old_secret')",
+    )
+    .bind(bot.id)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let read = tendero::channels::credentials::telegram(&app.pool, bot.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        read.token.expose(),
+        "1:OLD-TOKEN",
+        "readable before rotation"
+    );
+    assert_eq!(
+        tendero::channels::credentials::rotate(&app.pool)
+            .await
+            .unwrap(),
+        1
+    );
+    let stored: String = sqlx::query_scalar("SELECT telegram_token FROM bot_channels")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(stored.starts_with("enc:v1:test:") && !stored.contains("OLD-TOKEN"));
+    let read = tendero::channels::credentials::telegram(&app.pool, bot.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.token.expose(), "1:OLD-TOKEN");
+    assert_eq!(read.secret_token.expose(), "old_secret");
+    assert_eq!(
+        tendero::channels::credentials::rotate(&app.pool)
+            .await
+            .unwrap(),
+        0,
+        "nothing left to re-seal"
+    );
+    // A sealed value copied onto another field does not open.
+    sqlx::query("UPDATE bot_channels SET telegram_secret_token = telegram_token")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert!(
+        tendero::channels::credentials::telegram(&app.pool, bot.id)
+            .await
+            .is_err()
     );
 }

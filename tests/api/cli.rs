@@ -10,6 +10,7 @@ use crate::helpers::spawn_app;
 async fn tendero_chat_sends_lines_and_prints_the_replies(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
     let mut child = Command::new(env!("CARGO_BIN_EXE_tendero"))
+        .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
         .args([
             "chat",
             "demo-shop",
@@ -57,6 +58,7 @@ async fn create_key_prints_a_working_key_alone_on_stdout(pool: sqlx::PgPool) {
     let url = app.database_url();
     let run = move |merchant: &str| {
         Command::new(env!("CARGO_BIN_EXE_tendero"))
+            .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
             .args(["merchant", "create-key", merchant])
             .env("DATABASE_URL", &url)
             .env("RUST_LOG", "error")

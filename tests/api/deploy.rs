@@ -221,9 +221,11 @@ async fn the_binary_serves_and_passes_its_health_check_under_the_image_environme
         for (k, v) in &image.env {
             command.env(k, v);
         }
+        // What the deployment's env file or Secret adds.
         command
             .env("TENDERO_LISTEN", &listen)
-            .env("DATABASE_URL", &url);
+            .env("DATABASE_URL", &url)
+            .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY);
     };
     let bin = env!("CARGO_BIN_EXE_tendero");
     for role in ["worker", "web"] {

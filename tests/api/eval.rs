@@ -44,6 +44,7 @@ fn tendero_eval_prints_the_scores_and_fails_below_the_threshold() {
     let script = format!("{fixtures}/compra-completa.jsonl");
     let run = |min: &str| {
         Command::new(env!("CARGO_BIN_EXE_tendero"))
+            .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
             .args(["eval", &script, "--min-correct", min])
             .env("RUST_LOG", "error")
             .output()

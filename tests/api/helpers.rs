@@ -59,6 +59,7 @@ pub async fn spawn_app_configured(
     startup::install_crypto_provider();
     let mut settings = Settings::for_tests("postgres://unused");
     configure(&mut settings);
+    startup::install_secret_keys(&settings).expect("test keys install");
     let shop = demo::load_shop(&pool, demo::DEMO_SHOP)
         .await
         .expect("demo shop loads");

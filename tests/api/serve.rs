@@ -29,6 +29,7 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
     let pool = sqlx::PgPool::connect(&url).await.unwrap();
     let port = free_port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_tendero"))
+        .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
         .arg("serve")
         .env("DATABASE_URL", &url)
         .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
