@@ -322,7 +322,7 @@ fn snapshot_select(history_len: i64, max_events: i64) -> String {
                 c.state_before_takeover, c.version, c.last_activity_at, c.created_at, c.updated_at,
                 ct.channel, b.config_version, hd.head_id, hd.head_attempts,
                 (SELECT coalesce(json_agg(e ORDER BY e.id), '[]') FROM (
-                    SELECT id, kind, payload, external_id, attempts FROM inbox
+                    SELECT id, kind, payload, external_id, attempts, received_at FROM inbox
                     WHERE conversation_id = c.id AND status = 'pending' AND id >= hd.head_id
                       AND available_at <= now()
                     ORDER BY id LIMIT {max_events}) e) AS events,

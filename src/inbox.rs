@@ -381,6 +381,7 @@ pub struct PendingEvent {
     pub external_id: String,
     /// Attempts before this turn's claim counted one more.
     pub attempts: i32,
+    pub received_at: chrono::DateTime<chrono::Utc>,
 }
 
 /// Marks the events of a turn processed, inside the turn's transaction.

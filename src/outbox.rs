@@ -321,7 +321,20 @@ impl Dispatcher {
                 return self.reschedule(&row, wait, None).await;
             }
         }
-        match channel.send(&outgoing).await {
+        let started = std::time::Instant::now();
+        let sent = channel.send(&outgoing).await;
+        let outcome = match &sent {
+            Ok(_) => "sent",
+            Err(SendError::Blocked) => "blocked",
+            Err(SendError::Permanent(_)) => "failed",
+            Err(SendError::Retry { .. }) => "retry",
+        };
+        crate::histograms::observe(
+            crate::histograms::Metric::OutboxSend,
+            [channel.name(), outcome],
+            started.elapsed(),
+        );
+        match sent {
             Ok(delivered) => {
                 self.finish(
                     &row,

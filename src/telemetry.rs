@@ -1,4 +1,4 @@
-//! Tracing setup (human-readable logs to stderr, filtered by `RUST_LOG`) and the
+//! Tracing setup (logs to stderr, text or JSON, filtered by `RUST_LOG`) and the
 //! process's own live gauges: turns and LLM calls in flight. Those are per process
 //! by nature; `/metrics` prints them beside the database-wide figures.
 
@@ -14,18 +14,34 @@ use tracing_subscriber::{EnvFilter, Layer};
 /// process runs is also counted (`tendero_db_statements_total` in `/metrics`); off
 /// by default, since it makes the database driver describe each statement.
 pub fn init() {
-    let filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=info"));
-    let logs = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_filter(filter);
+    let filter = || {
+        EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=info"))
+    };
+    // `TENDERO_LOG_FORMAT=json`: one JSON object per line, with the fields of every
+    // enclosing span (a turn's `turn_id`, `conversation_id`, `inbox_id`).
+    let json = std::env::var("TENDERO_LOG_FORMAT").is_ok_and(|v| v.eq_ignore_ascii_case("json"));
+    let text_logs = (!json).then(|| {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_filter(filter())
+    });
+    let json_logs = json.then(|| {
+        tracing_subscriber::fmt::layer()
+            .json()
+            .with_current_span(false)
+            .with_span_list(true)
+            .with_writer(std::io::stderr)
+            .with_filter(filter())
+    });
     let counting = std::env::var("TENDERO_COUNT_STATEMENTS").is_ok_and(|v| v == "1");
     let counter = counting.then(|| {
         STATEMENTS_COUNTED.store(true, Ordering::Relaxed);
         StatementCounter.with_filter(Targets::new().with_target("sqlx::query", Level::TRACE))
     });
     let _ = tracing_subscriber::registry()
-        .with(logs)
+        .with(text_logs)
+        .with(json_logs)
         .with(counter)
         .try_init();
 }

@@ -27,6 +27,8 @@ pub struct ProposalInput {
 #[derive(Debug, Clone, Default)]
 pub struct TurnContext {
     pub bot_id: uuid::Uuid,
+    /// For metric labels.
+    pub bot_slug: String,
     pub conversation_id: uuid::Uuid,
     pub inbox_id: i64,
     /// The bot's LLM switch (the Agent V2 rollback flag).

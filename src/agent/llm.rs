@@ -21,6 +21,7 @@ use super::privacy::mask;
 use super::{Proposer, ProposerError, rules};
 use crate::config::{LlmConfig, ResponseMode};
 use crate::conversation::{ActionKind, MAX_ACTIONS};
+use crate::histograms::{Metric, observe};
 use crate::text::{money, normalize};
 use crate::{llm_calls, telemetry};
 
@@ -328,6 +329,11 @@ impl LlmProposer {
         latency: Duration,
         error: Option<&str>,
     ) {
+        observe(
+            Metric::LlmLatency,
+            [&input.context.bot_slug, outcome],
+            latency,
+        );
         let (price_in, price_out) = self
             .config
             .prices

@@ -150,6 +150,7 @@ mod tests {
             payload: json!({"text": text}),
             external_id: format!("e-{id}"),
             attempts,
+            received_at: chrono::Utc::now(),
         }
     }
 
@@ -179,6 +180,7 @@ mod tests {
             payload: json!({}),
             external_id: "t".into(),
             attempts: 0,
+            received_at: chrono::Utc::now(),
         };
         let burst = Burst::take(&[timeout, message(2, "hola", 0)], 1).unwrap();
         assert_eq!(burst.ids, [1]);
@@ -218,6 +220,7 @@ mod tests {
             payload: json!({"order_id": "not-a-uuid"}),
             external_id: "p".into(),
             attempts: 0,
+            received_at: chrono::Utc::now(),
         };
         assert!(matches!(
             Burst::take(&[bad], 1),

@@ -32,6 +32,7 @@ use crate::agent::Proposer;
 use crate::audit::{self, Actor, Entry, Scope};
 use crate::channels::OutPayload;
 use crate::conversations::{self, ClaimRequest, TurnSnapshot};
+use crate::histograms::{Metric, observe};
 use crate::inbox::{self, EventKind};
 use crate::notify::Notifier;
 use crate::outbox::{self, Author};
@@ -191,13 +192,27 @@ impl Engine {
 
     /// Plans and commits, planning again from a fresh snapshot when the
     /// conversation changed underneath. True when more events may be due.
-    #[tracing::instrument(skip_all, fields(conversation_id = %snapshot.conversation.id, inbox_id = snapshot.head_id))]
+    #[tracing::instrument(skip_all, fields(
+        turn_id = %Uuid::new_v4(),
+        conversation_id = %snapshot.conversation.id,
+        inbox_id = snapshot.head_id,
+    ))]
     async fn turn(&self, mut snapshot: TurnSnapshot) -> anyhow::Result<bool> {
+        let mut waited = snapshot.events.first().map(|head| {
+            (chrono::Utc::now() - head.received_at)
+                .to_std()
+                .unwrap_or_default()
+        });
         for _ in 0..MAX_REPLANS {
             let profile = self
                 .profiles
                 .get(snapshot.conversation.bot_id, snapshot.config_version)
                 .await?;
+            if let Some(waited) = waited.take() {
+                tracing::debug!(waited_ms = waited.as_millis() as u64, "turn starts");
+                let bot = profile.bot.slug.as_str();
+                observe(Metric::TurnQueueWait, [bot, "started"], waited);
+            }
             let burst = match Burst::take(&snapshot.events, snapshot.head_attempts) {
                 Ok(burst) => burst,
                 Err(CommandError::Empty) => {
@@ -208,6 +223,7 @@ impl Engine {
                 // Unreadable: the turn fails, so the event is retried and then parked.
                 Err(err) => return Err(err.into()),
             };
+            let started = std::time::Instant::now();
             let plan = plan::plan(
                 self.proposer.as_ref(),
                 self.settings.proposer_timeout,
@@ -216,13 +232,23 @@ impl Engine {
                 &burst,
             )
             .await;
+            let bot = profile.bot.slug.as_str();
+            observe(Metric::TurnProposer, [bot, plan.kind()], started.elapsed());
             let input = TurnInput {
                 snapshot: &snapshot,
                 profile: &profile,
                 burst: &burst,
             };
             let decision = apply::apply(&input, plan);
-            match commit::commit(&self.pool, self.owner, &input, decision).await? {
+            let started = std::time::Instant::now();
+            let committed = commit::commit(&self.pool, self.owner, &input, decision).await;
+            let outcome = match &committed {
+                Ok(CommitOutcome::Committed) => "committed",
+                Ok(CommitOutcome::Conflict) => "conflict",
+                Err(_) => "failed",
+            };
+            observe(Metric::TurnCommit, [bot, outcome], started.elapsed());
+            match committed? {
                 CommitOutcome::Committed => {
                     return Ok(burst.ids.len() < snapshot.events.len()
                         || snapshot.events.len() as i64 >= MAX_BURST);

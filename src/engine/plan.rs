@@ -45,6 +45,19 @@ pub enum Plan {
 }
 
 impl Plan {
+    /// A short name, for metric labels.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Plan::Silent => "silent",
+            Plan::Escalate { .. } => "escalate",
+            Plan::PaymentProof { .. } => "payment_proof",
+            Plan::Say { .. } => "say",
+            Plan::Propose(_) => "propose",
+            Plan::SessionTimeout => "session_timeout",
+            Plan::PaymentTimeout { .. } => "payment_timeout",
+        }
+    }
+
     /// The state a customer message starts from, for plans made of one.
     pub fn start(&self) -> Option<State> {
         match self {
@@ -156,6 +169,7 @@ pub async fn plan(
         currency: bot.currency.clone(),
         context: TurnContext {
             bot_id: bot.id,
+            bot_slug: bot.slug.clone(),
             conversation_id: conversation.id,
             inbox_id: burst.head_id(),
             agent_enabled: bot.agent_enabled,

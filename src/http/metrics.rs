@@ -80,6 +80,7 @@ pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse,
             gauge.peak()
         );
     }
+    crate::histograms::render(&mut out);
     if telemetry::statements_counted() {
         let _ = writeln!(
             out,

@@ -38,7 +38,10 @@ const API_BODY_BYTES: usize = 64 * 1024;
 
 pub fn router(state: AppState) -> Router {
     let webchat = Router::new()
-        .route("/webchat/{bot}/messages", post(webchat::post_message))
+        .route(
+            "/webchat/{bot}/messages",
+            post(webchat::post_message).layer(axum::middleware::from_fn(timed_ack)),
+        )
         .route("/webchat/{bot}/events", get(webchat::events))
         .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES));
     let api = Router::new()
@@ -69,7 +72,8 @@ pub fn router(state: AppState) -> Router {
             "/webhooks/whatsapp/{bot}",
             get(webhooks::whatsapp_verify).post(webhooks::whatsapp),
         )
-        .layer(DefaultBodyLimit::max(webhooks::MAX_WEBHOOK_BYTES));
+        .layer(DefaultBodyLimit::max(webhooks::MAX_WEBHOOK_BYTES))
+        .layer(axum::middleware::from_fn(timed_ack));
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .merge(webhooks)
@@ -80,6 +84,30 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { error::ApiError::NotFound("route") })
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// Times every inbound delivery (webhooks, web-chat posts) by channel and status:
+/// the histogram's `_count` is also the counter of answers per status.
+async fn timed_ack(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let path = request.uri().path();
+    let channel = if path.starts_with("/webhooks/telegram/") {
+        "telegram"
+    } else if path.starts_with("/webhooks/whatsapp/") {
+        "whatsapp"
+    } else {
+        "webchat"
+    };
+    let started = std::time::Instant::now();
+    let response = next.run(request).await;
+    crate::histograms::observe(
+        crate::histograms::Metric::WebhookAck,
+        [channel, response.status().as_str()],
+        started.elapsed(),
+    );
+    response
 }
 
 /// What a worker-only process serves: probes and its own metrics (turns and LLM

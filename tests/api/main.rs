@@ -18,6 +18,7 @@ mod hostile;
 mod input;
 mod llm;
 mod merchant;
+mod observability;
 mod override_;
 mod purchase;
 
