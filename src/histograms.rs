@@ -30,7 +30,16 @@ pub enum Metric {
 }
 
 impl Metric {
-    fn name(self) -> &'static str {
+    pub const ALL: [Metric; 6] = [
+        Metric::TurnQueueWait,
+        Metric::TurnProposer,
+        Metric::TurnCommit,
+        Metric::LlmLatency,
+        Metric::WebhookAck,
+        Metric::OutboxSend,
+    ];
+
+    pub fn name(self) -> &'static str {
         match self {
             Metric::TurnQueueWait => "tendero_turn_queue_wait_seconds",
             Metric::TurnProposer => "tendero_turn_proposer_seconds",

@@ -384,6 +384,12 @@ impl Proposer for LlmProposer {
             return Ok(Self::fallback(input, "rules (LLM off for this bot)"));
         }
         if !self.breaker_allows(bot_id) {
+            // Counted (with no latency) so an alert can see a bot running on the rules.
+            observe(
+                Metric::LlmLatency,
+                [&input.context.bot_slug, "circuit_open"],
+                Duration::ZERO,
+            );
             return Ok(Self::fallback(input, "rules (LLM circuit open)"));
         }
         let started = Instant::now();

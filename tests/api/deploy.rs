@@ -276,3 +276,65 @@ async fn the_binary_serves_and_passes_its_health_check_under_the_image_environme
         .await
         .unwrap();
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn alerts_and_the_dashboard_use_only_metrics_tendero_exports(pool: sqlx::PgPool) {
+    let app = crate::helpers::spawn_app(pool).await;
+    app.say("monitor", "hola").await;
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut known: std::collections::BTreeSet<String> = metrics
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split(['{', ' ']).next())
+        .map(str::to_owned)
+        .collect();
+    for metric in tendero::histograms::Metric::ALL {
+        for suffix in ["_bucket", "_sum", "_count"] {
+            known.insert(format!("{}{suffix}", metric.name()));
+        }
+    }
+    let names = regex::Regex::new(r"tendero_[a-z_]+").unwrap();
+    let alerts = yaml(&root().join("deploy/monitoring/alerts.yaml"));
+    let rules = alerts["groups"][0]["rules"].as_array().unwrap();
+    assert!(rules.len() >= 5);
+    let mut referenced = Vec::new();
+    for rule in rules {
+        assert!(rule["alert"].is_string(), "{rule}");
+        for field in ["summary", "action"] {
+            assert!(
+                rule["annotations"][field].is_string(),
+                "{rule} lacks {field}"
+            );
+        }
+        referenced.extend(
+            names
+                .find_iter(rule["expr"].as_str().unwrap())
+                .map(|m| m.as_str().to_owned()),
+        );
+    }
+    let dashboard: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("deploy/monitoring/grafana-dashboard.json")).unwrap(),
+    )
+    .unwrap();
+    for panel in dashboard["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().unwrap() {
+            referenced.extend(
+                names
+                    .find_iter(target["expr"].as_str().unwrap())
+                    .map(|m| m.as_str().to_owned()),
+            );
+        }
+    }
+    assert!(referenced.len() > 10);
+    for name in referenced {
+        assert!(known.contains(&name), "{name} is not exported by /metrics");
+    }
+}
