@@ -1,0 +1,5 @@
+#![no_main]
+//! Any webhook body: parsing never panics.
+libfuzzer_sys::fuzz_target!(|body: &[u8]| {
+    let _ = tendero::channels::telegram::parse_update(body);
+});
