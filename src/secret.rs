@@ -200,8 +200,8 @@ mod tests {
             Err(KeyError::Undecryptable)
         );
         let mut tampered = stored.clone();
-        tampered.pop();
-        tampered.push('0');
+        let last = tampered.pop().unwrap();
+        tampered.push(if last == '0' { '1' } else { '0' });
         assert!(keys.decrypt(&tampered, "bot/telegram_token").is_err());
     }
 

@@ -14,6 +14,16 @@ const TG_TOKEN: &str = "424242:NEVER-LOGGED-TOKEN";
 const TG_SECRET: &str = "never_logged_webhook_secret";
 const WA_SECRET: &str = "never-logged-app-secret";
 
+/// Kills the server if the test fails halfway, so no process outlives it.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[tokio::test]
 async fn json_logs_tie_each_turn_line_to_its_turn_and_carry_no_secret() {
     tendero::startup::install_crypto_provider();
@@ -34,24 +44,27 @@ async fn json_logs_tie_each_turn_line_to_its_turn_and_carry_no_secret() {
         .unwrap()
         .port();
     let base = format!("http://127.0.0.1:{port}");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tendero"))
-        .arg("serve")
-        .env("DATABASE_URL", crate::helpers::database_url(&scratch))
-        .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
-        .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
-        .env("TENDERO_LOG_FORMAT", "json")
-        .env("TENDERO_GATHER_MS", "0")
-        .env(
-            "RUST_LOG",
-            "debug,sqlx=debug,hyper=info,h2=info,reqwest=info",
-        )
-        .env("OPENAI_BASE_URL", &fake.base_url)
-        .env("OPENAI_API_KEY", LLM_KEY)
-        .env("TELEGRAM_API_URL", "http://127.0.0.1:9")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server = Server(
+        Command::new(env!("CARGO_BIN_EXE_tendero"))
+            .arg("serve")
+            .env("DATABASE_URL", crate::helpers::database_url(&scratch))
+            .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
+            .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
+            .env("TENDERO_LOG_FORMAT", "json")
+            .env("TENDERO_GATHER_MS", "0")
+            .env(
+                "RUST_LOG",
+                "debug,sqlx=debug,hyper=info,h2=info,reqwest=info",
+            )
+            .env("OPENAI_BASE_URL", &fake.base_url)
+            .env("OPENAI_API_KEY", LLM_KEY)
+            .env("TELEGRAM_API_URL", "http://127.0.0.1:9")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut server.0;
     let mut stderr = child.stderr.take().unwrap();
     let logs = std::thread::spawn(move || {
         let mut all = String::new();

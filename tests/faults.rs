@@ -1,0 +1,455 @@
+//! The fault suite: real `tendero serve` processes (one web, two workers) on a
+//! scratch database, customers buying over web chat, and faults injected while they
+//! do. Each scenario prints lost / doubled / out-of-order / unanswered counts (all
+//! must be 0) and the longest a customer waited for a reply through the faults.
+//!
+//!     cargo test --test faults -- --nocapture
+//!
+//! Bounded: a few customers, a few seconds of faults per scenario.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use sqlx::PgPool;
+
+const TEST_KEY: &str = tendero::config::TEST_SECRET_KEY;
+const TG_SECRET: &str = "faults_secret";
+
+struct Cluster {
+    url: String,
+    port: u16,
+    web: Child,
+    workers: Vec<Child>,
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn spawn(url: &str, role: &str, port: u16) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tendero"))
+        .args(["serve", "--role", role])
+        .env("DATABASE_URL", url)
+        .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
+        .env("TENDERO_SECRET_KEY", TEST_KEY)
+        .env("TENDERO_LEASE_SECS", "2")
+        .env("TENDERO_POLL_MS", "200")
+        .env("TENDERO_RETRY_BACKOFF_MS", "100")
+        .env("TENDERO_MAX_ATTEMPTS", "20")
+        .env("TENDERO_DEMO", "false")
+        .env("TELEGRAM_API_URL", "http://127.0.0.1:9")
+        .env("RUST_LOG", "error")
+        .env_remove("REDIS_URL")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("tendero starts")
+}
+
+impl Drop for Cluster {
+    /// A failed run must not leave servers behind.
+    fn drop(&mut self) {
+        for child in self.workers.iter_mut().chain([&mut self.web]) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Cluster {
+    async fn start(url: &str) -> Cluster {
+        let port = free_port();
+        let cluster = Cluster {
+            url: url.to_owned(),
+            port,
+            web: spawn(url, "web", port),
+            workers: vec![
+                spawn(url, "worker", free_port()),
+                spawn(url, "worker", free_port()),
+            ],
+        };
+        let client = reqwest::Client::new();
+        for _ in 0..300 {
+            if client
+                .get(format!("http://127.0.0.1:{port}/readyz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                return cluster;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the web process did not become ready");
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// SIGKILL a worker (whatever it was doing) and start a new one in its place.
+    fn kill_and_restart_worker(&mut self, which: usize) {
+        let worker = &mut self.workers[which];
+        let _ = worker.kill();
+        let _ = worker.wait();
+        *worker = spawn(&self.url, "worker", free_port());
+    }
+
+    /// SIGTERM, as an orchestrator stops them; each must exit cleanly.
+    fn stop(mut self) {
+        for child in self.workers.iter_mut().chain([&mut self.web]) {
+            let _ = Command::new("kill")
+                .args(["-TERM", &child.id().to_string()])
+                .status();
+            assert!(
+                child.wait().unwrap().success(),
+                "a process stopped uncleanly"
+            );
+        }
+    }
+}
+
+/// What a scenario measured.
+#[derive(Default)]
+struct Tally {
+    messages: i64,
+    lost: i64,
+    doubled: i64,
+    out_of_order: i64,
+    unanswered: i64,
+    longest_wait: Duration,
+}
+
+impl Tally {
+    fn row(&self, name: &str) -> String {
+        format!(
+            "{name:<42} {:>8} {:>5} {:>8} {:>13} {:>11} {:>12.1}",
+            self.messages,
+            self.lost,
+            self.doubled,
+            self.out_of_order,
+            self.unanswered,
+            self.longest_wait.as_secs_f64()
+        )
+    }
+
+    fn clean(&self) -> bool {
+        self.lost == 0 && self.doubled == 0 && self.out_of_order == 0 && self.unanswered == 0
+    }
+}
+
+async fn replies(pool: &PgPool, session: &str) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM outbox o JOIN conversations c ON c.id = o.conversation_id
+         JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.external_id = $1 AND o.author = 'bot' AND o.status = 'sent'",
+    )
+    .bind(session)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+/// Customers each buying `per_customer` matchas, one message at a time, waiting for
+/// every reply (so each message is one turn); returns the longest wait.
+async fn shop(
+    base: &str,
+    pool: &PgPool,
+    run: &str,
+    customers: usize,
+    per_customer: i64,
+) -> Duration {
+    let client = reqwest::Client::new();
+    let mut tasks = Vec::new();
+    for c in 0..customers {
+        let (client, pool, base) = (client.clone(), pool.clone(), base.to_owned());
+        let session = format!("{run}-{c}");
+        tasks.push(tokio::spawn(async move {
+            let mut longest = Duration::ZERO;
+            for n in 0..per_customer {
+                let asked = Instant::now();
+                // The web process may be briefly unable to commit; the client retries
+                // with the same id, as a platform would.
+                for _ in 0..100 {
+                    let sent = client
+                        .post(format!("{base}/webchat/demo-shop/messages"))
+                        .json(&json!({"session": session, "text": "quiero 1 matcha",
+                                      "client_id": format!("m{n}")}))
+                        .send()
+                        .await;
+                    if sent.is_ok_and(|r| r.status().is_success()) {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                let deadline = Instant::now() + Duration::from_secs(40);
+                while replies(&pool, &session).await <= n && Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                longest = longest.max(asked.elapsed());
+            }
+            longest
+        }));
+    }
+    let mut longest = Duration::ZERO;
+    for task in tasks {
+        longest = longest.max(task.await.unwrap());
+    }
+    longest
+}
+
+/// Checks every session of `run` against what its customer sent.
+async fn tally(pool: &PgPool, run: &str, customers: usize, per_customer: i64) -> Tally {
+    let mut tally = Tally {
+        messages: customers as i64 * per_customer,
+        ..Tally::default()
+    };
+    for c in 0..customers {
+        let session = format!("{run}-{c}");
+        let (stored, done): (i64, i64) = sqlx::query_as(
+            "SELECT count(*), count(*) FILTER (WHERE i.status = 'done') FROM inbox i
+             JOIN conversations c ON c.id = i.conversation_id JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id = $1",
+        )
+        .bind(&session)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        tally.lost += (per_customer - stored).max(0);
+        tally.unanswered += stored - done;
+        let sent = replies(pool, &session).await;
+        tally.unanswered += (per_customer - sent).max(0);
+        tally.doubled += (sent - per_customer).max(0);
+        let quantity: i64 = sqlx::query_scalar(
+            "SELECT coalesce(sum(ci.quantity), 0)::bigint FROM cart_items ci
+             JOIN conversations c ON c.id = ci.conversation_id JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id = $1",
+        )
+        .bind(&session)
+        .fetch_one(pool)
+        .await
+        .unwrap();
+        tally.doubled += (quantity - per_customer).max(0);
+        tally.lost += (per_customer - quantity).max(0);
+        // Replies follow the order of the messages they answer.
+        let order: Vec<i64> = sqlx::query_scalar(
+            "SELECT o.inbox_id FROM outbox o JOIN conversations c ON c.id = o.conversation_id
+             JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id = $1 AND o.author = 'bot' ORDER BY o.id",
+        )
+        .bind(&session)
+        .fetch_all(pool)
+        .await
+        .unwrap();
+        tally.out_of_order += order.windows(2).filter(|w| w[0] >= w[1]).count() as i64;
+    }
+    tally
+}
+
+/// Runs `fault` every `every` while the customers shop.
+async fn with_fault<F>(every: Duration, stop: Arc<AtomicBool>, mut fault: F)
+where
+    F: FnMut() -> Option<tokio::task::JoinHandle<()>>,
+{
+    tokio::time::sleep(every / 4).await;
+    while !stop.load(Ordering::Relaxed) {
+        if let Some(task) = fault() {
+            let _ = task.await;
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn faults_lose_double_and_reorder_nothing() {
+    tendero::startup::install_crypto_provider();
+    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let admin = PgPool::connect(&admin_url).await.unwrap();
+    let (pool, scratch) = tendero::db::create_scratch(&admin, "tendero_faults")
+        .await
+        .unwrap();
+    tendero::db::migrate(&pool).await.unwrap();
+    let shop_ids = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
+        .await
+        .unwrap();
+    tendero::secret::install(tendero::secret::KeyRing::parse(TEST_KEY).unwrap());
+    tendero::channels::credentials::set_telegram(
+        &pool,
+        shop_ids.bot_id,
+        &tendero::channels::credentials::TelegramSetup {
+            token: "1:faults".into(),
+            secret_token: TG_SECRET.into(),
+        },
+    )
+    .await
+    .unwrap();
+    let url = format!(
+        "{}/{scratch}",
+        admin_url
+            .split('?')
+            .next()
+            .unwrap()
+            .rsplit_once('/')
+            .unwrap()
+            .0
+    );
+    let cluster = Arc::new(tokio::sync::Mutex::new(Cluster::start(&url).await));
+    let base = cluster.lock().await.base();
+    let (customers, per_customer) = (6, 12);
+    let mut rows = Vec::new();
+
+    // 1. SIGKILL of a worker mid-turn, repeatedly, with two workers serving.
+    let stop = Arc::new(AtomicBool::new(false));
+    let kills = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let chaos = {
+        let (cluster, stop, kills) = (cluster.clone(), stop.clone(), kills.clone());
+        let mut n = 0;
+        tokio::spawn(with_fault(Duration::from_millis(600), stop, move || {
+            let cluster = cluster.clone();
+            n += 1;
+            kills.fetch_add(1, Ordering::Relaxed);
+            Some(tokio::spawn(async move {
+                cluster.lock().await.kill_and_restart_worker(n % 2);
+            }))
+        }))
+    };
+    let longest = shop(&base, &pool, "kill", customers, per_customer).await;
+    stop.store(true, Ordering::Relaxed);
+    chaos.await.unwrap();
+    let mut t = tally(&pool, "kill", customers, per_customer).await;
+    t.longest_wait = longest;
+    let kills = kills.load(Ordering::Relaxed);
+    assert!(kills > 0, "workers were killed");
+    rows.push((
+        format!("SIGKILL of a worker every 0.6 s ({kills} kills)"),
+        t,
+    ));
+
+    // 2. Every connection the processes hold is terminated, repeatedly.
+    let stop = Arc::new(AtomicBool::new(false));
+    let terminated = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let chaos = {
+        let (admin, stop, scratch) = (admin.clone(), stop.clone(), scratch.clone());
+        let terminated = terminated.clone();
+        tokio::spawn(with_fault(Duration::from_millis(250), stop, move || {
+            let (admin, scratch, terminated) = (admin.clone(), scratch.clone(), terminated.clone());
+            Some(tokio::spawn(async move {
+                let killed: i64 = sqlx::query_scalar(
+                    "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
+                     WHERE datname = $1 AND application_name <> 'faults-observer'
+                       AND pid <> pg_backend_pid()",
+                )
+                .bind(&scratch)
+                .fetch_one(&admin)
+                .await
+                .unwrap_or(0);
+                terminated.fetch_add(killed as usize, Ordering::Relaxed);
+            }))
+        }))
+    };
+    // The checker's own connections survive (they carry their own name).
+    let observer = PgPool::connect_with(
+        url.parse::<sqlx::postgres::PgConnectOptions>()
+            .unwrap()
+            .application_name("faults-observer"),
+    )
+    .await
+    .unwrap();
+    let longest = shop(&base, &observer, "term", customers, per_customer).await;
+    stop.store(true, Ordering::Relaxed);
+    chaos.await.unwrap();
+    let mut t = tally(&observer, "term", customers, per_customer).await;
+    t.longest_wait = longest;
+    let terminated = terminated.load(Ordering::Relaxed);
+    assert!(terminated > 0, "connections were terminated");
+    rows.push((
+        format!("pg_terminate_backend every 0.25 s ({terminated} conns)"),
+        t,
+    ));
+
+    // 3. A thousand deliveries of one Telegram update, 32 at a time.
+    let client = reqwest::Client::new();
+    let update = json!({"update_id": 777, "message": {"message_id": 1, "date": 1,
+        "text": "quiero 1 matcha", "chat": {"id": 4242, "type": "private"},
+        "from": {"id": 4242, "is_bot": false, "first_name": "Rita"}}});
+    let started = Instant::now();
+    let responses: Vec<reqwest::Result<reqwest::Response>> =
+        futures::StreamExt::collect(futures::StreamExt::buffer_unordered(
+            futures::stream::iter((0..1000).map(|_| {
+                client
+                    .post(format!("{base}/webhooks/telegram/demo-shop"))
+                    .header("X-Telegram-Bot-Api-Secret-Token", TG_SECRET)
+                    .json(&update)
+                    .send()
+            })),
+            32,
+        ))
+        .await;
+    let answers: Vec<u16> = responses
+        .into_iter()
+        .map(|r| r.map_or(0, |r| r.status().as_u16()))
+        .collect();
+    assert!(
+        answers.iter().all(|s| *s == 200),
+        "every replay acknowledged"
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let executed = loop {
+        let executed: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM audit_log a JOIN conversations c ON c.id = a.conversation_id
+             JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id = '4242' AND a.kind = 'action_executed'",
+        )
+        .fetch_one(&observer)
+        .await
+        .unwrap();
+        if executed > 0 || Instant::now() > deadline {
+            break executed;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM inbox WHERE external_id = 'tg:777'")
+        .fetch_one(&observer)
+        .await
+        .unwrap();
+    rows.push((
+        "1,000 replays of one Telegram update".to_string(),
+        Tally {
+            messages: 1,
+            lost: (1 - stored).max(0),
+            doubled: (stored - 1).max(0) + (executed - 1).max(0),
+            out_of_order: 0,
+            unanswered: (1 - executed).max(0),
+            longest_wait: started.elapsed(),
+        },
+    ));
+
+    println!(
+        "{:<42} {:>8} {:>5} {:>8} {:>13} {:>11} {:>12}",
+        "fault", "messages", "lost", "doubled", "out-of-order", "unanswered", "longest s"
+    );
+    for (name, tally) in &rows {
+        println!("{}", tally.row(name));
+    }
+    Arc::try_unwrap(cluster)
+        .ok()
+        .expect("no fault task holds the cluster")
+        .into_inner()
+        .stop();
+    observer.close().await;
+    tendero::db::drop_scratch(&admin, pool, &scratch)
+        .await
+        .unwrap();
+    for (name, tally) in &rows {
+        assert!(tally.clean(), "{name}: {}", tally.row(name));
+    }
+}
