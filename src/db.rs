@@ -21,6 +21,7 @@ const DATABASE_NAME: &str = "tendero";
 pub struct PrivateCluster {
     child: Child,
     pub data_dir: PathBuf,
+    postgres: PathBuf,
 }
 
 impl PrivateCluster {
@@ -36,6 +37,27 @@ impl PrivateCluster {
             let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
         }
         let _ = self.child.start_kill();
+    }
+
+    /// Stops the server (fast shutdown) and starts it again on the same data and
+    /// port, after `down_for`: a database restart, for fault tests.
+    pub async fn restart(&mut self, down_for: Duration) -> anyhow::Result<()> {
+        if let Some(pid) = self.child.id() {
+            let _ = Command::new("kill")
+                .arg("-INT")
+                .arg(pid.to_string())
+                .status()
+                .await;
+            let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
+        }
+        tokio::time::sleep(down_for).await;
+        self.child = launch(
+            &self.postgres,
+            &self.data_dir,
+            cluster_port(&self.data_dir)?,
+        )
+        .await?;
+        Ok(())
     }
 }
 
@@ -262,27 +284,39 @@ async fn start_private_cluster(
         listener.local_addr()?.port()
     };
     std::fs::write(data_dir.join("tendero.port"), port.to_string())?;
-    let log = std::fs::File::create(data_dir.join("postgres.log"))?;
-    if root {
+    let child = launch(&postgres, &data_dir, port).await?;
+    Ok(PrivateCluster {
+        child,
+        data_dir,
+        postgres,
+    })
+}
+
+/// Starts the postmaster of the cluster in `data_dir` on `port`.
+async fn launch(postgres: &Path, data_dir: &Path, port: u16) -> anyhow::Result<Child> {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(data_dir.join("postgres.log"))?;
+    if is_root() {
         let _ = Command::new("chown")
             .args(["postgres:postgres"])
             .arg(data_dir.join("postgres.log"))
             .status()
             .await;
     }
-    let child = as_cluster_user(&postgres)?
+    as_cluster_user(postgres)?
         .arg("-D")
-        .arg(&pgdata)
+        .arg(data_dir.join("pgdata"))
         .args(["-p", &port.to_string(), "-c", "listen_addresses=127.0.0.1"])
         .arg("-k")
-        .arg(&data_dir)
+        .arg(data_dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
         .kill_on_drop(true)
         .spawn()
-        .context("could not start postgres")?;
-    Ok(PrivateCluster { child, data_dir })
+        .context("could not start postgres")
 }
 
 /// Creates a throwaway database on the same server as `base` and connects to it.

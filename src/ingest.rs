@@ -6,6 +6,7 @@
 //! known duplicates before they reach PostgreSQL.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use sqlx::PgPool;
 use tokio::sync::{Mutex, mpsc, oneshot};
@@ -19,6 +20,19 @@ use crate::merchant::Bot;
 const MAX_BATCH: usize = 64;
 /// Committers working at once: while one waits on its commit, another gathers.
 const COMMITTERS: usize = 2;
+/// Longest a request waits for its commit before it is answered "retry later": with
+/// the database down, a platform should hear so promptly, not hang. (If the commit
+/// lands after all, the platform's retry is recognized as a duplicate.)
+const COMMIT_WAIT: Duration = Duration::from_millis(1500);
+
+/// Why a message could not be stored.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("the database did not commit in time")]
+    Unavailable,
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
 
 struct Job {
     bot_id: Uuid,
@@ -44,7 +58,7 @@ impl IngestQueue {
     }
 
     /// Stores one message; resolves once it is committed (or known).
-    pub async fn ingest(&self, bot: &Bot, inbound: Inbound) -> sqlx::Result<Ingested> {
+    pub async fn ingest(&self, bot: &Bot, inbound: Inbound) -> Result<Ingested, IngestError> {
         if let Some(redis) = &self.redis
             && let Some(inbox_id) = redis.seen(bot.id, &inbound.external_id).await
         {
@@ -57,11 +71,15 @@ impl IngestQueue {
             inbound,
             done,
         };
-        self.jobs
-            .send(job)
-            .await
-            .map_err(|_| sqlx::Error::PoolClosed)?;
-        let ingested = answer.await.map_err(|_| sqlx::Error::PoolClosed)??;
+        let committed = tokio::time::timeout(COMMIT_WAIT, async {
+            self.jobs
+                .send(job)
+                .await
+                .map_err(|_| sqlx::Error::PoolClosed)?;
+            answer.await.map_err(|_| sqlx::Error::PoolClosed)?
+        })
+        .await;
+        let ingested = committed.map_err(|_| IngestError::Unavailable)??;
         if let Some(redis) = &self.redis {
             // Written only after the commit: a retry of a failed commit must not
             // look like a duplicate.

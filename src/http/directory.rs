@@ -59,6 +59,18 @@ impl BotDirectory {
         Ok(Some(entry))
     }
 
+    /// `get`, answered within a second: with the database down, a webhook hears
+    /// "retry later" at once instead of waiting for a connection.
+    pub async fn get_promptly(
+        &self,
+        slug: &str,
+    ) -> Result<Option<Arc<BotEntry>>, super::error::ApiError> {
+        match tokio::time::timeout(std::time::Duration::from_secs(1), self.get(slug)).await {
+            Ok(found) => Ok(found?),
+            Err(_) => Err(super::error::ApiError::Unavailable),
+        }
+    }
+
     /// Drops a bot after a change made here.
     pub fn forget(&self, slug: &str) {
         self.entries.lock().expect("directory lock").remove(slug);

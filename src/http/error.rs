@@ -23,6 +23,9 @@ pub enum ApiError {
     Conflict(String),
     #[error("request body too large")]
     PayloadTooLarge,
+    /// The database did not answer in time: the platform should retry.
+    #[error("temporarily unavailable; please retry")]
+    Unavailable,
     #[error("an internal error occurred")]
     Unexpected(#[from] anyhow::Error),
 }
@@ -30,6 +33,15 @@ pub enum ApiError {
 impl From<sqlx::Error> for ApiError {
     fn from(err: sqlx::Error) -> Self {
         ApiError::Unexpected(err.into())
+    }
+}
+
+impl From<crate::ingest::IngestError> for ApiError {
+    fn from(err: crate::ingest::IngestError) -> Self {
+        match err {
+            crate::ingest::IngestError::Unavailable => ApiError::Unavailable,
+            crate::ingest::IngestError::Database(e) => e.into(),
+        }
     }
 }
 
@@ -52,6 +64,7 @@ impl IntoResponse for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Unexpected(err) => {
                 tracing::error!(error = %format!("{err:#}"), "request failed");
                 StatusCode::INTERNAL_SERVER_ERROR

@@ -57,7 +57,7 @@ fn client_token(field: &str, value: &str) -> Result<String, ApiError> {
 async fn bot_or_404(state: &AppState, slug: &str) -> Result<Bot, ApiError> {
     let entry = state
         .bots
-        .get(slug)
+        .get_promptly(slug)
         .await?
         .ok_or(ApiError::NotFound("bot"))?;
     Ok(entry.bot.clone())

@@ -27,7 +27,11 @@ use std::sync::Arc;
 pub const MAX_WEBHOOK_BYTES: usize = 4 * 1024 * 1024;
 
 async fn bot_or_404(state: &AppState, slug: &str) -> Result<Arc<BotEntry>, ApiError> {
-    state.bots.get(slug).await?.ok_or(ApiError::NotFound("bot"))
+    state
+        .bots
+        .get_promptly(slug)
+        .await?
+        .ok_or(ApiError::NotFound("bot"))
 }
 
 async fn store(state: &AppState, bot: &Bot, inbound: Inbound) -> Result<(), ApiError> {
