@@ -126,24 +126,31 @@ struct Tally {
     doubled: i64,
     out_of_order: i64,
     unanswered: i64,
+    /// Bot replies committed while a person held the conversation.
+    under_override: i64,
     longest_wait: Duration,
 }
 
 impl Tally {
     fn row(&self, name: &str) -> String {
         format!(
-            "{name:<42} {:>8} {:>5} {:>8} {:>13} {:>11} {:>12.1}",
+            "{name:<48} {:>8} {:>5} {:>8} {:>13} {:>11} {:>15} {:>10.1}",
             self.messages,
             self.lost,
             self.doubled,
             self.out_of_order,
             self.unanswered,
+            self.under_override,
             self.longest_wait.as_secs_f64()
         )
     }
 
     fn clean(&self) -> bool {
-        self.lost == 0 && self.doubled == 0 && self.out_of_order == 0 && self.unanswered == 0
+        self.lost == 0
+            && self.doubled == 0
+            && self.out_of_order == 0
+            && self.unanswered == 0
+            && self.under_override == 0
     }
 }
 
@@ -430,13 +437,129 @@ async fn faults_lose_double_and_reorder_nothing() {
             doubled: (stored - 1).max(0) + (executed - 1).max(0),
             out_of_order: 0,
             unanswered: (1 - executed).max(0),
+            under_override: 0,
             longest_wait: started.elapsed(),
         },
     ));
 
+    // 4. A thousand takeovers and releases racing the turns of messages just sent.
+    let key = tendero::merchant::create_api_key(&observer, shop_ids.merchant_id)
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut races = Vec::new();
+    for s in 0..20 {
+        let (client, base, key, observer) =
+            (client.clone(), base.clone(), key.clone(), observer.clone());
+        races.push(tokio::spawn(async move {
+            let session = format!("race-{s}");
+            let mut conversation: Option<String> = None;
+            for n in 0..50 {
+                let _ = client
+                    .post(format!("{base}/webchat/demo-shop/messages"))
+                    .json(&json!({"session": session, "text": "quiero 1 brownie",
+                                  "client_id": format!("r{n}")}))
+                    .send()
+                    .await;
+                if conversation.is_none() {
+                    conversation = sqlx::query_scalar(
+                        "SELECT c.id::text FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+                         WHERE ct.external_id = $1",
+                    )
+                    .bind(&session)
+                    .fetch_optional(&observer)
+                    .await
+                    .unwrap();
+                }
+                let Some(id) = &conversation else { continue };
+                for action in ["takeover", "release"] {
+                    let _ = client
+                        .post(format!("{base}/api/v1/conversations/{id}/{action}"))
+                        .bearer_auth(&key)
+                        .send()
+                        .await;
+                }
+            }
+        }));
+    }
+    for race in races {
+        race.await.unwrap();
+    }
+    // Let the last turns finish, then replay each conversation's audit trail in commit
+    // order: a bot reply must never have been committed while the override was on.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let takeovers: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM audit_log WHERE kind = 'override_changed'
+         AND (detail->>'human_override')::boolean AND actor = 'merchant'",
+    )
+    .fetch_one(&observer)
+    .await
+    .unwrap();
+    let violations: i64 = sqlx::query_scalar(
+        "WITH sent AS (
+             SELECT o.conversation_id, o.inbox_id FROM outbox o
+             JOIN conversations c ON c.id = o.conversation_id JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id LIKE 'race-%' AND o.author = 'bot' AND o.status = 'sent'
+         ), committed_at AS (
+             SELECT s.conversation_id, min(a.id) AS audit_id FROM sent s
+             JOIN audit_log a ON a.conversation_id = s.conversation_id AND a.inbox_id = s.inbox_id
+             WHERE a.kind <> 'turn_skipped'
+             GROUP BY s.conversation_id, s.inbox_id
+         )
+         SELECT count(*) FROM committed_at t
+         WHERE coalesce((SELECT (a.detail->>'human_override')::boolean FROM audit_log a
+                         WHERE a.conversation_id = t.conversation_id AND a.kind = 'override_changed'
+                           AND a.id < t.audit_id ORDER BY a.id DESC LIMIT 1), false)",
+    )
+    .fetch_one(&observer)
+    .await
+    .unwrap();
+    let pending: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM inbox i JOIN conversations c ON c.id = i.conversation_id
+         JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.external_id LIKE 'race-%' AND i.status <> 'done'",
+    )
+    .fetch_one(&observer)
+    .await
+    .unwrap();
+    assert!(takeovers >= 900, "the takeovers ran: {takeovers}");
+    // Both sides of the race happened: turns answered, and turns silenced.
+    let (answered, silenced): (i64, i64) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE o.author = 'bot' AND o.status = 'sent'),
+                (SELECT count(*) FROM audit_log a JOIN conversations c2 ON c2.id = a.conversation_id
+                 JOIN contacts ct2 ON ct2.id = c2.contact_id
+                 WHERE ct2.external_id LIKE 'race-%' AND a.kind = 'turn_skipped')
+         FROM outbox o JOIN conversations c ON c.id = o.conversation_id
+         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id LIKE 'race-%'",
+    )
+    .fetch_one(&observer)
+    .await
+    .unwrap();
+    assert!(
+        answered > 0 && silenced > 0,
+        "answered {answered}, silenced {silenced}"
+    );
+    rows.push((
+        format!("{takeovers} takeovers racing turns ({answered} replies)"),
+        Tally {
+            messages: 1000,
+            under_override: violations,
+            unanswered: pending,
+            longest_wait: started.elapsed(),
+            ..Tally::default()
+        },
+    ));
+
     println!(
-        "{:<42} {:>8} {:>5} {:>8} {:>13} {:>11} {:>12}",
-        "fault", "messages", "lost", "doubled", "out-of-order", "unanswered", "longest s"
+        "{:<48} {:>8} {:>5} {:>8} {:>13} {:>11} {:>15} {:>10}",
+        "fault",
+        "messages",
+        "lost",
+        "doubled",
+        "out-of-order",
+        "unanswered",
+        "under override",
+        "longest s"
     );
     for (name, tally) in &rows {
         println!("{}", tally.row(name));
@@ -560,8 +683,15 @@ async fn a_database_restart_under_load_loses_nothing_and_probes_answer_at_once()
     t.lost += (acknowledged - probe_stored).max(0);
     t.longest_wait = longest;
     println!(
-        "{:<42} {:>8} {:>5} {:>8} {:>13} {:>11} {:>12}",
-        "fault", "messages", "lost", "doubled", "out-of-order", "unanswered", "longest s"
+        "{:<48} {:>8} {:>5} {:>8} {:>13} {:>11} {:>15} {:>10}",
+        "fault",
+        "messages",
+        "lost",
+        "doubled",
+        "out-of-order",
+        "unanswered",
+        "under override",
+        "longest s"
     );
     println!("{}", t.row("PostgreSQL restarted (down 3 s) under load"));
     println!(
