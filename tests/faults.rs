@@ -132,6 +132,20 @@ struct Tally {
 }
 
 impl Tally {
+    fn header() -> String {
+        format!(
+            "{:<48} {:>8} {:>5} {:>8} {:>13} {:>11} {:>15} {:>10}",
+            "fault",
+            "messages",
+            "lost",
+            "doubled",
+            "out-of-order",
+            "unanswered",
+            "under override",
+            "longest s"
+        )
+    }
+
     fn row(&self, name: &str) -> String {
         format!(
             "{name:<48} {:>8} {:>5} {:>8} {:>13} {:>11} {:>15} {:>10.1}",
@@ -550,17 +564,7 @@ async fn faults_lose_double_and_reorder_nothing() {
         },
     ));
 
-    println!(
-        "{:<48} {:>8} {:>5} {:>8} {:>13} {:>11} {:>15} {:>10}",
-        "fault",
-        "messages",
-        "lost",
-        "doubled",
-        "out-of-order",
-        "unanswered",
-        "under override",
-        "longest s"
-    );
+    println!("{}", Tally::header());
     for (name, tally) in &rows {
         println!("{}", tally.row(name));
     }
@@ -682,17 +686,7 @@ async fn a_database_restart_under_load_loses_nothing_and_probes_answer_at_once()
     .unwrap();
     t.lost += (acknowledged - probe_stored).max(0);
     t.longest_wait = longest;
-    println!(
-        "{:<48} {:>8} {:>5} {:>8} {:>13} {:>11} {:>15} {:>10}",
-        "fault",
-        "messages",
-        "lost",
-        "doubled",
-        "out-of-order",
-        "unanswered",
-        "under override",
-        "longest s"
-    );
+    println!("{}", Tally::header());
     println!("{}", t.row("PostgreSQL restarted (down 3 s) under load"));
     println!(
         "  while down: {} answers of 503, slowest probe {:.2} s; back to normal {:.1} s after the stop",
