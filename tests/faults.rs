@@ -20,6 +20,7 @@ const TG_SECRET: &str = "faults_secret";
 
 struct Cluster {
     url: String,
+    redis: RedisAt,
     port: u16,
     web: Child,
     workers: Vec<Child>,
@@ -33,8 +34,22 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn spawn(url: &str, role: &str, port: u16) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_tendero"))
+/// Redis for the processes, as (URL, key prefix); `None` runs them without it.
+type RedisAt = Option<(String, String)>;
+
+fn spawn(url: &str, role: &str, port: u16, redis: &RedisAt) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tendero"));
+    match redis {
+        Some((redis_url, prefix)) => {
+            command
+                .env("REDIS_URL", redis_url)
+                .env("TENDERO_REDIS_PREFIX", prefix);
+        }
+        None => {
+            command.env_remove("REDIS_URL");
+        }
+    }
+    command
         .args(["serve", "--role", role])
         .env("DATABASE_URL", url)
         .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
@@ -46,7 +61,6 @@ fn spawn(url: &str, role: &str, port: u16) -> Child {
         .env("TENDERO_DEMO", "false")
         .env("TELEGRAM_API_URL", "http://127.0.0.1:9")
         .env("RUST_LOG", "error")
-        .env_remove("REDIS_URL")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
         .stdout(Stdio::null())
@@ -66,16 +80,17 @@ impl Drop for Cluster {
 }
 
 impl Cluster {
-    async fn start(url: &str) -> Cluster {
+    async fn start(url: &str, redis: RedisAt) -> Cluster {
         let port = free_port();
         let cluster = Cluster {
             url: url.to_owned(),
             port,
-            web: spawn(url, "web", port),
+            web: spawn(url, "web", port, &redis),
             workers: vec![
-                spawn(url, "worker", free_port()),
-                spawn(url, "worker", free_port()),
+                spawn(url, "worker", free_port(), &redis),
+                spawn(url, "worker", free_port(), &redis),
             ],
+            redis,
         };
         let client = reqwest::Client::new();
         for _ in 0..300 {
@@ -101,7 +116,7 @@ impl Cluster {
         let worker = &mut self.workers[which];
         let _ = worker.kill();
         let _ = worker.wait();
-        *worker = spawn(&self.url, "worker", free_port());
+        *worker = spawn(&self.url, "worker", free_port(), &self.redis);
     }
 
     /// SIGTERM, as an orchestrator stops them; each must exit cleanly.
@@ -324,7 +339,7 @@ async fn faults_lose_double_and_reorder_nothing() {
             .unwrap()
             .0
     );
-    let cluster = Arc::new(tokio::sync::Mutex::new(Cluster::start(&url).await));
+    let cluster = Arc::new(tokio::sync::Mutex::new(Cluster::start(&url, None).await));
     let base = cluster.lock().await.base();
     let (customers, per_customer) = (6, 12);
     let mut rows = Vec::new();
@@ -605,7 +620,7 @@ async fn a_database_restart_under_load_loses_nothing_and_probes_answer_at_once()
         .unwrap();
     let url = format!("postgres://postgres@127.0.0.1:{pg_port}/tendero");
     let pool = database.pool;
-    let cluster = Cluster::start(&url).await;
+    let cluster = Cluster::start(&url, None).await;
     let base = cluster.base();
     let (customers, per_customer) = (4, 40);
     let shopping = {
@@ -699,4 +714,110 @@ async fn a_database_restart_under_load_loses_nothing_and_probes_answer_at_once()
     postgres.stop().await;
     let _ = std::fs::remove_dir_all(&dir);
     assert!(t.clean(), "{}", t.row("restart"));
+}
+
+/// A TCP proxy in front of the machine's Redis, which the test can cut.
+struct RedisProxy {
+    port: u16,
+    connections: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+impl RedisProxy {
+    async fn start() -> RedisProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let connections: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>> = Arc::default();
+        let registry = connections.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let conn = tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect("127.0.0.1:6379").await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                registry.lock().unwrap().push(conn.abort_handle());
+            }
+        });
+        connections.lock().unwrap().push(accept.abort_handle());
+        RedisProxy { port, connections }
+    }
+
+    /// Redis goes away: no new connections, and every open one drops.
+    fn stop(&self) {
+        for task in self.connections.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redis_flushed_and_stopped_mid_traffic_loses_and_doubles_nothing() {
+    tendero::startup::install_crypto_provider();
+    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let admin = PgPool::connect(&admin_url).await.unwrap();
+    let (pool, scratch) = tendero::db::create_scratch(&admin, "tendero_faults_redis")
+        .await
+        .unwrap();
+    tendero::db::migrate(&pool).await.unwrap();
+    tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
+        .await
+        .unwrap();
+    let url = format!(
+        "{}/{scratch}",
+        admin_url
+            .split('?')
+            .next()
+            .unwrap()
+            .rsplit_once('/')
+            .unwrap()
+            .0
+    );
+    let proxy = RedisProxy::start().await;
+    let prefix = format!("faults-{}", uuid::Uuid::new_v4().simple());
+    let cluster = Cluster::start(
+        &url,
+        Some((format!("redis://127.0.0.1:{}", proxy.port), prefix.clone())),
+    )
+    .await;
+    let base = cluster.base();
+    let (customers, per_customer) = (4, 30);
+    let shopping = {
+        let (base, pool) = (base.clone(), pool.clone());
+        tokio::spawn(async move { shop(&base, &pool, "redis", customers, per_customer).await })
+    };
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Flush everything Tendero keeps in Redis, then take Redis away altogether.
+    let redis = redis::Client::open("redis://127.0.0.1:6379").unwrap();
+    let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    if !keys.is_empty() {
+        let _: () = redis::cmd("DEL")
+            .arg(&keys)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    proxy.stop();
+    let longest = shopping.await.unwrap();
+    let mut t = tally(&pool, "redis", customers, per_customer).await;
+    t.longest_wait = longest;
+    println!("{}", Tally::header());
+    println!(
+        "{}",
+        t.row(&format!(
+            "Redis flushed ({} keys), then stopped",
+            keys.len()
+        ))
+    );
+    cluster.stop();
+    tendero::db::drop_scratch(&admin, pool, &scratch)
+        .await
+        .unwrap();
+    assert!(!keys.is_empty(), "Redis was in use before it was flushed");
+    assert!(t.clean(), "{}", t.row("redis"));
 }
