@@ -27,8 +27,13 @@ pub struct PrivateCluster {
 impl PrivateCluster {
     /// Asks the postmaster for a fast shutdown and waits for it.
     pub async fn stop(mut self) {
+        self.fast_shutdown().await;
+        let _ = self.child.start_kill();
+    }
+
+    /// SIGINT is PostgreSQL's "fast" shutdown: clean, and does not wait for clients.
+    async fn fast_shutdown(&mut self) {
         if let Some(pid) = self.child.id() {
-            // SIGINT is PostgreSQL's "fast" shutdown: clean, and does not wait for clients.
             let _ = Command::new("kill")
                 .arg("-INT")
                 .arg(pid.to_string())
@@ -36,20 +41,12 @@ impl PrivateCluster {
                 .await;
             let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
         }
-        let _ = self.child.start_kill();
     }
 
     /// Stops the server (fast shutdown) and starts it again on the same data and
     /// port, after `down_for`: a database restart, for fault tests.
     pub async fn restart(&mut self, down_for: Duration) -> anyhow::Result<()> {
-        if let Some(pid) = self.child.id() {
-            let _ = Command::new("kill")
-                .arg("-INT")
-                .arg(pid.to_string())
-                .status()
-                .await;
-            let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
-        }
+        self.fast_shutdown().await;
         tokio::time::sleep(down_for).await;
         self.child = launch(
             &self.postgres,

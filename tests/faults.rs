@@ -306,18 +306,31 @@ where
     }
 }
 
+/// A scratch database on the test server with the demo shop loaded: (admin pool,
+/// pool, database name, URL for child processes, the shop).
+async fn scratch_shop(prefix: &str) -> (PgPool, PgPool, String, String, tendero::demo::LoadedShop) {
+    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let admin = PgPool::connect(&admin_url).await.unwrap();
+    let (pool, scratch) = tendero::db::create_scratch(&admin, prefix).await.unwrap();
+    tendero::db::migrate(&pool).await.unwrap();
+    let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
+        .await
+        .unwrap();
+    let server = admin_url
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit_once('/')
+        .unwrap()
+        .0;
+    let url = format!("{server}/{scratch}");
+    (admin, pool, scratch, url, shop)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn faults_lose_double_and_reorder_nothing() {
     tendero::startup::install_crypto_provider();
-    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
-    let admin = PgPool::connect(&admin_url).await.unwrap();
-    let (pool, scratch) = tendero::db::create_scratch(&admin, "tendero_faults")
-        .await
-        .unwrap();
-    tendero::db::migrate(&pool).await.unwrap();
-    let shop_ids = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
-        .await
-        .unwrap();
+    let (admin, pool, scratch, url, shop_ids) = scratch_shop("tendero_faults").await;
     tendero::secret::install(tendero::secret::KeyRing::parse(TEST_KEY).unwrap());
     tendero::channels::credentials::set_telegram(
         &pool,
@@ -329,16 +342,6 @@ async fn faults_lose_double_and_reorder_nothing() {
     )
     .await
     .unwrap();
-    let url = format!(
-        "{}/{scratch}",
-        admin_url
-            .split('?')
-            .next()
-            .unwrap()
-            .rsplit_once('/')
-            .unwrap()
-            .0
-    );
     let cluster = Arc::new(tokio::sync::Mutex::new(Cluster::start(&url, None).await));
     let base = cluster.lock().await.base();
     let (customers, per_customer) = (6, 12);
@@ -753,25 +756,7 @@ impl RedisProxy {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn redis_flushed_and_stopped_mid_traffic_loses_and_doubles_nothing() {
     tendero::startup::install_crypto_provider();
-    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
-    let admin = PgPool::connect(&admin_url).await.unwrap();
-    let (pool, scratch) = tendero::db::create_scratch(&admin, "tendero_faults_redis")
-        .await
-        .unwrap();
-    tendero::db::migrate(&pool).await.unwrap();
-    tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
-        .await
-        .unwrap();
-    let url = format!(
-        "{}/{scratch}",
-        admin_url
-            .split('?')
-            .next()
-            .unwrap()
-            .rsplit_once('/')
-            .unwrap()
-            .0
-    );
+    let (admin, pool, scratch, url, _) = scratch_shop("tendero_faults_redis").await;
     let proxy = RedisProxy::start().await;
     let prefix = format!("faults-{}", uuid::Uuid::new_v4().simple());
     let cluster = Cluster::start(

@@ -200,11 +200,7 @@ async fn the_binary_serves_and_passes_its_health_check_under_the_image_environme
         .expect("the image sets TENDERO_LISTEN");
     assert!(listen.starts_with("0.0.0.0:"), "{listen}");
     // The image's address on a free port (8080 may be taken on this machine).
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::helpers::free_port();
     let listen = format!("0.0.0.0:{port}");
 
     let admin = sqlx::PgPool::connect(&std::env::var("DATABASE_URL").unwrap())

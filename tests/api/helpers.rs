@@ -34,6 +34,15 @@ impl Drop for TestApp {
     }
 }
 
+/// A port nothing listens on right now, for a child process to bind.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// A URL for `database` on the test server named by `DATABASE_URL`, for child processes.
 pub fn database_url(database: &str) -> String {
     let admin = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");

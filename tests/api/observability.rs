@@ -38,11 +38,7 @@ async fn json_logs_tie_each_turn_line_to_its_turn_and_carry_no_secret() {
     let (pool, scratch) = tendero::db::create_scratch(&admin, "tendero_logs")
         .await
         .unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::helpers::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let mut server = Server(
         Command::new(env!("CARGO_BIN_EXE_tendero"))

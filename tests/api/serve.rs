@@ -6,13 +6,7 @@ use std::time::Duration;
 
 use tendero::config::Settings;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use crate::helpers::free_port;
 
 #[tokio::test]
 async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
