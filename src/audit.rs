@@ -6,7 +6,7 @@ use serde_json::Value;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::conversation::State;
+use crate::conversation::StoredState;
 
 /// Who caused an audited change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,8 +35,8 @@ pub struct Entry {
     pub actor: Actor,
     pub kind: &'static str,
     pub action: Option<String>,
-    pub from_state: Option<State>,
-    pub to_state: Option<State>,
+    pub from_state: Option<StoredState>,
+    pub to_state: Option<StoredState>,
     pub reason: Option<String>,
     pub detail: Value,
 }
@@ -59,9 +59,9 @@ impl Entry {
         self
     }
 
-    pub fn states(mut self, from: State, to: State) -> Self {
-        self.from_state = Some(from);
-        self.to_state = Some(to);
+    pub fn states(mut self, from: impl Into<StoredState>, to: impl Into<StoredState>) -> Self {
+        self.from_state = Some(from.into());
+        self.to_state = Some(to.into());
         self
     }
 
@@ -76,7 +76,13 @@ impl Entry {
     }
 
     /// A state change row, if the state changed at all.
-    pub fn state_change(actor: Actor, from: State, to: State, reason: &str) -> Option<Self> {
+    pub fn state_change(
+        actor: Actor,
+        from: impl Into<StoredState>,
+        to: impl Into<StoredState>,
+        reason: &str,
+    ) -> Option<Self> {
+        let (from, to) = (from.into(), to.into());
         (from != to).then(|| {
             Entry::new(actor, "state_changed")
                 .states(from, to)
@@ -107,8 +113,8 @@ pub async fn record(conn: &mut PgConnection, scope: Scope, entries: &[Entry]) ->
             .push_bind(e.actor.as_str())
             .push_bind(e.kind)
             .push_bind(e.action.as_deref())
-            .push_bind(e.from_state.map(State::as_str))
-            .push_bind(e.to_state.map(State::as_str))
+            .push_bind(e.from_state.map(StoredState::as_str))
+            .push_bind(e.to_state.map(StoredState::as_str))
             .push_bind(e.reason.as_deref())
             .push_bind(&e.detail);
     });

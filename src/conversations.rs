@@ -12,7 +12,7 @@ use sqlx::{PgConnection, PgExecutor, PgPool};
 use uuid::Uuid;
 
 use crate::audit::{Actor, Entry};
-use crate::conversation::{Event, Release, State, on_event};
+use crate::conversation::StoredState;
 use crate::inbox::{ChannelKind, PendingEvent};
 use crate::shop::orders::OrderStatus;
 
@@ -21,13 +21,17 @@ pub struct Conversation {
     pub id: Uuid,
     pub bot_id: Uuid,
     pub contact_id: Uuid,
-    /// Decoded strictly: a name outside the seven is an error, never IDLE.
+    /// Decoded strictly: a name outside the nine is an error, never IDLE. Each
+    /// profile converts it into its own states.
     #[sqlx(try_from = "String")]
-    pub fsm_state: State,
+    pub fsm_state: StoredState,
     pub human_override: bool,
     pub override_at: Option<DateTime<Utc>>,
     pub override_by: Option<String>,
     pub state_before_takeover: Option<String>,
+    /// The finance profile's draft (open questions or a pending write); the shop
+    /// keeps none. Read by the profile that wrote it.
+    pub draft: Option<serde_json::Value>,
     pub version: i64,
     pub last_activity_at: DateTime<Utc>,
     pub created_at: DateTime<Utc>,
@@ -35,11 +39,11 @@ pub struct Conversation {
 }
 
 impl Conversation {
-    pub fn state(&self) -> State {
+    pub fn state(&self) -> StoredState {
         self.fsm_state
     }
 
-    pub fn state_before_takeover(&self) -> Option<State> {
+    pub fn state_before_takeover(&self) -> Option<StoredState> {
         self.state_before_takeover
             .as_deref()
             .and_then(|s| s.parse().ok())
@@ -47,7 +51,7 @@ impl Conversation {
 }
 
 const COLUMNS: &str = "id, bot_id, contact_id, fsm_state, human_override, override_at, override_by, \
-     state_before_takeover, version, last_activity_at, created_at, updated_at";
+     state_before_takeover, draft, version, last_activity_at, created_at, updated_at";
 
 pub async fn get(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<Conversation>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -71,10 +75,12 @@ pub async fn lock(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Conversatio
 /// What a committed change writes back. Always bumps the version.
 #[derive(Debug, Clone)]
 pub struct Update {
-    pub state: State,
+    pub state: StoredState,
     pub human_override: bool,
     pub override_by: Option<String>,
-    pub state_before_takeover: Option<State>,
+    pub state_before_takeover: Option<StoredState>,
+    /// The draft to store (the current one unless the change replaces or clears it).
+    pub draft: Option<serde_json::Value>,
     /// True when the customer did something (resets the inactivity clock).
     pub activity: bool,
 }
@@ -86,6 +92,7 @@ impl Update {
             human_override: conversation.human_override,
             override_by: conversation.override_by.clone(),
             state_before_takeover: conversation.state_before_takeover(),
+            draft: conversation.draft.clone(),
             activity: false,
         }
     }
@@ -109,7 +116,9 @@ pub async fn save(
 }
 
 /// Turns the override on (if it is not already), remembering where the
-/// conversation was. Returns the update and its audit rows.
+/// conversation was. A draft awaiting the user's answer is dropped: after a person
+/// stepped in, a bare "sí" must not confirm something asked before. Returns the
+/// update and its audit rows.
 pub fn takeover(
     conversation: &Conversation,
     by: &str,
@@ -121,25 +130,27 @@ pub fn takeover(
         return (update, Vec::new());
     }
     let from = conversation.state();
-    let to = on_event(
-        from,
-        Event::TakeoverStarted,
-        Release {
-            before: None,
-            to_idle: false,
-        },
-    )
-    .unwrap_or(State::HumanTakeover);
+    let to = StoredState::HumanTakeover;
+    let before = if from.holds_draft() {
+        StoredState::Idle
+    } else {
+        from
+    };
     update.state = to;
     update.human_override = true;
     update.override_by = Some(by.to_owned());
-    update.state_before_takeover = Some(from);
+    update.state_before_takeover = Some(before);
     let mut audit = vec![
         Entry::new(actor, "override_changed")
             .states(from, to)
             .reason(reason)
             .detail(serde_json::json!({"human_override": true, "by": by})),
     ];
+    if update.draft.take().is_some() {
+        audit.push(
+            Entry::new(actor, "draft_discarded").reason("a person took the conversation over"),
+        );
+    }
     audit.extend(Entry::state_change(actor, from, to, reason));
     (update, audit)
 }
@@ -158,13 +169,10 @@ pub fn release(
         return Err(NotTakenOver);
     }
     let from = conversation.state();
-    let release = Release {
-        before: conversation.state_before_takeover(),
-        to_idle,
+    let to = match conversation.state_before_takeover() {
+        Some(before) if !to_idle && before != StoredState::HumanTakeover => before,
+        _ => StoredState::Idle,
     };
-    // A conversation under override is always in HUMAN_TAKEOVER; be lenient if not.
-    let to =
-        on_event(State::HumanTakeover, Event::TakeoverReleased, release).unwrap_or(State::Idle);
     let mut update = Update::keep(conversation);
     update.state = to;
     update.human_override = false;
@@ -241,6 +249,7 @@ pub async fn save_turn(
             last_activity_at = CASE WHEN $7 THEN now() ELSE last_activity_at END,
             lease_owner = CASE WHEN lease_owner = $8 THEN NULL ELSE lease_owner END,
             lease_until = CASE WHEN lease_owner = $8 THEN NULL ELSE lease_until END,
+            draft = $9,
             version = version + 1, updated_at = now()
          WHERE id = $1 AND version = $2",
     )
@@ -249,9 +258,10 @@ pub async fn save_turn(
     .bind(update.state.as_str())
     .bind(update.human_override)
     .bind(update.override_by.as_deref())
-    .bind(update.state_before_takeover.map(State::as_str))
+    .bind(update.state_before_takeover.map(StoredState::as_str))
     .bind(update.activity)
     .bind(owner)
+    .bind(update.draft.as_ref())
     .execute(conn)
     .await?;
     Ok(result.rows_affected() == 1)
@@ -319,7 +329,7 @@ pub struct TurnSnapshot {
 fn snapshot_select(history_len: i64, max_events: i64) -> String {
     format!(
         "SELECT c.id, c.bot_id, c.contact_id, c.fsm_state, c.human_override, c.override_at, c.override_by,
-                c.state_before_takeover, c.version, c.last_activity_at, c.created_at, c.updated_at,
+                c.state_before_takeover, c.draft, c.version, c.last_activity_at, c.created_at, c.updated_at,
                 ct.channel, b.config_version, hd.head_id, hd.head_attempts,
                 (SELECT coalesce(json_agg(e ORDER BY e.id), '[]') FROM (
                     SELECT id, kind, payload, external_id, attempts, received_at FROM inbox
@@ -475,7 +485,7 @@ pub async fn list_for_merchant(
     db: impl PgExecutor<'_>,
     merchant_id: Uuid,
     bot: Option<&str>,
-    state: Option<State>,
+    state: Option<StoredState>,
     limit: i64,
 ) -> sqlx::Result<Vec<Listed>> {
     sqlx::query_as(
@@ -487,7 +497,7 @@ pub async fn list_for_merchant(
     )
     .bind(merchant_id)
     .bind(bot)
-    .bind(state.map(State::as_str))
+    .bind(state.map(StoredState::as_str))
     .bind(limit)
     .fetch_all(db)
     .await

@@ -14,6 +14,7 @@ pub mod db;
 pub mod demo;
 pub mod engine;
 pub mod eval;
+pub mod finance;
 pub mod histograms;
 pub mod http;
 pub mod inbox;

@@ -6,12 +6,37 @@ use sha2::{Digest, Sha256};
 use sqlx::{PgExecutor, PgPool};
 use uuid::Uuid;
 
+/// What a bot is for: which state machine, proposer contract and replies it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum BotProfileKind {
+    /// Chat commerce: catalog, cart, order, proof of payment.
+    Shop,
+    /// Personal finance: confirmed writes, tool-sourced analysis.
+    Finance,
+}
+
+impl BotProfileKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BotProfileKind::Shop => "shop",
+            BotProfileKind::Finance => "finance",
+        }
+    }
+}
+
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct Bot {
     pub id: Uuid,
     pub merchant_id: Uuid,
     pub slug: String,
     pub name: String,
+    pub profile: BotProfileKind,
+    /// IANA zone: "today" for the finance profile is a date here.
+    pub timezone: String,
+    /// Demo bots: a new user starts with sample history.
+    pub sample_history: bool,
     pub currency: String,
     pub session_timeout_secs: i32,
     pub payment_timeout_secs: i32,
@@ -22,8 +47,9 @@ pub struct Bot {
     pub config_version: i64,
 }
 
-const BOT_COLUMNS: &str = "id, merchant_id, slug, name, currency::text AS currency, session_timeout_secs, \
-     payment_timeout_secs, agent_enabled, payment_instructions, config_version";
+const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
+     currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
+     payment_instructions, config_version";
 
 pub async fn bot_by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(

@@ -1,5 +1,5 @@
 //! The pure core of a shop conversation: states, events, actions, the validation
-//! matrix and the transitions of DESIGN §3. No I/O, no async: everything here is a
+//! matrix and the transitions of DESIGN §3 (and the stored state both profiles share). No I/O, no async: everything here is a
 //! function of its arguments, so it is tested exhaustively without a database.
 
 pub mod action;
@@ -8,6 +8,7 @@ pub mod detect;
 pub mod event;
 pub mod matrix;
 pub mod state;
+pub mod stored;
 
 #[cfg(test)]
 mod tests;
@@ -20,3 +21,4 @@ pub use matrix::{
     valid_in,
 };
 pub use state::State;
+pub use stored::{ForeignState, StoredState};

@@ -231,7 +231,7 @@ impl Engine {
                 &profile,
                 &burst,
             )
-            .await;
+            .await?;
             let bot = profile.bot.slug.as_str();
             observe(Metric::TurnProposer, [bot, plan.kind()], started.elapsed());
             let input = TurnInput {

@@ -12,7 +12,9 @@ use crate::agent::contract::{
 };
 use crate::agent::{Proposal, ProposedAction, Proposer};
 use crate::conversation::detect::{self, Inbound};
-use crate::conversation::{Cart, CartLine, Event, State, on_customer_message};
+use crate::conversation::{
+    Cart, CartLine, Event, ForeignState, State, StoredState, on_customer_message,
+};
 use crate::conversations::TurnSnapshot;
 use crate::inbox::MessagePayload;
 use crate::shop::catalog::CatalogIndex;
@@ -24,7 +26,7 @@ pub enum Plan {
     Silent,
     /// Backend-detected escalation.
     Escalate {
-        start: State,
+        start: StoredState,
     },
     /// An image or payment words while an order waits for payment.
     PaymentProof {
@@ -33,14 +35,17 @@ pub enum Plan {
     },
     /// A fixed answer that needs no proposer.
     Say {
-        start: State,
+        start: StoredState,
         text: &'static str,
     },
     /// A proposal to validate against the matrix.
     Propose(Box<ProposePlan>),
-    SessionTimeout,
+    SessionTimeout {
+        current: State,
+    },
     PaymentTimeout {
         order_id: Uuid,
+        current: State,
     },
 }
 
@@ -53,19 +58,18 @@ impl Plan {
             Plan::PaymentProof { .. } => "payment_proof",
             Plan::Say { .. } => "say",
             Plan::Propose(_) => "propose",
-            Plan::SessionTimeout => "session_timeout",
+            Plan::SessionTimeout { .. } => "session_timeout",
             Plan::PaymentTimeout { .. } => "payment_timeout",
         }
     }
 
     /// The state a customer message starts from, for plans made of one.
-    pub fn start(&self) -> Option<State> {
+    pub fn start(&self) -> Option<StoredState> {
         match self {
-            Plan::Escalate { start }
-            | Plan::PaymentProof { start, .. }
-            | Plan::Say { start, .. } => Some(*start),
-            Plan::Propose(plan) => Some(plan.start),
-            Plan::Silent | Plan::SessionTimeout | Plan::PaymentTimeout { .. } => None,
+            Plan::Escalate { start } | Plan::Say { start, .. } => Some(*start),
+            Plan::PaymentProof { start, .. } => Some((*start).into()),
+            Plan::Propose(plan) => Some(plan.start.into()),
+            Plan::Silent | Plan::SessionTimeout { .. } | Plan::PaymentTimeout { .. } => None,
         }
     }
 }
@@ -94,51 +98,57 @@ pub fn cart_of(snapshot: &TurnSnapshot) -> Cart {
     )
 }
 
+/// The shop's plan for a turn. A conversation whose stored state is not a shop
+/// state is an error (the turn is retried, then parked), never read as IDLE.
 pub async fn plan(
     proposer: &dyn Proposer,
     proposer_timeout: Duration,
     snapshot: &TurnSnapshot,
     profile: &BotProfile,
     burst: &Burst,
-) -> Plan {
+) -> Result<Plan, ForeignState> {
     let conversation = &snapshot.conversation;
     if conversation.human_override {
-        return Plan::Silent;
+        return Ok(Plan::Silent);
     }
+    let current = State::try_from(conversation.state())?;
     let payload = match &burst.command {
-        Command::SessionTimeout => return Plan::SessionTimeout,
+        Command::SessionTimeout => return Ok(Plan::SessionTimeout { current }),
         Command::PaymentTimeout { order_id } => {
-            return Plan::PaymentTimeout {
+            return Ok(Plan::PaymentTimeout {
                 order_id: *order_id,
-            };
+                current,
+            });
         }
         Command::Message(payload) => payload,
     };
-    let start = on_customer_message(conversation.state());
+    let start = on_customer_message(current);
     let events = detect::detect(Inbound {
         text: &payload.text,
         has_image: payload.has_attachment(),
     });
     if events.contains(&Event::EscalationRequested) {
-        return Plan::Escalate { start };
+        return Ok(Plan::Escalate {
+            start: start.into(),
+        });
     }
     if events.contains(&Event::PaymentProofReceived) && start == State::AwaitingPayment {
-        return Plan::PaymentProof {
+        return Ok(Plan::PaymentProof {
             start,
             payload: payload.clone(),
-        };
+        });
     }
     if payload.is_unsupported() {
-        return Plan::Say {
-            start,
+        return Ok(Plan::Say {
+            start: start.into(),
             text: messages::UNSUPPORTED_MEDIA,
-        };
+        });
     }
     if payload.media.is_some() && payload.text.trim().is_empty() {
-        return Plan::Say {
-            start,
+        return Ok(Plan::Say {
+            start: start.into(),
             text: messages::IMAGE_WITHOUT_ORDER,
-        };
+        });
     }
 
     let cart = cart_of(snapshot);
@@ -193,13 +203,13 @@ pub async fn plan(
     if let Some(origin) = proposal.origin {
         name = origin;
     }
-    Plan::Propose(Box::new(ProposePlan {
+    Ok(Plan::Propose(Box::new(ProposePlan {
         start,
         greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
         proposal,
         proposer: name,
         cart,
-    }))
+    })))
 }
 
 fn fallback_proposal() -> Proposal {

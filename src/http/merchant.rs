@@ -15,7 +15,7 @@ use super::AppState;
 use super::error::{ApiError, parse_json};
 use crate::audit::{self, Actor, Entry, Scope};
 use crate::channels::OutPayload;
-use crate::conversation::{Event, Release, State as FsmState, on_event};
+use crate::conversation::{Event, Release, State as FsmState, StoredState, on_event};
 use crate::conversations::{self, Conversation, Update};
 use crate::outbox::{self, Author};
 use crate::shop::orders::OrderStatus;
@@ -73,7 +73,7 @@ pub async fn list_conversations(
 ) -> Result<Json<Value>, ApiError> {
     let fsm_state = match &query.state {
         Some(s) => Some(
-            s.parse::<FsmState>()
+            s.parse::<StoredState>()
                 .map_err(|e| ApiError::BadRequest(e.to_string()))?,
         ),
         None => None,
@@ -315,19 +315,23 @@ async fn owned_order(
 /// Applies a payment event to the conversation, including one under takeover (the
 /// state it returns to is updated instead).
 fn payment_update(conversation: &Conversation, event: Event) -> Update {
-    let mut update = Update::keep(conversation);
-    let no_release = Release {
-        before: None,
-        to_idle: false,
+    // Orders exist only in shop conversations; a state the event does not apply to
+    // stays as it is.
+    let step = |stored: StoredState| {
+        let no_release = Release {
+            before: None,
+            to_idle: false,
+        };
+        FsmState::try_from(stored)
+            .ok()
+            .and_then(|state| on_event(state, event, no_release).ok())
+            .map_or(stored, StoredState::from)
     };
+    let mut update = Update::keep(conversation);
     if conversation.human_override {
-        if let Some(before) = conversation.state_before_takeover() {
-            update.state_before_takeover =
-                Some(on_event(before, event, no_release).unwrap_or(before));
-        }
+        update.state_before_takeover = conversation.state_before_takeover().map(step);
     } else {
-        update.state =
-            on_event(conversation.state(), event, no_release).unwrap_or(conversation.state());
+        update.state = step(conversation.state());
     }
     update
 }

@@ -3,12 +3,12 @@
 
 use super::{Decision, TurnInput};
 use crate::audit::{Actor, Entry};
-use crate::conversation::{Event, State};
+use crate::conversation::{Event, StoredState};
 use crate::conversations;
 use crate::outbox::Author;
 use crate::shop::messages;
 
-pub fn apply(input: &TurnInput<'_>, start: State, decision: &mut Decision) {
+pub fn apply(input: &TurnInput<'_>, start: StoredState, decision: &mut Decision) {
     decision.audit.push(
         Entry::new(Actor::Backend, "event_detected").action(Event::EscalationRequested.as_str()),
     );

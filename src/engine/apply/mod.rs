@@ -19,7 +19,7 @@ use super::plan::Plan;
 use super::profiles::BotProfile;
 use crate::audit::{Actor, Entry};
 use crate::channels::OutPayload;
-use crate::conversation::{Cart, CartLine, Evaluation, State};
+use crate::conversation::{Cart, CartLine, Evaluation};
 use crate::conversations::{TurnSnapshot, Update};
 use crate::outbox::Author;
 use crate::shop::orders::OrderStatus;
@@ -124,12 +124,10 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> Decision {
         Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
         Plan::Say { text, .. } => say::apply(text, &mut decision),
         Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),
-        Plan::SessionTimeout => session_timeout::apply(input, &mut decision),
-        Plan::PaymentTimeout { order_id } => payment_timeout::apply(input, order_id, &mut decision),
+        Plan::SessionTimeout { current } => session_timeout::apply(input, current, &mut decision),
+        Plan::PaymentTimeout { order_id, current } => {
+            payment_timeout::apply(input, order_id, current, &mut decision)
+        }
     }
     decision
-}
-
-fn state_before(input: &TurnInput<'_>) -> State {
-    input.snapshot.conversation.state()
 }

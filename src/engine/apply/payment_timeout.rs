@@ -3,14 +3,14 @@
 use serde_json::json;
 use uuid::Uuid;
 
-use super::{Decision, StoreOp, TurnInput, state_before};
+use super::{Decision, StoreOp, TurnInput};
 use crate::audit::{Actor, Entry};
-use crate::conversation::{Event, Release, on_event};
+use crate::conversation::{Event, Release, State, on_event};
 use crate::outbox::Author;
 use crate::shop::messages;
 use crate::shop::orders::OrderStatus;
 
-pub fn apply(input: &TurnInput<'_>, order_id: Uuid, decision: &mut Decision) {
+pub fn apply(input: &TurnInput<'_>, order_id: Uuid, before: State, decision: &mut Decision) {
     // The snapshot's open order is current: any change to it (a merchant approving
     // the payment) bumps the conversation version, and the commit checks that.
     let order = input
@@ -35,7 +35,6 @@ pub fn apply(input: &TurnInput<'_>, order_id: Uuid, decision: &mut Decision) {
             .action(Event::PaymentTimeout.as_str())
             .detail(json!({"order_id": order.id, "order_number": order.number})),
     );
-    let before = state_before(input);
     let no_release = Release {
         before: None,
         to_idle: false,
@@ -47,7 +46,7 @@ pub fn apply(input: &TurnInput<'_>, order_id: Uuid, decision: &mut Decision) {
             to,
             "payment timeout",
         ));
-        decision.update.state = to;
+        decision.update.state = to.into();
     }
     decision.say(Author::Bot, messages::order_expired(order.number));
 }

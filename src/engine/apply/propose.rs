@@ -84,11 +84,11 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
     if eval.cart != cart {
         decision.cart = Some(eval.cart.clone());
     }
-    decision.update.state = eval.state;
+    decision.update.state = eval.state.into();
     if let Some(from) = escalated_from {
         decision.update.human_override = true;
         decision.update.override_by = Some("customer".into());
-        decision.update.state_before_takeover = Some(from);
+        decision.update.state_before_takeover = Some(from.into());
         audit.push(
             Entry::new(Actor::Agent, "override_changed")
                 .states(from, State::HumanTakeover)

@@ -1,13 +1,12 @@
 //! The customer went quiet: a cart or checkout left open returns to IDLE, unless
 //! they wrote again since the timeout was queued.
 
-use super::{Decision, TurnInput, state_before};
+use super::{Decision, TurnInput};
 use crate::audit::{Actor, Entry};
-use crate::conversation::{Cart, Event, Release, on_event};
+use crate::conversation::{Cart, Event, Release, State, on_event};
 
-pub fn apply(input: &TurnInput<'_>, decision: &mut Decision) {
+pub fn apply(input: &TurnInput<'_>, before: State, decision: &mut Decision) {
     let conversation = &input.snapshot.conversation;
-    let before = state_before(input);
     let idle_for = chrono::Utc::now() - conversation.last_activity_at;
     let due = idle_for.num_seconds() >= i64::from(input.profile.bot.session_timeout_secs);
     let no_release = Release {
@@ -26,7 +25,7 @@ pub fn apply(input: &TurnInput<'_>, decision: &mut Decision) {
                 to,
                 "session inactivity",
             ));
-            decision.update.state = to;
+            decision.update.state = to.into();
         }
         _ => decision
             .audit

@@ -1,0 +1,255 @@
+//! Money as people write it in Mexican Spanish, read into integer cents: "250",
+//! "$1,800.50", "8 mil", "8k", "mil quinientos", "tres mil 500". Every amount a
+//! write uses must be one the user wrote; this is how the backend knows which.
+
+use crate::text::{normalize, tokens};
+
+/// The largest amount any finance write accepts: ten million pesos, in cents.
+pub const MAX_AMOUNT_CENTS: i64 = 1_000_000_000;
+
+/// An amount found in a text, with the tokens it spans (of `normalize(text)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found {
+    pub cents: i64,
+    /// Index of its first token.
+    pub start: usize,
+    /// Index one past its last token.
+    pub end: usize,
+}
+
+/// Every amount in `text`, in order.
+pub fn amounts_in(text: &str) -> Vec<Found> {
+    let normalized = normalize(text);
+    let words = tokens(&normalized);
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        match read_at(&words, i) {
+            Some((cents, end)) => {
+                found.push(Found {
+                    cents,
+                    start: i,
+                    end,
+                });
+                i = end;
+            }
+            None => i += 1,
+        }
+    }
+    found
+}
+
+/// The amounts alone, for "did the user say this number?" checks.
+pub fn stated(text: &str) -> Vec<i64> {
+    amounts_in(text).into_iter().map(|f| f.cents).collect()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Last {
+    Digits,
+    Word,
+    Tens,
+    Multiplier,
+}
+
+/// Reads one amount starting at token `start`; its value in cents and the index
+/// past it.
+pub fn read_at(words: &[&str], start: usize) -> Option<(i64, usize)> {
+    let mut total: i128 = 0;
+    let mut group: i128 = 0;
+    let mut last: Option<Last> = None;
+    let mut i = start;
+    while i < words.len() {
+        let word = words[i];
+        if let Some(value) = digits(word) {
+            if last.is_some_and(|l| l != Last::Multiplier) {
+                break;
+            }
+            group += value;
+            last = Some(Last::Digits);
+        } else if let Some((value, tens)) = word_value(word) {
+            if matches!(last, Some(Last::Digits)) {
+                break;
+            }
+            let article = matches!(word, "un" | "una" | "uno");
+            let next_multiplies = words.get(i + 1).is_some_and(|n| multiplier(n).is_some());
+            if article && !next_multiplies {
+                break;
+            }
+            group += value;
+            last = Some(if tens { Last::Tens } else { Last::Word });
+        } else if word == "y" && last == Some(Last::Tens) {
+            // "treinta y cinco": only when a unit follows.
+            match words.get(i + 1).and_then(|n| word_value(n)) {
+                Some((unit, false)) if unit < 1000 => {}
+                _ => break,
+            }
+        } else if let Some(factor) = multiplier(word) {
+            if last.is_none() && word != "mil" {
+                break;
+            }
+            let base = if group == 0 { 100 } else { group };
+            total += base * factor;
+            group = 0;
+            last = Some(Last::Multiplier);
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    last?;
+    let cents = total + group;
+    if cents <= 0 || cents > i128::from(i64::MAX / 2) {
+        return None;
+    }
+    Some((cents as i64, i))
+}
+
+/// A token written in digits, in cents: "250", "1,800", "250.50", "8k", "1.5k".
+fn digits(word: &str) -> Option<i128> {
+    let (number, thousands) = match word.strip_suffix('k') {
+        Some(rest) => (rest, true),
+        None => (word, false),
+    };
+    if number.is_empty()
+        || !number.starts_with(|c: char| c.is_ascii_digit())
+        || !number
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+    {
+        return None;
+    }
+    let cents = i128::from(*crate::text::numbers_in_hundredths(number).first()?);
+    Some(if thousands { cents * 1000 } else { cents })
+}
+
+fn multiplier(word: &str) -> Option<i128> {
+    match word {
+        "mil" => Some(1_000),
+        "millon" | "millones" => Some(1_000_000),
+        _ => None,
+    }
+}
+
+/// A number word in cents, and whether it is a ten that "y" may follow.
+fn word_value(word: &str) -> Option<(i128, bool)> {
+    let units: i128 = match word {
+        "un" | "uno" | "una" => 1,
+        "dos" => 2,
+        "tres" => 3,
+        "cuatro" => 4,
+        "cinco" => 5,
+        "seis" => 6,
+        "siete" => 7,
+        "ocho" => 8,
+        "nueve" => 9,
+        "diez" => 10,
+        "once" => 11,
+        "doce" => 12,
+        "trece" => 13,
+        "catorce" => 14,
+        "quince" => 15,
+        "dieciseis" => 16,
+        "diecisiete" => 17,
+        "dieciocho" => 18,
+        "diecinueve" => 19,
+        "veinte" => return Some((2000, true)),
+        "veintiun" | "veintiuno" | "veintiuna" => 21,
+        "veintidos" => 22,
+        "veintitres" => 23,
+        "veinticuatro" => 24,
+        "veinticinco" => 25,
+        "veintiseis" => 26,
+        "veintisiete" => 27,
+        "veintiocho" => 28,
+        "veintinueve" => 29,
+        "treinta" => return Some((3000, true)),
+        "cuarenta" => return Some((4000, true)),
+        "cincuenta" => return Some((5000, true)),
+        "sesenta" => return Some((6000, true)),
+        "setenta" => return Some((7000, true)),
+        "ochenta" => return Some((8000, true)),
+        "noventa" => return Some((9000, true)),
+        "cien" | "ciento" => 100,
+        "doscientos" | "doscientas" => 200,
+        "trescientos" | "trescientas" => 300,
+        "cuatrocientos" | "cuatrocientas" => 400,
+        "quinientos" | "quinientas" => 500,
+        "seiscientos" | "seiscientas" => 600,
+        "setecientos" | "setecientas" => 700,
+        "ochocientos" | "ochocientas" => 800,
+        "novecientos" | "novecientas" => 900,
+        _ => return None,
+    };
+    Some((units * 100, false))
+}
+
+/// Formats cents for a finance reply: "$1,800.00". Always two decimals and
+/// thousands separators, so every figure reads the same way.
+pub fn pesos(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let abs = cents.unsigned_abs();
+    let whole = (abs / 100).to_string();
+    let mut grouped = String::new();
+    for (i, c) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}${grouped}.{:02}", abs % 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cents(text: &str) -> Vec<i64> {
+        stated(text)
+    }
+
+    #[test]
+    fn digits_separators_and_suffixes_are_read_as_cents() {
+        assert_eq!(cents("gasté 250 en el súper"), [25_000]);
+        assert_eq!(cents("$1,800.50 de luz"), [180_050]);
+        assert_eq!(cents("1.800 pesos"), [180_000]);
+        assert_eq!(cents("pon mi presupuesto en 8k"), [800_000]);
+        assert_eq!(cents("1.5k"), [150_000]);
+        assert_eq!(cents("99.9"), [9_990]);
+    }
+
+    #[test]
+    fn spanish_number_words_and_thousands_are_read() {
+        assert_eq!(cents("8 mil"), [800_000]);
+        assert_eq!(cents("mil quinientos"), [150_000]);
+        assert_eq!(cents("tres mil 500"), [350_000]);
+        assert_eq!(cents("doscientos cincuenta pesos"), [25_000]);
+        assert_eq!(cents("treinta y cinco"), [3_500]);
+        assert_eq!(cents("un millón"), [100_000_000]);
+        assert_eq!(cents("dos millones trescientos mil"), [230_000_000]);
+        assert_eq!(cents("veinticinco mil"), [2_500_000]);
+    }
+
+    #[test]
+    fn articles_and_separate_numbers_are_not_joined() {
+        assert_eq!(cents("un café y dos tacos"), [200]);
+        assert_eq!(
+            cents("le debo 3000 a Juan, pago mínimo 500 el día 15"),
+            [300_000, 50_000, 1_500]
+        );
+        assert_eq!(cents("treinta y"), [3_000]);
+        assert!(cents("sin números").is_empty());
+        let found = amounts_in("gasté 250 el 15");
+        assert_eq!((found[0].start, found[0].end), (1, 2));
+        assert_eq!((found[1].start, found[1].end), (3, 4));
+    }
+
+    #[test]
+    fn pesos_always_show_cents_and_thousands() {
+        assert_eq!(pesos(25_000), "$250.00");
+        assert_eq!(pesos(180_050), "$1,800.50");
+        assert_eq!(pesos(100_000_000), "$1,000,000.00");
+        assert_eq!(pesos(5), "$0.05");
+        assert_eq!(pesos(-123_456), "-$1,234.56");
+    }
+}

@@ -1,0 +1,494 @@
+//! The closed list of categories a transaction may have, each with its Kakebo type
+//! (supervivencia, opcional, cultura, extra; ingreso for income), the words and
+//! merchants that point to it, and its neighbours for search ("comida" finds the
+//! supermarket and the restaurant).
+
+use serde::{Deserialize, Serialize};
+
+use crate::text::{contains_phrase, normalize};
+
+/// The Kakebo type of a category: what kind of need a transaction served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CategoryType {
+    Supervivencia,
+    Opcional,
+    Cultura,
+    Extra,
+    Ingreso,
+}
+
+impl CategoryType {
+    pub const ALL: [CategoryType; 5] = [
+        CategoryType::Supervivencia,
+        CategoryType::Opcional,
+        CategoryType::Cultura,
+        CategoryType::Extra,
+        CategoryType::Ingreso,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CategoryType::Supervivencia => "supervivencia",
+            CategoryType::Opcional => "opcional",
+            CategoryType::Cultura => "cultura",
+            CategoryType::Extra => "extra",
+            CategoryType::Ingreso => "ingreso",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<CategoryType> {
+        let name = normalize(raw);
+        CategoryType::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct Category {
+    /// Stored in `fin_transactions.category`.
+    pub key: &'static str,
+    /// What the user reads.
+    pub label: &'static str,
+    pub kind: CategoryType,
+    /// Fixed monthly bills (rent, utilities) are outside the variable-spending cap.
+    pub fixed: bool,
+    /// Normalized words, phrases and merchants that point to this category.
+    pub words: &'static [&'static str],
+    /// Categories a search for this one also covers.
+    pub related: &'static [&'static str],
+}
+
+impl Category {
+    pub fn is_income(&self) -> bool {
+        self.kind == CategoryType::Ingreso
+    }
+}
+
+pub static CATEGORIES: &[Category] = &[
+    Category {
+        key: "comida",
+        label: "comida",
+        kind: CategoryType::Supervivencia,
+        fixed: false,
+        words: &[
+            "comida",
+            "comidas",
+            "alimentos",
+            "alimentacion",
+            "desayuno",
+            "almuerzo",
+            "comer",
+            "lonche",
+            "tortillas",
+            "tortilleria",
+            "panaderia",
+            "pan",
+            "fruta",
+            "verduras",
+        ],
+        related: &["supermercado", "restaurantes"],
+    },
+    Category {
+        key: "supermercado",
+        label: "supermercado",
+        kind: CategoryType::Supervivencia,
+        fixed: false,
+        words: &[
+            "super",
+            "supermercado",
+            "mandado",
+            "despensa",
+            "mercado",
+            "walmart",
+            "soriana",
+            "chedraui",
+            "bodega aurrera",
+            "aurrera",
+            "costco",
+            "sams",
+            "la comer",
+            "heb",
+            "oxxo",
+            "seven",
+            "7 eleven",
+            "abarrotes",
+        ],
+        related: &["comida"],
+    },
+    Category {
+        key: "restaurantes",
+        label: "restaurantes",
+        kind: CategoryType::Opcional,
+        fixed: false,
+        words: &[
+            "restaurante",
+            "restaurantes",
+            "restaurant",
+            "cena",
+            "cenar",
+            "tacos",
+            "taqueria",
+            "pizza",
+            "sushi",
+            "hamburguesa",
+            "hamburguesas",
+            "cafe",
+            "cafeteria",
+            "starbucks",
+            "uber eats",
+            "rappi",
+            "didi food",
+            "antojitos",
+            "comida rapida",
+        ],
+        related: &["comida"],
+    },
+    Category {
+        key: "transporte",
+        label: "transporte",
+        kind: CategoryType::Supervivencia,
+        fixed: false,
+        words: &[
+            "transporte",
+            "uber",
+            "didi",
+            "taxi",
+            "camion",
+            "metro",
+            "metrobus",
+            "pasaje",
+            "gasolina",
+            "pemex",
+            "estacionamiento",
+            "caseta",
+            "casetas",
+            "autobus",
+            "cabify",
+        ],
+        related: &[],
+    },
+    Category {
+        key: "vivienda",
+        label: "vivienda",
+        kind: CategoryType::Supervivencia,
+        fixed: true,
+        words: &[
+            "vivienda",
+            "renta",
+            "alquiler",
+            "hipoteca",
+            "mantenimiento",
+            "predial",
+        ],
+        related: &["servicios"],
+    },
+    Category {
+        key: "servicios",
+        label: "servicios",
+        kind: CategoryType::Supervivencia,
+        fixed: true,
+        words: &[
+            "servicios",
+            "luz",
+            "cfe",
+            "agua",
+            "internet",
+            "telmex",
+            "izzi",
+            "totalplay",
+            "telefono",
+            "celular",
+            "recarga",
+            "gas",
+            "telcel",
+        ],
+        related: &["vivienda"],
+    },
+    Category {
+        key: "salud",
+        label: "salud",
+        kind: CategoryType::Supervivencia,
+        fixed: false,
+        words: &[
+            "salud",
+            "farmacia",
+            "medicina",
+            "medicinas",
+            "medicamento",
+            "doctor",
+            "medico",
+            "dentista",
+            "consulta",
+            "hospital",
+            "similares",
+            "farmacias guadalajara",
+            "laboratorio",
+        ],
+        related: &[],
+    },
+    Category {
+        key: "educacion",
+        label: "educación",
+        kind: CategoryType::Cultura,
+        fixed: false,
+        words: &[
+            "educacion",
+            "colegiatura",
+            "escuela",
+            "curso",
+            "cursos",
+            "utiles",
+            "clases",
+            "universidad",
+        ],
+        related: &["cultura"],
+    },
+    Category {
+        key: "cultura",
+        label: "cultura",
+        kind: CategoryType::Cultura,
+        fixed: false,
+        words: &[
+            "cultura",
+            "libro",
+            "libros",
+            "libreria",
+            "museo",
+            "teatro",
+            "concierto",
+            "gandhi",
+        ],
+        related: &["educacion", "entretenimiento"],
+    },
+    Category {
+        key: "entretenimiento",
+        label: "entretenimiento",
+        kind: CategoryType::Opcional,
+        fixed: false,
+        words: &[
+            "entretenimiento",
+            "cine",
+            "cinepolis",
+            "cinemex",
+            "fiesta",
+            "bar",
+            "antro",
+            "cervezas",
+            "videojuegos",
+            "salida",
+            "boliche",
+        ],
+        related: &["cultura"],
+    },
+    Category {
+        key: "ropa",
+        label: "ropa",
+        kind: CategoryType::Opcional,
+        fixed: false,
+        words: &[
+            "ropa",
+            "zapatos",
+            "tenis",
+            "liverpool",
+            "zara",
+            "playera",
+            "pantalon",
+            "shein",
+            "chamarra",
+            "vestido",
+            "coppel",
+        ],
+        related: &[],
+    },
+    Category {
+        key: "suscripciones",
+        label: "suscripciones",
+        kind: CategoryType::Opcional,
+        fixed: false,
+        words: &[
+            "suscripcion",
+            "suscripciones",
+            "netflix",
+            "spotify",
+            "disney",
+            "hbo",
+            "prime video",
+            "amazon prime",
+            "youtube premium",
+            "icloud",
+            "gimnasio",
+            "gym",
+        ],
+        related: &["entretenimiento"],
+    },
+    Category {
+        key: "hogar",
+        label: "hogar",
+        kind: CategoryType::Opcional,
+        fixed: false,
+        words: &[
+            "hogar",
+            "muebles",
+            "limpieza",
+            "home depot",
+            "ferreteria",
+            "electrodomestico",
+        ],
+        related: &[],
+    },
+    Category {
+        key: "regalos",
+        label: "regalos",
+        kind: CategoryType::Extra,
+        fixed: false,
+        words: &["regalo", "regalos", "cumpleanos", "detalle"],
+        related: &[],
+    },
+    Category {
+        key: "viajes",
+        label: "viajes",
+        kind: CategoryType::Extra,
+        fixed: false,
+        words: &[
+            "viaje",
+            "viajes",
+            "vuelo",
+            "hotel",
+            "avion",
+            "airbnb",
+            "vacaciones",
+        ],
+        related: &["transporte"],
+    },
+    Category {
+        key: "otros",
+        label: "otros",
+        kind: CategoryType::Extra,
+        fixed: false,
+        words: &["otros", "otro gasto", "varios"],
+        related: &[],
+    },
+    Category {
+        key: "salario",
+        label: "salario",
+        kind: CategoryType::Ingreso,
+        fixed: false,
+        words: &["salario", "sueldo", "quincena", "nomina", "me pagaron"],
+        related: &["otros_ingresos"],
+    },
+    Category {
+        key: "otros_ingresos",
+        label: "otros ingresos",
+        kind: CategoryType::Ingreso,
+        fixed: false,
+        words: &[
+            "otros ingresos",
+            "ingreso",
+            "ingresos",
+            "venta",
+            "vendi",
+            "freelance",
+            "bono",
+            "aguinaldo",
+            "reembolso",
+            "me depositaron",
+        ],
+        related: &["salario"],
+    },
+];
+
+/// The category stored under `key`.
+pub fn by_key(key: &str) -> Option<&'static Category> {
+    CATEGORIES.iter().find(|c| c.key == key)
+}
+
+/// The category a user named, by its key, its label or one of its words
+/// (accents and case folded). "comida", "súper" and "Netflix" all name one.
+pub fn named(name: &str) -> Option<&'static Category> {
+    let name = normalize(name);
+    if name.is_empty() {
+        return None;
+    }
+    CATEGORIES
+        .iter()
+        .find(|c| c.key == name || normalize(c.label) == name)
+        .or_else(|| CATEGORIES.iter().find(|c| c.words.contains(&name.as_str())))
+}
+
+/// The first category any word of `text` points to, with the word. Longer phrases
+/// win over single words ("bodega aurrera" over nothing, "uber eats" over "uber").
+pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
+    let text = normalize(text);
+    let mut best: Option<(&'static Category, &'static str)> = None;
+    for category in CATEGORIES {
+        for word in category.words.iter().chain(std::iter::once(&category.key)) {
+            if contains_phrase(&text, word) && best.is_none_or(|(_, w)| word.len() > w.len()) {
+                best = Some((category, word));
+            }
+        }
+    }
+    best
+}
+
+/// Keys a search for `category` covers: itself and its neighbours.
+pub fn with_related(category: &'static Category) -> Vec<&'static Category> {
+    let mut out = vec![category];
+    out.extend(category.related.iter().filter_map(|k| by_key(k)));
+    out
+}
+
+/// Every known category label, for questions and prompts.
+pub fn labels(income: bool) -> Vec<&'static str> {
+    CATEGORIES
+        .iter()
+        .filter(|c| c.is_income() == income)
+        .map(|c| c.label)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn categories_are_found_by_key_label_word_and_merchant() {
+        assert_eq!(named("Comida").unwrap().key, "comida");
+        assert_eq!(named("súper").unwrap().key, "supermercado");
+        assert_eq!(named("educación").unwrap().key, "educacion");
+        assert_eq!(named("Netflix").unwrap().key, "suscripciones");
+        assert!(named("criptomonedas").is_none());
+        assert!(named("").is_none());
+        let (category, word) = mentioned("gasté 250 en Bodega Aurrera").unwrap();
+        assert_eq!((category.key, word), ("supermercado", "bodega aurrera"));
+        assert_eq!(mentioned("pedí uber eats").unwrap().0.key, "restaurantes");
+        assert_eq!(mentioned("un uber al centro").unwrap().0.key, "transporte");
+        assert!(mentioned("gasté 300").is_none());
+    }
+
+    #[test]
+    fn keys_are_unique_and_every_related_key_exists() {
+        for (i, c) in CATEGORIES.iter().enumerate() {
+            assert!(
+                CATEGORIES[i + 1..].iter().all(|o| o.key != c.key),
+                "{}",
+                c.key
+            );
+            for related in c.related {
+                assert!(by_key(related).is_some(), "{} -> {related}", c.key);
+            }
+            for word in c.words {
+                assert_eq!(&normalize(word), word, "words are stored normalized");
+            }
+        }
+        let food: Vec<&str> = with_related(by_key("comida").unwrap())
+            .iter()
+            .map(|c| c.key)
+            .collect();
+        assert_eq!(food, ["comida", "supermercado", "restaurantes"]);
+        assert_eq!(
+            CategoryType::parse("Opcional"),
+            Some(CategoryType::Opcional)
+        );
+        assert_eq!(CategoryType::parse("lujo"), None);
+    }
+}

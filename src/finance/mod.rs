@@ -1,0 +1,5 @@
+//! The finance profile: a personal-finance assistant on the same engine, channels,
+//! proposer seam, audit and guarantees as the shop. `core` is pure; the other
+//! modules hold each finance table's SQL and the tools that read them.
+
+pub mod core;
