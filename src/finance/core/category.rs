@@ -56,6 +56,9 @@ pub struct Category {
     pub words: &'static [&'static str],
     /// Categories a search for this one also covers.
     pub related: &'static [&'static str],
+    /// An umbrella: its totals include the related categories too ("¿cuánto llevo
+    /// en comida?" counts the supermarket and restaurants).
+    pub umbrella: bool,
 }
 
 impl Category {
@@ -87,6 +90,7 @@ pub static CATEGORIES: &[Category] = &[
             "verduras",
         ],
         related: &["supermercado", "restaurantes"],
+        umbrella: true,
     },
     Category {
         key: "supermercado",
@@ -114,6 +118,7 @@ pub static CATEGORIES: &[Category] = &[
             "abarrotes",
         ],
         related: &["comida"],
+        umbrella: false,
     },
     Category {
         key: "restaurantes",
@@ -142,6 +147,7 @@ pub static CATEGORIES: &[Category] = &[
             "comida rapida",
         ],
         related: &["comida"],
+        umbrella: false,
     },
     Category {
         key: "transporte",
@@ -166,6 +172,7 @@ pub static CATEGORIES: &[Category] = &[
             "cabify",
         ],
         related: &[],
+        umbrella: false,
     },
     Category {
         key: "vivienda",
@@ -181,6 +188,7 @@ pub static CATEGORIES: &[Category] = &[
             "predial",
         ],
         related: &["servicios"],
+        umbrella: false,
     },
     Category {
         key: "servicios",
@@ -203,6 +211,7 @@ pub static CATEGORIES: &[Category] = &[
             "telcel",
         ],
         related: &["vivienda"],
+        umbrella: false,
     },
     Category {
         key: "salud",
@@ -225,6 +234,7 @@ pub static CATEGORIES: &[Category] = &[
             "laboratorio",
         ],
         related: &[],
+        umbrella: false,
     },
     Category {
         key: "educacion",
@@ -242,6 +252,7 @@ pub static CATEGORIES: &[Category] = &[
             "universidad",
         ],
         related: &["cultura"],
+        umbrella: false,
     },
     Category {
         key: "cultura",
@@ -259,6 +270,7 @@ pub static CATEGORIES: &[Category] = &[
             "gandhi",
         ],
         related: &["educacion", "entretenimiento"],
+        umbrella: false,
     },
     Category {
         key: "entretenimiento",
@@ -279,6 +291,7 @@ pub static CATEGORIES: &[Category] = &[
             "boliche",
         ],
         related: &["cultura"],
+        umbrella: false,
     },
     Category {
         key: "ropa",
@@ -299,6 +312,7 @@ pub static CATEGORIES: &[Category] = &[
             "coppel",
         ],
         related: &[],
+        umbrella: false,
     },
     Category {
         key: "suscripciones",
@@ -320,6 +334,7 @@ pub static CATEGORIES: &[Category] = &[
             "gym",
         ],
         related: &["entretenimiento"],
+        umbrella: false,
     },
     Category {
         key: "hogar",
@@ -335,6 +350,7 @@ pub static CATEGORIES: &[Category] = &[
             "electrodomestico",
         ],
         related: &[],
+        umbrella: false,
     },
     Category {
         key: "regalos",
@@ -343,6 +359,7 @@ pub static CATEGORIES: &[Category] = &[
         fixed: false,
         words: &["regalo", "regalos", "cumpleanos", "detalle"],
         related: &[],
+        umbrella: false,
     },
     Category {
         key: "viajes",
@@ -359,6 +376,7 @@ pub static CATEGORIES: &[Category] = &[
             "vacaciones",
         ],
         related: &["transporte"],
+        umbrella: false,
     },
     Category {
         key: "otros",
@@ -367,6 +385,7 @@ pub static CATEGORIES: &[Category] = &[
         fixed: false,
         words: &["otros", "otro gasto", "varios"],
         related: &[],
+        umbrella: false,
     },
     Category {
         key: "salario",
@@ -375,6 +394,7 @@ pub static CATEGORIES: &[Category] = &[
         fixed: false,
         words: &["salario", "sueldo", "quincena", "nomina", "me pagaron"],
         related: &["otros_ingresos"],
+        umbrella: false,
     },
     Category {
         key: "otros_ingresos",
@@ -394,6 +414,7 @@ pub static CATEGORIES: &[Category] = &[
             "me depositaron",
         ],
         related: &["salario"],
+        umbrella: false,
     },
 ];
 
@@ -435,6 +456,24 @@ pub fn with_related(category: &'static Category) -> Vec<&'static Category> {
     let mut out = vec![category];
     out.extend(category.related.iter().filter_map(|k| by_key(k)));
     out
+}
+
+/// Keys an analysis of `category` sums: itself, and its neighbours for an umbrella.
+pub fn analysis_keys(category: &'static Category) -> Vec<&'static str> {
+    if category.umbrella {
+        with_related(category).iter().map(|c| c.key).collect()
+    } else {
+        vec![category.key]
+    }
+}
+
+/// Keys of fixed bills, which the variable-spending cap leaves out.
+pub fn fixed_keys() -> Vec<&'static str> {
+    CATEGORIES
+        .iter()
+        .filter(|c| c.fixed)
+        .map(|c| c.key)
+        .collect()
 }
 
 /// Every known category label, for questions and prompts.

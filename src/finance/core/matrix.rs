@@ -94,7 +94,11 @@ pub enum Rejection {
     #[error("amount {cents} was not written by the user")]
     AmountNotStated { cents: i64 },
     #[error("date {date} is outside the accepted range")]
-    DateOutOfRange { date: NaiveDate },
+    DateOutOfRange {
+        date: NaiveDate,
+        /// A planned purchase (today to a year ahead), not a past movement.
+        planned: bool,
+    },
     #[error("an income needs an income category and an expense an expense one")]
     CategoryKindMismatch,
     #[error("the user has no debt named {0}")]
@@ -376,7 +380,10 @@ fn fill(draft: &mut Draft, params: &FinanceParams, facts: &Facts) -> Result<(), 
             _ => (facts.today - Duration::days(MAX_PAST_DAYS), facts.today),
         };
         if date < earliest || date > latest {
-            return Err(Rejection::DateOutOfRange { date });
+            return Err(Rejection::DateOutOfRange {
+                date,
+                planned: intent == Intent::SimulatePurchase,
+            });
         }
         if matches!(
             intent,

@@ -11,8 +11,12 @@ pub mod confirm;
 pub mod date;
 pub mod draft;
 pub mod matrix;
+pub mod output;
+pub mod rerank;
+pub mod simulate;
 pub mod state;
 pub mod tools;
+pub mod validate;
 
 #[cfg(test)]
 mod tests;

@@ -290,7 +290,10 @@ fn dates_categories_debts_and_corrections_are_checked() {
     let eval = evaluate(FinanceState::Idle, None, &facts(), &[dated]);
     assert_eq!(
         eval.decisions[0].outcome,
-        Err(Rejection::DateOutOfRange { date: old })
+        Err(Rejection::DateOutOfRange {
+            date: old,
+            planned: false
+        })
     );
     let tomorrow = today().succ_opt().unwrap();
     let future =

@@ -1,0 +1,163 @@
+//! The user context a finance turn reads before it decides (KakeBot's context
+//! analyzer, Financial Agent v1's "now"): today in the bot's time zone, how much
+//! history the user has, their balance, debts, last transaction, budgets, learned
+//! rules and latest corrections. One round trip.
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+use sqlx::PgPool;
+use sqlx::types::Json;
+use uuid::Uuid;
+
+use super::core::matrix::{LastTransaction, LearnedRule};
+use super::core::output::DebtLine;
+use super::core::tools::History;
+use super::learning::{EXAMPLES, Example};
+use super::ledger::UserScope;
+
+#[derive(Debug, Clone)]
+pub struct UserContext {
+    pub user: UserScope,
+    pub today: NaiveDate,
+    pub history: History,
+    pub balance_cents: Option<i64>,
+    pub debts: Vec<DebtLine>,
+    pub last_transaction: Option<LastTransaction>,
+    pub category_budgets: bool,
+    pub rules: Vec<LearnedRule>,
+    /// The latest corrections, newest first (few-shot examples for the LLM).
+    pub examples: Vec<Example>,
+}
+
+#[derive(Deserialize)]
+struct Debt {
+    name: String,
+    balance_cents: i64,
+    minimum_cents: Option<i64>,
+    due_day: Option<i16>,
+}
+
+#[derive(Deserialize)]
+struct Last {
+    id: i64,
+    category: String,
+    description: String,
+    merchant: Option<String>,
+    amount_cents: i64,
+    date: NaiveDate,
+}
+
+#[derive(Deserialize)]
+struct Rule {
+    merchant: String,
+    category: String,
+}
+
+#[derive(Deserialize)]
+struct Correction {
+    description: String,
+    merchant: Option<String>,
+    from_category: String,
+    to_category: String,
+}
+
+type Row = (
+    NaiveDate,
+    Option<NaiveDate>,
+    i64,
+    Option<i64>,
+    Json<Vec<Debt>>,
+    Option<Json<Last>>,
+    bool,
+    Json<Vec<Rule>>,
+    Json<Vec<Correction>>,
+);
+
+/// The context of `contact_id`, or `None` when the contact is not this bot's
+/// (the permission error of the finance tools).
+pub async fn load(
+    pool: &PgPool,
+    bot_id: Uuid,
+    contact_id: Uuid,
+    timezone: &str,
+) -> sqlx::Result<Option<UserContext>> {
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT (now() AT TIME ZONE $3)::date,
+            (SELECT min(occurred_on) FROM fin_transactions WHERE contact_id = $2 AND bot_id = $1),
+            (SELECT count(*) FROM fin_transactions WHERE contact_id = $2 AND bot_id = $1),
+            (SELECT balance_cents FROM fin_balances WHERE contact_id = $2 AND bot_id = $1
+             ORDER BY id DESC LIMIT 1),
+            (SELECT coalesce(json_agg(json_build_object('name', name, 'balance_cents', balance_cents,
+                                     'minimum_cents', minimum_payment_cents, 'due_day', due_day)
+                                     ORDER BY balance_cents DESC, name), '[]')
+             FROM fin_debts WHERE contact_id = $2 AND bot_id = $1),
+            (SELECT row_to_json(t) FROM (
+                 SELECT id, category, description, merchant, amount_cents, occurred_on AS date
+                 FROM fin_transactions WHERE contact_id = $2 AND bot_id = $1 AND source = 'chat'
+                 ORDER BY id DESC LIMIT 1) t),
+            EXISTS (SELECT 1 FROM fin_budgets WHERE contact_id = $2 AND bot_id = $1 AND category <> ''),
+            (SELECT coalesce(json_agg(json_build_object('merchant', merchant, 'category', category)), '[]')
+             FROM fin_merchant_rules WHERE contact_id = $2 AND bot_id = $1),
+            (SELECT coalesce(json_agg(c ORDER BY c.id DESC), '[]') FROM (
+                 SELECT id, description, merchant, from_category, to_category FROM fin_corrections
+                 WHERE contact_id = $2 AND bot_id = $1 ORDER BY id DESC LIMIT $4) c)
+         FROM contacts WHERE id = $2 AND bot_id = $1",
+    )
+    .bind(bot_id)
+    .bind(contact_id)
+    .bind(timezone)
+    .bind(EXAMPLES)
+    .fetch_optional(pool)
+    .await?;
+    let Some((today, first, transactions, balance, debts, last, category_budgets, rules, examples)) =
+        row
+    else {
+        return Ok(None);
+    };
+    Ok(Some(UserContext {
+        user: UserScope { bot_id, contact_id },
+        today,
+        history: History {
+            days: first.map_or(0, |first| (today - first).num_days() + 1),
+            transactions,
+        },
+        balance_cents: balance,
+        debts: debts
+            .0
+            .into_iter()
+            .map(|d| DebtLine {
+                name: d.name,
+                balance_cents: d.balance_cents,
+                minimum_cents: d.minimum_cents,
+                due_day: d.due_day.map(|day| day as u32),
+            })
+            .collect(),
+        last_transaction: last.map(|Json(l)| LastTransaction {
+            id: l.id,
+            category: l.category,
+            description: l.description,
+            merchant: l.merchant,
+            amount_cents: l.amount_cents,
+            date: l.date,
+        }),
+        category_budgets,
+        rules: rules
+            .0
+            .into_iter()
+            .map(|r| LearnedRule {
+                merchant: r.merchant,
+                category: r.category,
+            })
+            .collect(),
+        examples: examples
+            .0
+            .into_iter()
+            .map(|c| Example {
+                description: c.description,
+                merchant: c.merchant,
+                from_category: c.from_category,
+                to_category: c.to_category,
+            })
+            .collect(),
+    }))
+}

@@ -1,0 +1,130 @@
+//! Everything the finance bot says that is not built from figures: fixed Spanish
+//! text in one place.
+
+use super::core::category::CategoryType;
+use super::core::draft::Field;
+use super::core::draft::Intent;
+use super::core::output::ToolErrorKind;
+use super::core::tools::{DataQuality, History, ToolName};
+
+/// Financial Agent v1: the only reply to anything that is not a token.
+pub const ASK_AGAIN: &str = "Responde exactamente: sí / no";
+pub const ANSWER_PROMPT: &str = "Responde: sí / no";
+pub const CANCELLED: &str = "Listo, cancelé. No registré nada.";
+pub const NOTHING_TO_CANCEL: &str = "No hay nada pendiente que cancelar.";
+pub const RESTART_HINT: &str = "Si prefieres empezar de nuevo, escribe «cancelar».";
+pub const NOT_UNDERSTOOD: &str =
+    "Hubo parte de tu mensaje que no pude hacer; ¿me lo dices de otra forma?";
+pub const FORBIDDEN: &str =
+    "Eso no lo puedo hacer por aquí: no borro tu historial ni cambio datos sin tu confirmación.";
+pub const STATE_AMOUNT: &str = "Dime el monto exacto con número, por ejemplo 250.";
+pub const AMOUNT_RANGE: &str = "El monto debe ser mayor que 0 y menor que $10,000,000.00.";
+pub const DATE_RANGE_PAST: &str =
+    "Esa fecha no me cuadra: puedo registrar movimientos de hasta dos años atrás y hasta hoy.";
+pub const DATE_RANGE_FUTURE: &str =
+    "Esa fecha no me cuadra: puedo simular compras de hoy a un año.";
+pub const KIND_MISMATCH: &str = "Esa categoría no corresponde: los ingresos van en salario u otros ingresos, y los gastos en las demás categorías.";
+pub const DUE_DAY_RANGE: &str = "El día de pago debe ser del 1 al 31.";
+pub const NOTHING_TO_CORRECT: &str =
+    "Aún no tienes movimientos registrados por aquí para corregir.";
+pub const NO_TOOLS: &str = "No entendí qué quieres consultar. Puedes preguntar, por ejemplo, «¿cuánto llevo en comida este mes?».";
+pub const UNSUPPORTED_MEDIA: &str =
+    "Por ahora solo leo texto. Escríbeme, por ejemplo, «gasté 250 en el súper».";
+pub const ESCALATED: &str =
+    "Te comunico con una persona del equipo; en breve te responde por aquí.";
+pub const PARKED_APOLOGY: &str =
+    "Tuve un problema con tu mensaje y no pude procesarlo. ¿Me lo escribes de nuevo?";
+pub const DRAFT_EXPIRED: &str =
+    "Como no respondiste, descarté lo que estaba pendiente; no registré nada.";
+pub const HELP: &str = "Soy tu asistente de finanzas. Puedo:\n\
+• Registrar gastos e ingresos: «gasté 250 en el súper»\n\
+• Decirte cuánto llevas: «¿cuánto llevo en comida este mes?»\n\
+• Cuidar tu presupuesto: «pon mi presupuesto en 8000»\n\
+• Simular compras: «¿me alcanza para unos tenis de 1800?»\n\
+• Llevar tus deudas: «le debo 3000 a Juan, pago mínimo 500 el día 15»\n\
+• Buscar gastos, detectar gastos inusuales y ver tendencias.";
+pub const GREETING: &str = "¡Hola!";
+
+/// The question for an open field, worded for the intent.
+pub fn question(intent: Intent, field: Field, income: bool) -> String {
+    match (intent, field) {
+        (Intent::SetBudget, Field::Amount) => {
+            "¿De cuánto quieres tu presupuesto mensual? Escribe el monto, por ejemplo 8000.".into()
+        }
+        (Intent::SetBankBalance, Field::Amount) => {
+            "¿Cuál es tu saldo actual en el banco (MXN)? Escribe el monto, por ejemplo 12000.".into()
+        }
+        (Intent::SimulatePurchase, Field::Amount) => "¿De cuánto sería la compra?".into(),
+        (_, Field::Amount) if income => "¿De cuánto fue el ingreso?".into(),
+        (_, Field::Amount) => "¿Cuánto fue? Escribe el monto, por ejemplo 250.".into(),
+        (_, Field::Category) if income => format!(
+            "¿Qué tipo de ingreso fue? Por ejemplo: {}.",
+            super::core::category::labels(true).join(", ")
+        ),
+        (_, Field::Category) => {
+            "¿En qué categoría va? Por ejemplo: comida, supermercado, restaurantes, transporte, servicios, salud, ropa, entretenimiento u otros.".into()
+        }
+        (_, Field::DebtName) => "¿Con quién es la deuda?".into(),
+        (_, Field::DebtChange) => {
+            "¿Qué cambia: cuánto debes, el pago mínimo, el día de pago, o hiciste un pago?".into()
+        }
+    }
+}
+
+pub fn category_type(kind: CategoryType) -> &'static str {
+    kind.as_str()
+}
+
+/// The user-safe message of each error class (KakeBot §5).
+pub fn tool_error(kind: ToolErrorKind) -> &'static str {
+    match kind {
+        ToolErrorKind::Database => {
+            "No pude acceder a tu información en este momento. Inténtalo de nuevo."
+        }
+        ToolErrorKind::Validation => "Los datos no se pudieron procesar correctamente.",
+        ToolErrorKind::NotFound => {
+            "No encontré datos. Esto puede ser normal si no has registrado gastos."
+        }
+        ToolErrorKind::Permission => "No tengo permiso. Verifica tu sesión.",
+        ToolErrorKind::Unknown => {
+            "Ocurrió un error inesperado y no puedo calcularlo de forma segura ahora."
+        }
+    }
+}
+
+/// What a tool does, in words, for refusals.
+pub fn tool_purpose(tool: ToolName) -> &'static str {
+    match tool {
+        ToolName::AnalyzeSpendingPattern => "analizar tus gastos",
+        ToolName::GetBudgetStatus => "revisar tu presupuesto",
+        ToolName::DetectAnomalies => "detectar gastos inusuales",
+        ToolName::PredictMonthlySpending => "proyectar tu gasto del mes",
+        ToolName::GetSpendingTrends => "ver tendencias de varios meses",
+        ToolName::SearchExpenses => "buscar gastos",
+        ToolName::GetBankBalance => "ver tu saldo",
+        ToolName::GetDebts => "ver tus deudas",
+    }
+}
+
+/// An honest refusal of a tool the user's history cannot support yet.
+pub fn needs_history(tool: ToolName, days: i64, has: i64) -> String {
+    format!(
+        "Para {} necesito al menos {days} días de historial, y por ahora tengo {has}.",
+        tool_purpose(tool)
+    )
+}
+
+/// The data-quality disclaimer analysis replies carry (KakeBot layer 1).
+pub fn disclaimer(history: History) -> Option<String> {
+    let (days, n) = (history.days, history.transactions);
+    match history.quality() {
+        DataQuality::Poor => Some(format!(
+            "Nota: aún tengo poco historial tuyo ({days} días, {n} movimientos), así que este análisis es limitado."
+        )),
+        DataQuality::Fair => Some(format!(
+            "Nota: con {days} días de historial, las estimaciones tienen confianza baja."
+        )),
+        DataQuality::Good => Some("Nota: con más historial el análisis sería más preciso.".into()),
+        DataQuality::Excellent => None,
+    }
+}
