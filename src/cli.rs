@@ -303,7 +303,10 @@ async fn serve(role: Role) -> anyhow::Result<()> {
     {
         let key = merchant::create_api_key(&database.pool, shop.merchant_id).await?;
         let mut out = std::io::stdout().lock();
-        writeln!(out, "Loaded the demo shop `demo-shop` (merchant `demo`).")?;
+        writeln!(
+            out,
+            "Loaded the demo shop `demo-shop` and the finance assistant `demo-finanzas` (merchant `demo`)."
+        )?;
         writeln!(out, "Merchant API key for `demo` (shown once): {key}")?;
     }
     let proposer = startup::proposer(&settings, &database.pool)?;
@@ -313,6 +316,9 @@ async fn serve(role: Role) -> anyhow::Result<()> {
         println!("Tendero is listening on http://{addr}");
         if role.runs_web() {
             println!("Chat with the demo shop: tendero chat demo-shop --url http://{addr}");
+            println!(
+                "Or with the finance assistant: tendero chat demo-finanzas --url http://{addr}"
+            );
         }
     }
     let cancel = CancellationToken::new();

@@ -310,6 +310,9 @@ pub struct TurnSnapshot {
     pub conversation: Conversation,
     #[sqlx(try_from = "String")]
     pub channel: ChannelKind,
+    /// The customer's id on the channel (chat id, phone, web session), for
+    /// progress signals such as Telegram's "typing".
+    pub recipient: String,
     pub config_version: i64,
     /// The oldest pending event: the one the turn is for, with any quick
     /// follow-ups in `events`.
@@ -330,7 +333,7 @@ fn snapshot_select(history_len: i64, max_events: i64) -> String {
     format!(
         "SELECT c.id, c.bot_id, c.contact_id, c.fsm_state, c.human_override, c.override_at, c.override_by,
                 c.state_before_takeover, c.draft, c.version, c.last_activity_at, c.created_at, c.updated_at,
-                ct.channel, b.config_version, hd.head_id, hd.head_attempts,
+                ct.channel, ct.external_id AS recipient, b.config_version, hd.head_id, hd.head_attempts,
                 (SELECT coalesce(json_agg(e ORDER BY e.id), '[]') FROM (
                     SELECT id, kind, payload, external_id, attempts, received_at FROM inbox
                     WHERE conversation_id = c.id AND status = 'pending' AND id >= hd.head_id

@@ -1,5 +1,5 @@
-//! Loading a shop from a JSON fixture: the demo shop on first start, and any shop a
-//! merchant describes in the same shape.
+//! Loading a bot from a JSON fixture: the demo shop and the demo finance bot on
+//! first start, and any bot a merchant describes in the same shape.
 
 use anyhow::Context;
 use serde::Deserialize;
@@ -8,11 +8,14 @@ use uuid::Uuid;
 
 /// The demo shop, compiled in so the binary runs anywhere.
 pub const DEMO_SHOP: &str = include_str!("../fixtures/demo-shop.json");
+/// The demo finance bot (MXN, America/Mexico_City; new users get sample history).
+pub const DEMO_FINANCE: &str = include_str!("../fixtures/demo-finanzas.json");
 
 #[derive(Debug, Deserialize)]
 pub struct ShopFixture {
     pub merchant: MerchantFixture,
     pub bot: BotFixture,
+    #[serde(default)]
     pub products: Vec<ProductFixture>,
 }
 
@@ -26,15 +29,24 @@ pub struct MerchantFixture {
 pub struct BotFixture {
     pub slug: String,
     pub name: String,
+    #[serde(default = "default_profile")]
+    pub profile: crate::merchant::BotProfileKind,
     pub currency: String,
     #[serde(default = "default_timezone")]
     pub timezone: String,
+    /// New users start with sample history (demo bots).
+    #[serde(default)]
+    pub sample_history: bool,
     #[serde(default = "default_session_timeout")]
     pub session_timeout_secs: i32,
     #[serde(default = "default_payment_timeout")]
     pub payment_timeout_secs: i32,
     #[serde(default)]
     pub payment_instructions: String,
+}
+
+fn default_profile() -> crate::merchant::BotProfileKind {
+    crate::merchant::BotProfileKind::Shop
 }
 
 #[derive(Debug, Deserialize)]
@@ -76,8 +88,9 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
         crate::merchant::create_merchant(&mut *tx, &shop.merchant.slug, &shop.merchant.name)
             .await?;
     let bot_id: Uuid = sqlx::query_scalar(
-        "INSERT INTO bots (merchant_id, slug, name, currency, timezone, session_timeout_secs, payment_timeout_secs, payment_instructions)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+        "INSERT INTO bots (merchant_id, slug, name, currency, timezone, session_timeout_secs, payment_timeout_secs,
+                           payment_instructions, profile, sample_history)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
     )
     .bind(merchant_id)
     .bind(&shop.bot.slug)
@@ -87,6 +100,8 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
     .bind(shop.bot.session_timeout_secs)
     .bind(shop.bot.payment_timeout_secs)
     .bind(&shop.bot.payment_instructions)
+    .bind(shop.bot.profile)
+    .bind(shop.bot.sample_history)
     .fetch_one(&mut *tx)
     .await
     .with_context(|| format!("could not create bot `{}`", shop.bot.slug))?;
@@ -112,7 +127,8 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
     })
 }
 
-/// Loads the demo shop if the database has no bot at all. Returns it if loaded.
+/// Loads the demo shop and the demo finance bot if the database has no bot at
+/// all. Returns the shop if loaded.
 pub async fn load_demo_if_empty(pool: &PgPool) -> anyhow::Result<Option<LoadedShop>> {
     // Serialize concurrent first starts of several replicas.
     let mut tx = pool.begin().await?;
@@ -126,6 +142,7 @@ pub async fn load_demo_if_empty(pool: &PgPool) -> anyhow::Result<Option<LoadedSh
         return Ok(None);
     }
     let loaded = load_shop(pool, DEMO_SHOP).await?;
+    load_shop(pool, DEMO_FINANCE).await?;
     tx.commit().await?;
     Ok(Some(loaded))
 }

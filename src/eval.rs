@@ -156,6 +156,13 @@ impl Proposer for Recording {
         }
         result
     }
+
+    async fn propose_finance(
+        &self,
+        input: &crate::agent::FinanceInput,
+    ) -> Result<crate::agent::FinanceProposal, ProposerError> {
+        self.inner.propose_finance(input).await
+    }
 }
 
 /// Loads the shop into a scratch database, plays the scripts, prints the report and

@@ -404,7 +404,8 @@ pub async fn queue_timeouts(pool: &PgPool) -> sqlx::Result<u64> {
         "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
          SELECT c.bot_id, c.id, 'session-timeout:' || c.id || ':' || c.version, 'session_timeout', '{}'::jsonb
          FROM conversations c JOIN bots b ON b.id = c.bot_id
-         WHERE c.fsm_state IN ('BROWSING', 'CART_OPEN', 'CHECKOUT') AND NOT c.human_override
+         WHERE c.fsm_state IN ('BROWSING', 'CART_OPEN', 'CHECKOUT', 'CLARIFYING', 'AWAITING_CONFIRMATION')
+           AND NOT c.human_override
            AND c.last_activity_at < now() - make_interval(secs => b.session_timeout_secs)
          ON CONFLICT (bot_id, external_id) DO NOTHING",
     )

@@ -23,6 +23,7 @@ pub mod llm_calls;
 pub mod merchant;
 pub mod notify;
 pub mod outbox;
+pub mod progress;
 pub mod ratelimit;
 pub mod secret;
 pub mod shop;

@@ -30,6 +30,8 @@ pub enum Wake {
     /// conversation's outbox holds the conversation's row lock until it commits, so
     /// these arrive in id order per conversation.
     Delivered(std::sync::Arc<Delivered>),
+    /// A turn is working on a reply (web-chat streams show it).
+    Progress(std::sync::Arc<crate::progress::Signal>),
     /// The listener (re)connected: notifications may have been missed, look again.
     Resync,
 }
@@ -85,6 +87,7 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
             "tendero_outbox",
             "tendero_outbox_pending",
             "tendero_delivered",
+            crate::progress::CHANNEL,
         ])
         .await?;
     let _ = tx.send(Wake::Resync);
@@ -99,6 +102,13 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
                 Err(_) => {
                     let _ = tx.send(Wake::Resync);
                 }
+            }
+            continue;
+        }
+        if notification.channel() == crate::progress::CHANNEL {
+            // A lost signal is only a missing hint; nothing to resync.
+            if let Ok(signal) = serde_json::from_str(notification.payload()) {
+                let _ = tx.send(Wake::Progress(std::sync::Arc::new(signal)));
             }
             continue;
         }

@@ -221,11 +221,23 @@ impl Application {
         }
 
         if self.role.runs_workers() {
-            let engine = Arc::new(Engine::new(
+            let telegram = Arc::new(TelegramChannel::new(
+                reqwest::Client::new(),
+                &self.settings.telegram_api_url,
                 self.pool.clone(),
-                self.proposer.clone(),
-                engine_settings(&self.settings),
             ));
+            let progress = Arc::new(crate::progress::ChannelProgress::new(
+                self.pool.clone(),
+                telegram,
+            ));
+            let engine = Arc::new(
+                Engine::new(
+                    self.pool.clone(),
+                    self.proposer.clone(),
+                    engine_settings(&self.settings),
+                )
+                .with_progress(progress),
+            );
             tasks.spawn(engine.run(self.notifier.clone(), cancel.clone()));
             let dispatcher = dispatcher(self.pool.clone(), &self.settings, self.redis.clone());
             tasks.spawn(run_dispatcher(

@@ -378,6 +378,13 @@ impl Proposer for LlmProposer {
         "llm"
     }
 
+    async fn propose_finance(
+        &self,
+        input: &super::FinanceInput,
+    ) -> Result<super::FinanceProposal, ProposerError> {
+        Ok(super::finance_rules::propose(input))
+    }
+
     async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
         let bot_id = input.context.bot_id;
         if !input.context.agent_enabled {

@@ -3,6 +3,8 @@
 //! into; `RulesProposer` runs offline.
 
 pub mod contract;
+pub mod finance_contract;
+pub mod finance_rules;
 pub mod llm;
 pub mod privacy;
 pub mod rules;
@@ -12,6 +14,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub use contract::{Proposal, ProposalInput, ProposedAction};
+pub use finance_contract::{FinanceInput, FinanceProposal, RawFinanceAction};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProposerError {
@@ -26,7 +29,17 @@ pub trait Proposer: Send + Sync + 'static {
     /// A short name for logs and the audit trail.
     fn name(&self) -> &'static str;
 
+    /// A shop proposal.
     async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError>;
+
+    /// A finance proposal, through the same seam. Proposers that only know the
+    /// shop leave finance to the offline rules.
+    async fn propose_finance(
+        &self,
+        input: &FinanceInput,
+    ) -> Result<FinanceProposal, ProposerError> {
+        Ok(finance_rules::propose(input))
+    }
 }
 
 /// The offline Spanish rules proposer.
@@ -45,11 +58,15 @@ impl Proposer for RulesProposer {
 }
 
 type ScriptFn = dyn Fn(&ProposalInput) -> Result<Proposal, ProposerError> + Send + Sync;
+type FinanceScriptFn =
+    dyn Fn(&FinanceInput) -> Result<FinanceProposal, ProposerError> + Send + Sync;
 
-/// A proposer driven by a closure: tests feed it any proposal, hostile ones included.
+/// A proposer driven by closures: tests feed it any proposal, hostile ones
+/// included. Finance turns go to the rules unless a finance script is given.
 #[derive(Clone)]
 pub struct ScriptedProposer {
     script: Arc<ScriptFn>,
+    finance: Option<Arc<FinanceScriptFn>>,
 }
 
 impl ScriptedProposer {
@@ -58,6 +75,17 @@ impl ScriptedProposer {
     ) -> Self {
         ScriptedProposer {
             script: Arc::new(script),
+            finance: None,
+        }
+    }
+
+    /// A proposer for finance turns only.
+    pub fn finance(
+        script: impl Fn(&FinanceInput) -> Result<FinanceProposal, ProposerError> + Send + Sync + 'static,
+    ) -> Self {
+        ScriptedProposer {
+            script: Arc::new(|input| Ok(rules::propose(input))),
+            finance: Some(Arc::new(script)),
         }
     }
 }
@@ -70,5 +98,15 @@ impl Proposer for ScriptedProposer {
 
     async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
         (self.script)(input)
+    }
+
+    async fn propose_finance(
+        &self,
+        input: &FinanceInput,
+    ) -> Result<FinanceProposal, ProposerError> {
+        match &self.finance {
+            Some(script) => script(input),
+            None => Ok(finance_rules::propose(input)),
+        }
     }
 }

@@ -165,6 +165,20 @@ impl TelegramChannel {
         })
     }
 
+    /// Shows "typing…" in the chat while a turn works. Best effort.
+    pub async fn typing(&self, bot_id: uuid::Uuid, chat_id: &str) {
+        let Ok(Some(creds)) = credentials::telegram(&self.pool, bot_id).await else {
+            return;
+        };
+        let body = json!({"chat_id": chat_id, "action": "typing"});
+        if let Err(err) = self
+            .call(creds.token.expose(), "sendChatAction", &body)
+            .await
+        {
+            tracing::debug!(%err, "sendChatAction failed");
+        }
+    }
+
     /// Stops the button's spinner. Best effort: a failure only leaves it spinning.
     pub async fn answer_callback(&self, bot_id: uuid::Uuid, callback_query_id: &str) {
         let Ok(Some(creds)) = credentials::telegram(&self.pool, bot_id).await else {

@@ -12,6 +12,8 @@ use super::apply::{Decision, ReplyPlan, StoreOp, TurnInput};
 use crate::audit::{self, Actor, Entry, Scope};
 use crate::channels::OutPayload;
 use crate::conversations;
+use crate::finance::ledger::UserScope;
+use crate::finance::writes;
 use crate::inbox;
 use crate::outbox;
 use crate::shop::orders::{self, Order, OrderStatus};
@@ -122,6 +124,15 @@ pub async fn commit(
             )
         }
     });
+    if !decision.finance.is_empty() {
+        let user = UserScope {
+            bot_id: conversation.bot_id,
+            contact_id: conversation.contact_id,
+        };
+        for write in &decision.finance {
+            writes::execute(&mut tx, user, &profile.bot.currency, write, burst.head_id()).await?;
+        }
+    }
     inbox::mark_done(&mut tx, &burst.ids).await?;
     if let Some(cart) = &decision.cart {
         cart::save(&mut tx, conversation.id, cart).await?;

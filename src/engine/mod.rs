@@ -9,6 +9,7 @@
 mod apply;
 mod burst;
 mod commit;
+mod finance;
 mod plan;
 mod profiles;
 mod scheduler;
@@ -34,8 +35,10 @@ use crate::channels::OutPayload;
 use crate::conversations::{self, ClaimRequest, TurnSnapshot};
 use crate::histograms::{Metric, observe};
 use crate::inbox::{self, EventKind};
+use crate::merchant::BotProfileKind;
 use crate::notify::Notifier;
 use crate::outbox::{self, Author};
+use crate::progress::{NoProgress, Progress};
 use crate::shop::messages;
 use crate::telemetry;
 
@@ -89,6 +92,8 @@ pub struct Engine {
     /// This process's identity in leases.
     owner: Uuid,
     profiles: Profiles,
+    /// "Thinking" and "tools" signals to the customer's channel.
+    progress: Arc<dyn Progress>,
 }
 
 impl Engine {
@@ -99,7 +104,14 @@ impl Engine {
             proposer,
             settings,
             owner: Uuid::new_v4(),
+            progress: Arc::new(NoProgress),
         }
+    }
+
+    /// Shows turn progress through `progress` (the server wires the channels).
+    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = progress;
+        self
     }
 
     /// Runs the claim loop until cancelled, then lets in-flight turns finish
@@ -224,14 +236,32 @@ impl Engine {
                 Err(err) => return Err(err.into()),
             };
             let started = std::time::Instant::now();
-            let plan = plan::plan(
-                self.proposer.as_ref(),
-                self.settings.proposer_timeout,
-                &snapshot,
-                &profile,
-                &burst,
-            )
-            .await?;
+            let plan = if snapshot.conversation.human_override {
+                plan::Plan::Silent
+            } else {
+                match profile.bot.profile {
+                    BotProfileKind::Shop => {
+                        plan::shop(
+                            self.proposer.as_ref(),
+                            self.settings.proposer_timeout,
+                            &snapshot,
+                            &profile,
+                            &burst,
+                        )
+                        .await?
+                    }
+                    BotProfileKind::Finance => {
+                        let deps = finance::Deps {
+                            pool: &self.pool,
+                            proposer: self.proposer.as_ref(),
+                            proposer_timeout: self.settings.proposer_timeout,
+                            progress: self.progress.as_ref(),
+                            timezone: &profile.bot.timezone,
+                        };
+                        finance::plan(&deps, &snapshot, &profile, &burst).await?
+                    }
+                }
+            };
             let bot = profile.bot.slug.as_str();
             observe(Metric::TurnProposer, [bot, plan.kind()], started.elapsed());
             let input = TurnInput {

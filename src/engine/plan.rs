@@ -24,9 +24,10 @@ use crate::shop::messages;
 pub enum Plan {
     /// Human override is on: keep the messages, say nothing.
     Silent,
-    /// Backend-detected escalation.
+    /// Backend-detected escalation; `notice` is the profile's handoff message.
     Escalate {
         start: StoredState,
+        notice: &'static str,
     },
     /// An image or payment words while an order waits for payment.
     PaymentProof {
@@ -47,6 +48,8 @@ pub enum Plan {
         order_id: Uuid,
         current: State,
     },
+    /// A finance turn, decided whole before the commit.
+    Finance(Box<super::finance::FinancePlan>),
 }
 
 impl Plan {
@@ -60,16 +63,20 @@ impl Plan {
             Plan::Propose(_) => "propose",
             Plan::SessionTimeout { .. } => "session_timeout",
             Plan::PaymentTimeout { .. } => "payment_timeout",
+            Plan::Finance(_) => "finance",
         }
     }
 
     /// The state a customer message starts from, for plans made of one.
     pub fn start(&self) -> Option<StoredState> {
         match self {
-            Plan::Escalate { start } | Plan::Say { start, .. } => Some(*start),
+            Plan::Escalate { start, .. } | Plan::Say { start, .. } => Some(*start),
             Plan::PaymentProof { start, .. } => Some((*start).into()),
             Plan::Propose(plan) => Some(plan.start.into()),
-            Plan::Silent | Plan::SessionTimeout { .. } | Plan::PaymentTimeout { .. } => None,
+            Plan::Silent
+            | Plan::SessionTimeout { .. }
+            | Plan::PaymentTimeout { .. }
+            | Plan::Finance(_) => None,
         }
     }
 }
@@ -100,7 +107,7 @@ pub fn cart_of(snapshot: &TurnSnapshot) -> Cart {
 
 /// The shop's plan for a turn. A conversation whose stored state is not a shop
 /// state is an error (the turn is retried, then parked), never read as IDLE.
-pub async fn plan(
+pub async fn shop(
     proposer: &dyn Proposer,
     proposer_timeout: Duration,
     snapshot: &TurnSnapshot,
@@ -130,6 +137,7 @@ pub async fn plan(
     if events.contains(&Event::EscalationRequested) {
         return Ok(Plan::Escalate {
             start: start.into(),
+            notice: messages::ESCALATED,
         });
     }
     if events.contains(&Event::PaymentProofReceived) && start == State::AwaitingPayment {

@@ -14,7 +14,7 @@ pub async fn set(
     category: Option<&str>,
     starts_on: NaiveDate,
     cap_cents: i64,
-    inbox_id: i64,
+    inbox_id: Option<i64>,
 ) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO fin_budgets (bot_id, contact_id, category, starts_on, cap_cents, inbox_id)

@@ -21,6 +21,8 @@ pub struct UserContext {
     pub today: NaiveDate,
     pub history: History,
     pub balance_cents: Option<i64>,
+    /// The day the balance was stated, in the bot's time zone.
+    pub balance_as_of: Option<NaiveDate>,
     pub debts: Vec<DebtLine>,
     pub last_transaction: Option<LastTransaction>,
     pub category_budgets: bool,
@@ -65,7 +67,7 @@ type Row = (
     NaiveDate,
     Option<NaiveDate>,
     i64,
-    Option<i64>,
+    Option<Json<(i64, NaiveDate)>>,
     Json<Vec<Debt>>,
     Option<Json<Last>>,
     bool,
@@ -85,8 +87,8 @@ pub async fn load(
         "SELECT (now() AT TIME ZONE $3)::date,
             (SELECT min(occurred_on) FROM fin_transactions WHERE contact_id = $2 AND bot_id = $1),
             (SELECT count(*) FROM fin_transactions WHERE contact_id = $2 AND bot_id = $1),
-            (SELECT balance_cents FROM fin_balances WHERE contact_id = $2 AND bot_id = $1
-             ORDER BY id DESC LIMIT 1),
+            (SELECT json_build_array(balance_cents, (created_at AT TIME ZONE $3)::date)
+             FROM fin_balances WHERE contact_id = $2 AND bot_id = $1 ORDER BY id DESC LIMIT 1),
             (SELECT coalesce(json_agg(json_build_object('name', name, 'balance_cents', balance_cents,
                                      'minimum_cents', minimum_payment_cents, 'due_day', due_day)
                                      ORDER BY balance_cents DESC, name), '[]')
@@ -121,7 +123,8 @@ pub async fn load(
             days: first.map_or(0, |first| (today - first).num_days() + 1),
             transactions,
         },
-        balance_cents: balance,
+        balance_cents: balance.as_ref().map(|b| b.0.0),
+        balance_as_of: balance.as_ref().map(|b| b.0.1),
         debts: debts
             .0
             .into_iter()

@@ -411,7 +411,7 @@ pub async fn reject_payment(
 }
 
 /// A bot of this merchant, or 404.
-async fn owned_bot(
+pub async fn owned_bot(
     state: &AppState,
     merchant_id: Uuid,
     slug: &str,

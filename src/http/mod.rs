@@ -2,6 +2,7 @@
 
 pub mod directory;
 pub mod error;
+pub mod finance;
 pub mod merchant;
 pub mod metrics;
 pub mod webchat;
@@ -57,6 +58,7 @@ pub fn router(state: AppState) -> Router {
             axum::routing::put(merchant::set_channel),
         )
         .route("/bots/{slug}/llm-usage", get(merchant::llm_usage))
+        .route("/bots/{slug}/learning", get(finance::learning_metrics))
         .route(
             "/orders/{id}/approve-payment",
             post(merchant::approve_payment),

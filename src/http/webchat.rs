@@ -24,6 +24,7 @@ use crate::inbox::{ChannelKind, Inbound, Ingested, MessagePayload};
 use crate::merchant::Bot;
 use crate::notify::Wake;
 use crate::outbox;
+use crate::progress::{Signal, Step};
 
 /// Longest text a customer may send in one message.
 pub const MAX_TEXT_CHARS: usize = 4096;
@@ -117,6 +118,7 @@ pub struct EventsQuery {
 
 /// `GET /webchat/{bot}/events?session=...`: every message sent to the session, then
 /// new ones as they are delivered. Each `data:` is `{"id","text","author","choices"}`.
+/// While a turn works, `thinking` and `tools` events (no id) say so.
 pub async fn events(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -204,6 +206,7 @@ impl Feed {
                 {
                     self.stale = true
                 }
+                Ok(Ok(Wake::Progress(signal))) => self.progress(&signal).await,
                 Ok(Ok(Wake::OutboxSent(id))) if Some(id) == self.conversation_id => {
                     self.stale = true
                 }
@@ -219,6 +222,30 @@ impl Feed {
                 Err(_) => self.stale = true,
             }
         }
+    }
+
+    /// A turn of this session's conversation is working: an event without an id
+    /// (it is not part of the transcript a reconnect resumes).
+    async fn progress(&mut self, signal: &Signal) {
+        if self.conversation_id.is_none() {
+            // A new session learns its conversation on its first turn.
+            match conversations::of_webchat_session(&self.pool, self.bot_id, &self.session).await {
+                Ok(found) => self.conversation_id = found,
+                Err(err) => tracing::debug!(%err, "web chat feed lookup failed"),
+            }
+        }
+        if Some(signal.conversation_id) != self.conversation_id {
+            return;
+        }
+        let data = match &signal.step {
+            Step::Thinking => json!({}),
+            Step::Tools { tools } => json!({ "tools": tools }),
+        };
+        self.buffer.push_back(
+            Event::default()
+                .event(signal.step.event())
+                .data(data.to_string()),
+        );
     }
 
     fn push(&mut self, id: i64, author: outbox::Author, payload: &serde_json::Value) {

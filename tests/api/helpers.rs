@@ -105,12 +105,33 @@ impl TestApp {
         text: &str,
         client_id: &str,
     ) -> reqwest::Response {
+        self.post_to("demo-shop", session, text, client_id).await
+    }
+
+    pub async fn post_to(
+        &self,
+        bot: &str,
+        session: &str,
+        text: &str,
+        client_id: &str,
+    ) -> reqwest::Response {
         self.client
-            .post(format!("{}/webchat/demo-shop/messages", self.base))
+            .post(format!("{}/webchat/{bot}/messages", self.base))
             .json(&json!({"session": session, "text": text, "client_id": client_id}))
             .send()
             .await
             .unwrap()
+    }
+
+    /// Sends one message to `bot`, processes it, and returns the replies it produced.
+    pub async fn say_to(&self, bot: &str, session: &str, text: &str) -> Vec<String> {
+        let before = self.replies(session).await.len();
+        let response = self
+            .post_to(bot, session, text, &Uuid::new_v4().to_string())
+            .await;
+        assert_eq!(response.status(), StatusCode::ACCEPTED, "{text}");
+        self.drain().await;
+        self.replies(session).await.split_off(before)
     }
 
     /// Runs workers and the dispatcher until nothing is left to do.

@@ -14,6 +14,7 @@ mod engine;
 mod eval;
 mod fake_llm;
 mod fake_platforms;
+mod finance;
 mod fuzz;
 mod hostile;
 mod input;

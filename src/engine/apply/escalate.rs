@@ -6,9 +6,13 @@ use crate::audit::{Actor, Entry};
 use crate::conversation::{Event, StoredState};
 use crate::conversations;
 use crate::outbox::Author;
-use crate::shop::messages;
 
-pub fn apply(input: &TurnInput<'_>, start: StoredState, decision: &mut Decision) {
+pub fn apply(
+    input: &TurnInput<'_>,
+    start: StoredState,
+    notice: &'static str,
+    decision: &mut Decision,
+) {
     decision.audit.push(
         Entry::new(Actor::Backend, "event_detected").action(Event::EscalationRequested.as_str()),
     );
@@ -23,5 +27,5 @@ pub fn apply(input: &TurnInput<'_>, start: StoredState, decision: &mut Decision)
     takeover.activity = true;
     decision.update = takeover;
     decision.audit.extend(rows);
-    decision.say(Author::System, messages::ESCALATED);
+    decision.say(Author::System, notice);
 }

@@ -4,6 +4,7 @@
 //! order numbering, which only the database can hand out).
 
 mod escalate;
+mod finance;
 mod payment_proof;
 mod payment_timeout;
 mod propose;
@@ -33,6 +34,8 @@ pub struct Decision {
     pub cart: Option<Cart>,
     /// Order changes, in order.
     pub store: Vec<StoreOp>,
+    /// Confirmed finance writes (at most one per turn).
+    pub finance: Vec<crate::finance::core::Write>,
     pub reply: Option<ReplyPlan>,
 }
 
@@ -90,6 +93,7 @@ impl Decision {
             audit: Vec::new(),
             cart: None,
             store: Vec::new(),
+            finance: Vec::new(),
             reply: None,
         }
     }
@@ -120,7 +124,8 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> Decision {
     }
     match plan {
         Plan::Silent => silent::apply(&mut decision),
-        Plan::Escalate { start } => escalate::apply(input, start, &mut decision),
+        Plan::Escalate { start, notice } => escalate::apply(input, start, notice, &mut decision),
+        Plan::Finance(plan) => finance::apply(input, *plan, &mut decision),
         Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
         Plan::Say { text, .. } => say::apply(text, &mut decision),
         Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),

@@ -240,6 +240,7 @@ impl Draft {
                     date: self.date?,
                     description: self.description.clone().unwrap_or_default(),
                     merchant: self.merchant.clone(),
+                    learned: self.learned_category,
                 }
             }
             Intent::SetBudget => Write::SetBudget {
@@ -272,6 +273,8 @@ impl Draft {
                     from: self.from_category.clone()?,
                     to: to.key,
                     to_type: to.kind,
+                    merchant: self.merchant.clone(),
+                    description: self.description.clone().unwrap_or_default(),
                 }
             }
             Intent::QueryData | Intent::SimulatePurchase => return None,
@@ -291,6 +294,8 @@ pub enum Write {
         date: NaiveDate,
         description: String,
         merchant: Option<String>,
+        /// The category came from a learned rule (counted as the rule applied).
+        learned: bool,
     },
     SetBudget {
         /// `None`: the cap on all variable spending.
@@ -317,6 +322,9 @@ pub enum Write {
         from: String,
         to: &'static str,
         to_type: CategoryType,
+        /// Kept with the correction, for learning.
+        merchant: Option<String>,
+        description: String,
     },
 }
 

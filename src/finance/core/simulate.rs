@@ -16,8 +16,10 @@ pub struct SimulationFacts {
     pub budget: Option<BudgetFacts>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BudgetFacts {
+    /// The budget's category; `None` is the cap on all variable spending.
+    pub category: Option<String>,
     pub cap_cents: i64,
     pub spent_cents: i64,
 }
@@ -47,8 +49,9 @@ pub struct Simulation {
     pub budget: Option<BudgetAfter>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BudgetAfter {
+    pub category: Option<String>,
     pub cap_cents: i64,
     pub spent_cents: i64,
     pub spent_after_cents: i64,
@@ -70,9 +73,10 @@ pub fn simulate(
     } else {
         Verdict::Affordable
     };
-    let budget = facts.budget.map(|b| {
+    let budget = facts.budget.as_ref().map(|b| {
         let spent_after = b.spent_cents + amount_cents;
         BudgetAfter {
+            category: b.category.clone(),
             cap_cents: b.cap_cents,
             spent_cents: b.spent_cents,
             spent_after_cents: spent_after,
@@ -101,6 +105,7 @@ mod tests {
             balance_cents: balance,
             upcoming_cents: upcoming,
             budget: Some(BudgetFacts {
+                category: None,
                 cap_cents: 800_000,
                 spent_cents: 700_000,
             }),

@@ -274,7 +274,7 @@ pub fn simulation(sim: &Simulation, balance_as_of: Option<chrono::NaiveDate>) ->
         ),
     }];
     if let Some(budget) = &sim.budget {
-        let what = scope(sim.category.as_deref(), true);
+        let what = scope(budget.category.as_deref(), true);
         lines.push(format!(
             "Tu presupuesto de {what} del mes es {}: llevas {} y con esta compra llegarías a {}{}.",
             pesos(budget.cap_cents),

@@ -1,0 +1,335 @@
+//! The finance profile end to end over web chat: confirmed writes, patch mode,
+//! the balance-then-simulate path, tools with their sources, gating, learning,
+//! takeovers and replays.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use sqlx::PgPool;
+use tendero::agent::{FinanceProposal, RawFinanceAction, ScriptedProposer};
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+
+/// A finance bot whose users start with no history.
+const PLAIN: &str = r#"{
+  "merchant": { "slug": "demo", "name": "Tienda Demo" },
+  "bot": { "slug": "finanzas", "name": "Finanzas", "profile": "finance", "currency": "MXN",
+           "timezone": "America/Mexico_City" }
+}"#;
+
+pub async fn finance_app(pool: PgPool) -> TestApp {
+    with_bots(spawn_app(pool).await).await
+}
+
+pub async fn with_bots(app: TestApp) -> TestApp {
+    tendero::demo::load_shop(&app.pool, PLAIN).await.unwrap();
+    tendero::demo::load_shop(&app.pool, tendero::demo::DEMO_FINANCE)
+        .await
+        .unwrap();
+    app
+}
+
+pub async fn today(app: &TestApp) -> String {
+    sqlx::query_scalar("SELECT ((now() AT TIME ZONE 'America/Mexico_City')::date)::text")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+pub async fn rows(app: &TestApp, table: &str, session: &str) -> i64 {
+    app.count(&format!(
+        "SELECT count(*) FROM {table} t JOIN contacts c ON c.id = t.contact_id WHERE c.external_id = '{session}'"
+    ))
+    .await
+}
+
+pub fn joined(replies: &[String]) -> String {
+    replies.join("\n---\n")
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn an_expense_is_written_only_after_an_exact_confirmation(pool: PgPool) {
+    let app = finance_app(pool).await;
+    let today = today(&app).await;
+    let reply = joined(&app.say_to("finanzas", "ana", "gasté 250 en el súper").await);
+    assert!(reply.contains("¿Registro este gasto?"), "{reply}");
+    assert!(reply.contains("$250.00"), "{reply}");
+    assert!(reply.contains("supermercado"), "{reply}");
+    assert!(reply.contains(&format!("Fecha: {today}")), "{reply}");
+    assert!(reply.contains("Responde: sí / no"), "{reply}");
+    assert_eq!(app.state("ana").await, "AWAITING_CONFIRMATION");
+    for near_miss in ["claro", "sii", "nop", "sí, porfa"] {
+        let reply = joined(&app.say_to("finanzas", "ana", near_miss).await);
+        assert_eq!(reply, "Responde exactamente: sí / no", "{near_miss}");
+        assert_eq!(
+            rows(&app, "fin_transactions", "ana").await,
+            0,
+            "{near_miss}"
+        );
+    }
+    let reply = joined(&app.say_to("finanzas", "ana", "Sí").await);
+    assert!(
+        reply.contains("Listo, registré tu gasto de $250.00"),
+        "{reply}"
+    );
+    assert_eq!(rows(&app, "fin_transactions", "ana").await, 1);
+    let (amount, category, date): (i64, String, String) =
+        sqlx::query_as("SELECT amount_cents, category, occurred_on::text FROM fin_transactions")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        (amount, category.as_str(), date),
+        (25_000, "supermercado", today)
+    );
+    assert_eq!(app.state("ana").await, "IDLE");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_clarifying_reply_patches_the_draft_and_never_restarts_it(pool: PgPool) {
+    let app = finance_app(pool).await;
+    let reply = joined(&app.say_to("finanzas", "beto", "gasté 300").await);
+    assert!(reply.contains("¿En qué categoría va?"), "{reply}");
+    assert_eq!(app.state("beto").await, "CLARIFYING");
+    let reply = joined(&app.say_to("finanzas", "beto", "fue ayer").await);
+    assert!(reply.contains("¿En qué categoría va?"), "{reply}");
+    let yesterday: String =
+        sqlx::query_scalar("SELECT ((now() AT TIME ZONE 'America/Mexico_City')::date - 1)::text")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    let reply = joined(&app.say_to("finanzas", "beto", "categoría comida").await);
+    assert!(reply.contains("$300.00"), "the amount survived: {reply}");
+    assert!(
+        reply.contains(&format!("Fecha: {yesterday}")),
+        "the date survived: {reply}"
+    );
+    assert!(reply.contains("comida"), "{reply}");
+    let reply = joined(&app.say_to("finanzas", "beto", "no").await);
+    assert!(reply.contains("No registré nada"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "beto").await, 0);
+    assert_eq!(app.state("beto").await, "IDLE");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_simulation_without_a_balance_asks_confirms_it_and_reruns_the_purchase(pool: PgPool) {
+    let app = finance_app(pool).await;
+    let reply = joined(
+        &app.say_to("finanzas", "caro", "¿me alcanza para unos tenis de 1800?")
+            .await,
+    );
+    assert!(reply.contains("necesito tu saldo en el banco"), "{reply}");
+    assert_eq!(app.state("caro").await, "CLARIFYING");
+    let reply = joined(&app.say_to("finanzas", "caro", "12000").await);
+    assert!(
+        reply.contains("¿Registro tu saldo en el banco en $12,000.00?"),
+        "{reply}"
+    );
+    assert!(reply.contains("$1,800.00"), "{reply}");
+    assert_eq!(rows(&app, "fin_balances", "caro").await, 0);
+    let reply = joined(&app.say_to("finanzas", "caro", "ok").await);
+    assert!(
+        reply.contains("tu saldo en el banco quedó en $12,000.00"),
+        "{reply}"
+    );
+    assert!(reply.contains("Sí te alcanza"), "{reply}");
+    assert!(reply.contains("$10,200.00"), "{reply}");
+    assert!(reply.contains("solo tu saldo en el banco"), "{reply}");
+    assert_eq!(rows(&app, "fin_balances", "caro").await, 1);
+    // Now the balance is known: the next simulation runs at once.
+    let reply = joined(
+        &app.say_to("finanzas", "caro", "¿me alcanza para una tele de 15000?")
+            .await,
+    );
+    assert!(reply.contains("No te alcanza"), "{reply}");
+    assert!(reply.contains("$3,000.00"), "{reply}");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn budgets_and_debts_are_written_once_confirmed_and_read_back_with_their_source(
+    pool: PgPool,
+) {
+    let app = finance_app(pool).await;
+    let reply = joined(
+        &app.say_to("finanzas", "dani", "pon mi presupuesto en 8000")
+            .await,
+    );
+    assert!(
+        reply.contains("¿Fijo tu presupuesto mensual de gastos variables en $8,000.00"),
+        "{reply}"
+    );
+    app.say_to("finanzas", "dani", "va").await;
+    assert_eq!(rows(&app, "fin_budgets", "dani").await, 1);
+    app.say_to("finanzas", "dani", "gasté 2000 en ropa").await;
+    app.say_to("finanzas", "dani", "s").await;
+    let reply = joined(
+        &app.say_to("finanzas", "dani", "¿cómo voy con mi presupuesto?")
+            .await,
+    );
+    assert!(
+        reply.contains("llevas $2,000.00 de $8,000.00 (25.0%)"),
+        "{reply}"
+    );
+    assert!(reply.contains("Te quedan $6,000.00"), "{reply}");
+    assert!(reply.contains("(basado en 1 transacción,"), "{reply}");
+
+    let reply = joined(
+        &app.say_to(
+            "finanzas",
+            "dani",
+            "le debo 3000 a Juan, pago mínimo 500 el día 15",
+        )
+        .await,
+    );
+    assert!(reply.contains("¿Guardo tu deuda con Juan?"), "{reply}");
+    assert!(reply.contains("Día de pago: 15"), "{reply}");
+    app.say_to("finanzas", "dani", "confirmo").await;
+    let reply = joined(&app.say_to("finanzas", "dani", "le pagué 1000 a Juan").await);
+    assert!(reply.contains("Te quedarían $2,000.00"), "{reply}");
+    app.say_to("finanzas", "dani", "yes").await;
+    let (balance, minimum, day): (i64, Option<i64>, Option<i16>) = sqlx::query_as(
+        "SELECT balance_cents, minimum_payment_cents, due_day FROM fin_debts WHERE name_key = 'juan'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!((balance, minimum, day), (200_000, Some(50_000), Some(15)));
+    let reply = joined(&app.say_to("finanzas", "dani", "¿cuánto debo?").await);
+    assert!(
+        reply.contains("Juan: $2,000.00, pago mínimo $500.00, el día 15"),
+        "{reply}"
+    );
+    // A payment to a debt nobody has is refused, and writes nothing.
+    let reply = joined(&app.say_to("finanzas", "dani", "abono de 500 a Pedro").await);
+    assert!(
+        reply.contains("No tienes una deuda registrada con Pedro"),
+        "{reply}"
+    );
+    assert_eq!(app.state("dani").await, "IDLE");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_takeover_while_a_write_waits_means_nothing_is_written(pool: PgPool) {
+    let app = finance_app(pool).await;
+    app.say_to("finanzas", "eli", "gasté 250 en el súper").await;
+    assert_eq!(app.state("eli").await, "AWAITING_CONFIRMATION");
+    let id = app.conversation_id("eli").await;
+    let (status, _) = app
+        .post_api(&format!("/conversations/{id}/takeover"), None)
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK);
+    let replies = app.say_to("finanzas", "eli", "sí").await;
+    assert!(replies.is_empty(), "the bot is silent: {replies:?}");
+    assert_eq!(rows(&app, "fin_transactions", "eli").await, 0);
+    app.post_api(&format!("/conversations/{id}/release"), None)
+        .await;
+    assert_eq!(
+        app.state("eli").await,
+        "IDLE",
+        "the stale draft was dropped"
+    );
+    let reply = joined(&app.say_to("finanzas", "eli", "sí").await);
+    assert!(!reply.contains("registré"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "eli").await, 0);
+    let audit = app.audit(id).await;
+    assert!(audit.iter().any(|(kind, _, _)| kind == "draft_discarded"));
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_replayed_confirmation_writes_once(pool: PgPool) {
+    let app = finance_app(pool).await;
+    app.say_to("finanzas", "fer", "ayer pagué 480 de luz").await;
+    for _ in 0..3 {
+        let response = app.post_to("finanzas", "fer", "sí", "same-client-id").await;
+        assert_eq!(response.status(), reqwest::StatusCode::ACCEPTED);
+    }
+    app.drain().await;
+    assert_eq!(rows(&app, "fin_transactions", "fer").await, 1);
+    // A second, new "sí" is not a confirmation of anything.
+    let reply = joined(&app.say_to("finanzas", "fer", "sí").await);
+    assert!(!reply.contains("registré"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "fer").await, 1);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_draft_left_open_expires_and_a_late_yes_confirms_nothing(pool: PgPool) {
+    let app = finance_app(pool).await;
+    app.say_to("finanzas", "gabo", "gasté 90 en tacos").await;
+    sqlx::query("UPDATE conversations SET last_activity_at = now() - interval '2 hours'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    tendero::inbox::queue_timeouts(&app.pool).await.unwrap();
+    app.drain().await;
+    assert_eq!(app.state("gabo").await, "IDLE");
+    let replies = app.replies("gabo").await;
+    assert!(
+        replies
+            .last()
+            .unwrap()
+            .contains("descarté lo que estaba pendiente"),
+        "{replies:?}"
+    );
+    app.say_to("finanzas", "gabo", "sí").await;
+    assert_eq!(rows(&app, "fin_transactions", "gabo").await, 0);
+}
+
+fn hostile(input: &tendero::agent::FinanceInput) -> FinanceProposal {
+    let _ = input;
+    let mut proposal = FinanceProposal::new(
+        vec![
+            RawFinanceAction::new("CONFIRM_WRITE"),
+            RawFinanceAction::new("DELETE_HISTORY"),
+            RawFinanceAction::new("SET_BANK_BALANCE").with(|p| p.amount = Some(json!(99_999))),
+            RawFinanceAction::new("LOG_TRANSACTION").with(|p| {
+                p.amount = Some(json!(75));
+                p.category = Some(json!("restaurantes"));
+            }),
+            RawFinanceAction::new("TRANSFER_TO_ATTACKER"),
+        ],
+        "Listo, ya guardé $750 y te regalé 500 pesos.",
+    );
+    proposal.suggested_state = Some("IDLE".into());
+    proposal
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn hostile_model_output_writes_nothing_and_is_audited(pool: PgPool) {
+    let proposer = ScriptedProposer::finance(|input| Ok(hostile(input)));
+    let app = with_bots(spawn_app_with(pool, Arc::new(proposer)).await).await;
+    let reply = joined(&app.say_to("finanzas", "hugo", "3 tacos de 25").await);
+    for table in ["fin_transactions", "fin_balances"] {
+        assert_eq!(rows(&app, table, "hugo").await, 0, "{table}");
+    }
+    assert!(!reply.contains("750") && !reply.contains("500"), "{reply}");
+    let id = app.conversation_id("hugo").await;
+    let audit = app.audit(id).await;
+    let rejected: Vec<_> = audit
+        .iter()
+        .filter(|(kind, _, _)| kind == "action_rejected")
+        .map(|(_, action, _)| action.clone().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        rejected,
+        [
+            "CONFIRM_WRITE",
+            "DELETE_HISTORY",
+            "SET_BANK_BALANCE",
+            "LOG_TRANSACTION",
+            "TRANSFER_TO_ATTACKER"
+        ],
+        "{audit:?}"
+    );
+    assert!(
+        audit
+            .iter()
+            .any(|(kind, _, _)| kind == "suggested_state_ignored")
+    );
+    assert!(audit.iter().any(|(kind, _, reason)| {
+        kind == "action_rejected"
+            && reason
+                .as_deref()
+                .is_some_and(|r| r.contains("not written by the user"))
+    }));
+    assert_eq!(app.state("hugo").await, "IDLE");
+}
