@@ -315,9 +315,10 @@ async fn serve(role: Role) -> anyhow::Result<()> {
     if let Some(addr) = app.local_addr() {
         println!("Tendero is listening on http://{addr}");
         if role.runs_web() {
-            println!("Chat with the demo shop: tendero chat demo-shop --url http://{addr}");
+            // The last line serve prints (tests read up to it).
             println!(
-                "Or with the finance assistant: tendero chat demo-finanzas --url http://{addr}"
+                "Chat with the demo shop: tendero chat demo-shop --url http://{addr} \
+                 (the finance assistant: tendero chat demo-finanzas --url http://{addr})"
             );
         }
     }

@@ -15,6 +15,8 @@ mod eval;
 mod fake_llm;
 mod fake_platforms;
 mod finance;
+mod finance_llm;
+mod finance_tools;
 mod fuzz;
 mod hostile;
 mod input;

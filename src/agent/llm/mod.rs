@@ -1,8 +1,9 @@
 //! The LLM proposer: any OpenAI-compatible chat-completions server, asked for a
-//! structured proposal. Its output is untrusted: it is parsed against the contract,
-//! repaired once, and otherwise replaced by the rules proposer. Every call is
-//! bounded in time and recorded in `llm_calls`; a circuit breaker per bot stops
-//! calling a failing server for a while.
+//! structured proposal under the shop's or the finance profile's contract. Its
+//! output is untrusted: it is parsed against the contract, repaired once, and
+//! otherwise replaced by the rules proposer. Every call is bounded in time and
+//! recorded in `llm_calls`; a circuit breaker per bot stops calling a failing
+//! server for a while.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -16,13 +17,17 @@ use sqlx::PgPool;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
-use super::contract::{CatalogEntry, MAX_RESPONSE_TEXT, Proposal, ProposalInput};
-use super::privacy::mask;
-use super::{Proposer, ProposerError, rules};
+mod finance;
+mod shop;
+
+pub use finance::{finance_schema, parse_finance_proposal};
+pub use shop::{parse_proposal, proposal_schema};
+
+use super::contract::{Proposal, ProposalInput, TurnContext};
+use super::finance_contract::{FinanceInput, FinanceProposal};
+use super::{Proposer, ProposerError, finance_rules, rules};
 use crate::config::{LlmConfig, ResponseMode};
-use crate::conversation::{ActionKind, MAX_ACTIONS};
 use crate::histograms::{Metric, observe};
-use crate::text::{money, normalize};
 use crate::{llm_calls, telemetry};
 
 /// Why a call produced no usable proposal.
@@ -71,22 +76,6 @@ pub struct Prompt {
     pub chars: usize,
     pub catalog_items: usize,
 }
-
-const SYSTEM_PROMPT: &str = "Eres el asistente de ventas de una tienda que vende por chat. \
-Lees el mensaje del cliente y PROPONES acciones; el sistema de la tienda decide cuáles se ejecutan.\n\
-Reglas:\n\
-1. Propón de 1 a 5 acciones, solo de estos tipos: SHOW_CATALOG, SHOW_PRODUCT, ADD_TO_CART, UPDATE_QUANTITY, \
-REMOVE_ITEM, CLEAR_CART, REVIEW_ORDER, CONFIRM_ORDER, CANCEL_ORDER, REPLY, CLARIFY, ESCALATE.\n\
-2. Nunca inventes ni cambies precios, descuentos, totales ni pagos. No escribas montos ni totales en \
-response_text: el sistema agrega precios, carrito y totales por su cuenta.\n\
-3. Usa solo product_id del catálogo que recibes. Cantidades enteras de 1 a 100.\n\
-4. CONFIRM_ORDER solo si current_state es CHECKOUT y el cliente aceptó el resumen; para llegar ahí usa REVIEW_ORDER.\n\
-5. Si no estás seguro de qué quiere el cliente, usa CLARIFY y pregunta en response_text.\n\
-6. Si pide hablar con una persona, usa ESCALATE.\n\
-7. response_text: español, breve, amable, máximo 500 caracteres.\n\
-Responde SOLO con un objeto JSON: {\"reasoning\": string, \"proposed_actions\": [{\"type\": string, \
-\"params\": {\"product_id\": number|null, \"product_name\": string|null, \"quantity\": number|null, \
-\"reason\": string|null}}], \"response_text\": string, \"suggested_state\": string|null}";
 
 impl LlmProposer {
     pub fn new(config: LlmConfig, pool: PgPool) -> anyhow::Result<Self> {
@@ -157,93 +146,9 @@ impl LlmProposer {
         }
     }
 
-    /// The products most relevant to the message and the cart, by trigram similarity.
-    async fn catalog_slice(&self, input: &ProposalInput) -> sqlx::Result<Vec<CatalogEntry>> {
-        let cart_ids: Vec<i64> = input.cart.lines.iter().map(|l| l.product_id).collect();
-        let rows: Vec<(i64, String, String, i64)> = sqlx::query_as(
-            "SELECT id, name, description, price_minor FROM products
-             WHERE bot_id = $1 AND active
-             ORDER BY (id = ANY($3)) DESC,
-                      word_similarity(translate(lower(name), 'áéíóúüñ', 'aeiouun'), $2) DESC, id
-             LIMIT $4",
-        )
-        .bind(input.context.bot_id)
-        .bind(normalize(&input.customer_message))
-        .bind(&cart_ids)
-        .bind(self.config.catalog_top_k.max(cart_ids.len() as i64))
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(
-                |(product_id, name, description, price_minor)| CatalogEntry {
-                    product_id,
-                    name,
-                    price_minor,
-                    description,
-                },
-            )
-            .collect())
-    }
-
-    /// Builds the messages, shrinking history, descriptions and catalog to the budget.
-    pub fn prompt(&self, input: &ProposalInput, mut catalog: Vec<CatalogEntry>) -> Prompt {
-        let budget_chars = self.config.prompt_budget_tokens * 4;
-        let mut history: Vec<Value> = input
-            .recent_history
-            .iter()
-            .rev()
-            .take(self.config.history_len)
-            .rev()
-            .map(|h| json!({"role": h.role, "text": mask(&h.text)}))
-            .collect();
-        let mut describe = true;
-        loop {
-            let user = json!({
-                "current_state": input.current_state,
-                "detected_events": input.detected_events,
-                "cart": {
-                    "lines": input.cart.lines.iter().map(|l| json!({
-                        "product_id": l.product_id, "name": l.name, "quantity": l.quantity,
-                        "line_total": money(l.line_total_minor, &input.currency),
-                    })).collect::<Vec<_>>(),
-                    "total": money(input.cart.total_minor, &input.currency),
-                },
-                "customer_message": mask(&input.customer_message),
-                "recent_history": history,
-                "product_catalog": catalog.iter().map(|p| {
-                    let mut entry = json!({"product_id": p.product_id, "name": p.name, "price": money(p.price_minor, &input.currency)});
-                    if describe && !p.description.is_empty() {
-                        entry["description"] = json!(p.description.chars().take(120).collect::<String>());
-                    }
-                    entry
-                }).collect::<Vec<_>>(),
-            })
-            .to_string();
-            let chars = SYSTEM_PROMPT.chars().count() + user.chars().count();
-            let shrinkable = !history.is_empty() || describe || catalog.len() > 1;
-            if chars <= budget_chars || !shrinkable {
-                return Prompt {
-                    messages: vec![
-                        json!({"role": "system", "content": SYSTEM_PROMPT}),
-                        json!({"role": "user", "content": user}),
-                    ],
-                    chars,
-                    catalog_items: catalog.len(),
-                };
-            }
-            if !history.is_empty() {
-                history.remove(0);
-            } else if describe {
-                describe = false;
-            } else {
-                let keep = (catalog.len() * 3 / 4).max(1);
-                catalog.truncate(keep);
-            }
-        }
-    }
-
-    fn request(&self, messages: &[Value]) -> Value {
+    /// The request body: the messages, bounded output, and the contract's schema
+    /// in the way the configured server understands it.
+    fn request(&self, messages: &[Value], schema: &Value) -> Value {
         let mut request = json!({
             "model": self.config.model,
             "messages": messages,
@@ -255,23 +160,26 @@ impl LlmProposer {
             ResponseMode::JsonSchema => {
                 request["response_format"] = json!({
                     "type": "json_schema",
-                    "json_schema": {"name": "proposal", "strict": true, "schema": proposal_schema()},
+                    "json_schema": {"name": "proposal", "strict": true, "schema": schema},
                 });
             }
             ResponseMode::JsonObject => {
-                request["response_format"] =
-                    json!({"type": "json_object", "schema": proposal_schema()});
+                request["response_format"] = json!({"type": "json_object", "schema": schema});
             }
             ResponseMode::Text => {}
         }
         request
     }
 
-    async fn complete(&self, messages: &[Value]) -> Result<(String, Usage), CompletionError> {
+    async fn complete(
+        &self,
+        messages: &[Value],
+        schema: &Value,
+    ) -> Result<(String, Usage), CompletionError> {
         let response: Value = self
             .client
             .chat()
-            .create_byot(self.request(messages))
+            .create_byot(self.request(messages, schema))
             .await?;
         let content = response["choices"][0]["message"]["content"]
             .as_str()
@@ -285,15 +193,16 @@ impl LlmProposer {
     }
 
     /// One call, and one repair call if the first answer breaks the contract.
-    async fn call_with_repair(
+    async fn call_with_repair<T>(
         &self,
         prompt: &Prompt,
-    ) -> Result<(Proposal, Usage, bool), CallFailure> {
+        contract: &Contract<T>,
+    ) -> Result<(T, Usage, bool), CallFailure> {
         let (content, usage) = self
-            .complete(&prompt.messages)
+            .complete(&prompt.messages, &contract.schema)
             .await
             .map_err(|e| CallFailure::Http(e.to_string()))?;
-        let errors = match parse_proposal(&content) {
+        let errors = match (contract.parse)(&content) {
             Ok(proposal) => return Ok((proposal, usage, false)),
             Err(errors) => errors,
         };
@@ -306,11 +215,11 @@ impl LlmProposer {
             "Tu respuesta no es válida: {errors}. Responde solo con el objeto JSON corregido, sin texto adicional."
         )}));
         let (content, second) = self
-            .complete(&messages)
+            .complete(&messages, &contract.schema)
             .await
             .map_err(|e| CallFailure::Http(e.to_string()))?;
         let usage = usage + second;
-        match parse_proposal(&content) {
+        match (contract.parse)(&content) {
             Ok(proposal) => Ok((proposal, usage, true)),
             Err(errors) => Err(CallFailure::Invalid {
                 errors: errors.to_string(),
@@ -319,21 +228,16 @@ impl LlmProposer {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn record(
         &self,
-        input: &ProposalInput,
+        context: &TurnContext,
         outcome: &str,
         usage: Usage,
         prompt: &Prompt,
         latency: Duration,
         error: Option<&str>,
     ) {
-        observe(
-            Metric::LlmLatency,
-            [&input.context.bot_slug, outcome],
-            latency,
-        );
+        observe(Metric::LlmLatency, [&context.bot_slug, outcome], latency);
         let (price_in, price_out) = self
             .config
             .prices
@@ -345,9 +249,9 @@ impl LlmProposer {
             + usage.completion_tokens as f64 * price_out)
             .round() as i64;
         let call = llm_calls::NewCall {
-            bot_id: input.context.bot_id,
-            conversation_id: input.context.conversation_id,
-            inbox_id: input.context.inbox_id,
+            bot_id: context.bot_id,
+            conversation_id: context.conversation_id,
+            inbox_id: context.inbox_id,
             model: &self.config.model,
             response_format: self.config.mode.as_str(),
             outcome,
@@ -365,11 +269,96 @@ impl LlmProposer {
         }
     }
 
-    fn fallback(input: &ProposalInput, why: &'static str) -> Proposal {
-        let mut proposal = rules::propose(input);
-        proposal.origin = Some(why);
-        proposal
+    /// Whether the LLM may be asked for this turn at all; `Err` names why not (the
+    /// caller answers with the rules).
+    fn may_ask(&self, context: &TurnContext) -> Result<(), &'static str> {
+        if !context.agent_enabled {
+            return Err("rules (LLM off for this bot)");
+        }
+        if !self.breaker_allows(context.bot_id) {
+            // Counted (with no latency) so an alert can see a bot running on the rules.
+            observe(
+                Metric::LlmLatency,
+                [&context.bot_slug, "circuit_open"],
+                Duration::ZERO,
+            );
+            return Err("rules (LLM circuit open)");
+        }
+        Ok(())
     }
+
+    /// Asks the model under the bot's and the endpoint's limits, bounded in time,
+    /// repaired once, recorded, and counted by the breaker. `Err` names why the
+    /// caller must fall back to the rules.
+    async fn ask<T>(
+        &self,
+        context: &TurnContext,
+        prompt: &Prompt,
+        contract: &Contract<T>,
+        started: Instant,
+    ) -> Result<T, &'static str> {
+        let bot_id = context.bot_id;
+        // Waiting for a slot is bounded by the engine's proposer timeout, not by the
+        // LLM's own: a queue here is load, not a failing server.
+        let slots = self.slots(bot_id).await;
+        let in_flight = telemetry::LLM_IN_FLIGHT.enter();
+        let outcome =
+            tokio::time::timeout(self.config.timeout, self.call_with_repair(prompt, contract))
+                .await;
+        drop(in_flight);
+        drop(slots);
+        let latency = started.elapsed();
+        match outcome {
+            Ok(Ok((proposal, usage, repaired))) => {
+                let outcome = if repaired { "repaired" } else { "ok" };
+                self.record(context, outcome, usage, prompt, latency, None)
+                    .await;
+                self.record_outcome(bot_id, true);
+                Ok(proposal)
+            }
+            Ok(Err(CallFailure::Invalid { errors, usage })) => {
+                self.record(context, "fallback", usage, prompt, latency, Some(&errors))
+                    .await;
+                self.record_outcome(bot_id, false);
+                Err("rules (LLM output invalid)")
+            }
+            Ok(Err(CallFailure::Http(error))) => {
+                tracing::warn!(%error, "LLM call failed; using the rules proposer");
+                self.record(
+                    context,
+                    "error",
+                    Usage::default(),
+                    prompt,
+                    latency,
+                    Some(&error),
+                )
+                .await;
+                self.record_outcome(bot_id, false);
+                Err("rules (LLM error)")
+            }
+            Err(_) => {
+                tracing::warn!(timeout = ?self.config.timeout, "LLM call timed out; using the rules proposer");
+                self.record(
+                    context,
+                    "timeout",
+                    Usage::default(),
+                    prompt,
+                    latency,
+                    Some("timeout"),
+                )
+                .await;
+                self.record_outcome(bot_id, false);
+                Err("rules (LLM timeout)")
+            }
+        }
+    }
+}
+
+/// One proposer contract: the schema the model is held to and how its answer is
+/// read (the shop's or the finance profile's).
+pub struct Contract<T> {
+    pub schema: Value,
+    pub parse: fn(&str) -> Result<T, ProposalError>,
 }
 
 #[async_trait]
@@ -378,160 +367,56 @@ impl Proposer for LlmProposer {
         "llm"
     }
 
-    async fn propose_finance(
-        &self,
-        input: &super::FinanceInput,
-    ) -> Result<super::FinanceProposal, ProposerError> {
-        Ok(super::finance_rules::propose(input))
-    }
-
     async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
-        let bot_id = input.context.bot_id;
-        if !input.context.agent_enabled {
-            return Ok(Self::fallback(input, "rules (LLM off for this bot)"));
-        }
-        if !self.breaker_allows(bot_id) {
-            // Counted (with no latency) so an alert can see a bot running on the rules.
-            observe(
-                Metric::LlmLatency,
-                [&input.context.bot_slug, "circuit_open"],
-                Duration::ZERO,
-            );
-            return Ok(Self::fallback(input, "rules (LLM circuit open)"));
+        let fallback = |why: &'static str| {
+            let mut proposal = rules::propose(input);
+            proposal.origin = Some(why);
+            proposal
+        };
+        if let Err(why) = self.may_ask(&input.context) {
+            return Ok(fallback(why));
         }
         let started = Instant::now();
-        let catalog = match self.catalog_slice(input).await {
-            Ok(catalog) => catalog,
-            Err(err) => {
-                return Err(ProposerError::Failed(format!(
-                    "catalog search failed: {err}"
-                )));
-            }
-        };
-        let prompt = self.prompt(input, catalog);
-        // Waiting for a slot is bounded by the engine's proposer timeout, not by the
-        // LLM's own: a queue here is load, not a failing server.
-        let slots = self.slots(bot_id).await;
-        let in_flight = telemetry::LLM_IN_FLIGHT.enter();
-        let outcome =
-            tokio::time::timeout(self.config.timeout, self.call_with_repair(&prompt)).await;
-        drop(in_flight);
-        drop(slots);
-        let latency = started.elapsed();
-        match outcome {
-            Ok(Ok((mut proposal, usage, repaired))) => {
-                self.record(
-                    input,
-                    if repaired { "repaired" } else { "ok" },
-                    usage,
-                    &prompt,
-                    latency,
-                    None,
-                )
-                .await;
-                self.record_outcome(bot_id, true);
+        let catalog = shop::catalog_slice(&self.pool, &self.config, input)
+            .await
+            .map_err(|err| ProposerError::Failed(format!("catalog search failed: {err}")))?;
+        let prompt = shop::prompt(&self.config, input, catalog);
+        match self
+            .ask(&input.context, &prompt, &shop::contract(), started)
+            .await
+        {
+            Ok(mut proposal) => {
                 proposal.origin = Some("llm");
                 Ok(proposal)
             }
-            Ok(Err(CallFailure::Invalid { errors, usage })) => {
-                self.record(input, "fallback", usage, &prompt, latency, Some(&errors))
-                    .await;
-                self.record_outcome(bot_id, false);
-                Ok(Self::fallback(input, "rules (LLM output invalid)"))
-            }
-            Ok(Err(CallFailure::Http(error))) => {
-                tracing::warn!(%error, "LLM call failed; using the rules proposer");
-                self.record(
-                    input,
-                    "error",
-                    Usage::default(),
-                    &prompt,
-                    latency,
-                    Some(&error),
-                )
-                .await;
-                self.record_outcome(bot_id, false);
-                Ok(Self::fallback(input, "rules (LLM error)"))
-            }
-            Err(_) => {
-                tracing::warn!(timeout = ?self.config.timeout, "LLM call timed out; using the rules proposer");
-                self.record(
-                    input,
-                    "timeout",
-                    Usage::default(),
-                    &prompt,
-                    latency,
-                    Some("timeout"),
-                )
-                .await;
-                self.record_outcome(bot_id, false);
-                Ok(Self::fallback(input, "rules (LLM timeout)"))
-            }
+            Err(why) => Ok(fallback(why)),
         }
     }
-}
 
-/// The JSON schema of a proposal (strict-mode compatible).
-pub fn proposal_schema() -> Value {
-    let types: Vec<&str> = ActionKind::ALL.iter().map(|k| k.as_str()).collect();
-    json!({
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["reasoning", "proposed_actions", "response_text", "suggested_state"],
-        "properties": {
-            "reasoning": {"type": "string"},
-            "proposed_actions": {
-                "type": "array", "minItems": 1, "maxItems": MAX_ACTIONS,
-                "items": {
-                    "type": "object", "additionalProperties": false, "required": ["type", "params"],
-                    "properties": {
-                        "type": {"type": "string", "enum": types},
-                        "params": {
-                            "type": "object", "additionalProperties": false,
-                            "required": ["product_id", "product_name", "quantity", "reason"],
-                            "properties": {
-                                "product_id": {"type": ["integer", "null"]},
-                                "product_name": {"type": ["string", "null"]},
-                                "quantity": {"type": ["integer", "null"]},
-                                "reason": {"type": ["string", "null"]},
-                            },
-                        },
-                    },
-                },
-            },
-            "response_text": {"type": "string", "maxLength": MAX_RESPONSE_TEXT},
-            "suggested_state": {"type": ["string", "null"]},
-        },
-    })
-}
-
-/// Parses model output into a proposal, checking the contract. Tolerates code
-/// fences and prose around the object; the error lists what is wrong.
-pub fn parse_proposal(content: &str) -> Result<Proposal, ProposalError> {
-    let candidate = extract_json_object(content).ok_or(ProposalError::NoJson)?;
-    let proposal: Proposal = serde_json::from_str(candidate).map_err(ProposalError::Schema)?;
-    let mut problems = Vec::new();
-    if proposal.proposed_actions.is_empty() || proposal.proposed_actions.len() > MAX_ACTIONS {
-        problems.push(format!(
-            "proposed_actions must hold 1 to {MAX_ACTIONS} actions"
-        ));
-    }
-    if proposal.response_text.chars().count() > MAX_RESPONSE_TEXT {
-        problems.push(format!(
-            "response_text longer than {MAX_RESPONSE_TEXT} characters"
-        ));
-    }
-    if proposal
-        .proposed_actions
-        .iter()
-        .any(|a| a.action_type.trim().is_empty())
-    {
-        problems.push("every action needs a type".into());
-    }
-    if problems.is_empty() {
-        Ok(proposal)
-    } else {
-        Err(ProposalError::Contract(problems))
+    async fn propose_finance(
+        &self,
+        input: &FinanceInput,
+    ) -> Result<FinanceProposal, ProposerError> {
+        let fallback = |why: &'static str| {
+            let mut proposal = finance_rules::propose(input);
+            proposal.origin = Some(why);
+            proposal
+        };
+        if let Err(why) = self.may_ask(&input.context) {
+            return Ok(fallback(why));
+        }
+        let started = Instant::now();
+        let prompt = finance::prompt(&self.config, input);
+        match self
+            .ask(&input.context, &prompt, &finance::contract(), started)
+            .await
+        {
+            Ok(mut proposal) => {
+                proposal.origin = Some("llm");
+                Ok(proposal)
+            }
+            Err(why) => Ok(fallback(why)),
+        }
     }
 }
 
