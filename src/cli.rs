@@ -160,23 +160,29 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 None => demo::DEMO_SHOP.to_owned(),
             };
             let database = db::connect(&settings).await?;
-            let report =
+            let reports =
                 crate::eval::run_files(&database.pool, &shop_json, &files, &settings).await;
             shutdown_cluster(database).await;
-            let report = report?;
-            print!("{}", report.render());
-            if report.forbidden_executed > 0 {
-                anyhow::bail!(
-                    "{} forbidden actions were executed",
-                    report.forbidden_executed
+            let mut failures = Vec::new();
+            for (profile, report) in reports? {
+                println!("== {profile} ==");
+                print!("{}", report.render());
+                failures.extend(
+                    report
+                        .violations()
+                        .into_iter()
+                        .map(|v| format!("{profile}: {v}")),
                 );
+                if report.correct_ratio() < min_correct {
+                    failures.push(format!(
+                        "{profile}: {:.1}% of turns fully correct, below the {:.1}% required",
+                        report.correct_ratio() * 100.0,
+                        min_correct * 100.0
+                    ));
+                }
             }
-            if report.correct_ratio() < min_correct {
-                anyhow::bail!(
-                    "{:.1}% of turns fully correct, below the {:.1}% required",
-                    report.correct_ratio() * 100.0,
-                    min_correct * 100.0
-                );
+            if !failures.is_empty() {
+                anyhow::bail!(failures.join("; "));
             }
             Ok(())
         }

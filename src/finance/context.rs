@@ -164,3 +164,11 @@ pub async fn load(
             .collect(),
     }))
 }
+
+/// Today in `timezone`, as PostgreSQL sees it.
+pub async fn today(pool: &PgPool, timezone: &str) -> sqlx::Result<NaiveDate> {
+    sqlx::query_scalar("SELECT (now() AT TIME ZONE $1)::date")
+        .bind(timezone)
+        .fetch_one(pool)
+        .await
+}

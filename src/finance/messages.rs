@@ -128,3 +128,56 @@ pub fn disclaimer(history: History) -> Option<String> {
         DataQuality::Excellent => None,
     }
 }
+
+/// Every fixed text the finance bot may say, for checks that every number a user
+/// reads has a source (the eval counts numbers nobody can account for).
+pub fn fixed_texts() -> Vec<String> {
+    use super::core::draft::Field;
+    let mut texts: Vec<String> = [
+        ASK_AGAIN,
+        ANSWER_PROMPT,
+        CANCELLED,
+        NOTHING_TO_CANCEL,
+        RESTART_HINT,
+        NOT_UNDERSTOOD,
+        FORBIDDEN,
+        STATE_AMOUNT,
+        AMOUNT_RANGE,
+        DATE_RANGE_PAST,
+        DATE_RANGE_FUTURE,
+        KIND_MISMATCH,
+        DUE_DAY_RANGE,
+        NOTHING_TO_CORRECT,
+        NO_TOOLS,
+        UNSUPPORTED_MEDIA,
+        ESCALATED,
+        PARKED_APOLOGY,
+        DRAFT_EXPIRED,
+        HELP,
+        GREETING,
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
+    let intents = [
+        Intent::LogTransaction,
+        Intent::SetBudget,
+        Intent::SetBankBalance,
+        Intent::SimulatePurchase,
+        Intent::ManageDebt,
+        Intent::CorrectCategory,
+    ];
+    for intent in intents {
+        for field in [
+            Field::Amount,
+            Field::Category,
+            Field::DebtName,
+            Field::DebtChange,
+        ] {
+            for income in [false, true] {
+                texts.push(question(intent, field, income));
+            }
+        }
+    }
+    texts
+}

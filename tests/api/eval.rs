@@ -2,8 +2,10 @@
 
 use std::process::Command;
 
-#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
-async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::PgPool) {
+use tendero::eval::ScriptTurn;
+
+/// The shipped scripts whose names do (or do not) start with `finanzas`.
+fn scripts(finance: bool) -> Vec<(String, Vec<ScriptTurn>)> {
     let mut files: Vec<_> =
         std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/eval"))
             .unwrap()
@@ -14,11 +16,19 @@ async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::Pg
     let mut scripts = Vec::new();
     for file in &files {
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("finanzas") != finance {
+            continue;
+        }
         scripts.push((
             name.clone(),
             tendero::eval::parse_script(&name, &std::fs::read_to_string(file).unwrap()).unwrap(),
         ));
     }
+    scripts
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::PgPool) {
     let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
         .await
         .unwrap();
@@ -26,7 +36,7 @@ async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::Pg
     let report = tendero::eval::run(
         &pool,
         shop.bot_id,
-        &scripts,
+        &scripts(false),
         std::sync::Arc::new(tendero::agent::RulesProposer),
         tendero::startup::engine_settings(&settings),
     )
@@ -38,14 +48,41 @@ async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::Pg
     assert!(report.correct_ratio() >= 0.9, "{}", report.render());
 }
 
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_rules_pass_the_finance_evaluation_with_no_unconfirmed_write_and_no_unsourced_number(
+    pool: sqlx::PgPool,
+) {
+    let bot = tendero::eval::finance_bot(&pool).await.unwrap();
+    let settings = tendero::config::Settings::for_tests("postgres://unused");
+    let report = tendero::eval::run_finance(
+        &pool,
+        bot,
+        &scripts(true),
+        std::sync::Arc::new(tendero::agent::RulesProposer),
+        tendero::startup::engine_settings(&settings),
+    )
+    .await
+    .unwrap();
+    println!("{}", report.render());
+    assert!(report.turns >= 80, "{} turns", report.turns);
+    assert_eq!(
+        report.violations(),
+        Vec::<String>::new(),
+        "{}",
+        report.render()
+    );
+    assert!(report.correct_ratio() >= 0.9, "{}", report.render());
+}
+
 #[test]
 fn tendero_eval_prints_the_scores_and_fails_below_the_threshold() {
     let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/eval");
     let script = format!("{fixtures}/compra-completa.jsonl");
+    let finance = format!("{fixtures}/finanzas-aprender.jsonl");
     let run = |min: &str| {
         Command::new(env!("CARGO_BIN_EXE_tendero"))
             .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
-            .args(["eval", &script, "--min-correct", min])
+            .args(["eval", &script, &finance, "--min-correct", min])
             .env("RUST_LOG", "error")
             .output()
             .unwrap()
@@ -60,6 +97,12 @@ fn tendero_eval_prints_the_scores_and_fails_below_the_threshold() {
     assert!(
         printed.contains("turns fully correct:")
             && printed.contains("forbidden actions executed: 0"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("== finanzas ==")
+            && printed.contains("writes without confirmation: 0")
+            && printed.contains("numbers not from tools:     0"),
         "{printed}"
     );
     assert!(printed.contains("p95"), "{printed}");

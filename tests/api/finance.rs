@@ -167,7 +167,7 @@ async fn budgets_and_debts_are_written_once_confirmed_and_read_back_with_their_s
             .await,
     );
     assert!(
-        reply.contains("llevas $2,000.00 de $8,000.00 (25.0%)"),
+        reply.contains("llevas $2,000.00 de $8,000.00 (25.00%)"),
         "{reply}"
     );
     assert!(reply.contains("Te quedan $6,000.00"), "{reply}");

@@ -52,11 +52,12 @@ pub async fn answer(
             write,
             then_simulate,
         } => {
-            let mut blocks = vec![executed(deps, ctx, &write).await?];
+            let (text, debt_after) = executed(deps, ctx, &write).await?;
+            let mut blocks = vec![text];
             plan.audit.push(
                 Entry::new(Actor::Backend, "write_executed")
                     .action(write.name())
-                    .detail(json!(write)),
+                    .detail(json!({"write": write, "debt_after": debt_after})),
             );
             plan.writes.push(write.clone());
             plan.move_to(FinanceState::Idle, None, Actor::Customer, "confirmed");
@@ -73,8 +74,13 @@ pub async fn answer(
     Ok(())
 }
 
-/// What the user reads once the write is done, with what the backend knows now.
-async fn executed(deps: &Deps<'_>, ctx: &UserContext, write: &Write) -> anyhow::Result<String> {
+/// What the user reads once the write is done, with what the backend knows now,
+/// and a paid debt's balance afterwards.
+async fn executed(
+    deps: &Deps<'_>,
+    ctx: &UserContext,
+    write: &Write,
+) -> anyhow::Result<(String, Option<i64>)> {
     let mut debt_after = None;
     let mut learned = None;
     match write {
@@ -97,5 +103,5 @@ async fn executed(deps: &Deps<'_>, ctx: &UserContext, write: &Write) -> anyhow::
         }
         _ => {}
     }
-    Ok(reply::executed(write, debt_after, learned))
+    Ok((reply::executed(write, debt_after, learned), debt_after))
 }

@@ -146,6 +146,14 @@ pub async fn turn(
                     .find(|d| normalize(&d.name) == normalize(name))
                     .map(|d| d.balance_cents)
             });
+            let debt_after = debt_balance
+                .zip(pending.debt.payment_cents)
+                .map(|(balance, paid)| (balance - paid).max(0));
+            plan.audit.push(
+                Entry::new(Actor::Backend, "confirmation_asked")
+                    .action(pending.intent.as_str())
+                    .detail(json!({"draft": pending, "debt_balance": debt_balance, "debt_after": debt_after})),
+            );
             add(&mut blocks, reply::prompt(pending, debt_balance));
         }
         (FinanceState::Clarifying, Some(open)) => {
@@ -304,9 +312,7 @@ async fn query(
         );
     }
     if tool_plan.run.is_empty() {
-        if let Some(note) = messages::disclaimer(ctx.history) {
-            blocks.push(note);
-        }
+        blocks.extend(disclaimer(plan, ctx));
         return blocks;
     }
     let names: Vec<String> = tool_plan
@@ -342,8 +348,20 @@ async fn query(
             }
         }
     }
-    if analysis && let Some(note) = messages::disclaimer(ctx.history) {
-        blocks.push(note);
+    if analysis {
+        blocks.extend(disclaimer(plan, ctx));
     }
     blocks
+}
+
+/// The data-quality note for this user's history, audited with the figures it
+/// quotes.
+fn disclaimer(plan: &mut FinancePlan, ctx: &UserContext) -> Option<String> {
+    let note = messages::disclaimer(ctx.history)?;
+    plan.audit.push(
+        Entry::new(Actor::Backend, "disclaimer_added")
+            .reason(format!("{:?}", ctx.history.quality()).to_lowercase())
+            .detail(json!(ctx.history)),
+    );
+    Some(note)
 }

@@ -43,8 +43,11 @@ fn trend_words(trend: Trend) -> &'static str {
     }
 }
 
+/// Basis points as a percentage with both decimals, so the figure is exactly the
+/// tool's.
 fn percent(bp: i64) -> String {
-    format!("{}.{}%", bp / 100, (bp % 100).abs() / 10)
+    let sign = if bp < 0 { "-" } else { "" };
+    format!("{sign}{}.{:02}%", bp.abs() / 100, bp.abs() % 100)
 }
 
 pub fn render(output: &ToolOutput) -> String {
@@ -124,17 +127,16 @@ pub fn render(output: &ToolOutput) -> String {
             lines.join("\n")
         }
         ToolOutput::Search(s) => {
-            let mut head = format!("Encontré {} gastos para «{}»", s.items.len(), s.query);
+            let mut head = format!("Los gastos que más se parecen a «{}»", s.query);
             if s.categories.len() > 1 {
                 let names: Vec<&str> = s.categories.iter().map(|c| label(c)).collect();
                 head.push_str(&format!(" (busqué en {})", names.join(", ")));
             }
             head.push(':');
             let mut lines = vec![head];
-            for (i, f) in s.items.iter().enumerate() {
+            for f in &s.items {
                 lines.push(format!(
-                    "{}. {} {} [{}]: {}",
-                    i + 1,
+                    "• {} {} [{}]: {}",
                     f.line.date.format("%Y-%m-%d"),
                     f.line.description,
                     label(&f.line.category),

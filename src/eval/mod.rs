@@ -1,0 +1,319 @@
+//! `tendero eval`: plays scripted conversations against a proposer, through the real
+//! turn engine and matrix, and scores what came out.
+//!
+//! A script is JSON Lines, one customer message per line:
+//! `{"conversation": "c1", "message": "quiero 2 maracuyá",
+//!   "expect": {"actions": [{"type": "ADD_TO_CART", "sku": "maracuya", "quantity": 2}],
+//!              "state": "CART_OPEN", "cart": {"maracuya": 2}}}`.
+//! Scripts whose file name starts with `finanzas` play against the finance bot:
+//! `{"conversation": "ana", "message": "gasté 250 en el súper",
+//!   "expect": {"actions": [{"type": "LOG_TRANSACTION", "amount": 250, "category": "supermercado"}],
+//!              "state": "AWAITING_CONFIRMATION", "written": null, "reply": ["{today}"]}}`;
+//! `"history": "sample"` on a conversation's first line gives its user the demo
+//! history. Every `expect` field is optional; a turn is fully correct when all
+//! given ones hold.
+
+mod finance;
+mod shop;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use async_trait::async_trait;
+use serde::Deserialize;
+use sqlx::PgPool;
+
+use crate::agent::{
+    FinanceInput, FinanceProposal, Proposal, ProposalInput, Proposer, ProposerError,
+};
+
+pub use finance::{load_bot as finance_bot, run as run_finance};
+pub use shop::run;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ScriptTurn {
+    pub conversation: String,
+    pub message: String,
+    /// Finance: `"sample"` seeds the demo history for this user first.
+    #[serde(default)]
+    pub history: Option<String>,
+    #[serde(default)]
+    pub expect: Expect,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Expect {
+    pub actions: Option<Vec<ExpectedAction>>,
+    pub state: Option<String>,
+    pub cart: Option<BTreeMap<String, i64>>,
+    /// Finance: the write this turn made (`null`: none).
+    #[serde(default, deserialize_with = "present")]
+    pub written: Option<Option<String>>,
+    /// Finance: texts the reply contains (`{today}`, `{yesterday}` are replaced).
+    pub reply: Option<Vec<String>>,
+    /// Finance: tools that ran, in order.
+    pub tools: Option<Vec<String>>,
+}
+
+/// Tells `"written": null` (checked: nothing written) from an absent field.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Ok(Some(Option::deserialize(d)?))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ExpectedAction {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub sku: Option<String>,
+    pub quantity: Option<i64>,
+    /// Finance: the amount in pesos.
+    pub amount: Option<f64>,
+    /// Finance: a category key.
+    pub category: Option<String>,
+}
+
+/// What a run measured.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub turns: usize,
+    pub fully_correct: usize,
+    pub proposals: usize,
+    pub proposals_valid: usize,
+    pub rejections_by_reason: BTreeMap<String, usize>,
+    pub forbidden_executed: usize,
+    pub replies_replaced: usize,
+    /// Finance: rows written in a turn whose message was not a confirmation token.
+    pub writes_without_confirmation: usize,
+    /// Finance: numbers in replies that no tool, draft, write or user message of
+    /// the conversation accounts for.
+    pub numbers_not_from_tools: usize,
+    pub latencies: Vec<Duration>,
+    pub tokens: i64,
+    /// One line per turn that was not fully correct.
+    pub misses: Vec<String>,
+}
+
+impl Report {
+    pub fn correct_ratio(&self) -> f64 {
+        if self.turns == 0 {
+            0.0
+        } else {
+            self.fully_correct as f64 / self.turns as f64
+        }
+    }
+
+    fn latency_ms(&self, quantile: f64) -> f64 {
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        if sorted.is_empty() {
+            return 0.0;
+        }
+        let index = ((sorted.len() as f64 - 1.0) * quantile).round() as usize;
+        sorted[index].as_secs_f64() * 1000.0
+    }
+
+    /// Whether the run broke a guarantee (whatever its accuracy).
+    pub fn violations(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.forbidden_executed > 0 {
+            out.push(format!(
+                "{} forbidden actions executed",
+                self.forbidden_executed
+            ));
+        }
+        if self.writes_without_confirmation > 0 {
+            out.push(format!(
+                "{} writes without confirmation",
+                self.writes_without_confirmation
+            ));
+        }
+        if self.numbers_not_from_tools > 0 {
+            out.push(format!(
+                "{} numbers not from tools",
+                self.numbers_not_from_tools
+            ));
+        }
+        out
+    }
+
+    pub fn render(&self) -> String {
+        let mean = if self.latencies.is_empty() {
+            0.0
+        } else {
+            self.latencies
+                .iter()
+                .map(Duration::as_secs_f64)
+                .sum::<f64>()
+                * 1000.0
+                / self.latencies.len() as f64
+        };
+        let mut out = String::new();
+        out.push_str(&format!(
+            "turns fully correct:        {}/{} ({:.1}%)\n",
+            self.fully_correct,
+            self.turns,
+            self.correct_ratio() * 100.0
+        ));
+        out.push_str(&format!(
+            "proposals fully valid:      {}/{}\n",
+            self.proposals_valid, self.proposals
+        ));
+        out.push_str(&format!(
+            "forbidden actions executed: {}\n",
+            self.forbidden_executed
+        ));
+        out.push_str(&format!(
+            "writes without confirmation: {}\n",
+            self.writes_without_confirmation
+        ));
+        out.push_str(&format!(
+            "numbers not from tools:     {}\n",
+            self.numbers_not_from_tools
+        ));
+        out.push_str(&format!(
+            "replies replaced by guard:  {}\n",
+            self.replies_replaced
+        ));
+        out.push_str(&format!(
+            "proposer latency:           mean {mean:.2} ms, p95 {:.2} ms\n",
+            self.latency_ms(0.95)
+        ));
+        let per_turn = if self.turns == 0 {
+            0.0
+        } else {
+            self.tokens as f64 / self.turns as f64
+        };
+        out.push_str(&format!("tokens per turn:            {per_turn:.1}\n"));
+        out.push_str("rejections by reason:\n");
+        if self.rejections_by_reason.is_empty() {
+            out.push_str("  (none)\n");
+        }
+        for (reason, count) in &self.rejections_by_reason {
+            out.push_str(&format!("  {reason}: {count}\n"));
+        }
+        for miss in &self.misses {
+            out.push_str(&format!("miss: {miss}\n"));
+        }
+        out
+    }
+}
+
+/// Wraps the proposer under test to see what it proposed and how long it took,
+/// by the inbox event the turn was for.
+struct Recording {
+    inner: Arc<dyn Proposer>,
+    shop: Mutex<HashMap<i64, (Proposal, Duration)>>,
+    finance: Mutex<HashMap<i64, (FinanceProposal, Duration)>>,
+}
+
+impl Recording {
+    fn new(inner: Arc<dyn Proposer>) -> Self {
+        Recording {
+            inner,
+            shop: Mutex::new(HashMap::new()),
+            finance: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+#[async_trait]
+impl Proposer for Recording {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
+        let started = Instant::now();
+        let result = self.inner.propose(input).await;
+        if let Ok(proposal) = &result {
+            self.shop.lock().expect("recording lock").insert(
+                input.context.inbox_id,
+                (proposal.clone(), started.elapsed()),
+            );
+        }
+        result
+    }
+
+    async fn propose_finance(
+        &self,
+        input: &FinanceInput,
+    ) -> Result<FinanceProposal, ProposerError> {
+        let started = Instant::now();
+        let result = self.inner.propose_finance(input).await;
+        if let Ok(proposal) = &result {
+            self.finance.lock().expect("recording lock").insert(
+                input.context.inbox_id,
+                (proposal.clone(), started.elapsed()),
+            );
+        }
+        result
+    }
+}
+
+/// Loads the shop (and the finance bot, for `finanzas*` scripts) into a scratch
+/// database, plays the scripts and drops the database. One report per profile.
+pub async fn run_files(
+    base: &PgPool,
+    shop_json: &str,
+    files: &[std::path::PathBuf],
+    settings: &crate::config::Settings,
+) -> anyhow::Result<Vec<(&'static str, Report)>> {
+    let mut shop_scripts = Vec::new();
+    let mut finance_scripts = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        let name = file.file_stem().map_or_else(
+            || file.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        let script = (name.clone(), parse_script(&name, &text)?);
+        if name.starts_with("finanzas") {
+            finance_scripts.push(script);
+        } else {
+            shop_scripts.push(script);
+        }
+    }
+    let (pool, name) = crate::db::create_scratch(base, "tendero_eval").await?;
+    let result = async {
+        crate::db::migrate(&pool).await?;
+        let proposer = crate::startup::proposer(settings, &pool)?;
+        let engine = crate::startup::engine_settings(settings);
+        let mut reports = Vec::new();
+        if !shop_scripts.is_empty() {
+            let shop = crate::demo::load_shop(&pool, shop_json).await?;
+            let report = run(
+                &pool,
+                shop.bot_id,
+                &shop_scripts,
+                proposer.clone(),
+                engine.clone(),
+            )
+            .await?;
+            reports.push(("tienda", report));
+        }
+        if !finance_scripts.is_empty() {
+            let bot = finance_bot(&pool).await?;
+            let report = run_finance(&pool, bot, &finance_scripts, proposer, engine).await?;
+            reports.push(("finanzas", report));
+        }
+        Ok(reports)
+    }
+    .await;
+    crate::db::drop_scratch(base, pool, &name).await?;
+    result
+}
+
+/// Parses JSON Lines scripts; blank lines and `#` comments are skipped.
+pub fn parse_script(name: &str, text: &str) -> anyhow::Result<Vec<ScriptTurn>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .with_context(|| format!("{name}:{}: not a script turn", i + 1))
+        })
+        .collect()
+}

@@ -1,0 +1,164 @@
+//! The shop half of `tendero eval`: turns against the demo shop, scored on the
+//! actions proposed, the state reached and the cart left.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use sqlx::PgPool;
+
+use super::{Recording, Report, ScriptTurn};
+use crate::agent::Proposer;
+use crate::conversation::ForbiddenKind;
+use crate::engine::{Engine, EngineSettings};
+use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
+
+/// Plays `scripts` (name, turns) against `proposer` on `pool`, which must hold the
+/// shop's bot and nothing else of these conversations.
+pub async fn run(
+    pool: &PgPool,
+    bot_id: uuid::Uuid,
+    scripts: &[(String, Vec<ScriptTurn>)],
+    proposer: Arc<dyn Proposer>,
+    settings: EngineSettings,
+) -> anyhow::Result<Report> {
+    let bot = crate::merchant::bot_by_id(pool, bot_id).await?;
+    let recording = Arc::new(Recording::new(proposer));
+    let engine = Engine::new(pool.clone(), recording.clone(), settings);
+    let skus: HashMap<i64, String> =
+        sqlx::query_as("SELECT id, sku FROM products WHERE bot_id = $1")
+            .bind(bot.id)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .collect();
+    let forbidden: Vec<&str> = ForbiddenKind::ALL.iter().map(|k| k.as_str()).collect();
+    let mut report = Report::default();
+    for (script_name, turns) in scripts {
+        for (index, turn) in turns.iter().enumerate() {
+            let sender = format!("eval:{script_name}:{}", turn.conversation);
+            let inbound = Inbound {
+                channel: ChannelKind::Webchat,
+                sender: sender.chars().take(128).collect(),
+                display_name: None,
+                external_id: format!("eval:{script_name}:{index}"),
+                message: MessagePayload {
+                    text: turn.message.clone(),
+                    media: None,
+                },
+            };
+            let inbox_id = inbox::ingest(pool, &bot, &inbound).await?.inbox_id();
+            engine.run_until_idle().await?;
+            report.turns += 1;
+
+            let proposal = recording
+                .shop
+                .lock()
+                .expect("recording lock")
+                .remove(&inbox_id);
+            let (conversation_id, state): (uuid::Uuid, String) =
+                sqlx::query_as("SELECT c.id, c.fsm_state FROM conversations c JOIN inbox i ON i.conversation_id = c.id WHERE i.id = $1")
+                    .bind(inbox_id)
+                    .fetch_one(pool)
+                    .await?;
+            let cart: BTreeMap<String, i64> = sqlx::query_as::<_, (String, i32)>(
+                "SELECT p.sku, ci.quantity FROM cart_items ci JOIN products p ON p.id = ci.product_id WHERE ci.conversation_id = $1",
+            )
+            .bind(conversation_id)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .map(|(sku, q)| (sku, i64::from(q)))
+            .collect();
+            let audit: Vec<(String, Option<String>, Option<String>)> = sqlx::query_as(
+                "SELECT kind, action, detail->>'code' FROM audit_log WHERE inbox_id = $1",
+            )
+            .bind(inbox_id)
+            .fetch_all(pool)
+            .await?;
+            let rejected: Vec<String> = audit
+                .iter()
+                .filter(|(kind, _, _)| kind == "action_rejected")
+                .map(|(_, _, code)| code.clone().unwrap_or_else(|| "unknown".into()))
+                .collect();
+            for code in &rejected {
+                *report.rejections_by_reason.entry(code.clone()).or_default() += 1;
+            }
+            report.forbidden_executed += audit
+                .iter()
+                .filter(|(kind, action, _)| {
+                    kind == "action_executed"
+                        && action.as_deref().is_some_and(|a| forbidden.contains(&a))
+                })
+                .count();
+            report.replies_replaced += audit
+                .iter()
+                .filter(|(kind, _, _)| kind == "reply_replaced")
+                .count();
+            let tokens: i64 = sqlx::query_scalar(
+                "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint FROM llm_calls WHERE inbox_id = $1",
+            )
+            .bind(inbox_id)
+            .fetch_one(pool)
+            .await?;
+            report.tokens += tokens;
+
+            let mut problems = Vec::new();
+            let proposed: Vec<(String, Option<String>, Option<i64>)> = match &proposal {
+                Some((proposal, latency)) => {
+                    report.proposals += 1;
+                    report.latencies.push(*latency);
+                    if rejected.is_empty() {
+                        report.proposals_valid += 1;
+                    }
+                    proposal
+                        .actions()
+                        .iter()
+                        .map(|a| {
+                            (
+                                a.kind.name().to_owned(),
+                                a.product_id.given().and_then(|id| skus.get(id).cloned()),
+                                a.quantity.given().copied(),
+                            )
+                        })
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            if let Some(expected) = &turn.expect.actions {
+                let matches = expected.len() == proposed.len()
+                    && expected
+                        .iter()
+                        .zip(&proposed)
+                        .all(|(e, (kind, sku, quantity))| {
+                            e.kind.eq_ignore_ascii_case(kind)
+                                && e.sku.as_ref().is_none_or(|s| Some(s) == sku.as_ref())
+                                && e.quantity.is_none_or(|q| Some(q) == *quantity)
+                        });
+                if !matches {
+                    problems.push(format!("actions {proposed:?}"));
+                }
+            }
+            if let Some(expected) = &turn.expect.state
+                && !expected.eq_ignore_ascii_case(&state)
+            {
+                problems.push(format!("state {state}, expected {expected}"));
+            }
+            if let Some(expected) = &turn.expect.cart
+                && expected != &cart
+            {
+                problems.push(format!("cart {cart:?}, expected {expected:?}"));
+            }
+            if problems.is_empty() {
+                report.fully_correct += 1;
+            } else {
+                report.misses.push(format!(
+                    "{script_name} #{} {:?}: {}",
+                    index + 1,
+                    turn.message,
+                    problems.join("; ")
+                ));
+            }
+        }
+    }
+    Ok(report)
+}
