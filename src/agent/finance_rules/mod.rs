@@ -318,11 +318,8 @@ fn query(tools: &[ToolName], message: &Message) -> FinanceProposal {
     one(action("QUERY_DATA").with(|p| p.tools = Some(requests)))
 }
 
-/// What to search for: the category's name, or the words after the search verb.
+/// What to search for: the message without its search verbs and fillers.
 fn search_query(message: &Message, category: Option<&'static Category>) -> String {
-    if let Some(c) = category {
-        return c.label.to_owned();
-    }
     let skip = [
         "busca",
         "buscame",
@@ -355,7 +352,10 @@ fn search_query(message: &Message, category: Option<&'static Category>) -> Strin
         .filter(|t| !skip.contains(&t.norm.as_str()))
         .map(|t| t.raw.as_str())
         .collect();
-    rest.join(" ")
+    match (rest.is_empty(), category) {
+        (true, Some(c)) => c.label.to_owned(),
+        _ => rest.join(" "),
+    }
 }
 
 fn log(message: &Message, income: bool) -> FinanceProposal {

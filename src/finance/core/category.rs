@@ -436,6 +436,14 @@ pub fn named(name: &str) -> Option<&'static Category> {
         .or_else(|| CATEGORIES.iter().find(|c| c.words.contains(&name.as_str())))
 }
 
+/// The category whose key or label is exactly `name` (not one of its words).
+pub fn titled(name: &str) -> Option<&'static Category> {
+    let name = normalize(name);
+    CATEGORIES
+        .iter()
+        .find(|c| c.key == name || normalize(c.label) == name)
+}
+
 /// The first category any word of `text` points to, with the word. Longer phrases
 /// win over single words ("bodega aurrera" over nothing, "uber eats" over "uber").
 pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {

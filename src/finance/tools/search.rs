@@ -18,28 +18,55 @@ const LIMIT: usize = 10;
 /// Word similarity a row needs to be a candidate without a category match.
 const MIN_SIMILARITY: f64 = 0.45;
 
-/// The terms and categories a query covers.
-pub fn expand(
-    query: &str,
-    category: Option<&'static Category>,
-) -> (Vec<String>, Vec<&'static str>) {
+/// What a query covers: the terms rows are compared with, the categories whose
+/// rows are candidates whatever their text, and the categories that count as a
+/// match when ranking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expanded {
+    pub terms: Vec<String>,
+    pub candidates: Vec<&'static str>,
+    pub matching: Vec<&'static str>,
+}
+
+/// A query that names a category ("comida") covers it and its neighbours; one
+/// that only mentions a category's word ("tacos") looks for that word, and ranks
+/// rows of that category higher.
+pub fn expand(query: &str, category: Option<&'static Category>) -> Expanded {
     let query = normalize(query);
     let mut terms = vec![query.clone()];
-    let named = category
-        .or_else(|| category::named(&query))
-        .or_else(|| category::mentioned(&query).map(|(c, _)| c));
-    let mut categories = Vec::new();
-    if let Some(named) = named {
-        for c in category::with_related(named) {
-            categories.push(c.key);
-            terms.push(normalize(c.label));
-            terms.extend(c.words.iter().map(|w| (*w).to_owned()));
+    let mut candidates = Vec::new();
+    let mut matching = Vec::new();
+    // A category given beside a query only ranks; alone, it is the query.
+    let named = category::titled(&query).or(category.filter(|_| query.is_empty()));
+    match named {
+        Some(named) => {
+            for c in category::with_related(named) {
+                candidates.push(c.key);
+                terms.push(normalize(c.label));
+                terms.extend(c.words.iter().map(|w| (*w).to_owned()));
+            }
+            matching = candidates.clone();
+        }
+        None => {
+            if let Some((c, word)) = category::mentioned(&query) {
+                terms.push(word.to_owned());
+                matching.push(c.key);
+            }
+            if let Some(c) = category
+                && !matching.contains(&c.key)
+            {
+                matching.push(c.key);
+            }
         }
     }
     terms.retain(|t| !t.is_empty());
     terms.sort();
     terms.dedup();
-    (terms, categories)
+    Expanded {
+        terms,
+        candidates,
+        matching,
+    }
 }
 
 pub async fn search(
@@ -52,8 +79,8 @@ pub async fn search(
         .clone()
         .or_else(|| request.category.map(|c| c.label.to_owned()))
         .unwrap_or_default();
-    let (terms, categories) = expand(&query, request.category);
-    if terms.is_empty() {
+    let expanded = expand(&query, request.category);
+    if query.trim().is_empty() {
         return Err(context.error(
             tool,
             crate::finance::core::output::ToolErrorKind::Validation,
@@ -65,26 +92,33 @@ pub async fn search(
         .unwrap_or(Period::Last90Days)
         .range(context.today);
     type Row = (i64, NaiveDate, String, String, i64, f64);
+    // Similarity to the query itself counts fully; to a term it was expanded
+    // with, at 70 % (a supermarket is food, but less than the word asked for).
     let rows: Vec<Row> = sqlx::query_as(
-        "WITH scored AS (
+        "WITH rows AS (
              SELECT id, occurred_on, description, category, amount_cents,
-                    (SELECT max(word_similarity(term, translate(lower(description || ' ' || coalesce(merchant, '')),
-                                                                'áéíóúüñ', 'aeiouun')))
-                     FROM unnest($5::text[]) term)::float8 AS similarity
+                    translate(lower(description || ' ' || coalesce(merchant, '')), 'áéíóúüñ', 'aeiouun') AS text
              FROM fin_transactions
              WHERE contact_id = $2 AND bot_id = $1 AND kind = 'expense' AND occurred_on BETWEEN $3 AND $4
-               AND ($7::bigint IS NULL OR amount_cents >= $7) AND ($8::bigint IS NULL OR amount_cents <= $8)
+               AND ($8::bigint IS NULL OR amount_cents >= $8) AND ($9::bigint IS NULL OR amount_cents <= $9)
+         ), scored AS (
+             SELECT id, occurred_on, description, category, amount_cents,
+                    greatest(word_similarity($5, text),
+                             0.7 * (SELECT max(word_similarity(term, text)) FROM unnest($6::text[]) term))::float8
+                        AS similarity
+             FROM rows
          )
          SELECT id, occurred_on, description, category, amount_cents, similarity FROM scored
-         WHERE category = ANY($6) OR similarity >= $9
+         WHERE category = ANY($7) OR similarity >= $10
          ORDER BY similarity DESC, id DESC LIMIT 200",
     )
     .bind(context.user.bot_id)
     .bind(context.user.contact_id)
     .bind(from)
     .bind(to)
-    .bind(&terms)
-    .bind(&categories)
+    .bind(normalize(&query))
+    .bind(&expanded.terms)
+    .bind(&expanded.candidates)
     .bind(request.min_cents)
     .bind(request.max_cents)
     .bind(MIN_SIMILARITY)
@@ -117,8 +151,12 @@ pub async fn search(
             to,
         },
         query: query.chars().take(80).collect(),
-        categories: categories.iter().map(|c| (*c).to_owned()).collect(),
-        items: rerank(candidates, &categories, context.today, LIMIT),
+        categories: expanded
+            .candidates
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect(),
+        items: rerank(candidates, &expanded.matching, context.today, LIMIT),
     }))
 }
 
@@ -127,17 +165,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn comida_expands_to_the_supermarket_and_restaurants() {
-        let (terms, categories) = expand("Comida", None);
-        assert_eq!(categories, ["comida", "supermercado", "restaurantes"]);
+    fn a_category_name_expands_to_its_neighbours_and_a_word_stays_itself() {
+        let food = expand("Comida", None);
+        assert_eq!(food.candidates, ["comida", "supermercado", "restaurantes"]);
+        assert_eq!(food.matching, food.candidates);
         for term in ["comida", "walmart", "tacos", "restaurante"] {
-            assert!(terms.iter().any(|t| t == term), "{term}");
+            assert!(food.terms.iter().any(|t| t == term), "{term}");
         }
-        let (terms, categories) = expand("Tacos El Güero", None);
-        assert_eq!(categories, ["restaurantes", "comida"]);
-        assert!(terms.contains(&"tacos el guero".to_owned()));
-        let (terms, categories) = expand("regalo de Ana", None);
-        assert!(categories.contains(&"regalos"));
-        assert!(terms.contains(&"regalo de ana".to_owned()));
+        let tacos = expand("Tacos El Güero", None);
+        assert!(tacos.candidates.is_empty(), "only rows that read like it");
+        assert_eq!(tacos.matching, ["restaurantes"]);
+        assert_eq!(tacos.terms, ["tacos", "tacos el guero"]);
+        let gift = expand("regalo de Ana", None);
+        assert_eq!(gift.matching, ["regalos"]);
+        assert!(gift.terms.contains(&"regalo de ana".to_owned()));
     }
 }
