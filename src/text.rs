@@ -178,6 +178,30 @@ pub fn numbers_in_hundredths(text: &str) -> Vec<i64> {
     out
 }
 
+/// The first number in `text`, in digits or words, that is not in `known`
+/// (hundredths): what a reply guard refuses. Words that are parts of a larger
+/// number ("noventa", "mil") are refused, since nobody can vouch for them.
+pub fn unaccounted_number(text: &str, known: &std::collections::BTreeSet<i64>) -> Option<String> {
+    let in_words = spelled_numbers(text)
+        .into_iter()
+        .find_map(|spelled| match spelled {
+            SpelledNumber::Value(n) if known.contains(&n) => None,
+            SpelledNumber::Value(n) => Some(format!("{} (in words)", n / 100)),
+            SpelledNumber::Part(word) => Some(word),
+        });
+    numbers_in_hundredths(text)
+        .into_iter()
+        .find(|n| !known.contains(n))
+        .map(|n| {
+            if n % 100 == 0 {
+                (n / 100).to_string()
+            } else {
+                format!("{}.{:02}", n / 100, n % 100)
+            }
+        })
+        .or(in_words)
+}
+
 fn parse_hundredths(raw: &str) -> Option<i64> {
     let groups: Vec<&str> = raw.split(['.', ',']).collect();
     let (int_part, frac) = match groups.as_slice() {

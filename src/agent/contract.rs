@@ -65,12 +65,13 @@ pub struct CatalogEntry {
     pub description: String,
 }
 
-/// A proposer's answer, exactly as it arrives. Every field is untrusted.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Proposal {
+/// A proposer's answer, exactly as it arrives, whatever its contract: `A` is the
+/// contract's raw action. Every field is untrusted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposalOf<A> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<String>,
-    pub proposed_actions: Vec<ProposedAction>,
+    pub proposed_actions: Vec<A>,
     #[serde(default)]
     pub response_text: String,
     /// Advisory only: logged, never applied.
@@ -79,6 +80,26 @@ pub struct Proposal {
     /// Which proposer actually produced this (e.g. the rules after an LLM fallback).
     #[serde(skip)]
     pub origin: Option<&'static str>,
+}
+
+/// A shop proposal.
+pub type Proposal = ProposalOf<ProposedAction>;
+
+/// An action as a proposer names it, before parsing.
+pub trait RawAction {
+    fn type_name(&self) -> &str;
+}
+
+impl<A> ProposalOf<A> {
+    pub fn new(actions: Vec<A>, response_text: impl Into<String>) -> Self {
+        ProposalOf {
+            reasoning: None,
+            proposed_actions: actions,
+            response_text: response_text.into(),
+            suggested_state: None,
+            origin: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -135,17 +156,13 @@ impl ProposedAction {
     }
 }
 
-impl Proposal {
-    pub fn new(actions: Vec<ProposedAction>, response_text: impl Into<String>) -> Self {
-        Proposal {
-            reasoning: None,
-            proposed_actions: actions,
-            response_text: response_text.into(),
-            suggested_state: None,
-            origin: None,
-        }
+impl RawAction for ProposedAction {
+    fn type_name(&self) -> &str {
+        &self.action_type
     }
+}
 
+impl Proposal {
     pub fn actions(&self) -> Vec<Action> {
         self.proposed_actions
             .iter()

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::contract::{HistoryEntry, TurnContext};
+use super::contract::{HistoryEntry, ProposalOf, RawAction, TurnContext};
 use crate::conversation::Param;
 use crate::finance::core::category::{self, CategoryType};
 use crate::finance::core::draft::{Draft, TxKind};
@@ -33,20 +33,8 @@ pub struct FinanceInput {
     pub context: TurnContext,
 }
 
-/// A proposer's answer, exactly as it arrives.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct FinanceProposal {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning: Option<String>,
-    pub proposed_actions: Vec<RawFinanceAction>,
-    #[serde(default)]
-    pub response_text: String,
-    /// Advisory only: audited, never applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub suggested_state: Option<String>,
-    #[serde(skip)]
-    pub origin: Option<&'static str>,
-}
+/// A finance proposal.
+pub type FinanceProposal = ProposalOf<RawFinanceAction>;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RawFinanceAction {
@@ -148,17 +136,13 @@ impl RawFinanceAction {
     }
 }
 
-impl FinanceProposal {
-    pub fn new(actions: Vec<RawFinanceAction>, response_text: impl Into<String>) -> Self {
-        FinanceProposal {
-            reasoning: None,
-            proposed_actions: actions,
-            response_text: response_text.into(),
-            suggested_state: None,
-            origin: None,
-        }
+impl RawAction for RawFinanceAction {
+    fn type_name(&self) -> &str {
+        &self.action_type
     }
+}
 
+impl FinanceProposal {
     pub fn actions(&self) -> Vec<FinanceAction> {
         self.proposed_actions
             .iter()

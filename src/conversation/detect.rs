@@ -11,7 +11,8 @@ pub struct Inbound<'a> {
     pub has_image: bool,
 }
 
-const GREETINGS: &[&str] = &[
+/// Words that open a greeting (shared with the finance rules).
+pub const GREETINGS: &[&str] = &[
     "hola",
     "holi",
     "buenas",

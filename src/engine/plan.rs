@@ -167,14 +167,7 @@ pub async fn shop(
         detected_events: events.clone(),
         cart: cart_view(&cart, catalog),
         customer_message: payload.text.clone(),
-        recent_history: snapshot
-            .history
-            .iter()
-            .map(|line| HistoryEntry {
-                role: line.author.clone(),
-                text: line.text.clone(),
-            })
-            .collect(),
+        recent_history: history_of(snapshot),
         product_catalog: catalog
             .active()
             .map(|p| CatalogEntry {
@@ -218,6 +211,18 @@ pub async fn shop(
         proposer: name,
         cart,
     })))
+}
+
+/// The transcript before the turn, as a proposer is shown it.
+pub fn history_of(snapshot: &TurnSnapshot) -> Vec<HistoryEntry> {
+    snapshot
+        .history
+        .iter()
+        .map(|line| HistoryEntry {
+            role: line.author.clone(),
+            text: line.text.clone(),
+        })
+        .collect()
 }
 
 fn fallback_proposal() -> Proposal {

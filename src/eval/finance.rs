@@ -11,14 +11,13 @@ use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::{Recording, Report, ScriptTurn};
+use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, tokens_of};
 use crate::agent::Proposer;
 use crate::engine::{Engine, EngineSettings};
 use crate::finance::core::FinanceForbidden;
 use crate::finance::core::confirm::{self, Answer};
 use crate::finance::ledger::UserScope;
 use crate::finance::{context, demo, messages};
-use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
 use crate::text::numbers_in_hundredths;
 
 /// The demo finance bot, without sample history (scripts ask for it per user).
@@ -47,6 +46,16 @@ async fn fingerprint(pool: &PgPool, contact_id: Uuid) -> sqlx::Result<String> {
     .await
 }
 
+/// The user a turn's message came from.
+async fn contact_of(pool: &PgPool, inbox_id: i64) -> sqlx::Result<Uuid> {
+    sqlx::query_scalar(
+        "SELECT c.contact_id FROM inbox i JOIN conversations c ON c.id = i.conversation_id WHERE i.id = $1",
+    )
+    .bind(inbox_id)
+    .fetch_one(pool)
+    .await
+}
+
 /// Every number a JSON value holds, as the reply could show it: an integer both
 /// as cents and as a plain count, a string by the numbers written in it.
 fn numbers_of(value: &Value, into: &mut BTreeSet<i64>) {
@@ -62,42 +71,6 @@ fn numbers_of(value: &Value, into: &mut BTreeSet<i64>) {
         Value::Object(map) => map.values().for_each(|v| numbers_of(v, into)),
         _ => {}
     }
-}
-
-struct Turn {
-    inbox_id: i64,
-    contact_id: Uuid,
-}
-
-async fn ingest(
-    pool: &PgPool,
-    bot: &crate::merchant::Bot,
-    script: &str,
-    index: usize,
-    turn: &ScriptTurn,
-) -> anyhow::Result<Turn> {
-    let sender = format!("eval:{script}:{}", turn.conversation);
-    let inbound = Inbound {
-        channel: ChannelKind::Webchat,
-        sender: sender.chars().take(128).collect(),
-        display_name: None,
-        external_id: format!("eval:{script}:{index}"),
-        message: MessagePayload {
-            text: turn.message.clone(),
-            media: None,
-        },
-    };
-    let inbox_id = inbox::ingest(pool, bot, &inbound).await?.inbox_id();
-    let contact_id = sqlx::query_scalar(
-        "SELECT c.contact_id FROM inbox i JOIN conversations c ON c.id = i.conversation_id WHERE i.id = $1",
-    )
-    .bind(inbox_id)
-    .fetch_one(pool)
-    .await?;
-    Ok(Turn {
-        inbox_id,
-        contact_id,
-    })
 }
 
 pub async fn run(
@@ -124,10 +97,8 @@ pub async fn run(
     let mut report = Report::default();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
-            let Turn {
-                inbox_id,
-                contact_id,
-            } = ingest(pool, &bot, script_name, index, turn).await?;
+            let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
+            let contact_id = contact_of(pool, inbox_id).await?;
             if turn.history.as_deref() == Some("sample") {
                 let user = UserScope { bot_id, contact_id };
                 demo::seed_if_new(pool, user, &bot.currency, today).await?;
@@ -148,24 +119,9 @@ pub async fn run(
             .bind(inbox_id)
             .fetch_one(pool)
             .await?;
-            let audit: Vec<(String, Option<String>, Option<String>, Value)> = sqlx::query_as(
-                "SELECT kind, action, detail->>'code', detail FROM audit_log WHERE inbox_id = $1 ORDER BY id",
-            )
-            .bind(inbox_id)
-            .fetch_all(pool)
-            .await?;
-            for (_, _, code, _) in audit.iter().filter(|(k, ..)| k == "action_rejected") {
-                let code = code.clone().unwrap_or_else(|| "unknown".into());
-                *report.rejections_by_reason.entry(code).or_default() += 1;
-            }
-            report.forbidden_executed += audit
-                .iter()
-                .filter(|(kind, action, ..)| {
-                    kind == "action_accepted"
-                        && action.as_deref().is_some_and(|a| forbidden.contains(&a))
-                })
-                .count();
-            report.replies_replaced += audit.iter().filter(|(k, ..)| k == "reply_replaced").count();
+            let audit = audit_of(pool, inbox_id).await?;
+            let rejected = report.tally(&audit, "action_accepted", &forbidden);
+            report.tokens += tokens_of(pool, inbox_id).await?;
             let replies: Vec<String> = sqlx::query_scalar(
                 "SELECT payload->>'text' FROM outbox WHERE inbox_id = $1 ORDER BY id",
             )
@@ -176,8 +132,8 @@ pub async fn run(
 
             // Every number the user reads has a source.
             let mut known = fixed.clone();
-            for (.., detail) in &audit {
-                numbers_of(detail, &mut known);
+            for row in &audit {
+                numbers_of(&row.detail, &mut known);
             }
             if let Some(draft) = &draft {
                 numbers_of(draft, &mut known);
@@ -209,11 +165,7 @@ pub async fn run(
                 .remove(&inbox_id);
             let proposed: Vec<(String, Option<i64>, Option<String>)> = match &proposal {
                 Some((proposal, latency)) => {
-                    report.proposals += 1;
-                    report.latencies.push(*latency);
-                    if !audit.iter().any(|(k, ..)| k == "action_rejected") {
-                        report.proposals_valid += 1;
-                    }
+                    report.proposed(*latency, !rejected);
                     proposal
                         .actions()
                         .iter()
@@ -251,16 +203,12 @@ pub async fn run(
                     problems.push(format!("actions {proposed:?}"));
                 }
             }
-            if let Some(expected) = &e.state
-                && !expected.eq_ignore_ascii_case(&state)
-            {
-                problems.push(format!("state {state}, expected {expected}"));
-            }
+            check_state(e.state.as_ref(), &state, &mut problems);
             if let Some(expected) = &e.written {
                 let written = audit
                     .iter()
-                    .find(|(k, ..)| k == "write_executed")
-                    .and_then(|(_, action, ..)| action.clone());
+                    .find(|row| row.kind == "write_executed")
+                    .and_then(|row| row.action.clone());
                 if &written != expected {
                     problems.push(format!("wrote {written:?}, expected {expected:?}"));
                 }
@@ -268,8 +216,8 @@ pub async fn run(
             if let Some(expected) = &e.tools {
                 let ran: Vec<String> = audit
                     .iter()
-                    .filter(|(k, ..)| k == "tool_executed")
-                    .filter_map(|(_, action, ..)| action.clone())
+                    .filter(|row| row.kind == "tool_executed")
+                    .filter_map(|row| row.action.clone())
                     .filter(|a| a != "simulatePurchase")
                     .collect();
                 if &ran != expected {
@@ -282,17 +230,7 @@ pub async fn run(
                     problems.push(format!("reply lacks {text:?}"));
                 }
             }
-            if problems.is_empty() {
-                report.fully_correct += 1;
-            } else {
-                report.misses.push(format!(
-                    "{script_name} #{} {:?}: {} — reply: {:?}",
-                    index + 1,
-                    turn.message,
-                    problems.join("; "),
-                    reply.chars().take(160).collect::<String>()
-                ));
-            }
+            report.score(script_name, index, turn, &problems, Some(&reply));
         }
     }
     Ok(report)

@@ -200,6 +200,142 @@ impl Report {
     }
 }
 
+impl Report {
+    /// Counts what the audit says of a turn: rejections by reason, forbidden
+    /// actions that reached `executed` (the profile's execution row), replaced
+    /// replies. True when anything was rejected.
+    fn tally(&mut self, audit: &[AuditRow], executed: &str, forbidden: &[&str]) -> bool {
+        let mut rejected = false;
+        for row in audit {
+            match row.kind.as_str() {
+                "action_rejected" => {
+                    rejected = true;
+                    let code = row.code.clone().unwrap_or_else(|| "unknown".into());
+                    *self.rejections_by_reason.entry(code).or_default() += 1;
+                }
+                "reply_replaced" => self.replies_replaced += 1,
+                kind if kind == executed
+                    && row
+                        .action
+                        .as_deref()
+                        .is_some_and(|a| forbidden.contains(&a)) =>
+                {
+                    self.forbidden_executed += 1
+                }
+                _ => {}
+            }
+        }
+        rejected
+    }
+
+    /// Counts a proposal the recording saw.
+    fn proposed(&mut self, latency: Duration, valid: bool) {
+        self.proposals += 1;
+        self.latencies.push(latency);
+        if valid {
+            self.proposals_valid += 1;
+        }
+    }
+
+    /// Counts a scored turn: fully correct, or a miss saying what went wrong.
+    fn score(
+        &mut self,
+        script: &str,
+        index: usize,
+        turn: &ScriptTurn,
+        problems: &[String],
+        reply: Option<&str>,
+    ) {
+        if problems.is_empty() {
+            self.fully_correct += 1;
+            return;
+        }
+        let mut miss = format!(
+            "{script} #{} {:?}: {}",
+            index + 1,
+            turn.message,
+            problems.join("; ")
+        );
+        if let Some(reply) = reply {
+            miss.push_str(&format!(
+                " — reply: {:?}",
+                reply.chars().take(160).collect::<String>()
+            ));
+        }
+        self.misses.push(miss);
+    }
+}
+
+/// One audit row of a turn, as the eval reads it.
+struct AuditRow {
+    kind: String,
+    action: Option<String>,
+    /// A rejection's code.
+    code: Option<String>,
+    detail: serde_json::Value,
+}
+
+/// The audit rows of one inbox event, oldest first.
+async fn audit_of(pool: &PgPool, inbox_id: i64) -> sqlx::Result<Vec<AuditRow>> {
+    let rows: Vec<(String, Option<String>, Option<String>, serde_json::Value)> = sqlx::query_as(
+        "SELECT kind, action, detail->>'code', detail FROM audit_log WHERE inbox_id = $1 ORDER BY id",
+    )
+    .bind(inbox_id)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(kind, action, code, detail)| AuditRow {
+            kind,
+            action,
+            code,
+            detail,
+        })
+        .collect())
+}
+
+/// Tokens the LLM spent on one inbox event.
+async fn tokens_of(pool: &PgPool, inbox_id: i64) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint FROM llm_calls WHERE inbox_id = $1",
+    )
+    .bind(inbox_id)
+    .fetch_one(pool)
+    .await
+}
+
+/// Stores one script turn as a web-chat message from the script's conversation.
+async fn ingest(
+    pool: &PgPool,
+    bot: &crate::merchant::Bot,
+    script: &str,
+    index: usize,
+    turn: &ScriptTurn,
+) -> sqlx::Result<i64> {
+    use crate::inbox::{ChannelKind, Inbound, MessagePayload};
+    let sender = format!("eval:{script}:{}", turn.conversation);
+    let inbound = Inbound {
+        channel: ChannelKind::Webchat,
+        sender: sender.chars().take(128).collect(),
+        display_name: None,
+        external_id: format!("eval:{script}:{index}"),
+        message: MessagePayload {
+            text: turn.message.clone(),
+            media: None,
+        },
+    };
+    Ok(crate::inbox::ingest(pool, bot, &inbound).await?.inbox_id())
+}
+
+/// A state expectation, checked.
+fn check_state(expected: Option<&String>, state: &str, problems: &mut Vec<String>) {
+    if let Some(expected) = expected
+        && !expected.eq_ignore_ascii_case(state)
+    {
+        problems.push(format!("state {state}, expected {expected}"));
+    }
+}
+
 /// Wraps the proposer under test to see what it proposed and how long it took,
 /// by the inbox event the turn was for.
 struct Recording {

@@ -6,11 +6,10 @@ use std::sync::Arc;
 
 use sqlx::PgPool;
 
-use super::{Recording, Report, ScriptTurn};
+use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, tokens_of};
 use crate::agent::Proposer;
 use crate::conversation::ForbiddenKind;
 use crate::engine::{Engine, EngineSettings};
-use crate::inbox::{self, ChannelKind, Inbound, MessagePayload};
 
 /// Plays `scripts` (name, turns) against `proposer` on `pool`, which must hold the
 /// shop's bot and nothing else of these conversations.
@@ -35,18 +34,7 @@ pub async fn run(
     let mut report = Report::default();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
-            let sender = format!("eval:{script_name}:{}", turn.conversation);
-            let inbound = Inbound {
-                channel: ChannelKind::Webchat,
-                sender: sender.chars().take(128).collect(),
-                display_name: None,
-                external_id: format!("eval:{script_name}:{index}"),
-                message: MessagePayload {
-                    text: turn.message.clone(),
-                    media: None,
-                },
-            };
-            let inbox_id = inbox::ingest(pool, &bot, &inbound).await?.inbox_id();
+            let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
             engine.run_until_idle().await?;
             report.turns += 1;
 
@@ -69,47 +57,14 @@ pub async fn run(
             .into_iter()
             .map(|(sku, q)| (sku, i64::from(q)))
             .collect();
-            let audit: Vec<(String, Option<String>, Option<String>)> = sqlx::query_as(
-                "SELECT kind, action, detail->>'code' FROM audit_log WHERE inbox_id = $1",
-            )
-            .bind(inbox_id)
-            .fetch_all(pool)
-            .await?;
-            let rejected: Vec<String> = audit
-                .iter()
-                .filter(|(kind, _, _)| kind == "action_rejected")
-                .map(|(_, _, code)| code.clone().unwrap_or_else(|| "unknown".into()))
-                .collect();
-            for code in &rejected {
-                *report.rejections_by_reason.entry(code.clone()).or_default() += 1;
-            }
-            report.forbidden_executed += audit
-                .iter()
-                .filter(|(kind, action, _)| {
-                    kind == "action_executed"
-                        && action.as_deref().is_some_and(|a| forbidden.contains(&a))
-                })
-                .count();
-            report.replies_replaced += audit
-                .iter()
-                .filter(|(kind, _, _)| kind == "reply_replaced")
-                .count();
-            let tokens: i64 = sqlx::query_scalar(
-                "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint FROM llm_calls WHERE inbox_id = $1",
-            )
-            .bind(inbox_id)
-            .fetch_one(pool)
-            .await?;
-            report.tokens += tokens;
+            let audit = audit_of(pool, inbox_id).await?;
+            let rejected = report.tally(&audit, "action_executed", &forbidden);
+            report.tokens += tokens_of(pool, inbox_id).await?;
 
             let mut problems = Vec::new();
             let proposed: Vec<(String, Option<String>, Option<i64>)> = match &proposal {
                 Some((proposal, latency)) => {
-                    report.proposals += 1;
-                    report.latencies.push(*latency);
-                    if rejected.is_empty() {
-                        report.proposals_valid += 1;
-                    }
+                    report.proposed(*latency, !rejected);
                     proposal
                         .actions()
                         .iter()
@@ -138,26 +93,13 @@ pub async fn run(
                     problems.push(format!("actions {proposed:?}"));
                 }
             }
-            if let Some(expected) = &turn.expect.state
-                && !expected.eq_ignore_ascii_case(&state)
-            {
-                problems.push(format!("state {state}, expected {expected}"));
-            }
+            check_state(turn.expect.state.as_ref(), &state, &mut problems);
             if let Some(expected) = &turn.expect.cart
                 && expected != &cart
             {
                 problems.push(format!("cart {cart:?}, expected {expected:?}"));
             }
-            if problems.is_empty() {
-                report.fully_correct += 1;
-            } else {
-                report.misses.push(format!(
-                    "{script_name} #{} {:?}: {}",
-                    index + 1,
-                    turn.message,
-                    problems.join("; ")
-                ));
-            }
+            report.score(script_name, index, turn, &problems, None);
         }
     }
     Ok(report)

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use crate::conversation::{Cart, Effect, Evaluation, MAX_QUANTITY, Rejection, State};
-use crate::text::{SpelledNumber, money, numbers_in_hundredths, spelled_numbers};
+use crate::text::{money, numbers_in_hundredths};
 
 use super::catalog::CatalogIndex;
 use super::messages::{CLARIFY_DEFAULT, ESCALATED};
@@ -331,22 +331,5 @@ fn unaccounted_number(
         allowed.insert(order.number * 100);
         allowed.insert(order.total_minor);
     }
-    let in_words = spelled_numbers(text)
-        .into_iter()
-        .find_map(|spelled| match spelled {
-            SpelledNumber::Value(n) if allowed.contains(&n) => None,
-            SpelledNumber::Value(n) => Some(format!("{} (in words)", n / 100)),
-            SpelledNumber::Part(word) => Some(word),
-        });
-    numbers_in_hundredths(text)
-        .into_iter()
-        .find(|n| !allowed.contains(n))
-        .map(|n| {
-            if n % 100 == 0 {
-                (n / 100).to_string()
-            } else {
-                format!("{}.{:02}", n / 100, n % 100)
-            }
-        })
-        .or(in_words)
+    crate::text::unaccounted_number(text, &allowed)
 }

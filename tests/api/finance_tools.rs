@@ -5,8 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::PgPool;
 use tendero::agent::{FinanceProposal, RawFinanceAction, ScriptedProposer};
 use tendero::channels::credentials::{self, TelegramSetup};
@@ -17,7 +16,7 @@ use tendero::progress::ChannelProgress;
 
 use crate::fake_platforms::FakePlatform;
 use crate::finance::{finance_app, joined, with_bots};
-use crate::helpers::{TestApp, spawn_app_configured, spawn_app_with};
+use crate::helpers::{TestApp, spawn_app_configured, spawn_app_with, sse};
 
 /// Spending of the demo user in `categories` this month, summed independently.
 async fn spent(app: &TestApp, session: &str, categories: &[&str]) -> i64 {
@@ -270,50 +269,6 @@ async fn a_failing_tool_is_a_database_error_in_plain_spanish_not_invented_data(p
         && reason.as_deref() == Some("database")));
 }
 
-/// Events of a web-chat stream: (event name, data), until `count` arrived.
-async fn stream_events(
-    client: reqwest::Client,
-    base: String,
-    bot: &str,
-    session: &str,
-    count: usize,
-) -> Vec<(String, Value)> {
-    let response = client
-        .get(format!("{base}/webchat/{bot}/events?session={session}"))
-        .send()
-        .await
-        .unwrap();
-    let mut stream = response.bytes_stream();
-    let mut buffer: Vec<u8> = Vec::new();
-    let mut events = Vec::new();
-    let read = async {
-        while events.len() < count {
-            let Some(Ok(chunk)) = stream.next().await else {
-                break;
-            };
-            buffer.extend_from_slice(&chunk);
-            while let Some(pos) = buffer.windows(2).position(|w| w == b"\n\n") {
-                let block = String::from_utf8(buffer[..pos].to_vec()).unwrap();
-                buffer.drain(..pos + 2);
-                let mut name = "message".to_string();
-                let mut data = None;
-                for line in block.lines() {
-                    if let Some(n) = line.strip_prefix("event:") {
-                        name = n.trim().to_owned();
-                    } else if let Some(d) = line.strip_prefix("data:") {
-                        data = serde_json::from_str(d.trim()).ok();
-                    }
-                }
-                if let Some(data) = data {
-                    events.push((name, data));
-                }
-            }
-        }
-    };
-    let _ = tokio::time::timeout(Duration::from_secs(10), read).await;
-    events
-}
-
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_turn_with_tools_streams_thinking_then_the_tools_then_the_reply(pool: PgPool) {
     let proposer = ScriptedProposer::finance(|_| {
@@ -341,13 +296,8 @@ async fn a_turn_with_tools_streams_thinking_then_the_tools_then_the_reply(pool: 
         tendero::startup::engine_settings(&app.settings),
     )
     .with_progress(Arc::new(ChannelProgress::new(app.pool.clone(), telegram)));
-    let listening = tokio::spawn(stream_events(
-        app.client.clone(),
-        app.base.clone(),
-        "demo-finanzas",
-        "live",
-        4,
-    ));
+    let url = format!("{}/webchat/demo-finanzas/events?session=live", app.base);
+    let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
     tokio::time::sleep(Duration::from_millis(300)).await;
     app.post_to("demo-finanzas", "live", "¿cuánto llevo en comida?", "c-2")
         .await;

@@ -258,37 +258,53 @@ impl TestApp {
         last_event_id: Option<i64>,
         count: usize,
     ) -> Vec<Value> {
-        let mut request = self.client.get(format!(
-            "{}/webchat/demo-shop/events?session={session}",
-            self.base
-        ));
-        if let Some(id) = last_event_id {
-            request = request.header("Last-Event-ID", id.to_string());
-        }
-        let response = request.send().await.unwrap();
-        assert_eq!(response.status(), StatusCode::OK);
-        let mut stream = response.bytes_stream();
-        let mut events = Vec::new();
-        // Bytes, not text: a chunk may end inside a multi-byte character.
-        let mut buffer: Vec<u8> = Vec::new();
-        let read = async {
-            while events.len() < count {
-                let Some(Ok(chunk)) = stream.next().await else {
-                    break;
-                };
-                buffer.extend_from_slice(&chunk);
-                while let Some(pos) = buffer.windows(2).position(|w| w == b"\n\n") {
-                    let block = String::from_utf8(buffer[..pos].to_vec()).unwrap();
-                    buffer.drain(..pos + 2);
-                    for line in block.lines() {
-                        if let Some(data) = line.strip_prefix("data:") {
-                            events.push(serde_json::from_str(data.trim()).unwrap());
-                        }
+        let url = format!("{}/webchat/demo-shop/events?session={session}", self.base);
+        sse(self.client.clone(), url, last_event_id, count)
+            .await
+            .into_iter()
+            .map(|(_, data)| data)
+            .collect()
+    }
+}
+
+/// Reads `count` server-sent events from `url` (bounded wait): each event's name
+/// (`message` unless named) and its JSON data.
+pub async fn sse(
+    client: reqwest::Client,
+    url: String,
+    last_event_id: Option<i64>,
+    count: usize,
+) -> Vec<(String, Value)> {
+    let mut request = client.get(url);
+    if let Some(id) = last_event_id {
+        request = request.header("Last-Event-ID", id.to_string());
+    }
+    let response = request.send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = response.bytes_stream();
+    let mut events = Vec::new();
+    // Bytes, not text: a chunk may end inside a multi-byte character.
+    let mut buffer: Vec<u8> = Vec::new();
+    let read = async {
+        while events.len() < count {
+            let Some(Ok(chunk)) = stream.next().await else {
+                break;
+            };
+            buffer.extend_from_slice(&chunk);
+            while let Some(pos) = buffer.windows(2).position(|w| w == b"\n\n") {
+                let block = String::from_utf8(buffer[..pos].to_vec()).unwrap();
+                buffer.drain(..pos + 2);
+                let mut name = "message".to_string();
+                for line in block.lines() {
+                    if let Some(n) = line.strip_prefix("event:") {
+                        name = n.trim().to_owned();
+                    } else if let Some(data) = line.strip_prefix("data:") {
+                        events.push((name.clone(), serde_json::from_str(data.trim()).unwrap()));
                     }
                 }
             }
-        };
-        let _ = tokio::time::timeout(Duration::from_secs(10), read).await;
-        events
-    }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(10), read).await;
+    events
 }

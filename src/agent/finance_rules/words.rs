@@ -27,18 +27,7 @@ pub const HELP: &[&str] = &[
     "opciones",
     "instrucciones",
 ];
-pub const GREETINGS: &[&str] = &[
-    "hola",
-    "holi",
-    "buenas",
-    "buenos dias",
-    "buen dia",
-    "buenas tardes",
-    "buenas noches",
-    "que tal",
-    "hey",
-    "saludos",
-];
+pub use crate::conversation::detect::GREETINGS;
 pub const THANKS: &[&str] = &[
     "gracias",
     "muchas gracias",

@@ -23,10 +23,13 @@ mod shop;
 pub use finance::{finance_schema, parse_finance_proposal};
 pub use shop::{parse_proposal, proposal_schema};
 
-use super::contract::{Proposal, ProposalInput, TurnContext};
+use super::contract::{
+    MAX_RESPONSE_TEXT, Proposal, ProposalInput, ProposalOf, RawAction, TurnContext,
+};
 use super::finance_contract::{FinanceInput, FinanceProposal};
 use super::{Proposer, ProposerError, finance_rules, rules};
 use crate::config::{LlmConfig, ResponseMode};
+use crate::conversation::MAX_ACTIONS;
 use crate::histograms::{Metric, observe};
 use crate::{llm_calls, telemetry};
 
@@ -438,6 +441,39 @@ pub enum ProposalError {
     Schema(serde_json::Error),
     #[error("{}", .0.join("; "))]
     Contract(Vec<String>),
+}
+
+/// Parses model output into a proposal of either contract, checking what both
+/// contracts require: 1 to 5 typed actions and a bounded text. Tolerates code
+/// fences and prose around the object; the error lists what is wrong.
+pub fn parse_answer<A: serde::de::DeserializeOwned + RawAction>(
+    content: &str,
+) -> Result<ProposalOf<A>, ProposalError> {
+    let candidate = extract_json_object(content).ok_or(ProposalError::NoJson)?;
+    let proposal: ProposalOf<A> = serde_json::from_str(candidate).map_err(ProposalError::Schema)?;
+    let mut problems = Vec::new();
+    if proposal.proposed_actions.is_empty() || proposal.proposed_actions.len() > MAX_ACTIONS {
+        problems.push(format!(
+            "proposed_actions must hold 1 to {MAX_ACTIONS} actions"
+        ));
+    }
+    if proposal.response_text.chars().count() > MAX_RESPONSE_TEXT {
+        problems.push(format!(
+            "response_text longer than {MAX_RESPONSE_TEXT} characters"
+        ));
+    }
+    if proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.type_name().trim().is_empty())
+    {
+        problems.push("every action needs a type".into());
+    }
+    if problems.is_empty() {
+        Ok(proposal)
+    } else {
+        Err(ProposalError::Contract(problems))
+    }
 }
 
 /// The first balanced `{...}` in `text`, respecting strings.

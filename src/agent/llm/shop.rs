@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use sqlx::PgPool;
 
-use super::{Contract, Prompt, ProposalError, extract_json_object};
+use super::{Contract, Prompt, ProposalError, parse_answer};
 use crate::agent::contract::{CatalogEntry, MAX_RESPONSE_TEXT, Proposal, ProposalInput};
 use crate::agent::privacy::mask;
 use crate::config::LlmConfig;
@@ -157,29 +157,5 @@ pub fn proposal_schema() -> Value {
 /// Parses model output into a proposal, checking the contract. Tolerates code
 /// fences and prose around the object; the error lists what is wrong.
 pub fn parse_proposal(content: &str) -> Result<Proposal, ProposalError> {
-    let candidate = extract_json_object(content).ok_or(ProposalError::NoJson)?;
-    let proposal: Proposal = serde_json::from_str(candidate).map_err(ProposalError::Schema)?;
-    let mut problems = Vec::new();
-    if proposal.proposed_actions.is_empty() || proposal.proposed_actions.len() > MAX_ACTIONS {
-        problems.push(format!(
-            "proposed_actions must hold 1 to {MAX_ACTIONS} actions"
-        ));
-    }
-    if proposal.response_text.chars().count() > MAX_RESPONSE_TEXT {
-        problems.push(format!(
-            "response_text longer than {MAX_RESPONSE_TEXT} characters"
-        ));
-    }
-    if proposal
-        .proposed_actions
-        .iter()
-        .any(|a| a.action_type.trim().is_empty())
-    {
-        problems.push("every action needs a type".into());
-    }
-    if problems.is_empty() {
-        Ok(proposal)
-    } else {
-        Err(ProposalError::Contract(problems))
-    }
+    parse_answer(content)
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::{Deps, FinancePlan, simulate};
 use crate::agent::FinanceProposal;
-use crate::agent::contract::{HistoryEntry, TurnContext};
+use crate::agent::contract::TurnContext;
 use crate::agent::finance_contract::{FinanceInput, RawFinanceAction};
 use crate::audit::{Actor, Entry};
 use crate::conversation::Event;
@@ -46,14 +46,7 @@ pub async fn turn(
             .clone()
             .filter(|_| plan.state == FinanceState::Clarifying),
         customer_message: text.to_owned(),
-        recent_history: snapshot
-            .history
-            .iter()
-            .map(|line| HistoryEntry {
-                role: line.author.clone(),
-                text: line.text.clone(),
-            })
-            .collect(),
+        recent_history: crate::engine::plan::history_of(snapshot),
         today: ctx.today,
         currency: profile.bot.currency.clone(),
         data_quality: ctx.history.quality(),

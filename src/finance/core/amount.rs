@@ -133,22 +133,13 @@ fn multiplier(word: &str) -> Option<i128> {
 
 /// A number word in cents, and whether it is a ten that "y" may follow.
 fn word_value(word: &str) -> Option<(i128, bool)> {
+    // One to fifteen as the shop counts them ("docena" is a quantity, not money).
+    if word != "docena"
+        && let Some(n) = crate::text::number_word(word).filter(|n| *n <= 15)
+    {
+        return Some((i128::from(n) * 100, false));
+    }
     let units: i128 = match word {
-        "un" | "uno" | "una" => 1,
-        "dos" => 2,
-        "tres" => 3,
-        "cuatro" => 4,
-        "cinco" => 5,
-        "seis" => 6,
-        "siete" => 7,
-        "ocho" => 8,
-        "nueve" => 9,
-        "diez" => 10,
-        "once" => 11,
-        "doce" => 12,
-        "trece" => 13,
-        "catorce" => 14,
-        "quince" => 15,
         "dieciseis" => 16,
         "diecisiete" => 17,
         "dieciocho" => 18,

@@ -11,7 +11,7 @@ pub use drafts::{executed, prompt, questions, rejection};
 pub use tools::{render as render_tool, simulation, source_line};
 
 use crate::conversation::MAX_RESPONSE_TEXT;
-use crate::text::{SpelledNumber, numbers_in_hundredths, spelled_numbers};
+use crate::text::numbers_in_hundredths;
 
 /// The reply, and why a proposer's text was dropped (for the audit).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,24 +64,7 @@ pub fn unaccounted_number(text: &str, blocks: &[String], allowed: &[i64]) -> Opt
     for block in blocks {
         known.extend(numbers_in_hundredths(block));
     }
-    let in_words = spelled_numbers(text)
-        .into_iter()
-        .find_map(|spelled| match spelled {
-            SpelledNumber::Value(n) if known.contains(&n) => None,
-            SpelledNumber::Value(n) => Some(format!("{} (in words)", n / 100)),
-            SpelledNumber::Part(word) => Some(word),
-        });
-    numbers_in_hundredths(text)
-        .into_iter()
-        .find(|n| !known.contains(n))
-        .map(|n| {
-            if n % 100 == 0 {
-                (n / 100).to_string()
-            } else {
-                format!("{}.{:02}", n / 100, n % 100)
-            }
-        })
-        .or(in_words)
+    crate::text::unaccounted_number(text, &known)
 }
 
 #[cfg(test)]
