@@ -102,8 +102,11 @@ impl Progress for ChannelProgress {
                         tracing::debug!(%err, "progress notification failed");
                     }
                 }
-                // "typing" lasts about five seconds on Telegram; once per step is enough.
-                ChannelKind::Telegram => self.telegram.typing(to.bot_id, to.id).await,
+                // "typing" lasts about five seconds on Telegram: once a turn.
+                ChannelKind::Telegram if *step == Step::Thinking => {
+                    self.telegram.typing(to.bot_id, to.id).await
+                }
+                ChannelKind::Telegram => {}
                 ChannelKind::Whatsapp => {}
             }
         };

@@ -1,8 +1,14 @@
 #![no_main]
-//! Any model output: parsing never panics, and what parses holds the contract.
+//! Any model output, under either contract: parsing never panics, and what parses
+//! holds the contract and turns into typed (or rejectable) actions.
 libfuzzer_sys::fuzz_target!(|content: &str| {
     if let Ok(proposal) = tendero::agent::llm::parse_proposal(content) {
         assert!((1..=5).contains(&proposal.proposed_actions.len()));
         assert!(proposal.response_text.chars().count() <= 500);
+        let _ = proposal.actions();
+    }
+    if let Ok(proposal) = tendero::agent::llm::parse_finance_proposal(content) {
+        assert!((1..=5).contains(&proposal.proposed_actions.len()));
+        let _ = proposal.actions();
     }
 });

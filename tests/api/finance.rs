@@ -333,3 +333,30 @@ async fn hostile_model_output_writes_nothing_and_is_audited(pool: PgPool) {
     }));
     assert_eq!(app.state("hugo").await, "IDLE");
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn an_unreadable_stored_draft_is_dropped_and_can_never_be_confirmed(pool: PgPool) {
+    let app = finance_app(pool).await;
+    app.say_to("finanzas", "ivo", "gasté 250 en el súper").await;
+    sqlx::query(
+        "UPDATE conversations SET draft = '{\"intent\": \"PAY_ME\", \"amount_cents\": \"lots\"}'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let reply = joined(&app.say_to("finanzas", "ivo", "sí").await);
+    assert!(!reply.contains("registré"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "ivo").await, 0);
+    assert_eq!(app.state("ivo").await, "IDLE");
+    let id = app.conversation_id("ivo").await;
+    assert!(
+        app.audit(id)
+            .await
+            .iter()
+            .any(|(kind, _, reason)| kind == "draft_discarded"
+                && reason.as_deref() == Some("unreadable draft"))
+    );
+    // The conversation works on.
+    let reply = joined(&app.say_to("finanzas", "ivo", "gasté 90 en tacos").await);
+    assert!(reply.contains("¿Registro este gasto?"), "{reply}");
+}

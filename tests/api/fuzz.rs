@@ -111,6 +111,11 @@ proptest! {
             prop_assert!((1..=5).contains(&proposal.proposed_actions.len()));
             prop_assert!(proposal.response_text.chars().count() <= 500);
         }
+        if let Ok(proposal) = tendero::agent::llm::parse_finance_proposal(&content) {
+            prop_assert!((1..=5).contains(&proposal.proposed_actions.len()));
+            // Every parameter parses into a typed value or a rejectable one.
+            let _ = proposal.actions();
+        }
     }
 }
 

@@ -48,7 +48,8 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .unwrap();
     let printed = lines.join("\n");
     assert!(
-        printed.contains("Loaded the demo shop `demo-shop`"),
+        printed
+            .contains("Loaded the demo shop `demo-shop` and the finance assistant `demo-finanzas`"),
         "{printed}"
     );
     assert!(printed.contains("Merchant API key for `demo`"), "{printed}");
@@ -80,6 +81,32 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(sent, 1);
+    // The finance assistant answers a new user from the sample history at once.
+    let response = client
+        .post(format!(
+            "http://127.0.0.1:{port}/webchat/demo-finanzas/messages"
+        ))
+        .json(&serde_json::json!({"session": "fin", "text": "¿cuánto llevo en comida este mes?", "client_id": "1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+    let mut answer: Option<String> = None;
+    for _ in 0..200 {
+        answer = sqlx::query_scalar(
+            "SELECT o.payload->>'text' FROM outbox o JOIN bots b ON b.id = o.bot_id
+             WHERE b.slug = 'demo-finanzas' AND o.status = 'sent'",
+        )
+        .fetch_optional(&pool)
+        .await
+        .unwrap();
+        if answer.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answer = answer.expect("the finance bot answered");
+    assert!(answer.contains("basado en"), "{answer}");
     let health = client
         .get(format!("http://127.0.0.1:{port}/readyz"))
         .send()

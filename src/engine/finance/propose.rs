@@ -61,6 +61,14 @@ pub async fn turn(
         },
     };
     let proposal = propose(deps, &input).await;
+    // A turn that will run tools says it is working even when the proposer was quick.
+    let runs_tools = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type.eq_ignore_ascii_case("QUERY_DATA"));
+    if runs_tools && !slow {
+        deps.signal(snapshot, Step::Thinking).await;
+    }
     audit_proposal(plan, &proposal, deps.proposer.name());
     let stated = amount::stated(text);
     let facts = Facts {
