@@ -75,6 +75,9 @@ pub struct Settings {
     pub whatsapp_api_version: String,
     /// `TENDERO_SEND_BACKOFF_MS`: first retry delay of a failed send, doubled per attempt.
     pub send_backoff: Duration,
+    /// `TENDERO_SEND_TIMEOUT_MS`: longest a platform may take to answer one send
+    /// before it is retried (default 20 s).
+    pub send_timeout: Duration,
     /// The LLM proposer; `None` runs every bot on the offline rules.
     pub llm: Option<LlmConfig>,
     /// `TENDERO_SECRET_KEY`: keys sealing channel secrets at rest, newest first
@@ -274,6 +277,9 @@ impl Settings {
                 500,
                 "expected milliseconds",
             )?),
+            send_timeout: Duration::from_millis(
+                positive("TENDERO_SEND_TIMEOUT_MS", 20_000)?.min(600_000),
+            ),
             llm,
             secret_keys,
         })

@@ -104,7 +104,7 @@ fn write_private(path: &std::path::Path, contents: &str) -> std::io::Result<()> 
 /// Every outbound channel, sharing one HTTP client.
 pub fn channels(pool: &PgPool, settings: &Settings) -> Vec<Arc<dyn Channel>> {
     let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(20))
+        .timeout(settings.send_timeout)
         .build()
         .expect("HTTP client builds");
     vec![

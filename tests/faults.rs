@@ -18,9 +18,15 @@ use sqlx::PgPool;
 const TEST_KEY: &str = tendero::config::TEST_SECRET_KEY;
 const TG_SECRET: &str = "faults_secret";
 
+#[allow(dead_code, reason = "the API tests use the rest of the fakes")]
+#[path = "api/fake_platforms.rs"]
+mod fake_platforms;
+
 struct Cluster {
     url: String,
     redis: RedisAt,
+    /// Further environment of every process (platform URLs, send limits).
+    env: Vec<(&'static str, String)>,
     port: u16,
     web: Child,
     workers: Vec<Child>,
@@ -37,7 +43,7 @@ fn free_port() -> u16 {
 /// Redis for the processes, as (URL, key prefix); `None` runs them without it.
 type RedisAt = Option<(String, String)>;
 
-fn spawn(url: &str, role: &str, port: u16, redis: &RedisAt) -> Child {
+fn spawn(url: &str, role: &str, port: u16, redis: &RedisAt, env: &[(&str, String)]) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_tendero"));
     match redis {
         Some((redis_url, prefix)) => {
@@ -63,6 +69,7 @@ fn spawn(url: &str, role: &str, port: u16, redis: &RedisAt) -> Child {
         .env("RUST_LOG", "error")
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -81,16 +88,21 @@ impl Drop for Cluster {
 
 impl Cluster {
     async fn start(url: &str, redis: RedisAt) -> Cluster {
+        Self::start_with(url, redis, Vec::new()).await
+    }
+
+    async fn start_with(url: &str, redis: RedisAt, env: Vec<(&'static str, String)>) -> Cluster {
         let port = free_port();
         let cluster = Cluster {
             url: url.to_owned(),
             port,
-            web: spawn(url, "web", port, &redis),
+            web: spawn(url, "web", port, &redis, &env),
             workers: vec![
-                spawn(url, "worker", free_port(), &redis),
-                spawn(url, "worker", free_port(), &redis),
+                spawn(url, "worker", free_port(), &redis, &env),
+                spawn(url, "worker", free_port(), &redis, &env),
             ],
             redis,
+            env,
         };
         let client = reqwest::Client::new();
         for _ in 0..300 {
@@ -116,7 +128,7 @@ impl Cluster {
         let worker = &mut self.workers[which];
         let _ = worker.kill();
         let _ = worker.wait();
-        *worker = spawn(&self.url, "worker", free_port(), &self.redis);
+        *worker = spawn(&self.url, "worker", free_port(), &self.redis, &self.env);
     }
 
     /// SIGTERM, as an orchestrator stops them; each must exit cleanly.
@@ -251,44 +263,54 @@ async fn tally(pool: &PgPool, run: &str, customers: usize, per_customer: i64) ->
         ..Tally::default()
     };
     for c in 0..customers {
-        let session = format!("{run}-{c}");
-        let (stored, done): (i64, i64) = sqlx::query_as(
-            "SELECT count(*), count(*) FILTER (WHERE i.status = 'done') FROM inbox i
-             JOIN conversations c ON c.id = i.conversation_id JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id = $1",
-        )
-        .bind(&session)
-        .fetch_one(pool)
-        .await
-        .unwrap();
-        tally.lost += (per_customer - stored).max(0);
-        tally.unanswered += stored - done;
-        let sent = replies(pool, &session).await;
-        tally.unanswered += (per_customer - sent).max(0);
-        tally.doubled += (sent - per_customer).max(0);
-        let quantity: i64 = sqlx::query_scalar(
-            "SELECT coalesce(sum(ci.quantity), 0)::bigint FROM cart_items ci
-             JOIN conversations c ON c.id = ci.conversation_id JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id = $1",
-        )
-        .bind(&session)
-        .fetch_one(pool)
-        .await
-        .unwrap();
-        tally.doubled += (quantity - per_customer).max(0);
-        tally.lost += (per_customer - quantity).max(0);
-        // Replies follow the order of the messages they answer.
-        let order: Vec<i64> = sqlx::query_scalar(
-            "SELECT o.inbox_id FROM outbox o JOIN conversations c ON c.id = o.conversation_id
-             JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id = $1 AND o.author = 'bot' ORDER BY o.id",
-        )
-        .bind(&session)
-        .fetch_all(pool)
-        .await
-        .unwrap();
-        tally.out_of_order += order.windows(2).filter(|w| w[0] >= w[1]).count() as i64;
+        let one = tally_session(pool, &format!("{run}-{c}"), per_customer).await;
+        tally.lost += one.lost;
+        tally.doubled += one.doubled;
+        tally.out_of_order += one.out_of_order;
+        tally.unanswered += one.unanswered;
     }
+    tally
+}
+
+/// Checks one customer (one matcha per message) against what they sent.
+async fn tally_session(pool: &PgPool, session: &str, per_customer: i64) -> Tally {
+    let mut tally = Tally::default();
+    let (stored, done): (i64, i64) = sqlx::query_as(
+        "SELECT count(*), count(*) FILTER (WHERE i.status = 'done') FROM inbox i
+         JOIN conversations c ON c.id = i.conversation_id JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.external_id = $1",
+    )
+    .bind(session)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    tally.lost += (per_customer - stored).max(0);
+    tally.unanswered += stored - done;
+    let sent = replies(pool, session).await;
+    tally.unanswered += (per_customer - sent).max(0);
+    tally.doubled += (sent - per_customer).max(0);
+    let quantity: i64 = sqlx::query_scalar(
+        "SELECT coalesce(sum(ci.quantity), 0)::bigint FROM cart_items ci
+         JOIN conversations c ON c.id = ci.conversation_id JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.external_id = $1",
+    )
+    .bind(session)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    tally.doubled += (quantity - per_customer).max(0);
+    tally.lost += (per_customer - quantity).max(0);
+    // Replies follow the order of the messages they answer.
+    let order: Vec<i64> = sqlx::query_scalar(
+        "SELECT o.inbox_id FROM outbox o JOIN conversations c ON c.id = o.conversation_id
+         JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.external_id = $1 AND o.author = 'bot' ORDER BY o.id",
+    )
+    .bind(session)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    tally.out_of_order += order.windows(2).filter(|w| w[0] >= w[1]).count() as i64;
     tally
 }
 
@@ -805,4 +827,137 @@ async fn redis_flushed_and_stopped_mid_traffic_loses_and_doubles_nothing() {
         .unwrap();
     assert!(!keys.is_empty(), "Redis was in use before it was flushed");
     assert!(t.clean(), "{}", t.row("redis"));
+}
+
+/// Telegram customers buying one matcha per message, each waiting for the reply
+/// to be delivered before writing again; returns the longest wait.
+async fn telegram_shop(base: &str, pool: &PgPool, chats: &[i64], per_customer: i64) -> Duration {
+    let client = reqwest::Client::new();
+    let mut tasks = Vec::new();
+    for &chat in chats {
+        let (client, pool, base) = (client.clone(), pool.clone(), base.to_owned());
+        tasks.push(tokio::spawn(async move {
+            let mut longest = Duration::ZERO;
+            for n in 0..per_customer {
+                let asked = Instant::now();
+                let update = json!({"update_id": chat * 1000 + n, "message": {"message_id": n + 1,
+                    "date": 1, "text": "quiero 1 matcha", "chat": {"id": chat, "type": "private"},
+                    "from": {"id": chat, "is_bot": false, "first_name": "Cliente"}}});
+                let answered = client
+                    .post(format!("{base}/webhooks/telegram/demo-shop"))
+                    .header("X-Telegram-Bot-Api-Secret-Token", TG_SECRET)
+                    .json(&update)
+                    .send()
+                    .await;
+                assert!(answered.is_ok_and(|r| r.status().is_success()));
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while replies(&pool, &chat.to_string()).await <= n && Instant::now() < deadline {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                longest = longest.max(asked.elapsed());
+            }
+            longest
+        }));
+    }
+    let mut longest = Duration::ZERO;
+    for task in tasks {
+        longest = longest.max(task.await.unwrap());
+    }
+    longest
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_platform_answering_429_500_and_timing_out_loses_and_doubles_nothing() {
+    use fake_platforms::{FakePlatform, Mode};
+    tendero::startup::install_crypto_provider();
+    let (admin, pool, scratch, url, shop_ids) = scratch_shop("tendero_faults_platform").await;
+    tendero::secret::install(tendero::secret::KeyRing::parse(TEST_KEY).unwrap());
+    tendero::channels::credentials::set_telegram(
+        &pool,
+        shop_ids.bot_id,
+        &tendero::channels::credentials::TelegramSetup {
+            token: "1:faults".into(),
+            secret_token: TG_SECRET.into(),
+        },
+    )
+    .await
+    .unwrap();
+    let fake = Arc::new(FakePlatform::start().await);
+    let env = vec![
+        ("TELEGRAM_API_URL", fake.base_url.clone()),
+        ("TENDERO_SEND_TIMEOUT_MS", "700".to_string()),
+        ("TENDERO_SEND_BACKOFF_MS", "100".to_string()),
+        ("TENDERO_SEND_ATTEMPTS", "40".to_string()),
+    ];
+    let cluster = Cluster::start_with(&url, None, env).await;
+    let base = cluster.base();
+    let chats = [5001, 5002, 5003, 5004];
+    let per_customer = 8;
+    // The platform misbehaves for six seconds: rate limits, then errors, then it
+    // hangs past the send timeout; then it recovers.
+    let phases = {
+        let fake = fake.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            for mode in [
+                Mode::RateLimited { retry_after: 1 },
+                Mode::Failing,
+                Mode::Hanging(Duration::from_millis(1500)),
+            ] {
+                fake.set_mode(mode);
+                tokio::time::sleep(Duration::from_secs(2)).await;
+            }
+            fake.set_mode(Mode::Normal);
+            Instant::now()
+        })
+    };
+    let longest = telegram_shop(&base, &pool, &chats, per_customer).await;
+    let recovered_from = phases.await.unwrap();
+    // Recovery: from the platform answering again to the first reply it took.
+    let recovery = fake
+        .accepted("sendMessage")
+        .iter()
+        .map(|c| c.at)
+        .filter(|at| *at >= recovered_from)
+        .min()
+        .map_or(Duration::ZERO, |at| at - recovered_from);
+    let mut t = Tally {
+        messages: chats.len() as i64 * per_customer,
+        longest_wait: longest,
+        ..Tally::default()
+    };
+    for chat in chats {
+        let one = tally_session(&pool, &chat.to_string(), per_customer).await;
+        t.lost += one.lost;
+        t.doubled += one.doubled;
+        t.out_of_order += one.out_of_order;
+        t.unanswered += one.unanswered;
+        // What the user saw: each reply accepted by the platform exactly once.
+        let seen = fake
+            .accepted("sendMessage")
+            .iter()
+            .filter(|c| c.body["chat_id"].to_string().trim_matches('"') == chat.to_string())
+            .count() as i64;
+        t.doubled += (seen - per_customer).max(0);
+        t.unanswered += (per_customer - seen).max(0);
+    }
+    let failed = fake
+        .calls("sendMessage")
+        .iter()
+        .filter(|c| !c.accepted)
+        .count();
+    println!("{}", Tally::header());
+    println!(
+        "{}",
+        t.row(&format!(
+            "Telegram 429/500/timeouts 6 s ({failed} refused, back in {:.1} s)",
+            recovery.as_secs_f64()
+        ))
+    );
+    cluster.stop();
+    tendero::db::drop_scratch(&admin, pool, &scratch)
+        .await
+        .unwrap();
+    assert!(failed > 0, "the platform did refuse sends");
+    assert!(t.clean(), "{}", t.row("platform"));
 }

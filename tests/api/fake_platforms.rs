@@ -20,6 +20,23 @@ pub struct Call {
     pub body: Value,
     pub authorization: Option<String>,
     pub at: Instant,
+    /// The platform took it (answered 2xx): the user saw it.
+    #[allow(dead_code, reason = "the fault suite counts accepted sends")]
+    pub accepted: bool,
+}
+
+/// How the platform behaves until told otherwise, for faults that last a while.
+#[allow(dead_code, reason = "the fault suite sets the failing modes")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    #[default]
+    Normal,
+    /// 429 Too Many Requests, asking to wait `retry_after` seconds.
+    RateLimited { retry_after: u64 },
+    /// 500 on every call.
+    Failing,
+    /// Holds every call this long, then drops it unprocessed.
+    Hanging(std::time::Duration),
 }
 
 /// Scripted answers per method: (status, body), first in first out.
@@ -30,6 +47,7 @@ struct Shared {
     calls: Arc<Mutex<Vec<Call>>>,
     script: Arc<Mutex<Script>>,
     next_id: Arc<AtomicU64>,
+    mode: Arc<Mutex<Mode>>,
 }
 
 pub struct FakePlatform {
@@ -61,6 +79,21 @@ impl FakePlatform {
             .push_back((status, body));
     }
 
+    /// From now on, every call meets `mode` (a scripted answer still comes first).
+    #[allow(dead_code, reason = "used by the fault suite")]
+    pub fn set_mode(&self, mode: Mode) {
+        *self.shared.mode.lock().unwrap() = mode;
+    }
+
+    /// Calls the platform accepted (answered 2xx).
+    #[allow(dead_code, reason = "used by the fault suite")]
+    pub fn accepted(&self, method: &str) -> Vec<Call> {
+        self.calls(method)
+            .into_iter()
+            .filter(|c| c.accepted)
+            .collect()
+    }
+
     pub fn calls(&self, method: &str) -> Vec<Call> {
         self.shared
             .calls
@@ -88,7 +121,38 @@ impl FakePlatform {
     }
 }
 
-fn record(shared: &Shared, method: &str, headers: &HeaderMap, body: Value) -> Option<(u16, Value)> {
+/// What the fake answers a call: a scripted answer first, else what its mode says
+/// (`None`: a normal success).
+async fn answer(
+    shared: &Shared,
+    method: &str,
+    headers: &HeaderMap,
+    body: Value,
+) -> Option<(u16, Value)> {
+    let scripted = shared
+        .script
+        .lock()
+        .unwrap()
+        .get_mut(method)
+        .and_then(VecDeque::pop_front);
+    let mode = *shared.mode.lock().unwrap();
+    let outcome = match (scripted, mode) {
+        (Some(answer), _) => Some(answer),
+        (None, Mode::Normal) => None,
+        (None, Mode::RateLimited { retry_after }) => Some((
+            429,
+            json!({"ok": false, "error_code": 429, "description": "Too Many Requests: retry after",
+                   "parameters": {"retry_after": retry_after}}),
+        )),
+        (None, Mode::Failing) => Some((
+            500,
+            json!({"ok": false, "description": "Internal Server Error"}),
+        )),
+        (None, Mode::Hanging(hold)) => {
+            tokio::time::sleep(hold).await;
+            Some((504, json!({"ok": false, "description": "gateway timeout"})))
+        }
+    };
     shared.calls.lock().unwrap().push(Call {
         method: method.to_owned(),
         body,
@@ -97,13 +161,9 @@ fn record(shared: &Shared, method: &str, headers: &HeaderMap, body: Value) -> Op
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned),
         at: Instant::now(),
+        accepted: outcome.as_ref().is_none_or(|(status, _)| *status < 300),
     });
-    shared
-        .script
-        .lock()
-        .unwrap()
-        .get_mut(method)
-        .and_then(VecDeque::pop_front)
+    outcome
 }
 
 async fn telegram(
@@ -112,7 +172,7 @@ async fn telegram(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> Response {
-    if let Some((status, answer)) = record(&shared, &method, &headers, body) {
+    if let Some((status, answer)) = answer(&shared, &method, &headers, body).await {
         return (StatusCode::from_u16(status).unwrap(), Json(answer)).into_response();
     }
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst) + 1;
@@ -126,7 +186,7 @@ async fn whatsapp(
     headers: HeaderMap,
     Json(body): Json<Value>,
 ) -> Response {
-    if let Some((status, answer)) = record(&shared, "messages", &headers, body) {
+    if let Some((status, answer)) = answer(&shared, "messages", &headers, body).await {
         return (StatusCode::from_u16(status).unwrap(), Json(answer)).into_response();
     }
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst) + 1;
