@@ -18,6 +18,20 @@ pub struct ProposalInput {
     pub recent_history: Vec<HistoryEntry>,
     pub product_catalog: Vec<CatalogEntry>,
     pub currency: String,
+    /// Products the bot last offered to choose from ("¿cuál?"), in order: a reply
+    /// of "2" or a name picks one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<ProductId>,
+    /// How many of the chosen product were asked for.
+    #[serde(skip)]
+    pub choice_quantity: Option<i64>,
+    /// The choices were products the words fitted (so a name picks too), not a
+    /// catalog listing (where only a number does).
+    #[serde(skip)]
+    pub choices_named: bool,
+    /// The product the customer last asked about: "dame 2" means two of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<ProductId>,
     /// Where the turn happens; never part of a prompt.
     #[serde(skip)]
     pub context: TurnContext,
@@ -121,6 +135,9 @@ pub struct ProposedParams {
     pub quantity: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// CLARIFY: the products the customer may mean, offered as choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<Value>>,
 }
 
 impl ProposedAction {

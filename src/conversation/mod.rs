@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod cart;
+pub mod classify;
 pub mod detect;
 pub mod event;
 pub mod matrix;

@@ -105,6 +105,8 @@ pub async fn commit(
                     confirmed_order: confirmed.as_ref(),
                     payment_instructions: &bot.payment_instructions,
                     greeted: job.greeted,
+                    offer: &job.offer,
+                    offer_person: job.offer_person,
                 },
             );
             if let Some(why) = &composed.replaced {

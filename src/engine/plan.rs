@@ -11,6 +11,7 @@ use crate::agent::contract::{
     CartLineView, CartView, CatalogEntry, HistoryEntry, ProposalInput, TurnContext,
 };
 use crate::agent::{Proposal, ProposedAction, Proposer};
+use crate::conversation::classify::{MessageClass, classify};
 use crate::conversation::detect::{self, Inbound};
 use crate::conversation::{
     Cart, CartLine, Event, ForeignState, State, StoredState, on_customer_message,
@@ -18,6 +19,7 @@ use crate::conversation::{
 use crate::conversations::TurnSnapshot;
 use crate::inbox::MessagePayload;
 use crate::shop::catalog::CatalogIndex;
+use crate::shop::memo::ShopMemo;
 use crate::shop::messages;
 
 /// What a turn will do.
@@ -50,6 +52,12 @@ pub enum Plan {
     },
     /// A finance turn, decided whole before the commit.
     Finance(Box<super::finance::FinancePlan>),
+    /// Small talk, an off-topic question or abuse: answered without a proposer.
+    Guard {
+        start: State,
+        class: MessageClass,
+        memo: ShopMemo,
+    },
 }
 
 impl Plan {
@@ -64,6 +72,7 @@ impl Plan {
             Plan::SessionTimeout { .. } => "session_timeout",
             Plan::PaymentTimeout { .. } => "payment_timeout",
             Plan::Finance(_) => "finance",
+            Plan::Guard { .. } => "guard",
         }
     }
 
@@ -71,7 +80,7 @@ impl Plan {
     pub fn start(&self) -> Option<StoredState> {
         match self {
             Plan::Escalate { start, .. } | Plan::Say { start, .. } => Some(*start),
-            Plan::PaymentProof { start, .. } => Some((*start).into()),
+            Plan::PaymentProof { start, .. } | Plan::Guard { start, .. } => Some((*start).into()),
             Plan::Propose(plan) => Some(plan.start.into()),
             Plan::Silent
             | Plan::SessionTimeout { .. }
@@ -88,6 +97,10 @@ pub struct ProposePlan {
     pub proposal: Proposal,
     pub proposer: &'static str,
     pub cart: Cart,
+    /// What the conversation remembered (choices offered, clarifications).
+    pub memo: ShopMemo,
+    /// The follow-up as the standalone request the proposer read, if rewritten.
+    pub rewritten: Option<String>,
 }
 
 /// The cart a snapshot read, with current prices.
@@ -162,22 +175,40 @@ pub async fn shop(
     let cart = cart_of(snapshot);
     let catalog = &profile.catalog;
     let bot = &profile.bot;
-    let input = ProposalInput {
+    let memo = ShopMemo::read(conversation.draft.as_ref());
+    // The bot offered a person after getting nowhere; a yes takes it.
+    if memo.person_offered && crate::agent::rules::is_yes(&payload.text) {
+        return Ok(Plan::Escalate {
+            start: start.into(),
+            notice: messages::ESCALATED,
+        });
+    }
+    let catalog_entries: Vec<CatalogEntry> = catalog
+        .active()
+        .map(|p| CatalogEntry {
+            product_id: p.id,
+            name: p.name.clone(),
+            price_minor: p.price_minor,
+            description: p.description.clone(),
+        })
+        .collect();
+    let names_a_product = crate::agent::rules::names_a_product(&payload.text, &catalog_entries);
+    let class = classify(&payload.text, names_a_product);
+    if class != MessageClass::Shop {
+        return Ok(Plan::Guard { start, class, memo });
+    }
+    let mut input = ProposalInput {
         current_state: start,
         detected_events: events.clone(),
         cart: cart_view(&cart, catalog),
         customer_message: payload.text.clone(),
         recent_history: history_of(snapshot),
-        product_catalog: catalog
-            .active()
-            .map(|p| CatalogEntry {
-                product_id: p.id,
-                name: p.name.clone(),
-                price_minor: p.price_minor,
-                description: p.description.clone(),
-            })
-            .collect(),
+        product_catalog: catalog_entries,
         currency: bot.currency.clone(),
+        choices: memo.choices.clone(),
+        choice_quantity: memo.choice_quantity,
+        choices_named: memo.choices_named,
+        focus: memo.focus,
         context: TurnContext {
             bot_id: bot.id,
             bot_slug: bot.slug.clone(),
@@ -186,6 +217,10 @@ pub async fn shop(
             agent_enabled: bot.agent_enabled,
         },
     };
+    let rewritten = crate::agent::rules::rewrite(&input);
+    if let Some(standalone) = &rewritten {
+        input.customer_message = standalone.clone();
+    }
     let mut name = proposer.name();
     let proposal = match tokio::time::timeout(proposer_timeout, proposer.propose(&input)).await {
         Ok(Ok(proposal)) => proposal,
@@ -210,6 +245,8 @@ pub async fn shop(
         proposal,
         proposer: name,
         cart,
+        memo,
+        rewritten,
     })))
 }
 

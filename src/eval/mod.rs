@@ -89,6 +89,12 @@ pub struct Report {
     /// Finance: numbers in replies that no tool, draft, write or user message of
     /// the conversation accounts for.
     pub numbers_not_from_tools: usize,
+    /// Shop: turns that changed the cart or an order in a way the script does not
+    /// expect (worse than asking back, which is only a miss).
+    pub wrong_effects: usize,
+    /// Shop: by intent (the first action expected or proposed), the turns where
+    /// both agreed, where only the proposer said it, where only the script did.
+    pub intents: BTreeMap<String, [usize; 3]>,
     pub latencies: Vec<Duration>,
     pub tokens: i64,
     /// One line per turn that was not fully correct.
@@ -128,6 +134,9 @@ impl Report {
                 "{} writes without confirmation",
                 self.writes_without_confirmation
             ));
+        }
+        if self.wrong_effects > 0 {
+            out.push(format!("{} wrong effects", self.wrong_effects));
         }
         if self.numbers_not_from_tools > 0 {
             out.push(format!(
@@ -173,6 +182,10 @@ impl Report {
             self.numbers_not_from_tools
         ));
         out.push_str(&format!(
+            "wrong effects:              {}\n",
+            self.wrong_effects
+        ));
+        out.push_str(&format!(
             "replies replaced by guard:  {}\n",
             self.replies_replaced
         ));
@@ -193,10 +206,39 @@ impl Report {
         for (reason, count) in &self.rejections_by_reason {
             out.push_str(&format!("  {reason}: {count}\n"));
         }
+        if !self.intents.is_empty() {
+            out.push_str("intent                 precision      recall\n");
+        }
+        for (intent, [both, proposed_only, expected_only]) in &self.intents {
+            let ratio = |hits: usize, misses: usize| {
+                if hits + misses == 0 {
+                    "   -  ".to_string()
+                } else {
+                    format!("{:5.1}%", hits as f64 * 100.0 / (hits + misses) as f64)
+                }
+            };
+            out.push_str(&format!(
+                "  {intent:<20} {} ({:>3})  {} ({:>3})\n",
+                ratio(*both, *proposed_only),
+                both + proposed_only,
+                ratio(*both, *expected_only),
+                both + expected_only
+            ));
+        }
         for miss in &self.misses {
             out.push_str(&format!("miss: {miss}\n"));
         }
         out
+    }
+
+    /// Counts one turn's intent: what the script expected and what was proposed.
+    fn intent(&mut self, expected: &str, proposed: &str) {
+        if expected == proposed {
+            self.intents.entry(expected.to_owned()).or_default()[0] += 1;
+        } else {
+            self.intents.entry(proposed.to_owned()).or_default()[1] += 1;
+            self.intents.entry(expected.to_owned()).or_default()[2] += 1;
+        }
     }
 }
 

@@ -11,6 +11,31 @@ use crate::agent::Proposer;
 use crate::conversation::ForbiddenKind;
 use crate::engine::{Engine, EngineSettings};
 
+/// A change the script does not expect: the cart moved somewhere else than
+/// expected, or an order was placed or called off when the script expects
+/// another state. Asking back changes nothing, so it is never one.
+fn wrong_effect(
+    turn: &ScriptTurn,
+    (cart_before, state_before): (&BTreeMap<String, i64>, &str),
+    (cart, state): (&BTreeMap<String, i64>, &str),
+) -> bool {
+    let cart_wrong = turn
+        .expect
+        .cart
+        .as_ref()
+        .is_some_and(|expected| cart != cart_before && cart != expected);
+    let order_moved = state != state_before
+        && (state == "AWAITING_PAYMENT"
+            || (matches!(state_before, "CHECKOUT" | "AWAITING_PAYMENT") && state == "IDLE"));
+    let order_wrong = order_moved
+        && turn
+            .expect
+            .state
+            .as_ref()
+            .is_some_and(|expected| !expected.eq_ignore_ascii_case(state));
+    cart_wrong || order_wrong
+}
+
 /// Plays `scripts` (name, turns) against `proposer` on `pool`, which must hold the
 /// shop's bot and nothing else of these conversations.
 pub async fn run(
@@ -32,6 +57,8 @@ pub async fn run(
             .collect();
     let forbidden: Vec<&str> = ForbiddenKind::ALL.iter().map(|k| k.as_str()).collect();
     let mut report = Report::default();
+    // Each conversation's cart and state before its next turn.
+    let mut before: HashMap<String, (BTreeMap<String, i64>, String)> = HashMap::new();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
@@ -98,6 +125,21 @@ pub async fn run(
                 && expected != &cart
             {
                 problems.push(format!("cart {cart:?}, expected {expected:?}"));
+            }
+            if let Some(expected) = &turn.expect.actions {
+                let first = |kind: Option<&str>| kind.unwrap_or("NONE").to_ascii_uppercase();
+                report.intent(
+                    &first(expected.first().map(|a| a.kind.as_str())),
+                    &first(proposed.first().map(|(kind, ..)| kind.as_str())),
+                );
+            }
+            let key = format!("{script_name}:{}", turn.conversation);
+            let (cart_before, state_before) = before
+                .insert(key, (cart.clone(), state.clone()))
+                .unwrap_or_else(|| (BTreeMap::new(), "IDLE".into()));
+            if wrong_effect(turn, (&cart_before, &state_before), (&cart, &state)) {
+                report.wrong_effects += 1;
+                problems.push("WRONG EFFECT".into());
             }
             report.score(script_name, index, turn, &problems, None);
         }

@@ -11,6 +11,31 @@ pub const ESCALATED: &str =
 /// The proposer could not read the message.
 pub const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
 
+/// Several products fit the words: the candidates follow as choices.
+pub const WHICH_ONE: &str = "¿Cuál de estos quieres? Responde con el número o el nombre.";
+
+/// After three clarifications that got nowhere.
+pub const OFFER_PERSON: &str = "Parece que no te estoy entendiendo. ¿Quieres que te comunique con una persona del equipo? Responde «sí».";
+
+/// An insult: a calm limit.
+pub const ABUSE_LIMIT: &str = "Entiendo que algo te molestó. Estoy para ayudarte con tu pedido; si prefieres, escribe «quiero hablar con una persona».";
+
+/// Insults again: a person takes it from here.
+pub const ABUSE_HANDOFF: &str =
+    "Voy a pasar esta conversación a una persona del equipo, que te responderá por aquí.";
+
+/// Small talk.
+pub fn social(bot: &str) -> String {
+    format!("¡Muy bien, gracias por preguntar! Soy el asistente de {bot}. ¿Te muestro el catálogo?")
+}
+
+/// A question the shop has nothing to do with.
+pub fn off_topic(bot: &str) -> String {
+    format!(
+        "Con eso no te puedo ayudar: solo atiendo pedidos de {bot}. Escribe «catálogo» para ver lo que tenemos."
+    )
+}
+
 /// A number with no product.
 pub const WHICH_PRODUCT: &str = "¿De qué producto? Escríbeme la cantidad y el nombre del producto.";
 

@@ -3,6 +3,7 @@
 
 pub mod cart;
 pub mod catalog;
+pub mod memo;
 pub mod messages;
 pub mod orders;
 pub mod payments;

@@ -30,6 +30,10 @@ pub struct ReplyContext<'a> {
     pub confirmed_order: Option<&'a OrderRef>,
     pub payment_instructions: &'a str,
     pub greeted: bool,
+    /// Products offered as numbered choices ("¿cuál?").
+    pub offer: &'a [crate::conversation::ProductId],
+    /// Offer a person after clarifications that got nowhere.
+    pub offer_person: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,7 +51,7 @@ pub fn checkout_choices() -> Vec<String> {
 }
 
 /// Longest catalog listing in one message; the rest is offered on request.
-const CATALOG_LINES: usize = 30;
+pub const CATALOG_LINES: usize = 30;
 
 pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -> Reply {
     let mut blocks: Vec<String> = Vec::new();
@@ -116,6 +120,12 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     if cart_touched && eval.state == State::CartOpen {
         blocks.push(cart_block(&eval.cart, ctx));
     }
+    if clarified && !ctx.offer.is_empty() {
+        blocks.push(numbered(ctx.offer.iter().copied(), ctx));
+    }
+    if ctx.offer_person {
+        blocks.push(super::messages::OFFER_PERSON.into());
+    }
 
     let proposal_text = proposal_text.trim();
     let mut replaced = None;
@@ -151,31 +161,56 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
             },
         );
     }
+    let choices = if ctx.offer_person {
+        vec!["Sí".to_string(), "No".to_string()]
+    } else if clarified && !ctx.offer.is_empty() {
+        ctx.offer
+            .iter()
+            .map(|id| ctx.catalog.name(*id).to_owned())
+            .collect()
+    } else if eval.state == State::Checkout {
+        checkout_choices()
+    } else {
+        Vec::new()
+    };
     Reply {
         text: parts.join("\n\n"),
         replaced,
-        choices: if eval.state == State::Checkout {
-            checkout_choices()
-        } else {
-            Vec::new()
-        },
+        choices,
     }
+}
+
+/// Products as a numbered list with their prices, for a reply of "2" to pick.
+fn numbered(
+    ids: impl Iterator<Item = crate::conversation::ProductId>,
+    ctx: &ReplyContext<'_>,
+) -> String {
+    ids.enumerate()
+        .filter_map(|(i, id)| {
+            ctx.catalog.get(id).map(|p| {
+                format!(
+                    "{}. {} — {}",
+                    i + 1,
+                    p.name,
+                    money(p.price_minor, ctx.currency)
+                )
+            })
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn catalog_block(ctx: &ReplyContext<'_>) -> String {
     let mut lines = vec!["Esto es lo que tenemos:".to_string()];
     let active: Vec<_> = ctx.catalog.active().collect();
-    for p in active.iter().take(CATALOG_LINES) {
-        lines.push(format!(
-            "• {} — {}",
-            p.name,
-            money(p.price_minor, ctx.currency)
-        ));
-    }
+    lines.push(numbered(
+        active.iter().take(CATALOG_LINES).map(|p| p.id),
+        ctx,
+    ));
     if active.len() > CATALOG_LINES {
         lines.push("…y más: pregúntame por el producto que buscas.".into());
     }
-    lines.push("Escribe, por ejemplo, «quiero 2» y el nombre del producto.".into());
+    lines.push("Escribe, por ejemplo, «quiero 2» y el nombre del producto, o el número.".into());
     lines.join("\n")
 }
 

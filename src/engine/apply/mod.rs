@@ -5,6 +5,7 @@
 
 mod escalate;
 mod finance;
+mod guard;
 mod payment_proof;
 mod payment_timeout;
 mod propose;
@@ -77,6 +78,10 @@ pub struct ComposeJob {
     pub cart_before: Cart,
     pub open_order: Option<OrderRef>,
     pub greeted: bool,
+    /// Products offered as numbered choices.
+    pub offer: Vec<crate::conversation::ProductId>,
+    /// Offer a person after clarifications that got nowhere.
+    pub offer_person: bool,
 }
 
 /// What every handler reads.
@@ -126,6 +131,7 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> Decision {
         Plan::Silent => silent::apply(&mut decision),
         Plan::Escalate { start, notice } => escalate::apply(input, start, notice, &mut decision),
         Plan::Finance(plan) => finance::apply(input, *plan, &mut decision),
+        Plan::Guard { class, memo, .. } => guard::apply(input, class, memo, &mut decision),
         Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
         Plan::Say { text, .. } => say::apply(text, &mut decision),
         Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),

@@ -18,8 +18,17 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         proposal,
         proposer,
         cart,
+        mut memo,
+        rewritten,
     } = plan;
     let audit = &mut decision.audit;
+    if let Some(standalone) = &rewritten {
+        audit.push(
+            Entry::new(Actor::Backend, "message_rewritten")
+                .reason("follow-up read against the cart and the choices offered")
+                .detail(json!({ "standalone": standalone })),
+        );
+    }
     for (index, proposed) in proposal.proposed_actions.iter().enumerate() {
         audit.push(
             Entry::new(Actor::Agent, "action_proposed")
@@ -96,6 +105,15 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
                 .detail(json!({"human_override": true, "by": "customer"})),
         );
     }
+    let offer = offered(input, &proposal, &eval);
+    let offer_person = remember(&mut memo, input, &eval, &offer);
+    if offer_person {
+        decision.audit.push(
+            Entry::new(Actor::Backend, "person_offered")
+                .reason("three clarifications in a row without progress"),
+        );
+    }
+    decision.update.draft = memo.stored();
     let open_order = input.snapshot.open_order.as_deref().map(|o| OrderRef {
         number: o.number,
         total_minor: o.total_minor,
@@ -111,7 +129,119 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         cart_before: cart,
         open_order,
         greeted,
+        offer: offer.iter().map(|(id, _)| *id).collect(),
+        offer_person,
     })));
+}
+
+/// The products an accepted CLARIFY offers as choices: the proposer's
+/// candidates that are active in the catalog, at most five, with the quantity
+/// asked for.
+fn offered(
+    input: &TurnInput<'_>,
+    proposal: &crate::agent::Proposal,
+    eval: &crate::conversation::Evaluation,
+) -> Vec<(crate::conversation::ProductId, Option<i64>)> {
+    let clarified = eval
+        .accepted()
+        .any(|(_, accepted)| accepted.effect == Effect::Clarified);
+    if !clarified {
+        return Vec::new();
+    }
+    let Some(asking) = proposal
+        .proposed_actions
+        .iter()
+        .find(|a| a.action_type.eq_ignore_ascii_case("CLARIFY") && a.params.candidates.is_some())
+    else {
+        return Vec::new();
+    };
+    let quantity = asking
+        .params
+        .quantity
+        .as_ref()
+        .and_then(serde_json::Value::as_i64)
+        .filter(|q| (1..=crate::conversation::MAX_QUANTITY).contains(q));
+    let mut out: Vec<(crate::conversation::ProductId, Option<i64>)> = Vec::new();
+    for candidate in asking.params.candidates.iter().flatten() {
+        let Some(id) = candidate.as_i64() else {
+            continue;
+        };
+        let active = input.profile.catalog.get(id).is_some_and(|p| p.active);
+        if active && !out.iter().any(|(seen, _)| *seen == id) && out.len() < 5 {
+            out.push((id, quantity));
+        }
+    }
+    if out.len() < 2 { Vec::new() } else { out }
+}
+
+/// Updates what the conversation remembers; true when a person should be offered
+/// now (three clarifications in a row got nowhere).
+fn remember(
+    memo: &mut crate::shop::memo::ShopMemo,
+    input: &TurnInput<'_>,
+    eval: &crate::conversation::Evaluation,
+    offer: &[(crate::conversation::ProductId, Option<i64>)],
+) -> bool {
+    let progress = eval
+        .accepted()
+        .any(|(_, a)| !matches!(a.effect, Effect::Replied | Effect::Clarified));
+    let catalog_shown = eval
+        .accepted()
+        .any(|(_, a)| a.effect == Effect::CatalogShown);
+    let shown = eval.accepted().find_map(|(_, a)| match a.effect {
+        Effect::ProductShown { product_id } => Some(product_id),
+        _ => None,
+    });
+    if !offer.is_empty() {
+        memo.choices = offer.iter().map(|(id, _)| *id).collect();
+        memo.choice_quantity = offer[0].1;
+        memo.choices_named = true;
+        memo.focus = None;
+    } else if catalog_shown {
+        memo.choices = input
+            .profile
+            .catalog
+            .active()
+            .take(crate::shop::reply::CATALOG_LINES)
+            .map(|p| p.id)
+            .collect();
+        memo.choice_quantity = None;
+        memo.choices_named = false;
+        memo.focus = None;
+    } else if let Some(product) = shown {
+        // The customer asked about one product: "dame 2" is about it now.
+        memo.choices.clear();
+        memo.focus = Some(product);
+    }
+    // What was asked about is the subject of the next message only.
+    if shown.is_none() {
+        memo.focus = None;
+    }
+    // A list stays pickable while the customer shops; past the summary it is done.
+    if !matches!(eval.state, State::Idle | State::Browsing | State::CartOpen) {
+        memo.choices.clear();
+        memo.focus = None;
+    }
+    if memo.choices.is_empty() {
+        memo.choice_quantity = None;
+        memo.choices_named = false;
+    }
+    if progress {
+        memo.clarifications = 0;
+        memo.person_offered = false;
+        return false;
+    }
+    let asked_back = eval.accepted().any(|(_, a)| a.effect == Effect::Clarified)
+        || eval.rejected().next().is_some();
+    if asked_back {
+        memo.clarifications += 1;
+    }
+    let offer_now = memo.clarifications >= crate::shop::memo::CLARIFICATIONS_BEFORE_PERSON
+        && !memo.person_offered;
+    if offer_now {
+        memo.person_offered = true;
+    }
+    offer_now
 }
 
 fn truncated(s: &str, max: usize) -> String {

@@ -1,0 +1,55 @@
+//! What a shop conversation remembers between turns (stored in
+//! `conversations.draft`): the products last offered as numbered choices, how
+//! many of the chosen one were asked for, how many clarifications in a row got
+//! nowhere, whether a person was offered, and how often the customer was abusive.
+
+use serde::{Deserialize, Serialize};
+
+use crate::conversation::ProductId;
+
+/// Clarifications in a row, without progress, before a person is offered.
+pub const CLARIFICATIONS_BEFORE_PERSON: u32 = 3;
+/// Abusive messages before the conversation is handed to a person.
+pub const ABUSE_BEFORE_PERSON: u32 = 2;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShopMemo {
+    /// Numbered choices last shown: "2" or "el segundo" picks from these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<ProductId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice_quantity: Option<i64>,
+    /// The choices are products the customer's words fitted (a name picks too),
+    /// not the catalog listing (where only a number does).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub choices_named: bool,
+    /// The product last asked about: "dame 2" means two of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<ProductId>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clarifications: u32,
+    /// The bot offered a person; a "sí" now escalates.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub person_offered: bool,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub abuse: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl ShopMemo {
+    /// The memo a conversation stored; an unreadable one is forgotten (it only
+    /// holds conveniences, never a commitment).
+    pub fn read(stored: Option<&serde_json::Value>) -> ShopMemo {
+        stored
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    }
+
+    /// As stored: nothing when there is nothing to remember.
+    pub fn stored(&self) -> Option<serde_json::Value> {
+        (*self != ShopMemo::default()).then(|| serde_json::to_value(self).expect("memo serializes"))
+    }
+}
