@@ -161,6 +161,8 @@ impl Server {
             .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
             .env("TENDERO_GATHER_MS", "0")
             .env("TENDERO_COUNT_STATEMENTS", "1")
+            // Load generators are not customers: no per-contact limit.
+            .env("TENDERO_CONTACT_MESSAGES_PER_MINUTE", "1000000")
             .env("RUST_LOG", "error")
             .env_remove("REDIS_URL")
             .env_remove("OPENAI_API_KEY")

@@ -16,6 +16,10 @@ const CALL_TIMEOUT: Duration = Duration::from_millis(250);
 /// past this window PostgreSQL still catches the repeat.
 const DEDUPE_TTL_SECS: u64 = 3 * 24 * 3600;
 
+/// Redis did not answer in time (or at all).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unavailable;
+
 #[derive(Clone)]
 pub struct Redis {
     manager: ConnectionManager,
@@ -86,5 +90,41 @@ impl Redis {
             Ok(Ok((count,))) => Some(count),
             _ => None,
         }
+    }
+
+    /// A counter's value: `Ok(None)` when it is not set, `Err` when Redis cannot answer.
+    pub async fn counter(&self, key: &str) -> Result<Option<u64>, Unavailable> {
+        let key = format!("{}:count:{key}", self.prefix);
+        let mut conn = self.manager.clone();
+        match tokio::time::timeout(CALL_TIMEOUT, conn.get::<_, Option<u64>>(&key)).await {
+            Ok(Ok(value)) => Ok(value),
+            _ => Err(Unavailable),
+        }
+    }
+
+    /// Sets a counter that is not set yet (from the durable record), expiring
+    /// after `ttl_secs`.
+    pub async fn seed_counter(&self, key: &str, value: u64, ttl_secs: u64) {
+        let key = format!("{}:count:{key}", self.prefix);
+        let mut conn = self.manager.clone();
+        let options = redis::SetOptions::default()
+            .conditional_set(redis::ExistenceCheck::NX)
+            .with_expiration(redis::SetExpiry::EX(ttl_secs));
+        let call = conn.set_options::<_, _, ()>(&key, value, options);
+        let _ = tokio::time::timeout(CALL_TIMEOUT, call).await;
+    }
+
+    /// Adds to a counter only if it is set: an unset counter is seeded from the
+    /// durable record, which already holds this addition.
+    pub async fn add_to_counter(&self, key: &str, by: u64) {
+        let key = format!("{}:count:{key}", self.prefix);
+        let mut conn = self.manager.clone();
+        let script = redis::Script::new(
+            "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return nil",
+        );
+        let mut invocation = script.key(&key);
+        invocation.arg(by);
+        let call = invocation.invoke_async::<Option<u64>>(&mut conn);
+        let _ = tokio::time::timeout(CALL_TIMEOUT, call).await;
     }
 }

@@ -315,7 +315,7 @@ async fn serve(role: Role) -> anyhow::Result<()> {
         )?;
         writeln!(out, "Merchant API key for `demo` (shown once): {key}")?;
     }
-    let proposer = startup::proposer(&settings, &database.pool)?;
+    let proposer = startup::proposer(&settings, &database.pool, startup::redis(&settings).await)?;
     let app = startup::Application::build(settings.clone(), database.pool.clone(), proposer, role)
         .await?;
     if let Some(addr) = app.local_addr() {

@@ -78,6 +78,9 @@ pub struct Settings {
     /// `TENDERO_SEND_TIMEOUT_MS`: longest a platform may take to answer one send
     /// before it is retried (default 20 s).
     pub send_timeout: Duration,
+    /// `TENDERO_CONTACT_MESSAGES_PER_MINUTE`: messages one conversation may send in
+    /// a minute before the excess is kept unanswered (with one "un momento").
+    pub contact_messages_per_minute: u32,
     /// The LLM proposer; `None` runs every bot on the offline rules.
     pub llm: Option<LlmConfig>,
     /// `TENDERO_SECRET_KEY`: keys sealing channel secrets at rest, newest first
@@ -148,6 +151,13 @@ pub struct LlmConfig {
     pub max_in_flight: usize,
     /// Calls in flight at once for one bot, so one busy shop cannot starve the rest.
     pub max_in_flight_per_bot: usize,
+    /// Completion tokens a call may produce (a proposal needs about 150).
+    pub max_tokens: u32,
+    /// Tokens (prompt and completion) one bot may spend per UTC day; past it the
+    /// bot runs on the rules until the day ends.
+    pub daily_tokens_per_bot: u64,
+    /// Messages the rules read whole are answered without a call.
+    pub rules_first: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -280,6 +290,8 @@ impl Settings {
             send_timeout: Duration::from_millis(
                 positive("TENDERO_SEND_TIMEOUT_MS", 20_000)?.min(600_000),
             ),
+            contact_messages_per_minute: positive("TENDERO_CONTACT_MESSAGES_PER_MINUTE", 20)?
+                .min(100_000) as u32,
             llm,
             secret_keys,
         })
@@ -304,6 +316,8 @@ impl Settings {
         settings.send_backoff = Duration::ZERO;
         settings.load_demo = false;
         settings.gather = Duration::ZERO;
+        // Tests script many messages a minute; the limit has its own tests.
+        settings.contact_messages_per_minute = 1_000_000;
         settings.secret_keys = Some(KeyRing::parse(TEST_SECRET_KEY).expect("the test key parses"));
         settings
     }
@@ -330,6 +344,20 @@ fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>,
             }),
         }
     };
+    let flag = |name: &'static str, default: bool| -> Result<bool, ConfigError> {
+        match get(name).map(|v| v.trim().to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(v) => match v.as_str() {
+                "1" | "true" | "yes" | "on" => Ok(true),
+                "0" | "false" | "no" | "off" => Ok(false),
+                _ => Err(ConfigError {
+                    name,
+                    value: v,
+                    reason: "expected true or false",
+                }),
+            },
+        }
+    };
     let mode = match get("TENDERO_LLM_RESPONSE_FORMAT") {
         None => ResponseMode::JsonSchema,
         Some(v) => v.parse().map_err(|UnknownResponseMode| ConfigError {
@@ -352,6 +380,9 @@ fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>,
         history_len: 10,
         max_in_flight: number("TENDERO_LLM_CONCURRENCY", 64)?.min(10_000) as usize,
         max_in_flight_per_bot: number("TENDERO_LLM_CONCURRENCY_PER_BOT", 64)?.min(10_000) as usize,
+        max_tokens: number("TENDERO_LLM_MAX_TOKENS", 300)?.clamp(64, 8192) as u32,
+        daily_tokens_per_bot: number("TENDERO_LLM_DAILY_TOKENS", 2_000_000)?,
+        rules_first: flag("TENDERO_LLM_RULES_FIRST", true)?,
     }))
 }
 

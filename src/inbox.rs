@@ -11,9 +11,10 @@ use uuid::Uuid;
 use crate::merchant::Bot;
 
 /// Channel names as stored on contacts and outbox rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChannelKind {
+    #[default]
     Webchat,
     Telegram,
     Whatsapp,

@@ -74,3 +74,46 @@ pub async fn usage(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Us
     .fetch_all(db)
     .await
 }
+
+/// Tokens (prompt and completion) a bot's calls used since `since`: the durable
+/// record behind the daily budget.
+pub async fn tokens_since(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    since: chrono::DateTime<chrono::Utc>,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint
+         FROM llm_calls WHERE bot_id = $1 AND created_at >= $2",
+    )
+    .bind(bot_id)
+    .bind(since)
+    .fetch_one(db)
+    .await
+}
+
+/// A bot's use today: tokens, and turns the rules answered because the budget
+/// was spent.
+pub async fn today(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    now: chrono::DateTime<chrono::Utc>,
+) -> sqlx::Result<(i64, i64)> {
+    sqlx::query_as(
+        "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint,
+                count(*) FILTER (WHERE outcome = 'over_budget')
+         FROM llm_calls WHERE bot_id = $1 AND created_at >= $2",
+    )
+    .bind(bot_id)
+    .bind(start_of_day(now))
+    .fetch_one(db)
+    .await
+}
+
+/// The start of the current UTC day, when daily budgets begin again.
+pub fn start_of_day(now: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+    now.date_naive()
+        .and_hms_opt(0, 0, 0)
+        .expect("midnight exists")
+        .and_utc()
+}

@@ -1,7 +1,8 @@
-//! Signals that a turn is working on an answer: web-chat streams get `thinking`
+//! Signals that a turn is working on an answer: web-chat streams get `typing`
 //! and `tools` events (through a PostgreSQL notification, so any replica's stream
-//! sees them), Telegram chats see "typing". Best effort and bounded: a lost signal
-//! only means the user waits without a hint.
+//! sees them), Telegram chats see "typing…" (`sendChatAction`), WhatsApp chats the
+//! Cloud API's typing indicator on the customer's message. Best effort and
+//! bounded: a lost signal only means the user waits without a hint.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,14 +13,15 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::channels::telegram::TelegramChannel;
+use crate::channels::whatsapp::WhatsAppChannel;
 use crate::inbox::ChannelKind;
 
 /// What the turn is doing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum Step {
-    /// Reading the message (an LLM call, or a turn that will run tools).
-    Thinking,
+    /// Composing the answer (waiting on the LLM, or a turn that runs tools).
+    Typing,
     /// Running these tools.
     Tools { tools: Vec<String> },
 }
@@ -28,7 +30,7 @@ impl Step {
     /// The SSE event name.
     pub fn event(&self) -> &'static str {
         match self {
-            Step::Thinking => "thinking",
+            Step::Typing => "typing",
             Step::Tools { .. } => "tools",
         }
     }
@@ -42,6 +44,40 @@ pub struct Recipient<'a> {
     pub channel: ChannelKind,
     /// The customer's id on the channel.
     pub id: &'a str,
+    /// The platform's id of the message being answered (WhatsApp's indicator
+    /// hangs on it).
+    pub message_id: Option<&'a str>,
+}
+
+impl Recipient<'_> {
+    /// How often "typing" must be said again while the wait goes on: Telegram
+    /// shows it about five seconds, WhatsApp up to 25.
+    pub fn typing_refresh(&self) -> Duration {
+        match self.channel {
+            ChannelKind::Telegram => Duration::from_millis(4500),
+            ChannelKind::Whatsapp | ChannelKind::Webchat => Duration::from_secs(20),
+        }
+    }
+}
+
+/// Says "typing" to `to` until `work` finishes, then returns its output.
+pub async fn typing_while<F: std::future::Future>(
+    progress: &dyn Progress,
+    to: Recipient<'_>,
+    work: F,
+) -> F::Output {
+    let keep_typing = async {
+        loop {
+            progress.show(to, &Step::Typing).await;
+            tokio::time::sleep(to.typing_refresh()).await;
+        }
+    };
+    tokio::pin!(work);
+    tokio::select! {
+        biased;
+        output = &mut work => output,
+        never = keep_typing => never,
+    }
 }
 
 /// A progress signal as the notification carries it to event streams.
@@ -74,11 +110,20 @@ const BOUND: Duration = Duration::from_millis(500);
 pub struct ChannelProgress {
     pool: PgPool,
     telegram: Arc<TelegramChannel>,
+    whatsapp: Arc<WhatsAppChannel>,
 }
 
 impl ChannelProgress {
-    pub fn new(pool: PgPool, telegram: Arc<TelegramChannel>) -> Self {
-        ChannelProgress { pool, telegram }
+    pub fn new(
+        pool: PgPool,
+        telegram: Arc<TelegramChannel>,
+        whatsapp: Arc<WhatsAppChannel>,
+    ) -> Self {
+        ChannelProgress {
+            pool,
+            telegram,
+            whatsapp,
+        }
     }
 }
 
@@ -102,12 +147,15 @@ impl Progress for ChannelProgress {
                         tracing::debug!(%err, "progress notification failed");
                     }
                 }
-                // "typing" lasts about five seconds on Telegram: once a turn.
-                ChannelKind::Telegram if *step == Step::Thinking => {
+                ChannelKind::Telegram if *step == Step::Typing => {
                     self.telegram.typing(to.bot_id, to.id).await
                 }
-                ChannelKind::Telegram => {}
-                ChannelKind::Whatsapp => {}
+                ChannelKind::Whatsapp if *step == Step::Typing => {
+                    if let Some(message_id) = to.message_id {
+                        self.whatsapp.typing(to.bot_id, message_id).await
+                    }
+                }
+                ChannelKind::Telegram | ChannelKind::Whatsapp => {}
             }
         };
         if tokio::time::timeout(BOUND, sent).await.is_err() {

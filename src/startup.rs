@@ -34,18 +34,25 @@ pub fn engine_settings(settings: &Settings) -> EngineSettings {
         turns_in_flight: settings.turns_in_flight,
         poll: settings.poll_interval,
         shutdown_grace: settings.shutdown_grace,
+        contact_messages_per_minute: settings.contact_messages_per_minute,
     }
 }
 
 /// The configured proposer: the LLM when one is configured, else the offline rules.
-pub fn proposer(settings: &Settings, pool: &PgPool) -> anyhow::Result<Arc<dyn Proposer>> {
+/// `redis` keeps the LLM budgets' running counts across replicas.
+pub fn proposer(
+    settings: &Settings,
+    pool: &PgPool,
+    redis: Option<Redis>,
+) -> anyhow::Result<Arc<dyn Proposer>> {
     match &settings.llm {
         Some(llm) => {
-            tracing::info!(model = %llm.model, format = llm.mode.as_str(), "proposals come from the LLM, with the rules as fallback");
-            Ok(Arc::new(crate::agent::llm::LlmProposer::new(
-                llm.clone(),
-                pool.clone(),
-            )?))
+            tracing::info!(model = %llm.model, format = llm.mode.as_str(), rules_first = llm.rules_first, "proposals come from the LLM, with the rules as fallback");
+            Ok(Arc::new(
+                crate::agent::llm::LlmProposer::new(llm.clone(), pool.clone())?
+                    .with_redis(redis)
+                    .with_progress(progress(settings, pool)),
+            ))
         }
         None => {
             tracing::warn!(
@@ -54,6 +61,28 @@ pub fn proposer(settings: &Settings, pool: &PgPool) -> anyhow::Result<Arc<dyn Pr
             Ok(Arc::new(crate::agent::RulesProposer))
         }
     }
+}
+
+/// Progress signals to every channel ("typing", tools running).
+pub fn progress(settings: &Settings, pool: &PgPool) -> Arc<dyn crate::progress::Progress> {
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .expect("HTTP client builds");
+    Arc::new(crate::progress::ChannelProgress::new(
+        pool.clone(),
+        Arc::new(TelegramChannel::new(
+            http.clone(),
+            &settings.telegram_api_url,
+            pool.clone(),
+        )),
+        Arc::new(WhatsAppChannel::new(
+            http,
+            &settings.whatsapp_api_url,
+            &settings.whatsapp_api_version,
+            pool.clone(),
+        )),
+    ))
 }
 
 /// Installs the process-wide TLS crypto provider (ring); idempotent. Called once at
@@ -203,6 +232,7 @@ impl Application {
                     &self.settings.telegram_api_url,
                     self.pool.clone(),
                 )),
+                llm_daily_tokens: self.settings.llm.as_ref().map(|l| l.daily_tokens_per_bot),
             };
             let router = if self.role.runs_web() {
                 http::router(state)
@@ -221,15 +251,7 @@ impl Application {
         }
 
         if self.role.runs_workers() {
-            let telegram = Arc::new(TelegramChannel::new(
-                reqwest::Client::new(),
-                &self.settings.telegram_api_url,
-                self.pool.clone(),
-            ));
-            let progress = Arc::new(crate::progress::ChannelProgress::new(
-                self.pool.clone(),
-                telegram,
-            ));
+            let progress = progress(&self.settings, &self.pool);
             let engine = Arc::new(
                 Engine::new(
                     self.pool.clone(),

@@ -65,6 +65,8 @@ fn spawn(url: &str, role: &str, port: u16, redis: &RedisAt, env: &[(&str, String
         .env("TENDERO_RETRY_BACKOFF_MS", "100")
         .env("TENDERO_MAX_ATTEMPTS", "20")
         .env("TENDERO_DEMO", "false")
+        // Scripted load, not customers: no per-contact limit.
+        .env("TENDERO_CONTACT_MESSAGES_PER_MINUTE", "1000000")
         .env("TELEGRAM_API_URL", "http://127.0.0.1:9")
         .env("RUST_LOG", "error")
         .env_remove("OPENAI_API_KEY")

@@ -47,6 +47,26 @@ pub struct TurnContext {
     pub inbox_id: i64,
     /// The bot's LLM switch (the Agent V2 rollback flag).
     pub agent_enabled: bool,
+    /// Where "typing" goes while the model is asked.
+    pub channel: crate::inbox::ChannelKind,
+    /// The customer's id on the channel.
+    pub recipient: String,
+    /// The platform's id of the last message answered (WhatsApp's typing
+    /// indicator hangs on it).
+    pub reply_to: Option<String>,
+}
+
+impl TurnContext {
+    /// Whom progress signals of this turn are for.
+    pub fn audience(&self) -> crate::progress::Recipient<'_> {
+        crate::progress::Recipient {
+            bot_id: self.bot_id,
+            conversation_id: self.conversation_id,
+            channel: self.channel,
+            id: &self.recipient,
+            message_id: self.reply_to.as_deref(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

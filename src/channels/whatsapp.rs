@@ -262,6 +262,36 @@ impl WhatsAppChannel {
         }
     }
 
+    /// Marks the customer's message read and shows the typing indicator (dismissed
+    /// by the reply or after 25 seconds). Best effort.
+    pub async fn typing(&self, bot_id: uuid::Uuid, message_id: &str) {
+        let Ok(Some(creds)) = credentials::whatsapp(&self.pool, bot_id).await else {
+            return;
+        };
+        let url = format!(
+            "{}/{}/{}/messages",
+            self.api_url, self.version, creds.phone_number_id
+        );
+        let body = json!({"messaging_product": "whatsapp", "status": "read",
+                          "message_id": message_id, "typing_indicator": {"type": "text"}});
+        let sent = self
+            .http
+            .post(&url)
+            .bearer_auth(creds.access_token.expose())
+            .json(&body)
+            .send()
+            .await;
+        match sent {
+            Ok(response) if !response.status().is_success() => {
+                tracing::debug!(status = %response.status(), "WhatsApp typing indicator refused")
+            }
+            Ok(_) => {}
+            Err(err) => {
+                tracing::debug!(err = %err.without_url(), "WhatsApp typing indicator failed")
+            }
+        }
+    }
+
     fn body(to: &str, text: &str, choices: &[String]) -> Value {
         let clip = |s: &str, n: usize| s.chars().take(n).collect::<String>();
         if choices.is_empty() || text.chars().count() > MAX_INTERACTIVE_BODY {

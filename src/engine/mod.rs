@@ -59,6 +59,8 @@ pub struct EngineSettings {
     pub poll: Duration,
     /// How long in-flight turns get to finish on shutdown.
     pub shutdown_grace: Duration,
+    /// Messages a conversation may send per minute before the excess is held.
+    pub contact_messages_per_minute: u32,
 }
 
 /// Most customer messages one turn answers together.
@@ -236,8 +238,18 @@ impl Engine {
                 Err(err) => return Err(err.into()),
             };
             let started = std::time::Instant::now();
+            let held = match burst.command {
+                Command::Message(_) => plan::rate_limit(
+                    snapshot.recent_messages,
+                    burst.ids.len(),
+                    self.settings.contact_messages_per_minute,
+                ),
+                _ => None,
+            };
             let plan = if snapshot.conversation.human_override {
                 plan::Plan::Silent
+            } else if let Some(held) = held {
+                held
             } else {
                 match profile.bot.profile {
                     BotProfileKind::Shop => {

@@ -52,6 +52,13 @@ pub enum Plan {
     },
     /// A finance turn, decided whole before the commit.
     Finance(Box<super::finance::FinancePlan>),
+    /// More messages in a minute than the contact may send: kept, not proposed;
+    /// `notify` says "un momento" (once, on the burst that crossed the limit).
+    Hold {
+        notify: bool,
+        last_minute: i64,
+        per_minute: u32,
+    },
     /// Small talk, an off-topic question or abuse: answered without a proposer.
     Guard {
         start: State,
@@ -73,6 +80,7 @@ impl Plan {
             Plan::PaymentTimeout { .. } => "payment_timeout",
             Plan::Finance(_) => "finance",
             Plan::Guard { .. } => "guard",
+            Plan::Hold { .. } => "hold",
         }
     }
 
@@ -83,11 +91,24 @@ impl Plan {
             Plan::PaymentProof { start, .. } | Plan::Guard { start, .. } => Some((*start).into()),
             Plan::Propose(plan) => Some(plan.start.into()),
             Plan::Silent
+            | Plan::Hold { .. }
             | Plan::SessionTimeout { .. }
             | Plan::PaymentTimeout { .. }
             | Plan::Finance(_) => None,
         }
     }
+}
+
+/// The per-contact rate limit: a burst of `burst` messages after `last_minute`
+/// others in the past minute is held when the total passes `per_minute`.
+pub fn rate_limit(last_minute: i64, burst: usize, per_minute: u32) -> Option<Plan> {
+    let limit = i64::from(per_minute);
+    (last_minute + burst as i64 > limit).then_some(Plan::Hold {
+        // Earlier bursts stayed within the limit: this one crossed it.
+        notify: last_minute <= limit,
+        last_minute,
+        per_minute,
+    })
 }
 
 /// A proposal and the state it was made from.
@@ -209,13 +230,7 @@ pub async fn shop(
         choice_quantity: memo.choice_quantity,
         choices_named: memo.choices_named,
         focus: memo.focus,
-        context: TurnContext {
-            bot_id: bot.id,
-            bot_slug: bot.slug.clone(),
-            conversation_id: conversation.id,
-            inbox_id: burst.head_id(),
-            agent_enabled: bot.agent_enabled,
-        },
+        context: turn_context(snapshot, profile),
     };
     let rewritten = crate::agent::rules::rewrite(&input);
     if let Some(standalone) = &rewritten {
@@ -248,6 +263,31 @@ pub async fn shop(
         memo,
         rewritten,
     })))
+}
+
+/// Who and what a proposal is for: the bot, the conversation, the head event and
+/// where progress signals go.
+pub fn turn_context(snapshot: &TurnSnapshot, profile: &BotProfile) -> TurnContext {
+    let bot = &profile.bot;
+    TurnContext {
+        bot_id: bot.id,
+        bot_slug: bot.slug.clone(),
+        conversation_id: snapshot.conversation.id,
+        inbox_id: snapshot.head_id,
+        agent_enabled: bot.agent_enabled,
+        channel: snapshot.channel,
+        recipient: snapshot.recipient.clone(),
+        reply_to: reply_to(snapshot).map(str::to_owned),
+    }
+}
+
+/// The platform id of the message a turn answers, where the platform has one a
+/// typing indicator hangs on (WhatsApp events are stored as `wa:<wamid>`).
+pub fn reply_to(snapshot: &TurnSnapshot) -> Option<&str> {
+    snapshot
+        .events
+        .first()
+        .and_then(|e| e.external_id.strip_prefix("wa:"))
 }
 
 /// The transcript before the turn, as a proposer is shown it.

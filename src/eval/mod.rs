@@ -457,8 +457,10 @@ pub async fn run_files(
     let (pool, name) = crate::db::create_scratch(base, "tendero_eval").await?;
     let result = async {
         crate::db::migrate(&pool).await?;
-        let proposer = crate::startup::proposer(settings, &pool)?;
-        let engine = crate::startup::engine_settings(settings);
+        let proposer = crate::startup::proposer(settings, &pool, None)?;
+        let mut engine = crate::startup::engine_settings(settings);
+        // Scripts play a conversation faster than any customer types.
+        engine.contact_messages_per_minute = u32::MAX;
         let mut reports = Vec::new();
         if !shop_scripts.is_empty() {
             let shop = crate::demo::load_shop(&pool, shop_json).await?;

@@ -478,7 +478,9 @@ pub async fn update_bot(
     })))
 }
 
-/// `GET /api/v1/bots/{slug}/llm-usage`: LLM calls, tokens and estimated cost, by outcome.
+/// `GET /api/v1/bots/{slug}/llm-usage`: LLM calls, tokens and estimated cost, by
+/// outcome (`rules` and `over_budget` are turns answered without a call), and
+/// today's use against the daily budget.
 pub async fn llm_usage(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -487,8 +489,16 @@ pub async fn llm_usage(
     let bot = owned_bot(&state, merchant_id, &slug).await?;
     let rows = crate::llm_calls::usage(&state.pool, bot.id).await?;
     let total = |f: fn(&crate::llm_calls::Usage) -> i64| rows.iter().map(f).sum::<i64>();
+    let (tokens_today, over_budget_today) =
+        crate::llm_calls::today(&state.pool, bot.id, chrono::Utc::now()).await?;
     Ok(Json(json!({
         "bot": bot.slug,
+        "today": {
+            "tokens": tokens_today,
+            "daily_budget_tokens": state.llm_daily_tokens,
+            "over_budget": state.llm_daily_tokens.is_some_and(|b| tokens_today as u64 >= b),
+            "turns_on_rules_over_budget": over_budget_today,
+        },
         "calls": total(|r| r.calls),
         "prompt_tokens": total(|r| r.prompt_tokens),
         "completion_tokens": total(|r| r.completion_tokens),

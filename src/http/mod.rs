@@ -32,6 +32,8 @@ pub struct AppState {
     pub bots: std::sync::Arc<directory::BotDirectory>,
     /// For answering inline-button presses right away.
     pub telegram: std::sync::Arc<crate::channels::telegram::TelegramChannel>,
+    /// Each bot's daily LLM token budget, when an LLM is configured.
+    pub llm_daily_tokens: Option<u64>,
 }
 
 /// Largest merchant API body.

@@ -118,7 +118,7 @@ pub struct EventsQuery {
 
 /// `GET /webchat/{bot}/events?session=...`: every message sent to the session, then
 /// new ones as they are delivered. Each `data:` is `{"id","text","author","choices"}`.
-/// While a turn works, `thinking` and `tools` events (no id) say so.
+/// While a turn works, `typing` and `tools` events (no id) say so.
 pub async fn events(
     State(state): State<AppState>,
     Path(slug): Path<String>,
@@ -238,7 +238,7 @@ impl Feed {
             return;
         }
         let data = match &signal.step {
-            Step::Thinking => json!({}),
+            Step::Typing => json!({}),
             Step::Tools { tools } => json!({ "tools": tools }),
         };
         self.buffer.push_back(

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tendero::agent::RulesProposer;
+use tendero::agent::{Proposer, RulesProposer};
 use tendero::channels::credentials::{self, TelegramSetup, WhatsAppSetup};
 use tendero::channels::whatsapp::sign;
 
@@ -23,11 +23,34 @@ pub async fn channel_app(
     pool: sqlx::PgPool,
     configure: impl FnOnce(&mut tendero::config::Settings),
 ) -> (TestApp, FakePlatform) {
+    channel_setup(pool, |_, _| Arc::new(RulesProposer), configure).await
+}
+
+/// The demo shop on both fake platforms, proposing with what `proposer` builds
+/// (given the settings that point at the fakes).
+pub async fn channel_app_with(
+    pool: sqlx::PgPool,
+    proposer: impl FnOnce(&tendero::config::Settings, &sqlx::PgPool) -> Arc<dyn Proposer>,
+) -> (TestApp, FakePlatform) {
+    channel_setup(pool, proposer, |_| {}).await
+}
+
+async fn channel_setup(
+    pool: sqlx::PgPool,
+    proposer: impl FnOnce(&tendero::config::Settings, &sqlx::PgPool) -> Arc<dyn Proposer>,
+    configure: impl FnOnce(&mut tendero::config::Settings),
+) -> (TestApp, FakePlatform) {
     let fake = FakePlatform::start().await;
     let base = fake.base_url.clone();
-    let app = spawn_app_configured(pool, Arc::new(RulesProposer), |s| {
+    let point = |s: &mut tendero::config::Settings| {
         s.telegram_api_url = base.clone();
         s.whatsapp_api_url = base.clone();
+    };
+    let mut settings = tendero::config::Settings::for_tests("postgres://unused");
+    point(&mut settings);
+    let proposer = proposer(&settings, &pool);
+    let app = spawn_app_configured(pool, proposer, |s| {
+        point(s);
         configure(s);
     })
     .await;

@@ -9,10 +9,8 @@ use serde_json::json;
 use sqlx::PgPool;
 use tendero::agent::{FinanceProposal, RawFinanceAction, ScriptedProposer};
 use tendero::channels::credentials::{self, TelegramSetup};
-use tendero::channels::telegram::TelegramChannel;
 use tendero::engine::Engine;
 use tendero::finance::core::amount::pesos;
-use tendero::progress::ChannelProgress;
 
 use crate::fake_platforms::FakePlatform;
 use crate::finance::{finance_app, joined, with_bots};
@@ -270,7 +268,7 @@ async fn a_failing_tool_is_a_database_error_in_plain_spanish_not_invented_data(p
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
-async fn a_turn_with_tools_streams_thinking_then_the_tools_then_the_reply(pool: PgPool) {
+async fn a_turn_with_tools_streams_typing_then_the_tools_then_the_reply(pool: PgPool) {
     let proposer = ScriptedProposer::finance(|_| {
         Ok(FinanceProposal::new(
             vec![RawFinanceAction::new("QUERY_DATA").with(|p| {
@@ -285,17 +283,12 @@ async fn a_turn_with_tools_streams_thinking_then_the_tools_then_the_reply(pool: 
     let app = with_bots(spawn_app_with(pool, proposer.clone()).await).await;
     // The first message creates the session's conversation; its reply is skipped.
     app.say_to("demo-finanzas", "live", "hola").await;
-    let telegram = Arc::new(TelegramChannel::new(
-        reqwest::Client::new(),
-        "http://127.0.0.1:9",
-        app.pool.clone(),
-    ));
     let engine = Engine::new(
         app.pool.clone(),
         proposer,
         tendero::startup::engine_settings(&app.settings),
     )
-    .with_progress(Arc::new(ChannelProgress::new(app.pool.clone(), telegram)));
+    .with_progress(tendero::startup::progress(&app.settings, &app.pool));
     let url = format!("{}/webchat/demo-finanzas/events?session=live", app.base);
     let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -306,7 +299,7 @@ async fn a_turn_with_tools_streams_thinking_then_the_tools_then_the_reply(pool: 
     let names: Vec<&str> = events.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(
         names,
-        ["message", "thinking", "tools", "message"],
+        ["message", "typing", "tools", "message"],
         "{events:?}"
     );
     assert_eq!(events[2].1["tools"], json!(["analyzeSpendingPattern"]));
@@ -346,17 +339,12 @@ async fn telegram_shows_typing_while_a_finance_turn_runs_its_tools(pool: PgPool)
         .unwrap()
         .status();
     assert_eq!(status, reqwest::StatusCode::OK);
-    let telegram = Arc::new(TelegramChannel::new(
-        reqwest::Client::new(),
-        &base,
-        app.pool.clone(),
-    ));
     let engine = Engine::new(
         app.pool.clone(),
         Arc::new(tendero::agent::RulesProposer),
         tendero::startup::engine_settings(&app.settings),
     )
-    .with_progress(Arc::new(ChannelProgress::new(app.pool.clone(), telegram)));
+    .with_progress(tendero::startup::progress(&app.settings, &app.pool));
     engine.run_until_idle().await.unwrap();
     app.dispatcher.run_until_idle().await.unwrap();
     let typing = fake.calls("sendChatAction");

@@ -34,6 +34,10 @@ pub fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
         history_len: 10,
         max_in_flight: 8,
         max_in_flight_per_bot: 8,
+        max_tokens: 300,
+        daily_tokens_per_bot: 10_000_000,
+        // These tests are about the model's answers; rules-first has its own.
+        rules_first: false,
     }
 }
 

@@ -29,3 +29,4 @@ mod purchase;
 mod resilience;
 mod serve;
 mod timeouts;
+mod understanding;

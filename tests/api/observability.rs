@@ -54,6 +54,8 @@ async fn json_logs_tie_each_turn_line_to_its_turn_and_carry_no_secret() {
             )
             .env("OPENAI_BASE_URL", &fake.base_url)
             .env("OPENAI_API_KEY", LLM_KEY)
+            // Every message goes to the model, so its call is logged.
+            .env("TENDERO_LLM_RULES_FIRST", "false")
             .env("TELEGRAM_API_URL", "http://127.0.0.1:9")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

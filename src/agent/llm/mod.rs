@@ -17,8 +17,11 @@ use sqlx::PgPool;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
+mod budget;
 mod finance;
 mod shop;
+
+pub use budget::Budget;
 
 pub use finance::{finance_schema, parse_finance_proposal};
 pub use shop::{parse_proposal, proposal_schema};
@@ -31,6 +34,7 @@ use super::{Proposer, ProposerError, finance_rules, rules};
 use crate::config::{LlmConfig, ResponseMode};
 use crate::conversation::MAX_ACTIONS;
 use crate::histograms::{Metric, observe};
+use crate::progress::{NoProgress, Progress, typing_while};
 use crate::{llm_calls, telemetry};
 
 /// Why a call produced no usable proposal.
@@ -71,6 +75,9 @@ pub struct LlmProposer {
     endpoint_slots: Arc<Semaphore>,
     /// Calls in flight per bot, so one busy shop cannot take every slot.
     bot_slots: Mutex<HashMap<Uuid, Arc<Semaphore>>>,
+    budget: Budget,
+    /// "Typing" while the model is asked.
+    progress: Arc<dyn Progress>,
 }
 
 /// What went into one prompt.
@@ -97,10 +104,24 @@ impl LlmProposer {
                 .with_http_service(async_openai::middleware::ReqwestService::new(http)),
             endpoint_slots: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
             bot_slots: Mutex::new(HashMap::new()),
+            budget: Budget::new(config.daily_tokens_per_bot, pool.clone()),
+            progress: Arc::new(NoProgress),
             config,
             pool,
             breakers: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Keeps the daily budgets' running counts in Redis, shared by every replica.
+    pub fn with_redis(mut self, redis: Option<crate::cache::Redis>) -> Self {
+        self.budget = self.budget.with_redis(redis);
+        self
+    }
+
+    /// Shows the customer the bot typing while the model is asked.
+    pub fn with_progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = progress;
+        self
     }
 
     /// Waits for a slot of the bot and then of the endpoint. Held for the call.
@@ -156,7 +177,7 @@ impl LlmProposer {
             "model": self.config.model,
             "messages": messages,
             "temperature": 0.2,
-            "max_tokens": 800,
+            "max_tokens": self.config.max_tokens,
             "stream": false,
         });
         match self.config.mode {
@@ -270,11 +291,34 @@ impl LlmProposer {
         if let Err(err) = result {
             tracing::warn!(%err, "could not record the LLM call");
         }
+        let tokens = usage.prompt_tokens + usage.completion_tokens;
+        self.budget
+            .charge(context.bot_id, u64::try_from(tokens).unwrap_or(0))
+            .await;
+    }
+
+    /// Records a turn this proposer answered without a call, and why (`rules`: the
+    /// rules read it whole; `over_budget`: the day's tokens are spent).
+    async fn record_skip(&self, context: &TurnContext, outcome: &str) {
+        let none = Prompt {
+            messages: Vec::new(),
+            chars: 0,
+            catalog_items: 0,
+        };
+        self.record(
+            context,
+            outcome,
+            Usage::default(),
+            &none,
+            Duration::ZERO,
+            None,
+        )
+        .await;
     }
 
     /// Whether the LLM may be asked for this turn at all; `Err` names why not (the
     /// caller answers with the rules).
-    fn may_ask(&self, context: &TurnContext) -> Result<(), &'static str> {
+    async fn may_ask(&self, context: &TurnContext) -> Result<(), &'static str> {
         if !context.agent_enabled {
             return Err("rules (LLM off for this bot)");
         }
@@ -286,6 +330,10 @@ impl LlmProposer {
                 Duration::ZERO,
             );
             return Err("rules (LLM circuit open)");
+        }
+        if !self.budget.allows(context.bot_id).await {
+            self.record_skip(context, "over_budget").await;
+            return Err("rules (LLM budget spent)");
         }
         Ok(())
     }
@@ -303,13 +351,17 @@ impl LlmProposer {
         let bot_id = context.bot_id;
         // Waiting for a slot is bounded by the engine's proposer timeout, not by the
         // LLM's own: a queue here is load, not a failing server.
-        let slots = self.slots(bot_id).await;
-        let in_flight = telemetry::LLM_IN_FLIGHT.enter();
-        let outcome =
-            tokio::time::timeout(self.config.timeout, self.call_with_repair(prompt, contract))
-                .await;
-        drop(in_flight);
-        drop(slots);
+        let call = async {
+            let slots = self.slots(bot_id).await;
+            let _in_flight = telemetry::LLM_IN_FLIGHT.enter();
+            let outcome =
+                tokio::time::timeout(self.config.timeout, self.call_with_repair(prompt, contract))
+                    .await;
+            drop(slots);
+            outcome
+        };
+        // The customer sees the bot typing for the whole wait, queue included.
+        let outcome = typing_while(self.progress.as_ref(), context.audience(), call).await;
         let latency = started.elapsed();
         match outcome {
             Ok(Ok((proposal, usage, repaired))) => {
@@ -376,7 +428,16 @@ impl Proposer for LlmProposer {
             proposal.origin = Some(why);
             proposal
         };
-        if let Err(why) = self.may_ask(&input.context) {
+        if self.config.rules_first && input.context.agent_enabled {
+            let reading = rules::read(input);
+            if reading.confident {
+                self.record_skip(&input.context, "rules").await;
+                let mut proposal = reading.proposal;
+                proposal.origin = Some("rules (understood)");
+                return Ok(proposal);
+            }
+        }
+        if let Err(why) = self.may_ask(&input.context).await {
             return Ok(fallback(why));
         }
         let started = Instant::now();
@@ -405,7 +466,7 @@ impl Proposer for LlmProposer {
             proposal.origin = Some(why);
             proposal
         };
-        if let Err(why) = self.may_ask(&input.context) {
+        if let Err(why) = self.may_ask(&input.context).await {
             return Ok(fallback(why));
         }
         let started = Instant::now();

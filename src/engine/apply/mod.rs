@@ -6,6 +6,7 @@
 mod escalate;
 mod finance;
 mod guard;
+mod hold;
 mod payment_proof;
 mod payment_timeout;
 mod propose;
@@ -132,6 +133,11 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> Decision {
         Plan::Escalate { start, notice } => escalate::apply(input, start, notice, &mut decision),
         Plan::Finance(plan) => finance::apply(input, *plan, &mut decision),
         Plan::Guard { class, memo, .. } => guard::apply(input, class, memo, &mut decision),
+        Plan::Hold {
+            notify,
+            last_minute,
+            per_minute,
+        } => hold::apply(input, notify, last_minute, per_minute, &mut decision),
         Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
         Plan::Say { text, .. } => say::apply(text, &mut decision),
         Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),

@@ -95,6 +95,7 @@ impl<'a> Deps<'a> {
             conversation_id: conversation.id,
             channel: snapshot.channel,
             id: &snapshot.recipient,
+            message_id: crate::engine::plan::reply_to(snapshot),
         };
         self.progress.show(to, &step).await;
     }

@@ -10,7 +10,6 @@ use serde_json::json;
 
 use super::{Deps, FinancePlan, simulate};
 use crate::agent::FinanceProposal;
-use crate::agent::contract::TurnContext;
 use crate::agent::finance_contract::{FinanceInput, RawFinanceAction};
 use crate::audit::{Actor, Entry};
 use crate::conversation::Event;
@@ -36,10 +35,6 @@ pub async fn turn(
     text: &str,
     events: &[Event],
 ) -> anyhow::Result<()> {
-    let slow = deps.proposer.name() != "rules";
-    if slow {
-        deps.signal(snapshot, Step::Thinking).await;
-    }
     let input = FinanceInput {
         current_state: plan.state,
         draft: draft
@@ -52,22 +47,17 @@ pub async fn turn(
         data_quality: ctx.history.quality(),
         debts: ctx.debts.iter().map(|d| d.name.clone()).collect(),
         corrections: ctx.examples.clone(),
-        context: TurnContext {
-            bot_id: profile.bot.id,
-            bot_slug: profile.bot.slug.clone(),
-            conversation_id: snapshot.conversation.id,
-            inbox_id: snapshot.head_id,
-            agent_enabled: profile.bot.agent_enabled,
-        },
+        context: crate::engine::plan::turn_context(snapshot, profile),
     };
     let proposal = propose(deps, &input).await;
-    // A turn that will run tools says it is working even when the proposer was quick.
+    // A turn that will run tools says it is working (the LLM proposer already
+    // says so while the model is asked).
     let runs_tools = proposal
         .proposed_actions
         .iter()
         .any(|a| a.action_type.eq_ignore_ascii_case("QUERY_DATA"));
-    if runs_tools && !slow {
-        deps.signal(snapshot, Step::Thinking).await;
+    if runs_tools {
+        deps.signal(snapshot, Step::Typing).await;
     }
     audit_proposal(plan, &proposal, deps.proposer.name());
     let stated = amount::stated(text);
