@@ -23,6 +23,12 @@ pub enum ApiError {
     Conflict(String),
     #[error("request body too large")]
     PayloadTooLarge,
+    /// Well-formed but wrong, with what is wrong in detail (422).
+    #[error("{error}")]
+    Invalid {
+        error: String,
+        details: serde_json::Value,
+    },
     /// The database did not answer in time: the platform should retry.
     #[error("temporarily unavailable; please retry")]
     Unavailable,
@@ -64,6 +70,10 @@ impl IntoResponse for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Invalid { error, details } => {
+                let body = json!({"error": error, "details": details});
+                return (StatusCode::UNPROCESSABLE_ENTITY, Json(body)).into_response();
+            }
             ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Unexpected(err) => {
                 tracing::error!(error = %format!("{err:#}"), "request failed");

@@ -1,5 +1,6 @@
 //! HTTP routers: web chat, the merchant API and health checks.
 
+pub mod catalog;
 pub mod directory;
 pub mod error;
 pub mod finance;
@@ -38,6 +39,8 @@ pub struct AppState {
 
 /// Largest merchant API body.
 const API_BODY_BYTES: usize = 64 * 1024;
+/// Largest catalog file (5,000 rows of a few hundred bytes).
+const CSV_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 pub fn router(state: AppState) -> Router {
     let webchat = Router::new()
@@ -58,6 +61,20 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/bots/{slug}/channels/{channel}",
             axum::routing::put(merchant::set_channel),
+        )
+        .route(
+            "/bots/{slug}/products",
+            get(catalog::list).post(catalog::create),
+        )
+        .route(
+            "/bots/{slug}/products/{id}",
+            axum::routing::patch(catalog::update),
+        )
+        .route(
+            "/bots/{slug}/products.csv",
+            get(catalog::export)
+                .post(catalog::import)
+                .layer(DefaultBodyLimit::max(CSV_BODY_BYTES)),
         )
         .route("/bots/{slug}/llm-usage", get(merchant::llm_usage))
         .route("/bots/{slug}/learning", get(finance::learning_metrics))

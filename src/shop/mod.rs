@@ -3,6 +3,7 @@
 
 pub mod cart;
 pub mod catalog;
+pub mod catalog_csv;
 pub mod memo;
 pub mod messages;
 pub mod orders;

@@ -5,6 +5,7 @@ mod helpers;
 
 mod bots;
 mod cache;
+mod catalog;
 mod channels;
 mod channels_resilience;
 mod cli;
