@@ -124,7 +124,7 @@ pub struct ProductPatch {
 }
 
 /// Highest price accepted (in minor units): a typo guard, not a business rule.
-pub const MAX_PRICE_MINOR: i64 = 100_000_000_00;
+pub const MAX_PRICE_MINOR: i64 = 10_000_000_000;
 
 /// What is wrong with a product as written, if anything.
 pub fn check(input: &ProductInput) -> Result<(), &'static str> {
