@@ -153,3 +153,26 @@ pub async fn of_conversation(
     rows.reverse();
     Ok(rows)
 }
+
+/// A conversation's rows, newest first: of one kind if given, older than `before`.
+pub async fn query(
+    db: impl PgExecutor<'_>,
+    conversation_id: Uuid,
+    kind: Option<&str>,
+    before: Option<i64>,
+    limit: i64,
+) -> sqlx::Result<Vec<Row>> {
+    sqlx::query_as(
+        "SELECT id, actor, kind, action, from_state, to_state, reason, detail, created_at
+         FROM audit_log
+         WHERE conversation_id = $1 AND ($2::text IS NULL OR kind = $2)
+           AND ($3::bigint IS NULL OR id < $3)
+         ORDER BY id DESC LIMIT $4",
+    )
+    .bind(conversation_id)
+    .bind(kind)
+    .bind(before)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}

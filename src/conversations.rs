@@ -487,27 +487,64 @@ pub struct Listed {
     pub human_override: bool,
     pub contact_name: Option<String>,
     pub updated_at: DateTime<Utc>,
+    /// The customer asked for a person (or the bot handed over) and nobody
+    /// released it yet.
+    pub escalated: bool,
+    /// A payment proof waits for the merchant's approval.
+    pub proof_waiting: bool,
+    /// A message to the customer failed or ran out of retries.
+    pub undelivered: bool,
+}
+
+/// Which of a merchant's conversations to list.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter<'a> {
+    pub bot: Option<&'a str>,
+    pub state: Option<StoredState>,
+    /// Only those that need the merchant: escalated, a proof waiting, undelivered.
+    pub needs_me: bool,
+    /// Text in the contact's name or id, or anywhere in the transcript.
+    pub text: Option<&'a str>,
+    pub limit: i64,
 }
 
 /// A merchant's conversations, most recently changed first.
 pub async fn list_for_merchant(
     db: impl PgExecutor<'_>,
     merchant_id: Uuid,
-    bot: Option<&str>,
-    state: Option<StoredState>,
-    limit: i64,
+    filter: &ListFilter<'_>,
 ) -> sqlx::Result<Vec<Listed>> {
+    let pattern = filter.text.map(|t| {
+        let escaped = t
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        format!("%{escaped}%")
+    });
     sqlx::query_as(
-        "SELECT c.id, b.slug AS bot, ct.channel, c.fsm_state AS state, c.human_override,
-                ct.display_name AS contact_name, c.updated_at
-         FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
-         WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2) AND ($3::text IS NULL OR c.fsm_state = $3)
-         ORDER BY c.updated_at DESC LIMIT $4",
+        "SELECT * FROM (
+             SELECT c.id, b.slug AS bot, ct.channel, c.fsm_state AS state, c.human_override,
+                    ct.display_name AS contact_name, c.updated_at,
+                    (c.human_override AND c.override_by IS DISTINCT FROM 'merchant') AS escalated,
+                    EXISTS (SELECT 1 FROM orders o
+                            WHERE o.conversation_id = c.id AND o.status = 'proof_received') AS proof_waiting,
+                    EXISTS (SELECT 1 FROM outbox o
+                            WHERE o.conversation_id = c.id AND o.status IN ('failed', 'dead')) AS undelivered
+             FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
+             WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2)
+               AND ($3::text IS NULL OR c.fsm_state = $3)
+               AND ($4::text IS NULL OR ct.display_name ILIKE $4 OR ct.external_id ILIKE $4
+                    OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.text ILIKE $4))
+         ) listed
+         WHERE NOT $5 OR escalated OR proof_waiting OR undelivered
+         ORDER BY updated_at DESC LIMIT $6",
     )
     .bind(merchant_id)
-    .bind(bot)
-    .bind(state.map(StoredState::as_str))
-    .bind(limit)
+    .bind(filter.bot)
+    .bind(filter.state.map(StoredState::as_str))
+    .bind(pattern)
+    .bind(filter.needs_me)
+    .bind(filter.limit)
     .fetch_all(db)
     .await
 }

@@ -17,6 +17,7 @@ pub mod eval;
 pub mod finance;
 pub mod histograms;
 pub mod http;
+pub mod idempotency;
 pub mod inbox;
 pub mod ingest;
 pub mod llm_calls;

@@ -334,11 +334,19 @@ async fn run_dispatcher(
 }
 
 async fn run_sweeper(pool: PgPool, every: Duration, cancel: CancellationToken) {
+    const KEEP_IDEMPOTENCY_KEYS: Duration = Duration::from_secs(24 * 3600);
+    let mut last_purge: Option<std::time::Instant> = None;
     loop {
         match inbox::queue_timeouts(&pool).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(queued = n, "queued timeout events"),
             Err(err) => tracing::error!(%err, "timeout sweep failed"),
+        }
+        if last_purge.is_none_or(|at| at.elapsed() >= Duration::from_secs(3600)) {
+            last_purge = Some(std::time::Instant::now());
+            if let Err(err) = crate::idempotency::purge(&pool, KEEP_IDEMPOTENCY_KEYS).await {
+                tracing::warn!(%err, "could not purge old idempotency keys");
+            }
         }
         tokio::select! {
             _ = cancel.cancelled() => return,

@@ -17,6 +17,7 @@ use crate::audit::{self, Actor, Entry, Scope};
 use crate::channels::OutPayload;
 use crate::conversation::{Event, Release, State as FsmState, StoredState, on_event};
 use crate::conversations::{self, Conversation, Update};
+use crate::idempotency;
 use crate::outbox::{self, Author};
 use crate::shop::orders::OrderStatus;
 use crate::shop::{cart, catalog, messages, orders};
@@ -63,9 +64,16 @@ fn optional_body<T: serde::de::DeserializeOwned + Default>(body: &[u8]) -> Resul
 pub struct ListQuery {
     bot: Option<String>,
     state: Option<String>,
+    /// `me`: only conversations that need the merchant.
+    needs: Option<String>,
+    /// Text to look for in the contact or the transcript.
+    q: Option<String>,
     limit: Option<i64>,
 }
 
+/// `GET /api/v1/conversations?bot=&state=&needs=me&q=&limit=`: the merchant's
+/// conversations, each flagged when it needs them (escalated, a proof waiting,
+/// a reply undelivered).
 pub async fn list_conversations(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -78,15 +86,29 @@ pub async fn list_conversations(
         ),
         None => None,
     };
-    let limit = query.limit.unwrap_or(50).clamp(1, 500);
-    let items = conversations::list_for_merchant(
-        &state.pool,
-        merchant_id,
-        query.bot.as_deref(),
-        fsm_state,
-        limit,
-    )
-    .await?;
+    let needs_me = match query.needs.as_deref() {
+        None => false,
+        Some("me") => true,
+        Some(other) => {
+            return Err(ApiError::BadRequest(format!(
+                "needs must be `me`, not `{other}`"
+            )));
+        }
+    };
+    let text = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty());
+    if text.is_some_and(|q| q.chars().count() > 200) {
+        return Err(ApiError::BadRequest(
+            "q must be at most 200 characters".into(),
+        ));
+    }
+    let filter = conversations::ListFilter {
+        bot: query.bot.as_deref(),
+        state: fsm_state,
+        needs_me,
+        text,
+        limit: query.limit.unwrap_or(50).clamp(1, 500),
+    };
+    let items = conversations::list_for_merchant(&state.pool, merchant_id, &filter).await?;
     Ok(Json(json!({ "conversations": items })))
 }
 
@@ -256,18 +278,50 @@ struct ReplyBody {
 }
 
 /// A human message to the customer. Sent while the bot is active, it takes the
-/// conversation over, so bot and human never talk at once.
+/// conversation over, so bot and human never talk at once. With an
+/// `Idempotency-Key` header, a retried request answers the first one's result and
+/// sends nothing again; the same key on a different request is a 422.
 pub async fn reply(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
+    let raw = body?;
+    let key = match headers.get("idempotency-key") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .filter(|k| idempotency::valid_key(k))
+                .ok_or_else(|| {
+                    ApiError::BadRequest(
+                        "Idempotency-Key must be 1-200 visible ASCII characters".into(),
+                    )
+                })?
+                .to_owned(),
+        ),
+    };
     let id = parse_id(&id, "conversation")?;
-    let body: ReplyBody = parse_json(&body?)?;
+    let body: ReplyBody = parse_json(&raw)?;
     let text = bounded_text("text", &body.text, super::webchat::MAX_TEXT_CHARS)?;
     let mut tx = state.pool.begin().await?;
     let conversation = lock_owned(&mut tx, merchant_id, id).await?;
+    if let Some(key) = &key {
+        let request = idempotency::fingerprint(&[b"reply", id.as_bytes(), text.as_bytes()]);
+        match idempotency::claim(&mut tx, merchant_id, key, &request).await? {
+            idempotency::Claim::Fresh => {}
+            idempotency::Claim::Replay(answer) => return Ok(Json(answer)),
+            idempotency::Claim::Mismatch => {
+                return Err(ApiError::Invalid {
+                    error: "this Idempotency-Key was used for a different request".into(),
+                    details: json!({"idempotency_key": key}),
+                });
+            }
+        }
+    }
     let (update, mut rows) = conversations::takeover(
         &conversation,
         "merchant",
@@ -280,10 +334,14 @@ pub async fn reply(
     };
     let outbox_id = outbox::enqueue(&mut tx, id, Author::Human, &payload, None).await?;
     rows.push(Entry::new(Actor::Merchant, "human_reply").detail(json!({"outbox_id": outbox_id})));
-    commit(tx, &conversation, &update, &rows).await?;
-    Ok(Json(json!({
+    let answer = json!({
         "id": id, "outbox_id": outbox_id, "state": update.state.as_str(), "human_override": update.human_override,
-    })))
+    });
+    if let Some(key) = &key {
+        idempotency::complete(&mut tx, merchant_id, key, &answer).await?;
+    }
+    commit(tx, &conversation, &update, &rows).await?;
+    Ok(Json(answer))
 }
 
 /// Locks an order of this merchant and its conversation, in that order of checks.

@@ -1,11 +1,15 @@
 //! HTTP routers: web chat, the merchant API and health checks.
 
+pub mod audit;
 pub mod catalog;
 pub mod directory;
 pub mod error;
 pub mod finance;
+pub mod keys;
 pub mod merchant;
 pub mod metrics;
+pub mod orders;
+pub mod undelivered;
 pub mod webchat;
 pub mod webhooks;
 
@@ -56,6 +60,13 @@ pub fn router(state: AppState) -> Router {
         .route("/conversations/{id}/takeover", post(merchant::takeover))
         .route("/conversations/{id}/release", post(merchant::release))
         .route("/conversations/{id}/reply", post(merchant::reply))
+        .route("/conversations/{id}/audit", get(audit::query))
+        .route("/orders", get(orders::list))
+        .route("/dead-letters", get(undelivered::list))
+        .route("/dead-letters/{id}/retry", post(undelivered::retry))
+        .route("/dead-letters/{id}/discard", post(undelivered::discard))
+        .route("/keys", get(keys::list).post(keys::create))
+        .route("/keys/{id}", axum::routing::delete(keys::revoke))
         .route("/bots", get(merchant::list_bots).post(merchant::create_bot))
         .route("/bots/{slug}", axum::routing::patch(merchant::update_bot))
         .route(

@@ -41,6 +41,69 @@ impl OrderStatus {
     }
 }
 
+/// A status name that is not one of the five.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown order status `{0}` (awaiting_payment, proof_received, paid, cancelled or expired)"
+)]
+pub struct UnknownStatus(pub String);
+
+impl std::str::FromStr for OrderStatus {
+    type Err = UnknownStatus;
+
+    fn from_str(s: &str) -> Result<Self, UnknownStatus> {
+        [
+            OrderStatus::AwaitingPayment,
+            OrderStatus::ProofReceived,
+            OrderStatus::Paid,
+            OrderStatus::Cancelled,
+            OrderStatus::Expired,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == s)
+        .ok_or_else(|| UnknownStatus(s.to_owned()))
+    }
+}
+
+/// An order in the merchant's list.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Listed {
+    pub id: Uuid,
+    pub bot: String,
+    pub number: i64,
+    pub conversation_id: Uuid,
+    pub status: OrderStatus,
+    pub total_minor: i64,
+    pub currency: String,
+    pub payment_due_at: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub paid_at: Option<DateTime<Utc>>,
+}
+
+/// The merchant's orders, newest first, by bot and status if given.
+pub async fn list_for_merchant(
+    db: impl PgExecutor<'_>,
+    merchant_id: Uuid,
+    bot: Option<&str>,
+    status: Option<OrderStatus>,
+    limit: i64,
+) -> sqlx::Result<Vec<Listed>> {
+    sqlx::query_as(
+        "SELECT o.id, b.slug AS bot, o.number, o.conversation_id, o.status, o.total_minor,
+                o.currency::text AS currency, o.payment_due_at, o.created_at, o.paid_at
+         FROM orders o JOIN bots b ON b.id = o.bot_id
+         WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2)
+           AND ($3::text IS NULL OR o.status = $3)
+         ORDER BY o.created_at DESC LIMIT $4",
+    )
+    .bind(merchant_id)
+    .bind(bot)
+    .bind(status.map(OrderStatus::as_str))
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Order {
     pub id: Uuid,

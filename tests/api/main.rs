@@ -10,6 +10,7 @@ mod channels;
 mod channels_resilience;
 mod cli;
 mod concurrency;
+mod console_api;
 mod deploy;
 mod engine;
 mod eval;

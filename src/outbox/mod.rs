@@ -3,6 +3,8 @@
 //! override before each bot-authored send, retries with backoff, and dead-letters
 //! what keeps failing — nothing is dropped silently.
 
+pub mod undelivered;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,6 +41,8 @@ pub enum Status {
     Failed,
     /// Retries ran out.
     Dead,
+    /// A failed or dead row the merchant chose to drop.
+    Discarded,
 }
 
 impl Status {
@@ -50,6 +54,7 @@ impl Status {
             Status::Suppressed => "suppressed",
             Status::Failed => "failed",
             Status::Dead => "dead",
+            Status::Discarded => "discarded",
         }
     }
 }
