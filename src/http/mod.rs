@@ -1,7 +1,9 @@
 //! HTTP routers: web chat, the merchant API and health checks.
 
 pub mod audit;
+pub mod bots;
 pub mod catalog;
+pub mod conversations;
 pub mod directory;
 pub mod error;
 pub mod finance;
@@ -9,6 +11,7 @@ pub mod keys;
 pub mod merchant;
 pub mod metrics;
 pub mod orders;
+pub mod payments;
 pub mod undelivered;
 pub mod webchat;
 pub mod webhooks;
@@ -55,11 +58,14 @@ pub fn router(state: AppState) -> Router {
         .route("/webchat/{bot}/events", get(webchat::events))
         .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES));
     let api = Router::new()
-        .route("/conversations", get(merchant::list_conversations))
-        .route("/conversations/{id}", get(merchant::get_conversation))
-        .route("/conversations/{id}/takeover", post(merchant::takeover))
-        .route("/conversations/{id}/release", post(merchant::release))
-        .route("/conversations/{id}/reply", post(merchant::reply))
+        .route("/conversations", get(conversations::list_conversations))
+        .route("/conversations/{id}", get(conversations::get_conversation))
+        .route(
+            "/conversations/{id}/takeover",
+            post(conversations::takeover),
+        )
+        .route("/conversations/{id}/release", post(conversations::release))
+        .route("/conversations/{id}/reply", post(conversations::reply))
         .route("/conversations/{id}/audit", get(audit::query))
         .route("/orders", get(orders::list))
         .route("/dead-letters", get(undelivered::list))
@@ -67,11 +73,11 @@ pub fn router(state: AppState) -> Router {
         .route("/dead-letters/{id}/discard", post(undelivered::discard))
         .route("/keys", get(keys::list).post(keys::create))
         .route("/keys/{id}", axum::routing::delete(keys::revoke))
-        .route("/bots", get(merchant::list_bots).post(merchant::create_bot))
-        .route("/bots/{slug}", axum::routing::patch(merchant::update_bot))
+        .route("/bots", get(bots::list_bots).post(bots::create_bot))
+        .route("/bots/{slug}", axum::routing::patch(bots::update_bot))
         .route(
             "/bots/{slug}/channels/{channel}",
-            axum::routing::put(merchant::set_channel),
+            axum::routing::put(bots::set_channel),
         )
         .route(
             "/bots/{slug}/products",
@@ -87,15 +93,15 @@ pub fn router(state: AppState) -> Router {
                 .post(catalog::import)
                 .layer(DefaultBodyLimit::max(CSV_BODY_BYTES)),
         )
-        .route("/bots/{slug}/llm-usage", get(merchant::llm_usage))
+        .route("/bots/{slug}/llm-usage", get(bots::llm_usage))
         .route("/bots/{slug}/learning", get(finance::learning_metrics))
         .route(
             "/orders/{id}/approve-payment",
-            post(merchant::approve_payment),
+            post(payments::approve_payment),
         )
         .route(
             "/orders/{id}/reject-payment",
-            post(merchant::reject_payment),
+            post(payments::reject_payment),
         )
         .layer(DefaultBodyLimit::max(API_BODY_BYTES));
     let webhooks = Router::new()
