@@ -23,7 +23,7 @@ pub struct WhatsAppCredentials {
 }
 
 /// What a merchant gives to connect a Telegram bot.
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TelegramSetup {
     pub token: String,
@@ -31,7 +31,7 @@ pub struct TelegramSetup {
 }
 
 /// What a merchant gives to connect a WhatsApp Cloud API number.
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WhatsAppSetup {
     pub phone_number_id: String,

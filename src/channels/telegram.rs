@@ -48,7 +48,7 @@ pub struct UpdateError(#[from] serde_json::Error);
 
 /// Parses one webhook body.
 pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, UpdateError> {
-    let update: Update = serde_json::from_slice(body)?;
+    let update: Update = serde_json::from_slice(&crate::text::without_nul_escapes(body))?;
     let update_id = update.id.0;
     Ok(match update.kind {
         UpdateKind::Message(message) => {

@@ -96,7 +96,7 @@ pub enum PayloadError {
 /// read leniently, and one the bot cannot read becomes an "unsupported" message
 /// (answered politely) rather than being dropped.
 pub fn parse_payload(body: &[u8]) -> Result<WaBatch, PayloadError> {
-    let payload: Value = serde_json::from_slice(body)?;
+    let payload: Value = serde_json::from_slice(&crate::text::without_nul_escapes(body))?;
     if payload["object"] != "whatsapp_business_account" {
         return Err(PayloadError::NotBusinessAccount);
     }

@@ -8,9 +8,11 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::ApiError;
 use super::merchant::MerchantAuth;
+use super::openapi::{Answer, Errors};
 use crate::{audit, conversations};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     kind: Option<String>,
     /// Rows older than this id (the page before).
@@ -19,6 +21,8 @@ pub struct AuditQuery {
 }
 
 /// `GET /api/v1/conversations/{id}/audit?kind=&before=&limit=`: newest first.
+#[utoipa::path(get, path = "/conversations/{id}/audit", tag = "conversations", params(("id" = String, Path, description = "the id"), AuditQuery),
+    responses((status = 200, body = Answer, description = "`{audit: [...]}`, newest first"), Errors))]
 pub async fn query(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,

@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::{ApiError, parse_json};
 use super::merchant::{MerchantAuth, bounded_text, owned_bot};
+use super::openapi::{Answer, Errors};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct BotPatch {
     /// The LLM switch: false runs the bot on the offline rules (the rollback flag).
@@ -25,6 +26,8 @@ struct BotPatch {
 }
 
 /// `PATCH /api/v1/bots/{slug}`: bot settings a merchant may change.
+#[utoipa::path(patch, path = "/bots/{slug}", tag = "bots", params(("slug" = String, Path, description = "the slug")), request_body = BotPatch,
+    responses((status = 200, body = Answer, description = "the settings"), Errors))]
 pub async fn update_bot(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -70,6 +73,8 @@ pub async fn update_bot(
 /// `GET /api/v1/bots/{slug}/llm-usage`: LLM calls, tokens and estimated cost, by
 /// outcome (`rules` and `over_budget` are turns answered without a call), and
 /// today's use against the daily budget.
+#[utoipa::path(get, path = "/bots/{slug}/llm-usage", tag = "bots", params(("slug" = String, Path, description = "the slug")),
+    responses((status = 200, body = Answer, description = "calls, tokens and cost by outcome; today against the budget"), Errors))]
 pub async fn llm_usage(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -126,6 +131,8 @@ async fn bot_summary(state: &AppState, bot: &crate::merchant::Bot) -> Result<Val
 }
 
 /// `GET /api/v1/bots`.
+#[utoipa::path(get, path = "/bots", tag = "bots",
+    responses((status = 200, body = Answer, description = "`{bots: [{slug, name, currency, agent_enabled, channels, webhooks}]}`; never a secret"), Errors))]
 pub async fn list_bots(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -139,7 +146,7 @@ pub async fn list_bots(
     Ok(Json(json!({ "bots": bots })))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct NewBot {
     slug: String,
@@ -154,6 +161,8 @@ struct NewBot {
 }
 
 /// `POST /api/v1/bots`: a new bot, with its channel credentials if given.
+#[utoipa::path(post, path = "/bots", tag = "bots", request_body = NewBot,
+    responses((status = 201, body = Answer, description = "the bot"), Errors))]
 pub async fn create_bot(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -196,6 +205,10 @@ pub async fn create_bot(
 }
 
 /// `PUT /api/v1/bots/{slug}/channels/{channel}`: connect or update a channel.
+#[utoipa::path(put, path = "/bots/{slug}/channels/{channel}", tag = "bots",
+    params(("slug" = String, Path, description = "the slug"), ("channel" = String, Path, description = "`telegram` or `whatsapp`")),
+    request_body(content = Answer, description = "Telegram: `{token, secret_token}`; WhatsApp: `{phone_number_id, access_token, app_secret, verify_token}`"),
+    responses((status = 200, body = Answer, description = "the bot"), Errors))]
 pub async fn set_channel(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,

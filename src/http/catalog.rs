@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::{ApiError, parse_json};
 use super::merchant::{MerchantAuth, owned_bot};
+use super::openapi::{Answer, Errors};
 use crate::merchant::{Bot, BotProfileKind};
 use crate::shop::catalog::{self, Product, ProductError, ProductInput, ProductPatch};
 use crate::shop::catalog_csv;
@@ -53,6 +54,8 @@ impl From<ProductError> for ApiError {
 }
 
 /// `GET /api/v1/bots/{slug}/products`: every product, inactive ones included.
+#[utoipa::path(get, path = "/bots/{slug}/products", tag = "catalog", params(("slug" = String, Path, description = "the slug")),
+    responses((status = 200, body = Answer, description = "`{bot, currency, products: [...]}`"), Errors))]
 pub async fn list(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -67,6 +70,8 @@ pub async fn list(
 }
 
 /// `POST /api/v1/bots/{slug}/products`: `{"sku","name","description","price_minor","active"}`.
+#[utoipa::path(post, path = "/bots/{slug}/products", tag = "catalog", params(("slug" = String, Path, description = "the slug")), request_body = ProductInput,
+    responses((status = 201, body = Answer, description = "the product"), Errors))]
 pub async fn create(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -83,6 +88,9 @@ pub async fn create(
 /// `PATCH /api/v1/bots/{slug}/products/{id}`: any of `name`, `description`,
 /// `price_minor`, `active` (false takes it out of the catalog; carts drop it at
 /// their next turn, orders keep what they were sold at).
+#[utoipa::path(patch, path = "/bots/{slug}/products/{id}", tag = "catalog",
+    params(("slug" = String, Path, description = "the slug"), ("id" = i64, Path, description = "the product")), request_body = ProductPatch,
+    responses((status = 200, body = Answer, description = "the product"), Errors))]
 pub async fn update(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -100,6 +108,8 @@ pub async fn update(
 }
 
 /// `GET /api/v1/bots/{slug}/products.csv`: the catalog as a spreadsheet.
+#[utoipa::path(get, path = "/bots/{slug}/products.csv", tag = "catalog", params(("slug" = String, Path, description = "the slug")),
+    responses((status = 200, body = String, content_type = "text/csv", description = "`sku,name,description,price,active`"), Errors))]
 pub async fn export(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -120,6 +130,9 @@ pub async fn export(
 /// `POST /api/v1/bots/{slug}/products.csv`: creates or updates every row by sku,
 /// all or nothing; any bad row refuses the file (422 with each line's problem).
 /// Products absent from the file stay as they are.
+#[utoipa::path(post, path = "/bots/{slug}/products.csv", tag = "catalog", params(("slug" = String, Path, description = "the slug")),
+    request_body(content = String, content_type = "text/csv", description = "`sku,name,description,price,active`"),
+    responses((status = 200, body = Answer, description = "`{created, updated}`"), Errors))]
 pub async fn import(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -130,6 +143,11 @@ pub async fn import(
     let body = body?;
     let text = std::str::from_utf8(&body)
         .map_err(|_| ApiError::BadRequest("the file must be UTF-8 text".into()))?;
+    if text.contains('\0') {
+        return Err(ApiError::BadRequest(
+            "the file may not contain NUL characters".into(),
+        ));
+    }
     let products = catalog_csv::read(text).map_err(|lines| ApiError::Invalid {
         error: format!("{} line(s) need fixing; nothing was imported", lines.len()),
         details: json!({ "lines": lines }),

@@ -13,6 +13,7 @@ use uuid::Uuid;
 use super::AppState;
 use super::error::{ApiError, parse_json};
 use super::merchant::{MerchantAuth, bounded_text, optional_body, parse_id};
+use super::openapi::{Answer, Errors};
 use crate::audit::{self, Actor, Entry, Scope};
 use crate::channels::OutPayload;
 use crate::conversation::StoredState;
@@ -21,7 +22,8 @@ use crate::idempotency;
 use crate::outbox::{self, Author};
 use crate::shop::{cart, catalog, orders};
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     bot: Option<String>,
     state: Option<String>,
@@ -35,6 +37,8 @@ pub struct ListQuery {
 /// `GET /api/v1/conversations?bot=&state=&needs=me&q=&limit=`: the merchant's
 /// conversations, each flagged when it needs them (escalated, a proof waiting,
 /// a reply undelivered).
+#[utoipa::path(get, path = "/conversations", tag = "conversations", params(ListQuery),
+    responses((status = 200, body = Answer, description = "`{conversations: [{id, bot, channel, state, human_override, contact_name, updated_at, escalated, proof_waiting, undelivered}]}`"), Errors))]
 pub async fn list_conversations(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -97,6 +101,8 @@ async fn lock_owned(
     Ok(conversations::lock(conn, id).await?)
 }
 
+#[utoipa::path(get, path = "/conversations/{id}", tag = "conversations", params(("id" = String, Path, description = "the id")),
+    responses((status = 200, body = Answer, description = "state, override, contact, transcript with delivery status, cart, latest order, audit"), Errors))]
 pub async fn get_conversation(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -173,6 +179,8 @@ fn summary(conversation_id: Uuid, update: &Update) -> Json<Value> {
     }))
 }
 
+#[utoipa::path(post, path = "/conversations/{id}/takeover", tag = "conversations", params(("id" = String, Path, description = "the id")),
+    responses((status = 200, body = Answer, description = "`{id, state, human_override}`: the bot is silent from now on"), Errors))]
 pub async fn takeover(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -195,12 +203,15 @@ pub async fn takeover(
     Ok(summary(id, &update))
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct ReleaseBody {
     to: Option<String>,
 }
 
+#[utoipa::path(post, path = "/conversations/{id}/release", tag = "conversations", params(("id" = String, Path, description = "the id")),
+    request_body(content = Option<ReleaseBody>, description = "empty, or `{\"to\": \"IDLE\"}`"),
+    responses((status = 200, body = Answer, description = "`{id, state, human_override}`"), Errors))]
 pub async fn release(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -222,7 +233,7 @@ pub async fn release(
     Ok(summary(id, &update))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct ReplyBody {
     text: String,
 }
@@ -231,6 +242,10 @@ struct ReplyBody {
 /// conversation over, so bot and human never talk at once. With an
 /// `Idempotency-Key` header, a retried request answers the first one's result and
 /// sends nothing again; the same key on a different request is a 422.
+#[utoipa::path(post, path = "/conversations/{id}/reply", tag = "conversations",
+    params(("id" = String, Path, description = "the id"), ("Idempotency-Key" = Option<String>, Header, description = "a retry with the same key sends nothing again")),
+    request_body = ReplyBody,
+    responses((status = 200, body = Answer, description = "`{id, outbox_id, state, human_override}`"), Errors))]
 pub async fn reply(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,

@@ -86,6 +86,11 @@ impl IntoResponse for ApiError {
 
 /// Parses a JSON body from raw bytes, so every malformed body is a 400 with our shape.
 pub fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    if crate::text::has_nul_escape(body) {
+        return Err(ApiError::BadRequest(
+            "text may not contain NUL characters (\\u0000)".into(),
+        ));
+    }
     serde_json::from_slice(body)
         .map_err(|e| ApiError::BadRequest(format!("malformed JSON body: {e}")))
 }

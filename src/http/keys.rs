@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::{ApiError, parse_json};
 use super::merchant::MerchantAuth;
+use super::openapi::{Answer, Errors};
 use crate::merchant::{self, RevokeError};
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 struct NewKey {
     #[serde(default)]
@@ -21,6 +22,8 @@ struct NewKey {
 }
 
 /// `GET /api/v1/keys`: every key of the merchant, by prefix (never the key).
+#[utoipa::path(get, path = "/keys", tag = "keys",
+    responses((status = 200, body = Answer, description = "`{keys: [{id, prefix, label, created_at, revoked_at}]}`"), Errors))]
 pub async fn list(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -30,6 +33,8 @@ pub async fn list(
 }
 
 /// `POST /api/v1/keys`: `{"label"}` (optional) → the new key, shown this once.
+#[utoipa::path(post, path = "/keys", tag = "keys", request_body(content = Option<NewKey>),
+    responses((status = 201, body = Answer, description = "`{id, key, prefix, label}`: the key, shown once"), Errors))]
 pub async fn create(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -55,6 +60,8 @@ pub async fn create(
 }
 
 /// `DELETE /api/v1/keys/{id}`: revokes a key at once (409 for the last active one).
+#[utoipa::path(delete, path = "/keys/{id}", tag = "keys", params(("id" = String, Path, description = "the id")),
+    responses((status = 200, body = Answer, description = "the revoked key"), Errors))]
 pub async fn revoke(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,

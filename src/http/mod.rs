@@ -10,6 +10,7 @@ pub mod finance;
 pub mod keys;
 pub mod merchant;
 pub mod metrics;
+pub mod openapi;
 pub mod orders;
 pub mod payments;
 pub mod undelivered;
@@ -19,9 +20,13 @@ pub mod webhooks;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::StatusCode;
+use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use sqlx::PgPool;
 use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::notify::Notifier;
 
@@ -57,53 +62,20 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/webchat/{bot}/events", get(webchat::events))
         .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES));
-    let api = Router::new()
-        .route("/conversations", get(conversations::list_conversations))
-        .route("/conversations/{id}", get(conversations::get_conversation))
-        .route(
-            "/conversations/{id}/takeover",
-            post(conversations::takeover),
-        )
-        .route("/conversations/{id}/release", post(conversations::release))
-        .route("/conversations/{id}/reply", post(conversations::reply))
-        .route("/conversations/{id}/audit", get(audit::query))
-        .route("/orders", get(orders::list))
-        .route("/dead-letters", get(undelivered::list))
-        .route("/dead-letters/{id}/retry", post(undelivered::retry))
-        .route("/dead-letters/{id}/discard", post(undelivered::discard))
-        .route("/keys", get(keys::list).post(keys::create))
-        .route("/keys/{id}", axum::routing::delete(keys::revoke))
-        .route("/bots", get(bots::list_bots).post(bots::create_bot))
-        .route("/bots/{slug}", axum::routing::patch(bots::update_bot))
-        .route(
-            "/bots/{slug}/channels/{channel}",
-            axum::routing::put(bots::set_channel),
-        )
-        .route(
-            "/bots/{slug}/products",
-            get(catalog::list).post(catalog::create),
-        )
-        .route(
-            "/bots/{slug}/products/{id}",
-            axum::routing::patch(catalog::update),
-        )
-        .route(
-            "/bots/{slug}/products.csv",
-            get(catalog::export)
-                .post(catalog::import)
-                .layer(DefaultBodyLimit::max(CSV_BODY_BYTES)),
-        )
-        .route("/bots/{slug}/llm-usage", get(bots::llm_usage))
-        .route("/bots/{slug}/learning", get(finance::learning_metrics))
-        .route(
-            "/orders/{id}/approve-payment",
-            post(payments::approve_payment),
-        )
-        .route(
-            "/orders/{id}/reject-payment",
-            post(payments::reject_payment),
-        )
-        .layer(DefaultBodyLimit::max(API_BODY_BYTES));
+    let (api, openapi) = api_router().split_for_parts();
+    let openapi = std::sync::Arc::new(openapi.to_pretty_json().expect("the document serializes"));
+    let api = api.route(
+        "/openapi.json",
+        get(move || {
+            let openapi = openapi.clone();
+            async move {
+                (
+                    [(axum::http::header::CONTENT_TYPE, "application/json")],
+                    (*openapi).clone(),
+                )
+            }
+        }),
+    );
     let webhooks = Router::new()
         .route("/webhooks/telegram/{bot}", post(webhooks::telegram))
         .route(
@@ -120,8 +92,65 @@ pub fn router(state: AppState) -> Router {
         .merge(webchat)
         .nest("/api/v1", api)
         .fallback(|| async { error::ApiError::NotFound("route") })
+        .layer(axum::middleware::from_fn(refuse_nul_in_uri))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// A `%00` in a path or query would reach PostgreSQL, which stores no NUL: such a
+/// request is a 400 before any handler runs.
+async fn refuse_nul_in_uri(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let uri = request.uri();
+    let has_nul = |part: &str| {
+        part.as_bytes()
+            .windows(3)
+            .any(|w| w.eq_ignore_ascii_case(b"%00"))
+    };
+    if has_nul(uri.path()) || uri.query().is_some_and(has_nul) {
+        return error::ApiError::BadRequest("NUL characters are not allowed in URLs".into())
+            .into_response();
+    }
+    next.run(request).await
+}
+
+/// The merchant API and its OpenAPI document, from one list of handlers.
+pub fn api_router() -> OpenApiRouter<AppState> {
+    // A catalog file may be larger than other bodies.
+    let csv = OpenApiRouter::new()
+        .routes(routes!(catalog::export, catalog::import))
+        .layer(DefaultBodyLimit::max(CSV_BODY_BYTES));
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(conversations::list_conversations))
+        .routes(routes!(conversations::get_conversation))
+        .routes(routes!(conversations::takeover))
+        .routes(routes!(conversations::release))
+        .routes(routes!(conversations::reply))
+        .routes(routes!(audit::query))
+        .routes(routes!(orders::list))
+        .routes(routes!(payments::approve_payment))
+        .routes(routes!(payments::reject_payment))
+        .routes(routes!(undelivered::list))
+        .routes(routes!(undelivered::retry))
+        .routes(routes!(undelivered::discard))
+        .routes(routes!(keys::list, keys::create))
+        .routes(routes!(keys::revoke))
+        .routes(routes!(bots::list_bots, bots::create_bot))
+        .routes(routes!(bots::update_bot))
+        .routes(routes!(bots::set_channel))
+        .routes(routes!(bots::llm_usage))
+        .routes(routes!(finance::learning_metrics))
+        .routes(routes!(catalog::list, catalog::create))
+        .routes(routes!(catalog::update))
+        .merge(csv)
+        .layer(DefaultBodyLimit::max(API_BODY_BYTES))
+}
+
+/// The OpenAPI document of the merchant API.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    api_router().into_openapi()
 }
 
 /// Times every inbound delivery (webhooks, web-chat posts) by channel and status:

@@ -8,10 +8,12 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::ApiError;
 use super::merchant::MerchantAuth;
+use super::openapi::{Answer, Errors};
 use crate::shop::orders::{self, OrderStatus};
 use crate::text::money;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct OrdersQuery {
     bot: Option<String>,
     status: Option<String>,
@@ -19,6 +21,8 @@ pub struct OrdersQuery {
 }
 
 /// `GET /api/v1/orders?bot=&status=&limit=`: newest first.
+#[utoipa::path(get, path = "/orders", tag = "orders", params(OrdersQuery),
+    responses((status = 200, body = Answer, description = "`{orders: [...]}`, newest first"), Errors))]
 pub async fn list(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,

@@ -14,6 +14,7 @@ use super::AppState;
 use super::conversations::commit;
 use super::error::{ApiError, parse_json};
 use super::merchant::{MerchantAuth, bounded_text, parse_id};
+use super::openapi::{Answer, Errors};
 use crate::audit::{Actor, Entry};
 use crate::channels::OutPayload;
 use crate::conversation::{Event, Release, State as FsmState, StoredState, on_event};
@@ -72,6 +73,8 @@ fn payment_update(conversation: &Conversation, event: Event) -> Update {
     update
 }
 
+#[utoipa::path(post, path = "/orders/{id}/approve-payment", tag = "orders", params(("id" = String, Path, description = "the id")),
+    responses((status = 200, body = Answer, description = "`{order_id, status, conversation_state}`"), Errors))]
 pub async fn approve_payment(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -105,11 +108,13 @@ pub async fn approve_payment(
     ))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 struct RejectBody {
     reason: String,
 }
 
+#[utoipa::path(post, path = "/orders/{id}/reject-payment", tag = "orders", params(("id" = String, Path, description = "the id")), request_body = RejectBody,
+    responses((status = 200, body = Answer, description = "`{order_id, status}`: the customer is asked for the proof again"), Errors))]
 pub async fn reject_payment(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,

@@ -8,16 +8,20 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::ApiError;
 use super::merchant::MerchantAuth;
+use super::openapi::{Answer, Errors};
 use crate::audit::{self, Actor, Entry, Scope};
 use crate::outbox::undelivered;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct UndeliveredQuery {
     bot: Option<String>,
     limit: Option<i64>,
 }
 
 /// `GET /api/v1/dead-letters?bot=&limit=`: failed and dead messages, newest first.
+#[utoipa::path(get, path = "/dead-letters", tag = "dead letters", params(UndeliveredQuery),
+    responses((status = 200, body = Answer, description = "`{dead_letters: [...]}`"), Errors))]
 pub async fn list(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -68,6 +72,8 @@ async fn decide(
 }
 
 /// `POST /api/v1/dead-letters/{id}/retry`: queued again with fresh attempts.
+#[utoipa::path(post, path = "/dead-letters/{id}/retry", tag = "dead letters", params(("id" = i64, Path, description = "the message")),
+    responses((status = 200, body = Answer, description = "`{id, status}`"), Errors))]
 pub async fn retry(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,
@@ -77,6 +83,8 @@ pub async fn retry(
 }
 
 /// `POST /api/v1/dead-letters/{id}/discard`: dropped; it leaves the list.
+#[utoipa::path(post, path = "/dead-letters/{id}/discard", tag = "dead letters", params(("id" = i64, Path, description = "the message")),
+    responses((status = 200, body = Answer, description = "`{id, status}`"), Errors))]
 pub async fn discard(
     MerchantAuth(merchant_id): MerchantAuth,
     State(state): State<AppState>,

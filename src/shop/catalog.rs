@@ -97,7 +97,7 @@ pub async fn most_relevant(
 }
 
 /// A product as a merchant writes it (API body or CSV row).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProductInput {
     pub sku: String,
@@ -114,7 +114,7 @@ fn active_by_default() -> bool {
 }
 
 /// Changes to one product; absent fields stay as they are.
-#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProductPatch {
     pub name: Option<String>,

@@ -663,3 +663,68 @@ async fn per_chat_send_rates_hold(pool: sqlx::PgPool) {
         calls[2].at - calls[0].at
     );
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_nul_character_is_stored_as_a_replacement_on_webhooks_and_refused_from_merchants(
+    pool: sqlx::PgPool,
+) {
+    let (app, fake) = channel_app(pool, |_| {}).await;
+    // PostgreSQL stores no NUL: a platform's update is kept (a refusal would be
+    // retried for days) with U+FFFD in its place.
+    let update = r#"{"update_id": 31, "message": {"message_id": 31, "date": 1, "text": "hola\u0000 quiero 1 limonada",
+        "chat": {"id": 555000111, "type": "private"}, "from": {"id": 555000111, "is_bot": false, "first_name": "Nul"}}}"#;
+    let status = app
+        .client
+        .post(format!("{}/webhooks/telegram/demo-shop", app.base))
+        .header("X-Telegram-Bot-Api-Secret-Token", TG_SECRET)
+        .header("content-type", "application/json")
+        .body(update)
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, StatusCode::OK);
+    let mut wa = wa_text("wamid.NUL", "x");
+    wa["entry"][0]["changes"][0]["value"]["messages"][0]["text"]["body"] =
+        json!("quiero\u{0} 1 brownie");
+    assert_eq!(post_whatsapp(&app, &wa).await, StatusCode::OK);
+    settle(&app).await;
+    let stored: Vec<String> =
+        sqlx::query_scalar("SELECT text FROM messages WHERE direction = 'in' ORDER BY id")
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        stored,
+        ["hola\u{fffd} quiero 1 limonada", "quiero\u{fffd} 1 brownie"]
+    );
+    assert_eq!(
+        fake.calls("sendMessage").len(),
+        1,
+        "the customer is answered"
+    );
+
+    // Merchants and web chat get a 400, and nothing is stored.
+    let (status, _) = app
+        .post_api(
+            "/bots/demo-shop/products",
+            Some(json!({"sku": "n", "name": "a\u{0}b", "price_minor": 1})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let chat = app.post_message("nul", "hola\u{0}", "n-1").await;
+    assert_eq!(chat.status(), StatusCode::BAD_REQUEST);
+    let search = app
+        .client
+        .get(format!("{}/api/v1/conversations?q=%00", app.base))
+        .bearer_auth(&app.key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(search.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(
+        app.count("SELECT count(*) FROM products WHERE sku = 'n'")
+            .await,
+        0
+    );
+}

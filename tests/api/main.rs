@@ -25,6 +25,7 @@ mod input;
 mod llm;
 mod merchant;
 mod observability;
+mod openapi;
 mod override_;
 mod purchase;
 
