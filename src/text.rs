@@ -218,6 +218,30 @@ fn parse_hundredths(raw: &str) -> Option<i64> {
     whole.checked_mul(100)?.checked_add(cents)
 }
 
+/// `body` with every JSON `\u0000` escape made U+FFFD: PostgreSQL stores no NUL
+/// in `text` or `jsonb`, and a platform's update must be stored, not refused
+/// (a refused webhook is retried for days).
+pub fn without_nul_escapes(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    const NUL: &[u8] = b"\\u0000";
+    if !body.windows(NUL.len()).any(|w| w == NUL) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(at) = rest.windows(NUL.len()).position(|w| w == NUL) {
+        out.extend_from_slice(&rest[..at]);
+        out.extend_from_slice(b"\\ufffd");
+        rest = &rest[at + NUL.len()..];
+    }
+    out.extend_from_slice(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether a JSON body carries a NUL character (`\u0000`).
+pub fn has_nul_escape(body: &[u8]) -> bool {
+    body.windows(6).any(|w| w == b"\\u0000")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,28 +299,4 @@ mod tests {
         assert_eq!(token_number("1234567890"), None);
         assert_eq!(token_number("tresx"), None);
     }
-}
-
-/// `body` with every JSON `\u0000` escape made U+FFFD: PostgreSQL stores no NUL
-/// in `text` or `jsonb`, and a platform's update must be stored, not refused
-/// (a refused webhook is retried for days).
-pub fn without_nul_escapes(body: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    const NUL: &[u8] = b"\\u0000";
-    if !body.windows(NUL.len()).any(|w| w == NUL) {
-        return std::borrow::Cow::Borrowed(body);
-    }
-    let mut out = Vec::with_capacity(body.len());
-    let mut rest = body;
-    while let Some(at) = rest.windows(NUL.len()).position(|w| w == NUL) {
-        out.extend_from_slice(&rest[..at]);
-        out.extend_from_slice(b"\\ufffd");
-        rest = &rest[at + NUL.len()..];
-    }
-    out.extend_from_slice(rest);
-    std::borrow::Cow::Owned(out)
-}
-
-/// Whether a JSON body carries a NUL character (`\u0000`).
-pub fn has_nul_escape(body: &[u8]) -> bool {
-    body.windows(6).any(|w| w == b"\\u0000")
 }
