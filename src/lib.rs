@@ -10,6 +10,7 @@ pub mod config;
 pub mod contacts;
 pub mod conversation;
 pub mod conversations;
+pub mod dashboard;
 pub mod db;
 pub mod demo;
 pub mod engine;

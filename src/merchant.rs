@@ -264,6 +264,19 @@ pub async fn authenticate(pool: &PgPool, key: &str) -> sqlx::Result<Option<Uuid>
     .await
 }
 
+/// The merchant and the key's id, for a key that is valid now.
+pub async fn authenticate_key(pool: &PgPool, key: &str) -> sqlx::Result<Option<(Uuid, Uuid)>> {
+    if key.len() > 200 {
+        return Ok(None);
+    }
+    sqlx::query_as(
+        "SELECT merchant_id, id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+    )
+    .bind(hash_key(key.trim()))
+    .fetch_optional(pool)
+    .await
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CreateBotError {
     #[error("{0}")]

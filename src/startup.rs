@@ -232,6 +232,12 @@ impl Application {
                     &self.settings.telegram_api_url,
                     self.pool.clone(),
                 )),
+                whatsapp: Arc::new(WhatsAppChannel::new(
+                    reqwest::Client::new(),
+                    &self.settings.whatsapp_api_url,
+                    &self.settings.whatsapp_api_version,
+                    self.pool.clone(),
+                )),
                 llm_daily_tokens: self.settings.llm.as_ref().map(|l| l.daily_tokens_per_bot),
             };
             let router = if self.role.runs_web() {

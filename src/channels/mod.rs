@@ -2,6 +2,7 @@
 //! at the edge (see `http`) and implements `Channel` for sending.
 
 pub mod credentials;
+pub mod media;
 pub mod telegram;
 pub mod webchat;
 pub mod whatsapp;

@@ -179,6 +179,33 @@ impl TelegramChannel {
         }
     }
 
+    /// A file the customer sent (`getFile`, then the file itself).
+    pub async fn download(
+        &self,
+        bot_id: uuid::Uuid,
+        file_id: &str,
+    ) -> Result<super::media::Download, super::media::DownloadError> {
+        use super::media::{DownloadError, bounded_body};
+        let creds = credentials::telegram(&self.pool, bot_id)
+            .await?
+            .ok_or(DownloadError::NoCredentials)?;
+        let token = creds.token.expose();
+        let answer = self
+            .call(token, "getFile", &json!({"file_id": file_id}))
+            .await
+            .map_err(|e| DownloadError::Refused(e.to_string()))?;
+        let path = answer["result"]["file_path"]
+            .as_str()
+            .ok_or_else(|| DownloadError::Refused("getFile gave no file_path".into()))?;
+        let response = self
+            .http
+            .get(format!("{}/file/bot{token}/{path}", self.api_url))
+            .send()
+            .await
+            .map_err(|e| DownloadError::Unreachable(e.without_url().to_string()))?;
+        bounded_body(response).await
+    }
+
     /// Stops the button's spinner. Best effort: a failure only leaves it spinning.
     pub async fn answer_callback(&self, bot_id: uuid::Uuid, callback_query_id: &str) {
         let Ok(Some(creds)) = credentials::telegram(&self.pool, bot_id).await else {

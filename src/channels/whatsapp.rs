@@ -262,6 +262,48 @@ impl WhatsAppChannel {
         }
     }
 
+    /// A file the customer sent: the media's URL from the Graph API, then the file,
+    /// both with the bot's access token.
+    pub async fn download(
+        &self,
+        bot_id: uuid::Uuid,
+        media_id: &str,
+    ) -> Result<super::media::Download, super::media::DownloadError> {
+        use super::media::{DownloadError, bounded_body};
+        let creds = credentials::whatsapp(&self.pool, bot_id)
+            .await?
+            .ok_or(DownloadError::NoCredentials)?;
+        let token = creds.access_token.expose();
+        let unreachable =
+            |e: reqwest::Error| DownloadError::Unreachable(e.without_url().to_string());
+        let media_id: String = media_id
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '_' || *c == '-')
+            .collect();
+        let answer = self
+            .http
+            .get(format!("{}/{}/{media_id}", self.api_url, self.version))
+            .bearer_auth(token)
+            .send()
+            .await
+            .map_err(unreachable)?;
+        if !answer.status().is_success() {
+            return Err(DownloadError::Refused(answer.status().to_string()));
+        }
+        let answer: Value = answer.json().await.map_err(unreachable)?;
+        let url = answer["url"]
+            .as_str()
+            .ok_or_else(|| DownloadError::Refused("no media url".into()))?;
+        let response = self
+            .http
+            .get(url)
+            .bearer_auth(token)
+            .send()
+            .await
+            .map_err(unreachable)?;
+        bounded_body(response).await
+    }
+
     /// Marks the customer's message read and shows the typing indicator (dismissed
     /// by the reply or after 25 seconds). Best effort.
     pub async fn typing(&self, bot_id: uuid::Uuid, message_id: &str) {

@@ -7,7 +7,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sqlx::PgConnection;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::AppState;
@@ -187,7 +187,13 @@ pub async fn takeover(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "conversation")?;
-    let mut tx = state.pool.begin().await?;
+    let update = take_over(&state.pool, merchant_id, id).await?;
+    Ok(summary(id, &update))
+}
+
+/// The merchant takes the conversation: the bot goes silent (a no-op if it is).
+pub async fn take_over(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<Update, ApiError> {
+    let mut tx = pool.begin().await?;
     let conversation = lock_owned(&mut tx, merchant_id, id).await?;
     let (update, rows) = conversations::takeover(
         &conversation,
@@ -200,7 +206,7 @@ pub async fn takeover(
         audit::record(&mut tx, scope(&conversation), &rows).await?;
     }
     tx.commit().await?;
-    Ok(summary(id, &update))
+    Ok(update)
 }
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -225,12 +231,23 @@ pub async fn release(
         Some(s) if s.eq_ignore_ascii_case("IDLE") => true,
         Some(_) => return Err(ApiError::BadRequest("`to` may only be \"IDLE\"".into())),
     };
-    let mut tx = state.pool.begin().await?;
+    let update = hand_back(&state.pool, merchant_id, id, to_idle).await?;
+    Ok(summary(id, &update))
+}
+
+/// The bot takes the conversation back: at the state it was taken from, or IDLE.
+pub async fn hand_back(
+    pool: &PgPool,
+    merchant_id: Uuid,
+    id: Uuid,
+    to_idle: bool,
+) -> Result<Update, ApiError> {
+    let mut tx = pool.begin().await?;
     let conversation = lock_owned(&mut tx, merchant_id, id).await?;
     let (update, rows) = conversations::release(&conversation, to_idle, Actor::Merchant)
         .map_err(|e| ApiError::Conflict(e.to_string()))?;
     commit(tx, &conversation, &update, &rows).await?;
-    Ok(summary(id, &update))
+    Ok(update)
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -271,14 +288,28 @@ pub async fn reply(
     };
     let id = parse_id(&id, "conversation")?;
     let body: ReplyBody = parse_json(&raw)?;
-    let text = bounded_text("text", &body.text, super::webchat::MAX_TEXT_CHARS)?;
-    let mut tx = state.pool.begin().await?;
+    send_reply(&state.pool, merchant_id, id, &body.text, key.as_deref())
+        .await
+        .map(Json)
+}
+
+/// A human message to the customer, taking the conversation over; with a key, at
+/// most once.
+pub async fn send_reply(
+    pool: &PgPool,
+    merchant_id: Uuid,
+    id: Uuid,
+    text: &str,
+    key: Option<&str>,
+) -> Result<Value, ApiError> {
+    let text = bounded_text("text", text, super::webchat::MAX_TEXT_CHARS)?;
+    let mut tx = pool.begin().await?;
     let conversation = lock_owned(&mut tx, merchant_id, id).await?;
-    if let Some(key) = &key {
+    if let Some(key) = key {
         let request = idempotency::fingerprint(&[b"reply", id.as_bytes(), text.as_bytes()]);
         match idempotency::claim(&mut tx, merchant_id, key, &request).await? {
             idempotency::Claim::Fresh => {}
-            idempotency::Claim::Replay(answer) => return Ok(Json(answer)),
+            idempotency::Claim::Replay(answer) => return Ok(answer),
             idempotency::Claim::Mismatch => {
                 return Err(ApiError::Invalid {
                     error: "this Idempotency-Key was used for a different request".into(),
@@ -302,9 +333,9 @@ pub async fn reply(
     let answer = json!({
         "id": id, "outbox_id": outbox_id, "state": update.state.as_str(), "human_override": update.human_override,
     });
-    if let Some(key) = &key {
+    if let Some(key) = key {
         idempotency::complete(&mut tx, merchant_id, key, &answer).await?;
     }
     commit(tx, &conversation, &update, &rows).await?;
-    Ok(Json(answer))
+    Ok(answer)
 }

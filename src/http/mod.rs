@@ -45,6 +45,8 @@ pub struct AppState {
     pub bots: std::sync::Arc<directory::BotDirectory>,
     /// For answering inline-button presses right away.
     pub telegram: std::sync::Arc<crate::channels::telegram::TelegramChannel>,
+    /// For fetching payment proofs sent over WhatsApp.
+    pub whatsapp: std::sync::Arc<crate::channels::whatsapp::WhatsAppChannel>,
     /// Each bot's daily LLM token budget, when an LLM is configured.
     pub llm_daily_tokens: Option<u64>,
 }
@@ -90,6 +92,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics::metrics))
         .merge(webchat)
+        .merge(crate::dashboard::router())
         .nest("/api/v1", api)
         .fallback(|| async { error::ApiError::NotFound("route") })
         .layer(axum::middleware::from_fn(refuse_nul_in_uri))

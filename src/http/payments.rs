@@ -7,7 +7,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sqlx::PgConnection;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::AppState;
@@ -81,7 +81,12 @@ pub async fn approve_payment(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "order")?;
-    let mut tx = state.pool.begin().await?;
+    approve(&state.pool, merchant_id, id).await.map(Json)
+}
+
+/// The proof is good: the order is paid and the customer told.
+pub async fn approve(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<Value, ApiError> {
+    let mut tx = pool.begin().await?;
     let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
     orders::set_status(&mut tx, order.id, OrderStatus::Paid, None).await?;
     let update = payment_update(&conversation, Event::PaymentApproved);
@@ -103,9 +108,9 @@ pub async fn approve_payment(
         "payment approved",
     ));
     commit(tx, &conversation, &update, &rows).await?;
-    Ok(Json(
+    Ok(
         json!({"order_id": order.id, "status": OrderStatus::Paid, "conversation_state": update.state.as_str()}),
-    ))
+    )
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -123,8 +128,20 @@ pub async fn reject_payment(
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "order")?;
     let body: RejectBody = parse_json(&body?)?;
-    let reason = bounded_text("reason", &body.reason, 300)?;
-    let mut tx = state.pool.begin().await?;
+    reject(&state.pool, merchant_id, id, &body.reason)
+        .await
+        .map(Json)
+}
+
+/// The proof is not good: the order waits for another, and the customer is told why.
+pub async fn reject(
+    pool: &PgPool,
+    merchant_id: Uuid,
+    id: Uuid,
+    reason: &str,
+) -> Result<Value, ApiError> {
+    let reason = bounded_text("reason", reason, 300)?;
+    let mut tx = pool.begin().await?;
     let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
     orders::set_status(
         &mut tx,
@@ -146,7 +163,5 @@ pub async fn reject_payment(
             .detail(json!({"order_id": order.id, "order_number": order.number})),
     ];
     commit(tx, &conversation, &update, &rows).await?;
-    Ok(Json(
-        json!({"order_id": order.id, "status": OrderStatus::AwaitingPayment}),
-    ))
+    Ok(json!({"order_id": order.id, "status": OrderStatus::AwaitingPayment}))
 }

@@ -48,6 +48,14 @@ struct Shared {
     script: Arc<Mutex<Script>>,
     next_id: Arc<AtomicU64>,
     mode: Arc<Mutex<Mode>>,
+    base: Arc<Mutex<String>>,
+}
+
+/// The bytes every fake file holds (a JPEG's first bytes, then its id).
+pub fn fake_file(id: &str) -> Vec<u8> {
+    let mut bytes = vec![0xFF, 0xD8, 0xFF, 0xE0];
+    bytes.extend_from_slice(id.as_bytes());
+    bytes
 }
 
 pub struct FakePlatform {
@@ -59,11 +67,21 @@ impl FakePlatform {
     pub async fn start() -> FakePlatform {
         let shared = Shared::default();
         let app = axum::Router::new()
-            .route("/{bot_token}/{method}", post(telegram))
+            // Telegram methods are POSTs; WhatsApp media lookups are GETs of the same shape.
+            .route("/{bot_token}/{method}", post(telegram).get(whatsapp_media))
             .route("/{version}/{phone}/messages", post(whatsapp))
+            .route(
+                "/file/{bot_token}/{*path}",
+                axum::routing::get(telegram_file),
+            )
+            .route(
+                "/media-download/{media_id}",
+                axum::routing::get(whatsapp_download),
+            )
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}", listener.local_addr().unwrap());
+        *shared.base.lock().unwrap() = base_url.clone();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         FakePlatform { base_url, shared }
     }
@@ -176,8 +194,14 @@ async fn telegram(
         return (StatusCode::from_u16(status).unwrap(), Json(answer)).into_response();
     }
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst) + 1;
-    Json(json!({"ok": true, "result": if method == "sendMessage" { json!({"message_id": id}) } else { json!(true) }}))
-        .into_response()
+    let result = match method.as_str() {
+        "sendMessage" => json!({"message_id": id}),
+        "getFile" => {
+            json!({"file_id": body_file_id(&shared, &method), "file_path": format!("photos/{}.jpg", body_file_id(&shared, &method))})
+        }
+        _ => json!(true),
+    };
+    Json(json!({"ok": true, "result": result})).into_response()
 }
 
 async fn whatsapp(
@@ -191,5 +215,68 @@ async fn whatsapp(
     }
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst) + 1;
     Json(json!({"messaging_product": "whatsapp", "messages": [{"id": format!("wamid.OUT{id}")}]}))
+        .into_response()
+}
+
+/// The `file_id` of the last call to `method`.
+fn body_file_id(shared: &Shared, method: &str) -> String {
+    shared
+        .calls
+        .lock()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|c| c.method == method)
+        .and_then(|c| c.body["file_id"].as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+async fn telegram_file(
+    State(shared): State<Shared>,
+    Path((token, path)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let id = path
+        .trim_start_matches("photos/")
+        .trim_end_matches(".jpg")
+        .to_owned();
+    let _ = answer(
+        &shared,
+        "file",
+        &headers,
+        json!({"token": token, "path": path}),
+    )
+    .await;
+    (
+        [(axum::http::header::CONTENT_TYPE, "image/jpeg")],
+        fake_file(&id),
+    )
+        .into_response()
+}
+
+async fn whatsapp_media(
+    State(shared): State<Shared>,
+    Path((_version, media_id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    let _ = answer(&shared, "media", &headers, json!({"id": media_id})).await;
+    let base = shared.base.lock().unwrap().clone();
+    Json(json!({"url": format!("{base}/media-download/{media_id}"), "mime_type": "image/jpeg", "id": media_id}))
+        .into_response()
+}
+
+async fn whatsapp_download(
+    State(shared): State<Shared>,
+    Path(media_id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let _ = answer(&shared, "download", &headers, json!({"id": media_id})).await;
+    if headers.get("authorization").is_none() {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    (
+        [(axum::http::header::CONTENT_TYPE, "image/jpeg")],
+        fake_file(&media_id),
+    )
         .into_response()
 }

@@ -11,6 +11,7 @@ mod channels_resilience;
 mod cli;
 mod concurrency;
 mod console_api;
+mod dashboard;
 mod deploy;
 mod engine;
 mod eval;

@@ -1,0 +1,84 @@
+//! Signing in with an API key and out again.
+
+use axum::Form;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use maud::html;
+use serde::Deserialize;
+
+use super::layout::{flash, page};
+use super::session::{self, Session};
+use super::{Page, PageError};
+use crate::http::AppState;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct LoginQuery {
+    #[serde(default)]
+    error: Option<String>,
+}
+
+/// `GET /dashboard/login`.
+pub async fn form(Query(query): Query<LoginQuery>) -> Page {
+    let body = html! {
+        h1 { "Entrar a la consola" }
+        (flash(None, query.error.as_deref()))
+        form.card method="post" action="/dashboard/login" {
+            label for="key" { "Llave de API" }
+            input id="key" name="key" type="password" autocomplete="current-password" required
+                  aria-describedby="key-help" size="40";
+            p.muted id="key-help" { "La llave que empieza con tdr_ (la muestra «tendero serve» al iniciar, o «tendero merchant key»)." }
+            button type="submit" { "Entrar" }
+        }
+    };
+    Page(page("Entrar", None, body))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct LoginForm {
+    key: String,
+}
+
+/// `POST /dashboard/login`: a valid key opens a session (a cookie only the server
+/// can read back); anything else asks again.
+pub async fn sign_in(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Form(login): Form<LoginForm>,
+) -> Result<Response, PageError> {
+    let Some((merchant_id, key_id)) =
+        crate::merchant::authenticate_key(&state.pool, &login.key).await?
+    else {
+        return Ok(
+            Redirect::to("/dashboard/login?error=Esa+llave+no+es+v%C3%A1lida.").into_response(),
+        );
+    };
+    let token = session::open(&state.pool, merchant_id, key_id).await?;
+    Ok((
+        [(header::SET_COOKIE, session::cookie(&token, &headers))],
+        Redirect::to("/dashboard"),
+    )
+        .into_response())
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Csrf {
+    csrf: String,
+}
+
+/// `POST /dashboard/logout`.
+pub async fn sign_out(
+    session: Session,
+    State(state): State<AppState>,
+    Form(form): Form<Csrf>,
+) -> Result<Response, PageError> {
+    if !session.csrf_ok(&form.csrf) {
+        return Err(PageError::Forbidden);
+    }
+    session::close(&state.pool, &session).await?;
+    Ok((
+        [(header::SET_COOKIE, session::cleared_cookie())],
+        Redirect::to("/dashboard/login"),
+    )
+        .into_response())
+}

@@ -1,0 +1,147 @@
+//! The console's page frame: Spanish, one column on a phone, a small stylesheet
+//! inline (no CDN), visible focus, contrast above WCAG AA.
+
+use maud::{DOCTYPE, Markup, html};
+
+/// The stylesheet, served at `/dashboard/app.css` (the policy allows no inline style).
+pub const STYLE: &str = r#"
+:root { --ink: #111827; --muted: #4b5563; --line: #d1d5db; --bg: #f9fafb; --brand: #1d4ed8;
+        --warn: #92400e; --warn-bg: #fef3c7; --bad: #991b1b; --bad-bg: #fee2e2; --ok: #065f46; --ok-bg: #d1fae5; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
+header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .6rem 1rem; background: #fff; border-bottom: 1px solid var(--line); }
+header.top strong { margin-right: auto; }
+nav a { color: var(--brand); margin-right: .8rem; }
+main { max-width: 56rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.35rem; margin: .2rem 0 1rem; }
+h2 { font-size: 1.1rem; margin: 1.4rem 0 .5rem; }
+a { color: var(--brand); }
+:focus-visible { outline: 3px solid #f59e0b; outline-offset: 2px; }
+button, .button { font: inherit; border: 0; border-radius: .4rem; padding: .55rem .9rem; background: var(--brand); color: #fff; cursor: pointer; text-decoration: none; display: inline-block; }
+button.secondary { background: #fff; color: var(--brand); border: 1px solid var(--brand); }
+button.danger { background: var(--bad); }
+input, select, textarea { font: inherit; padding: .45rem; border: 1px solid #6b7280; border-radius: .35rem; background: #fff; color: var(--ink); max-width: 100%; }
+textarea { width: 100%; min-height: 4.5rem; }
+label { display: block; font-weight: 600; margin: .4rem 0 .2rem; }
+label.inline { display: inline-flex; gap: .35rem; align-items: center; font-weight: 400; }
+form.row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: .5rem; padding: .8rem 1rem; margin: .6rem 0; }
+ul.list { list-style: none; padding: 0; margin: 0; }
+ul.list li a { display: block; text-decoration: none; color: var(--ink); }
+.badge { display: inline-block; font-size: .8rem; font-weight: 600; border-radius: 1rem; padding: .1rem .55rem; margin: .1rem .2rem .1rem 0; }
+.badge.warn { background: var(--warn-bg); color: var(--warn); }
+.badge.bad { background: var(--bad-bg); color: var(--bad); }
+.badge.ok { background: var(--ok-bg); color: var(--ok); }
+.badge.info { background: #dbeafe; color: #1e3a8a; }
+.muted { color: var(--muted); font-size: .9rem; }
+.flash { padding: .6rem .9rem; border-radius: .4rem; margin-bottom: 1rem; }
+.flash.error { background: var(--bad-bg); color: var(--bad); }
+.flash.done { background: var(--ok-bg); color: var(--ok); }
+.msg { margin: .35rem 0; padding: .45rem .7rem; border-radius: .5rem; max-width: 85%; }
+.msg.in { background: #fff; border: 1px solid var(--line); }
+.msg.out { background: #dbeafe; margin-left: auto; }
+.transcript { display: flex; flex-direction: column; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: .35rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+img.proof { max-width: 100%; max-height: 28rem; border: 1px solid var(--line); border-radius: .4rem; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+"#;
+
+/// A whole page; `csrf` is given when signed in (the sign-out form needs it).
+pub fn page(title: &str, csrf: Option<&str>, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="es" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · Tendero" }
+                link rel="stylesheet" href="/dashboard/app.css";
+                script src="/dashboard/app.js" defer {}
+            }
+            body {
+                header.top {
+                    strong { "Tendero" }
+                    @if let Some(csrf) = csrf {
+                        nav aria-label="Secciones" {
+                            a href="/dashboard" { "Bandeja" }
+                            a href="/dashboard/catalog" { "Catálogo" }
+                            a href="/dashboard/bots" { "Bots" }
+                            a href="/dashboard/keys" { "Llaves" }
+                        }
+                        form method="post" action="/dashboard/logout" {
+                            input type="hidden" name="csrf" value=(csrf);
+                            button.secondary type="submit" { "Salir" }
+                        }
+                    }
+                }
+                main id="main" { (body) }
+            }
+        }
+    }
+}
+
+/// A hidden CSRF field for a form.
+pub fn csrf_field(csrf: &str) -> Markup {
+    html! { input type="hidden" name="csrf" value=(csrf); }
+}
+
+/// A message after an action, from the `aviso` / `error` query parameters.
+pub fn flash(done: Option<&str>, error: Option<&str>) -> Markup {
+    html! {
+        @if let Some(error) = error { p.flash.error role="alert" { (error) } }
+        @if let Some(done) = done { p.flash.done role="status" { (done) } }
+    }
+}
+
+/// A conversation state, as a merchant reads it.
+pub fn state_label(state: &str) -> &'static str {
+    match state {
+        "IDLE" => "Sin actividad",
+        "BROWSING" => "Mirando el catálogo",
+        "CART_OPEN" => "Con carrito",
+        "CHECKOUT" => "Revisando el pedido",
+        "AWAITING_PAYMENT" => "Esperando el pago",
+        "COMPLETED" => "Completada",
+        "HUMAN_TAKEOVER" => "Atendida por una persona",
+        "CLARIFYING" => "Aclarando un dato",
+        "AWAITING_CONFIRMATION" => "Esperando confirmación",
+        _ => "Otro estado",
+    }
+}
+
+/// Live updates: a page that names `data-live` refreshes its `data-fragment` (or
+/// reloads) when the server says something changed; nothing typed is lost.
+pub const SCRIPT: &str = r#"
+(function () {
+  var root = document.querySelector('[data-live]');
+  if (!root || !window.EventSource) return;
+  var watch = root.getAttribute('data-conversation');
+  var fragment = root.getAttribute('data-fragment');
+  var pending = null;
+  function typing() {
+    var el = document.activeElement;
+    return el && (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') && el.value;
+  }
+  function refresh() {
+    pending = null;
+    if (fragment) {
+      fetch(fragment + window.location.search, {credentials: 'same-origin'})
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) { if (html !== null) { root.innerHTML = html; } });
+    } else if (typing()) {
+      var note = document.getElementById('news');
+      if (note) { note.hidden = false; }
+    } else {
+      window.location.reload();
+    }
+  }
+  var source = new EventSource('/dashboard/events');
+  source.addEventListener('changed', function (event) {
+    var data = {};
+    try { data = JSON.parse(event.data); } catch (e) {}
+    if (watch && data.conversation_id !== watch) return;
+    if (!pending) pending = setTimeout(refresh, 300);
+  });
+})();
+"#;

@@ -1,0 +1,159 @@
+//! Console sessions: signed in with an API key, kept server-side (the cookie holds
+//! a random token, the table only its hash), ended by sign-out, by expiry or by
+//! revoking the key. Every write carries the session's CSRF token.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use sqlx::PgPool;
+use subtle::ConstantTimeEq;
+use uuid::Uuid;
+
+use crate::http::AppState;
+
+pub const COOKIE: &str = "tendero_session";
+/// How long a session lasts from sign-in.
+pub const LIFETIME_SECS: i64 = 12 * 3600;
+
+/// A signed-in merchant.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub merchant_id: Uuid,
+    pub csrf: String,
+    token: String,
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    rand::rng().fill_bytes(&mut buf);
+    hex::encode(buf)
+}
+
+fn hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// Opens a session; returns the cookie's token.
+pub async fn open(pool: &PgPool, merchant_id: Uuid, key_id: Uuid) -> sqlx::Result<String> {
+    let token = random_hex(32);
+    sqlx::query(
+        "INSERT INTO dashboard_sessions (token_hash, merchant_id, key_id, csrf, expires_at)
+         VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))",
+    )
+    .bind(hash(&token))
+    .bind(merchant_id)
+    .bind(key_id)
+    .bind(random_hex(24))
+    .bind(LIFETIME_SECS as f64)
+    .execute(pool)
+    .await?;
+    // Expired sessions go as new ones come.
+    sqlx::query("DELETE FROM dashboard_sessions WHERE expires_at < now()")
+        .execute(pool)
+        .await?;
+    Ok(token)
+}
+
+/// The live session a token names: not expired, its key not revoked.
+pub async fn find(pool: &PgPool, token: &str) -> sqlx::Result<Option<Session>> {
+    if token.len() != 64 {
+        return Ok(None);
+    }
+    let row: Option<(Uuid, String)> = sqlx::query_as(
+        "SELECT s.merchant_id, s.csrf FROM dashboard_sessions s
+         JOIN api_keys k ON k.id = s.key_id AND k.revoked_at IS NULL
+         WHERE s.token_hash = $1 AND s.expires_at > now()",
+    )
+    .bind(hash(token))
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(|(merchant_id, csrf)| Session {
+        merchant_id,
+        csrf,
+        token: token.to_owned(),
+    }))
+}
+
+pub async fn close(pool: &PgPool, session: &Session) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM dashboard_sessions WHERE token_hash = $1")
+        .bind(hash(&session.token))
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+impl Session {
+    /// Whether a form's token is this session's (compared in constant time).
+    pub fn csrf_ok(&self, token: &str) -> bool {
+        self.csrf.as_bytes().ct_eq(token.as_bytes()).into()
+    }
+}
+
+/// The cookie that carries `token` (Secure when the request came over TLS).
+pub fn cookie(token: &str, headers: &HeaderMap) -> String {
+    let secure = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("https"));
+    format!(
+        "{COOKIE}={token}; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age={LIFETIME_SECS}{}",
+        if secure { "; Secure" } else { "" }
+    )
+}
+
+/// The cookie that ends the session in the browser.
+pub fn cleared_cookie() -> String {
+    format!("{COOKIE}=; Path=/dashboard; HttpOnly; SameSite=Strict; Max-Age=0")
+}
+
+fn token_in(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == COOKIE)
+        .map(|(_, value)| value.to_owned())
+}
+
+/// Not signed in: to the sign-in page (pages) or 401 (live updates, media).
+pub struct SignIn;
+
+impl IntoResponse for SignIn {
+    fn into_response(self) -> Response {
+        Redirect::to("/dashboard/login").into_response()
+    }
+}
+
+impl FromRequestParts<AppState> for Session {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+        let Some(token) = token_in(&parts.headers) else {
+            return Err(SignIn.into_response());
+        };
+        match find(&state.pool, &token).await {
+            Ok(Some(session)) => Ok(session),
+            Ok(None) => Err(SignIn.into_response()),
+            Err(err) => Err(crate::http::error::ApiError::from(err).into_response()),
+        }
+    }
+}
+
+/// Whether a browser write comes from this site: an `Origin` header, when the
+/// browser sends one, must name the host the request was sent to.
+pub fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let Some(host) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    origin
+        .split_once("://")
+        .is_some_and(|(_, rest)| rest.trim_end_matches('/') == host)
+}

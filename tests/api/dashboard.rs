@@ -1,0 +1,433 @@
+//! The merchant console over HTTP: sign-in and sessions, CSRF on every write, the
+//! live inbox, a conversation's actions, the payment-proof proxy and tenant
+//! isolation. (The browser test drives the same pages in Chromium.)
+
+use reqwest::StatusCode;
+use reqwest::header::{COOKIE, LOCATION, SET_COOKIE};
+use serde_json::json;
+
+use crate::channels::{TG_SECRET, channel_app, fixture, post_telegram, settle, tg_text};
+use crate::fake_platforms::fake_file;
+use crate::helpers::{TestApp, spawn_app};
+
+/// A browser without a cookie jar: we carry the session cookie ourselves.
+pub struct Browser<'a> {
+    app: &'a TestApp,
+    http: reqwest::Client,
+    pub cookie: String,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Self {
+        Browser {
+            app,
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            cookie: String::new(),
+        }
+    }
+
+    pub async fn sign_in(app: &'a TestApp, key: &str) -> Browser<'a> {
+        let mut browser = Browser::new(app);
+        let response = browser.post("/dashboard/login", &[("key", key)]).await;
+        assert_eq!(response.status(), StatusCode::SEE_OTHER);
+        let set = response.headers()[SET_COOKIE].to_str().unwrap().to_owned();
+        browser.cookie = set.split(';').next().unwrap().to_owned();
+        browser
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(format!("{}{path}", self.app.base))
+            .header(COOKIE, &self.cookie)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn page(&self, path: &str) -> String {
+        let response = self.get(path).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        response.text().await.unwrap()
+    }
+
+    pub async fn post(&self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+        self.http
+            .post(format!("{}{path}", self.app.base))
+            .header(COOKIE, &self.cookie)
+            .form(form)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// The CSRF token the pages carry.
+    pub async fn csrf(&self) -> String {
+        let page = self.page("/dashboard").await;
+        let at = page.find("name=\"csrf\" value=\"").unwrap() + 19;
+        page[at..at + 48].to_owned()
+    }
+}
+
+fn location(response: &reqwest::Response) -> String {
+    response.headers()[LOCATION].to_str().unwrap().to_owned()
+}
+
+async fn override_on(app: &TestApp, session: &str) -> bool {
+    sqlx::query_scalar(
+        "SELECT c.human_override FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.external_id = $1",
+    )
+    .bind(session)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap()
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn signing_in_opens_a_server_side_session_and_signing_out_or_revoking_ends_it(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    let anonymous = Browser::new(&app);
+    let to_login = anonymous.get("/dashboard").await;
+    assert_eq!(to_login.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&to_login), "/dashboard/login");
+    let form = anonymous.get("/dashboard/login").await;
+    assert_eq!(form.status(), StatusCode::OK);
+    let html = form.text().await.unwrap();
+    assert!(
+        html.contains("<label for=\"key\">Llave de API</label>"),
+        "{html}"
+    );
+
+    let wrong = anonymous
+        .post("/dashboard/login", &[("key", "tdr_wrong")])
+        .await;
+    assert!(location(&wrong).starts_with("/dashboard/login?error="));
+    assert!(wrong.headers().get(SET_COOKIE).is_none());
+
+    let secure = anonymous
+        .http
+        .post(format!("{}/dashboard/login", app.base))
+        .header("X-Forwarded-Proto", "https")
+        .form(&[("key", app.key.as_str())])
+        .send()
+        .await
+        .unwrap();
+    let cookie = secure.headers()[SET_COOKIE].to_str().unwrap();
+    for part in [
+        "HttpOnly",
+        "SameSite=Strict",
+        "Path=/dashboard",
+        "Secure",
+        "Max-Age=43200",
+    ] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    let stored: i64 = app.count("SELECT count(*) FROM dashboard_sessions").await;
+    assert_eq!(stored, 1);
+    let token = cookie.split(';').next().unwrap().split('=').nth(1).unwrap();
+    let plain: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM dashboard_sessions WHERE encode(token_hash, 'hex') = $1",
+    )
+    .bind(token)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(plain, 0, "only a hash of the token is stored");
+
+    let browser = Browser::sign_in(&app, &app.key).await;
+    let inbox = browser.get("/dashboard").await;
+    assert_eq!(inbox.status(), StatusCode::OK);
+    let headers = inbox.headers().clone();
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("frame-ancestors 'none'")
+    );
+    assert_eq!(headers["x-frame-options"], "DENY");
+    let csrf = browser.csrf().await;
+
+    // Sign-out needs the CSRF token, then the cookie is worth nothing.
+    let forged = browser.post("/dashboard/logout", &[("csrf", "0")]).await;
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    let out = browser.post("/dashboard/logout", &[("csrf", &csrf)]).await;
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    assert!(
+        out.headers()[SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+    assert_eq!(
+        browser.get("/dashboard").await.status(),
+        StatusCode::SEE_OTHER
+    );
+
+    // Revoking the key ends the sessions it opened.
+    let (_, created) = app
+        .post_api("/keys", Some(json!({"label": "teléfono"})))
+        .await;
+    let phone = Browser::sign_in(&app, created["key"].as_str().unwrap()).await;
+    assert_eq!(phone.get("/dashboard").await.status(), StatusCode::OK);
+    let id = created["id"].as_str().unwrap();
+    app.api(
+        reqwest::Method::DELETE,
+        &format!("/keys/{id}"),
+        &app.key,
+        None,
+    )
+    .await;
+    assert_eq!(
+        phone.get("/dashboard").await.status(),
+        StatusCode::SEE_OTHER
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_inbox_flags_what_needs_the_merchant_and_every_write_needs_the_csrf_token(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    app.say("lola", "quiero hablar con una persona").await;
+    app.say("tomas", "quiero 1 brownie").await;
+    let browser = Browser::sign_in(&app, &app.key).await;
+    let inbox = browser.page("/dashboard").await;
+    assert!(inbox.contains("Pidió una persona"), "{inbox}");
+    let needs = browser.page("/dashboard/inbox?needs=me").await;
+    assert_eq!(needs.matches("<li class=\"card\">").count(), 1, "{needs}");
+
+    let id = app.conversation_id("tomas").await;
+    let csrf = browser.csrf().await;
+    let take = format!("/dashboard/conversations/{id}/tomar");
+    for form in [vec![], vec![("csrf", "bad")]] {
+        let refused = browser.post(&take, &form).await;
+        assert!(refused.status().is_client_error(), "{:?}", refused.status());
+    }
+    let cross_site = browser
+        .http
+        .post(format!("{}{take}", app.base))
+        .header(COOKIE, &browser.cookie)
+        .header("Origin", "https://evil.example")
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cross_site.status(), StatusCode::FORBIDDEN);
+    assert!(!override_on(&app, "tomas").await, "nothing changed");
+
+    let taken = browser.post(&take, &[("csrf", &csrf)]).await;
+    assert_eq!(taken.status(), StatusCode::SEE_OTHER);
+    assert!(location(&taken).contains("aviso="));
+    assert!(override_on(&app, "tomas").await);
+    let quiet = app.say("tomas", "hola?").await;
+    assert!(quiet.is_empty(), "the bot is silent: {quiet:?}");
+
+    let replied = browser
+        .post(
+            &format!("/dashboard/conversations/{id}/responder"),
+            &[("csrf", &csrf), ("text", "¡Hola Tomás! Aquí estoy.")],
+        )
+        .await;
+    assert_eq!(replied.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        app.replies("tomas").await.last().unwrap(),
+        "¡Hola Tomás! Aquí estoy."
+    );
+    let empty = browser
+        .post(
+            &format!("/dashboard/conversations/{id}/responder"),
+            &[("csrf", &csrf), ("text", " ")],
+        )
+        .await;
+    assert!(
+        location(&empty).contains("error="),
+        "an empty reply is explained"
+    );
+
+    let page = browser
+        .page(&format!("/dashboard/conversations/{id}"))
+        .await;
+    assert!(page.contains("¡Hola Tomás! Aquí estoy."));
+    assert!(page.contains("Entregado"));
+    assert!(page.contains("Historial de decisiones"));
+    let released = browser
+        .post(
+            &format!("/dashboard/conversations/{id}/soltar"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(released.status(), StatusCode::SEE_OTHER);
+    assert!(!override_on(&app, "tomas").await);
+    let answered = app.say("tomas", "quiero 1 limonada").await;
+    assert!(!answered.is_empty(), "the bot answers again");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_payment_proof_is_shown_through_the_server_and_approved_in_two_taps(pool: sqlx::PgPool) {
+    let (app, fake) = channel_app(pool, |_| {}).await;
+    for (n, text) in ["hola", "quiero 2 maracuyá", "cuánto es", "sí"]
+        .iter()
+        .enumerate()
+    {
+        post_telegram(&app, &tg_text(n as u64 + 1, text), Some(TG_SECRET)).await;
+        settle(&app).await;
+    }
+    let mut photo = fixture("telegram/photo.json");
+    photo["update_id"] = json!(9);
+    post_telegram(&app, &photo, Some(TG_SECRET)).await;
+    settle(&app).await;
+
+    let browser = Browser::sign_in(&app, &app.key).await;
+    let id = app.conversation_id("555000111").await;
+    let page = browser
+        .page(&format!("/dashboard/conversations/{id}"))
+        .await;
+    assert!(page.contains("Comprobante por revisar"), "{page}");
+    let at = page.find("/dashboard/media/").unwrap();
+    let src: String = page[at..].chars().take_while(|c| *c != '"').collect();
+    assert!(!page.contains("123456:ABC-test"), "no token in the page");
+    let image = browser.get(&src).await;
+    assert_eq!(image.status(), StatusCode::OK);
+    assert_eq!(image.headers()["content-type"], "image/jpeg");
+    let file_id = fake.calls("getFile")[0].body["file_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(image.bytes().await.unwrap().to_vec(), fake_file(&file_id));
+
+    let csrf = browser.csrf().await;
+    let order: uuid::Uuid = sqlx::query_scalar("SELECT id FROM orders")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let approved = browser
+        .post(
+            &format!("/dashboard/orders/{order}/aprobar"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(approved.status(), StatusCode::SEE_OTHER);
+    settle(&app).await;
+    assert_eq!(app.state("555000111").await, "COMPLETED");
+    assert!(
+        fake.texts("sendMessage")
+            .last()
+            .unwrap()
+            .starts_with("¡Pago confirmado!")
+    );
+    let again = browser
+        .post(
+            &format!("/dashboard/orders/{order}/aprobar"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert!(
+        location(&again).contains("error="),
+        "approving twice is explained, not done"
+    );
+
+    // Another merchant's session sees none of it.
+    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+        .await
+        .unwrap();
+    let key = tendero::merchant::create_api_key(&app.pool, other)
+        .await
+        .unwrap();
+    let intruder = Browser::sign_in(&app, &key).await;
+    let their_csrf = intruder.csrf().await;
+    assert_eq!(
+        intruder
+            .get(&format!("/dashboard/conversations/{id}"))
+            .await
+            .status(),
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(intruder.get(&src).await.status(), StatusCode::NOT_FOUND);
+    for path in [
+        format!("/dashboard/conversations/{id}/tomar"),
+        format!("/dashboard/conversations/{id}/responder"),
+        format!("/dashboard/orders/{order}/rechazar"),
+    ] {
+        let response = intruder
+            .post(
+                &path,
+                &[("csrf", &their_csrf), ("text", "hola"), ("reason", "x")],
+            )
+            .await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    let inbox = intruder.page("/dashboard").await;
+    assert!(!inbox.contains(&id.to_string()));
+}
+
+/// The first `changed` events on the console's stream within `wait`.
+async fn changes(
+    browser: &Browser<'_>,
+    count: usize,
+    wait: std::time::Duration,
+) -> Vec<serde_json::Value> {
+    use futures::StreamExt;
+    let response = browser.get("/dashboard/events").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let mut stream = response.bytes_stream();
+    let mut buffer = String::new();
+    let mut events = Vec::new();
+    let read = async {
+        while events.len() < count {
+            let Some(Ok(chunk)) = stream.next().await else {
+                break;
+            };
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+            while let Some(end) = buffer.find("\n\n") {
+                let block: String = buffer.drain(..end + 2).collect();
+                if block.contains("event: changed") {
+                    let data = block
+                        .lines()
+                        .find_map(|l| l.strip_prefix("data: "))
+                        .unwrap_or("{}");
+                    events.push(serde_json::from_str(data).unwrap());
+                }
+            }
+        }
+    };
+    let _ = tokio::time::timeout(wait, read).await;
+    events
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_live_feed_tells_each_merchant_only_of_their_own_conversations(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    app.say("vivo", "hola").await;
+    let id = app.conversation_id("vivo").await;
+    let browser = Browser::sign_in(&app, &app.key).await;
+    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+        .await
+        .unwrap();
+    let key = tendero::merchant::create_api_key(&app.pool, other)
+        .await
+        .unwrap();
+    let intruder = Browser::sign_in(&app, &key).await;
+    let wait = std::time::Duration::from_secs(5);
+    let (mine, theirs, _) = tokio::join!(
+        changes(&browser, 1, wait),
+        changes(&intruder, 1, std::time::Duration::from_secs(3)),
+        async {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            app.say("vivo", "quiero 1 brownie").await;
+        }
+    );
+    assert_eq!(mine, [json!({"conversation_id": id})]);
+    assert!(
+        theirs.is_empty(),
+        "another merchant hears nothing: {theirs:?}"
+    );
+    assert_eq!(
+        Browser::new(&app).get("/dashboard/events").await.status(),
+        StatusCode::SEE_OTHER
+    );
+}
