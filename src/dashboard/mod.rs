@@ -4,9 +4,12 @@
 //! do nothing the API cannot, and the API's checks hold here too.
 
 mod auth;
+mod bots;
+mod catalog;
 mod conversation;
 mod events;
 mod inbox;
+mod keys;
 pub mod layout;
 mod media;
 pub mod session;
@@ -91,7 +94,8 @@ pub fn back(to: &str, outcome: Result<&str, String>) -> Response {
     let query: String = form_urlencoded::Serializer::new(String::new())
         .append_pair(key, &text)
         .finish();
-    Redirect::to(&format!("{to}?{query}")).into_response()
+    let joiner = if to.contains('?') { '&' } else { '?' };
+    Redirect::to(&format!("{to}{joiner}{query}")).into_response()
 }
 
 /// What an API error says to a merchant, in Spanish.
@@ -107,41 +111,47 @@ pub fn explain(err: &ApiError) -> String {
 const POLICY: &str = "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; \
                       connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/// The console's routes: one list makes both the router and `ROUTES`, so a test
+/// can call every one of them (tenant isolation is checked route by route).
+macro_rules! console {
+    ($( $method:ident $path:literal => $handler:expr $(; $layer:expr)? ),* $(,)?) => {
+        /// Every console route as (method, path).
+        pub const ROUTES: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
+
+        fn routes() -> Router<AppState> {
+            Router::new()$(.route($path, $method($handler)$(.layer($layer))?))*
+        }
+    };
+}
+
+console! {
+    get "/dashboard" => inbox::page_,
+    get "/dashboard/inbox" => inbox::fragment,
+    get "/dashboard/events" => events::stream,
+    get "/dashboard/login" => auth::form,
+    post "/dashboard/login" => auth::sign_in,
+    post "/dashboard/logout" => auth::sign_out,
+    get "/dashboard/conversations/{id}" => conversation::page_,
+    post "/dashboard/conversations/{id}/{action}" => conversation::act,
+    post "/dashboard/orders/{id}/{decision}" => conversation::decide,
+    get "/dashboard/media/{proof}" => media::proof,
+    get "/dashboard/catalog" => catalog::page_,
+    post "/dashboard/catalog/{slug}/productos" => catalog::create,
+    post "/dashboard/catalog/{slug}/productos/{id}" => catalog::update,
+    get "/dashboard/catalog/{slug}/productos.csv" => catalog::export,
+    post "/dashboard/catalog/{slug}/importar" => catalog::import; DefaultBodyLimit::max(2 * 1024 * 1024),
+    get "/dashboard/bots" => bots::page_,
+    post "/dashboard/bots/{slug}/ajustes" => bots::settings,
+    post "/dashboard/bots/{slug}/{channel}" => bots::channel,
+    get "/dashboard/keys" => keys::page_,
+    post "/dashboard/keys" => keys::create,
+    post "/dashboard/keys/{id}/revocar" => keys::revoke,
+    get "/dashboard/app.css" => || async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], layout::STYLE) },
+    get "/dashboard/app.js" => || async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], layout::SCRIPT) },
+}
+
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/dashboard", get(inbox::page_))
-        .route("/dashboard/inbox", get(inbox::fragment))
-        .route("/dashboard/events", get(events::stream))
-        .route("/dashboard/login", get(auth::form).post(auth::sign_in))
-        .route("/dashboard/logout", post(auth::sign_out))
-        .route("/dashboard/conversations/{id}", get(conversation::page_))
-        .route(
-            "/dashboard/conversations/{id}/{action}",
-            post(conversation::act),
-        )
-        .route(
-            "/dashboard/orders/{id}/{decision}",
-            post(conversation::decide),
-        )
-        .route("/dashboard/media/{proof}", get(media::proof))
-        .route(
-            "/dashboard/app.css",
-            get(|| async {
-                (
-                    [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
-                    layout::STYLE,
-                )
-            }),
-        )
-        .route(
-            "/dashboard/app.js",
-            get(|| async {
-                (
-                    [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
-                    layout::SCRIPT,
-                )
-            }),
-        )
+    routes()
         .layer(DefaultBodyLimit::max(64 * 1024))
         .layer(axum::middleware::map_response(
             |mut response: Response| async move {

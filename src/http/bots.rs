@@ -12,17 +12,17 @@ use super::error::{ApiError, parse_json};
 use super::merchant::{MerchantAuth, bounded_text, owned_bot};
 use super::openapi::{Answer, Errors};
 
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-struct BotPatch {
+pub struct BotPatch {
     /// The LLM switch: false runs the bot on the offline rules (the rollback flag).
-    agent_enabled: Option<bool>,
+    pub agent_enabled: Option<bool>,
     /// Inactivity after which BROWSING, CART_OPEN and CHECKOUT return to IDLE.
-    session_timeout_secs: Option<i32>,
+    pub session_timeout_secs: Option<i32>,
     /// Time an order may wait for payment before it expires.
-    payment_timeout_secs: Option<i32>,
+    pub payment_timeout_secs: Option<i32>,
     /// Shown to the customer when an order is confirmed.
-    payment_instructions: Option<String>,
+    pub payment_instructions: Option<String>,
 }
 
 /// `PATCH /api/v1/bots/{slug}`: bot settings a merchant may change.
@@ -36,6 +36,22 @@ pub async fn update_bot(
 ) -> Result<Json<Value>, ApiError> {
     let patch: BotPatch = parse_json(&body?)?;
     let bot = owned_bot(&state, merchant_id, &slug).await?;
+    let updated = change_settings(&state, &bot, &patch).await?;
+    Ok(Json(json!({
+        "bot": updated.slug,
+        "agent_enabled": updated.agent_enabled,
+        "session_timeout_secs": updated.session_timeout_secs,
+        "payment_timeout_secs": updated.payment_timeout_secs,
+        "payment_instructions": updated.payment_instructions,
+    })))
+}
+
+/// Checks and stores a bot's settings; the webhook directory forgets its copy.
+pub async fn change_settings(
+    state: &AppState,
+    bot: &crate::merchant::Bot,
+    patch: &BotPatch,
+) -> Result<crate::merchant::Bot, ApiError> {
     let in_range = |name: &str, value: Option<i32>| match value {
         Some(v) if !(60..=30 * 24 * 3600).contains(&v) => Err(ApiError::BadRequest(format!(
             "`{name}` must be between 60 seconds and 30 days"
@@ -61,13 +77,7 @@ pub async fn update_bot(
     )
     .await?;
     state.bots.forget(&bot.slug);
-    Ok(Json(json!({
-        "bot": updated.slug,
-        "agent_enabled": updated.agent_enabled,
-        "session_timeout_secs": updated.session_timeout_secs,
-        "payment_timeout_secs": updated.payment_timeout_secs,
-        "payment_instructions": updated.payment_instructions,
-    })))
+    Ok(updated)
 }
 
 /// `GET /api/v1/bots/{slug}/llm-usage`: LLM calls, tokens and estimated cost, by

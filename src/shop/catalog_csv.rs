@@ -107,7 +107,7 @@ pub fn read(text: &str) -> Result<Vec<ProductInput>, Vec<LineError>> {
 }
 
 /// "30", "30.5", "30.50", "30,50", "1 200", "1,200.50" → minor units.
-fn parse_price(raw: &str) -> Result<i64, String> {
+pub fn parse_price(raw: &str) -> Result<i64, String> {
     let bad = || format!("price `{raw}` is not an amount such as 30 or 30.50");
     let compact: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
     if compact.is_empty() {

@@ -431,3 +431,298 @@ async fn the_live_feed_tells_each_merchant_only_of_their_own_conversations(pool:
         StatusCode::SEE_OTHER
     );
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let browser = Browser::sign_in(&app, &app.key).await;
+    let csrf = browser.csrf().await;
+
+    // Catalog: add, edit with a comma price, hide, export, import.
+    let page = browser.page("/dashboard/catalog").await;
+    assert!(
+        page.contains("Maracuya") && page.contains("<label for=\"price\">"),
+        "{page}"
+    );
+    let added = browser
+        .post(
+            "/dashboard/catalog/demo-shop/productos",
+            &[
+                ("csrf", &csrf),
+                ("sku", "alfajor"),
+                ("name", "Alfajor"),
+                ("price", "8,50"),
+            ],
+        )
+        .await;
+    assert!(location(&added).contains("aviso="), "{}", location(&added));
+    let id: i64 = sqlx::query_scalar("SELECT id FROM products WHERE sku = 'alfajor'")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let edited = browser
+        .post(
+            &format!("/dashboard/catalog/demo-shop/productos/{id}"),
+            &[
+                ("csrf", &csrf),
+                ("name", "Alfajor de maicena"),
+                ("price", "9"),
+            ],
+        )
+        .await;
+    assert!(location(&edited).contains("aviso="));
+    let (price, active): (i64, bool) =
+        sqlx::query_as("SELECT price_minor, active FROM products WHERE id = $1")
+            .bind(id)
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!((price, active), (900, false), "an unticked box hides it");
+    let bad = browser
+        .post(
+            "/dashboard/catalog/demo-shop/productos",
+            &[
+                ("csrf", &csrf),
+                ("sku", "x"),
+                ("name", "X"),
+                ("price", "diez"),
+            ],
+        )
+        .await;
+    assert!(location(&bad).contains("error="));
+    let csv = browser
+        .get("/dashboard/catalog/demo-shop/productos.csv")
+        .await;
+    assert_eq!(csv.headers()["content-type"], "text/csv; charset=utf-8");
+    let csv = csv.text().await.unwrap();
+    assert!(csv.contains("alfajor,Alfajor de maicena,,9,no"), "{csv}");
+    let upload = |text: &'static str, token: String| {
+        let form = reqwest::multipart::Form::new().text("csrf", token).part(
+            "file",
+            reqwest::multipart::Part::bytes(text.as_bytes()).file_name("productos.csv"),
+        );
+        browser
+            .http
+            .post(format!("{}/dashboard/catalog/demo-shop/importar", app.base))
+            .header(COOKIE, &browser.cookie)
+            .multipart(form)
+            .send()
+    };
+    let imported = upload("sku,name,price\ntorta,Torta,25\n", csrf.clone())
+        .await
+        .unwrap();
+    assert!(
+        location(&imported).contains("aviso="),
+        "{}",
+        location(&imported)
+    );
+    let refused = upload("sku,name,price\nflan,Flan,gratis\n", csrf.clone())
+        .await
+        .unwrap();
+    assert!(location(&refused).contains("error="));
+    assert_eq!(
+        app.count("SELECT count(*) FROM products WHERE sku = 'flan'")
+            .await,
+        0
+    );
+    let forged = upload("sku,name,price\nflan,Flan,5\n", "0".repeat(48))
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+
+    // Bots: settings and a channel; the secret never comes back.
+    let saved = browser
+        .post(
+            "/dashboard/bots/demo-shop/ajustes",
+            &[
+                ("csrf", &csrf),
+                ("session_minutes", "45"),
+                ("payment_hours", "12"),
+                ("payment_instructions", "QR en caja"),
+            ],
+        )
+        .await;
+    assert!(location(&saved).contains("aviso="), "{}", location(&saved));
+    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-shop")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (
+            bot.session_timeout_secs,
+            bot.payment_timeout_secs,
+            bot.agent_enabled
+        ),
+        (2700, 43200, false)
+    );
+    assert_eq!(bot.payment_instructions, "QR en caja");
+    let connected = browser
+        .post(
+            "/dashboard/bots/demo-shop/telegram",
+            &[
+                ("csrf", &csrf),
+                ("token", "123:SECRET-TOKEN"),
+                ("secret_token", "hook-secret"),
+            ],
+        )
+        .await;
+    assert!(
+        location(&connected).contains("aviso="),
+        "{}",
+        location(&connected)
+    );
+    let page = browser.page("/dashboard/bots").await;
+    assert!(page.contains("telegram"));
+    assert!(!page.contains("SECRET-TOKEN") && !page.contains("hook-secret"));
+
+    // Keys: a new one is shown once; revoking it works at once.
+    let created = browser
+        .post("/dashboard/keys", &[("csrf", &csrf), ("label", "tablet")])
+        .await;
+    assert_eq!(created.status(), StatusCode::OK);
+    let html = created.text().await.unwrap();
+    let at = html.find("id=\"key-value\">").unwrap() + 15;
+    let key = &html[at..at + 52];
+    assert!(key.starts_with("tdr_"), "{key}");
+    assert!(
+        !browser.page("/dashboard/keys").await.contains(key),
+        "shown once"
+    );
+    let (status, _) = app.api(reqwest::Method::GET, "/keys", key, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let id: uuid::Uuid = sqlx::query_scalar("SELECT id FROM api_keys WHERE label = 'tablet'")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let revoked = browser
+        .post(&format!("/dashboard/keys/{id}/revocar"), &[("csrf", &csrf)])
+        .await;
+    assert!(location(&revoked).contains("aviso="));
+    let (status, _) = app.api(reqwest::Method::GET, "/keys", key, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn another_merchants_session_reaches_nothing_on_any_console_route(pool: sqlx::PgPool) {
+    let (app, _fake) = channel_app(pool, |_| {}).await;
+    for (n, text) in ["hola", "quiero 2 maracuyá", "cuánto es", "sí"]
+        .iter()
+        .enumerate()
+    {
+        post_telegram(&app, &tg_text(n as u64 + 1, text), Some(TG_SECRET)).await;
+        settle(&app).await;
+    }
+    let mut photo = fixture("telegram/photo.json");
+    photo["update_id"] = json!(9);
+    post_telegram(&app, &photo, Some(TG_SECRET)).await;
+    settle(&app).await;
+    let conversation = app.conversation_id("555000111").await.to_string();
+    let order: uuid::Uuid = sqlx::query_scalar("SELECT id FROM orders")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let proof: i64 = sqlx::query_scalar("SELECT id FROM payment_proofs")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let product: i64 = sqlx::query_scalar("SELECT min(id) FROM products")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let (_, key) = app
+        .post_api("/keys", Some(json!({"label": "segunda"})))
+        .await;
+    let key = key["id"].as_str().unwrap().to_owned();
+
+    let other = tendero::merchant::create_merchant(&app.pool, "intrusa", "Intrusa")
+        .await
+        .unwrap();
+    let their_key = tendero::merchant::create_api_key(&app.pool, other)
+        .await
+        .unwrap();
+    let intruder = Browser::sign_in(&app, &their_key).await;
+    let csrf = intruder.csrf().await;
+    let before = crate::openapi::snapshot(&app).await;
+    let mut called = 0;
+    for (method, template) in tendero::dashboard::ROUTES {
+        // Public or session-ending routes, and the live feed (its own test).
+        if matches!(
+            *template,
+            "/dashboard/login" | "/dashboard/logout" | "/dashboard/events"
+        ) || template.ends_with(".css")
+            || template.ends_with(".js")
+        {
+            continue;
+        }
+        let id = if template.starts_with("/dashboard/conversations") {
+            conversation.clone()
+        } else if template.starts_with("/dashboard/orders") {
+            order.to_string()
+        } else if template.starts_with("/dashboard/keys") {
+            key.clone()
+        } else {
+            product.to_string()
+        };
+        let path = template
+            .replace("{id}", &id)
+            .replace("{slug}", "demo-shop")
+            .replace("{action}", "responder")
+            .replace("{decision}", "aprobar")
+            .replace("{proof}", &proof.to_string())
+            .replace("{channel}", "telegram");
+        let form = [
+            ("csrf", csrf.as_str()),
+            ("text", "hola"),
+            ("reason", "x"),
+            ("name", "Robado"),
+            ("price", "1"),
+            ("sku", "robado"),
+            ("label", "x"),
+            ("token", "1:x"),
+            ("secret_token", "s"),
+            ("session_minutes", "1"),
+            ("payment_hours", "1"),
+        ];
+        let response = if *method == "get" {
+            intruder.get(&path).await
+        } else if path.ends_with("/importar") {
+            let form = reqwest::multipart::Form::new()
+                .text("csrf", csrf.clone())
+                .part(
+                    "file",
+                    reqwest::multipart::Part::bytes(
+                        b"sku,name,price\nmaracuya,Robado,1\n".to_vec(),
+                    ),
+                );
+            intruder
+                .http
+                .post(format!("{}{path}", app.base))
+                .header(COOKIE, &intruder.cookie)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap()
+        } else {
+            intruder.post(&path, &form).await
+        };
+        let status = response.status();
+        let text = response.text().await.unwrap_or_default();
+        if template.contains('{') {
+            assert!(
+                status == StatusCode::NOT_FOUND || status == StatusCode::FORBIDDEN,
+                "{method} {path}: {status}"
+            );
+        } else {
+            for secret in [conversation.as_str(), "555000111", "Maracuya", "demo-shop"] {
+                assert!(!text.contains(secret), "{method} {path} shows {secret}");
+            }
+        }
+        called += 1;
+    }
+    assert!(called >= 15, "{called} routes called");
+    assert_eq!(
+        crate::openapi::snapshot(&app).await,
+        before,
+        "nothing of the merchant's changed"
+    );
+}

@@ -405,7 +405,7 @@ fn valid_body(method: &Method, path: &str) -> Option<Value> {
 
 /// What the intruder must not change: states, overrides, orders, prices, keys,
 /// messages sent.
-async fn snapshot(app: &TestApp) -> Vec<String> {
+pub async fn snapshot(app: &TestApp) -> Vec<String> {
     sqlx::query_scalar(
         "SELECT 'c ' || id || fsm_state || human_override FROM conversations
          UNION ALL SELECT 'o ' || id || status FROM orders
@@ -413,6 +413,9 @@ async fn snapshot(app: &TestApp) -> Vec<String> {
          UNION ALL SELECT 'k ' || id || coalesce(revoked_at::text, '') FROM api_keys
              WHERE merchant_id = (SELECT id FROM merchants WHERE slug = 'demo')
          UNION ALL SELECT 'm ' || id || status FROM outbox
+         UNION ALL SELECT 'b ' || id || agent_enabled || session_timeout_secs || payment_instructions || config_version FROM bots
+             WHERE merchant_id = (SELECT id FROM merchants WHERE slug = 'demo')
+         UNION ALL SELECT 'ch ' || bot_id || channel FROM bot_channels
          ORDER BY 1",
     )
     .fetch_all(&app.pool)
