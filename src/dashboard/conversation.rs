@@ -180,19 +180,10 @@ pub async fn page_(
                 p { "Total " strong { (money(cart.total_minor(), &bot.currency)) } }
             }
         }
-        section aria-labelledby="chat" data-live data-conversation=(id) {
+        section aria-labelledby="chat" {
             h2 id="chat" { "Conversación" }
-            div.transcript {
-                @for line in &transcript {
-                    div class={ "msg " (if line.direction == "in" { "in" } else { "out" }) } {
-                        span.muted { (author_label(&line.author)) " · " (line.created_at.format("%d/%m %H:%M")) " " }
-                        (delivery_badge(line.delivery.as_deref()))
-                        div { (line.text) }
-                        @if let Some(error) = &line.delivery_error {
-                            @if matches!(line.delivery.as_deref(), Some("failed") | Some("dead")) { div.muted { (error) } }
-                        }
-                    }
-                }
+            div.transcript data-live data-conversation=(id) data-fragment=(format!("/dashboard/conversations/{id}/mensajes")) aria-live="polite" {
+                (transcript_lines(&transcript))
             }
         }
         section aria-labelledby="audit" {
@@ -216,6 +207,36 @@ pub async fn page_(
         }
     };
     Ok(Page(page(name, Some(csrf), body)))
+}
+
+fn transcript_lines(transcript: &[crate::transcript::TranscriptLine]) -> Markup {
+    html! {
+        @for line in transcript {
+            div class={ "msg " (if line.direction == "in" { "in" } else { "out" }) } {
+                span.muted { (author_label(&line.author)) " · " (line.created_at.format("%d/%m %H:%M")) " " }
+                (delivery_badge(line.delivery.as_deref()))
+                div { (line.text) }
+                @if let Some(error) = &line.delivery_error {
+                    @if matches!(line.delivery.as_deref(), Some("failed") | Some("dead")) { div.muted { (error) } }
+                }
+            }
+        }
+    }
+}
+
+/// `GET /dashboard/conversations/{id}/mensajes`: the transcript alone, for live
+/// refreshes (the reply box is never touched).
+pub async fn transcript(
+    session: Session,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Page, PageError> {
+    let id: Uuid = id.parse().map_err(|_| PageError::NotFound)?;
+    if !crate::conversations::owned_by(&state.pool, id, session.merchant_id).await? {
+        return Err(PageError::NotFound);
+    }
+    let lines = crate::transcript::of_conversation(&state.pool, id).await?;
+    Ok(Page(transcript_lines(&lines)))
 }
 
 #[derive(Debug, Deserialize)]

@@ -41,7 +41,9 @@ ul.list li a { display: block; text-decoration: none; color: var(--ink); }
 .msg.in { background: #fff; border: 1px solid var(--line); }
 .msg.out { background: #dbeafe; margin-left: auto; }
 .transcript { display: flex; flex-direction: column; }
-table { border-collapse: collapse; width: 100%; }
+table { border-collapse: collapse; width: 100%; display: block; overflow-x: auto; }
+main { overflow-wrap: anywhere; }
+div.row { display: flex; flex-wrap: wrap; gap: .5rem; margin: .5rem 0; }
 th, td { text-align: left; padding: .35rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 img.proof { max-width: 100%; max-height: 28rem; border: 1px solid var(--line); border-radius: .4rem; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
@@ -126,7 +128,8 @@ pub const SCRIPT: &str = r#"
   function refresh() {
     pending = null;
     if (fragment) {
-      fetch(fragment + window.location.search, {credentials: 'same-origin'})
+      var query = watch ? '' : window.location.search;
+      fetch(fragment + query, {credentials: 'same-origin'})
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) { if (html !== null) { root.innerHTML = html; } });
     } else if (typing()) {

@@ -132,6 +132,7 @@ console! {
     post "/dashboard/login" => auth::sign_in,
     post "/dashboard/logout" => auth::sign_out,
     get "/dashboard/conversations/{id}" => conversation::page_,
+    get "/dashboard/conversations/{id}/mensajes" => conversation::transcript,
     post "/dashboard/conversations/{id}/{action}" => conversation::act,
     post "/dashboard/orders/{id}/{decision}" => conversation::decide,
     get "/dashboard/media/{proof}" => media::proof,

@@ -4,6 +4,7 @@
 mod helpers;
 
 mod bots;
+mod browser;
 mod cache;
 mod catalog;
 mod channels;

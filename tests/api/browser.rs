@@ -1,0 +1,315 @@
+//! The console in a real browser: headless Chromium driven through WebDriver
+//! (Debian's `chromium` and `chromium-driver`, installed here when missing). A
+//! merchant signs in, watches a web-chat conversation arrive live, takes it over
+//! (the customer gets no bot reply), replies, hands it back and approves a
+//! payment. Screenshots go to `target/screenshots/`; every page is checked for
+//! labelled fields, keyboard focus and text contrast.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, free_port, spawn_app};
+
+/// Installs Chromium and its driver from Debian when they are missing (once).
+fn ensure_chromium() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let present = |bin: &str| {
+            Command::new("sh")
+                .args(["-c", &format!("command -v {bin}")])
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if present("chromedriver") && present("chromium") {
+            return;
+        }
+        let status = Command::new("sh")
+            .args([
+                "-c",
+                "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver",
+            ])
+            .status()
+            .expect("apt-get runs");
+        assert!(
+            status.success() && present("chromedriver"),
+            "the browser test needs Debian's chromium and chromium-driver; install them with \
+             `apt-get install chromium chromium-driver`"
+        );
+    });
+}
+
+struct Driver(Child);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn browser() -> (Driver, Client) {
+    ensure_chromium();
+    let port = free_port();
+    let driver = Driver(
+        Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts"),
+    );
+    let url = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while reqwest::get(format!("{url}/status")).await.is_err() {
+        assert!(Instant::now() < deadline, "chromedriver did not answer");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut capabilities = serde_json::Map::new();
+    capabilities.insert(
+        "goog:chromeOptions".into(),
+        json!({"args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                        "--window-size=412,915", "--lang=es"]}),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    let client = ClientBuilder::new(connector)
+        .capabilities(capabilities)
+        .connect(&url)
+        .await
+        .expect("a browser session");
+    (driver, client)
+}
+
+async fn screenshot(client: &Client, name: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = client.screenshot().await.unwrap();
+    assert!(png.starts_with(&[0x89, b'P', b'N', b'G']), "a PNG");
+    std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+}
+
+/// Waits (bounded) until `css` matches an element whose text contains `text`.
+async fn wait_for_text(client: &Client, css: &str, text: &str) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Ok(elements) = client.find_all(Locator::Css(css)).await {
+            for element in elements {
+                if element.text().await.unwrap_or_default().contains(text) {
+                    return;
+                }
+            }
+        }
+        assert!(Instant::now() < deadline, "no `{css}` with «{text}»");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn click_button(client: &Client, label: &str) {
+    let xpath = format!("//button[normalize-space(.)='{label}']");
+    client
+        .find(Locator::XPath(&xpath))
+        .await
+        .unwrap_or_else(|_| panic!("a «{label}» button"))
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Accessibility basics on the current page: every field has a label, the first
+/// Tab reaches a link or button, and text contrast is at least 4.5:1.
+async fn check_accessibility(client: &Client, page: &str) {
+    let report: Value = client
+        .execute(
+            r#"
+            const unlabelled = Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea'))
+              .filter(e => !e.labels || e.labels.length === 0).map(e => e.name || e.id);
+            const channel = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4); };
+            const lum = rgb => { const [r, g, b] = rgb.match(/\d+/g).map(Number); return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b); };
+            const bg = e => { while (e) { const c = getComputedStyle(e).backgroundColor; if (c && !c.startsWith('rgba(0, 0, 0, 0)') && c !== 'transparent') return c; e = e.parentElement; } return 'rgb(255, 255, 255)'; };
+            const low = Array.from(document.querySelectorAll('h1, p, a, button, label, li, td, span'))
+              .filter(e => e.offsetParent !== null && e.textContent.trim())
+              .map(e => { const a = lum(getComputedStyle(e).color), b = lum(bg(e)); return [e.tagName + ' ' + e.textContent.trim().slice(0, 30), (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]; })
+              .filter(([, ratio]) => ratio < 4.5);
+            return {unlabelled, low, lang: document.documentElement.lang};
+            "#,
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        report["unlabelled"],
+        json!([]),
+        "{page}: fields without a label"
+    );
+    assert_eq!(
+        report["low"],
+        json!([]),
+        "{page}: text below 4.5:1 contrast"
+    );
+    assert_eq!(report["lang"], "es", "{page}");
+    client
+        .find(Locator::Css("body"))
+        .await
+        .unwrap()
+        .send_keys("\u{E004}")
+        .await
+        .unwrap();
+    let focused: Value = client
+        .execute("return document.activeElement.tagName;", vec![])
+        .await
+        .unwrap();
+    assert!(
+        matches!(focused.as_str(), Some("A" | "BUTTON" | "INPUT" | "SELECT")),
+        "{page}: Tab reaches a control, not {focused}"
+    );
+}
+
+async fn say(app: &TestApp, session: &str, text: &str) -> Vec<String> {
+    app.say(session, text).await
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let (_driver, client) = browser().await;
+
+    // Sign in.
+    client
+        .goto(&format!("{}/dashboard", app.base))
+        .await
+        .unwrap();
+    assert!(
+        client
+            .current_url()
+            .await
+            .unwrap()
+            .path()
+            .ends_with("/dashboard/login")
+    );
+    check_accessibility(&client, "sign-in").await;
+    screenshot(&client, "01-sign-in").await;
+    client
+        .find(Locator::Id("key"))
+        .await
+        .unwrap()
+        .send_keys(&app.key)
+        .await
+        .unwrap();
+    click_button(&client, "Entrar").await;
+    wait_for_text(&client, "h1", "Bandeja").await;
+    check_accessibility(&client, "inbox").await;
+
+    // A customer writes on web chat: the inbox shows it without a reload.
+    let marker: Value = client
+        .execute("window.__stay = 1; return 1;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(marker, 1);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    say(&app, "ana-web", "hola").await;
+    wait_for_text(&client, "#inbox li", "Mirando el catálogo").await;
+    let stayed: Value = client
+        .execute("return window.__stay || 0;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(stayed, 1, "the list changed in place (no reload)");
+    screenshot(&client, "02-inbox-live").await;
+
+    // Open it and take it over: the bot goes silent. Reply.
+    client
+        .find(Locator::Css("#inbox li a"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for_text(&client, "h2", "Ahora").await;
+    check_accessibility(&client, "conversation").await;
+    click_button(&client, "Tomar la conversación").await;
+    wait_for_text(&client, "p.flash", "Tomaste la conversación").await;
+    let before = app.replies("ana-web").await.len();
+    assert!(
+        say(&app, "ana-web", "¿hola?").await.is_empty(),
+        "no bot reply while a person has it"
+    );
+    // The transcript shows it in place, without touching the reply box.
+    wait_for_text(&client, ".transcript", "¿hola?").await;
+    client
+        .find(Locator::Id("text"))
+        .await
+        .unwrap()
+        .send_keys("¡Hola Ana! Soy Carla, de la tienda. ¿En qué te ayudo?")
+        .await
+        .unwrap();
+    click_button(&client, "Enviar").await;
+    wait_for_text(&client, "p.flash", "Mensaje enviado").await;
+    let replies = app.replies("ana-web").await;
+    assert_eq!(replies.len(), before + 1);
+    assert_eq!(
+        replies.last().unwrap(),
+        "¡Hola Ana! Soy Carla, de la tienda. ¿En qué te ayudo?"
+    );
+    screenshot(&client, "03-replied").await;
+
+    // Hand it back: the bot answers again and the customer buys.
+    click_button(&client, "Devolver al bot").await;
+    wait_for_text(&client, "p.flash", "El bot vuelve a atender").await;
+    for text in [
+        "quiero 2 maracuyá",
+        "cuánto es",
+        "sí",
+        "ya pagué, te envié el comprobante",
+    ] {
+        assert!(
+            !say(&app, "ana-web", text).await.is_empty(),
+            "the bot answers «{text}»"
+        );
+    }
+    assert_eq!(app.state("ana-web").await, "AWAITING_PAYMENT");
+
+    // The page learns of the proof; approve it.
+    client.refresh().await.unwrap();
+    wait_for_text(&client, "#order", "Pedido #1").await;
+    wait_for_text(&client, "section.card", "Comprobante por revisar").await;
+    screenshot(&client, "04-proof").await;
+    click_button(&client, "Aprobar el pago").await;
+    wait_for_text(&client, "p.flash", "Pago aprobado").await;
+    assert_eq!(app.state("ana-web").await, "COMPLETED");
+    assert!(
+        app.replies("ana-web")
+            .await
+            .last()
+            .unwrap()
+            .starts_with("¡Pago confirmado!")
+    );
+    screenshot(&client, "05-approved").await;
+
+    // The other pages hold the same basics; then sign out.
+    for (path, name) in [
+        ("/dashboard/catalog", "catalog"),
+        ("/dashboard/bots", "bots"),
+        ("/dashboard/keys", "keys"),
+    ] {
+        client.goto(&format!("{}{path}", app.base)).await.unwrap();
+        check_accessibility(&client, name).await;
+        screenshot(&client, &format!("06-{name}")).await;
+    }
+    click_button(&client, "Salir").await;
+    wait_for_text(&client, "h1", "Entrar a la consola").await;
+    client
+        .goto(&format!("{}/dashboard", app.base))
+        .await
+        .unwrap();
+    assert!(
+        client
+            .current_url()
+            .await
+            .unwrap()
+            .path()
+            .ends_with("/dashboard/login")
+    );
+    client.close().await.unwrap();
+}
