@@ -86,6 +86,10 @@ pub struct Settings {
     /// `TENDERO_SECRET_KEY`: keys sealing channel secrets at rest, newest first
     /// (`id=64 hex digits,...`). Unset: a key kept in `TENDERO_DATA_DIR/secret.key`.
     pub secret_keys: Option<KeyRing>,
+    /// `TENDERO_PUBLIC_URL`: where merchants reach this server (e.g.
+    /// `https://tienda.example.com`); notices to a merchant's chat link to the
+    /// conversation under it. Unset: notices name the conversation without a link.
+    pub public_url: Option<String>,
 }
 
 /// How the structured answer is asked for.
@@ -237,6 +241,19 @@ impl Settings {
                 reason: "expected id=KEY pairs, KEY being 64 hex digits, the newest first",
             })?),
         };
+        let public_url = match get("TENDERO_PUBLIC_URL") {
+            None => None,
+            Some(url) if url.starts_with("https://") || url.starts_with("http://") => {
+                Some(url.trim().trim_end_matches('/').to_owned())
+            }
+            Some(other) => {
+                return Err(ConfigError {
+                    name: "TENDERO_PUBLIC_URL",
+                    value: other,
+                    reason: "expected an http:// or https:// URL",
+                });
+            }
+        };
         Ok(Settings {
             database_url,
             redis_url: get("REDIS_URL").map(Secret::new),
@@ -294,6 +311,7 @@ impl Settings {
                 .min(100_000) as u32,
             llm,
             secret_keys,
+            public_url,
         })
     }
 

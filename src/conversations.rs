@@ -72,6 +72,23 @@ pub async fn lock(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Conversatio
     .await
 }
 
+/// The bot's conversations whose id starts with `prefix` (lowercase hex, as the
+/// merchant's chat names them); more than one means the prefix is ambiguous.
+pub async fn with_prefix(
+    db: impl sqlx::PgExecutor<'_>,
+    bot_id: Uuid,
+    prefix: &str,
+) -> sqlx::Result<Vec<Uuid>> {
+    sqlx::query_scalar(
+        "SELECT id FROM conversations
+         WHERE bot_id = $1 AND id::text LIKE $2 || '%' AND $2 ~ '^[0-9a-f]+$' LIMIT 2",
+    )
+    .bind(bot_id)
+    .bind(prefix)
+    .fetch_all(db)
+    .await
+}
+
 /// What a committed change writes back. Always bumps the version.
 #[derive(Debug, Clone)]
 pub struct Update {
@@ -529,7 +546,8 @@ pub async fn list_for_merchant(
                     EXISTS (SELECT 1 FROM orders o
                             WHERE o.conversation_id = c.id AND o.status = 'proof_received') AS proof_waiting,
                     EXISTS (SELECT 1 FROM outbox o
-                            WHERE o.conversation_id = c.id AND o.status IN ('failed', 'dead')) AS undelivered
+                            WHERE o.conversation_id = c.id AND o.audience = 'customer'
+                              AND o.status IN ('failed', 'dead')) AS undelivered
              FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
              WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2)
                AND ($3::text IS NULL OR c.fsm_state = $3)

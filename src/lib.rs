@@ -23,6 +23,7 @@ pub mod inbox;
 pub mod ingest;
 pub mod llm_calls;
 pub mod merchant;
+pub mod merchant_chat;
 pub mod notify;
 pub mod outbox;
 pub mod progress;

@@ -45,11 +45,13 @@ pub struct Bot {
     /// Bumped by the database on any change to the bot or its products; a cached
     /// copy older than a turn's snapshot is reloaded.
     pub config_version: i64,
+    /// The merchant's Telegram chat for escalations and payment proofs, once linked.
+    pub merchant_chat_id: Option<String>,
 }
 
 const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
      currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
-     payment_instructions, config_version";
+     payment_instructions, config_version, merchant_chat_id";
 
 pub async fn bot_by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -275,6 +277,52 @@ pub async fn authenticate_key(pool: &PgPool, key: &str) -> sqlx::Result<Option<(
     .bind(hash_key(key.trim()))
     .fetch_optional(pool)
     .await
+}
+
+/// A fresh code the merchant sends as `/start <code>` to link their Telegram chat.
+pub async fn new_link_code(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<String> {
+    const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut bytes = [0u8; crate::merchant_chat::LINK_CODE_LEN];
+    rand::rng().fill_bytes(&mut bytes);
+    let code: String = bytes
+        .iter()
+        .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
+        .collect();
+    sqlx::query("UPDATE bots SET merchant_link_code = $2 WHERE id = $1")
+        .bind(bot_id)
+        .bind(&code)
+        .execute(db)
+        .await?;
+    Ok(code)
+}
+
+/// Links `chat_id` as the bot's merchant chat if `code` is the bot's current code
+/// (it is then spent). False when the code is not this bot's.
+pub async fn link_merchant_chat(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    code: &str,
+    chat_id: &str,
+) -> sqlx::Result<bool> {
+    let linked = sqlx::query(
+        "UPDATE bots SET merchant_chat_id = $3, merchant_link_code = NULL
+         WHERE id = $1 AND merchant_link_code = $2",
+    )
+    .bind(bot_id)
+    .bind(code)
+    .bind(chat_id)
+    .execute(db)
+    .await?;
+    Ok(linked.rows_affected() == 1)
+}
+
+/// Stops notices to the merchant's chat; its commands are then a customer's words.
+pub async fn unlink_merchant_chat(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<()> {
+    sqlx::query("UPDATE bots SET merchant_chat_id = NULL, merchant_link_code = NULL WHERE id = $1")
+        .bind(bot_id)
+        .execute(db)
+        .await?;
+    Ok(())
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -35,6 +35,7 @@ pub fn engine_settings(settings: &Settings) -> EngineSettings {
         poll: settings.poll_interval,
         shutdown_grace: settings.shutdown_grace,
         contact_messages_per_minute: settings.contact_messages_per_minute,
+        console_url: settings.public_url.clone(),
     }
 }
 

@@ -206,6 +206,21 @@ impl TelegramChannel {
         bounded_body(response).await
     }
 
+    /// A plain message to a chat outside any conversation (the merchant's answers
+    /// to commands). Best effort: a failure is logged.
+    pub async fn say(&self, bot_id: uuid::Uuid, chat_id: &str, text: &str) {
+        let Ok(Some(creds)) = credentials::telegram(&self.pool, bot_id).await else {
+            return;
+        };
+        for part in split_text(text, MAX_TEXT) {
+            let body = json!({"chat_id": chat_id, "text": part});
+            if let Err(err) = self.call(creds.token.expose(), "sendMessage", &body).await {
+                tracing::warn!(%err, "answer to the merchant's chat not sent");
+                return;
+            }
+        }
+    }
+
     /// Stops the button's spinner. Best effort: a failure only leaves it spinning.
     pub async fn answer_callback(&self, bot_id: uuid::Uuid, callback_query_id: &str) {
         let Ok(Some(creds)) = credentials::telegram(&self.pool, bot_id).await else {

@@ -74,6 +74,7 @@ pub async fn page_(
                     textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (bot.payment_instructions) }
                     p { button type="submit" { "Guardar ajustes" } }
                 }
+                (merchant_chat_card(&bot, csrf, channels.iter().any(|(c, _)| c == "telegram")))
                 details {
                     summary { "Conectar Telegram" }
                     form method="post" action=(format!("{base}/telegram")) {
@@ -110,6 +111,72 @@ pub async fn page_(
         @for card in &cards { (card) }
     };
     Ok(Page(page("Bots", Some(csrf), body)))
+}
+
+/// Where escalations and payment proofs reach the merchant on Telegram.
+fn merchant_chat_card(bot: &crate::merchant::Bot, csrf: &str, on_telegram: bool) -> maud::Markup {
+    let action = format!("/dashboard/bots/{}/avisos", bot.slug);
+    html! {
+        h3 { "Avisos por Telegram" }
+        @if !on_telegram {
+            p.muted { "Conecta Telegram para recibir en tu chat los clientes que piden una persona y los comprobantes de pago." }
+        } @else if bot.merchant_chat_id.is_some() {
+            p {
+                span.badge.ok { "Chat vinculado" }
+                " Ahí llegan los avisos; desde ese chat puedes usar /tomar, /responder, /soltar, /aprobar y /rechazar."
+            }
+            form method="post" action=(action) {
+                (csrf_field(csrf))
+                input type="hidden" name="accion" value="quitar";
+                button type="submit" { "Dejar de avisar a ese chat" }
+            }
+        } @else {
+            p.muted { "Pide un código y envíalo al bot desde tu Telegram como /start CÓDIGO." }
+            form method="post" action=(action) {
+                (csrf_field(csrf))
+                input type="hidden" name="accion" value="vincular";
+                button type="submit" { "Obtener código de vinculación" }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct MerchantChatForm {
+    csrf: String,
+    accion: String,
+}
+
+/// `POST /dashboard/bots/{slug}/avisos`: a link code (shown once) or unlinking.
+pub async fn merchant_chat(
+    session: Session,
+    State(state): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+    Form(form): Form<MerchantChatForm>,
+) -> Result<Response, PageError> {
+    allowed(&session, &headers, &form.csrf)?;
+    let bot = owned_bot(&state, session.merchant_id, &slug).await?;
+    let outcome = match form.accion.as_str() {
+        "vincular" => match crate::http::merchant_chat::link_code(&state, &bot).await {
+            Ok(code) => {
+                let told = format!(
+                    "Envía «/start {code}» al bot desde el chat de Telegram donde quieres los avisos."
+                );
+                return Ok(back("/dashboard/bots", Ok(&told)));
+            }
+            Err(err) => Err(explain(&err)),
+        },
+        "quitar" => crate::merchant::unlink_merchant_chat(&state.pool, bot.id)
+            .await
+            .map(|()| {
+                state.bots.forget(&bot.slug);
+                "Ese chat ya no recibirá avisos."
+            })
+            .map_err(|e| explain(&e.into())),
+        _ => return Err(PageError::NotFound),
+    };
+    Ok(back("/dashboard/bots", outcome))
 }
 
 #[derive(Debug, Deserialize)]

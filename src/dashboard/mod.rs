@@ -143,6 +143,7 @@ console! {
     post "/dashboard/catalog/{slug}/importar" => catalog::import; DefaultBodyLimit::max(2 * 1024 * 1024),
     get "/dashboard/bots" => bots::page_,
     post "/dashboard/bots/{slug}/ajustes" => bots::settings,
+    post "/dashboard/bots/{slug}/avisos" => bots::merchant_chat,
     post "/dashboard/bots/{slug}/{channel}" => bots::channel,
     get "/dashboard/keys" => keys::page_,
     post "/dashboard/keys" => keys::create,

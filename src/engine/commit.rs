@@ -15,6 +15,7 @@ use crate::conversations;
 use crate::finance::ledger::UserScope;
 use crate::finance::writes;
 use crate::inbox;
+use crate::merchant_chat;
 use crate::outbox;
 use crate::shop::orders::{self, Order, OrderStatus};
 use crate::shop::reply::{self, OrderRef, ReplyContext};
@@ -33,6 +34,7 @@ pub async fn commit(
     owner: Uuid,
     input: &TurnInput<'_>,
     decision: Decision,
+    console_url: Option<&str>,
 ) -> anyhow::Result<CommitOutcome> {
     let TurnInput {
         snapshot,
@@ -146,6 +148,16 @@ pub async fn commit(
             *author,
             payload,
             Some(burst.head_id()),
+        )
+        .await?;
+    }
+    if let (Some(notice), Some(chat)) = (&decision.merchant_notice, &profile.bot.merchant_chat_id) {
+        let (text, choices) = merchant_chat::notice(notice, conversation.id, console_url);
+        outbox::enqueue_for_merchant(
+            &mut tx,
+            conversation.id,
+            chat,
+            &OutPayload { text, choices },
         )
         .await?;
     }

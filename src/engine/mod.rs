@@ -61,6 +61,8 @@ pub struct EngineSettings {
     pub shutdown_grace: Duration,
     /// Messages a conversation may send per minute before the excess is held.
     pub contact_messages_per_minute: u32,
+    /// The public base URL, for links to a conversation in merchant notices.
+    pub console_url: Option<String>,
 }
 
 /// Most customer messages one turn answers together.
@@ -283,7 +285,14 @@ impl Engine {
             };
             let decision = apply::apply(&input, plan);
             let started = std::time::Instant::now();
-            let committed = commit::commit(&self.pool, self.owner, &input, decision).await;
+            let committed = commit::commit(
+                &self.pool,
+                self.owner,
+                &input,
+                decision,
+                self.settings.console_url.as_deref(),
+            )
+            .await;
             let outcome = match &committed {
                 Ok(CommitOutcome::Committed) => "committed",
                 Ok(CommitOutcome::Conflict) => "conflict",

@@ -130,6 +130,7 @@ async fn bot_summary(state: &AppState, bot: &crate::merchant::Bot) -> Result<Val
         "name": bot.name,
         "currency": bot.currency,
         "agent_enabled": bot.agent_enabled,
+        "merchant_chat_linked": bot.merchant_chat_id.is_some(),
         // Which channels are connected; secrets are never returned.
         "channels": channels.into_iter().map(|(channel, phone)| json!({"channel": channel, "phone_number_id": phone})).collect::<Vec<_>>(),
         "webhooks": {

@@ -9,6 +9,7 @@ pub mod error;
 pub mod finance;
 pub mod keys;
 pub mod merchant;
+pub mod merchant_chat;
 pub mod metrics;
 pub mod openapi;
 pub mod orders;
@@ -144,6 +145,7 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(bots::update_bot))
         .routes(routes!(bots::set_channel))
         .routes(routes!(bots::llm_usage))
+        .routes(routes!(merchant_chat::new_link, merchant_chat::unlink))
         .routes(routes!(finance::learning_metrics))
         .routes(routes!(catalog::list, catalog::create))
         .routes(routes!(catalog::update))

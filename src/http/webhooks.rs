@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::directory::BotEntry;
 use super::error::ApiError;
+use super::merchant_chat;
 use crate::audit::{self, Actor, Entry, Scope};
 use crate::channels::credentials::secret_matches;
 use crate::channels::telegram::{self, TelegramEvent};
@@ -67,9 +68,16 @@ pub async fn telegram(
             name,
             message,
         } => {
+            let chat = chat_id.to_string();
+            if let Some(answer) =
+                merchant_chat::intercept(&state, bot, &chat, &message.text, update_id).await?
+            {
+                answer_merchant(&state, bot, chat, answer);
+                return Ok(Json(json!({"ok": true})));
+            }
             let inbound = Inbound {
                 channel: ChannelKind::Telegram,
-                sender: chat_id.to_string(),
+                sender: chat,
                 display_name: name,
                 external_id: format!("tg:{update_id}"),
                 message,
@@ -83,17 +91,24 @@ pub async fn telegram(
             data,
             callback_query_id,
         } => {
-            let inbound = Inbound {
-                channel: ChannelKind::Telegram,
-                sender: chat_id.to_string(),
-                display_name: name,
-                external_id: format!("tg:{update_id}"),
-                message: MessagePayload {
-                    text: data,
-                    media: None,
-                },
-            };
-            store(&state, bot, inbound).await?;
+            let chat = chat_id.to_string();
+            if let Some(answer) =
+                merchant_chat::intercept(&state, bot, &chat, &data, update_id).await?
+            {
+                answer_merchant(&state, bot, chat, answer);
+            } else {
+                let inbound = Inbound {
+                    channel: ChannelKind::Telegram,
+                    sender: chat,
+                    display_name: name,
+                    external_id: format!("tg:{update_id}"),
+                    message: MessagePayload {
+                        text: data,
+                        media: None,
+                    },
+                };
+                store(&state, bot, inbound).await?;
+            }
             let channel = state.telegram.clone();
             let bot_id = bot.id;
             tokio::spawn(async move { channel.answer_callback(bot_id, &callback_query_id).await });
@@ -113,6 +128,14 @@ pub async fn telegram(
         }
     }
     Ok(Json(json!({"ok": true})))
+}
+
+/// Answers a command in the merchant's chat, after the webhook is acknowledged.
+/// Best effort: the action itself is committed, and the console shows its result.
+fn answer_merchant(state: &AppState, bot: &Bot, chat: String, text: String) {
+    let channel = state.telegram.clone();
+    let bot_id = bot.id;
+    tokio::spawn(async move { channel.say(bot_id, &chat, &text).await });
 }
 
 #[derive(Debug, Deserialize)]

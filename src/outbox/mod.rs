@@ -153,6 +153,31 @@ pub async fn enqueue(
     .await
 }
 
+/// Queues a notice to the merchant's own Telegram chat about a conversation
+/// (an escalation, a payment proof). It is not part of the customer's transcript
+/// and never waits behind, or holds up, the customer's messages.
+pub async fn enqueue_for_merchant(
+    conn: &mut PgConnection,
+    conversation_id: Uuid,
+    chat_id: &str,
+    payload: &OutPayload,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "WITH queued AS (
+             INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, audience)
+             SELECT c.id, c.bot_id, 'telegram', $2, 'system', $3, 'merchant'
+             FROM conversations c WHERE c.id = $1
+             RETURNING id
+         )
+         SELECT q.id FROM queued q, LATERAL (SELECT pg_notify('tendero_outbox_pending', $1::text)) n",
+    )
+    .bind(conversation_id)
+    .bind(chat_id)
+    .bind(serde_json::to_value(payload).expect("payload serializes"))
+    .fetch_one(conn)
+    .await
+}
+
 #[derive(Debug, sqlx::FromRow)]
 struct Claimed {
     id: i64,
@@ -163,6 +188,8 @@ struct Claimed {
     author: Author,
     payload: serde_json::Value,
     attempts: i32,
+    /// A notification to the merchant's own chat: no customer checks apply.
+    to_merchant: bool,
 }
 
 /// What one dispatcher pass did.
@@ -217,10 +244,12 @@ impl Dispatcher {
                         OR (o.status = 'sending' AND o.lease_until < now()))
                    AND NOT EXISTS (SELECT 1 FROM outbox p
                                    WHERE p.conversation_id = o.conversation_id AND p.id < o.id
+                                     AND p.audience = o.audience
                                      AND p.status IN ('pending', 'sending'))
                  ORDER BY o.id LIMIT $1
                  FOR UPDATE SKIP LOCKED)
-             RETURNING id, conversation_id, bot_id, channel, recipient, author, payload, attempts",
+             RETURNING id, conversation_id, bot_id, channel, recipient, author, payload, attempts,
+                       audience = 'merchant' AS to_merchant",
         )
         .bind(CLAIM_BATCH)
         .bind(SEND_LEASE_SECS)
@@ -257,6 +286,9 @@ impl Dispatcher {
 
     #[tracing::instrument(skip_all, fields(outbox_id = row.id, conversation_id = %row.conversation_id))]
     async fn deliver(&self, row: Claimed) -> anyhow::Result<()> {
+        if row.to_merchant {
+            return self.send(row).await;
+        }
         let (human_override, blocked, outside_window): (bool, bool, bool) = sqlx::query_as(
             "SELECT c.human_override, ct.blocked,
                     ct.channel = 'whatsapp' AND (c.last_customer_at IS NULL OR c.last_customer_at < now() - interval '24 hours')
@@ -290,6 +322,11 @@ impl Dispatcher {
                 )
                 .await;
         }
+        self.send(row).await
+    }
+
+    /// Sends a row through its channel and records the outcome.
+    async fn send(&self, row: Claimed) -> anyhow::Result<()> {
         let Some(channel) = self.channels.get(row.channel.as_str()) else {
             return self
                 .finish(
@@ -350,7 +387,11 @@ impl Dispatcher {
                 .await
             }
             Err(SendError::Blocked) => {
-                crate::contacts::block_for_conversation(&self.pool, row.conversation_id).await?;
+                // The merchant's own chat blocking the bot says nothing about the customer.
+                if !row.to_merchant {
+                    crate::contacts::block_for_conversation(&self.pool, row.conversation_id)
+                        .await?;
+                }
                 self.finish(
                     &row,
                     Status::Failed,
@@ -487,7 +528,8 @@ pub async fn delivered_after(
 ) -> sqlx::Result<Vec<Delivered>> {
     sqlx::query_as(
         "SELECT id, author, payload FROM outbox
-         WHERE conversation_id = $1 AND status = 'sent' AND id > $2 ORDER BY id LIMIT $3",
+         WHERE conversation_id = $1 AND status = 'sent' AND audience = 'customer' AND id > $2
+         ORDER BY id LIMIT $3",
     )
     .bind(conversation_id)
     .bind(cursor)

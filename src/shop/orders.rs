@@ -202,6 +202,19 @@ pub async fn latest_for(
     .await
 }
 
+/// The id of the bot's order with this number (what customers and merchants see).
+pub async fn by_number(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    number: i64,
+) -> sqlx::Result<Option<Uuid>> {
+    sqlx::query_scalar("SELECT id FROM orders WHERE bot_id = $1 AND number = $2")
+        .bind(bot_id)
+        .bind(number)
+        .fetch_optional(db)
+        .await
+}
+
 pub async fn by_id(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<Order>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {ORDER_COLUMNS} FROM orders WHERE id = $1"

@@ -682,6 +682,7 @@ async fn another_merchants_session_reaches_nothing_on_any_console_route(pool: sq
             ("secret_token", "s"),
             ("session_minutes", "1"),
             ("payment_hours", "1"),
+            ("accion", "vincular"),
         ];
         let response = if *method == "get" {
             intruder.get(&path).await

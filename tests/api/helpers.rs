@@ -159,7 +159,8 @@ impl TestApp {
         sqlx::query_scalar(
             "SELECT o.payload->>'text' FROM outbox o JOIN conversations c ON c.id = o.conversation_id
              JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id = $1 AND o.status = 'sent' ORDER BY o.id",
+             WHERE ct.external_id = $1 AND o.status = 'sent' AND o.audience = 'customer'
+             ORDER BY o.id",
         )
         .bind(session)
         .fetch_all(&self.pool)

@@ -26,6 +26,7 @@ mod hostile;
 mod input;
 mod llm;
 mod merchant;
+mod merchant_chat;
 mod observability;
 mod openapi;
 mod override_;

@@ -24,6 +24,7 @@ use crate::audit::{Actor, Entry};
 use crate::channels::OutPayload;
 use crate::conversation::{Cart, CartLine, Evaluation};
 use crate::conversations::{TurnSnapshot, Update};
+use crate::merchant_chat::Notice;
 use crate::outbox::Author;
 use crate::shop::orders::OrderStatus;
 use crate::shop::reply::OrderRef;
@@ -39,6 +40,8 @@ pub struct Decision {
     /// Confirmed finance writes (at most one per turn).
     pub finance: Vec<crate::finance::core::Write>,
     pub reply: Option<ReplyPlan>,
+    /// What the merchant's own chat hears about this turn, if anything.
+    pub merchant_notice: Option<Notice>,
 }
 
 /// An order change a turn makes.
@@ -101,6 +104,7 @@ impl Decision {
             store: Vec::new(),
             finance: Vec::new(),
             reply: None,
+            merchant_notice: None,
         }
     }
 
@@ -146,5 +150,36 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> Decision {
             payment_timeout::apply(input, order_id, current, &mut decision)
         }
     }
+    decision.merchant_notice = merchant_notice(input, &decision);
     decision
+}
+
+/// Read off the decision rather than set by each handler, so no path that hands
+/// a conversation to a person (a request, repeated abuse, a finance escalation,
+/// the loop protection's "sí") or keeps a proof can forget to tell the merchant.
+fn merchant_notice(input: &TurnInput<'_>, decision: &Decision) -> Option<Notice> {
+    let proof = decision.store.iter().find_map(|op| match op {
+        StoreOp::RecordProof { order_id, .. } => Some(*order_id),
+        _ => None,
+    });
+    if let Some(order_id) = proof
+        && let Some(order) = input
+            .snapshot
+            .open_order
+            .as_deref()
+            .filter(|o| o.id == order_id)
+    {
+        return Some(Notice::PaymentProof {
+            order_number: order.number,
+            total_minor: order.total_minor,
+            currency: order.currency.clone(),
+        });
+    }
+    let handed_over = decision.update.human_override && !input.snapshot.conversation.human_override;
+    handed_over.then(|| Notice::Escalated {
+        last_message: match &input.burst.command {
+            super::burst::Command::Message(message) => message.text.clone(),
+            _ => String::new(),
+        },
+    })
 }
