@@ -11,14 +11,13 @@ use maud::{Markup, html};
 use serde::Deserialize;
 use uuid::Uuid;
 
-use super::layout::{csrf_field, flash, page, state_label};
+use super::layout::{csrf_field, flash, page};
+use super::panels;
 use super::session::{Session, same_origin};
 use super::{Page, PageError, back, explain};
 use crate::http::AppState;
 use crate::http::{conversations as api, payments};
-use crate::shop::orders::OrderStatus;
-use crate::shop::{cart, catalog, orders, payments as proofs};
-use crate::text::money;
+use crate::shop::orders;
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Notice {
@@ -51,16 +50,6 @@ fn delivery_badge(status: Option<&str>) -> Markup {
     }
 }
 
-fn order_status(status: OrderStatus) -> &'static str {
-    match status {
-        OrderStatus::AwaitingPayment => "Esperando el pago",
-        OrderStatus::ProofReceived => "Comprobante por revisar",
-        OrderStatus::Paid => "Pagado",
-        OrderStatus::Cancelled => "Cancelado",
-        OrderStatus::Expired => "Vencido",
-    }
-}
-
 /// `GET /dashboard/conversations/{id}`.
 pub async fn page_(
     session: Session,
@@ -79,19 +68,11 @@ pub async fn page_(
     let bot = crate::merchant::bot_by_id(pool, conversation.bot_id).await?;
     let contact = crate::contacts::by_id(pool, conversation.contact_id).await?;
     let transcript = crate::transcript::of_conversation(pool, id).await?;
-    let catalog = catalog::load(pool, bot.id).await?;
-    let cart = cart::load(pool, id).await?;
-    let order = orders::latest_for(pool, id).await?;
-    let (items, proofs) = match &order {
-        Some(order) => (
-            orders::items(pool, order.id).await?,
-            proofs::proofs_of(pool, order.id).await?,
-        ),
-        None => (Vec::new(), Vec::new()),
-    };
+    let csrf = session.csrf.as_str();
+    let status = panels::status(&conversation, csrf);
+    let order = panels::order_and_cart(pool, &conversation, &bot, csrf).await?;
     let mut audit = crate::audit::of_conversation(pool, id, 100).await?;
     audit.reverse();
-    let csrf = session.csrf.as_str();
     let name = contact
         .display_name
         .as_deref()
@@ -105,26 +86,8 @@ pub async fn page_(
         p id="news" hidden { "Hay novedades: " a href=(format!("/dashboard/conversations/{id}")) { "actualizar" } }
         section.card aria-labelledby="now" {
             h2 id="now" { "Ahora" }
-            p {
-                "Estado: " strong { (state_label(conversation.fsm_state.as_str())) }
-                @if conversation.human_override { " " span.badge.info { "La atiendes tú: el bot no responde" } }
-            }
-            div.row {
-                @if conversation.human_override {
-                    form method="post" action=(action("soltar")) {
-                        (csrf_field(csrf))
-                        button type="submit" { "Devolver al bot" }
-                    }
-                    form method="post" action=(action("soltar-inicio")) {
-                        (csrf_field(csrf))
-                        button.secondary type="submit" { "Devolver al bot desde el inicio" }
-                    }
-                } @else {
-                    form method="post" action=(action("tomar")) {
-                        (csrf_field(csrf))
-                        button type="submit" { "Tomar la conversación" }
-                    }
-                }
+            div data-live data-conversation=(id) data-fragment=(action("estado")) {
+                (status)
             }
             form method="post" action=(action("responder")) {
                 (csrf_field(csrf))
@@ -134,51 +97,8 @@ pub async fn page_(
                 button type="submit" { "Enviar" }
             }
         }
-        @if let Some(order) = &order {
-            section.card aria-labelledby="order" {
-                h2 id="order" { "Pedido #" (order.number) }
-                p { (order_status(order.status)) " · Total " strong { (money(order.total_minor, &order.currency)) } }
-                ul {
-                    @for item in &items {
-                        li { (item.quantity) " × " (item.name) " — " (money(item.line_total_minor, &order.currency)) }
-                    }
-                }
-                @for proof in &proofs {
-                    figure {
-                        @if proof.media.is_some() {
-                            img.proof src=(format!("/dashboard/media/{}", proof.id)) alt=(format!("Comprobante de pago del pedido #{}", order.number));
-                        }
-                        @if !proof.text.is_empty() { figcaption { "El cliente escribió: «" (proof.text) "»" } }
-                    }
-                }
-                @if order.status == OrderStatus::ProofReceived {
-                    div.row {
-                        form method="post" action=(format!("/dashboard/orders/{}/aprobar", order.id)) {
-                            (csrf_field(csrf))
-                            button type="submit" { "Aprobar el pago" }
-                        }
-                    }
-                    form.row method="post" action=(format!("/dashboard/orders/{}/rechazar", order.id)) {
-                        (csrf_field(csrf))
-                        div {
-                            label for="reason" { "Motivo del rechazo" }
-                            input id="reason" name="reason" required maxlength="300" placeholder="No se lee el monto";
-                        }
-                        button.danger type="submit" { "Rechazar" }
-                    }
-                }
-            }
-        }
-        @if !cart.lines().is_empty() {
-            section.card aria-labelledby="cart" {
-                h2 id="cart" { "Carrito" }
-                ul {
-                    @for line in cart.lines() {
-                        li { (line.quantity) " × " (catalog.name(line.product_id)) " — " (money(line.line_total_minor(), &bot.currency)) }
-                    }
-                }
-                p { "Total " strong { (money(cart.total_minor(), &bot.currency)) } }
-            }
+        div data-live data-conversation=(id) data-fragment=(action("pedido")) {
+            (order)
         }
         section aria-labelledby="chat" {
             h2 id="chat" { "Conversación" }

@@ -112,32 +112,39 @@ pub fn state_label(state: &str) -> &'static str {
     }
 }
 
-/// Live updates: a page that names `data-live` refreshes its `data-fragment` (or
-/// reloads) when the server says something changed; nothing typed is lost.
+/// Live updates: each `data-live` part of a page refreshes from its
+/// `data-fragment` (a page with no fragment reloads) when the server says
+/// something changed; a part the merchant is typing in is left alone and a note
+/// offers the refresh instead, so nothing typed is lost.
 pub const SCRIPT: &str = r#"
 (function () {
-  var root = document.querySelector('[data-live]');
-  if (!root || !window.EventSource) return;
-  var watch = root.getAttribute('data-conversation');
-  var fragment = root.getAttribute('data-fragment');
+  var roots = Array.prototype.slice.call(document.querySelectorAll('[data-live]'));
+  if (!roots.length || !window.EventSource) return;
+  var watch = roots[0].getAttribute('data-conversation');
   var pending = null;
-  function typing() {
+  function typingIn(root) {
     var el = document.activeElement;
-    return el && (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') && el.value;
+    return el && (!root || root.contains(el)) &&
+      (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') && el.value;
+  }
+  function news() {
+    var note = document.getElementById('news');
+    if (note) { note.hidden = false; }
   }
   function refresh() {
     pending = null;
-    if (fragment) {
+    roots.forEach(function (root) {
+      var fragment = root.getAttribute('data-fragment');
+      if (!fragment) {
+        if (typingIn(null)) { news(); } else { window.location.reload(); }
+        return;
+      }
+      if (typingIn(root)) { news(); return; }
       var query = watch ? '' : window.location.search;
       fetch(fragment + query, {credentials: 'same-origin'})
         .then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (html) { if (html !== null) { root.innerHTML = html; } });
-    } else if (typing()) {
-      var note = document.getElementById('news');
-      if (note) { note.hidden = false; }
-    } else {
-      window.location.reload();
-    }
+        .then(function (html) { if (html !== null && !typingIn(root)) { root.innerHTML = html; } });
+    });
   }
   var source = new EventSource('/dashboard/events');
   source.addEventListener('changed', function (event) {

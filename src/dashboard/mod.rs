@@ -12,6 +12,7 @@ mod inbox;
 mod keys;
 pub mod layout;
 mod media;
+mod panels;
 pub mod session;
 
 use axum::Router;
@@ -133,6 +134,8 @@ console! {
     post "/dashboard/logout" => auth::sign_out,
     get "/dashboard/conversations/{id}" => conversation::page_,
     get "/dashboard/conversations/{id}/mensajes" => conversation::transcript,
+    get "/dashboard/conversations/{id}/estado" => panels::status_fragment,
+    get "/dashboard/conversations/{id}/pedido" => panels::order_fragment,
     post "/dashboard/conversations/{id}/{action}" => conversation::act,
     post "/dashboard/orders/{id}/{decision}" => conversation::decide,
     get "/dashboard/media/{proof}" => media::proof,

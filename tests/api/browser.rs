@@ -270,8 +270,8 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
     }
     assert_eq!(app.state("ana-web").await, "AWAITING_PAYMENT");
 
-    // The page learns of the proof; approve it.
-    client.refresh().await.unwrap();
+    // The page learns of the order and the proof live, without a reload; approve it.
+    wait_for_text(&client, "[data-fragment$='/estado']", "Esperando el pago").await;
     wait_for_text(&client, "#order", "Pedido #1").await;
     wait_for_text(&client, "section.card", "Comprobante por revisar").await;
     screenshot(&client, "04-proof").await;
