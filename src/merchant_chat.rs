@@ -22,6 +22,9 @@ pub enum Notice {
     /// The bot handed the conversation to a person (the customer asked, or kept
     /// insulting, or the bot could not help).
     Escalated { last_message: String },
+    /// A message could not be handled after every retry; the customer got an
+    /// apology that says the team was told.
+    Parked { last_message: String },
     /// A proof of payment arrived for an order.
     PaymentProof {
         order_number: i64,
@@ -51,6 +54,18 @@ pub fn notice(
                      o /soltar {reference} para devolverla al bot."
                 ),
                 vec![format!("/soltar {reference}")],
+            )
+        }
+        Notice::Parked { last_message } => {
+            let quoted: String = last_message.chars().take(300).collect();
+            (
+                format!(
+                    "⚠️ No pude procesar un mensaje de la conversación {reference} tras varios \
+                     intentos; el cliente recibió una disculpa.\n\
+                     Mensaje: «{quoted}»{link}\n\
+                     Escribe /tomar {reference} para atenderla tú."
+                ),
+                vec![format!("/tomar {reference}")],
             )
         }
         Notice::PaymentProof {

@@ -156,7 +156,7 @@ pub async fn commit(
         outbox::enqueue_for_merchant(
             &mut tx,
             conversation.id,
-            chat,
+            Some(chat),
             &OutPayload { text, choices },
         )
         .await?;

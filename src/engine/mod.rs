@@ -380,6 +380,19 @@ impl Engine {
                     Some(snapshot.head_id),
                 )
                 .await?;
+                // The apology says the team was told: tell the merchant's chat.
+                let last_message = head
+                    .and_then(|e| e.payload.get("text"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or_default()
+                    .to_owned();
+                let (text, choices) = crate::merchant_chat::notice(
+                    &crate::merchant_chat::Notice::Parked { last_message },
+                    conversation.id,
+                    self.settings.console_url.as_deref(),
+                );
+                let notice = OutPayload { text, choices };
+                outbox::enqueue_for_merchant(&mut tx, conversation.id, None, &notice).await?;
             }
         }
         conversations::release_lease(&mut tx, conversation.id, self.owner).await?;

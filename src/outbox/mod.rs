@@ -154,19 +154,22 @@ pub async fn enqueue(
 }
 
 /// Queues a notice to the merchant's own Telegram chat about a conversation
-/// (an escalation, a payment proof). It is not part of the customer's transcript
-/// and never waits behind, or holds up, the customer's messages.
+/// (an escalation, a payment proof, a parked message): to `chat_id`, or when it is
+/// `None` to the chat the bot has linked, if any (then nothing is queued). It is
+/// not part of the customer's transcript and never waits behind, or holds up, the
+/// customer's messages.
 pub async fn enqueue_for_merchant(
     conn: &mut PgConnection,
     conversation_id: Uuid,
-    chat_id: &str,
+    chat_id: Option<&str>,
     payload: &OutPayload,
-) -> sqlx::Result<i64> {
+) -> sqlx::Result<Option<i64>> {
     sqlx::query_scalar(
         "WITH queued AS (
              INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, audience)
-             SELECT c.id, c.bot_id, 'telegram', $2, 'system', $3, 'merchant'
-             FROM conversations c WHERE c.id = $1
+             SELECT c.id, c.bot_id, 'telegram', coalesce($2, b.merchant_chat_id), 'system', $3, 'merchant'
+             FROM conversations c JOIN bots b ON b.id = c.bot_id
+             WHERE c.id = $1 AND coalesce($2, b.merchant_chat_id) IS NOT NULL
              RETURNING id
          )
          SELECT q.id FROM queued q, LATERAL (SELECT pg_notify('tendero_outbox_pending', $1::text)) n",
@@ -174,7 +177,7 @@ pub async fn enqueue_for_merchant(
     .bind(conversation_id)
     .bind(chat_id)
     .bind(serde_json::to_value(payload).expect("payload serializes"))
-    .fetch_one(conn)
+    .fetch_optional(conn)
     .await
 }
 

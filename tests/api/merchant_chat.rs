@@ -373,3 +373,54 @@ async fn a_web_chat_customer_never_sees_the_merchant_notice(pool: sqlx::PgPool) 
     let rejected = merchant_says(&app, &fake, 70, "/rechazar 1 no se ve").await;
     assert!(rejected.contains("No encontré el pedido #1"), "{rejected}");
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_message_given_up_on_is_reported_to_the_merchant_as_the_apology_promises(
+    pool: sqlx::PgPool,
+) {
+    let (app, fake) = crate::channels::channel_app_with(pool, |_, _| {
+        std::sync::Arc::new(tendero::agent::ScriptedProposer::new(|input| {
+            if input.customer_message.contains("boom") {
+                panic!("proposer exploded");
+            }
+            Ok(tendero::agent::rules::propose(input))
+        }))
+    })
+    .await;
+    link(&app, &fake).await;
+    customer_says(&app, 1, "boom").await;
+    assert!(
+        customer_texts(&fake)
+            .await
+            .last()
+            .unwrap()
+            .contains("Ya avisé al equipo"),
+        "the customer got the apology"
+    );
+    let notices = texts_to(&fake, MERCHANT_CHAT, 2).await;
+    let reference = &app.conversation_id(CUSTOMER).await.simple().to_string()[..6];
+    assert!(
+        notices[1].contains("No pude procesar un mensaje"),
+        "{notices:?}"
+    );
+    assert!(notices[1].contains("«boom»"), "{notices:?}");
+    assert!(notices[1].contains(&format!("/tomar {reference}")));
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn without_a_linked_chat_a_handoff_queues_nothing_for_the_merchant(pool: sqlx::PgPool) {
+    let (app, fake) = channel_app(pool, |_| {}).await;
+    customer_says(&app, 1, "quiero hablar con una persona").await;
+    assert!(
+        customer_texts(&fake)
+            .await
+            .last()
+            .unwrap()
+            .contains("Te comunico")
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE audience = 'merchant'")
+            .await,
+        0
+    );
+}
