@@ -10,6 +10,7 @@ use super::profiles::BotProfile;
 use crate::agent::contract::{
     CartLineView, CartView, CatalogEntry, HistoryEntry, ProposalInput, TurnContext,
 };
+use crate::agent::rules::grounding::Ungrounded;
 use crate::agent::{Proposal, ProposedAction, Proposer};
 use crate::conversation::classify::{MessageClass, classify};
 use crate::conversation::detect::{self, Inbound};
@@ -122,6 +123,9 @@ pub struct ProposePlan {
     pub memo: ShopMemo,
     /// The follow-up as the standalone request the proposer read, if rewritten.
     pub rewritten: Option<String>,
+    /// An LLM's actions that stand on nothing the customer said, by index: refused
+    /// before the matrix sees them.
+    pub ungrounded: Vec<(usize, Ungrounded)>,
 }
 
 /// The cart a snapshot read, with current prices.
@@ -254,6 +258,12 @@ pub async fn shop(
     if let Some(origin) = proposal.origin {
         name = origin;
     }
+    // The rules read only what is there; a model may propose anything.
+    let ungrounded = if name == "llm" {
+        crate::agent::rules::grounding::ungrounded(&input, &proposal)
+    } else {
+        Vec::new()
+    };
     Ok(Plan::Propose(Box::new(ProposePlan {
         start,
         greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
@@ -262,6 +272,7 @@ pub async fn shop(
         cart,
         memo,
         rewritten,
+        ungrounded,
     })))
 }
 

@@ -459,8 +459,10 @@ pub async fn run_files(
         crate::db::migrate(&pool).await?;
         let proposer = crate::startup::proposer(settings, &pool, None)?;
         let mut engine = crate::startup::engine_settings(settings);
-        // Scripts play a conversation faster than any customer types.
+        // Scripts play a conversation faster than any customer types, one turn per
+        // message: no rate limit, no gather window (it would only delay each turn).
         engine.contact_messages_per_minute = u32::MAX;
+        engine.gather = std::time::Duration::ZERO;
         let mut reports = Vec::new();
         if !shop_scripts.is_empty() {
             let shop = crate::demo::load_shop(&pool, shop_json).await?;

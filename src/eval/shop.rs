@@ -11,19 +11,32 @@ use crate::agent::Proposer;
 use crate::conversation::ForbiddenKind;
 use crate::engine::{Engine, EngineSettings};
 
-/// A change the script does not expect: the cart moved somewhere else than
-/// expected, or an order was placed or called off when the script expects
-/// another state. Asking back changes nothing, so it is never one.
+/// The change a turn made to the cart: sku → quantity added (or, negative, taken).
+fn delta(before: &BTreeMap<String, i64>, after: &BTreeMap<String, i64>) -> BTreeMap<String, i64> {
+    before
+        .keys()
+        .chain(after.keys())
+        .filter_map(|sku| {
+            let change =
+                after.get(sku).copied().unwrap_or(0) - before.get(sku).copied().unwrap_or(0);
+            (change != 0).then(|| (sku.clone(), change))
+        })
+        .collect()
+}
+
+/// An executed change the script does not expect of this turn: the cart changed
+/// other than by the script's own step (its expected cart against the cart it
+/// expected before — so one missed turn does not make every later turn of that
+/// conversation "wrong"), or an order was placed or dropped against the script.
 fn wrong_effect(
     turn: &ScriptTurn,
+    expected_before: &BTreeMap<String, i64>,
     (cart_before, state_before): (&BTreeMap<String, i64>, &str),
     (cart, state): (&BTreeMap<String, i64>, &str),
 ) -> bool {
-    let cart_wrong = turn
-        .expect
-        .cart
-        .as_ref()
-        .is_some_and(|expected| cart != cart_before && cart != expected);
+    let cart_wrong = turn.expect.cart.as_ref().is_some_and(|expected| {
+        cart != cart_before && delta(cart_before, cart) != delta(expected_before, expected)
+    });
     let order_moved = state != state_before
         && (state == "AWAITING_PAYMENT"
             || (matches!(state_before, "CHECKOUT" | "AWAITING_PAYMENT") && state == "IDLE"));
@@ -59,6 +72,8 @@ pub async fn run(
     let mut report = Report::default();
     // Each conversation's cart and state before its next turn.
     let mut before: HashMap<String, (BTreeMap<String, i64>, String)> = HashMap::new();
+    // Each conversation's cart as the script last said it should be.
+    let mut expected_carts: HashMap<String, BTreeMap<String, i64>> = HashMap::new();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
@@ -135,9 +150,19 @@ pub async fn run(
             }
             let key = format!("{script_name}:{}", turn.conversation);
             let (cart_before, state_before) = before
-                .insert(key, (cart.clone(), state.clone()))
+                .insert(key.clone(), (cart.clone(), state.clone()))
                 .unwrap_or_else(|| (BTreeMap::new(), "IDLE".into()));
-            if wrong_effect(turn, (&cart_before, &state_before), (&cart, &state)) {
+            let expected_before = match &turn.expect.cart {
+                Some(expected) => expected_carts.insert(key, expected.clone()),
+                None => expected_carts.get(&key).cloned(),
+            }
+            .unwrap_or_else(|| cart_before.clone());
+            if wrong_effect(
+                turn,
+                &expected_before,
+                (&cart_before, &state_before),
+                (&cart, &state),
+            ) {
                 report.wrong_effects += 1;
                 problems.push("WRONG EFFECT".into());
             }
@@ -145,4 +170,62 @@ pub async fn run(
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cart(lines: &[(&str, i64)]) -> BTreeMap<String, i64> {
+        lines.iter().map(|(s, q)| ((*s).to_owned(), *q)).collect()
+    }
+
+    fn turn(expected: &[(&str, i64)]) -> ScriptTurn {
+        let expected: serde_json::Map<String, serde_json::Value> = expected
+            .iter()
+            .map(|(s, q)| ((*s).to_owned(), (*q).into()))
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "conversation": "c", "message": "m", "expect": {"cart": expected}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_right_step_after_a_missed_one_is_a_miss_not_a_wrong_effect() {
+        // The script expected americano before; the proposer missed it, then added
+        // the five croissants this turn asks for.
+        let this = turn(&[("americano", 1), ("croissant", 5)]);
+        let expected_before = cart(&[("americano", 1)]);
+        let before = cart(&[]);
+        let after = cart(&[("croissant", 5)]);
+        assert!(!wrong_effect(
+            &this,
+            &expected_before,
+            (&before, "BROWSING"),
+            (&after, "CART_OPEN")
+        ));
+        // Adding something else, or the wrong amount, is a wrong effect.
+        let after = cart(&[("croissant", 4)]);
+        assert!(wrong_effect(
+            &this,
+            &expected_before,
+            (&before, "BROWSING"),
+            (&after, "CART_OPEN")
+        ));
+        let after = cart(&[("croissant", 5), ("matcha", 1)]);
+        assert!(wrong_effect(
+            &this,
+            &expected_before,
+            (&before, "BROWSING"),
+            (&after, "CART_OPEN")
+        ));
+        // Changing nothing is never one.
+        assert!(!wrong_effect(
+            &this,
+            &expected_before,
+            (&before, "BROWSING"),
+            (&before, "BROWSING")
+        ));
+    }
 }

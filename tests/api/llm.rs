@@ -181,10 +181,14 @@ async fn hostile_llm_proposals_are_rejected_audited_and_change_nothing(pool: sql
             "CONFIRM_ORDER"
         ]
     );
+    // "hazme descuento" names no product: the model's cart changes stand on nothing
+    // the customer said, whatever their quantity; the confirmation too.
     assert!(
-        rejected[2].1.contains("1000") && rejected[3].1.contains("424242"),
+        rejected[2].1.contains("not grounded") && rejected[2].1.contains("did not name product"),
         "{rejected:?}"
     );
+    assert!(rejected[3].1.contains("424242"), "{rejected:?}");
+    assert!(rejected[4].1.contains("not grounded"), "{rejected:?}");
     assert_eq!(
         app.count("SELECT count(*) FROM audit_log WHERE kind = 'action_executed'")
             .await,

@@ -9,6 +9,7 @@
 //! follow-up ("otro", "uno menos", "el segundo", "quítalo") is read against the
 //! cart and the choices last offered.
 
+pub mod grounding;
 mod lexicon;
 mod mentions;
 

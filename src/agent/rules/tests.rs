@@ -395,3 +395,141 @@ fn confidence_means_every_word_was_read() {
 fn yes_outside_checkout_is_not_a_confirmation() {
     assert_eq!(summary(State::CartOpen, "si", &[(1, 1)]), vec!["CLARIFY"]);
 }
+
+/// Indices of the model's actions refused as ungrounded.
+fn refused(message: &str, cart: &[(ProductId, i64)], actions: Vec<ProposedAction>) -> Vec<usize> {
+    let input = input(State::CartOpen, message, cart);
+    grounding::ungrounded(&input, &Proposal::new(actions, ""))
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn a_models_scattershot_proposal_keeps_only_what_the_customer_said() {
+    // What a 270M model proposed for this message, in a real run.
+    let actions = vec![
+        ProposedAction::new("SHOW_CATALOG").product(1).quantity(1),
+        ProposedAction::new("ADD_TO_CART").product(2).quantity(2),
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(3)
+            .quantity(3),
+        ProposedAction::new("CLEAR_CART").product(8).quantity(4),
+        ProposedAction::new("REVIEW_ORDER").product(5).quantity(5),
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(1)
+            .quantity(4),
+    ];
+    assert_eq!(
+        refused("cambia la maracuyá a 4", &[(1, 2)], actions),
+        vec![1, 2, 3],
+        "matcha and americano were never named, nobody asked to empty the cart"
+    );
+}
+
+#[test]
+fn grounded_readings_of_real_phrasings_pass() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    assert!(
+        refused(
+            "me das un café americano y dos brownies",
+            &[],
+            vec![add(3, 1), add(6, 2)]
+        )
+        .is_empty()
+    );
+    assert!(refused("media docena de croissants", &[], vec![add(7, 6)]).is_empty());
+    assert!(refused("CINCO CROISSANTS", &[], vec![add(7, 5)]).is_empty());
+    // A bare follow-up means the last line.
+    let set = ProposedAction::new("UPDATE_QUANTITY")
+        .product(6)
+        .quantity(3);
+    assert!(refused("mejor ponle 3", &[(2, 1), (6, 2)], vec![set]).is_empty());
+    let one_more = ProposedAction::new("UPDATE_QUANTITY")
+        .product(6)
+        .quantity(3);
+    assert!(refused("uno más de brownie", &[(6, 2)], vec![one_more]).is_empty());
+    assert!(
+        refused(
+            "sácame los brownies",
+            &[(6, 2)],
+            vec![ProposedAction::new("REMOVE_ITEM").product(6)]
+        )
+        .is_empty()
+    );
+    assert!(
+        refused(
+            "vacía el carrito",
+            &[(6, 2)],
+            vec![ProposedAction::new("CLEAR_CART")]
+        )
+        .is_empty()
+    );
+    assert!(
+        refused(
+            "dale, confirmo",
+            &[(6, 2)],
+            vec![ProposedAction::new("CONFIRM_ORDER")]
+        )
+        .is_empty()
+    );
+    assert!(
+        refused(
+            "necesito hablar con una persona",
+            &[],
+            vec![ProposedAction::new("ESCALATE")]
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn invented_products_quantities_and_intents_are_refused() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    assert_eq!(
+        refused("quiero 2 matchas", &[], vec![add(2, 20)]),
+        vec![0],
+        "20 was never said"
+    );
+    assert_eq!(
+        refused("quiero 2 matchas", &[], vec![add(6, 2)]),
+        vec![0],
+        "brownie was never named"
+    );
+    assert_eq!(
+        refused(
+            "¿a cuánto el té chai?",
+            &[],
+            vec![ProposedAction::new("CONFIRM_ORDER")]
+        ),
+        vec![0]
+    );
+    assert_eq!(
+        refused(
+            "gracias",
+            &[(6, 2)],
+            vec![ProposedAction::new("CLEAR_CART")]
+        ),
+        vec![0]
+    );
+    assert_eq!(
+        refused(
+            "gracias",
+            &[(6, 2)],
+            vec![ProposedAction::new("CANCEL_ORDER")]
+        ),
+        vec![0]
+    );
+    assert_eq!(
+        refused("gracias", &[], vec![ProposedAction::new("ESCALATE")]),
+        vec![0]
+    );
+    // Answers without an effect are never refused.
+    let harmless = vec![
+        ProposedAction::new("SHOW_CATALOG"),
+        ProposedAction::new("SHOW_PRODUCT").product(4),
+        ProposedAction::new("REPLY"),
+        ProposedAction::new("CLARIFY"),
+    ];
+    assert!(refused("gracias", &[], harmless).is_empty());
+}

@@ -5,8 +5,10 @@
 use serde_json::json;
 
 use super::{ComposeJob, Decision, ReplyPlan, StoreOp, TurnInput};
+use crate::agent::contract::Proposal;
+use crate::agent::rules::grounding::Ungrounded;
 use crate::audit::{Actor, Entry};
-use crate::conversation::{Effect, State, evaluate};
+use crate::conversation::{Action, ActionKind, ActionType, Effect, State, evaluate};
 use crate::engine::plan::ProposePlan;
 use crate::outbox::Author;
 use crate::shop::reply::OrderRef;
@@ -20,6 +22,7 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         cart,
         mut memo,
         rewritten,
+        ungrounded,
     } = plan;
     let audit = &mut decision.audit;
     if let Some(standalone) = &rewritten {
@@ -42,9 +45,15 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         );
     }
     let catalog = &input.profile.catalog;
-    let eval = evaluate(start, &cart, catalog, &proposal.actions());
+    let (actions, positions) = grounded(&proposal, &ungrounded);
+    let eval = evaluate(start, &cart, catalog, &actions);
     let mut escalated_from: Option<State> = None;
-    for decided in &eval.decisions {
+    // Refusals are audited in the order the actions were proposed.
+    let mut refused = ungrounded.iter().peekable();
+    for (decided, position) in eval.decisions.iter().zip(positions) {
+        while let Some((index, why)) = refused.next_if(|(i, _)| position.is_none_or(|p| *i < p)) {
+            audit.push(not_grounded(&proposal, *index, why));
+        }
         let name = decided.action.kind.name().to_owned();
         let accepted = match &decided.outcome {
             Err(rejection) => {
@@ -89,6 +98,9 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
             accepted.to,
             "accepted action",
         ));
+    }
+    for (index, why) in refused {
+        audit.push(not_grounded(&proposal, *index, why));
     }
     if eval.cart != cart {
         decision.cart = Some(eval.cart.clone());
@@ -242,6 +254,35 @@ fn remember(
         memo.person_offered = true;
     }
     offer_now
+}
+
+/// The proposal's actions less the ungrounded ones, with each one's place in the
+/// proposal. If nothing is left, the customer is asked (a question back beats a
+/// wrong effect); that question has no place.
+fn grounded(
+    proposal: &Proposal,
+    ungrounded: &[(usize, Ungrounded)],
+) -> (Vec<Action>, Vec<Option<usize>>) {
+    let (mut actions, mut positions) = (Vec::new(), Vec::new());
+    for (index, action) in proposal.actions().into_iter().enumerate() {
+        if !ungrounded.iter().any(|(i, _)| *i == index) {
+            actions.push(action);
+            positions.push(Some(index));
+        }
+    }
+    if actions.is_empty() && !ungrounded.is_empty() {
+        actions.push(Action::new(ActionType::Allowed(ActionKind::Clarify)));
+        positions.push(None);
+    }
+    (actions, positions)
+}
+
+fn not_grounded(proposal: &Proposal, index: usize, why: &Ungrounded) -> Entry {
+    let name = proposal.proposed_actions[index].action_type.as_str();
+    Entry::new(Actor::Backend, "action_rejected")
+        .action(truncated(name, 64))
+        .reason(format!("not grounded in the customer's message: {why}"))
+        .detail(json!({"code": "not_grounded", "value": why}))
 }
 
 fn truncated(s: &str, max: usize) -> String {
