@@ -62,6 +62,9 @@ fn numbers_of(value: &Value, into: &mut BTreeSet<i64>) {
     match value {
         Value::Number(n) => {
             if let Some(n) = n.as_i64() {
+                // A reply writes the sign apart ("-1.65%", "bajó 1.65%"): the
+                // digits it shows are the magnitude.
+                let n = n.saturating_abs();
                 into.insert(n);
                 into.insert(n.saturating_mul(100));
             }
@@ -234,4 +237,22 @@ pub async fn run(
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_negative_figure_from_a_tool_vouches_for_the_digits_a_reply_shows() {
+        let mut known = BTreeSet::new();
+        numbers_of(&json!({"change_bp": -165, "months": [2390400]}), &mut known);
+        for shown in
+            crate::text::numbers_in_hundredths("bajaron (-1.65% del primer mes), $23,904.00")
+        {
+            assert!(known.contains(&shown), "{shown} has no source in {known:?}");
+        }
+    }
 }
