@@ -126,6 +126,9 @@ pub struct ProposePlan {
     /// An LLM's actions that stand on nothing the customer said, by index: refused
     /// before the matrix sees them.
     pub ungrounded: Vec<(usize, Ungrounded)>,
+    /// The model's actions when none stood on the customer's words (the rules'
+    /// reading was proposed instead): each action's type and why it was refused.
+    pub replaced: Vec<(String, Ungrounded)>,
 }
 
 /// The cart a snapshot read, with current prices.
@@ -258,12 +261,24 @@ pub async fn shop(
     if let Some(origin) = proposal.origin {
         name = origin;
     }
-    // The rules read only what is there; a model may propose anything.
-    let ungrounded = if name == "llm" {
-        crate::agent::rules::grounding::ungrounded(&input, &proposal)
-    } else {
-        Vec::new()
-    };
+    // The rules read only what is there; a model may propose anything. When
+    // nothing it proposed stands on the customer's words, the rules' reading
+    // takes the turn (they are its fallback) and the model's actions are kept
+    // for the audit.
+    let mut ungrounded = Vec::new();
+    let mut replaced = Vec::new();
+    let mut proposal = proposal;
+    if name == "llm" {
+        ungrounded = crate::agent::rules::grounding::ungrounded(&input, &proposal);
+        if !ungrounded.is_empty() && ungrounded.len() == proposal.proposed_actions.len() {
+            replaced = std::mem::take(&mut ungrounded)
+                .into_iter()
+                .map(|(i, why)| (proposal.proposed_actions[i].action_type.clone(), why))
+                .collect();
+            proposal = crate::agent::rules::propose(&input);
+            name = "rules (llm ungrounded)";
+        }
+    }
     Ok(Plan::Propose(Box::new(ProposePlan {
         start,
         greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
@@ -273,6 +288,7 @@ pub async fn shop(
         memo,
         rewritten,
         ungrounded,
+        replaced,
     })))
 }
 

@@ -92,6 +92,9 @@ pub struct Report {
     /// Shop: turns that changed the cart or an order in a way the script does not
     /// expect (worse than asking back, which is only a miss).
     pub wrong_effects: usize,
+    /// Cart or order changes on turns that began off the script (after an earlier
+    /// miss): what was right there is unknown, so they are counted, not judged.
+    pub effects_off_script: usize,
     /// Shop: by intent (the first action expected or proposed), the turns where
     /// both agreed, where only the proposer said it, where only the script did.
     pub intents: BTreeMap<String, [usize; 3]>,
@@ -185,6 +188,12 @@ impl Report {
             "wrong effects:              {}\n",
             self.wrong_effects
         ));
+        if self.effects_off_script > 0 {
+            out.push_str(&format!(
+                "effects after a miss:       {} (not judged)\n",
+                self.effects_off_script
+            ));
+        }
         out.push_str(&format!(
             "replies replaced by guard:  {}\n",
             self.replies_replaced

@@ -11,42 +11,42 @@ use crate::agent::Proposer;
 use crate::conversation::ForbiddenKind;
 use crate::engine::{Engine, EngineSettings};
 
-/// The change a turn made to the cart: sku → quantity added (or, negative, taken).
-fn delta(before: &BTreeMap<String, i64>, after: &BTreeMap<String, i64>) -> BTreeMap<String, i64> {
-    before
-        .keys()
-        .chain(after.keys())
-        .filter_map(|sku| {
-            let change =
-                after.get(sku).copied().unwrap_or(0) - before.get(sku).copied().unwrap_or(0);
-            (change != 0).then(|| (sku.clone(), change))
-        })
-        .collect()
-}
-
-/// An executed change the script does not expect of this turn: the cart changed
-/// other than by the script's own step (its expected cart against the cart it
-/// expected before — so one missed turn does not make every later turn of that
-/// conversation "wrong"), or an order was placed or dropped against the script.
-fn wrong_effect(
-    turn: &ScriptTurn,
-    expected_before: &BTreeMap<String, i64>,
+/// A cart change, or an order placed or dropped.
+fn effect(
     (cart_before, state_before): (&BTreeMap<String, i64>, &str),
     (cart, state): (&BTreeMap<String, i64>, &str),
 ) -> bool {
-    let cart_wrong = turn.expect.cart.as_ref().is_some_and(|expected| {
-        cart != cart_before && delta(cart_before, cart) != delta(expected_before, expected)
-    });
-    let order_moved = state != state_before
-        && (state == "AWAITING_PAYMENT"
-            || (matches!(state_before, "CHECKOUT" | "AWAITING_PAYMENT") && state == "IDLE"));
-    let order_wrong = order_moved
+    cart != cart_before
+        || (state != state_before
+            && (state == "AWAITING_PAYMENT"
+                || (matches!(state_before, "CHECKOUT" | "AWAITING_PAYMENT") && state == "IDLE")))
+}
+
+/// On a turn that began where the script expects, an effect the script does not
+/// expect: the cart left other than expected, or an order placed or called off
+/// when the script expects another state. Asking back changes nothing, so it is
+/// never one.
+fn wrong_effect(
+    turn: &ScriptTurn,
+    before: (&BTreeMap<String, i64>, &str),
+    after: (&BTreeMap<String, i64>, &str),
+) -> bool {
+    if !effect(before, after) {
+        return false;
+    }
+    let cart_wrong = after.0 != before.0
+        && turn
+            .expect
+            .cart
+            .as_ref()
+            .is_some_and(|expected| after.0 != expected);
+    let state_wrong = after.1 != before.1
         && turn
             .expect
             .state
             .as_ref()
-            .is_some_and(|expected| !expected.eq_ignore_ascii_case(state));
-    cart_wrong || order_wrong
+            .is_some_and(|expected| !expected.eq_ignore_ascii_case(after.1));
+    cart_wrong || state_wrong
 }
 
 /// Plays `scripts` (name, turns) against `proposer` on `pool`, which must hold the
@@ -72,8 +72,9 @@ pub async fn run(
     let mut report = Report::default();
     // Each conversation's cart and state before its next turn.
     let mut before: HashMap<String, (BTreeMap<String, i64>, String)> = HashMap::new();
-    // Each conversation's cart as the script last said it should be.
-    let mut expected_carts: HashMap<String, BTreeMap<String, i64>> = HashMap::new();
+    // Each conversation's cart and state as the script last said they should be.
+    type Expected = (Option<BTreeMap<String, i64>>, Option<String>);
+    let mut expected: HashMap<String, Expected> = HashMap::new();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
@@ -152,19 +153,34 @@ pub async fn run(
             let (cart_before, state_before) = before
                 .insert(key.clone(), (cart.clone(), state.clone()))
                 .unwrap_or_else(|| (BTreeMap::new(), "IDLE".into()));
-            let expected_before = match &turn.expect.cart {
-                Some(expected) => expected_carts.insert(key, expected.clone()),
-                None => expected_carts.get(&key).cloned(),
-            }
-            .unwrap_or_else(|| cart_before.clone());
-            if wrong_effect(
-                turn,
-                &expected_before,
-                (&cart_before, &state_before),
-                (&cart, &state),
-            ) {
+            // Where the script said this conversation would be before this turn.
+            let (expected_cart, expected_state) = expected.entry(key).or_default();
+            let on_script = expected_cart.as_ref().is_none_or(|c| *c == cart_before)
+                && expected_state
+                    .as_ref()
+                    .is_none_or(|s: &String| s.eq_ignore_ascii_case(&state_before));
+            let (before, after) = (
+                (&cart_before, state_before.as_str()),
+                (&cart, state.as_str()),
+            );
+            if !on_script {
+                if effect(before, after) {
+                    report.effects_off_script += 1;
+                }
+            } else if wrong_effect(turn, before, after) {
                 report.wrong_effects += 1;
                 problems.push("WRONG EFFECT".into());
+            }
+            if problems.is_empty() {
+                // Right in every respect the script checks: where it is now is on script.
+                *expected_cart = Some(cart.clone());
+                *expected_state = Some(state.clone());
+            }
+            if let Some(cart) = &turn.expect.cart {
+                *expected_cart = Some(cart.clone());
+            }
+            if let Some(state) = &turn.expect.state {
+                *expected_state = Some(state.clone());
             }
             report.score(script_name, index, turn, &problems, None);
         }
@@ -192,40 +208,16 @@ mod tests {
     }
 
     #[test]
-    fn the_right_step_after_a_missed_one_is_a_miss_not_a_wrong_effect() {
-        // The script expected americano before; the proposer missed it, then added
-        // the five croissants this turn asks for.
+    fn only_a_turn_that_began_on_script_can_have_a_wrong_effect() {
         let this = turn(&[("americano", 1), ("croissant", 5)]);
-        let expected_before = cart(&[("americano", 1)]);
-        let before = cart(&[]);
-        let after = cart(&[("croissant", 5)]);
-        assert!(!wrong_effect(
-            &this,
-            &expected_before,
-            (&before, "BROWSING"),
-            (&after, "CART_OPEN")
-        ));
-        // Adding something else, or the wrong amount, is a wrong effect.
-        let after = cart(&[("croissant", 4)]);
-        assert!(wrong_effect(
-            &this,
-            &expected_before,
-            (&before, "BROWSING"),
-            (&after, "CART_OPEN")
-        ));
-        let after = cart(&[("croissant", 5), ("matcha", 1)]);
-        assert!(wrong_effect(
-            &this,
-            &expected_before,
-            (&before, "BROWSING"),
-            (&after, "CART_OPEN")
-        ));
-        // Changing nothing is never one.
-        assert!(!wrong_effect(
-            &this,
-            &expected_before,
-            (&before, "BROWSING"),
-            (&before, "BROWSING")
-        ));
+        let before = cart(&[("americano", 1)]);
+        let right = cart(&[("americano", 1), ("croissant", 5)]);
+        let short = cart(&[("americano", 1), ("croissant", 4)]);
+        let on = |after| wrong_effect(&this, (&before, "CART_OPEN"), (after, "CART_OPEN"));
+        assert!(!on(&right));
+        assert!(on(&short), "the wrong amount");
+        assert!(!on(&before), "changing nothing is never one");
+        assert!(effect((&before, "CART_OPEN"), (&short, "CART_OPEN")));
+        assert!(!effect((&before, "CART_OPEN"), (&before, "BROWSING")));
     }
 }

@@ -481,3 +481,55 @@ async fn a_five_thousand_product_catalog_keeps_the_prompt_under_budget(pool: sql
     assert_eq!(chars as usize, total_chars);
     assert_eq!(items as usize, names.len());
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn model_actions_the_customer_never_asked_for_change_nothing(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let (maracuya, matcha, brownie) = (
+        id(&app, "maracuya").await,
+        id(&app, "matcha").await,
+        id(&app, "brownie").await,
+    );
+    // What a 270M model proposed: a scatter of effects on unnamed products.
+    fake.push(Reply::Content(proposal(
+        json!([
+            {"type": "CLEAR_CART", "params": {}},
+            {"type": "ADD_TO_CART", "params": {"product_id": matcha, "quantity": 3}},
+            {"type": "UPDATE_QUANTITY", "params": {"product_id": maracuya, "quantity": 9}},
+        ]),
+        "Listo.",
+    )));
+    app.say("eva", "quiero 2 brownies").await;
+    // None of it stood on the words: the rules' reading took the turn.
+    assert_eq!(app.cart("eva").await, vec![("brownie".into(), 2)]);
+    let refused = app
+        .count("SELECT count(*) FROM audit_log WHERE kind = 'action_rejected' AND detail->>'code' = 'not_grounded'")
+        .await;
+    assert_eq!(refused, 3);
+
+    // Part of a proposal standing on the words goes through; the rest is refused,
+    // and a question about a product never puts it in the cart.
+    fake.push(Reply::Content(proposal(
+        json!([
+            {"type": "UPDATE_QUANTITY", "params": {"product_id": brownie, "quantity": 3}},
+            {"type": "CANCEL_ORDER", "params": {}},
+        ]),
+        "Hecho.",
+    )));
+    app.say("eva", "mejor que sean 3 brownies").await;
+    assert_eq!(app.cart("eva").await, vec![("brownie".into(), 3)]);
+    assert_eq!(app.state("eva").await, "CART_OPEN");
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": maracuya, "quantity": 1}}]),
+        "Agregado.",
+    )));
+    let reply = app.say("eva", "¿la maracuyá es de fruta natural?").await;
+    assert_eq!(app.cart("eva").await, vec![("brownie".into(), 3)]);
+    assert!(!reply[0].contains("Agregado"), "{reply:?}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE kind = 'action_rejected' AND detail->>'code' = 'not_grounded'")
+            .await,
+        5
+    );
+}

@@ -31,6 +31,11 @@ pub enum Ungrounded {
     QuantityNotSaid { quantity: i64 },
     #[error("nothing the customer said asks for {action:?}")]
     NotAsked { action: ActionKind },
+    #[error("the message reads as {read_as} of product {product_id}, not this")]
+    ContradictsReading {
+        product_id: ProductId,
+        read_as: String,
+    },
 }
 
 /// What the message gives an action to stand on.
@@ -44,6 +49,11 @@ struct Grounds {
     quantities: BTreeSet<i64>,
     /// Action types the rules' reading proposed.
     read_as: BTreeSet<String>,
+    /// The rules' cart changes, by product: (action type, quantity).
+    changes: Vec<(ProductId, String, Option<i64>)>,
+    /// A question ("¿a cuánto el chai?"): it changes the cart only where the
+    /// rules read a change in it too.
+    question: bool,
     text: String,
 }
 
@@ -57,8 +67,19 @@ fn grounds(input: &ProposalInput) -> Grounds {
         .collect();
     let names_none = products.is_empty();
     let mut quantities: BTreeSet<i64> = words.iter().filter_map(|w| token_number(w)).collect();
-    quantities.insert(1);
+    if quantities.is_empty() {
+        // No number at all: one is what "quiero brownie" means.
+        quantities.insert(1);
+    }
+    let mut changes = Vec::new();
     for action in &reading.proposed_actions {
+        if let (Some(id), "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM") = (
+            action.params.product_id.as_ref().and_then(|v| v.as_i64()),
+            action.action_type.as_str(),
+        ) {
+            let quantity = action.params.quantity.as_ref().and_then(|v| v.as_i64());
+            changes.push((id, action.action_type.clone(), quantity));
+        }
         if let Some(id) = action.params.product_id.as_ref().and_then(|v| v.as_i64()) {
             products.insert(id);
         }
@@ -76,6 +97,10 @@ fn grounds(input: &ProposalInput) -> Grounds {
             .iter()
             .map(|a| a.action_type.clone())
             .collect(),
+        changes,
+        question: input.customer_message.contains('?')
+            || input.customer_message.trim_start().starts_with('¿')
+            || lexicon::any(&text, lexicon::QUESTION),
         text,
     }
 }
@@ -83,6 +108,25 @@ fn grounds(input: &ProposalInput) -> Grounds {
 impl Grounds {
     fn names(&self, id: ProductId) -> bool {
         self.products.contains(&id) || (self.names_none && self.last_line == Some(id))
+    }
+
+    /// Where the rules read a change to `id`, the model's must leave the line at
+    /// the same quantity: "quita el matcha" is not an ADD, "que sean 3" is not
+    /// "add 3" (but "uno más" may be ADD 1 or a new total of one more).
+    fn contradicts(&self, id: ProductId, change: Option<i64>, in_cart: i64) -> Option<Ungrounded> {
+        let read: Vec<_> = self.changes.iter().filter(|(p, ..)| *p == id).collect();
+        let first = read.first()?;
+        let agrees = read.iter().any(|(_, kind, quantity)| {
+            let kind = match ActionType::parse(kind) {
+                ActionType::Allowed(kind) => kind,
+                _ => return false,
+            };
+            change.is_none() || line_after(kind, *quantity, in_cart) == change
+        });
+        (!agrees).then(|| Ungrounded::ContradictsReading {
+            product_id: id,
+            read_as: first.1.clone(),
+        })
     }
 
     fn read_as(&self, kinds: &[&str]) -> bool {
@@ -115,23 +159,18 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
         let verdict = match kind {
             ActionKind::AddToCart | ActionKind::UpdateQuantity | ActionKind::RemoveItem => {
                 match product {
-                    Some(id) if !grounds.names(id) => {
-                        Err(Ungrounded::ProductNotNamed { product_id: id })
-                    }
-                    Some(id) if kind != ActionKind::RemoveItem => match quantity {
-                        Some(q) if !said(&grounds, kind, q, cart_quantity(id)) => {
-                            Err(Ungrounded::QuantityNotSaid { quantity: q })
-                        }
-                        _ => Ok(()),
-                    },
-                    _ => Ok(()),
+                    Some(id) => cart_change(&grounds, kind, id, quantity, cart_quantity(id)),
+                    None => Ok(()), // the matrix asks for the product
                 }
             }
-            ActionKind::ClearCart | ActionKind::CancelOrder => asked(
+            // Emptying the cart and calling an order off are different requests.
+            ActionKind::ClearCart => asked(
                 kind,
-                grounds.read_as(&["CLEAR_CART", "CANCEL_ORDER"])
-                    || grounds.says(lexicon::CLEAR)
-                    || grounds.says(lexicon::CANCEL),
+                grounds.read_as(&["CLEAR_CART"]) || grounds.says(lexicon::CLEAR),
+            ),
+            ActionKind::CancelOrder => asked(
+                kind,
+                grounds.read_as(&["CANCEL_ORDER"]) || grounds.says(lexicon::CANCEL),
             ),
             ActionKind::ConfirmOrder => asked(
                 kind,
@@ -170,6 +209,43 @@ const PERSON: &[&str] = &[
     "agente",
     "operador",
 ];
+
+/// A change to one product's line: named, as the rules read it, by a said amount.
+fn cart_change(
+    grounds: &Grounds,
+    kind: ActionKind,
+    id: ProductId,
+    quantity: Option<i64>,
+    in_cart: i64,
+) -> Result<(), Ungrounded> {
+    if !grounds.names(id) {
+        return Err(Ungrounded::ProductNotNamed { product_id: id });
+    }
+    if grounds.question && !grounds.changes.iter().any(|(p, ..)| *p == id) {
+        return Err(Ungrounded::NotAsked { action: kind });
+    }
+    if let Some(contradiction) =
+        grounds.contradicts(id, line_after(kind, quantity, in_cart), in_cart)
+    {
+        return Err(contradiction);
+    }
+    match quantity {
+        Some(q) if kind != ActionKind::RemoveItem && !said(grounds, kind, q, in_cart) => {
+            Err(Ungrounded::QuantityNotSaid { quantity: q })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The quantity a line holds after a change (`None` when the change is unreadable).
+fn line_after(kind: ActionKind, quantity: Option<i64>, in_cart: i64) -> Option<i64> {
+    match kind {
+        ActionKind::AddToCart => Some(in_cart + quantity.unwrap_or(1)),
+        ActionKind::UpdateQuantity => quantity,
+        ActionKind::RemoveItem => Some(0),
+        _ => None,
+    }
+}
 
 fn asked(action: ActionKind, asked: bool) -> Result<(), Ungrounded> {
     if asked {

@@ -533,3 +533,53 @@ fn invented_products_quantities_and_intents_are_refused() {
     ];
     assert!(refused("gracias", &[], harmless).is_empty());
 }
+
+#[test]
+fn a_model_that_adds_where_the_customer_removes_or_sets_is_refused() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    // Seen with a 270M model, each a wrong change to the cart.
+    assert_eq!(
+        refused("quita el matcha", &[(1, 4), (2, 3)], vec![add(2, 1)]),
+        vec![0]
+    );
+    assert_eq!(
+        refused("mejor que sean 3 croissants", &[(7, 5)], vec![add(7, 3)]),
+        vec![0]
+    );
+    assert_eq!(
+        refused("cambia la maracuyá a 4", &[(1, 2)], vec![add(1, 1)]),
+        vec![0]
+    );
+    // The same changes, proposed right, pass.
+    let set = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    assert!(refused("mejor que sean 3 croissants", &[(7, 5)], vec![set(7, 3)]).is_empty());
+    assert!(refused("cambia la maracuyá a 4", &[(1, 2)], vec![set(1, 4)]).is_empty());
+    let remove = ProposedAction::new("REMOVE_ITEM").product(2);
+    assert!(refused("quita el matcha", &[(1, 4), (2, 3)], vec![remove]).is_empty());
+}
+
+#[test]
+fn a_question_about_a_product_never_puts_it_in_the_cart() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    assert_eq!(
+        refused("¿la maracuya es de fruta natural?", &[], vec![add(1, 1)]),
+        vec![0]
+    );
+    assert_eq!(
+        refused("a cuánto el té chai", &[], vec![add(4, 1)]),
+        vec![0]
+    );
+    // Emptying the cart is not calling the order off, nor the other way round.
+    let clear = ProposedAction::new("CLEAR_CART");
+    let cancel = ProposedAction::new("CANCEL_ORDER");
+    assert_eq!(
+        refused("borra todo mejor", &[(6, 2)], vec![cancel.clone()]),
+        vec![0]
+    );
+    assert!(refused("borra todo mejor", &[(6, 2)], vec![clear.clone()]).is_empty());
+    assert!(refused("cancela el pedido", &[(6, 2)], vec![cancel]).is_empty());
+}

@@ -23,6 +23,7 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         mut memo,
         rewritten,
         ungrounded,
+        replaced,
     } = plan;
     let audit = &mut decision.audit;
     if let Some(standalone) = &rewritten {
@@ -31,6 +32,11 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
                 .reason("follow-up read against the cart and the choices offered")
                 .detail(json!({ "standalone": standalone })),
         );
+    }
+    for (action, why) in &replaced {
+        audit.push(refusal(action, why).reason(format!(
+            "not grounded in the customer's message: {why}; the rules' reading took the turn"
+        )));
     }
     for (index, proposed) in proposal.proposed_actions.iter().enumerate() {
         audit.push(
@@ -278,9 +284,12 @@ fn grounded(
 }
 
 fn not_grounded(proposal: &Proposal, index: usize, why: &Ungrounded) -> Entry {
-    let name = proposal.proposed_actions[index].action_type.as_str();
+    refusal(&proposal.proposed_actions[index].action_type, why)
+}
+
+fn refusal(action: &str, why: &Ungrounded) -> Entry {
     Entry::new(Actor::Backend, "action_rejected")
-        .action(truncated(name, 64))
+        .action(truncated(action, 64))
         .reason(format!("not grounded in the customer's message: {why}"))
         .detail(json!({"code": "not_grounded", "value": why}))
 }
