@@ -9,10 +9,15 @@
 //!
 //! Environment: `DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/postgres;
 //! a scratch database is created and dropped), `BENCH_SECS` (default 6, per
-//! scenario), `BENCH_LLM_MS` (default 500, the fake model's thinking time).
+//! scenario), `BENCH_LLM_MS` (default 500, the fake model's thinking time),
+//! `BENCH_ONLY` (`rules`, `llm` or `baseline`: run just that group),
+//! `BENCH_SERVER_WRAPPER` (a command to run the server under, such as a profiler).
 //!
 //! Each customer waits for the reply before writing again, so every message is one
-//! turn (no bursts), and the gather window is off (`TENDERO_GATHER_MS=0`).
+//! turn (no bursts), and the gather window is off (`TENDERO_GATHER_MS=0`). In the
+//! LLM scenarios every turn asks the model (`TENDERO_LLM_RULES_FIRST=false`): the
+//! bench's messages are ones the rules read whole, which would otherwise never
+//! reach it.
 //! Statements are counted by tendero itself (`TENDERO_COUNT_STATEMENTS=1`),
 //! transactions by PostgreSQL (`pg_stat_database`), CPU from /proc: the child's own
 //! and the sum over every `postgres` process.
@@ -154,7 +159,18 @@ impl Server {
             .local_addr()
             .unwrap()
             .port();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_tendero"));
+        // BENCH_SERVER_WRAPPER runs the server under a profiler, e.g.
+        // "valgrind --tool=callgrind --callgrind-out-file=target/turns.callgrind".
+        let wrapper = std::env::var("BENCH_SERVER_WRAPPER").unwrap_or_default();
+        let mut words = wrapper.split_whitespace();
+        let mut command = match words.next() {
+            Some(program) => {
+                let mut command = Command::new(program);
+                command.args(words).arg(env!("CARGO_BIN_EXE_tendero"));
+                command
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_tendero")),
+        };
         command
             .arg("serve")
             .env("DATABASE_URL", database_url)
@@ -177,7 +193,7 @@ impl Server {
             base: format!("http://127.0.0.1:{port}"),
         };
         let client = reqwest::Client::new();
-        for _ in 0..600 {
+        for _ in 0..2400 {
             if client
                 .get(format!("{}/readyz", server.base))
                 .send()
@@ -384,6 +400,51 @@ async fn baseline(pool: &PgPool, bot_id: uuid::Uuid, secs: u64, concurrency: usi
     }
 }
 
+/// A shop that has been open a while: `conversations` finished conversations of
+/// ten exchanges each (inbox, transcript, replies, audit), analyzed, so the
+/// planner sees tables of a real size rather than the empty ones a scratch
+/// database starts with.
+async fn seed_history(pool: &PgPool, bot_id: uuid::Uuid, conversations: u64) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let mut tx = pool.begin().await?;
+    for sql in [
+        "INSERT INTO contacts (bot_id, channel, external_id)
+         SELECT $1, 'webchat', 'past-' || g FROM generate_series(1, $2) g",
+        "INSERT INTO conversations (bot_id, contact_id, last_customer_at, last_activity_at)
+         SELECT $1, id, now() - interval '2 days', now() - interval '2 days'
+         FROM contacts WHERE bot_id = $1 AND external_id LIKE 'past-%' AND $2 > 0",
+        "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload, status, attempts, processed_at)
+         SELECT $1, c.id, 'past-' || c.id || '-' || n, 'message', '{\"text\": \"hola\"}', 'done', 1, now()
+         FROM conversations c CROSS JOIN generate_series(1, 10) n
+         WHERE c.bot_id = $1 AND c.fsm_state = 'IDLE' AND $2 > 0",
+        "INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, status, inbox_id, sent_at)
+         SELECT i.conversation_id, $1, 'webchat', 'x', 'bot', '{\"text\": \"¡Hola!\"}', 'sent', i.id, now()
+         FROM inbox i WHERE i.bot_id = $1 AND $2 > 0",
+        "INSERT INTO messages (conversation_id, direction, author, text, inbox_id)
+         SELECT conversation_id, 'in', 'customer', 'hola', id FROM inbox WHERE bot_id = $1 AND $2 > 0",
+        "INSERT INTO messages (conversation_id, direction, author, text, outbox_id)
+         SELECT conversation_id, 'out', 'bot', '¡Hola!', id FROM outbox WHERE bot_id = $1 AND $2 > 0",
+        "INSERT INTO audit_log (bot_id, conversation_id, inbox_id, actor, kind)
+         SELECT $1, conversation_id, id, a, k FROM inbox
+         CROSS JOIN (VALUES ('agent', 'action_proposed'), ('backend', 'action_accepted'),
+                            ('backend', 'action_executed')) v(a, k)
+         WHERE bot_id = $1 AND $2 > 0",
+    ] {
+        sqlx::query(sql)
+            .bind(bot_id)
+            .bind(conversations as i64)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    sqlx::query("VACUUM ANALYZE").execute(pool).await?;
+    println!(
+        "history: {conversations} past conversations seeded in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
 /// `customers` web-chat sessions, each posting and waiting for its reply, for `secs`.
 async fn end_to_end(
     name: String,
@@ -550,6 +611,8 @@ async fn main() -> anyhow::Result<()> {
     );
     tendero::db::migrate(&pool).await?;
     let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP).await?;
+    let past = env_number("BENCH_PAST_CONVERSATIONS", 5000);
+    seed_history(&pool, shop.bot_id, past).await?;
 
     println!(
         "turns: web chat end to end against `tendero serve` (loopback, {secs} s per scenario, same run)"
@@ -567,53 +630,62 @@ async fn main() -> anyhow::Result<()> {
         "llm^",
         "RSS MB"
     );
-    let server = Server::start(&scratch_url, &[]).await;
-    for customers in [1, 16, 64] {
-        let row = end_to_end(
-            format!("rules, {customers} customers"),
-            &server,
-            &pool,
-            customers,
-            secs,
-            &format!("rules{customers}"),
-        )
-        .await;
-        row.print();
+    let only = std::env::var("BENCH_ONLY").ok();
+    let wanted = |group: &str| only.as_deref().is_none_or(|o| o == group);
+    if wanted("rules") {
+        let server = Server::start(&scratch_url, &[]).await;
+        for customers in [1, 16, 64] {
+            let row = end_to_end(
+                format!("rules, {customers} customers"),
+                &server,
+                &pool,
+                customers,
+                secs,
+                &format!("rules{customers}"),
+            )
+            .await;
+            row.print();
+        }
+        idle(&server, 16).await;
+        server.stop();
     }
-    idle(&server, 16).await;
-    server.stop();
 
-    let fake = fake_llm(Duration::from_millis(llm_ms)).await;
-    let server = Server::start(
-        &scratch_url,
-        &[
-            ("OPENAI_BASE_URL", fake.base_url.clone()),
-            ("OPENAI_API_KEY", "bench".into()),
-            ("TENDERO_LLM_TIMEOUT_MS", "30000".into()),
-        ],
-    )
-    .await;
-    for customers in [16, 64, 256] {
-        fake.peak.store(0, Ordering::SeqCst);
-        let mut row = end_to_end(
-            format!("LLM {llm_ms} ms, {customers} customers"),
-            &server,
-            &pool,
-            customers,
-            secs,
-            &format!("llm{customers}"),
+    if wanted("llm") {
+        let fake = fake_llm(Duration::from_millis(llm_ms)).await;
+        let server = Server::start(
+            &scratch_url,
+            &[
+                ("OPENAI_BASE_URL", fake.base_url.clone()),
+                ("OPENAI_API_KEY", "bench".into()),
+                ("TENDERO_LLM_TIMEOUT_MS", "30000".into()),
+                ("TENDERO_LLM_RULES_FIRST", "false".into()),
+            ],
         )
         .await;
-        row.llm_peak = Some(fake.peak.load(Ordering::SeqCst));
-        row.print();
+        for customers in [16, 64, 256] {
+            fake.peak.store(0, Ordering::SeqCst);
+            let mut row = end_to_end(
+                format!("LLM {llm_ms} ms, {customers} customers"),
+                &server,
+                &pool,
+                customers,
+                secs,
+                &format!("llm{customers}"),
+            )
+            .await;
+            row.llm_peak = Some(fake.peak.load(Ordering::SeqCst));
+            row.print();
+        }
+        server.stop();
     }
-    server.stop();
 
     // The baseline last: its thousands of transactions must not leak into another row.
-    sqlx::query("VACUUM ANALYZE").execute(&pool).await?;
-    tokio::time::sleep(STATS_FLUSH).await;
-    let raw = baseline(&pool, shop.bot_id, secs, 16).await;
-    raw.print();
+    if wanted("baseline") {
+        sqlx::query("VACUUM ANALYZE").execute(&pool).await?;
+        tokio::time::sleep(STATS_FLUSH).await;
+        let raw = baseline(&pool, shop.bot_id, secs, 16).await;
+        raw.print();
+    }
     println!(
         "Per turn, everything a message costs: the webhook's insert, the claim, the turn's \
          commit and the delivery to the stream. tdr/pg ms/t: CPU of tendero and of all \

@@ -368,15 +368,15 @@ fn snapshot_select(history_len: i64, max_events: i64) -> String {
                     FROM orders WHERE conversation_id = c.id
                       AND status IN ('awaiting_payment', 'proof_received')
                     ORDER BY created_at DESC LIMIT 1) o) AS open_order,
+                -- The latest lines but the customer's pending messages (the head's
+                -- and those behind it, which the turn reads as its message): a walk
+                -- backwards down the conversation's index that stops after a few.
                 (SELECT coalesce(json_agg(json_build_object('author', m.author, 'text', m.text)
                                           ORDER BY m.id), '[]')
                  FROM (SELECT id, author, text FROM messages
                        WHERE conversation_id = c.id
-                         AND id < coalesce((SELECT min(id) FROM messages
-                                            WHERE conversation_id = c.id AND inbox_id = hd.head_id
-                                              AND direction = 'in'),
-                                           9223372036854775807)
-                       ORDER BY id DESC LIMIT {history_len}) m) AS history,
+                         AND NOT (direction = 'in' AND coalesce(inbox_id, 0) >= hd.head_id)
+                       ORDER BY conversation_id DESC, id DESC LIMIT {history_len}) m) AS history,
                 (SELECT count(*) FROM inbox
                  WHERE conversation_id = c.id AND kind = 'message' AND id < hd.head_id
                    AND received_at > now() - interval '60 seconds') AS recent_messages
@@ -396,7 +396,7 @@ pub async fn claim_turns(
     let sql = format!(
         "WITH heads AS (
              SELECT DISTINCT ON (conversation_id) conversation_id, id, kind, attempts, available_at, received_at
-             FROM inbox WHERE status = 'pending' AND ($6::uuid[] IS NULL OR conversation_id = ANY($6))
+             FROM inbox WHERE status = 'pending' {only}
              ORDER BY conversation_id, id
          ), candidate AS (
              SELECT c.id, h.id AS head_id FROM conversations c JOIN heads h ON h.conversation_id = c.id
@@ -427,7 +427,14 @@ pub async fn claim_turns(
          )
          {}
          ORDER BY hd.head_id",
-        snapshot_select(request.history_len, request.max_events)
+        snapshot_select(request.history_len, request.max_events),
+        // Two statements rather than `$6 IS NULL OR …`: a generic plan could not
+        // use the index for the targeted one.
+        only = if request.only.is_some() {
+            "AND conversation_id = ANY($6)"
+        } else {
+            "AND $6::uuid[] IS NULL"
+        },
     );
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(request.owner)

@@ -197,7 +197,10 @@ pub async fn ingest_one(pool: &PgPool, bot_id: Uuid, inbound: &Inbound) -> sqlx:
 /// Stores many inbound messages in one statement (one round trip, one commit),
 /// each exactly as `ingest` would: a repeat, in the table or earlier in the same
 /// batch, changes nothing and names the stored event. Results follow `items`.
-pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Result<Vec<Ingested>> {
+pub async fn ingest_many(
+    conn: &mut PgConnection,
+    items: &[(Uuid, &Inbound)],
+) -> sqlx::Result<Vec<Ingested>> {
     let mut bots = Vec::with_capacity(items.len());
     let mut channels = Vec::with_capacity(items.len());
     let mut senders = Vec::with_capacity(items.len());
@@ -307,7 +310,7 @@ pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Res
     .bind(&keys)
     .bind(&payloads)
     .bind(&transcripts)
-    .fetch_all(pool)
+    .fetch_all(&mut *conn)
     .await?;
     let mut results = Vec::with_capacity(items.len());
     for (row, (bot_id, inbound)) in rows.into_iter().zip(items) {
@@ -319,7 +322,7 @@ pub async fn ingest_many(pool: &PgPool, items: &[(Uuid, &Inbound)]) -> sqlx::Res
             (_, _, Some(inbox_id)) => Ingested::Duplicate { inbox_id },
             _ => {
                 // Another batch stored the same event between our check and insert.
-                let inbox_id = existing(pool, *bot_id, &inbound.external_id)
+                let inbox_id = existing(&mut *conn, *bot_id, &inbound.external_id)
                     .await?
                     .ok_or(sqlx::Error::RowNotFound)?;
                 Ingested::Duplicate { inbox_id }
@@ -346,11 +349,15 @@ fn transcript_line(message: &MessagePayload) -> String {
     }
 }
 
-async fn existing(pool: &PgPool, bot_id: Uuid, external_id: &str) -> sqlx::Result<Option<i64>> {
+async fn existing(
+    db: impl sqlx::PgExecutor<'_>,
+    bot_id: Uuid,
+    external_id: &str,
+) -> sqlx::Result<Option<i64>> {
     sqlx::query_scalar("SELECT id FROM inbox WHERE bot_id = $1 AND external_id = $2")
         .bind(bot_id)
         .bind(external_id)
-        .fetch_optional(pool)
+        .fetch_optional(db)
         .await
 }
 

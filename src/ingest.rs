@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
@@ -91,7 +91,19 @@ impl IngestQueue {
     }
 }
 
+/// A committer's own connection, outside the pool, set to reuse one generic plan:
+/// planning the batch statement afresh (PostgreSQL keeps choosing custom plans
+/// for its array inputs) costs more than running it.
+async fn committer_connection(pool: &PgPool) -> sqlx::Result<PgConnection> {
+    let mut conn = pool.acquire().await?.detach();
+    sqlx::query("SET plan_cache_mode = force_generic_plan")
+        .execute(&mut conn)
+        .await?;
+    Ok(conn)
+}
+
 async fn commit_batches(pool: PgPool, queue: Arc<Mutex<mpsc::Receiver<Job>>>) {
+    let mut conn: Option<PgConnection> = None;
     loop {
         let mut batch = Vec::new();
         {
@@ -108,7 +120,18 @@ async fn commit_batches(pool: PgPool, queue: Arc<Mutex<mpsc::Receiver<Job>>>) {
             }
         }
         let items: Vec<(Uuid, &Inbound)> = batch.iter().map(|j| (j.bot_id, &j.inbound)).collect();
-        match inbox::ingest_many(&pool, &items).await {
+        let stored = match &mut conn {
+            Some(conn) => inbox::ingest_many(conn, &items).await,
+            None => match committer_connection(&pool).await {
+                Ok(fresh) => inbox::ingest_many(conn.insert(fresh), &items).await,
+                Err(err) => Err(err),
+            },
+        };
+        if stored.is_err() {
+            // The connection may be what failed: the next batch starts a new one.
+            conn = None;
+        }
+        match stored {
             Ok(results) => {
                 for (job, result) in batch.into_iter().zip(results) {
                     let _ = job.done.send(Ok(result));

@@ -37,8 +37,13 @@ pub fn tokens(normalized: &str) -> Vec<&str> {
 /// True if `phrase` (normalized, one or more words) occurs in `normalized` on word
 /// boundaries.
 pub fn contains_phrase(normalized: &str, phrase: &str) -> bool {
-    let hay = format!(" {normalized} ");
-    hay.contains(&format!(" {phrase} "))
+    // The same as looking for " phrase " in " normalized ", without building either:
+    // the rules ask this of hundreds of phrases per message.
+    let bytes = normalized.as_bytes();
+    normalized.match_indices(phrase).any(|(at, _)| {
+        let end = at + phrase.len();
+        (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ')
+    })
 }
 
 /// Spanish number words up to twenty, plus "media docena" and "docena" handled by
@@ -245,6 +250,25 @@ pub fn has_nul_escape(body: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn a_phrase_is_found_on_word_boundaries_only(
+            text in "[ab ]{0,12}",
+            phrase in "[ab]{1,3}( [ab]{1,2})?",
+        ) {
+            let padded = format!(" {text} ").contains(&format!(" {phrase} "));
+            proptest::prop_assert_eq!(contains_phrase(&text, &phrase), padded);
+        }
+    }
+
+    #[test]
+    fn phrases_match_whole_words() {
+        assert!(contains_phrase("quiero un te chai", "te chai"));
+        assert!(contains_phrase("te", "te"));
+        assert!(!contains_phrase("quiero un tes", "te"));
+        assert!(!contains_phrase("este", "te"));
+    }
 
     #[test]
     fn normalize_strips_accents_case_and_punctuation() {

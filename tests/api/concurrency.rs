@@ -245,7 +245,8 @@ async fn a_group_commit_stores_each_event_once_whatever_the_batch_holds(pool: sq
         },
     };
     let earlier = message("ana", "k-0", "hola");
-    let first = ingest_many(&app.pool, &[(bot.id, &earlier)]).await.unwrap();
+    let mut conn = app.pool.acquire().await.unwrap();
+    let first = ingest_many(&mut conn, &[(bot.id, &earlier)]).await.unwrap();
     let Ingested::New {
         inbox_id: known, ..
     } = first[0]
@@ -262,7 +263,7 @@ async fn a_group_commit_stores_each_event_once_whatever_the_batch_holds(pool: sq
         message("beto", "k-3", "hola"),
     ];
     let items: Vec<_> = batch.iter().map(|m| (bot.id, m)).collect();
-    let results = ingest_many(&app.pool, &items).await.unwrap();
+    let results = ingest_many(&mut conn, &items).await.unwrap();
     assert_eq!(results[0], Ingested::Duplicate { inbox_id: known });
     let Ingested::New {
         inbox_id: k1,

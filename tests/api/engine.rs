@@ -41,6 +41,18 @@ fn customer_message(request: &serde_json::Value) -> String {
     input["customer_message"].as_str().unwrap().to_owned()
 }
 
+/// The transcript lines a request to the model carried, oldest first.
+fn history_of(request: &serde_json::Value) -> Vec<String> {
+    let user = request["messages"][1]["content"].as_str().unwrap();
+    let input: serde_json::Value = serde_json::from_str(user).unwrap();
+    input["recent_history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| line.to_string())
+        .collect()
+}
+
 /// Waits (bounded) until `session` has `count` replies, and returns them.
 async fn replies_eventually(app: &TestApp, session: &str, count: usize) -> Vec<String> {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -126,6 +138,12 @@ async fn messages_sent_while_a_turn_runs_are_answered_together_in_the_next(pool:
     let requests = fake.requests();
     assert_eq!(requests.len(), 2);
     assert_eq!(customer_message(&requests[1]), "y 1 matcha\ny 1 croissant");
+    // What came before the burst, the bot's answer to the first turn included
+    // (it was written after the burst's messages arrived), and not the burst itself.
+    let history = history_of(&requests[1]);
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert!(history[0].contains("quiero 1 brownie"), "{history:?}");
+    assert!(history[1].contains("Brownie"), "{history:?}");
     assert_eq!(
         app.cart("olga").await,
         vec![

@@ -3,6 +3,10 @@
 //! plurals, diminutives ("cafecito", "matchita") and typos. A word several
 //! products share is an ambiguous mention, to be asked about, never guessed.
 
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, LazyLock, Mutex};
+
 use crate::agent::contract::CatalogEntry;
 use crate::conversation::ProductId;
 use crate::text::{normalize, tokens};
@@ -108,36 +112,90 @@ pub fn sound(word: &str) -> String {
     out
 }
 
+/// A message word, read once for every name word it is held against.
+struct Probe<'a> {
+    word: &'a str,
+    singular: &'a str,
+    known: bool,
+    sound: String,
+    chars: usize,
+    stems: Vec<String>,
+}
+
+impl<'a> Probe<'a> {
+    fn new(word: &'a str) -> Self {
+        let singular = singular(word);
+        Probe {
+            word,
+            singular,
+            known: super::lexicon::is_known(word),
+            sound: sound(singular),
+            chars: singular.chars().count(),
+            stems: undiminished(word),
+        }
+    }
+
+    /// See [`word_matches`].
+    fn matches(&self, name: &NameWord) -> bool {
+        let (a, b) = (self.singular, name.singular.as_str());
+        if a == b || self.word == name.word {
+            return true;
+        }
+        if self.known {
+            return false;
+        }
+        let (sa, sb) = (&self.sound, &name.sound);
+        if sa.len() >= 4
+            && (sa == sb || (sb.len() >= 6 && strsim::damerau_levenshtein(sa, sb) <= 1))
+        {
+            return true;
+        }
+        if a.len() >= 4 && b.len() >= 7 && b.starts_with(a) {
+            return true;
+        }
+        let limit = match name.chars {
+            0..=3 => 0,
+            4..=6 => 1,
+            _ => 2,
+        };
+        if limit > 0 && self.chars > 2 && strsim::damerau_levenshtein(a, b) <= limit {
+            return true;
+        }
+        self.stems.iter().any(|stem| {
+            stem == b || (b.len() >= 4 && strsim::damerau_levenshtein(stem, b) <= limit.min(1))
+        })
+    }
+}
+
+/// A word of a product name, read once.
+struct NameWord {
+    word: String,
+    singular: String,
+    sound: String,
+    /// Characters of the singular.
+    chars: usize,
+    /// How many products' names have this word (by its singular).
+    shared: usize,
+}
+
+impl NameWord {
+    fn new(word: &str) -> Self {
+        let singular = singular(word);
+        NameWord {
+            word: word.to_owned(),
+            singular: singular.to_owned(),
+            sound: sound(singular),
+            chars: singular.chars().count(),
+            shared: 0,
+        }
+    }
+}
+
 /// Whether a message word stands for a name word: the same word, its plural, a
 /// diminutive of it, a typo of it (one edit for 4–6 letters, two beyond), the
 /// same word spelled by ear, or the first letters of a long one ("capu").
 pub fn word_matches(message_word: &str, name_word: &str) -> bool {
-    let (a, b) = (singular(message_word), singular(name_word));
-    if a == b || message_word == name_word {
-        return true;
-    }
-    if super::lexicon::is_known(message_word) {
-        return false;
-    }
-    let (sa, sb) = (sound(a), sound(b));
-    if sa.len() >= 4 && (sa == sb || (sb.len() >= 6 && strsim::damerau_levenshtein(&sa, &sb) <= 1))
-    {
-        return true;
-    }
-    if a.len() >= 4 && b.len() >= 7 && b.starts_with(a) {
-        return true;
-    }
-    let limit = match b.chars().count() {
-        0..=3 => 0,
-        4..=6 => 1,
-        _ => 2,
-    };
-    if limit > 0 && a.chars().count() > 2 && strsim::damerau_levenshtein(a, b) <= limit {
-        return true;
-    }
-    undiminished(message_word).iter().any(|stem| {
-        stem == b || (b.len() >= 4 && strsim::damerau_levenshtein(stem, b) <= limit.min(1))
-    })
+    Probe::new(message_word).matches(&NameWord::new(name_word))
 }
 
 pub fn significant_words(name: &str) -> Vec<String> {
@@ -148,37 +206,123 @@ pub fn significant_words(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The catalog's names, each distinct word read once.
+struct NameIndex {
+    /// What it was built from, to tell one catalog from another.
+    names: Vec<(ProductId, String)>,
+    words: Vec<NameWord>,
+    /// Each product with a significant word, its words as indices into `words`.
+    products: Vec<(ProductId, Vec<usize>)>,
+}
+
+impl NameIndex {
+    fn new(catalog: &[CatalogEntry]) -> Self {
+        let mut words: Vec<NameWord> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
+        let mut products = Vec::with_capacity(catalog.len());
+        for entry in catalog {
+            let name: Vec<usize> = significant_words(&entry.name)
+                .into_iter()
+                .map(|w| {
+                    *at.entry(w).or_insert_with_key(|w| {
+                        words.push(NameWord::new(w));
+                        words.len() - 1
+                    })
+                })
+                .collect();
+            if !name.is_empty() {
+                products.push((entry.product_id, name));
+            }
+        }
+        // How many products' names have a word of the same singular.
+        let mut by_singular: HashMap<&str, usize> = HashMap::new();
+        for (_, name) in &products {
+            let mut seen: Vec<&str> = name.iter().map(|&i| words[i].singular.as_str()).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for singular in seen {
+                *by_singular.entry(singular).or_default() += 1;
+            }
+        }
+        let shared: Vec<usize> = words
+            .iter()
+            .map(|w| by_singular[w.singular.as_str()])
+            .collect();
+        for (word, shared) in words.iter_mut().zip(shared) {
+            word.shared = shared;
+        }
+        let names = catalog
+            .iter()
+            .map(|e| (e.product_id, e.name.clone()))
+            .collect();
+        NameIndex {
+            names,
+            words,
+            products,
+        }
+    }
+}
+
+/// The catalog's names, indexed once per catalog rather than once per look: a
+/// turn looks several times, and every turn of a bot reads the same catalog until
+/// it changes. Kept per process, keyed by the names themselves.
+fn index_of(catalog: &[CatalogEntry]) -> Arc<NameIndex> {
+    /// Catalogs remembered at once (bots served, and a catalog's recent versions).
+    const KEPT: usize = 64;
+    static CACHE: LazyLock<Mutex<HashMap<u64, Arc<NameIndex>>>> = LazyLock::new(Default::default);
+    let mut hasher = DefaultHasher::new();
+    for entry in catalog {
+        (entry.product_id, entry.name.as_str()).hash(&mut hasher);
+    }
+    let key = hasher.finish();
+    let same = |index: &NameIndex| {
+        index.names.len() == catalog.len()
+            && index
+                .names
+                .iter()
+                .zip(catalog)
+                .all(|((id, name), e)| *id == e.product_id && *name == e.name)
+    };
+    if let Some(index) = CACHE.lock().expect("name index cache").get(&key)
+        && same(index)
+    {
+        return index.clone();
+    }
+    let index = Arc::new(NameIndex::new(catalog));
+    let mut cache = CACHE.lock().expect("name index cache");
+    if cache.len() >= KEPT {
+        cache.clear();
+    }
+    cache.insert(key, index.clone());
+    index
+}
+
 /// Finds product mentions, most complete first, never overlapping.
 pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
-    let names: Vec<(ProductId, Vec<String>)> = catalog
-        .iter()
-        .map(|p| (p.product_id, significant_words(&p.name)))
-        .filter(|(_, words)| !words.is_empty())
-        .collect();
-    // How many products' names each name word appears in.
-    let shared = |word: &str| {
-        names
-            .iter()
-            .filter(|(_, name)| name.iter().any(|w| singular(w) == singular(word)))
-            .count()
+    let index = index_of(catalog);
+    let probes: Vec<Probe> = words.iter().map(|w| Probe::new(w)).collect();
+    // Whether message word `i` stands for name word `j`, each pair decided once.
+    let mut memo: Vec<Option<bool>> = vec![None; words.len() * index.words.len()];
+    let mut matches = |i: usize, j: usize| -> bool {
+        *memo[i * index.words.len() + j].get_or_insert_with(|| probes[i].matches(&index.words[j]))
     };
     let mut found: Vec<(usize, usize, usize, ProductId)> = Vec::new(); // (score, start, end, id)
-    for (id, name) in &names {
+    for (id, name) in &index.products {
         for start in 0..words.len() {
             if STOPWORDS.contains(&words[start]) {
                 continue;
             }
             // Start on any word of the name: "americanos" is enough for Café americano
             // when no other product has that word.
-            for (k, first) in name.iter().enumerate() {
-                if !word_matches(words[start], first) {
+            for (k, &first) in name.iter().enumerate() {
+                if !matches(start, first) {
                     continue;
                 }
                 let mut end = start + 1;
                 let mut matched = 1;
-                for name_word in &name[k + 1..] {
+                for &name_word in &name[k + 1..] {
                     let window_end = (end + 2).min(words.len());
-                    match (end..window_end).find(|&j| word_matches(words[j], name_word)) {
+                    match (end..window_end).find(|&j| matches(j, name_word)) {
                         Some(j) => {
                             end = j + 1;
                             matched += 1;
@@ -187,8 +331,9 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                     }
                 }
                 let full = matched == name.len() && k == 0;
-                let distinctive = first.chars().count() >= 4 || shared(first) == 1;
-                if full || (distinctive && first.chars().count() >= 3) {
+                let first = &index.words[first];
+                let distinctive = first.word.chars().count() >= 4 || first.shared == 1;
+                if full || (distinctive && first.word.chars().count() >= 3) {
                     found.push((matched * 10 + usize::from(full) * 5, start, end, *id));
                 }
             }
