@@ -129,7 +129,7 @@ async fn fake_llm(delay: Duration) -> FakeLlm {
                 high.fetch_max(current, Ordering::SeqCst);
                 tokio::time::sleep(delay).await;
                 now.fetch_sub(1, Ordering::SeqCst);
-                let content = json!({"proposed_actions": [{"type": "SHOW_CATALOG", "params": {}}],
+                let content = json!({"proposed_actions": [{"type": "REPLY", "params": {}}],
                                      "response_text": "Con gusto."})
                 .to_string();
                 Json(json!({
@@ -445,6 +445,22 @@ async fn seed_history(pool: &PgPool, bot_id: uuid::Uuid, conversations: u64) -> 
     Ok(())
 }
 
+/// What the customers say, in turn. With the rules: a greeting and three cart
+/// changes. With the LLM: four shop requests, each one model call (a greeting is
+/// small talk, answered before any proposer).
+const RULES_MESSAGES: &[&str] = &[
+    "hola",
+    "quiero 2 maracuyá",
+    "quiero 1 matcha",
+    "vacía el carrito",
+];
+const LLM_MESSAGES: &[&str] = &[
+    "quiero 2 maracuyá",
+    "muéstrame el menú",
+    "quiero 1 matcha",
+    "vacía el carrito",
+];
+
 /// `customers` web-chat sessions, each posting and waiting for its reply, for `secs`.
 async fn end_to_end(
     name: String,
@@ -453,6 +469,7 @@ async fn end_to_end(
     customers: usize,
     secs: u64,
     run: &str,
+    messages: &'static [&'static str],
 ) -> Row {
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(customers * 2)
@@ -490,12 +507,6 @@ async fn end_to_end(
         server.statements(&client).await,
     );
     let started = Instant::now();
-    let messages = [
-        "hola",
-        "quiero 2 maracuyá",
-        "quiero 1 matcha",
-        "vacía el carrito",
-    ];
     let mut tasks = Vec::new();
     for (c, mut stream) in streams.into_iter().enumerate() {
         let (client, stop) = (client.clone(), stop.clone());
@@ -518,11 +529,12 @@ async fn end_to_end(
                     .unwrap()
                     .status();
                 assert_eq!(status, 202);
-                // The reply: one `data:` event on this session's stream.
+                // The reply: one message on this session's stream (a message has an
+                // `id:`; `typing` while the model thinks has none).
                 'reply: loop {
                     while let Some(pos) = buffer.find("\n\n") {
                         let block: String = buffer.drain(..pos + 2).collect();
-                        if block.lines().any(|l| l.starts_with("data:")) {
+                        if block.lines().any(|l| l.starts_with("id:")) {
                             break 'reply;
                         }
                     }
@@ -642,6 +654,7 @@ async fn main() -> anyhow::Result<()> {
                 customers,
                 secs,
                 &format!("rules{customers}"),
+                RULES_MESSAGES,
             )
             .await;
             row.print();
@@ -671,6 +684,7 @@ async fn main() -> anyhow::Result<()> {
                 customers,
                 secs,
                 &format!("llm{customers}"),
+                LLM_MESSAGES,
             )
             .await;
             row.llm_peak = Some(fake.peak.load(Ordering::SeqCst));

@@ -28,10 +28,19 @@ pub struct NewCall<'a> {
 /// commit, such as the turn's own, flushes it).
 pub async fn record(db: impl PgExecutor<'_>, call: &NewCall<'_>) -> sqlx::Result<()> {
     sqlx::query(
-        "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))
-         INSERT INTO llm_calls (bot_id, conversation_id, inbox_id, model, response_format, outcome,
-             prompt_tokens, completion_tokens, prompt_chars, catalog_items, latency_ms, cost_micros, error)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM relaxed",
+        "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+         call AS (
+             INSERT INTO llm_calls (bot_id, conversation_id, inbox_id, model, response_format, outcome,
+                 prompt_tokens, completion_tokens, prompt_chars, catalog_items, latency_ms, cost_micros, error)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM relaxed
+             RETURNING bot_id, (created_at AT TIME ZONE 'UTC')::date AS day,
+                       prompt_tokens + completion_tokens AS tokens,
+                       (outcome = 'over_budget')::int AS over_budget
+         )
+         INSERT INTO llm_usage_daily (bot_id, day, tokens, over_budget)
+         SELECT bot_id, day, tokens, over_budget FROM call WHERE tokens > 0 OR over_budget > 0
+         ON CONFLICT (bot_id, day) DO UPDATE SET tokens = llm_usage_daily.tokens + excluded.tokens,
+             over_budget = llm_usage_daily.over_budget + excluded.over_budget",
     )
     .bind(call.bot_id)
     .bind(call.conversation_id)
@@ -75,45 +84,35 @@ pub async fn usage(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Us
     .await
 }
 
-/// Tokens (prompt and completion) a bot's calls used since `since`: the durable
-/// record behind the daily budget.
-pub async fn tokens_since(
+/// Tokens (prompt and completion) a bot's calls used on a UTC day: the durable
+/// count behind the daily budget, one row kept as calls are recorded.
+pub async fn tokens_on(
     db: impl PgExecutor<'_>,
     bot_id: Uuid,
-    since: chrono::DateTime<chrono::Utc>,
+    day: chrono::NaiveDate,
 ) -> sqlx::Result<i64> {
-    sqlx::query_scalar(
-        "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint
-         FROM llm_calls WHERE bot_id = $1 AND created_at >= $2",
-    )
-    .bind(bot_id)
-    .bind(since)
-    .fetch_one(db)
-    .await
+    let tokens: Option<i64> =
+        sqlx::query_scalar("SELECT tokens FROM llm_usage_daily WHERE bot_id = $1 AND day = $2")
+            .bind(bot_id)
+            .bind(day)
+            .fetch_optional(db)
+            .await?;
+    Ok(tokens.unwrap_or(0))
 }
 
-/// A bot's use today: tokens, and turns the rules answered because the budget
-/// was spent.
+/// A bot's use today (UTC): tokens, and turns the rules answered because the
+/// budget was spent.
 pub async fn today(
     db: impl PgExecutor<'_>,
     bot_id: Uuid,
     now: chrono::DateTime<chrono::Utc>,
 ) -> sqlx::Result<(i64, i64)> {
-    sqlx::query_as(
-        "SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::bigint,
-                count(*) FILTER (WHERE outcome = 'over_budget')
-         FROM llm_calls WHERE bot_id = $1 AND created_at >= $2",
+    let row: Option<(i64, i64)> = sqlx::query_as(
+        "SELECT tokens, over_budget FROM llm_usage_daily WHERE bot_id = $1 AND day = $2",
     )
     .bind(bot_id)
-    .bind(start_of_day(now))
-    .fetch_one(db)
-    .await
-}
-
-/// The start of the current UTC day, when daily budgets begin again.
-pub fn start_of_day(now: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
-    now.date_naive()
-        .and_hms_opt(0, 0, 0)
-        .expect("midnight exists")
-        .and_utc()
+    .bind(now.date_naive())
+    .fetch_optional(db)
+    .await?;
+    Ok(row.unwrap_or((0, 0)))
 }

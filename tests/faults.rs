@@ -794,15 +794,22 @@ async fn redis_flushed_and_stopped_mid_traffic_loses_and_doubles_nothing() {
         let (base, pool) = (base.clone(), pool.clone());
         tokio::spawn(async move { shop(&base, &pool, "redis", customers, per_customer).await })
     };
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    // Flush everything Tendero keeps in Redis, then take Redis away altogether.
+    // Flush everything Tendero keeps in Redis once traffic has put some there (on
+    // a loaded machine that takes a while), then take Redis away altogether.
     let redis = redis::Client::open("redis://127.0.0.1:6379").unwrap();
     let mut conn = redis.get_multiplexed_async_connection().await.unwrap();
-    let keys: Vec<String> = redis::cmd("KEYS")
-        .arg(format!("{prefix}*"))
-        .query_async(&mut conn)
-        .await
-        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let keys: Vec<String> = loop {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let keys: Vec<String> = redis::cmd("KEYS")
+            .arg(format!("{prefix}*"))
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        if !keys.is_empty() || tokio::time::Instant::now() > deadline {
+            break keys;
+        }
+    };
     if !keys.is_empty() {
         let _: () = redis::cmd("DEL")
             .arg(&keys)

@@ -2,6 +2,7 @@
 //! decides; a proposer only suggests. `Proposer` is the seam the LLM proposer plugs
 //! into; `RulesProposer` runs offline.
 
+pub mod catalog_memo;
 pub mod contract;
 pub mod finance_contract;
 pub mod finance_rules;

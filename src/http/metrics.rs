@@ -42,20 +42,15 @@ const GAUGES: &[(&str, &str, &str, &str)] = &[
         "tendero_llm_tokens_today",
         "LLM tokens (prompt and completion) used today (UTC), by bot; the daily budget is TENDERO_LLM_DAILY_TOKENS.",
         "bot",
-        "SELECT b.slug, coalesce(sum(c.prompt_tokens + c.completion_tokens), 0)::bigint
-         FROM llm_calls c JOIN bots b ON b.id = c.bot_id
-         WHERE c.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-         GROUP BY b.slug",
+        "SELECT b.slug, u.tokens FROM llm_usage_daily u JOIN bots b ON b.id = u.bot_id
+         WHERE u.day = (now() AT TIME ZONE 'UTC')::date",
     ),
     (
         "tendero_llm_over_budget_today",
         "Turns answered by the rules today (UTC) because the bot's LLM budget was spent, by bot.",
         "bot",
-        "SELECT b.slug, count(*)
-         FROM llm_calls c JOIN bots b ON b.id = c.bot_id
-         WHERE c.outcome = 'over_budget'
-           AND c.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
-         GROUP BY b.slug",
+        "SELECT b.slug, u.over_budget FROM llm_usage_daily u JOIN bots b ON b.id = u.bot_id
+         WHERE u.day = (now() AT TIME ZONE 'UTC')::date AND u.over_budget > 0",
     ),
 ];
 

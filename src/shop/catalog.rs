@@ -72,30 +72,6 @@ pub async fn load(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Catalog
     Ok(CatalogIndex::new(products))
 }
 
-/// Active products ranked for a message: those in `first` (the cart) lead, then
-/// by trigram similarity of the name to the message. For LLM prompts.
-pub async fn most_relevant(
-    db: impl PgExecutor<'_>,
-    bot_id: Uuid,
-    message: &str,
-    first: &[ProductId],
-    limit: i64,
-) -> sqlx::Result<Vec<Product>> {
-    sqlx::query_as(
-        "SELECT id, sku, name, description, price_minor, active FROM products
-         WHERE bot_id = $1 AND active
-         ORDER BY (id = ANY($3)) DESC,
-                  word_similarity(translate(lower(name), 'áéíóúüñ', 'aeiouun'), $2) DESC, id
-         LIMIT $4",
-    )
-    .bind(bot_id)
-    .bind(crate::text::normalize(message))
-    .bind(first)
-    .bind(limit)
-    .fetch_all(db)
-    .await
-}
-
 /// A product as a merchant writes it (API body or CSV row).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]

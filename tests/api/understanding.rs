@@ -163,7 +163,8 @@ async fn a_bot_past_its_daily_token_budget_runs_on_the_rules_on_every_replica(po
     let counted: u64 = conn.get(&keys[0]).await.unwrap();
     assert_eq!(counted, 924, "both replicas' calls in one count");
 
-    // Redis forgets: the count comes back from llm_calls. Redis away: llm_calls decides.
+    // Redis forgets: the count comes back from PostgreSQL's daily row. Redis away:
+    // that row decides.
     let _: () = conn.del(&keys).await.unwrap();
     app.say("cuatro", "¿y para cumpleaños?").await;
     let counted: u64 = conn.get(&keys[0]).await.unwrap();

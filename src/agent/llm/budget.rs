@@ -1,7 +1,8 @@
 //! Each bot's daily LLM budget in tokens, held across replicas. `llm_calls` is the
 //! record; Redis keeps a running count of today's tokens so a turn does not sum
 //! the table. A missing count (first call of the day, a flushed Redis) is seeded
-//! from the table; with Redis away the table is summed directly.
+//! from `llm_usage_daily`, the day's count PostgreSQL keeps as calls are recorded;
+//! with Redis away that row is read directly.
 
 use chrono::Utc;
 use sqlx::PgPool;
@@ -45,8 +46,7 @@ impl Budget {
         {
             return Ok(spent);
         }
-        let since = llm_calls::start_of_day(Utc::now());
-        let spent = llm_calls::tokens_since(&self.pool, bot_id, since).await?;
+        let spent = llm_calls::tokens_on(&self.pool, bot_id, Utc::now().date_naive()).await?;
         let spent = u64::try_from(spent).unwrap_or(0);
         if let Some(redis) = &self.redis {
             redis.seed_counter(&key, spent, COUNT_TTL_SECS).await;

@@ -441,9 +441,7 @@ impl Proposer for LlmProposer {
             return Ok(fallback(why));
         }
         let started = Instant::now();
-        let catalog = shop::catalog_slice(&self.pool, &self.config, input)
-            .await
-            .map_err(|err| ProposerError::Failed(format!("catalog search failed: {err}")))?;
+        let catalog = shop::catalog_slice(&self.config, input);
         let prompt = shop::prompt(&self.config, input, catalog);
         match self
             .ask(&input.context, &prompt, &shop::contract(), started)

@@ -2,16 +2,18 @@
 //! history it is shown, the JSON schema of a proposal and the parser that holds
 //! the model's answer to it.
 
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
 use serde_json::{Value, json};
-use sqlx::PgPool;
 
 use super::{Contract, Prompt, ProposalError, parse_answer};
+use crate::agent::catalog_memo::CatalogMemo;
 use crate::agent::contract::{CatalogEntry, MAX_RESPONSE_TEXT, Proposal, ProposalInput};
 use crate::agent::privacy::mask;
 use crate::config::LlmConfig;
-use crate::conversation::{ActionKind, MAX_ACTIONS};
-use crate::shop::catalog;
-use crate::text::money;
+use crate::conversation::{ActionKind, MAX_ACTIONS, ProductId};
+use crate::text::{money, normalize};
 
 const SYSTEM_PROMPT: &str = "Eres el asistente de ventas de una tienda que vende por chat. \
 Lees el mensaje del cliente y PROPONES acciones; el sistema de la tienda decide cuáles se ejecutan.\n\
@@ -36,31 +38,58 @@ pub fn contract() -> Contract<Proposal> {
     }
 }
 
-/// The products most relevant to the message and the cart (the cart's first).
-pub async fn catalog_slice(
-    pool: &PgPool,
-    config: &LlmConfig,
-    input: &ProposalInput,
-) -> sqlx::Result<Vec<CatalogEntry>> {
-    let cart_ids: Vec<i64> = input.cart.lines.iter().map(|l| l.product_id).collect();
-    let limit = config.catalog_top_k.max(cart_ids.len() as i64);
-    let products = catalog::most_relevant(
-        pool,
-        input.context.bot_id,
-        &input.customer_message,
-        &cart_ids,
-        limit,
-    )
-    .await?;
-    Ok(products
+/// The products most relevant to the message and the cart: the cart's first, then
+/// by how much of each name the message holds (trigrams, as PostgreSQL's pg_trgm
+/// counts them), then by id. Ranked in process from the turn's catalog.
+pub fn catalog_slice(config: &LlmConfig, input: &ProposalInput) -> Vec<CatalogEntry> {
+    static TRIGRAMS: LazyLock<CatalogMemo<Vec<Vec<Trigram>>>> = LazyLock::new(Default::default);
+    let catalog = &input.product_catalog;
+    let names = TRIGRAMS.get(catalog, |catalog| {
+        catalog
+            .iter()
+            .map(|p| trigrams(&normalize(&p.name)))
+            .collect()
+    });
+    let message: HashSet<Trigram> = trigrams(&normalize(&input.customer_message))
         .into_iter()
-        .map(|p| CatalogEntry {
-            product_id: p.id,
-            name: p.name,
-            price_minor: p.price_minor,
-            description: p.description,
+        .collect();
+    let in_cart = |id: ProductId| input.cart.lines.iter().any(|l| l.product_id == id);
+    let mut ranked: Vec<(bool, f32, ProductId, usize)> = catalog
+        .iter()
+        .zip(names.iter())
+        .enumerate()
+        .map(|(i, (p, name))| {
+            let shared = name.iter().filter(|t| message.contains(*t)).count();
+            let similarity = if name.is_empty() {
+                0.0
+            } else {
+                shared as f32 / name.len() as f32
+            };
+            (in_cart(p.product_id), similarity, p.product_id, i)
         })
-        .collect())
+        .collect();
+    ranked.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let limit = (config.catalog_top_k.max(0) as usize).max(input.cart.lines.len());
+    ranked
+        .into_iter()
+        .take(limit)
+        .map(|(.., i)| catalog[i].clone())
+        .collect()
+}
+
+type Trigram = [char; 3];
+
+/// A text's trigrams as pg_trgm forms them: each word padded with two spaces in
+/// front and one behind.
+fn trigrams(normalized: &str) -> Vec<Trigram> {
+    let mut out = Vec::new();
+    for word in normalized.split_whitespace() {
+        let padded: Vec<char> = "  ".chars().chain(word.chars()).chain([' ']).collect();
+        out.extend(padded.windows(3).map(|w| [w[0], w[1], w[2]]));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Builds the messages, shrinking history, descriptions and catalog to the budget.

@@ -4,9 +4,9 @@
 //! products share is an ambiguous mention, to be asked about, never guessed.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::LazyLock;
 
+use crate::agent::catalog_memo::CatalogMemo;
 use crate::agent::contract::CatalogEntry;
 use crate::conversation::ProductId;
 use crate::text::{normalize, tokens};
@@ -208,8 +208,6 @@ pub fn significant_words(name: &str) -> Vec<String> {
 
 /// The catalog's names, each distinct word read once.
 struct NameIndex {
-    /// What it was built from, to tell one catalog from another.
-    names: Vec<(ProductId, String)>,
     words: Vec<NameWord>,
     /// Each product with a significant word, its words as indices into `words`.
     products: Vec<(ProductId, Vec<usize>)>,
@@ -251,55 +249,14 @@ impl NameIndex {
         for (word, shared) in words.iter_mut().zip(shared) {
             word.shared = shared;
         }
-        let names = catalog
-            .iter()
-            .map(|e| (e.product_id, e.name.clone()))
-            .collect();
-        NameIndex {
-            names,
-            words,
-            products,
-        }
+        NameIndex { words, products }
     }
-}
-
-/// The catalog's names, indexed once per catalog rather than once per look: a
-/// turn looks several times, and every turn of a bot reads the same catalog until
-/// it changes. Kept per process, keyed by the names themselves.
-fn index_of(catalog: &[CatalogEntry]) -> Arc<NameIndex> {
-    /// Catalogs remembered at once (bots served, and a catalog's recent versions).
-    const KEPT: usize = 64;
-    static CACHE: LazyLock<Mutex<HashMap<u64, Arc<NameIndex>>>> = LazyLock::new(Default::default);
-    let mut hasher = DefaultHasher::new();
-    for entry in catalog {
-        (entry.product_id, entry.name.as_str()).hash(&mut hasher);
-    }
-    let key = hasher.finish();
-    let same = |index: &NameIndex| {
-        index.names.len() == catalog.len()
-            && index
-                .names
-                .iter()
-                .zip(catalog)
-                .all(|((id, name), e)| *id == e.product_id && *name == e.name)
-    };
-    if let Some(index) = CACHE.lock().expect("name index cache").get(&key)
-        && same(index)
-    {
-        return index.clone();
-    }
-    let index = Arc::new(NameIndex::new(catalog));
-    let mut cache = CACHE.lock().expect("name index cache");
-    if cache.len() >= KEPT {
-        cache.clear();
-    }
-    cache.insert(key, index.clone());
-    index
 }
 
 /// Finds product mentions, most complete first, never overlapping.
 pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
-    let index = index_of(catalog);
+    static NAMES: LazyLock<CatalogMemo<NameIndex>> = LazyLock::new(Default::default);
+    let index = NAMES.get(catalog, NameIndex::new);
     let probes: Vec<Probe> = words.iter().map(|w| Probe::new(w)).collect();
     // Whether message word `i` stands for name word `j`, each pair decided once.
     let mut memo: Vec<Option<bool>> = vec![None; words.len() * index.words.len()];
