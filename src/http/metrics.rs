@@ -16,15 +16,21 @@ use crate::telemetry;
 const GAUGES: &[(&str, &str, &str, &str)] = &[
     (
         "tendero_inbox_events",
-        "Inbound events by status (pending is the queue depth; parked needs a look).",
+        "Inbound events not done, by status (pending is the queue depth; parked needs a look).",
         "status",
-        "SELECT status, count(*) FROM inbox GROUP BY status",
+        // Each count reads a partial index: only what is not done yet.
+        "SELECT 'pending', count(*) FROM inbox WHERE status = 'pending'
+         UNION ALL SELECT 'parked', count(*) FROM inbox WHERE status = 'parked'",
     ),
     (
         "tendero_outbox_messages",
-        "Outbound messages by status (dead and failed were not delivered).",
+        "Outbound messages not delivered yet, by status (dead and failed were not delivered).",
         "status",
-        "SELECT status, count(*) FROM outbox GROUP BY status",
+        // Each status is always exported (0 included), each count from a partial index.
+        "SELECT 'pending', count(*) FROM outbox WHERE status = 'pending'
+         UNION ALL SELECT 'sending', count(*) FROM outbox WHERE status = 'sending'
+         UNION ALL SELECT 'failed', count(*) FROM outbox WHERE status = 'failed'
+         UNION ALL SELECT 'dead', count(*) FROM outbox WHERE status = 'dead'",
     ),
     (
         "tendero_conversations",
