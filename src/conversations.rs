@@ -346,6 +346,8 @@ pub struct TurnSnapshot {
     /// Customer messages received in the last minute before the head: the
     /// per-contact rate, read with the claim at no extra round trip.
     pub recent_messages: i64,
+    /// LLM tokens the bot used today (UTC), for its daily budget.
+    pub tokens_today: i64,
 }
 
 /// The snapshot columns, given `hd(id, head_id, head_attempts)` and the limits.
@@ -379,7 +381,10 @@ fn snapshot_select(history_len: i64, max_events: i64) -> String {
                        ORDER BY conversation_id DESC, id DESC LIMIT {history_len}) m) AS history,
                 (SELECT count(*) FROM inbox
                  WHERE conversation_id = c.id AND kind = 'message' AND id < hd.head_id
-                   AND received_at > now() - interval '60 seconds') AS recent_messages
+                   AND received_at > now() - interval '60 seconds') AS recent_messages,
+                coalesce((SELECT tokens FROM llm_usage_daily
+                          WHERE bot_id = c.bot_id AND day = (now() AT TIME ZONE 'UTC')::date), 0)
+                    AS tokens_today
          FROM hd JOIN conversations c ON c.id = hd.id
          JOIN contacts ct ON ct.id = c.contact_id JOIN bots b ON b.id = c.bot_id"
     )

@@ -2,37 +2,76 @@
 //! for the merchant's usage report and `/metrics`.
 
 use serde::Serialize;
-use sqlx::PgExecutor;
+use std::sync::{Arc, Mutex};
+
+use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 /// One call as recorded.
 #[derive(Debug, Clone)]
-pub struct NewCall<'a> {
+pub struct NewCall {
     pub bot_id: Uuid,
     pub conversation_id: Uuid,
     pub inbox_id: i64,
-    pub model: &'a str,
-    pub response_format: &'a str,
-    pub outcome: &'a str,
+    pub model: String,
+    pub response_format: &'static str,
+    pub outcome: &'static str,
     pub prompt_tokens: i64,
     pub completion_tokens: i64,
     pub prompt_chars: usize,
     pub catalog_items: usize,
     pub latency_ms: u128,
     pub cost_micros: i64,
-    pub error: Option<&'a str>,
+    pub error: Option<String>,
 }
 
-/// Accounting, not an effect a customer sees: the row is not flushed to disk before
-/// this returns (a database crash may lose the last few; the next synchronous
-/// commit, such as the turn's own, flushes it).
-pub async fn record(db: impl PgExecutor<'_>, call: &NewCall<'_>) -> sqlx::Result<()> {
+/// The calls a turn made (and the turns it answered without one), held until the
+/// turn's own transaction writes them: the record of a turn costs no transaction
+/// of its own. Shared by the turn's attempts, so a re-plan keeps the first call's
+/// row; a turn that fails writes them with its deferral.
+#[derive(Debug, Clone, Default)]
+pub struct CallLog(Arc<Mutex<Vec<NewCall>>>);
+
+impl CallLog {
+    pub fn push(&self, call: NewCall) {
+        self.lock().push(call);
+    }
+
+    /// The calls not written yet.
+    pub fn pending(&self) -> Vec<NewCall> {
+        self.lock().clone()
+    }
+
+    /// Forgets the first `written` calls, once a transaction holding them committed.
+    pub fn written(&self, written: usize) {
+        let mut calls = self.lock();
+        let written = written.min(calls.len());
+        calls.drain(..written);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<NewCall>> {
+        // A panic while pushing leaves a whole vector behind: still usable.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Writes calls in the caller's transaction, each row with the day's running
+/// count it adds to (`llm_usage_daily`).
+pub async fn record_all(conn: &mut PgConnection, calls: &[NewCall]) -> sqlx::Result<()> {
+    for call in calls {
+        record(&mut *conn, call).await?;
+    }
+    Ok(())
+}
+
+async fn record(db: impl PgExecutor<'_>, call: &NewCall) -> sqlx::Result<()> {
     sqlx::query(
-        "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
-         call AS (
+        "WITH call AS (
              INSERT INTO llm_calls (bot_id, conversation_id, inbox_id, model, response_format, outcome,
                  prompt_tokens, completion_tokens, prompt_chars, catalog_items, latency_ms, cost_micros, error)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13 FROM relaxed
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
              RETURNING bot_id, (created_at AT TIME ZONE 'UTC')::date AS day,
                        prompt_tokens + completion_tokens AS tokens,
                        (outcome = 'over_budget')::int AS over_budget
@@ -45,7 +84,7 @@ pub async fn record(db: impl PgExecutor<'_>, call: &NewCall<'_>) -> sqlx::Result
     .bind(call.bot_id)
     .bind(call.conversation_id)
     .bind(call.inbox_id)
-    .bind(call.model)
+    .bind(&call.model)
     .bind(call.response_format)
     .bind(call.outcome)
     .bind(call.prompt_tokens as i32)
@@ -54,7 +93,11 @@ pub async fn record(db: impl PgExecutor<'_>, call: &NewCall<'_>) -> sqlx::Result
     .bind(call.catalog_items as i32)
     .bind(call.latency_ms.min(i32::MAX as u128) as i32)
     .bind(call.cost_micros)
-    .bind(call.error.map(|e| e.chars().take(1000).collect::<String>()))
+    .bind(
+        call.error
+            .as_deref()
+            .map(|e| e.chars().take(1000).collect::<String>()),
+    )
     .execute(db)
     .await?;
     Ok(())

@@ -50,7 +50,7 @@ pub fn proposer(
         Some(llm) => {
             tracing::info!(model = %llm.model, format = llm.mode.as_str(), rules_first = llm.rules_first, "proposals come from the LLM, with the rules as fallback");
             Ok(Arc::new(
-                crate::agent::llm::LlmProposer::new(llm.clone(), pool.clone())?
+                crate::agent::llm::LlmProposer::new(llm.clone())?
                     .with_redis(redis)
                     .with_progress(progress(settings, pool)),
             ))

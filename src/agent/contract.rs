@@ -54,6 +54,10 @@ pub struct TurnContext {
     /// The platform's id of the last message answered (WhatsApp's typing
     /// indicator hangs on it).
     pub reply_to: Option<String>,
+    /// LLM tokens the bot had used today (UTC) when the turn was claimed.
+    pub tokens_today: u64,
+    /// Where a proposer records its calls; the turn's transaction writes them.
+    pub calls: crate::llm_calls::CallLog,
 }
 
 impl TurnContext {

@@ -1,7 +1,8 @@
 //! The one transaction of a turn: compare-and-set the conversation (which also
 //! takes its row lock and hands the lease back), write the order changes, compose
 //! the reply from what was written, mark every event of the burst processed, store
-//! the cart, queue (or, for web chat, deliver) the reply and write the audit rows.
+//! the cart, queue (or, for web chat, deliver) the reply and write the audit rows
+//! and the turn's LLM calls.
 //! Each step is one statement; nothing here calls out of the database.
 
 use serde_json::json;
@@ -15,6 +16,7 @@ use crate::conversations;
 use crate::finance::ledger::UserScope;
 use crate::finance::writes;
 use crate::inbox;
+use crate::llm_calls::{self, CallLog};
 use crate::merchant_chat;
 use crate::outbox;
 use crate::shop::orders::{self, Order, OrderStatus};
@@ -35,6 +37,7 @@ pub async fn commit(
     input: &TurnInput<'_>,
     decision: Decision,
     console_url: Option<&str>,
+    calls: &CallLog,
 ) -> anyhow::Result<CommitOutcome> {
     let TurnInput {
         snapshot,
@@ -167,6 +170,9 @@ pub async fn commit(
         inbox_id: Some(burst.head_id()),
     };
     audit::record(&mut tx, scope, &audit_rows).await?;
+    let recorded = calls.pending();
+    llm_calls::record_all(&mut tx, &recorded).await?;
     tx.commit().await?;
+    calls.written(recorded.len());
     Ok(CommitOutcome::Committed)
 }

@@ -35,6 +35,7 @@ use crate::channels::OutPayload;
 use crate::conversations::{self, ClaimRequest, TurnSnapshot};
 use crate::histograms::{Metric, observe};
 use crate::inbox::{self, EventKind};
+use crate::llm_calls::{self, CallLog};
 use crate::merchant::BotProfileKind;
 use crate::notify::Notifier;
 use crate::outbox::{self, Author};
@@ -186,7 +187,11 @@ impl Engine {
             report.more = true;
             return report;
         }
-        let outcome = AssertUnwindSafe(self.turn(snapshot)).catch_unwind().await;
+        // The turn's LLM calls, written by its commit, or by its deferral if it fails.
+        let calls = CallLog::default();
+        let outcome = AssertUnwindSafe(self.turn(snapshot, &calls))
+            .catch_unwind()
+            .await;
         let error = match outcome {
             Ok(Ok(more)) => {
                 report.more = more;
@@ -197,7 +202,10 @@ impl Engine {
         };
         tracing::error!(inbox_id = head_id, %conversation_id, attempt, %error, "turn failed; will retry");
         let delay = outbox::backoff(self.settings.retry_backoff, attempt - 1);
-        if let Err(err) = self.defer(conversation_id, head_id, delay, &error).await {
+        if let Err(err) = self
+            .defer(conversation_id, head_id, delay, &error, &calls)
+            .await
+        {
             // The lease expires on its own; the event is retried then.
             tracing::error!(error = %format!("{err:#}"), inbox_id = head_id, "could not defer the event");
         }
@@ -213,7 +221,7 @@ impl Engine {
         conversation_id = %snapshot.conversation.id,
         inbox_id = snapshot.head_id,
     ))]
-    async fn turn(&self, mut snapshot: TurnSnapshot) -> anyhow::Result<bool> {
+    async fn turn(&self, mut snapshot: TurnSnapshot, calls: &CallLog) -> anyhow::Result<bool> {
         let mut waited = snapshot.events.first().map(|head| {
             (chrono::Utc::now() - head.received_at)
                 .to_std()
@@ -261,6 +269,7 @@ impl Engine {
                             &snapshot,
                             &profile,
                             &burst,
+                            calls,
                         )
                         .await?
                     }
@@ -271,6 +280,7 @@ impl Engine {
                             proposer_timeout: self.settings.proposer_timeout,
                             progress: self.progress.as_ref(),
                             timezone: &profile.bot.timezone,
+                            calls,
                         };
                         finance::plan(&deps, &snapshot, &profile, &burst).await?
                     }
@@ -291,6 +301,7 @@ impl Engine {
                 &input,
                 decision,
                 self.settings.console_url.as_deref(),
+                calls,
             )
             .await;
             let outcome = match &committed {
@@ -338,11 +349,17 @@ impl Engine {
         inbox_id: i64,
         delay: Duration,
         error: &str,
+        calls: &CallLog,
     ) -> sqlx::Result<()> {
         let mut tx = self.pool.begin().await?;
         inbox::defer(&mut tx, inbox_id, delay, error).await?;
         conversations::release_lease(&mut tx, conversation_id, self.owner).await?;
-        tx.commit().await
+        // The calls were made (and paid for) even though the turn failed.
+        let recorded = calls.pending();
+        llm_calls::record_all(&mut tx, &recorded).await?;
+        tx.commit().await?;
+        calls.written(recorded.len());
+        Ok(())
     }
 
     /// Gives up on an event after its attempts: parked with its error, the customer

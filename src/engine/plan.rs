@@ -154,6 +154,7 @@ pub async fn shop(
     snapshot: &TurnSnapshot,
     profile: &BotProfile,
     burst: &Burst,
+    calls: &crate::llm_calls::CallLog,
 ) -> Result<Plan, ForeignState> {
     let conversation = &snapshot.conversation;
     if conversation.human_override {
@@ -237,7 +238,7 @@ pub async fn shop(
         choice_quantity: memo.choice_quantity,
         choices_named: memo.choices_named,
         focus: memo.focus,
-        context: turn_context(snapshot, profile),
+        context: turn_context(snapshot, profile, calls),
     };
     let rewritten = crate::agent::rules::rewrite(&input);
     if let Some(standalone) = &rewritten {
@@ -294,7 +295,11 @@ pub async fn shop(
 
 /// Who and what a proposal is for: the bot, the conversation, the head event and
 /// where progress signals go.
-pub fn turn_context(snapshot: &TurnSnapshot, profile: &BotProfile) -> TurnContext {
+pub fn turn_context(
+    snapshot: &TurnSnapshot,
+    profile: &BotProfile,
+    calls: &crate::llm_calls::CallLog,
+) -> TurnContext {
     let bot = &profile.bot;
     TurnContext {
         bot_id: bot.id,
@@ -305,6 +310,8 @@ pub fn turn_context(snapshot: &TurnSnapshot, profile: &BotProfile) -> TurnContex
         channel: snapshot.channel,
         recipient: snapshot.recipient.clone(),
         reply_to: reply_to(snapshot).map(str::to_owned),
+        tokens_today: u64::try_from(snapshot.tokens_today).unwrap_or(0),
+        calls: calls.clone(),
     }
 }
 

@@ -68,8 +68,7 @@ async fn replies_eventually(app: &TestApp, session: &str, count: usize) -> Vec<S
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sqlx::PgPool) {
     let fake = FakeLlm::start().await;
-    let llm =
-        Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema), pool.clone()).unwrap());
+    let llm = Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema)).unwrap());
     let app = spawn_app_with(pool, llm.clone()).await;
     let matcha = id(&app, "matcha").await;
     fake.push(Reply::Content(proposal(
@@ -106,8 +105,7 @@ async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sq
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn messages_sent_while_a_turn_runs_are_answered_together_in_the_next(pool: sqlx::PgPool) {
     let mut fake = FakeLlm::start().await;
-    let llm =
-        Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema), pool.clone()).unwrap());
+    let llm = Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema)).unwrap());
     let app = spawn_app_with(pool, llm.clone()).await;
     let (brownie, matcha, croissant) = (
         id(&app, "brownie").await,
@@ -161,7 +159,7 @@ async fn many_turns_wait_on_a_slow_llm_at_once_but_never_past_its_limit(pool: sq
     let mut llm_config = config(&fake, ResponseMode::JsonSchema);
     llm_config.max_in_flight = 6;
     llm_config.max_in_flight_per_bot = 32;
-    let llm = Arc::new(LlmProposer::new(llm_config, pool.clone()).unwrap());
+    let llm = Arc::new(LlmProposer::new(llm_config).unwrap());
     let app = spawn_app_with(pool, llm.clone()).await;
     let _engine = run_engine(&app, llm, |s| s.turns_in_flight = 256);
     let customers = 30;

@@ -13,7 +13,7 @@ use crate::helpers::{TestApp, spawn_app_with};
 use crate::llm::{config, proposal};
 
 async fn app(pool: sqlx::PgPool, fake: &FakeLlm) -> TestApp {
-    let proposer = LlmProposer::new(config(fake, ResponseMode::JsonSchema), pool.clone()).unwrap();
+    let proposer = LlmProposer::new(config(fake, ResponseMode::JsonSchema)).unwrap();
     with_bots(spawn_app_with(pool, Arc::new(proposer)).await).await
 }
 

@@ -42,7 +42,7 @@ pub fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
 }
 
 async fn app(pool: sqlx::PgPool, config: LlmConfig) -> TestApp {
-    let proposer = LlmProposer::new(config, pool.clone()).unwrap();
+    let proposer = LlmProposer::new(config).unwrap();
     spawn_app_with(pool, Arc::new(proposer)).await
 }
 
@@ -333,7 +333,7 @@ async fn json_object_and_text_modes_parse(pool: sqlx::PgPool) {
     assert!(format["schema"]["properties"]["proposed_actions"].is_object());
 
     let text_fake = FakeLlm::start().await;
-    let proposer = LlmProposer::new(config(&text_fake, ResponseMode::Text), pool.clone()).unwrap();
+    let proposer = LlmProposer::new(config(&text_fake, ResponseMode::Text)).unwrap();
     let text_app = TestAppSwap::swap(object_app, Arc::new(proposer));
     text_fake.push(Reply::Content(format!(
         "Claro, aquí está mi propuesta:\n```json\n{}\n```\nSaludos.",
@@ -532,4 +532,51 @@ async fn model_actions_the_customer_never_asked_for_change_nothing(pool: sqlx::P
             .await,
         5
     );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_model_call_is_recorded_even_when_its_turn_fails_and_is_retried(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    // The first turn's transaction fails at its reply, after the model answered: a
+    // fault injected once (a sequence is not rolled back with the transaction).
+    sqlx::raw_sql(
+        "CREATE SEQUENCE fault;
+         CREATE FUNCTION fail_once() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+             IF nextval('fault') = 1 THEN RAISE EXCEPTION 'injected fault'; END IF;
+             RETURN NEW;
+         END $$;
+         CREATE TRIGGER fail_once BEFORE INSERT ON outbox
+             FOR EACH ROW EXECUTE FUNCTION fail_once();",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+
+    let reply = app.say("eva", "¿qué me recomiendas?").await;
+    assert_eq!(reply, ["¿Me repites?"], "answered once, by the retry");
+    assert_eq!(
+        fake.requests().len(),
+        2,
+        "the failed turn asked the model, and so did its retry"
+    );
+    let attempts: i32 = sqlx::query_scalar("SELECT attempts FROM inbox")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(attempts, 2);
+    assert_eq!(
+        calls(&app).await,
+        [
+            ("ok".to_owned(), 420, 42, 504),
+            ("ok".to_owned(), 420, 42, 504)
+        ],
+        "the failed turn's call was made and paid for: recorded with its deferral"
+    );
+    let tokens: i64 = sqlx::query_scalar("SELECT tokens FROM llm_usage_daily")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(tokens, 2 * 462, "both calls count against the day's budget");
 }

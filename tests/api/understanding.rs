@@ -46,7 +46,7 @@ async fn metrics(app: &TestApp) -> String {
 /// An LLM proposer whose "typing" goes to the channels `settings` points at.
 fn llm_with_progress(config: LlmConfig, settings: &Settings, pool: &PgPool) -> Arc<LlmProposer> {
     Arc::new(
-        LlmProposer::new(config, pool.clone())
+        LlmProposer::new(config)
             .unwrap()
             .with_progress(startup::progress(settings, pool)),
     )
@@ -57,7 +57,7 @@ async fn the_llm_is_asked_only_what_the_rules_cannot_read(pool: PgPool) {
     let fake = FakeLlm::start().await;
     let mut llm = config(&fake, ResponseMode::JsonSchema);
     llm.rules_first = true;
-    let proposer = Arc::new(LlmProposer::new(llm, pool.clone()).unwrap());
+    let proposer = Arc::new(LlmProposer::new(llm).unwrap());
     let app = spawn_app_with(pool, proposer).await;
 
     app.say("rita", "quiero 2 maracuyá").await;
@@ -119,11 +119,7 @@ async fn a_bot_past_its_daily_token_budget_runs_on_the_rules_on_every_replica(po
     // Each fake answer costs 462 tokens: two calls fit, the third does not.
     llm.daily_tokens_per_bot = 900;
     let replica = |redis: Option<Redis>| {
-        Arc::new(
-            LlmProposer::new(llm.clone(), pool.clone())
-                .unwrap()
-                .with_redis(redis),
-        ) as Arc<dyn Proposer>
+        Arc::new(LlmProposer::new(llm.clone()).unwrap().with_redis(redis)) as Arc<dyn Proposer>
     };
     let (a, b) = (replica(Some(redis.clone())), replica(Some(redis.clone())));
     let app = spawn_app_configured(pool.clone(), a, |s| s.llm = Some(llm.clone())).await;

@@ -1,30 +1,28 @@
 //! Each bot's daily LLM budget in tokens, held across replicas. `llm_calls` is the
-//! record; Redis keeps a running count of today's tokens so a turn does not sum
-//! the table. A missing count (first call of the day, a flushed Redis) is seeded
-//! from `llm_usage_daily`, the day's count PostgreSQL keeps as calls are recorded;
-//! with Redis away that row is read directly.
+//! record and `llm_usage_daily` the day's count PostgreSQL keeps as calls are
+//! recorded; a turn reads that count with its claim (no round trip of its own).
+//! Redis keeps a running count charged the moment a call returns, so replicas see
+//! calls whose turns have not committed yet; a missing count (first call of the
+//! day, a flushed Redis) is seeded from the claim's figure, and with Redis away
+//! that figure decides alone.
 
 use chrono::Utc;
-use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::cache::Redis;
-use crate::llm_calls;
 
 /// A day and a little: the count outlives its day only as a stale key.
 const COUNT_TTL_SECS: u64 = 26 * 3600;
 
 pub struct Budget {
     daily_tokens: u64,
-    pool: PgPool,
     redis: Option<Redis>,
 }
 
 impl Budget {
-    pub fn new(daily_tokens: u64, pool: PgPool) -> Self {
+    pub fn new(daily_tokens: u64) -> Self {
         Budget {
             daily_tokens,
-            pool,
             redis: None,
         }
     }
@@ -38,32 +36,27 @@ impl Budget {
         format!("llm_tokens:{bot_id}:{}", Utc::now().date_naive())
     }
 
-    /// Tokens the bot used today (UTC).
-    pub async fn spent_today(&self, bot_id: Uuid) -> sqlx::Result<u64> {
+    /// Tokens the bot used today (UTC), given what PostgreSQL counted when the
+    /// turn was claimed.
+    pub async fn spent_today(&self, bot_id: Uuid, recorded: u64) -> u64 {
+        let Some(redis) = &self.redis else {
+            return recorded;
+        };
         let key = Self::key(bot_id);
-        if let Some(redis) = &self.redis
-            && let Ok(Some(spent)) = redis.counter(&key).await
-        {
-            return Ok(spent);
+        match redis.counter(&key).await {
+            // Never below what PostgreSQL counted (a count seeded late, say).
+            Ok(Some(spent)) => spent.max(recorded),
+            Ok(None) => {
+                redis.seed_counter(&key, recorded, COUNT_TTL_SECS).await;
+                recorded
+            }
+            Err(_) => recorded,
         }
-        let spent = llm_calls::tokens_on(&self.pool, bot_id, Utc::now().date_naive()).await?;
-        let spent = u64::try_from(spent).unwrap_or(0);
-        if let Some(redis) = &self.redis {
-            redis.seed_counter(&key, spent, COUNT_TTL_SECS).await;
-        }
-        Ok(spent)
     }
 
-    /// Whether the bot may make another call today. When the count cannot be
-    /// read the answer is no: the rules answer that turn instead.
-    pub async fn allows(&self, bot_id: Uuid) -> bool {
-        match self.spent_today(bot_id).await {
-            Ok(spent) => spent < self.daily_tokens,
-            Err(err) => {
-                tracing::warn!(%err, "cannot read the LLM budget; this turn uses the rules");
-                false
-            }
-        }
+    /// Whether the bot may make another call today.
+    pub async fn allows(&self, bot_id: Uuid, recorded: u64) -> bool {
+        self.spent_today(bot_id, recorded).await < self.daily_tokens
     }
 
     /// Counts a recorded call's tokens (after its `llm_calls` row is written).

@@ -13,7 +13,6 @@ use async_openai::Client;
 use async_openai::config::OpenAIConfig;
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use sqlx::PgPool;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use uuid::Uuid;
 
@@ -69,7 +68,6 @@ struct Breaker {
 pub struct LlmProposer {
     client: Client<OpenAIConfig>,
     config: LlmConfig,
-    pool: PgPool,
     breakers: Mutex<HashMap<Uuid, Breaker>>,
     /// Calls in flight to the endpoint from this process.
     endpoint_slots: Arc<Semaphore>,
@@ -88,7 +86,7 @@ pub struct Prompt {
 }
 
 impl LlmProposer {
-    pub fn new(config: LlmConfig, pool: PgPool) -> anyhow::Result<Self> {
+    pub fn new(config: LlmConfig) -> anyhow::Result<Self> {
         let mut openai = OpenAIConfig::new().with_api_base(config.base_url.trim_end_matches('/'));
         if let Some(key) = &config.api_key {
             openai = openai.with_api_key(key.expose());
@@ -104,10 +102,9 @@ impl LlmProposer {
                 .with_http_service(async_openai::middleware::ReqwestService::new(http)),
             endpoint_slots: Arc::new(Semaphore::new(config.max_in_flight.max(1))),
             bot_slots: Mutex::new(HashMap::new()),
-            budget: Budget::new(config.daily_tokens_per_bot, pool.clone()),
+            budget: Budget::new(config.daily_tokens_per_bot),
             progress: Arc::new(NoProgress),
             config,
-            pool,
             breakers: Mutex::new(HashMap::new()),
         })
     }
@@ -255,7 +252,7 @@ impl LlmProposer {
     async fn record(
         &self,
         context: &TurnContext,
-        outcome: &str,
+        outcome: &'static str,
         usage: Usage,
         prompt: &Prompt,
         latency: Duration,
@@ -272,11 +269,12 @@ impl LlmProposer {
         let cost = (usage.prompt_tokens as f64 * price_in
             + usage.completion_tokens as f64 * price_out)
             .round() as i64;
-        let call = llm_calls::NewCall {
+        // Written by the turn's own transaction.
+        context.calls.push(llm_calls::NewCall {
             bot_id: context.bot_id,
             conversation_id: context.conversation_id,
             inbox_id: context.inbox_id,
-            model: &self.config.model,
+            model: self.config.model.clone(),
             response_format: self.config.mode.as_str(),
             outcome,
             prompt_tokens: usage.prompt_tokens,
@@ -285,12 +283,8 @@ impl LlmProposer {
             catalog_items: prompt.catalog_items,
             latency_ms: latency.as_millis(),
             cost_micros: cost,
-            error,
-        };
-        let result = llm_calls::record(&self.pool, &call).await;
-        if let Err(err) = result {
-            tracing::warn!(%err, "could not record the LLM call");
-        }
+            error: error.map(str::to_owned),
+        });
         let tokens = usage.prompt_tokens + usage.completion_tokens;
         self.budget
             .charge(context.bot_id, u64::try_from(tokens).unwrap_or(0))
@@ -299,7 +293,7 @@ impl LlmProposer {
 
     /// Records a turn this proposer answered without a call, and why (`rules`: the
     /// rules read it whole; `over_budget`: the day's tokens are spent).
-    async fn record_skip(&self, context: &TurnContext, outcome: &str) {
+    async fn record_skip(&self, context: &TurnContext, outcome: &'static str) {
         let none = Prompt {
             messages: Vec::new(),
             chars: 0,
@@ -331,7 +325,11 @@ impl LlmProposer {
             );
             return Err("rules (LLM circuit open)");
         }
-        if !self.budget.allows(context.bot_id).await {
+        if !self
+            .budget
+            .allows(context.bot_id, context.tokens_today)
+            .await
+        {
             self.record_skip(context, "over_budget").await;
             return Err("rules (LLM budget spent)");
         }

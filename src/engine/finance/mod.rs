@@ -75,6 +75,8 @@ pub struct Deps<'a> {
     pub progress: &'a dyn Progress,
     /// The bot's time zone (dates shown to the user are in it).
     pub timezone: &'a str,
+    /// Where the proposer records its LLM calls for the turn's transaction.
+    pub calls: &'a crate::llm_calls::CallLog,
 }
 
 impl<'a> Deps<'a> {

@@ -47,7 +47,7 @@ pub async fn turn(
         data_quality: ctx.history.quality(),
         debts: ctx.debts.iter().map(|d| d.name.clone()).collect(),
         corrections: ctx.examples.clone(),
-        context: crate::engine::plan::turn_context(snapshot, profile),
+        context: crate::engine::plan::turn_context(snapshot, profile, deps.calls),
     };
     let proposal = propose(deps, &input).await;
     // A turn that will run tools says it is working (the LLM proposer already
