@@ -1,6 +1,8 @@
 //! Wake-ups from PostgreSQL LISTEN/NOTIFY, fanned out in-process. They only make
 //! things prompt: every consumer also polls, so a lost notification delays, never loses.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 use sqlx::PgPool;
@@ -73,6 +75,60 @@ impl Notifier {
     }
 }
 
+/// Web-chat streams open in this process, by conversation, with the notifier they
+/// listen on: a progress signal for one of them is handed over in process instead
+/// of through a PostgreSQL notification (a transaction of its own). Process-wide,
+/// like the streams themselves.
+static LOCAL_STREAMS: LazyLock<Mutex<Streams>> = LazyLock::new(Default::default);
+
+/// Open streams (how many) and the notifier they listen on, by conversation.
+type Streams = HashMap<Uuid, (usize, broadcast::Sender<Wake>)>;
+
+fn local_streams() -> std::sync::MutexGuard<'static, Streams> {
+    LOCAL_STREAMS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Notifier {
+    /// Marks a stream of `conversation_id` listening on this notifier as open in
+    /// this process, until the returned guard drops.
+    pub fn watch(&self, conversation_id: Uuid) -> Watching {
+        local_streams()
+            .entry(conversation_id)
+            .or_insert_with(|| (0, self.tx.clone()))
+            .0 += 1;
+        Watching { conversation_id }
+    }
+}
+
+/// A stream's mark in this process's list (see [`Notifier::watch`]).
+#[derive(Debug)]
+pub struct Watching {
+    conversation_id: Uuid,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let mut streams = local_streams();
+        if let Some((count, _)) = streams.get_mut(&self.conversation_id) {
+            *count -= 1;
+            if *count == 0 {
+                streams.remove(&self.conversation_id);
+            }
+        }
+    }
+}
+
+/// Hands `wake` to the streams of `conversation_id` open in this process; false
+/// when none is (the caller notifies through PostgreSQL, for other replicas).
+pub fn deliver_here(conversation_id: Uuid, wake: Wake) -> bool {
+    match local_streams().get(&conversation_id) {
+        Some((_, tx)) => tx.send(wake).is_ok(),
+        None => false,
+    }
+}
+
 impl Default for Notifier {
     fn default() -> Self {
         Self::new()
@@ -122,5 +178,29 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
         };
         // No receivers is fine: nobody is waiting right now.
         let _ = tx.send(wake);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signal_is_handed_over_in_process_only_while_a_stream_watches() {
+        let notifier = Notifier::new();
+        let mut wakes = notifier.subscribe();
+        let id = Uuid::new_v4();
+        assert!(!deliver_here(id, Wake::Resync), "no stream: not here");
+
+        let first = notifier.watch(id);
+        let second = notifier.watch(id);
+        assert!(deliver_here(id, Wake::Inbox(id)));
+        assert_eq!(wakes.try_recv().unwrap(), Wake::Inbox(id));
+        drop(first);
+        assert!(deliver_here(id, Wake::Resync), "one stream still open");
+        assert_eq!(wakes.try_recv().unwrap(), Wake::Resync);
+        drop(second);
+        assert!(!deliver_here(id, Wake::Resync), "the last stream closed");
+        assert!(wakes.try_recv().is_err());
     }
 }

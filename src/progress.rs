@@ -1,6 +1,6 @@
 //! Signals that a turn is working on an answer: web-chat streams get `typing`
-//! and `tools` events (through a PostgreSQL notification, so any replica's stream
-//! sees them), Telegram chats see "typing…" (`sendChatAction`), WhatsApp chats the
+//! and `tools` events (handed over in process when the customer's stream is open
+//! here, else through a PostgreSQL notification, so any replica's stream sees them), Telegram chats see "typing…" (`sendChatAction`), WhatsApp chats the
 //! Cloud API's typing indicator on the customer's message. Best effort and
 //! bounded: a lost signal only means the user waits without a hint.
 
@@ -15,6 +15,7 @@ use uuid::Uuid;
 use crate::channels::telegram::TelegramChannel;
 use crate::channels::whatsapp::WhatsAppChannel;
 use crate::inbox::ChannelKind;
+use crate::notify::Wake;
 
 /// What the turn is doing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -137,6 +138,12 @@ impl Progress for ChannelProgress {
                         conversation_id: to.conversation_id,
                         step: step.clone(),
                     };
+                    let conversation_id = signal.conversation_id;
+                    let local = Wake::Progress(Arc::new(signal.clone()));
+                    // The customer's stream is open here: no notification needed.
+                    if crate::notify::deliver_here(conversation_id, local) {
+                        return;
+                    }
                     let payload = serde_json::to_string(&signal).expect("signal serializes");
                     if let Err(err) = sqlx::query("SELECT pg_notify($1, $2)")
                         .bind(CHANNEL)

@@ -22,7 +22,7 @@ use super::error::{ApiError, parse_json};
 use crate::conversations;
 use crate::inbox::{ChannelKind, Inbound, Ingested, MessagePayload};
 use crate::merchant::Bot;
-use crate::notify::Wake;
+use crate::notify::{Notifier, Wake, Watching};
 use crate::outbox;
 use crate::progress::{Signal, Step};
 
@@ -135,6 +135,8 @@ pub async fn events(
     let feed = Feed {
         pool: state.pool.clone(),
         wakes: state.notifier.subscribe(),
+        notifier: state.notifier.clone(),
+        watching: None,
         bot_id: bot.id,
         session,
         conversation_id: None,
@@ -153,6 +155,9 @@ pub async fn events(
 struct Feed {
     pool: sqlx::PgPool,
     wakes: broadcast::Receiver<Wake>,
+    notifier: Notifier,
+    /// This stream's mark as open in this process, once its conversation is known.
+    watching: Option<Watching>,
     bot_id: Uuid,
     session: String,
     conversation_id: Option<Uuid>,
@@ -230,7 +235,7 @@ impl Feed {
         if self.conversation_id.is_none() {
             // A new session learns its conversation on its first turn.
             match conversations::of_webchat_session(&self.pool, self.bot_id, &self.session).await {
-                Ok(found) => self.conversation_id = found,
+                Ok(found) => self.learn(found),
                 Err(err) => tracing::debug!(%err, "web chat feed lookup failed"),
             }
         }
@@ -248,6 +253,13 @@ impl Feed {
         );
     }
 
+    /// The session's conversation, once it has one: progress signals for it are
+    /// handed to this stream in process from then on.
+    fn learn(&mut self, conversation_id: Option<Uuid>) {
+        self.conversation_id = conversation_id;
+        self.watching = conversation_id.map(|id| self.notifier.watch(id));
+    }
+
     fn push(&mut self, id: i64, author: outbox::Author, payload: &serde_json::Value) {
         self.cursor = id;
         let data = json!({
@@ -263,8 +275,9 @@ impl Feed {
     /// Reads what was delivered after the cursor; true when the page was full.
     async fn fill(&mut self) -> sqlx::Result<bool> {
         if self.conversation_id.is_none() {
-            self.conversation_id =
+            let found =
                 conversations::of_webchat_session(&self.pool, self.bot_id, &self.session).await?;
+            self.learn(found);
         }
         let Some(conversation_id) = self.conversation_id else {
             return Ok(false);

@@ -261,6 +261,23 @@ async fn web_chat_streams_typing_while_the_model_thinks(pool: PgPool) {
     let names: Vec<&str> = events.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(names, ["message", "typing", "message"], "{events:?}");
     assert_eq!(events[2].1["author"], "bot");
+
+    // A stream opened before its session has a conversation hears the first turn's
+    // typing through PostgreSQL's notification, and later ones in process.
+    let url = format!("{}/webchat/demo-shop/events?session=nuevo", app.base);
+    let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for (text, id) in [("¿qué me recomiendas?", "n-1"), ("¿y para llevar?", "n-2")] {
+        app.post_message("nuevo", text, id).await;
+        app.drain().await;
+    }
+    let events = listening.await.unwrap();
+    let names: Vec<&str> = events.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["typing", "message", "typing", "message"],
+        "{events:?}"
+    );
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
