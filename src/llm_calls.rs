@@ -1,9 +1,9 @@
 //! The `llm_calls` table: one row per model call, with tokens, latency and cost,
 //! for the merchant's usage report and `/metrics`.
 
-use serde::Serialize;
 use std::sync::{Arc, Mutex};
 
+use serde::Serialize;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
@@ -37,13 +37,19 @@ impl CallLog {
         self.lock().push(call);
     }
 
-    /// The calls not written yet.
-    pub fn pending(&self) -> Vec<NewCall> {
-        self.lock().clone()
+    /// Writes the calls not written yet in the caller's transaction; returns how
+    /// many, for [`CallLog::committed`] once that transaction commits (until then
+    /// they stay, so a rolled-back attempt writes them again).
+    pub async fn write(&self, conn: &mut PgConnection) -> sqlx::Result<usize> {
+        let calls = self.lock().clone();
+        for call in &calls {
+            record(&mut *conn, call).await?;
+        }
+        Ok(calls.len())
     }
 
-    /// Forgets the first `written` calls, once a transaction holding them committed.
-    pub fn written(&self, written: usize) {
+    /// Forgets the first `written` calls: the transaction holding them committed.
+    pub fn committed(&self, written: usize) {
         let mut calls = self.lock();
         let written = written.min(calls.len());
         calls.drain(..written);
@@ -57,15 +63,7 @@ impl CallLog {
     }
 }
 
-/// Writes calls in the caller's transaction, each row with the day's running
-/// count it adds to (`llm_usage_daily`).
-pub async fn record_all(conn: &mut PgConnection, calls: &[NewCall]) -> sqlx::Result<()> {
-    for call in calls {
-        record(&mut *conn, call).await?;
-    }
-    Ok(())
-}
-
+/// One call's row, with the day's running count it adds to (`llm_usage_daily`).
 async fn record(db: impl PgExecutor<'_>, call: &NewCall) -> sqlx::Result<()> {
     sqlx::query(
         "WITH call AS (
@@ -125,22 +123,6 @@ pub async fn usage(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Us
     .bind(bot_id)
     .fetch_all(db)
     .await
-}
-
-/// Tokens (prompt and completion) a bot's calls used on a UTC day: the durable
-/// count behind the daily budget, one row kept as calls are recorded.
-pub async fn tokens_on(
-    db: impl PgExecutor<'_>,
-    bot_id: Uuid,
-    day: chrono::NaiveDate,
-) -> sqlx::Result<i64> {
-    let tokens: Option<i64> =
-        sqlx::query_scalar("SELECT tokens FROM llm_usage_daily WHERE bot_id = $1 AND day = $2")
-            .bind(bot_id)
-            .bind(day)
-            .fetch_optional(db)
-            .await?;
-    Ok(tokens.unwrap_or(0))
 }
 
 /// A bot's use today (UTC): tokens, and turns the rules answered because the

@@ -1,6 +1,7 @@
 //! Signals that a turn is working on an answer: web-chat streams get `typing`
 //! and `tools` events (handed over in process when the customer's stream is open
-//! here, else through a PostgreSQL notification, so any replica's stream sees them), Telegram chats see "typing…" (`sendChatAction`), WhatsApp chats the
+//! here, else through a PostgreSQL notification, so any replica's stream sees
+//! them), Telegram chats see "typing…" (`sendChatAction`), WhatsApp chats the
 //! Cloud API's typing indicator on the customer's message. Best effort and
 //! bounded: a lost signal only means the user waits without a hint.
 
@@ -138,10 +139,9 @@ impl Progress for ChannelProgress {
                         conversation_id: to.conversation_id,
                         step: step.clone(),
                     };
-                    let conversation_id = signal.conversation_id;
                     let local = Wake::Progress(Arc::new(signal.clone()));
                     // The customer's stream is open here: no notification needed.
-                    if crate::notify::deliver_here(conversation_id, local) {
+                    if crate::notify::deliver_here(to.conversation_id, local) {
                         return;
                     }
                     let payload = serde_json::to_string(&signal).expect("signal serializes");

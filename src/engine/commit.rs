@@ -16,7 +16,7 @@ use crate::conversations;
 use crate::finance::ledger::UserScope;
 use crate::finance::writes;
 use crate::inbox;
-use crate::llm_calls::{self, CallLog};
+use crate::llm_calls::CallLog;
 use crate::merchant_chat;
 use crate::outbox;
 use crate::shop::orders::{self, Order, OrderStatus};
@@ -170,9 +170,8 @@ pub async fn commit(
         inbox_id: Some(burst.head_id()),
     };
     audit::record(&mut tx, scope, &audit_rows).await?;
-    let recorded = calls.pending();
-    llm_calls::record_all(&mut tx, &recorded).await?;
+    let recorded = calls.write(&mut tx).await?;
     tx.commit().await?;
-    calls.written(recorded.len());
+    calls.committed(recorded);
     Ok(CommitOutcome::Committed)
 }

@@ -35,7 +35,7 @@ use crate::channels::OutPayload;
 use crate::conversations::{self, ClaimRequest, TurnSnapshot};
 use crate::histograms::{Metric, observe};
 use crate::inbox::{self, EventKind};
-use crate::llm_calls::{self, CallLog};
+use crate::llm_calls::CallLog;
 use crate::merchant::BotProfileKind;
 use crate::notify::Notifier;
 use crate::outbox::{self, Author};
@@ -355,10 +355,9 @@ impl Engine {
         inbox::defer(&mut tx, inbox_id, delay, error).await?;
         conversations::release_lease(&mut tx, conversation_id, self.owner).await?;
         // The calls were made (and paid for) even though the turn failed.
-        let recorded = calls.pending();
-        llm_calls::record_all(&mut tx, &recorded).await?;
+        let recorded = calls.write(&mut tx).await?;
         tx.commit().await?;
-        calls.written(recorded.len());
+        calls.committed(recorded);
         Ok(())
     }
 

@@ -59,7 +59,8 @@ impl Budget {
         self.spent_today(bot_id, recorded).await < self.daily_tokens
     }
 
-    /// Counts a recorded call's tokens (after its `llm_calls` row is written).
+    /// Counts a call's tokens the moment it returns (its `llm_calls` row is written
+    /// later, by the turn's transaction).
     pub async fn charge(&self, bot_id: Uuid, tokens: u64) {
         if let Some(redis) = &self.redis
             && tokens > 0
