@@ -14,10 +14,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tendero::agent::RulesProposer;
+use tendero::channels::ChannelKind;
 use tendero::channels::credentials::{self, TelegramSetup, WhatsAppSetup};
 use tendero::config::{Role, Settings};
-use tendero::inbox::ChannelKind;
 use tokio_util::sync::CancellationToken;
 
 struct Figures {
@@ -121,7 +120,7 @@ async fn main() -> anyhow::Result<()> {
     let app = tendero::startup::Application::build(
         settings,
         pool.clone(),
-        Arc::new(RulesProposer),
+        tendero::startup::Proposers::rules(),
         Role::Web,
     )
     .await?;

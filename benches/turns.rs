@@ -306,7 +306,7 @@ async fn baseline(pool: &PgPool, bot_id: uuid::Uuid, secs: u64, concurrency: usi
             tendero::conversations::ensure_conversation(
                 &mut conn,
                 bot_id,
-                tendero::inbox::ChannelKind::Webchat,
+                tendero::channels::ChannelKind::Webchat,
                 &format!("baseline-{i}"),
             )
             .await

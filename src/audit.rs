@@ -1,15 +1,17 @@
 //! The audit trail: one row per proposed, accepted, rejected and executed action and
 //! per state or override change, written in the transaction of the change itself.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::conversation::StoredState;
+use crate::conversations::StoredState;
 
 /// Who caused an audited change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "snake_case")]
+#[sqlx(type_name = "text", rename_all = "snake_case")]
 pub enum Actor {
     /// A proposer (rules or LLM).
     Agent,
@@ -30,10 +32,98 @@ impl Actor {
     }
 }
 
+/// What an audit row records. Written and read as these names; a stored name
+/// outside the list is an error, never silently another kind.
+macro_rules! kinds {
+    ($($variant:ident => $name:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+        #[serde(rename_all = "snake_case")]
+        #[sqlx(type_name = "text", rename_all = "snake_case")]
+        pub enum Kind {
+            $($variant,)*
+        }
+
+        impl Kind {
+            pub const ALL: &[Kind] = &[$(Kind::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Kind::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+kinds! {
+    ActionAccepted => "action_accepted",
+    ActionExecuted => "action_executed",
+    ActionProposed => "action_proposed",
+    ActionRejected => "action_rejected",
+    ConfirmationAnswer => "confirmation_answer",
+    ConfirmationAsked => "confirmation_asked",
+    DisclaimerAdded => "disclaimer_added",
+    DraftDiscarded => "draft_discarded",
+    EventDetected => "event_detected",
+    EventParked => "event_parked",
+    HumanReply => "human_reply",
+    MessageClassified => "message_classified",
+    MessageRewritten => "message_rewritten",
+    OutboundNotSent => "outbound_not_sent",
+    OutboundRetried => "outbound_retried",
+    OutboundDiscarded => "outbound_discarded",
+    OverrideChanged => "override_changed",
+    PaymentProofReceived => "payment_proof_received",
+    PersonOffered => "person_offered",
+    PhoneEcho => "phone_echo",
+    RateLimited => "rate_limited",
+    ReplyReplaced => "reply_replaced",
+    SampleHistorySeeded => "sample_history_seeded",
+    StateChanged => "state_changed",
+    SuggestedStateIgnored => "suggested_state_ignored",
+    TimeoutSkipped => "timeout_skipped",
+    ToolAdded => "tool_added",
+    ToolDropped => "tool_dropped",
+    ToolExecuted => "tool_executed",
+    ToolFailed => "tool_failed",
+    TurnSkipped => "turn_skipped",
+    WriteCancelled => "write_cancelled",
+    WriteExecuted => "write_executed",
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is not an audit kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown audit {what} `{name}`")]
+pub struct UnknownName {
+    pub what: &'static str,
+    pub name: String,
+}
+
+impl std::str::FromStr for Kind {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| UnknownName {
+                what: "kind",
+                name: s.to_owned(),
+            })
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub actor: Actor,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub action: Option<String>,
     pub from_state: Option<StoredState>,
     pub to_state: Option<StoredState>,
@@ -42,7 +132,7 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn new(actor: Actor, kind: &'static str) -> Self {
+    pub fn new(actor: Actor, kind: Kind) -> Self {
         Entry {
             actor,
             kind,
@@ -84,7 +174,7 @@ impl Entry {
     ) -> Option<Self> {
         let (from, to) = (from.into(), to.into());
         (from != to).then(|| {
-            Entry::new(actor, "state_changed")
+            Entry::new(actor, Kind::StateChanged)
                 .states(from, to)
                 .reason(reason)
         })
@@ -110,11 +200,11 @@ pub async fn record(conn: &mut PgConnection, scope: Scope, entries: &[Entry]) ->
         row.push_bind(scope.bot_id)
             .push_bind(scope.conversation_id)
             .push_bind(scope.inbox_id)
-            .push_bind(e.actor.as_str())
+            .push_bind(e.actor)
             .push_bind(e.kind)
             .push_bind(e.action.as_deref())
-            .push_bind(e.from_state.map(StoredState::as_str))
-            .push_bind(e.to_state.map(StoredState::as_str))
+            .push_bind(e.from_state)
+            .push_bind(e.to_state)
             .push_bind(e.reason.as_deref())
             .push_bind(&e.detail);
     });
@@ -126,11 +216,11 @@ pub async fn record(conn: &mut PgConnection, scope: Scope, entries: &[Entry]) ->
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Row {
     pub id: i64,
-    pub actor: String,
-    pub kind: String,
+    pub actor: Actor,
+    pub kind: Kind,
     pub action: Option<String>,
-    pub from_state: Option<String>,
-    pub to_state: Option<String>,
+    pub from_state: Option<StoredState>,
+    pub to_state: Option<StoredState>,
     pub reason: Option<String>,
     pub detail: Value,
     pub created_at: chrono::DateTime<chrono::Utc>,
@@ -158,7 +248,7 @@ pub async fn of_conversation(
 pub async fn query(
     db: impl PgExecutor<'_>,
     conversation_id: Uuid,
-    kind: Option<&str>,
+    kind: Option<Kind>,
     before: Option<i64>,
     limit: i64,
 ) -> sqlx::Result<Vec<Row>> {

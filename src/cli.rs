@@ -10,7 +10,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{Role, Settings};
-use crate::{db, demo, merchant, startup, telemetry};
+use crate::{db, demo, startup, telemetry};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -218,16 +218,16 @@ async fn shutdown_cluster(database: db::Database) {
 async fn merchant_command(pool: &sqlx::PgPool, command: MerchantCommand) -> anyhow::Result<()> {
     match command {
         MerchantCommand::Add { slug, name } => {
-            let id = merchant::create_merchant(pool, &slug, &name)
-                .await
-                .context("could not create the merchant (slugs are lowercase letters, digits and dashes)")?;
+            let id = crate::merchants::create(pool, &slug, &name).await.context(
+                "could not create the merchant (slugs are lowercase letters, digits and dashes)",
+            )?;
             eprintln!("merchant `{slug}` is {id}");
         }
         MerchantCommand::CreateKey { merchant: slug } => {
-            let id = merchant::merchant_by_slug(pool, &slug)
+            let id = crate::merchants::by_slug(pool, &slug)
                 .await?
                 .with_context(|| format!("no merchant `{slug}`; create it with `tendero merchant add {slug} --name ...`"))?;
-            let key = merchant::create_api_key(pool, id).await?;
+            let key = crate::api_keys::create(pool, id).await?;
             println!("{key}");
         }
     }
@@ -235,7 +235,7 @@ async fn merchant_command(pool: &sqlx::PgPool, command: MerchantCommand) -> anyh
 }
 
 async fn bot_command(pool: &sqlx::PgPool, command: BotCommand) -> anyhow::Result<()> {
-    use crate::channels::credentials::{self, TelegramSetup, WhatsAppSetup};
+    use crate::channels::credentials::{TelegramSetup, WhatsAppSetup};
     let BotCommand::Add {
         slug,
         merchant: merchant_slug,
@@ -248,49 +248,47 @@ async fn bot_command(pool: &sqlx::PgPool, command: BotCommand) -> anyhow::Result
         whatsapp_app_secret,
         whatsapp_verify_token,
     } = command;
-    let merchant_id = merchant::merchant_by_slug(pool, &merchant_slug)
+    let merchant_id = crate::merchants::by_slug(pool, &merchant_slug)
         .await?
         .with_context(|| {
             format!("no merchant `{merchant_slug}`; create it with `tendero merchant add`")
         })?;
-    let mut tx = pool.begin().await?;
-    let bot = merchant::create_bot(&mut *tx, merchant_id, &slug, &name, &currency).await?;
-    match (telegram_token, telegram_secret_token) {
-        (Some(token), Some(secret_token)) => {
-            credentials::set_telegram(
-                &mut *tx,
-                bot.id,
-                &TelegramSetup {
-                    token,
-                    secret_token,
-                },
-            )
-            .await?;
-        }
-        (None, None) => {}
+    let telegram = match (telegram_token, telegram_secret_token) {
+        (Some(token), Some(secret_token)) => Some(TelegramSetup {
+            token,
+            secret_token,
+        }),
+        (None, None) => None,
         _ => anyhow::bail!("Telegram needs both --telegram-token and --telegram-secret-token"),
-    }
-    match (
+    };
+    let whatsapp = match (
         whatsapp_phone_number_id,
         whatsapp_access_token,
         whatsapp_app_secret,
         whatsapp_verify_token,
     ) {
         (Some(phone_number_id), Some(access_token), Some(app_secret), Some(verify_token)) => {
-            let setup = WhatsAppSetup {
+            Some(WhatsAppSetup {
                 phone_number_id,
                 access_token,
                 app_secret,
                 verify_token,
-            };
-            credentials::set_whatsapp(&mut *tx, bot.id, &setup).await?;
+            })
         }
-        (None, None, None, None) => {}
+        (None, None, None, None) => None,
         _ => anyhow::bail!(
             "WhatsApp needs a phone number id, access token, app secret and verify token"
         ),
-    }
-    tx.commit().await?;
+    };
+    let new = crate::merchant::bots::NewBot {
+        slug: slug.clone(),
+        name,
+        currency,
+        payment_instructions: None,
+        telegram,
+        whatsapp,
+    };
+    crate::merchant::bots::create(pool, merchant_id, &new).await?;
     eprintln!(
         "bot `{slug}` created; webhooks: /webhooks/telegram/{slug}, /webhooks/whatsapp/{slug}, web chat: /webchat/{slug}/messages"
     );
@@ -307,7 +305,7 @@ async fn serve(role: Role) -> anyhow::Result<()> {
     if settings.load_demo
         && let Some(shop) = demo::load_demo_if_empty(&database.pool).await?
     {
-        let key = merchant::create_api_key(&database.pool, shop.merchant_id).await?;
+        let key = crate::api_keys::create(&database.pool, shop.merchant_id).await?;
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
@@ -315,8 +313,9 @@ async fn serve(role: Role) -> anyhow::Result<()> {
         )?;
         writeln!(out, "Merchant API key for `demo` (shown once): {key}")?;
     }
-    let proposer = startup::proposer(&settings, &database.pool, startup::redis(&settings).await)?;
-    let app = startup::Application::build(settings.clone(), database.pool.clone(), proposer, role)
+    let redis = startup::redis(&settings).await;
+    let proposers = startup::Proposers::configured(&settings, &database.pool, redis)?;
+    let app = startup::Application::build(settings.clone(), database.pool.clone(), proposers, role)
         .await?;
     if let Some(addr) = app.local_addr() {
         println!("Tendero is listening on http://{addr}");

@@ -4,12 +4,12 @@ use serde::Serialize;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::inbox::ChannelKind;
+use crate::channels::ChannelKind;
 
 /// A contact as a merchant sees it.
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct ContactView {
-    pub channel: String,
+    pub channel: ChannelKind,
     pub external_id: String,
     pub display_name: Option<String>,
     pub blocked: bool,

@@ -30,7 +30,7 @@ pub struct BotFixture {
     pub slug: String,
     pub name: String,
     #[serde(default = "default_profile")]
-    pub profile: crate::merchant::BotProfileKind,
+    pub profile: crate::bots::ProfileKind,
     pub currency: String,
     #[serde(default = "default_timezone")]
     pub timezone: String,
@@ -45,8 +45,8 @@ pub struct BotFixture {
     pub payment_instructions: String,
 }
 
-fn default_profile() -> crate::merchant::BotProfileKind {
-    crate::merchant::BotProfileKind::Shop
+fn default_profile() -> crate::bots::ProfileKind {
+    crate::bots::ProfileKind::Shop
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,8 +85,7 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
     let shop: ShopFixture = serde_json::from_str(json).context("invalid shop fixture")?;
     let mut tx = pool.begin().await?;
     let merchant_id =
-        crate::merchant::create_merchant(&mut *tx, &shop.merchant.slug, &shop.merchant.name)
-            .await?;
+        crate::merchants::create(&mut *tx, &shop.merchant.slug, &shop.merchant.name).await?;
     let bot_id: Uuid = sqlx::query_scalar(
         "INSERT INTO bots (merchant_id, slug, name, currency, timezone, session_timeout_secs, payment_timeout_secs,
                            payment_instructions, profile, sample_history)

@@ -12,9 +12,9 @@ use sqlx::{PgConnection, PgPool};
 use tokio::sync::{Mutex, mpsc, oneshot};
 use uuid::Uuid;
 
+use crate::bots::Bot;
 use crate::cache::Redis;
 use crate::inbox::{self, Inbound, Ingested};
-use crate::merchant::Bot;
 
 /// Most messages one commit takes.
 const MAX_BATCH: usize = 64;

@@ -1,18 +1,21 @@
-//! Tendero: a chat-commerce bot worker. See DESIGN.md for the guarantees.
+//! Tendero: a chat-commerce and personal-finance bot worker. See DESIGN.md for the
+//! guarantees and README.md for the layout.
 #![forbid(unsafe_code)]
 
-pub mod agent;
+pub mod api_keys;
 pub mod audit;
+pub mod bots;
 pub mod cache;
 pub mod channels;
 pub mod cli;
 pub mod config;
 pub mod contacts;
-pub mod conversation;
 pub mod conversations;
 pub mod dashboard;
 pub mod db;
 pub mod demo;
+pub mod detect;
+pub mod directory;
 pub mod engine;
 pub mod eval;
 pub mod finance;
@@ -21,12 +24,16 @@ pub mod http;
 pub mod idempotency;
 pub mod inbox;
 pub mod ingest;
-pub mod llm_calls;
+pub mod labels;
+pub mod llm;
 pub mod merchant;
 pub mod merchant_chat;
+pub mod merchants;
+pub mod notices;
 pub mod notify;
 pub mod outbox;
 pub mod progress;
+pub mod proposal;
 pub mod ratelimit;
 pub mod secret;
 pub mod shop;

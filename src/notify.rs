@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 use sqlx::postgres::PgListener;
 use tokio::sync::broadcast;
@@ -33,10 +34,41 @@ pub enum Wake {
     /// these arrive in id order per conversation.
     Delivered(std::sync::Arc<Delivered>),
     /// A turn is working on a reply (web-chat streams show it).
-    Progress(std::sync::Arc<crate::progress::Signal>),
+    Progress(std::sync::Arc<Signal>),
     /// The listener (re)connected: notifications may have been missed, look again.
     Resync,
 }
+
+/// What the turn is doing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    /// Composing the answer (waiting on the LLM, or a turn that runs tools).
+    Typing,
+    /// Running these tools.
+    Tools { tools: Vec<String> },
+}
+
+impl Step {
+    /// The SSE event name.
+    pub fn event(&self) -> &'static str {
+        match self {
+            Step::Typing => "typing",
+            Step::Tools { .. } => "tools",
+        }
+    }
+}
+
+/// A progress signal as the notification carries it to event streams.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Signal {
+    pub conversation_id: Uuid,
+    #[serde(flatten)]
+    pub step: Step,
+}
+
+/// The notification channel progress signals travel on to web-chat streams.
+pub const PROGRESS_CHANNEL: &str = "tendero_progress";
 
 #[derive(Clone)]
 pub struct Notifier {
@@ -143,7 +175,7 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
             "tendero_outbox",
             "tendero_outbox_pending",
             "tendero_delivered",
-            crate::progress::CHANNEL,
+            PROGRESS_CHANNEL,
         ])
         .await?;
     let _ = tx.send(Wake::Resync);
@@ -161,7 +193,7 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
             }
             continue;
         }
-        if notification.channel() == crate::progress::CHANNEL {
+        if notification.channel() == PROGRESS_CHANNEL {
             // A lost signal is only a missing hint; nothing to resync.
             if let Ok(signal) = serde_json::from_str(notification.payload()) {
                 let _ = tx.send(Wake::Progress(std::sync::Arc::new(signal)));

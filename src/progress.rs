@@ -9,34 +9,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use crate::channels::ChannelKind;
 use crate::channels::telegram::TelegramChannel;
 use crate::channels::whatsapp::WhatsAppChannel;
-use crate::inbox::ChannelKind;
-use crate::notify::Wake;
-
-/// What the turn is doing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "step", rename_all = "snake_case")]
-pub enum Step {
-    /// Composing the answer (waiting on the LLM, or a turn that runs tools).
-    Typing,
-    /// Running these tools.
-    Tools { tools: Vec<String> },
-}
-
-impl Step {
-    /// The SSE event name.
-    pub fn event(&self) -> &'static str {
-        match self {
-            Step::Typing => "typing",
-            Step::Tools { .. } => "tools",
-        }
-    }
-}
+use crate::notify::{PROGRESS_CHANNEL as CHANNEL, Wake};
+pub use crate::notify::{Signal, Step};
 
 /// Whom a signal is for.
 #[derive(Debug, Clone, Copy)]
@@ -82,14 +62,6 @@ pub async fn typing_while<F: std::future::Future>(
     }
 }
 
-/// A progress signal as the notification carries it to event streams.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Signal {
-    pub conversation_id: Uuid,
-    #[serde(flatten)]
-    pub step: Step,
-}
-
 #[async_trait]
 pub trait Progress: Send + Sync + 'static {
     async fn show(&self, to: Recipient<'_>, step: &Step);
@@ -102,9 +74,6 @@ pub struct NoProgress;
 impl Progress for NoProgress {
     async fn show(&self, _to: Recipient<'_>, _step: &Step) {}
 }
-
-/// The notification channel web-chat streams listen on.
-pub const CHANNEL: &str = "tendero_progress";
 
 /// Longest a signal may hold up a turn.
 const BOUND: Duration = Duration::from_millis(500);

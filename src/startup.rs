@@ -1,5 +1,7 @@
-//! Building and running the application: the HTTP server, the turn engine, the
-//! outbox dispatcher and the timeout sweeper, stopped together by one token.
+//! Wiring: building and running the application — the proposers and profiles,
+//! the front doors' states and the router they make together, the turn engine,
+//! the outbox dispatcher and the timeout sweeper, stopped together by one token.
+//! Nothing else in the crate assembles these.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,15 +11,14 @@ use sqlx::PgPool;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::Proposer;
 use crate::cache::Redis;
 use crate::channels::Channel;
 use crate::channels::telegram::TelegramChannel;
 use crate::channels::webchat::WebChat;
 use crate::channels::whatsapp::WhatsAppChannel;
 use crate::config::{Role, Settings};
-use crate::engine::{Engine, EngineSettings};
-use crate::http::{self, AppState};
+use crate::engine::{Engine, EngineSettings, Profiles};
+use crate::http;
 use crate::inbox;
 use crate::notify::{Notifier, Wake};
 use crate::outbox::{Dispatcher, Outcome};
@@ -39,29 +40,94 @@ pub fn engine_settings(settings: &Settings) -> EngineSettings {
     }
 }
 
-/// The configured proposer: the LLM when one is configured, else the offline rules.
-/// `redis` keeps the LLM budgets' running counts across replicas.
-pub fn proposer(
-    settings: &Settings,
-    pool: &PgPool,
-    redis: Option<Redis>,
-) -> anyhow::Result<Arc<dyn Proposer>> {
-    match &settings.llm {
-        Some(llm) => {
-            tracing::info!(model = %llm.model, format = llm.mode.as_str(), rules_first = llm.rules_first, "proposals come from the LLM, with the rules as fallback");
-            Ok(Arc::new(
-                crate::agent::llm::LlmProposer::new(llm.clone())?
-                    .with_redis(redis)
-                    .with_progress(progress(settings, pool)),
-            ))
-        }
-        None => {
-            tracing::warn!(
-                "no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): proposals come from the offline Spanish rules"
-            );
-            Ok(Arc::new(crate::agent::RulesProposer))
+/// What each profile asks to read a message: the LLM when one is configured
+/// (with the rules first and as its fallback), else the offline rules.
+#[derive(Clone)]
+pub struct Proposers {
+    pub shop: Arc<dyn crate::shop::Proposer>,
+    pub finance: Arc<dyn crate::finance::Proposer>,
+}
+
+impl Proposers {
+    /// The offline rules for every profile.
+    pub fn rules() -> Self {
+        Proposers {
+            shop: Arc::new(crate::shop::proposer::RulesProposer),
+            finance: Arc::new(crate::finance::proposer::RulesProposer),
         }
     }
+
+    /// `shop` for shop turns, the rules for the rest.
+    pub fn shop(shop: Arc<dyn crate::shop::Proposer>) -> Self {
+        Proposers {
+            shop,
+            ..Proposers::rules()
+        }
+    }
+
+    /// `finance` for finance turns, the rules for the rest.
+    pub fn finance(finance: Arc<dyn crate::finance::Proposer>) -> Self {
+        Proposers {
+            finance,
+            ..Proposers::rules()
+        }
+    }
+
+    /// The LLM for every profile (with the rules first and as its fallback).
+    pub fn llm(client: Arc<crate::llm::Client>) -> Self {
+        Proposers {
+            shop: Arc::new(crate::shop::proposer::LlmProposer::new(client.clone())),
+            finance: Arc::new(crate::finance::proposer::LlmProposer::new(client)),
+        }
+    }
+
+    /// As configured. `redis` keeps the LLM budgets' running counts across
+    /// replicas.
+    pub fn configured(
+        settings: &Settings,
+        pool: &PgPool,
+        redis: Option<Redis>,
+    ) -> anyhow::Result<Self> {
+        match &settings.llm {
+            Some(llm) => {
+                tracing::info!(model = %llm.model, format = llm.mode.as_str(), rules_first = llm.rules_first, "proposals come from the LLM, with the rules as fallback");
+                let client = Arc::new(
+                    crate::llm::Client::new(llm.clone())?
+                        .with_redis(redis)
+                        .with_progress(progress(settings, pool)),
+                );
+                Ok(Proposers::llm(client))
+            }
+            None => {
+                tracing::warn!(
+                    "no LLM configured (OPENAI_API_KEY / OPENAI_BASE_URL): proposals come from the offline Spanish rules"
+                );
+                Ok(Proposers::rules())
+            }
+        }
+    }
+}
+
+/// The profiles this process runs. A new profile is one more line here.
+pub fn profiles(pool: &PgPool, proposers: &Proposers) -> Profiles {
+    Profiles::new()
+        .with(Arc::new(crate::shop::Shop::new(
+            pool.clone(),
+            proposers.shop.clone(),
+        )))
+        .with(Arc::new(crate::finance::Finance::new(
+            pool.clone(),
+            proposers.finance.clone(),
+        )))
+}
+
+/// The turn engine over every profile.
+pub fn engine(pool: &PgPool, settings: &Settings, proposers: &Proposers) -> Engine {
+    Engine::new(
+        pool.clone(),
+        profiles(pool, proposers),
+        engine_settings(settings),
+    )
 }
 
 /// Progress signals to every channel ("typing", tools running).
@@ -181,7 +247,7 @@ pub struct Application {
     listener: Option<TcpListener>,
     pool: PgPool,
     settings: Settings,
-    proposer: Arc<dyn Proposer>,
+    proposers: Proposers,
     role: Role,
     notifier: Notifier,
     redis: Option<Redis>,
@@ -191,7 +257,7 @@ impl Application {
     pub async fn build(
         settings: Settings,
         pool: PgPool,
-        proposer: Arc<dyn Proposer>,
+        proposers: Proposers,
         role: Role,
     ) -> anyhow::Result<Self> {
         // Every role listens: a worker-only process serves its probes and metrics.
@@ -204,7 +270,7 @@ impl Application {
             listener,
             pool,
             settings,
-            proposer,
+            proposers,
             role,
             notifier: Notifier::new(),
         })
@@ -221,31 +287,14 @@ impl Application {
         let listener_task = self.notifier.spawn(self.pool.clone(), cancel.clone());
 
         if let Some(listener) = self.listener {
-            let state = AppState {
-                pool: self.pool.clone(),
-                notifier: self.notifier.clone(),
-                redis: self.redis.clone(),
-                ingest: crate::ingest::IngestQueue::start(self.pool.clone(), self.redis.clone()),
-                shutdown: cancel.clone(),
-                bots: Arc::new(crate::http::directory::BotDirectory::new(self.pool.clone())),
-                telegram: Arc::new(TelegramChannel::new(
-                    reqwest::Client::new(),
-                    &self.settings.telegram_api_url,
-                    self.pool.clone(),
-                )),
-                whatsapp: Arc::new(WhatsAppChannel::new(
-                    reqwest::Client::new(),
-                    &self.settings.whatsapp_api_url,
-                    &self.settings.whatsapp_api_version,
-                    self.pool.clone(),
-                )),
-                llm_daily_tokens: self.settings.llm.as_ref().map(|l| l.daily_tokens_per_bot),
-            };
-            let router = if self.role.runs_web() {
-                http::router(state)
-            } else {
-                http::health_router(state)
-            };
+            let router = router(
+                &self.settings,
+                &self.pool,
+                &self.notifier,
+                self.redis.clone(),
+                &cancel,
+                self.role,
+            );
             let shutdown = cancel.clone();
             tasks.spawn(async move {
                 let served = axum::serve(listener, router)
@@ -260,12 +309,7 @@ impl Application {
         if self.role.runs_workers() {
             let progress = progress(&self.settings, &self.pool);
             let engine = Arc::new(
-                Engine::new(
-                    self.pool.clone(),
-                    self.proposer.clone(),
-                    engine_settings(&self.settings),
-                )
-                .with_progress(progress),
+                engine(&self.pool, &self.settings, &self.proposers).with_progress(progress),
             );
             tasks.spawn(engine.run(self.notifier.clone(), cancel.clone()));
             let dispatcher = dispatcher(self.pool.clone(), &self.settings, self.redis.clone());
@@ -297,6 +341,62 @@ impl Application {
         listener_task.abort();
         Ok(())
     }
+}
+
+/// The front doors' states, and the one router they make: webhooks, web chat, the
+/// merchant API and the console (only health and metrics for a worker-only
+/// process).
+fn router(
+    settings: &Settings,
+    pool: &PgPool,
+    notifier: &Notifier,
+    redis: Option<Redis>,
+    cancel: &CancellationToken,
+    role: Role,
+) -> axum::Router {
+    let directory = Arc::new(crate::directory::BotDirectory::new(pool.clone()));
+    let telegram = Arc::new(TelegramChannel::new(
+        reqwest::Client::new(),
+        &settings.telegram_api_url,
+        pool.clone(),
+    ));
+    let office = crate::merchant::Office {
+        pool: pool.clone(),
+        directory: directory.clone(),
+        llm_daily_tokens: settings.llm.as_ref().map(|l| l.daily_tokens_per_bot),
+        telegram: telegram.clone(),
+        whatsapp: Arc::new(WhatsAppChannel::new(
+            reqwest::Client::new(),
+            &settings.whatsapp_api_url,
+            &settings.whatsapp_api_version,
+            pool.clone(),
+        )),
+    };
+    let web = http::Web {
+        pool: pool.clone(),
+        notifier: notifier.clone(),
+        ingest: crate::ingest::IngestQueue::start(pool.clone(), redis.clone()),
+        redis,
+        shutdown: cancel.clone(),
+        bots: directory,
+        telegram,
+        office: office.clone(),
+    };
+    let router = if role.runs_web() {
+        let console = crate::dashboard::Console {
+            pool: pool.clone(),
+            notifier: notifier.clone(),
+            shutdown: cancel.clone(),
+            office,
+        };
+        http::router(web).merge(crate::dashboard::router(console))
+    } else {
+        http::health_router(web)
+    };
+    router
+        .fallback(http::not_found)
+        .layer(axum::middleware::from_fn(http::refuse_nul_in_uri))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
 async fn run_dispatcher(

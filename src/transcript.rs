@@ -3,20 +3,54 @@
 //! statement that stores its message); this module reads them and records what a
 //! merchant wrote from elsewhere.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
 type Timestamp = chrono::DateTime<chrono::Utc>;
 
+/// Which way a line went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum Direction {
+    In,
+    Out,
+}
+
+/// Who wrote a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum Speaker {
+    Customer,
+    Bot,
+    /// Handoff notices and other messages that reach the customer even under
+    /// override.
+    System,
+    /// A person of the shop.
+    Human,
+}
+
+impl Speaker {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Speaker::Customer => "customer",
+            Speaker::Bot => "bot",
+            Speaker::System => "system",
+            Speaker::Human => "human",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct TranscriptLine {
     pub id: i64,
-    pub direction: String,
-    pub author: String,
+    pub direction: Direction,
+    pub author: Speaker,
     pub text: String,
-    /// Outbox status of an outbound message: pending, sent, suppressed, failed, dead.
-    pub delivery: Option<String>,
+    /// Outbox status of an outbound message.
+    pub delivery: Option<crate::outbox::Status>,
     pub delivery_error: Option<String>,
     pub created_at: Timestamp,
 }

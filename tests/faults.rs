@@ -499,7 +499,7 @@ async fn faults_lose_double_and_reorder_nothing() {
     ));
 
     // 4. A thousand takeovers and releases racing the turns of messages just sent.
-    let key = tendero::merchant::create_api_key(&observer, shop_ids.merchant_id)
+    let key = tendero::api_keys::create(&observer, shop_ids.merchant_id)
         .await
         .unwrap();
     let started = Instant::now();

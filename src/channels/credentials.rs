@@ -278,7 +278,7 @@ pub async fn rotate(pool: &sqlx::PgPool) -> anyhow::Result<u64> {
 pub async fn connected(
     db: impl PgExecutor<'_>,
     bot_id: Uuid,
-) -> sqlx::Result<Vec<(String, Option<String>)>> {
+) -> sqlx::Result<Vec<(super::ChannelKind, Option<String>)>> {
     sqlx::query_as("SELECT channel, whatsapp_phone_number_id FROM bot_channels WHERE bot_id = $1 ORDER BY channel")
         .bind(bot_id)
         .fetch_all(db)

@@ -2,16 +2,62 @@
 //! at the edge (see `http`) and implements `Channel` for sending.
 
 pub mod credentials;
+mod inbound;
 pub mod media;
 pub mod telegram;
 pub mod webchat;
 pub mod whatsapp;
+
+pub use inbound::{Inbound, Media, MessagePayload};
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
+
+/// Channel names as stored on contacts and outbox rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, sqlx::Type)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum ChannelKind {
+    #[default]
+    Webchat,
+    Telegram,
+    Whatsapp,
+}
+
+impl ChannelKind {
+    pub const ALL: [ChannelKind; 3] = [
+        ChannelKind::Webchat,
+        ChannelKind::Telegram,
+        ChannelKind::Whatsapp,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChannelKind::Webchat => "webchat",
+            ChannelKind::Telegram => "telegram",
+            ChannelKind::Whatsapp => "whatsapp",
+        }
+    }
+}
+
+/// A stored channel name that is not one of ours.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown channel `{0}`")]
+pub struct UnknownChannel(pub String);
+
+impl TryFrom<String> for ChannelKind {
+    type Error = UnknownChannel;
+
+    fn try_from(s: String) -> Result<Self, UnknownChannel> {
+        ChannelKind::ALL
+            .into_iter()
+            .find(|c| c.as_str() == s)
+            .ok_or(UnknownChannel(s))
+    }
+}
 
 /// An outbound message as stored in the outbox.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use teloxide_core::types::{ChatMemberKind, MediaKind, MessageKind, Update, Updat
 
 use super::credentials;
 use super::{Channel, Delivered, Outgoing, SendError, split_text};
-use crate::inbox::{Media, MessagePayload};
+use super::{Media, MessagePayload};
 
 /// Longest text of one `sendMessage`.
 pub const MAX_TEXT: usize = 4096;

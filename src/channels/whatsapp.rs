@@ -11,8 +11,8 @@ use sqlx::PgPool;
 
 use super::credentials;
 use super::{Channel, Delivered, Outgoing, SendError, split_text};
+use super::{Media, MessagePayload};
 use crate::config::Secret;
-use crate::inbox::{Media, MessagePayload};
 
 pub const MAX_TEXT: usize = 4096;
 const MAX_BUTTONS: usize = 3;

@@ -8,9 +8,8 @@ use maud::html;
 use serde::Deserialize;
 
 use super::layout::{flash, page};
-use super::session::{self, Session};
-use super::{Page, PageError};
-use crate::http::AppState;
+use super::session::{self, CsrfForm};
+use super::{Console, Page, PageError};
 
 #[derive(Debug, Default, Deserialize)]
 pub struct LoginQuery {
@@ -42,18 +41,18 @@ pub struct LoginForm {
 /// `POST /dashboard/login`: a valid key opens a session (a cookie only the server
 /// can read back); anything else asks again.
 pub async fn sign_in(
-    State(state): State<AppState>,
+    State(console): State<Console>,
     headers: HeaderMap,
     Form(login): Form<LoginForm>,
 ) -> Result<Response, PageError> {
     let Some((merchant_id, key_id)) =
-        crate::merchant::authenticate_key(&state.pool, &login.key).await?
+        crate::merchant::keys::authenticate_key(&console.office.pool, &login.key).await?
     else {
         return Ok(
             Redirect::to("/dashboard/login?error=Esa+llave+no+es+v%C3%A1lida.").into_response(),
         );
     };
-    let token = session::open(&state.pool, merchant_id, key_id).await?;
+    let token = session::open(&console.pool, merchant_id, key_id).await?;
     Ok((
         [(header::SET_COOKIE, session::cookie(&token, &headers))],
         Redirect::to("/dashboard"),
@@ -61,21 +60,12 @@ pub async fn sign_in(
         .into_response())
 }
 
-#[derive(Debug, Deserialize)]
-pub struct Csrf {
-    csrf: String,
-}
-
 /// `POST /dashboard/logout`.
 pub async fn sign_out(
-    session: Session,
-    State(state): State<AppState>,
-    Form(form): Form<Csrf>,
+    State(console): State<Console>,
+    CsrfForm { session, .. }: CsrfForm<serde::de::IgnoredAny>,
 ) -> Result<Response, PageError> {
-    if !session.csrf_ok(&form.csrf) {
-        return Err(PageError::Forbidden);
-    }
-    session::close(&state.pool, &session).await?;
+    session::close(&console.pool, &session).await?;
     Ok((
         [(header::SET_COOKIE, session::cleared_cookie())],
         Redirect::to("/dashboard/login"),

@@ -1,20 +1,18 @@
 //! The bots page: each bot's channels (secrets can be written, never read back),
 //! its timeouts and payment instructions, the LLM switch, and what the LLM cost.
 
-use axum::Form;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use maud::html;
 use serde::Deserialize;
 
 use super::layout::{csrf_field, flash, page};
-use super::session::{Session, same_origin};
-use super::{Page, PageError, back, explain};
-use crate::channels::credentials::{self, TelegramSetup, WhatsAppSetup};
-use crate::http::AppState;
-use crate::http::bots::{BotPatch, change_settings};
-use crate::http::merchant::owned_bot;
+use super::session::{CsrfForm, Session};
+use super::{Console, Page, PageError, back, explain};
+use crate::channels::ChannelKind;
+use crate::channels::credentials::{TelegramSetup, WhatsAppSetup};
+use crate::merchant::bots::{self, BotPatch, ChannelSetup};
+use crate::merchant::chat_link;
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Notice {
@@ -27,37 +25,38 @@ pub struct Notice {
 /// `GET /dashboard/bots`.
 pub async fn page_(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Query(notice): Query<Notice>,
 ) -> Result<Page, PageError> {
     let csrf = session.csrf.as_str();
     let mut cards = Vec::new();
-    for slug in crate::merchant::bot_slugs(&state.pool, session.merchant_id).await? {
-        let bot = owned_bot(&state, session.merchant_id, &slug).await?;
-        let channels = credentials::connected(&state.pool, bot.id).await?;
-        let usage = crate::llm_calls::usage(&state.pool, bot.id).await?;
-        let (tokens_today, over_budget) =
-            crate::llm_calls::today(&state.pool, bot.id, chrono::Utc::now()).await?;
+    for summary in bots::list(&console.office.pool, session.merchant_id).await? {
+        let bot = &summary.bot;
+        let channels = &summary.channels;
+        let usage = bots::llm_usage_of(&console.office, bot).await?;
         let base = format!("/dashboard/bots/{}", bot.slug);
         let calls: i64 = usage
+            .by_outcome
             .iter()
-            .filter(|u| !matches!(u.outcome.as_str(), "rules" | "over_budget"))
+            .filter(|u| u.outcome.is_call())
             .map(|u| u.calls)
             .sum();
-        let cost: i64 = usage.iter().map(|u| u.cost_micros).sum();
+        let cost = usage.cost_micros;
+        let tokens_today = usage.today.tokens;
+        let over_budget = usage.today.turns_on_rules_over_budget;
         cards.push(html! {
             section.card aria-labelledby=(format!("bot-{}", bot.slug)) {
                 h2 id=(format!("bot-{}", bot.slug)) { (bot.name) " " span.muted { "(" (bot.slug) ", " (bot.profile.as_str()) ")" } }
                 p {
                     "Canales: "
                     @if channels.is_empty() { "solo chat web" }
-                    @for (channel, _) in &channels { span.badge.ok { (channel) } }
+                    @for connected in channels { span.badge.ok { (crate::labels::channel(connected.channel)) } }
                 }
                 p.muted { "Webhooks: /webhooks/telegram/" (bot.slug) " · /webhooks/whatsapp/" (bot.slug) " · chat web: /webchat/" (bot.slug) "/messages" }
                 p {
                     "IA: " (calls) " consultas, costo estimado US$ " (format!("{:.4}", cost as f64 / 1_000_000.0))
                     " · hoy " (tokens_today) " tokens"
-                    @if let Some(budget) = state.llm_daily_tokens { " de " (budget) }
+                    @if let Some(budget) = usage.today.daily_budget_tokens { " de " (budget) }
                     @if over_budget > 0 { " " span.badge.warn { "Presupuesto diario agotado: responden las reglas" } }
                 }
                 form method="post" action=(format!("{base}/ajustes")) {
@@ -74,7 +73,7 @@ pub async fn page_(
                     textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (bot.payment_instructions) }
                     p { button type="submit" { "Guardar ajustes" } }
                 }
-                (merchant_chat_card(&bot, csrf, channels.iter().any(|(c, _)| c == "telegram")))
+                (merchant_chat_card(bot, csrf, channels.iter().any(|c| c.channel == ChannelKind::Telegram)))
                 details {
                     summary { "Conectar Telegram" }
                     form method="post" action=(format!("{base}/telegram")) {
@@ -114,7 +113,7 @@ pub async fn page_(
 }
 
 /// Where escalations and payment proofs reach the merchant on Telegram.
-fn merchant_chat_card(bot: &crate::merchant::Bot, csrf: &str, on_telegram: bool) -> maud::Markup {
+fn merchant_chat_card(bot: &crate::bots::Bot, csrf: &str, on_telegram: bool) -> maud::Markup {
     let action = format!("/dashboard/bots/{}/avisos", bot.slug);
     html! {
         h3 { "Avisos por Telegram" }
@@ -143,37 +142,31 @@ fn merchant_chat_card(bot: &crate::merchant::Bot, csrf: &str, on_telegram: bool)
 
 #[derive(Debug, Deserialize)]
 pub struct MerchantChatForm {
-    csrf: String,
     accion: String,
 }
 
 /// `POST /dashboard/bots/{slug}/avisos`: a link code (shown once) or unlinking.
 pub async fn merchant_chat(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
-    Form(form): Form<MerchantChatForm>,
+    CsrfForm { session, form }: CsrfForm<MerchantChatForm>,
 ) -> Result<Response, PageError> {
-    allowed(&session, &headers, &form.csrf)?;
-    let bot = owned_bot(&state, session.merchant_id, &slug).await?;
+    let office = &console.office;
     let outcome = match form.accion.as_str() {
-        "vincular" => match crate::http::merchant_chat::link_code(&state, &bot).await {
+        "vincular" => match chat_link::new_code(office, session.merchant_id, &slug).await {
             Ok(code) => {
                 let told = format!(
-                    "Envía «/start {code}» al bot desde el chat de Telegram donde quieres los avisos."
+                    "Envía «{}» al bot desde el chat de Telegram donde quieres los avisos.",
+                    code.send
                 );
                 return Ok(back("/dashboard/bots", Ok(&told)));
             }
-            Err(err) => Err(explain(&err)),
+            Err(err) => Err(explain(&err)?),
         },
-        "quitar" => crate::merchant::unlink_merchant_chat(&state.pool, bot.id)
-            .await
-            .map(|()| {
-                state.bots.forget(&bot.slug);
-                "Ese chat ya no recibirá avisos."
-            })
-            .map_err(|e| explain(&e.into())),
+        "quitar" => match chat_link::unlink(office, session.merchant_id, &slug).await {
+            Ok(_) => Ok("Ese chat ya no recibirá avisos."),
+            Err(err) => Err(explain(&err)?),
+        },
         _ => return Err(PageError::NotFound),
     };
     Ok(back("/dashboard/bots", outcome))
@@ -181,7 +174,6 @@ pub async fn merchant_chat(
 
 #[derive(Debug, Deserialize)]
 pub struct SettingsForm {
-    csrf: String,
     #[serde(default)]
     agent_enabled: Option<String>,
     session_minutes: String,
@@ -190,24 +182,12 @@ pub struct SettingsForm {
     payment_instructions: String,
 }
 
-fn allowed(session: &Session, headers: &HeaderMap, csrf: &str) -> Result<(), PageError> {
-    if same_origin(headers) && session.csrf_ok(csrf) {
-        Ok(())
-    } else {
-        Err(PageError::Forbidden)
-    }
-}
-
 /// `POST /dashboard/bots/{slug}/ajustes`.
 pub async fn settings(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
-    Form(form): Form<SettingsForm>,
+    CsrfForm { session, form }: CsrfForm<SettingsForm>,
 ) -> Result<Response, PageError> {
-    allowed(&session, &headers, &form.csrf)?;
-    let bot = owned_bot(&state, session.merchant_id, &slug).await?;
     let number = |raw: &str, per: i32| {
         raw.trim()
             .parse::<i32>()
@@ -229,16 +209,16 @@ pub async fn settings(
         payment_timeout_secs: Some(payment_secs),
         payment_instructions: Some(form.payment_instructions.clone()),
     };
-    let outcome = change_settings(&state, &bot, &patch)
-        .await
-        .map(|_| "Ajustes guardados.")
-        .map_err(|e| explain(&e));
+    let outcome =
+        match bots::change_settings(&console.office, session.merchant_id, &slug, &patch).await {
+            Ok(_) => Ok("Ajustes guardados."),
+            Err(err) => Err(explain(&err)?),
+        };
     Ok(back("/dashboard/bots", outcome))
 }
 
 #[derive(Debug, Deserialize)]
 pub struct ChannelForm {
-    csrf: String,
     #[serde(default)]
     token: String,
     #[serde(default)]
@@ -255,36 +235,27 @@ pub struct ChannelForm {
 
 /// `POST /dashboard/bots/{slug}/{telegram|whatsapp}`.
 pub async fn channel(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path((slug, channel)): Path<(String, String)>,
-    headers: HeaderMap,
-    Form(form): Form<ChannelForm>,
+    CsrfForm { session, form }: CsrfForm<ChannelForm>,
 ) -> Result<Response, PageError> {
-    allowed(&session, &headers, &form.csrf)?;
-    let bot = owned_bot(&state, session.merchant_id, &slug).await?;
-    let saved = match channel.as_str() {
-        "telegram" => {
-            let setup = TelegramSetup {
-                token: form.token.trim().to_owned(),
-                secret_token: form.secret_token.trim().to_owned(),
-            };
-            credentials::set_telegram(&state.pool, bot.id, &setup).await
-        }
-        "whatsapp" => {
-            let setup = WhatsAppSetup {
-                phone_number_id: form.phone_number_id.trim().to_owned(),
-                access_token: form.access_token.trim().to_owned(),
-                app_secret: form.app_secret.trim().to_owned(),
-                verify_token: form.verify_token.trim().to_owned(),
-            };
-            credentials::set_whatsapp(&state.pool, bot.id, &setup).await
-        }
+    let setup = match channel.as_str() {
+        "telegram" => ChannelSetup::Telegram(TelegramSetup {
+            token: form.token.trim().to_owned(),
+            secret_token: form.secret_token.trim().to_owned(),
+        }),
+        "whatsapp" => ChannelSetup::WhatsApp(WhatsAppSetup {
+            phone_number_id: form.phone_number_id.trim().to_owned(),
+            access_token: form.access_token.trim().to_owned(),
+            app_secret: form.app_secret.trim().to_owned(),
+            verify_token: form.verify_token.trim().to_owned(),
+        }),
         _ => return Err(PageError::NotFound),
     };
-    state.bots.forget(&bot.slug);
-    let outcome = saved
-        .map(|_| "Canal conectado.")
-        .map_err(|e| explain(&crate::http::error::ApiError::from(e)));
+    let outcome = match bots::set_channel(&console.office, session.merchant_id, &slug, &setup).await
+    {
+        Ok(_) => Ok("Canal conectado."),
+        Err(err) => Err(explain(&err)?),
+    };
     Ok(back("/dashboard/bots", outcome))
 }

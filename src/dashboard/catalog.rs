@@ -1,7 +1,6 @@
 //! The catalog page: a shop's products to edit in place, a form for a new one,
 //! and the CSV export and import (all or nothing, every bad line explained).
 
-use axum::Form;
 use axum::extract::{Multipart, Path, Query, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -9,13 +8,12 @@ use maud::html;
 use serde::Deserialize;
 
 use super::layout::{csrf_field, flash, page};
-use super::session::{Session, same_origin};
-use super::{Page, PageError, back};
-use crate::http::AppState;
-use crate::http::merchant::owned_bot;
-use crate::merchant::{Bot, BotProfileKind};
-use crate::shop::catalog::{self, ProductError, ProductInput, ProductPatch};
-use crate::shop::catalog_csv::{self, parse_price};
+use super::session::{CsrfForm, Session, write_allowed};
+use super::{Console, Page, PageError, back, explain};
+use crate::bots::{Bot, ProfileKind};
+use crate::merchant::{bots, catalog};
+use crate::shop::catalog::{ProductInput, ProductPatch};
+use crate::shop::catalog_csv::parse_price;
 use crate::text::money;
 
 #[derive(Debug, Default, Deserialize)]
@@ -30,17 +28,16 @@ pub struct CatalogQuery {
 
 /// The merchant's shop bots, and the one asked for (or the first).
 async fn shops(
-    state: &AppState,
+    console: &Console,
     session: &Session,
     wanted: Option<&str>,
 ) -> Result<(Vec<Bot>, Option<Bot>), PageError> {
-    let mut bots = Vec::new();
-    for slug in crate::merchant::bot_slugs(&state.pool, session.merchant_id).await? {
-        let bot = owned_bot(state, session.merchant_id, &slug).await?;
-        if bot.profile == BotProfileKind::Shop {
-            bots.push(bot);
-        }
-    }
+    let bots: Vec<Bot> = bots::list(&console.office.pool, session.merchant_id)
+        .await?
+        .into_iter()
+        .map(|summary| summary.bot)
+        .filter(|bot| bot.profile == ProfileKind::Shop)
+        .collect();
     let chosen = match wanted {
         Some(slug) => Some(
             bots.iter()
@@ -65,16 +62,16 @@ fn price_text(minor: i64) -> String {
 /// `GET /dashboard/catalog?bot=`.
 pub async fn page_(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Query(query): Query<CatalogQuery>,
 ) -> Result<Page, PageError> {
-    let (bots, chosen) = shops(&state, &session, query.bot.as_deref()).await?;
+    let (bots, chosen) = shops(&console, &session, query.bot.as_deref()).await?;
     let csrf = session.csrf.as_str();
     let Some(bot) = chosen else {
         let body = html! { h1 { "Catálogo" } p { "Todavía no tienes una tienda." } };
         return Ok(Page(page("Catálogo", Some(csrf), body)));
     };
-    let products = catalog::list_all(&state.pool, bot.id).await?;
+    let (_, products) = catalog::list(&console.office.pool, session.merchant_id, &bot.slug).await?;
     let base = format!("/dashboard/catalog/{}", bot.slug);
     let body = html! {
         h1 { "Catálogo de " (bot.name) }
@@ -146,7 +143,6 @@ pub async fn page_(
 
 #[derive(Debug, Deserialize)]
 pub struct ProductForm {
-    csrf: String,
     #[serde(default)]
     sku: Option<String>,
     name: String,
@@ -157,107 +153,81 @@ pub struct ProductForm {
     active: Option<String>,
 }
 
-async fn shop_for_write(
-    state: &AppState,
-    session: &Session,
-    headers: &HeaderMap,
-    csrf: &str,
-    slug: &str,
-) -> Result<Bot, PageError> {
-    if !same_origin(headers) || !session.csrf_ok(csrf) {
-        return Err(PageError::Forbidden);
-    }
-    let (_, bot) = shops(state, session, Some(slug)).await?;
-    bot.ok_or(PageError::NotFound)
-}
-
 /// `POST /dashboard/catalog/{slug}/productos`.
 pub async fn create(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(slug): Path<String>,
-    headers: HeaderMap,
-    Form(form): Form<ProductForm>,
+    CsrfForm { session, form }: CsrfForm<ProductForm>,
 ) -> Result<Response, PageError> {
-    let bot = shop_for_write(&state, &session, &headers, &form.csrf, &slug).await?;
-    let to = format!("/dashboard/catalog?bot={}", bot.slug);
-    let outcome = async {
-        let input = ProductInput {
-            sku: form.sku.clone().unwrap_or_default().trim().to_owned(),
-            name: form.name.clone(),
-            description: form.description.clone().unwrap_or_default(),
-            price_minor: parse_price(&form.price)?,
-            active: true,
-        };
-        catalog::check(&input).map_err(str::to_owned)?;
-        match catalog::create(&state.pool, bot.id, &bot.currency, &input).await {
-            Ok(p) => Ok(format!("Agregaste {}.", p.name)),
-            Err(ProductError::SkuTaken) => Err("Ya hay un producto con ese código.".to_owned()),
-            Err(ProductError::Database(e)) => {
-                tracing::error!(%e, "product create failed");
-                Err(FAILED.to_owned())
-            }
+    let to = format!("/dashboard/catalog?bot={slug}");
+    let price_minor = match parse_price(&form.price) {
+        Ok(price) => price,
+        Err(why) => {
+            // The bot first: another merchant's is a 404, whatever was typed.
+            catalog::shop_bot(&console.office.pool, session.merchant_id, &slug).await?;
+            return Ok(back(&to, Err(why)));
         }
-    }
-    .await;
-    Ok(back_to(&to, outcome))
+    };
+    let input = ProductInput {
+        sku: form.sku.clone().unwrap_or_default().trim().to_owned(),
+        name: form.name.clone(),
+        description: form.description.clone().unwrap_or_default(),
+        price_minor,
+        active: true,
+    };
+    let outcome =
+        match catalog::create(&console.office.pool, session.merchant_id, &slug, &input).await {
+            Ok((_, product)) => Ok(format!("Agregaste {}.", product.name)),
+            Err(err) => Err(explain(&err)?),
+        };
+    Ok(back(&to, outcome.as_deref().map_err(Clone::clone)))
 }
-
-/// Back to the catalog with what happened (a database error is not the merchant's to read).
-fn back_to(to: &str, outcome: Result<String, String>) -> Response {
-    back(to, outcome.as_deref().map_err(Clone::clone))
-}
-
-const FAILED: &str = "Algo falló de nuestro lado. Inténtalo de nuevo.";
 
 /// `POST /dashboard/catalog/{slug}/productos/{id}`.
 pub async fn update(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path((slug, id)): Path<(String, String)>,
-    headers: HeaderMap,
-    Form(form): Form<ProductForm>,
+    CsrfForm { session, form }: CsrfForm<ProductForm>,
 ) -> Result<Response, PageError> {
-    let bot = shop_for_write(&state, &session, &headers, &form.csrf, &slug).await?;
     let id: i64 = id.parse().map_err(|_| PageError::NotFound)?;
-    let to = format!("/dashboard/catalog?bot={}", bot.slug);
-    let outcome = async {
-        let patch = ProductPatch {
-            name: Some(form.name.clone()),
-            description: form.description.clone(),
-            price_minor: Some(parse_price(&form.price)?),
-            active: Some(form.active.is_some()),
-        };
-        patch.check().map_err(str::to_owned)?;
-        match catalog::update(&state.pool, bot.id, id, &patch).await {
-            Ok(Some(p)) => Ok(format!("Guardaste {}.", p.name)),
-            Ok(None) => Err("Ese producto ya no existe.".to_owned()),
-            Err(e) => {
-                tracing::error!(%e, "product update failed");
-                Err(FAILED.to_owned())
-            }
+    let to = format!("/dashboard/catalog?bot={slug}");
+    let price_minor = match parse_price(&form.price) {
+        Ok(price) => price,
+        Err(why) => {
+            // The bot first: another merchant's is a 404, whatever was typed.
+            catalog::shop_bot(&console.office.pool, session.merchant_id, &slug).await?;
+            return Ok(back(&to, Err(why)));
         }
-    }
-    .await;
-    Ok(back_to(&to, outcome))
+    };
+    let patch = ProductPatch {
+        name: Some(form.name.clone()),
+        description: form.description.clone(),
+        price_minor: Some(price_minor),
+        active: Some(form.active.is_some()),
+    };
+    let pool = &console.office.pool;
+    let outcome = match catalog::update(pool, session.merchant_id, &slug, id, &patch).await {
+        Ok((_, product)) => Ok(format!("Guardaste {}.", product.name)),
+        Err(err) => Err(explain(&err)?),
+    };
+    Ok(back(&to, outcome.as_deref().map_err(Clone::clone)))
 }
 
 /// `GET /dashboard/catalog/{slug}/productos.csv`.
 pub async fn export(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(slug): Path<String>,
 ) -> Result<Response, PageError> {
-    let (_, bot) = shops(&state, &session, Some(&slug)).await?;
-    let bot = bot.ok_or(PageError::NotFound)?;
-    let products = catalog::list_all(&state.pool, bot.id).await?;
-    let disposition = format!("attachment; filename=\"{}-productos.csv\"", bot.slug);
+    let (file_name, csv) =
+        catalog::export_csv(&console.office.pool, session.merchant_id, &slug).await?;
+    let disposition = format!("attachment; filename=\"{file_name}\"");
     Ok((
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_owned()),
             (header::CONTENT_DISPOSITION, disposition),
         ],
-        catalog_csv::write(&products),
+        csv,
     )
         .into_response())
 }
@@ -265,7 +235,7 @@ pub async fn export(
 /// `POST /dashboard/catalog/{slug}/importar` (multipart: `csrf`, `file`).
 pub async fn import(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(slug): Path<String>,
     headers: HeaderMap,
     mut multipart: Multipart,
@@ -278,37 +248,20 @@ pub async fn import(
             _ => {}
         }
     }
-    let bot = shop_for_write(&state, &session, &headers, &csrf, &slug).await?;
-    let to = format!("/dashboard/catalog?bot={}", bot.slug);
-    let outcome = async {
-        let bytes = file.ok_or_else(|| "No llegó ninguna planilla.".to_owned())?;
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|_| "La planilla debe estar en UTF-8.".to_owned())?;
-        if text.contains('\0') {
-            return Err("La planilla tiene caracteres que no se pueden guardar.".to_owned());
-        }
-        let products = catalog_csv::read(text).map_err(|lines| {
-            let shown: Vec<String> = lines
-                .iter()
-                .take(5)
-                .map(|l| format!("línea {}: {}", l.line, l.error))
-                .collect();
-            format!("No se importó nada. Corrige {}", shown.join("; "))
-        })?;
-        if products.is_empty() {
-            return Err("La planilla no tiene productos.".to_owned());
-        }
-        let failed = |e: sqlx::Error| {
-            tracing::error!(%e, "catalog import failed");
-            FAILED.to_owned()
-        };
-        let mut tx = state.pool.begin().await.map_err(failed)?;
-        let (created, updated) = catalog::upsert_all(&mut *tx, bot.id, &bot.currency, &products)
-            .await
-            .map_err(failed)?;
-        tx.commit().await.map_err(failed)?;
-        Ok(format!("Listo: {created} nuevos, {updated} actualizados."))
-    }
-    .await;
-    Ok(back_to(&to, outcome))
+    write_allowed(&session, &headers, &csrf)?;
+    let to = format!("/dashboard/catalog?bot={slug}");
+    let Some(bytes) = file else {
+        // The bot first: another merchant's is a 404, whatever was sent.
+        catalog::shop_bot(&console.office.pool, session.merchant_id, &slug).await?;
+        return Ok(back(&to, Err("No llegó ninguna planilla.".to_owned())));
+    };
+    let pool = &console.office.pool;
+    let outcome = match catalog::import_csv(pool, session.merchant_id, &slug, &bytes).await {
+        Ok(done) => Ok(format!(
+            "Listo: {} nuevos, {} actualizados.",
+            done.created, done.updated
+        )),
+        Err(err) => Err(explain(&err)?),
+    };
+    Ok(back(&to, outcome.as_deref().map_err(Clone::clone)))
 }

@@ -1,11 +1,9 @@
 //! One conversation: transcript with delivery status, cart, order and proof of
 //! payment, the audit timeline, and what the merchant can do: take over, hand
-//! back, reply, approve or reject a payment. Actions call the merchant API's own
-//! functions and come back here with what happened.
+//! back, reply, approve or reject a payment. Reads and actions go through the
+//! merchant actions and come back here with what happened.
 
-use axum::Form;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use axum::response::Response;
 use maud::{Markup, html};
 use serde::Deserialize;
@@ -13,11 +11,11 @@ use uuid::Uuid;
 
 use super::layout::{csrf_field, flash, page};
 use super::panels;
-use super::session::{Session, same_origin};
-use super::{Page, PageError, back, explain};
-use crate::http::AppState;
-use crate::http::{conversations as api, payments};
-use crate::shop::orders;
+use super::session::{CsrfForm, Session};
+use super::{Console, Page, PageError, back, explain};
+use crate::labels;
+use crate::merchant::{conversations, orders, payments};
+use crate::transcript::{Direction, TranscriptLine};
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Notice {
@@ -27,52 +25,21 @@ pub struct Notice {
     error: Option<String>,
 }
 
-fn author_label(author: &str) -> &'static str {
-    match author {
-        "customer" => "Cliente",
-        "bot" => "Bot",
-        "human" | "merchant" => "Tú",
-        "system" => "Aviso",
-        _ => "Otro",
-    }
-}
-
-fn delivery_badge(status: Option<&str>) -> Markup {
-    html! {
-        @match status {
-            Some("sent") => span.badge.ok { "Entregado" },
-            Some("pending") | Some("sending") => span.badge.info { "Enviando" },
-            Some("suppressed") => span.badge.info { "No enviado: lo atendías tú" },
-            Some("failed") | Some("dead") => span.badge.bad { "No se entregó" },
-            Some("discarded") => span.badge.info { "Descartado" },
-            _ => "",
-        }
-    }
-}
-
 /// `GET /dashboard/conversations/{id}`.
 pub async fn page_(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(id): Path<String>,
     Query(notice): Query<Notice>,
 ) -> Result<Page, PageError> {
     let id: Uuid = id.parse().map_err(|_| PageError::NotFound)?;
-    let pool = &state.pool;
-    if !crate::conversations::owned_by(pool, id, session.merchant_id).await? {
-        return Err(PageError::NotFound);
-    }
-    let conversation = crate::conversations::get(pool, id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let bot = crate::merchant::bot_by_id(pool, conversation.bot_id).await?;
-    let contact = crate::contacts::by_id(pool, conversation.contact_id).await?;
-    let transcript = crate::transcript::of_conversation(pool, id).await?;
+    let detail = conversations::detail(&console.office.pool, session.merchant_id, id, 100).await?;
+    let (conversation, bot, contact) = (&detail.conversation, &detail.bot, &detail.contact);
     let csrf = session.csrf.as_str();
-    let status = panels::status(&conversation, csrf);
-    let order = panels::order_and_cart(pool, &conversation, &bot, csrf).await?;
-    let mut audit = crate::audit::of_conversation(pool, id, 100).await?;
-    audit.reverse();
+    let status = panels::status(conversation, csrf);
+    let order = panels::order_and_cart(&detail.cart, detail.order.as_ref(), csrf);
+    let audit: Vec<&crate::audit::Row> = detail.audit.iter().rev().collect();
+    let transcript = &detail.transcript;
     let name = contact
         .display_name
         .as_deref()
@@ -81,7 +48,7 @@ pub async fn page_(
     let body = html! {
         p { a href="/dashboard" { "← Bandeja" } }
         h1 { (name) }
-        p.muted { (bot.slug) " · " (contact.channel) " · " (contact.external_id) }
+        p.muted { (bot.slug) " · " (labels::channel(contact.channel)) " · " (contact.external_id) }
         (flash(notice.aviso.as_deref(), notice.error.as_deref()))
         p id="news" hidden { "Hay novedades: " a href=(format!("/dashboard/conversations/{id}")) { "actualizar" } }
         section.card aria-labelledby="now" {
@@ -103,7 +70,7 @@ pub async fn page_(
         section aria-labelledby="chat" {
             h2 id="chat" { "Conversación" }
             div.transcript data-live data-conversation=(id) data-fragment=(format!("/dashboard/conversations/{id}/mensajes")) aria-live="polite" {
-                (transcript_lines(&transcript))
+                (transcript_lines(transcript))
             }
         }
         section aria-labelledby="audit" {
@@ -114,7 +81,7 @@ pub async fn page_(
                     @for row in &audit {
                         tr {
                             td { (row.created_at.format("%d/%m %H:%M:%S")) }
-                            td { (row.actor) }
+                            td { (labels::actor(row.actor)) }
                             td { (row.kind) @if let Some(action) = &row.action { " " code { (action) } } }
                             td {
                                 @if let (Some(from), Some(to)) = (&row.from_state, &row.to_state) { (from) " → " (to) " " }
@@ -129,18 +96,29 @@ pub async fn page_(
     Ok(Page(page(name, Some(csrf), body)))
 }
 
-fn transcript_lines(transcript: &[crate::transcript::TranscriptLine]) -> Markup {
+fn transcript_lines(transcript: &[TranscriptLine]) -> Markup {
     html! {
         @for line in transcript {
-            div class={ "msg " (if line.direction == "in" { "in" } else { "out" }) } {
-                span.muted { (author_label(&line.author)) " · " (line.created_at.format("%d/%m %H:%M")) " " }
-                (delivery_badge(line.delivery.as_deref()))
+            div class={ "msg " (if line.direction == Direction::In { "in" } else { "out" }) } {
+                span.muted { (labels::speaker(line.author)) " · " (line.created_at.format("%d/%m %H:%M")) " " }
+                @if let Some(delivery) = line.delivery.and_then(labels::delivery) {
+                    span class={ "badge " (delivery_class(line.delivery)) } { (delivery) }
+                }
                 div { (line.text) }
                 @if let Some(error) = &line.delivery_error {
-                    @if matches!(line.delivery.as_deref(), Some("failed") | Some("dead")) { div.muted { (error) } }
+                    @if line.delivery.is_some_and(|d| d.undelivered()) { div.muted { (error) } }
                 }
             }
         }
+    }
+}
+
+/// The badge's colour: good, bad or neutral news.
+fn delivery_class(status: Option<crate::outbox::Status>) -> &'static str {
+    match status {
+        Some(crate::outbox::Status::Sent) => "ok",
+        Some(status) if status.undelivered() => "bad",
+        _ => "info",
     }
 }
 
@@ -148,99 +126,83 @@ fn transcript_lines(transcript: &[crate::transcript::TranscriptLine]) -> Markup 
 /// refreshes (the reply box is never touched).
 pub async fn transcript(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(id): Path<String>,
 ) -> Result<Page, PageError> {
     let id: Uuid = id.parse().map_err(|_| PageError::NotFound)?;
-    if !crate::conversations::owned_by(&state.pool, id, session.merchant_id).await? {
-        return Err(PageError::NotFound);
-    }
-    let lines = crate::transcript::of_conversation(&state.pool, id).await?;
+    let lines = conversations::transcript(&console.office.pool, session.merchant_id, id).await?;
     Ok(Page(transcript_lines(&lines)))
 }
 
 #[derive(Debug, Deserialize)]
 pub struct ActionForm {
-    csrf: String,
     #[serde(default)]
     text: Option<String>,
     #[serde(default)]
     reason: Option<String>,
 }
 
-fn checked(session: &Session, headers: &HeaderMap, form: &ActionForm) -> Result<(), PageError> {
-    if same_origin(headers) && session.csrf_ok(&form.csrf) {
-        Ok(())
-    } else {
-        Err(PageError::Forbidden)
-    }
-}
-
 /// `POST /dashboard/conversations/{id}/{tomar|soltar|soltar-inicio|responder}`.
 pub async fn act(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path((id, action)): Path<(String, String)>,
-    headers: HeaderMap,
-    Form(form): Form<ActionForm>,
+    CsrfForm { session, form }: CsrfForm<ActionForm>,
 ) -> Result<Response, PageError> {
-    checked(&session, &headers, &form)?;
     let id: Uuid = id.parse().map_err(|_| PageError::NotFound)?;
-    let pool = &state.pool;
+    let pool = &console.office.pool;
     let merchant = session.merchant_id;
     let outcome = match action.as_str() {
-        "tomar" => api::take_over(pool, merchant, id)
+        "tomar" => conversations::take_over(pool, merchant, id)
             .await
             .map(|_| "Tomaste la conversación: el bot ya no responde."),
-        "soltar" => api::hand_back(pool, merchant, id, false)
+        "soltar" => conversations::hand_back(pool, merchant, id, false)
             .await
             .map(|_| "El bot vuelve a atender esta conversación."),
-        "soltar-inicio" => api::hand_back(pool, merchant, id, true)
+        "soltar-inicio" => conversations::hand_back(pool, merchant, id, true)
             .await
             .map(|_| "El bot vuelve a atender, desde el inicio."),
         "responder" => {
-            api::send_reply(pool, merchant, id, form.text.as_deref().unwrap_or(""), None)
+            let text = form.text.as_deref().unwrap_or("");
+            conversations::send_reply(pool, merchant, id, text, None)
                 .await
                 .map(|_| "Mensaje enviado.")
         }
         _ => return Err(PageError::NotFound),
     };
-    if let Err(crate::http::error::ApiError::NotFound(_)) = &outcome {
-        return Err(PageError::NotFound);
-    }
-    let to = format!("/dashboard/conversations/{id}");
-    Ok(back(&to, outcome.map_err(|e| explain(&e))))
+    let outcome = match outcome {
+        Ok(done) => Ok(done),
+        Err(err) => Err(explain(&err)?),
+    };
+    Ok(back(&format!("/dashboard/conversations/{id}"), outcome))
 }
 
 /// `POST /dashboard/orders/{id}/{aprobar|rechazar}`.
 pub async fn decide(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path((id, decision)): Path<(String, String)>,
-    headers: HeaderMap,
-    Form(form): Form<ActionForm>,
+    CsrfForm { session, form }: CsrfForm<ActionForm>,
 ) -> Result<Response, PageError> {
-    checked(&session, &headers, &form)?;
     let id: Uuid = id.parse().map_err(|_| PageError::NotFound)?;
-    let pool = &state.pool;
-    let order = orders::by_id(pool, id).await?.ok_or(PageError::NotFound)?;
+    let pool = &console.office.pool;
+    let conversation = orders::conversation_of(pool, session.merchant_id, id).await?;
     let outcome = match decision.as_str() {
         "aprobar" => payments::approve(pool, session.merchant_id, id)
             .await
             .map(|_| "Pago aprobado: le avisamos al cliente."),
-        "rechazar" => payments::reject(
-            pool,
-            session.merchant_id,
-            id,
-            form.reason.as_deref().unwrap_or(""),
-        )
-        .await
-        .map(|_| "Pago rechazado: le pedimos otro comprobante al cliente."),
+        "rechazar" => {
+            let reason = form.reason.as_deref().unwrap_or("");
+            payments::reject(pool, session.merchant_id, id, reason)
+                .await
+                .map(|_| "Pago rechazado: le pedimos otro comprobante al cliente.")
+        }
         _ => return Err(PageError::NotFound),
     };
-    if let Err(crate::http::error::ApiError::NotFound(_)) = &outcome {
-        return Err(PageError::NotFound);
-    }
-    let to = format!("/dashboard/conversations/{}", order.conversation_id);
-    Ok(back(&to, outcome.map_err(|e| explain(&e))))
+    let outcome = match outcome {
+        Ok(done) => Ok(done),
+        Err(err) => Err(explain(&err)?),
+    };
+    Ok(back(
+        &format!("/dashboard/conversations/{conversation}"),
+        outcome,
+    ))
 }

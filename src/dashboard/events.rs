@@ -13,8 +13,8 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
+use super::Console;
 use super::session::Session;
-use crate::http::AppState;
 use crate::notify::Wake;
 
 struct Feed {
@@ -34,7 +34,7 @@ impl Feed {
         if self.owned.len() > 10_000 {
             self.owned.clear();
         }
-        let owned = crate::conversations::owned_by(&self.pool, id, self.merchant_id)
+        let owned = crate::merchant::conversations::is_theirs(&self.pool, self.merchant_id, id)
             .await
             .unwrap_or(false);
         self.owned.insert(id, owned);
@@ -72,13 +72,13 @@ impl Feed {
 
 pub async fn stream(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let feed = Feed {
-        wakes: state.notifier.subscribe(),
-        pool: state.pool.clone(),
+        wakes: console.notifier.subscribe(),
+        pool: console.office.pool.clone(),
         merchant_id: session.merchant_id,
-        shutdown: state.shutdown.clone(),
+        shutdown: console.shutdown.clone(),
         owned: HashMap::new(),
     };
     let stream = futures::stream::unfold(feed, |mut feed| async move {

@@ -5,12 +5,12 @@ use axum::extract::{Query, State};
 use maud::{Markup, html};
 use serde::Deserialize;
 
-use super::layout::{self, page, state_label};
+use super::layout::{self, page};
 use super::session::Session;
-use super::{Page, PageError};
-use crate::conversation::StoredState;
-use crate::conversations::{self, ListFilter, Listed};
-use crate::http::AppState;
+use super::{Console, Page, PageError};
+use crate::conversations::{Listed, StoredState};
+use crate::labels;
+use crate::merchant::conversations::{self, Search};
 
 #[derive(Debug, Default, Deserialize)]
 pub struct InboxQuery {
@@ -27,9 +27,9 @@ pub struct InboxQuery {
 }
 
 impl InboxQuery {
-    fn filter(&self) -> ListFilter<'_> {
-        ListFilter {
-            bot: self.bot.as_deref().filter(|b| !b.is_empty()),
+    fn search(&self) -> Search {
+        Search {
+            bot: self.bot.clone().filter(|b| !b.is_empty()),
             state: self
                 .state
                 .as_deref()
@@ -42,11 +42,12 @@ impl InboxQuery {
 }
 
 async fn listed(
-    state: &AppState,
+    console: &Console,
     session: &Session,
     query: &InboxQuery,
 ) -> Result<Vec<Listed>, PageError> {
-    Ok(conversations::list_for_merchant(&state.pool, session.merchant_id, &query.filter()).await?)
+    let pool = &console.office.pool;
+    Ok(conversations::list(pool, session.merchant_id, &query.search()).await?)
 }
 
 fn list(items: &[Listed]) -> Markup {
@@ -60,7 +61,7 @@ fn list(items: &[Listed]) -> Markup {
                     a href={ "/dashboard/conversations/" (c.id) } {
                         strong { (c.contact_name.as_deref().unwrap_or("Cliente sin nombre")) }
                         " "
-                        span.muted { (c.bot) " · " (c.channel) " · " (state_label(&c.state)) }
+                        span.muted { (c.bot) " · " (labels::channel(c.channel)) " · " (labels::state(c.state)) }
                         br;
                         @if c.escalated { span.badge.bad { "Pidió una persona" } }
                         @if c.proof_waiting { span.badge.warn { "Comprobante por revisar" } }
@@ -77,22 +78,15 @@ fn list(items: &[Listed]) -> Markup {
 /// `GET /dashboard`.
 pub async fn page_(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Query(query): Query<InboxQuery>,
 ) -> Result<Page, PageError> {
-    let items = listed(&state, &session, &query).await?;
-    let bots = crate::merchant::bot_slugs(&state.pool, session.merchant_id).await?;
-    let states = [
-        "IDLE",
-        "BROWSING",
-        "CART_OPEN",
-        "CHECKOUT",
-        "AWAITING_PAYMENT",
-        "COMPLETED",
-        "HUMAN_TAKEOVER",
-        "CLARIFYING",
-        "AWAITING_CONFIRMATION",
-    ];
+    let items = listed(&console, &session, &query).await?;
+    let bots: Vec<String> = crate::merchant::bots::list(&console.office.pool, session.merchant_id)
+        .await?
+        .into_iter()
+        .map(|summary| summary.slug)
+        .collect();
     let body = html! {
         h1 { "Bandeja" }
         (layout::flash(query.aviso.as_deref(), query.error.as_deref()))
@@ -110,8 +104,8 @@ pub async fn page_(
                 label for="state" { "Estado" }
                 select id="state" name="state" {
                     option value="" { "Todos" }
-                    @for s in states {
-                        option value=(s) selected[query.state.as_deref() == Some(s)] { (state_label(s)) }
+                    @for s in StoredState::ALL {
+                        option value=(s.as_str()) selected[query.state.as_deref() == Some(s.as_str())] { (labels::state(s)) }
                     }
                 }
             }
@@ -131,9 +125,9 @@ pub async fn page_(
 /// `GET /dashboard/inbox`: the list alone, for live refreshes.
 pub async fn fragment(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Query(query): Query<InboxQuery>,
 ) -> Result<Page, PageError> {
-    let items = listed(&state, &session, &query).await?;
+    let items = listed(&console, &session, &query).await?;
     Ok(Page(list(&items)))
 }

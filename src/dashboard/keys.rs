@@ -1,18 +1,15 @@
 //! The keys page: API keys by prefix and label; a new key is shown once; a
 //! revoked key (and every console session it opened) stops working at once.
 
-use axum::Form;
 use axum::extract::{Path, Query, State};
-use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use maud::{Markup, html};
 use serde::Deserialize;
 
 use super::layout::{csrf_field, flash, page};
-use super::session::{Session, same_origin};
-use super::{Page, PageError, back};
-use crate::http::AppState;
-use crate::merchant::{self, RevokeError};
+use super::session::{CsrfForm, Session};
+use super::{Console, Page, PageError, back, explain};
+use crate::merchant::keys;
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Notice {
@@ -23,12 +20,12 @@ pub struct Notice {
 }
 
 async fn keys_page(
-    state: &AppState,
+    console: &Console,
     session: &Session,
     notice: &Notice,
     new_key: Option<&str>,
 ) -> Result<Markup, PageError> {
-    let keys = merchant::list_keys(&state.pool, session.merchant_id).await?;
+    let keys = keys::list(&console.office.pool, session.merchant_id).await?;
     let csrf = session.csrf.as_str();
     let body = html! {
         h1 { "Llaves de API" }
@@ -75,59 +72,39 @@ async fn keys_page(
 /// `GET /dashboard/keys`.
 pub async fn page_(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Query(notice): Query<Notice>,
 ) -> Result<Page, PageError> {
-    Ok(Page(keys_page(&state, &session, &notice, None).await?))
+    Ok(Page(keys_page(&console, &session, &notice, None).await?))
 }
 
 #[derive(Debug, Deserialize)]
 pub struct KeyForm {
-    csrf: String,
     #[serde(default)]
     label: String,
 }
 
 /// `POST /dashboard/keys`: the new key is on the page that answers, never in a URL.
 pub async fn create(
-    session: Session,
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    Form(form): Form<KeyForm>,
+    State(console): State<Console>,
+    CsrfForm { session, form }: CsrfForm<KeyForm>,
 ) -> Result<Response, PageError> {
-    if !same_origin(&headers) || !session.csrf_ok(&form.csrf) {
-        return Err(PageError::Forbidden);
-    }
     let label: String = form.label.trim().chars().take(100).collect();
-    let (_, key) = merchant::create_labelled_key(&state.pool, session.merchant_id, &label).await?;
-    let page = keys_page(&state, &session, &Notice::default(), Some(&key)).await?;
+    let key = keys::create(&console.office.pool, session.merchant_id, &label).await?;
+    let page = keys_page(&console, &session, &Notice::default(), Some(&key.key)).await?;
     Ok(Page(page).into_response())
 }
 
 /// `POST /dashboard/keys/{id}/revocar`.
 pub async fn revoke(
-    session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(id): Path<String>,
-    headers: HeaderMap,
-    Form(form): Form<KeyForm>,
+    CsrfForm { session, .. }: CsrfForm<serde::de::IgnoredAny>,
 ) -> Result<Response, PageError> {
-    if !same_origin(&headers) || !session.csrf_ok(&form.csrf) {
-        return Err(PageError::Forbidden);
-    }
     let id = id.parse().map_err(|_| PageError::NotFound)?;
-    let mut tx = state.pool.begin().await?;
-    let outcome = match merchant::revoke_key(&mut tx, session.merchant_id, id).await {
-        Ok(key) => Ok(key),
-        Err(RevokeError::NotFound) => return Err(PageError::NotFound),
-        Err(RevokeError::LastKey) => {
-            Err("Es tu única llave activa: crea otra antes de revocar esta.".to_owned())
-        }
-        Err(RevokeError::Database(e)) => return Err(e.into()),
+    let outcome = match keys::revoke(&console.office.pool, session.merchant_id, id).await {
+        Ok(_) => Ok("Llave revocada: ya no sirve, tampoco para entrar aquí."),
+        Err(err) => Err(explain(&err)?),
     };
-    tx.commit().await?;
-    Ok(back(
-        "/dashboard/keys",
-        outcome.map(|_| "Llave revocada: ya no sirve, tampoco para entrar aquí."),
-    ))
+    Ok(back("/dashboard/keys", outcome))
 }

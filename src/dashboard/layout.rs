@@ -96,22 +96,6 @@ pub fn flash(done: Option<&str>, error: Option<&str>) -> Markup {
     }
 }
 
-/// A conversation state, as a merchant reads it.
-pub fn state_label(state: &str) -> &'static str {
-    match state {
-        "IDLE" => "Sin actividad",
-        "BROWSING" => "Mirando el catálogo",
-        "CART_OPEN" => "Con carrito",
-        "CHECKOUT" => "Revisando el pedido",
-        "AWAITING_PAYMENT" => "Esperando el pago",
-        "COMPLETED" => "Completada",
-        "HUMAN_TAKEOVER" => "Atendida por una persona",
-        "CLARIFYING" => "Aclarando un dato",
-        "AWAITING_CONFIRMATION" => "Esperando confirmación",
-        _ => "Otro estado",
-    }
-}
-
 /// Live updates: each `data-live` part of a page refreshes from its
 /// `data-fragment` (a page with no fragment reloads) when the server says
 /// something changed; a part the merchant is typing in is left alone and a note

@@ -6,40 +6,20 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::PageError;
 use super::session::Session;
-use crate::channels::media::DownloadError;
-use crate::http::AppState;
-use crate::shop::payments;
+use super::{Console, PageError};
+use crate::merchant::payments::{self, ProofMediaError};
 
 pub async fn proof(
     session: Session,
-    State(state): State<AppState>,
+    State(console): State<Console>,
     Path(proof): Path<String>,
 ) -> Result<Response, PageError> {
     let proof: i64 = proof.parse().map_err(|_| PageError::NotFound)?;
-    let payments::OwnedProof {
-        proof,
-        bot_id,
-        channel,
-    } = payments::proof_for_merchant(&state.pool, proof, session.merchant_id)
-        .await?
-        .ok_or(PageError::NotFound)?;
-    let media_id = proof
-        .media
-        .as_ref()
-        .and_then(|m| m["id"].as_str())
-        .ok_or(PageError::NotFound)?;
-    let fetched = match channel.as_str() {
-        "telegram" => state.telegram.download(bot_id, media_id).await,
-        "whatsapp" => state.whatsapp.download(bot_id, media_id).await,
-        _ => return Err(PageError::NotFound),
-    };
-    let download = match fetched {
+    let download = match payments::proof_media(&console.office, session.merchant_id, proof).await {
         Ok(download) => download,
-        Err(DownloadError::Database(err)) => return Err(err.into()),
-        Err(err) => {
-            tracing::warn!(%err, proof = proof.id, "could not fetch a payment proof");
+        Err(ProofMediaError::Merchant(err)) => return Err(err.into()),
+        Err(ProofMediaError::Platform(_)) => {
             return Ok((
                 StatusCode::BAD_GATEWAY,
                 "No pudimos traer la imagen de la plataforma.",

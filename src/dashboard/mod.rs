@@ -1,7 +1,8 @@
-//! The merchant console at `/dashboard`: server-rendered pages in Spanish for a
-//! phone screen, signed in with an API key, live through server-sent events. Every
-//! action goes through the same functions as the merchant API, so the console can
-//! do nothing the API cannot, and the API's checks hold here too.
+//! The merchant console at `/dashboard`, a front door like the API: server-rendered
+//! pages in Spanish for a phone screen, signed in with an API key, live through
+//! server-sent events. Every action and every read goes through the merchant
+//! actions (`crate::merchant`), so the console can do nothing the API cannot, and
+//! the API's checks hold here too (the architecture test keeps it that way).
 
 mod auth;
 mod bots;
@@ -22,8 +23,21 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use maud::{Markup, html};
 
-use crate::http::AppState;
-use crate::http::error::ApiError;
+use crate::merchant::{MerchantError, Office};
+use crate::notify::Notifier;
+
+/// What the console's handlers reach.
+#[derive(Clone)]
+pub struct Console {
+    /// For the console's own sessions.
+    pub pool: sqlx::PgPool,
+    /// Live updates of the inbox and of a conversation.
+    pub notifier: Notifier,
+    /// Fires on shutdown: event streams end so the server can stop at once.
+    pub shutdown: tokio_util::sync::CancellationToken,
+    /// What merchant actions reach.
+    pub office: Office,
+}
 
 /// An HTML page or fragment.
 pub struct Page(pub Markup);
@@ -43,14 +57,18 @@ impl IntoResponse for Page {
 pub enum PageError {
     NotFound,
     Forbidden,
-    Failed(ApiError),
+    /// The server's fault (logged once, never shown).
+    Failed(anyhow::Error),
 }
 
-impl From<ApiError> for PageError {
-    fn from(err: ApiError) -> Self {
+impl From<MerchantError> for PageError {
+    fn from(err: MerchantError) -> Self {
         match err {
-            ApiError::NotFound(_) => PageError::NotFound,
-            other => PageError::Failed(other),
+            MerchantError::NotFound(_) => PageError::NotFound,
+            MerchantError::Database(e) => PageError::Failed(e.into()),
+            MerchantError::Unexpected(e) => PageError::Failed(e),
+            // A refusal a page could not word: shown as the server's answer.
+            other => PageError::Failed(anyhow::anyhow!("{other}")),
         }
     }
 }
@@ -69,14 +87,13 @@ impl IntoResponse for PageError {
                 StatusCode::FORBIDDEN,
                 "La sesión no pudo confirmar esta acción. Vuelve a la página e inténtalo de nuevo.",
             ),
-            PageError::Failed(ApiError::Unexpected(err)) => {
+            PageError::Failed(err) => {
                 tracing::error!(error = %format!("{err:#}"), "console page failed");
                 (
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "Algo falló de nuestro lado. Inténtalo de nuevo en un momento.",
                 )
             }
-            PageError::Failed(_) => (StatusCode::BAD_REQUEST, "No se pudo hacer eso."),
         };
         let body = html! {
             h1 { (text) }
@@ -99,14 +116,43 @@ pub fn back(to: &str, outcome: Result<&str, String>) -> Response {
     Redirect::to(&format!("{to}{joiner}{query}")).into_response()
 }
 
-/// What an API error says to a merchant, in Spanish.
-pub fn explain(err: &ApiError) -> String {
-    match err {
-        ApiError::BadRequest(why) | ApiError::Conflict(why) => format!("No se pudo: {why}."),
-        ApiError::Invalid { error, .. } => format!("No se pudo: {error}."),
-        ApiError::NotFound(_) => "Eso ya no existe o no es tuyo.".into(),
-        _ => "Algo falló de nuestro lado. Inténtalo de nuevo.".into(),
-    }
+/// What a refused merchant action says to the merchant, in Spanish, to show on
+/// the page they come back to. Not there (or not theirs) is a 404 page and a
+/// failure of the server an error page, not a message.
+pub fn explain(err: &MerchantError) -> Result<String, PageError> {
+    Ok(match err {
+        MerchantError::NotFound(_) => return Err(PageError::NotFound),
+        MerchantError::Database(_) | MerchantError::Unexpected(_) => {
+            return Err(PageError::Failed(anyhow::anyhow!("{err}")));
+        }
+        MerchantError::Invalid { es, .. } => es.clone(),
+        MerchantError::BadLines(lines) => {
+            let mut text = String::from("No se importó nada. Corrige estas líneas:");
+            for line in lines.iter().take(20) {
+                text.push_str(&format!(" línea {}: {};", line.line, line.error));
+            }
+            text
+        }
+        MerchantError::NotAwaitingPayment(_) => {
+            "No se pudo: el pedido ya no espera el pago.".into()
+        }
+        MerchantError::NotTakenOver => {
+            "No se pudo: la conversación no está tomada; el bot ya la atiende.".into()
+        }
+        MerchantError::WrongProfile { .. } => {
+            "No se pudo: esto no aplica a este tipo de bot.".into()
+        }
+        MerchantError::KeyReused { .. } => "No se pudo: ese envío ya se hizo.".into(),
+        MerchantError::LastKey => {
+            "Es tu única llave activa: crea otra antes de revocar esta.".into()
+        }
+        MerchantError::SkuTaken => "Ya hay un producto con ese código.".into(),
+        MerchantError::SlugTaken => "Ya hay un bot con ese nombre corto.".into(),
+        MerchantError::PhoneTaken => "Ese número de WhatsApp ya está conectado a otro bot.".into(),
+        MerchantError::TelegramNotConnected => {
+            "Primero conecta el bot a Telegram: el chat se vincula escribiéndole al bot.".into()
+        }
+    })
 }
 
 const POLICY: &str = "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; \
@@ -119,7 +165,7 @@ macro_rules! console {
         /// Every console route as (method, path).
         pub const ROUTES: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
 
-        fn routes() -> Router<AppState> {
+        fn routes() -> Router<Console> {
             Router::new()$(.route($path, $method($handler)$(.layer($layer))?))*
         }
     };
@@ -155,7 +201,7 @@ console! {
     get "/dashboard/app.js" => || async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], layout::SCRIPT) },
 }
 
-pub fn router() -> Router<AppState> {
+pub fn router(console: Console) -> Router {
     routes()
         .layer(DefaultBodyLimit::max(64 * 1024))
         .layer(axum::middleware::map_response(
@@ -180,4 +226,5 @@ pub fn router() -> Router<AppState> {
                 response
             },
         ))
+        .with_state(console)
 }

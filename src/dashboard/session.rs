@@ -1,18 +1,22 @@
-//! Console sessions: signed in with an API key, kept server-side (the cookie holds
-//! a random token, the table only its hash), ended by sign-out, by expiry or by
-//! revoking the key. Every write carries the session's CSRF token.
+//! Console sessions (the `dashboard_sessions` table): signed in with an API key,
+//! kept server-side (the cookie holds a random token, the table only its hash),
+//! ended by sign-out, by expiry or by revoking the key. Every write carries the
+//! session's CSRF token and comes from this site: `CsrfForm` checks both.
 
-use axum::extract::FromRequestParts;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use rand::RngCore;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
 use subtle::ConstantTimeEq;
 use uuid::Uuid;
 
-use crate::http::AppState;
+use super::{Console, PageError};
 
 pub const COOKIE: &str = "tendero_session";
 /// How long a session lasts from sign-in.
@@ -129,18 +133,66 @@ impl IntoResponse for SignIn {
     }
 }
 
-impl FromRequestParts<AppState> for Session {
+impl FromRequestParts<Console> for Session {
     type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Response> {
+    async fn from_request_parts(parts: &mut Parts, state: &Console) -> Result<Self, Response> {
         let Some(token) = token_in(&parts.headers) else {
             return Err(SignIn.into_response());
         };
         match find(&state.pool, &token).await {
             Ok(Some(session)) => Ok(session),
             Ok(None) => Err(SignIn.into_response()),
-            Err(err) => Err(crate::http::error::ApiError::from(err).into_response()),
+            Err(err) => Err(PageError::from(err).into_response()),
         }
+    }
+}
+
+/// A console write: the signed-in session and the form it submitted, which must
+/// come from this site and carry the session's CSRF token. Anything else is
+/// refused before the handler runs.
+pub struct CsrfForm<T> {
+    pub session: Session,
+    pub form: T,
+}
+
+/// The token field every console form carries.
+#[derive(Deserialize)]
+struct Token {
+    csrf: String,
+}
+
+impl<T: DeserializeOwned> FromRequest<Console> for CsrfForm<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &Console) -> Result<Self, Response> {
+        let (mut parts, body) = request.into_parts();
+        let session = Session::from_request_parts(&mut parts, state).await?;
+        if !same_origin(&parts.headers) {
+            return Err(PageError::Forbidden.into_response());
+        }
+        let bytes = Bytes::from_request(Request::from_parts(parts, body), state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let token: Token = serde_urlencoded::from_bytes(&bytes)
+            .map_err(|_| PageError::Forbidden.into_response())?;
+        if !session.csrf_ok(&token.csrf) {
+            return Err(PageError::Forbidden.into_response());
+        }
+        let form = serde_urlencoded::from_bytes(&bytes).map_err(|_| {
+            (StatusCode::BAD_REQUEST, "El formulario llegó incompleto.").into_response()
+        })?;
+        Ok(CsrfForm { session, form })
+    }
+}
+
+/// The check `CsrfForm` makes, for a write that is not a plain form (a file
+/// upload carries its token as a part of its own).
+pub fn write_allowed(session: &Session, headers: &HeaderMap, csrf: &str) -> Result<(), PageError> {
+    if same_origin(headers) && session.csrf_ok(csrf) {
+        Ok(())
+    } else {
+        Err(PageError::Forbidden)
     }
 }
 

@@ -1,27 +1,24 @@
 //! The one transaction of a turn: compare-and-set the conversation (which also
-//! takes its row lock and hands the lease back), write the order changes, compose
-//! the reply from what was written, mark every event of the burst processed, store
-//! the cart, queue (or, for web chat, deliver) the reply and write the audit rows
-//! and the turn's LLM calls.
+//! takes its row lock and hands the lease back), write the profile's own rows
+//! (which may compose the reply from what they wrote), mark every event of the
+//! burst processed, queue (or, for web chat, deliver) the reply and the merchant's
+//! notice, and write the audit rows and the turn's LLM calls.
 //! Each step is one statement; nothing here calls out of the database.
 
-use serde_json::json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::apply::{Decision, ReplyPlan, StoreOp, TurnInput};
-use crate::audit::{self, Actor, Entry, Scope};
+use super::burst::Burst;
+use super::claim::TurnSnapshot;
+use super::profile::{Decision, Written};
+use crate::audit::{self, Scope};
+use crate::bots::Bot;
 use crate::channels::OutPayload;
 use crate::conversations;
-use crate::finance::ledger::UserScope;
-use crate::finance::writes;
 use crate::inbox;
-use crate::llm_calls::CallLog;
-use crate::merchant_chat;
+use crate::llm::CallLog;
+use crate::notices::{self, Notice};
 use crate::outbox;
-use crate::shop::orders::{self, Order, OrderStatus};
-use crate::shop::reply::{self, OrderRef, ReplyContext};
-use crate::shop::{cart, payments};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommitOutcome {
@@ -31,119 +28,41 @@ pub enum CommitOutcome {
     Conflict,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub async fn commit(
     pool: &PgPool,
     owner: Uuid,
-    input: &TurnInput<'_>,
+    snapshot: &TurnSnapshot,
+    bot: &Bot,
+    burst: &Burst,
     decision: Decision,
     console_url: Option<&str>,
     calls: &CallLog,
 ) -> anyhow::Result<CommitOutcome> {
-    let TurnInput {
-        snapshot,
-        profile,
-        burst,
-    } = input;
     let conversation = &snapshot.conversation;
+    let notice = notice_of(snapshot, burst, &decision);
+    let Decision {
+        update,
+        mut audit,
+        effects,
+        mut reply,
+        ..
+    } = decision;
     let mut tx = pool.begin().await?;
-    if !conversations::save_turn(&mut tx, conversation, &decision.update, owner).await? {
+    if !conversations::save_turn(&mut tx, conversation, &update, owner).await? {
         return Ok(CommitOutcome::Conflict);
     }
-    let mut audit_rows = decision.audit;
-    let mut created: Option<Order> = None;
-    for op in decision.store {
-        match op {
-            StoreOp::CreateOrder { lines, audit_index } => {
-                let order = orders::create(
-                    &mut tx,
-                    &profile.bot,
-                    conversation.id,
-                    &lines,
-                    &profile.catalog,
-                )
-                .await?;
-                let detail = &mut audit_rows[audit_index].detail;
-                detail["order_id"] = json!(order.id);
-                detail["order_number"] = json!(order.number);
-                created = Some(order);
-            }
-            StoreOp::CancelOrder { audit_index } => {
-                let target = created
-                    .as_ref()
-                    .map(|o| o.id)
-                    .or(snapshot.open_order.as_deref().map(|o| o.id));
-                if let Some(order_id) = target {
-                    orders::set_status(&mut tx, order_id, OrderStatus::Cancelled, None).await?;
-                    audit_rows[audit_index].detail["order_id"] = json!(order_id);
-                }
-            }
-            StoreOp::SetStatus { order_id, status } => {
-                orders::set_status(&mut tx, order_id, status, None).await?;
-            }
-            StoreOp::RecordProof {
-                order_id,
-                inbox_id,
-                media,
-                text,
-            } => {
-                payments::record_proof(&mut tx, order_id, inbox_id, media.as_ref(), &text).await?;
-            }
-        }
-    }
-    let reply = decision.reply.map(|plan| match plan {
-        ReplyPlan::Fixed(author, payload) => (author, payload),
-        ReplyPlan::Compose(job) => {
-            let confirmed = created.as_ref().map(|o| OrderRef {
-                number: o.number,
-                total_minor: o.total_minor,
-            });
-            let bot = &profile.bot;
-            let composed = reply::compose(
-                &job.eval,
-                &job.proposal_text,
-                &ReplyContext {
-                    bot_name: &bot.name,
-                    currency: &bot.currency,
-                    catalog: &profile.catalog,
-                    cart_before: &job.cart_before,
-                    open_order: job.open_order.as_ref(),
-                    confirmed_order: confirmed.as_ref(),
-                    payment_instructions: &bot.payment_instructions,
-                    greeted: job.greeted,
-                    offer: &job.offer,
-                    offer_person: job.offer_person,
-                },
-            );
-            if let Some(why) = &composed.replaced {
-                let proposed: String = job.proposal_text.chars().take(600).collect();
-                audit_rows.push(
-                    Entry::new(Actor::Backend, "reply_replaced")
-                        .reason(why.clone())
-                        .detail(json!({ "proposed_text": proposed })),
-                );
-            }
-            (
-                job.author,
-                OutPayload {
-                    text: composed.text,
-                    choices: composed.choices,
-                },
-            )
-        }
-    });
-    if !decision.finance.is_empty() {
-        let user = UserScope {
-            bot_id: conversation.bot_id,
-            contact_id: conversation.contact_id,
+    if let Some(effects) = effects {
+        let at = Written {
+            conversation,
+            bot,
+            head_id: burst.head_id(),
         };
-        for write in &decision.finance {
-            writes::execute(&mut tx, user, &profile.bot.currency, write, burst.head_id()).await?;
+        if let Some(composed) = effects.write(&mut tx, &at, &mut audit).await? {
+            reply = Some(composed);
         }
     }
     inbox::mark_done(&mut tx, &burst.ids).await?;
-    if let Some(cart) = &decision.cart {
-        cart::save(&mut tx, conversation.id, cart).await?;
-    }
     if let Some((author, payload)) = &reply {
         outbox::enqueue(
             &mut tx,
@@ -154,8 +73,8 @@ pub async fn commit(
         )
         .await?;
     }
-    if let (Some(notice), Some(chat)) = (&decision.merchant_notice, &profile.bot.merchant_chat_id) {
-        let (text, choices) = merchant_chat::notice(notice, conversation.id, console_url);
+    if let (Some(notice), Some(chat)) = (&notice, &bot.merchant_chat_id) {
+        let (text, choices) = notices::render(notice, conversation.id, console_url);
         outbox::enqueue_for_merchant(
             &mut tx,
             conversation.id,
@@ -169,9 +88,26 @@ pub async fn commit(
         conversation_id: Some(conversation.id),
         inbox_id: Some(burst.head_id()),
     };
-    audit::record(&mut tx, scope, &audit_rows).await?;
+    audit::record(&mut tx, scope, &audit).await?;
     let recorded = calls.write(&mut tx).await?;
     tx.commit().await?;
     calls.committed(recorded);
     Ok(CommitOutcome::Committed)
+}
+
+/// What the merchant's chat hears: the profile's notice (a payment proof), or —
+/// read off the update rather than left to each profile, so no path that hands a
+/// conversation to a person (a request, repeated abuse, the loop protection's
+/// "sí", a model's ESCALATE) can forget — that a person is needed.
+fn notice_of(snapshot: &TurnSnapshot, burst: &Burst, decision: &Decision) -> Option<Notice> {
+    if decision.notice.is_some() {
+        return decision.notice.clone();
+    }
+    let handed_over = decision.update.human_override && !snapshot.conversation.human_override;
+    handed_over.then(|| Notice::Escalated {
+        last_message: match &burst.command {
+            super::burst::Command::Message(message) => message.text.clone(),
+            _ => String::new(),
+        },
+    })
 }

@@ -6,41 +6,40 @@
 //! guarded by the conversation's version. A panic in one turn is caught, counted,
 //! retried and finally parked, never taking the process down.
 
-mod apply;
+mod bots;
 mod burst;
+pub mod claim;
 mod commit;
-mod finance;
-mod plan;
-mod profiles;
+mod hold;
+pub mod messages;
+mod park;
+mod profile;
 mod scheduler;
+mod silent;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures::FutureExt;
-use serde_json::json;
 use sqlx::PgPool;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+pub use bots::VersionedCache;
 pub use burst::{Burst, Command, CommandError};
+pub use claim::TurnSnapshot;
+pub use profile::{Decision, ESCALATION_REQUESTED, Effects, Profile, Profiles, Turn, Written};
 
-use self::apply::TurnInput;
+use self::bots::BotCache;
+use self::claim::ClaimRequest;
 use self::commit::CommitOutcome;
-use self::profiles::Profiles;
-use crate::agent::Proposer;
-use crate::audit::{self, Actor, Entry, Scope};
-use crate::channels::OutPayload;
-use crate::conversations::{self, ClaimRequest, TurnSnapshot};
 use crate::histograms::{Metric, observe};
-use crate::inbox::{self, EventKind};
-use crate::llm_calls::CallLog;
-use crate::merchant::BotProfileKind;
+use crate::inbox;
+use crate::llm::CallLog;
 use crate::notify::Notifier;
-use crate::outbox::{self, Author};
+use crate::outbox;
 use crate::progress::{NoProgress, Progress};
-use crate::shop::messages;
 use crate::telemetry;
 
 /// Tunables of the turn engine.
@@ -92,21 +91,21 @@ pub struct TurnReport {
 
 pub struct Engine {
     pool: PgPool,
-    proposer: Arc<dyn Proposer>,
+    profiles: Profiles,
     settings: EngineSettings,
     /// This process's identity in leases.
     owner: Uuid,
-    profiles: Profiles,
+    bots: BotCache,
     /// "Thinking" and "tools" signals to the customer's channel.
     progress: Arc<dyn Progress>,
 }
 
 impl Engine {
-    pub fn new(pool: PgPool, proposer: Arc<dyn Proposer>, settings: EngineSettings) -> Self {
+    pub fn new(pool: PgPool, profiles: Profiles, settings: EngineSettings) -> Self {
         Engine {
-            profiles: Profiles::new(pool.clone()),
+            bots: BotCache::new(pool.clone()),
             pool,
-            proposer,
+            profiles,
             settings,
             owner: Uuid::new_v4(),
             progress: Arc::new(NoProgress),
@@ -151,7 +150,7 @@ impl Engine {
         exclude: &[Uuid],
         only: Option<&[Uuid]>,
     ) -> sqlx::Result<Vec<TurnSnapshot>> {
-        conversations::claim_turns(
+        claim::claim_turns(
             &self.pool,
             &ClaimRequest {
                 owner: self.owner,
@@ -181,7 +180,14 @@ impl Engine {
             retry_in: None,
         };
         if attempt > self.settings.max_attempts {
-            if let Err(err) = self.park(&snapshot).await {
+            if let Err(err) = park::park(
+                &self.pool,
+                self.owner,
+                &snapshot,
+                self.settings.console_url.as_deref(),
+            )
+            .await
+            {
                 tracing::error!(error = %format!("{err:#}"), inbox_id = head_id, "could not park the event");
             }
             report.more = true;
@@ -228,14 +234,17 @@ impl Engine {
                 .unwrap_or_default()
         });
         for _ in 0..MAX_REPLANS {
-            let profile = self
-                .profiles
+            let bot = self
+                .bots
                 .get(snapshot.conversation.bot_id, snapshot.config_version)
                 .await?;
             if let Some(waited) = waited.take() {
                 tracing::debug!(waited_ms = waited.as_millis() as u64, "turn starts");
-                let bot = profile.bot.slug.as_str();
-                observe(Metric::TurnQueueWait, [bot, "started"], waited);
+                observe(
+                    Metric::TurnQueueWait,
+                    [bot.slug.as_str(), "started"],
+                    waited,
+                );
             }
             let burst = match Burst::take(&snapshot.events, snapshot.head_attempts) {
                 Ok(burst) => burst,
@@ -248,57 +257,46 @@ impl Engine {
                 Err(err) => return Err(err.into()),
             };
             let started = std::time::Instant::now();
+            let conversation = &snapshot.conversation;
             let held = match burst.command {
-                Command::Message(_) => plan::rate_limit(
+                Command::Message(_) => hold::limit(
                     snapshot.recent_messages,
                     burst.ids.len(),
                     self.settings.contact_messages_per_minute,
                 ),
                 _ => None,
             };
-            let plan = if snapshot.conversation.human_override {
-                plan::Plan::Silent
+            let decision = if conversation.human_override {
+                silent::decide(conversation)
             } else if let Some(held) = held {
-                held
+                held.decide(conversation, burst.ids.len())
             } else {
-                match profile.bot.profile {
-                    BotProfileKind::Shop => {
-                        plan::shop(
-                            self.proposer.as_ref(),
-                            self.settings.proposer_timeout,
-                            &snapshot,
-                            &profile,
-                            &burst,
-                            calls,
-                        )
-                        .await?
-                    }
-                    BotProfileKind::Finance => {
-                        let deps = finance::Deps {
-                            pool: &self.pool,
-                            proposer: self.proposer.as_ref(),
-                            proposer_timeout: self.settings.proposer_timeout,
-                            progress: self.progress.as_ref(),
-                            timezone: &profile.bot.timezone,
-                            calls,
-                        };
-                        finance::plan(&deps, &snapshot, &profile, &burst).await?
-                    }
-                }
+                let profile = self.profiles.get(bot.profile).ok_or_else(|| {
+                    anyhow::anyhow!("no profile `{}` runs in this process", bot.profile.as_str())
+                })?;
+                let turn = Turn {
+                    snapshot: &snapshot,
+                    bot: &bot,
+                    burst: &burst,
+                    calls,
+                    progress: self.progress.as_ref(),
+                    proposer_timeout: self.settings.proposer_timeout,
+                };
+                profile.decide(&turn).await?
             };
-            let bot = profile.bot.slug.as_str();
-            observe(Metric::TurnProposer, [bot, plan.kind()], started.elapsed());
-            let input = TurnInput {
-                snapshot: &snapshot,
-                profile: &profile,
-                burst: &burst,
-            };
-            let decision = apply::apply(&input, plan);
+            let slug = bot.slug.as_str();
+            observe(
+                Metric::TurnProposer,
+                [slug, decision.kind],
+                started.elapsed(),
+            );
             let started = std::time::Instant::now();
             let committed = commit::commit(
                 &self.pool,
                 self.owner,
-                &input,
+                &snapshot,
+                &bot,
+                &burst,
                 decision,
                 self.settings.console_url.as_deref(),
                 calls,
@@ -309,7 +307,7 @@ impl Engine {
                 Ok(CommitOutcome::Conflict) => "conflict",
                 Err(_) => "failed",
             };
-            observe(Metric::TurnCommit, [bot, outcome], started.elapsed());
+            observe(Metric::TurnCommit, [slug, outcome], started.elapsed());
             match committed? {
                 CommitOutcome::Committed => {
                     return Ok(burst.ids.len() < snapshot.events.len()
@@ -318,13 +316,8 @@ impl Engine {
                 CommitOutcome::Conflict => {
                     tracing::debug!("conversation changed during the turn; planning again");
                     let id = snapshot.conversation.id;
-                    match conversations::snapshot(
-                        &self.pool,
-                        id,
-                        self.settings.history_len,
-                        MAX_BURST,
-                    )
-                    .await?
+                    match claim::snapshot(&self.pool, id, self.settings.history_len, MAX_BURST)
+                        .await?
                     {
                         Some(fresh) => snapshot = fresh,
                         None => {
@@ -340,7 +333,7 @@ impl Engine {
 
     async fn release(&self, conversation_id: Uuid) -> sqlx::Result<()> {
         let mut conn = self.pool.acquire().await?;
-        conversations::release_lease(&mut conn, conversation_id, self.owner).await
+        claim::release_lease(&mut conn, conversation_id, self.owner).await
     }
 
     async fn defer(
@@ -353,70 +346,11 @@ impl Engine {
     ) -> sqlx::Result<()> {
         let mut tx = self.pool.begin().await?;
         inbox::defer(&mut tx, inbox_id, delay, error).await?;
-        conversations::release_lease(&mut tx, conversation_id, self.owner).await?;
+        claim::release_lease(&mut tx, conversation_id, self.owner).await?;
         // The calls were made (and paid for) even though the turn failed.
         let recorded = calls.write(&mut tx).await?;
         tx.commit().await?;
         calls.committed(recorded);
-        Ok(())
-    }
-
-    /// Gives up on an event after its attempts: parked with its error, the customer
-    /// told, the conversation free to move on.
-    async fn park(&self, snapshot: &TurnSnapshot) -> anyhow::Result<()> {
-        let conversation = &snapshot.conversation;
-        let head = snapshot.events.iter().find(|e| e.id == snapshot.head_id);
-        let mut tx = self.pool.begin().await?;
-        // Every writer of a conversation's outbox holds its row lock, so readers see
-        // its messages committed in id order.
-        conversations::lock(&mut tx, conversation.id).await?;
-        if inbox::park(&mut tx, snapshot.head_id, "too many failed attempts").await? {
-            let scope = Scope {
-                bot_id: conversation.bot_id,
-                conversation_id: Some(conversation.id),
-                inbox_id: Some(snapshot.head_id),
-            };
-            let entry = Entry::new(Actor::Backend, "event_parked")
-                .reason("too many failed attempts")
-                .detail(json!({
-                    "external_id": head.map(|e| e.external_id.as_str()),
-                    "attempts": snapshot.head_attempts - 1,
-                }));
-            audit::record(&mut tx, scope, &[entry]).await?;
-            if head.is_none_or(|e| e.kind == EventKind::Message) {
-                let apology = OutPayload {
-                    text: messages::PARKED_APOLOGY.into(),
-                    choices: Vec::new(),
-                };
-                outbox::enqueue(
-                    &mut tx,
-                    conversation.id,
-                    Author::Bot,
-                    &apology,
-                    Some(snapshot.head_id),
-                )
-                .await?;
-                // The apology says the team was told: tell the merchant's chat.
-                let last_message = head
-                    .and_then(|e| e.payload.get("text"))
-                    .and_then(|t| t.as_str())
-                    .unwrap_or_default()
-                    .to_owned();
-                let (text, choices) = crate::merchant_chat::notice(
-                    &crate::merchant_chat::Notice::Parked { last_message },
-                    conversation.id,
-                    self.settings.console_url.as_deref(),
-                );
-                let notice = OutPayload { text, choices };
-                outbox::enqueue_for_merchant(&mut tx, conversation.id, None, &notice).await?;
-            }
-        }
-        conversations::release_lease(&mut tx, conversation.id, self.owner).await?;
-        tx.commit().await?;
-        tracing::warn!(
-            inbox_id = snapshot.head_id,
-            "event parked after repeated failures"
-        );
         Ok(())
     }
 }

@@ -16,7 +16,6 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use super::{Engine, TurnReport};
-use crate::conversations;
 use crate::notify::{Notifier, Wake};
 
 /// Margin past a gather window before claiming, so the database clock agrees it ended.
@@ -118,7 +117,7 @@ pub async fn run(engine: Arc<Engine>, notifier: Notifier, cancel: CancellationTo
             _ = renew.tick() => {
                 if !running.is_empty() {
                     let ids: Vec<Uuid> = running.keys().copied().collect();
-                    if let Err(err) = conversations::renew_leases(&engine.pool, engine.owner, &ids, settings.lease).await {
+                    if let Err(err) = super::claim::renew_leases(&engine.pool, engine.owner, &ids, settings.lease).await {
                         tracing::warn!(%err, "renewing leases failed; they may expire and be taken over");
                     }
                 }

@@ -12,7 +12,6 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, tokens_of};
-use crate::agent::Proposer;
 use crate::engine::{Engine, EngineSettings};
 use crate::finance::core::FinanceForbidden;
 use crate::finance::core::confirm::{self, Answer};
@@ -80,12 +79,18 @@ pub async fn run(
     pool: &PgPool,
     bot_id: Uuid,
     scripts: &[(String, Vec<ScriptTurn>)],
-    proposer: Arc<dyn Proposer>,
+    proposer: Arc<dyn crate::finance::Proposer>,
     settings: EngineSettings,
 ) -> anyhow::Result<Report> {
-    let bot = crate::merchant::bot_by_id(pool, bot_id).await?;
-    let recording = Arc::new(Recording::new(proposer));
-    let engine = Engine::new(pool.clone(), recording.clone(), settings);
+    let bot = crate::bots::by_id(pool, bot_id).await?;
+    let recording: Arc<Recording<dyn crate::finance::Proposer, _>> =
+        Arc::new(Recording::new(proposer));
+    let proposers = crate::startup::Proposers::finance(recording.clone());
+    let engine = Engine::new(
+        pool.clone(),
+        crate::startup::profiles(pool, &proposers),
+        settings,
+    );
     let today = context::today(pool, &bot.timezone).await?;
     let yesterday = today.pred_opt().unwrap_or(today);
     let fill = |text: &str| {
@@ -161,11 +166,7 @@ pub async fn run(
                 }
             }
 
-            let proposal = recording
-                .finance
-                .lock()
-                .expect("recording lock")
-                .remove(&inbox_id);
+            let proposal = recording.take(inbox_id);
             let proposed: Vec<(String, Option<i64>, Option<String>)> = match &proposal {
                 Some((proposal, latency)) => {
                     report.proposed(*latency, !rejected);

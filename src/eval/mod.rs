@@ -25,9 +25,9 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use sqlx::PgPool;
 
-use crate::agent::{
-    FinanceInput, FinanceProposal, Proposal, ProposalInput, Proposer, ProposerError,
-};
+use crate::finance::contract::{FinanceInput, FinanceProposal};
+use crate::proposal::ProposerError;
+use crate::shop::contract::{Proposal, ProposalInput};
 
 pub use finance::{load_bot as finance_bot, run as run_finance};
 pub use shop::run;
@@ -358,12 +358,12 @@ async fn tokens_of(pool: &PgPool, inbox_id: i64) -> sqlx::Result<i64> {
 /// Stores one script turn as a web-chat message from the script's conversation.
 async fn ingest(
     pool: &PgPool,
-    bot: &crate::merchant::Bot,
+    bot: &crate::bots::Bot,
     script: &str,
     index: usize,
     turn: &ScriptTurn,
 ) -> sqlx::Result<i64> {
-    use crate::inbox::{ChannelKind, Inbound, MessagePayload};
+    use crate::channels::{ChannelKind, Inbound, MessagePayload};
     let sender = format!("eval:{script}:{}", turn.conversation);
     let inbound = Inbound {
         channel: ChannelKind::Webchat,
@@ -387,26 +387,35 @@ fn check_state(expected: Option<&String>, state: &str, problems: &mut Vec<String
     }
 }
 
-/// Wraps the proposer under test to see what it proposed and how long it took,
+/// Wraps a proposer under test to see what it proposed and how long it took,
 /// by the inbox event the turn was for.
-struct Recording {
-    inner: Arc<dyn Proposer>,
-    shop: Mutex<HashMap<i64, (Proposal, Duration)>>,
-    finance: Mutex<HashMap<i64, (FinanceProposal, Duration)>>,
+struct Recording<P: ?Sized, T> {
+    inner: Arc<P>,
+    seen: Mutex<HashMap<i64, (T, Duration)>>,
 }
 
-impl Recording {
-    fn new(inner: Arc<dyn Proposer>) -> Self {
+impl<P: ?Sized, T> Recording<P, T> {
+    fn new(inner: Arc<P>) -> Self {
         Recording {
             inner,
-            shop: Mutex::new(HashMap::new()),
-            finance: Mutex::new(HashMap::new()),
+            seen: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn take(&self, inbox_id: i64) -> Option<(T, Duration)> {
+        self.seen.lock().expect("recording lock").remove(&inbox_id)
+    }
+
+    fn note(&self, inbox_id: i64, value: T, took: Duration) {
+        self.seen
+            .lock()
+            .expect("recording lock")
+            .insert(inbox_id, (value, took));
     }
 }
 
 #[async_trait]
-impl Proposer for Recording {
+impl crate::shop::Proposer for Recording<dyn crate::shop::Proposer, Proposal> {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
@@ -415,25 +424,23 @@ impl Proposer for Recording {
         let started = Instant::now();
         let result = self.inner.propose(input).await;
         if let Ok(proposal) = &result {
-            self.shop.lock().expect("recording lock").insert(
-                input.context.inbox_id,
-                (proposal.clone(), started.elapsed()),
-            );
+            self.note(input.context.inbox_id, proposal.clone(), started.elapsed());
         }
         result
     }
+}
 
-    async fn propose_finance(
-        &self,
-        input: &FinanceInput,
-    ) -> Result<FinanceProposal, ProposerError> {
+#[async_trait]
+impl crate::finance::Proposer for Recording<dyn crate::finance::Proposer, FinanceProposal> {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+
+    async fn propose(&self, input: &FinanceInput) -> Result<FinanceProposal, ProposerError> {
         let started = Instant::now();
-        let result = self.inner.propose_finance(input).await;
+        let result = self.inner.propose(input).await;
         if let Ok(proposal) = &result {
-            self.finance.lock().expect("recording lock").insert(
-                input.context.inbox_id,
-                (proposal.clone(), started.elapsed()),
-            );
+            self.note(input.context.inbox_id, proposal.clone(), started.elapsed());
         }
         result
     }
@@ -466,7 +473,7 @@ pub async fn run_files(
     let (pool, name) = crate::db::create_scratch(base, "tendero_eval").await?;
     let result = async {
         crate::db::migrate(&pool).await?;
-        let proposer = crate::startup::proposer(settings, &pool, None)?;
+        let proposers = crate::startup::Proposers::configured(settings, &pool, None)?;
         let mut engine = crate::startup::engine_settings(settings);
         // Scripts play a conversation faster than any customer types, one turn per
         // message: no rate limit, no gather window (it would only delay each turn).
@@ -479,7 +486,7 @@ pub async fn run_files(
                 &pool,
                 shop.bot_id,
                 &shop_scripts,
-                proposer.clone(),
+                proposers.shop.clone(),
                 engine.clone(),
             )
             .await?;
@@ -487,7 +494,8 @@ pub async fn run_files(
         }
         if !finance_scripts.is_empty() {
             let bot = finance_bot(&pool).await?;
-            let report = run_finance(&pool, bot, &finance_scripts, proposer, engine).await?;
+            let report =
+                run_finance(&pool, bot, &finance_scripts, proposers.finance, engine).await?;
             reports.push(("finanzas", report));
         }
         Ok(reports)

@@ -7,9 +7,8 @@ use std::sync::Arc;
 use sqlx::PgPool;
 
 use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, tokens_of};
-use crate::agent::Proposer;
-use crate::conversation::ForbiddenKind;
 use crate::engine::{Engine, EngineSettings};
+use crate::shop::core::ForbiddenKind;
 
 /// A cart change, or an order placed or dropped.
 fn effect(
@@ -55,12 +54,18 @@ pub async fn run(
     pool: &PgPool,
     bot_id: uuid::Uuid,
     scripts: &[(String, Vec<ScriptTurn>)],
-    proposer: Arc<dyn Proposer>,
+    proposer: Arc<dyn crate::shop::Proposer>,
     settings: EngineSettings,
 ) -> anyhow::Result<Report> {
-    let bot = crate::merchant::bot_by_id(pool, bot_id).await?;
-    let recording = Arc::new(Recording::new(proposer));
-    let engine = Engine::new(pool.clone(), recording.clone(), settings);
+    let bot = crate::bots::by_id(pool, bot_id).await?;
+    let recording: Arc<Recording<dyn crate::shop::Proposer, _>> =
+        Arc::new(Recording::new(proposer));
+    let proposers = crate::startup::Proposers::shop(recording.clone());
+    let engine = Engine::new(
+        pool.clone(),
+        crate::startup::profiles(pool, &proposers),
+        settings,
+    );
     let skus: HashMap<i64, String> =
         sqlx::query_as("SELECT id, sku FROM products WHERE bot_id = $1")
             .bind(bot.id)
@@ -81,11 +86,7 @@ pub async fn run(
             engine.run_until_idle().await?;
             report.turns += 1;
 
-            let proposal = recording
-                .shop
-                .lock()
-                .expect("recording lock")
-                .remove(&inbox_id);
+            let proposal = recording.take(inbox_id);
             let (conversation_id, state): (uuid::Uuid, String) =
                 sqlx::query_as("SELECT c.id, c.fsm_state FROM conversations c JOIN inbox i ON i.conversation_id = c.id WHERE i.id = $1")
                     .bind(inbox_id)

@@ -32,8 +32,6 @@ pub const UNSUPPORTED_MEDIA: &str =
     "Por ahora solo leo texto. Escríbeme, por ejemplo, «gasté 250 en el súper».";
 pub const ESCALATED: &str =
     "Te comunico con una persona del equipo; en breve te responde por aquí.";
-pub const PARKED_APOLOGY: &str =
-    "Tuve un problema con tu mensaje y no pude procesarlo. ¿Me lo escribes de nuevo?";
 pub const DRAFT_EXPIRED: &str =
     "Como no respondiste, descarté lo que estaba pendiente; no registré nada.";
 pub const HELP: &str = "Soy tu asistente de finanzas. Puedo:\n\
@@ -151,7 +149,6 @@ pub fn fixed_texts() -> Vec<String> {
         NO_TOOLS,
         UNSUPPORTED_MEDIA,
         ESCALATED,
-        PARKED_APOLOGY,
         DRAFT_EXPIRED,
         HELP,
         GREETING,

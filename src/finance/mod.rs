@@ -1,16 +1,62 @@
-//! The finance profile: a personal-finance assistant on the same engine, channels,
-//! proposer seam, audit and guarantees as the shop. `core` is pure; the other
-//! modules hold each finance table's SQL and the tools that read them.
+//! The finance profile (a personal-finance assistant, DESIGN §4) on the same
+//! engine, channels, audit and guarantees as the shop. `core` is pure; `rules`,
+//! `contract`, `prompt` and `proposer` read the user's words; `plan` and `apply`
+//! decide a turn; the other modules hold each finance table's SQL, the analysis
+//! tools that read them and the Spanish the user reads.
 
+pub mod apply;
 pub mod balances;
 pub mod budgets;
 pub mod context;
+pub mod contract;
 pub mod core;
 pub mod debts;
 pub mod demo;
 pub mod learning;
 pub mod ledger;
 pub mod messages;
+pub mod plan;
+pub mod prompt;
+pub mod proposer;
 pub mod reply;
+pub mod rules;
 pub mod tools;
 pub mod writes;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sqlx::PgPool;
+
+pub use proposer::Proposer;
+
+use crate::bots::ProfileKind;
+use crate::engine::{Decision, Profile, Turn};
+
+/// The finance assistant, as the engine runs it.
+pub struct Finance {
+    pool: PgPool,
+    proposer: Arc<dyn Proposer>,
+}
+
+impl Finance {
+    pub fn new(pool: PgPool, proposer: Arc<dyn Proposer>) -> Self {
+        Finance { pool, proposer }
+    }
+}
+
+#[async_trait]
+impl Profile for Finance {
+    fn kind(&self) -> ProfileKind {
+        ProfileKind::Finance
+    }
+
+    async fn decide(&self, turn: &Turn<'_>) -> anyhow::Result<Decision> {
+        let deps = plan::Deps {
+            pool: &self.pool,
+            proposer: self.proposer.as_ref(),
+            turn,
+        };
+        plan::plan(&deps).await
+    }
+}

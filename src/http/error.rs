@@ -42,6 +42,34 @@ impl From<sqlx::Error> for ApiError {
     }
 }
 
+impl From<crate::merchant::MerchantError> for ApiError {
+    fn from(err: crate::merchant::MerchantError) -> Self {
+        use crate::merchant::MerchantError as E;
+        match err {
+            E::NotFound(what) => ApiError::NotFound(what),
+            E::Invalid { message, .. } => ApiError::BadRequest(message),
+            E::BadLines(ref lines) => ApiError::Invalid {
+                error: err.to_string(),
+                details: json!({ "lines": lines }),
+            },
+            E::KeyReused { ref key } => ApiError::Invalid {
+                details: json!({ "idempotency_key": key }),
+                error: err.to_string(),
+            },
+            E::NotAwaitingPayment(_)
+            | E::NotTakenOver
+            | E::WrongProfile { .. }
+            | E::LastKey
+            | E::SkuTaken
+            | E::SlugTaken
+            | E::PhoneTaken
+            | E::TelegramNotConnected => ApiError::Conflict(err.to_string()),
+            E::Database(e) => e.into(),
+            E::Unexpected(e) => ApiError::Unexpected(e),
+        }
+    }
+}
+
 impl From<crate::ingest::IngestError> for ApiError {
     fn from(err: crate::ingest::IngestError) -> Self {
         match err {

@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 
-use super::AppState;
+use super::Web;
 use super::error::ApiError;
 use crate::telemetry;
 
@@ -60,7 +60,7 @@ const GAUGES: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
-pub async fn metrics(State(state): State<AppState>) -> Result<impl IntoResponse, ApiError> {
+pub async fn metrics(State(state): State<Web>) -> Result<impl IntoResponse, ApiError> {
     let mut out = String::new();
     for (name, help, label, sql) in GAUGES {
         let rows: Vec<(String, i64)> = sqlx::query_as(*sql).fetch_all(&state.pool).await?;

@@ -17,11 +17,12 @@ use serde_json::json;
 use tokio::sync::broadcast;
 use uuid::Uuid;
 
-use super::AppState;
+use super::Web;
 use super::error::{ApiError, parse_json};
+use crate::bots::Bot;
+use crate::channels::{ChannelKind, Inbound, MessagePayload};
 use crate::conversations;
-use crate::inbox::{ChannelKind, Inbound, Ingested, MessagePayload};
-use crate::merchant::Bot;
+use crate::inbox::Ingested;
 use crate::notify::{Notifier, Wake, Watching};
 use crate::outbox;
 use crate::progress::{Signal, Step};
@@ -55,11 +56,12 @@ fn client_token(field: &str, value: &str) -> Result<String, ApiError> {
     }
 }
 
-async fn bot_or_404(state: &AppState, slug: &str) -> Result<Bot, ApiError> {
+async fn bot_or_404(state: &Web, slug: &str) -> Result<Bot, ApiError> {
     let entry = state
         .bots
         .get_promptly(slug)
-        .await?
+        .await
+        .map_err(|e| e.map_or(ApiError::Unavailable, ApiError::from))?
         .ok_or(ApiError::NotFound("bot"))?;
     Ok(entry.bot.clone())
 }
@@ -67,7 +69,7 @@ async fn bot_or_404(state: &AppState, slug: &str) -> Result<Bot, ApiError> {
 /// `POST /webchat/{bot}/messages`: stored before the 202; a retry with the same
 /// `client_id` is stored once.
 pub async fn post_message(
-    State(state): State<AppState>,
+    State(state): State<Web>,
     Path(slug): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
@@ -120,7 +122,7 @@ pub struct EventsQuery {
 /// new ones as they are delivered. Each `data:` is `{"id","text","author","choices"}`.
 /// While a turn works, `typing` and `tools` events (no id) say so.
 pub async fn events(
-    State(state): State<AppState>,
+    State(state): State<Web>,
     Path(slug): Path<String>,
     Query(query): Query<EventsQuery>,
     headers: HeaderMap,

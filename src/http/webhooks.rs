@@ -10,39 +10,39 @@ use axum::http::HeaderMap;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::AppState;
-use super::directory::BotEntry;
+use std::sync::Arc;
+
+use super::Web;
 use super::error::ApiError;
-use super::merchant_chat;
-use crate::audit::{self, Actor, Entry, Scope};
+use crate::bots::Bot;
 use crate::channels::credentials::secret_matches;
 use crate::channels::telegram::{self, TelegramEvent};
 use crate::channels::whatsapp;
-use crate::conversations;
-use crate::inbox::{ChannelKind, Inbound, MessagePayload};
-use crate::merchant::Bot;
+use crate::channels::{ChannelKind, Inbound, MessagePayload};
+use crate::directory::BotEntry;
+use crate::merchant_chat;
 use crate::outbox;
-use std::sync::Arc;
 
 /// Largest webhook body: WhatsApp payloads reach about 3 MB.
 pub const MAX_WEBHOOK_BYTES: usize = 4 * 1024 * 1024;
 
-async fn bot_or_404(state: &AppState, slug: &str) -> Result<Arc<BotEntry>, ApiError> {
+async fn bot_or_404(state: &Web, slug: &str) -> Result<Arc<BotEntry>, ApiError> {
     state
         .bots
         .get_promptly(slug)
-        .await?
+        .await
+        .map_err(|e| e.map_or(ApiError::Unavailable, ApiError::from))?
         .ok_or(ApiError::NotFound("bot"))
 }
 
-async fn store(state: &AppState, bot: &Bot, inbound: Inbound) -> Result<(), ApiError> {
+async fn store(state: &Web, bot: &Bot, inbound: Inbound) -> Result<(), ApiError> {
     state.ingest.ingest(bot, inbound).await?;
     Ok(())
 }
 
 /// `POST /webhooks/telegram/{bot}`.
 pub async fn telegram(
-    State(state): State<AppState>,
+    State(state): State<Web>,
     Path(slug): Path<String>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -70,7 +70,8 @@ pub async fn telegram(
         } => {
             let chat = chat_id.to_string();
             if let Some(answer) =
-                merchant_chat::intercept(&state, bot, &chat, &message.text, update_id).await?
+                merchant_chat::intercept(&state.office, bot, &chat, &message.text, update_id)
+                    .await?
             {
                 answer_merchant(&state, bot, chat, answer);
                 return Ok(Json(json!({"ok": true})));
@@ -93,7 +94,7 @@ pub async fn telegram(
         } => {
             let chat = chat_id.to_string();
             if let Some(answer) =
-                merchant_chat::intercept(&state, bot, &chat, &data, update_id).await?
+                merchant_chat::intercept(&state.office, bot, &chat, &data, update_id).await?
             {
                 answer_merchant(&state, bot, chat, answer);
             } else {
@@ -132,7 +133,7 @@ pub async fn telegram(
 
 /// Answers a command in the merchant's chat, after the webhook is acknowledged.
 /// Best effort: the action itself is committed, and the console shows its result.
-fn answer_merchant(state: &AppState, bot: &Bot, chat: String, text: String) {
+fn answer_merchant(state: &Web, bot: &Bot, chat: String, text: String) {
     let channel = state.telegram.clone();
     let bot_id = bot.id;
     tokio::spawn(async move { channel.say(bot_id, &chat, &text).await });
@@ -150,7 +151,7 @@ pub struct VerifyQuery {
 
 /// `GET /webhooks/whatsapp/{bot}`: the subscription handshake.
 pub async fn whatsapp_verify(
-    State(state): State<AppState>,
+    State(state): State<Web>,
     Path(slug): Path<String>,
     Query(query): Query<VerifyQuery>,
 ) -> Result<String, ApiError> {
@@ -168,7 +169,7 @@ pub async fn whatsapp_verify(
 
 /// `POST /webhooks/whatsapp/{bot}`: every message, status and echo of the payload.
 pub async fn whatsapp(
-    State(state): State<AppState>,
+    State(state): State<Web>,
     Path(slug): Path<String>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -212,43 +213,13 @@ pub async fn whatsapp(
         .await?;
     }
     for echo in batch.echoes.iter().filter(|e| ours(&e.phone_number_id)) {
-        merchant_spoke_from_phone(&state, bot, &echo.customer, &echo.text).await?;
+        crate::merchant::conversations::answered_from_phone(
+            &state.pool,
+            bot,
+            &echo.customer,
+            &echo.text,
+        )
+        .await?;
     }
     Ok(Json(json!({"ok": true})))
-}
-
-/// The merchant answered from the WhatsApp Business app: a person is handling
-/// this conversation, so the bot goes silent.
-async fn merchant_spoke_from_phone(
-    state: &AppState,
-    bot: &Bot,
-    customer: &str,
-    text: &str,
-) -> Result<(), ApiError> {
-    let mut tx = state.pool.begin().await?;
-    let conversation_id =
-        conversations::ensure_conversation(&mut tx, bot.id, ChannelKind::Whatsapp, customer)
-            .await?;
-    let conversation = conversations::lock(&mut tx, conversation_id).await?;
-    let (update, mut rows) = conversations::takeover(
-        &conversation,
-        "merchant",
-        Actor::Merchant,
-        "merchant replied from the WhatsApp Business app",
-    );
-    if !rows.is_empty() {
-        conversations::save(&mut tx, &conversation, &update).await?;
-    }
-    if !text.is_empty() {
-        crate::transcript::record_human(&mut *tx, conversation_id, text).await?;
-    }
-    rows.push(Entry::new(Actor::Merchant, "phone_echo"));
-    let scope = Scope {
-        bot_id: bot.id,
-        conversation_id: Some(conversation_id),
-        inbox_id: None,
-    };
-    audit::record(&mut tx, scope, &rows).await?;
-    tx.commit().await?;
-    Ok(())
 }

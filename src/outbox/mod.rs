@@ -14,7 +14,7 @@ use rand::Rng;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
-use crate::audit::{self, Actor, Entry};
+use crate::audit::{self, Actor, Entry, Kind};
 use crate::channels::{Channel, OutPayload, Outgoing, SendError};
 
 /// Who wrote an outbound message. Only `Bot` messages are silenced by an override.
@@ -46,6 +46,11 @@ pub enum Status {
 }
 
 impl Status {
+    /// Failed for good or out of retries: the customer did not get it.
+    pub fn undelivered(self) -> bool {
+        matches!(self, Status::Failed | Status::Dead)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Pending => "pending",
@@ -476,7 +481,7 @@ impl Dispatcher {
             if status != Status::Suppressed {
                 tracing::warn!(status = status.as_str(), error, "message not delivered");
             }
-            let entry = Entry::new(Actor::Backend, "outbound_not_sent")
+            let entry = Entry::new(Actor::Backend, Kind::OutboundNotSent)
                 .reason(error.unwrap_or(status.as_str()))
                 .detail(serde_json::json!({"outbox_id": row.id, "status": status}));
             let scope = audit::Scope {

@@ -13,10 +13,10 @@ pub struct Undelivered {
     #[serde(skip)]
     pub bot_id: Uuid,
     pub bot: String,
-    pub channel: String,
-    pub author: String,
+    pub channel: crate::channels::ChannelKind,
+    pub author: super::Author,
     pub text: String,
-    pub status: String,
+    pub status: super::Status,
     pub attempts: i32,
     pub last_error: Option<String>,
     pub created_at: chrono::DateTime<chrono::Utc>,

@@ -3,7 +3,7 @@
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::conversation::{Cart, CartLine};
+use crate::shop::core::{Cart, CartLine};
 
 /// Loads the cart with current catalog prices, in the order lines were added.
 pub async fn load(db: impl PgExecutor<'_>, conversation_id: Uuid) -> sqlx::Result<Cart> {

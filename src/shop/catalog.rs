@@ -6,7 +6,7 @@ use serde::Serialize;
 use sqlx::PgExecutor;
 use uuid::Uuid;
 
-use crate::conversation::{Catalog, ProductId, ProductInfo};
+use crate::shop::core::{Catalog, ProductId, ProductInfo};
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
 pub struct Product {

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::conversation::ProductId;
+use crate::shop::core::ProductId;
 
 /// Clarifications in a row, without progress, before a person is offered.
 pub const CLARIFICATIONS_BEFORE_PERSON: u32 = 3;

@@ -46,13 +46,6 @@ pub const CONFIRM_OR_CANCEL: &str =
 /// Thanks and goodbyes.
 pub const YOU_ARE_WELCOME: &str = "¡Gracias a ti! Aquí estoy si necesitas algo más.";
 
-/// Said once when a customer writes faster than the per-minute limit; the
-/// messages over it are kept for the merchant but not answered one by one.
-pub const SLOW_DOWN: &str = "Un momento, por favor: me llegaron muchos mensajes seguidos. Los guardé todos; en un minuto te sigo atendiendo, escríbeme de nuevo lo que necesites.";
-
-/// Sent once when a message could not be handled after every retry.
-pub const PARKED_APOLOGY: &str = "Lo siento, tuve un problema al procesar tu mensaje. Ya avisé al equipo; puedes intentarlo de nuevo en un momento.";
-
 /// Audio, stickers, locations and other kinds the bot cannot read.
 pub const UNSUPPORTED_MEDIA: &str =
     "Por ahora solo puedo leer texto e imágenes. ¿Me lo escribes, por favor?";

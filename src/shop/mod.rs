@@ -1,11 +1,75 @@
-//! The shop profile's data and rules: catalog, cart, orders, and the composition of
-//! replies from backend facts.
+//! The shop profile (chat commerce, DESIGN §3): its pure core (states, actions,
+//! matrix, events), the offline rules and the LLM's prompt under its contract,
+//! the plan and apply steps of a turn, its tables (catalog, cart, orders,
+//! payment proofs) and the Spanish a customer reads.
 
+pub mod apply;
 pub mod cart;
 pub mod catalog;
 pub mod catalog_csv;
+pub mod contract;
+pub mod core;
+pub mod effects;
 pub mod memo;
 pub mod messages;
 pub mod orders;
 pub mod payments;
+pub mod plan;
+pub mod prompt;
+pub mod proposer;
 pub mod reply;
+pub mod rules;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use sqlx::PgPool;
+
+pub use proposer::Proposer;
+
+use self::apply::TurnInput;
+use self::catalog::CatalogIndex;
+use self::plan::ShopSnapshot;
+use crate::bots::ProfileKind;
+use crate::engine::{Decision, Profile, Turn, VersionedCache};
+
+/// The shop, as the engine runs it.
+pub struct Shop {
+    pool: PgPool,
+    proposer: Arc<dyn Proposer>,
+    /// Each bot's catalog as of its configuration version.
+    catalogs: VersionedCache<CatalogIndex>,
+}
+
+impl Shop {
+    pub fn new(pool: PgPool, proposer: Arc<dyn Proposer>) -> Self {
+        Shop {
+            pool,
+            proposer,
+            catalogs: VersionedCache::default(),
+        }
+    }
+}
+
+#[async_trait]
+impl Profile for Shop {
+    fn kind(&self) -> ProfileKind {
+        ProfileKind::Shop
+    }
+
+    async fn decide(&self, turn: &Turn<'_>) -> anyhow::Result<Decision> {
+        let bot_id = turn.bot.id;
+        let catalog = self
+            .catalogs
+            .get(bot_id, turn.snapshot.config_version, || async {
+                // Read after the snapshot: at least as new as its version.
+                let catalog = catalog::load(&self.pool, bot_id).await?;
+                Ok::<_, sqlx::Error>((turn.snapshot.config_version, catalog))
+            })
+            .await?;
+        let read = ShopSnapshot::read(turn.snapshot)?;
+        let plan = plan::plan(self.proposer.as_ref(), turn, &catalog, &read.cart).await?;
+        let input = TurnInput::new(turn, &catalog, read.open_order.as_ref());
+        Ok(apply::apply(&input, plan))
+    }
+}

@@ -7,8 +7,8 @@ use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use super::catalog::CatalogIndex;
-use crate::conversation::CartLine;
-use crate::merchant::Bot;
+use crate::bots::Bot;
+use crate::shop::core::CartLine;
 
 /// Where an order stands; stored as its snake_case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, sqlx::Type)]

@@ -53,7 +53,7 @@ pub struct OwnedProof {
     #[sqlx(flatten)]
     pub proof: Proof,
     pub bot_id: Uuid,
-    pub channel: String,
+    pub channel: crate::channels::ChannelKind,
 }
 
 pub async fn proof_for_merchant(

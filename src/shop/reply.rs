@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::conversation::{Cart, Effect, Evaluation, MAX_QUANTITY, Rejection, State};
+use crate::shop::core::{Cart, Effect, Evaluation, MAX_QUANTITY, Rejection, State};
 use crate::text::{money, numbers_in_hundredths};
 
 use super::catalog::CatalogIndex;
@@ -31,7 +31,7 @@ pub struct ReplyContext<'a> {
     pub payment_instructions: &'a str,
     pub greeted: bool,
     /// Products offered as numbered choices ("¿cuál?").
-    pub offer: &'a [crate::conversation::ProductId],
+    pub offer: &'a [crate::shop::core::ProductId],
     /// Offer a person after clarifications that got nowhere.
     pub offer_person: bool,
 }
@@ -131,7 +131,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     let mut replaced = None;
     let usable = if proposal_text.is_empty() {
         None
-    } else if proposal_text.chars().count() > crate::conversation::MAX_RESPONSE_TEXT {
+    } else if proposal_text.chars().count() > crate::proposal::MAX_RESPONSE_TEXT {
         replaced = Some("response_text longer than 500 characters".to_string());
         None
     } else if eval.rejected().next().is_some() {
@@ -182,7 +182,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
 
 /// Products as a numbered list with their prices, for a reply of "2" to pick.
 fn numbered(
-    ids: impl Iterator<Item = crate::conversation::ProductId>,
+    ids: impl Iterator<Item = crate::shop::core::ProductId>,
     ctx: &ReplyContext<'_>,
 ) -> String {
     ids.enumerate()
@@ -292,7 +292,7 @@ fn state_help(eval: &Evaluation, ctx: &ReplyContext<'_>) -> String {
 }
 
 fn rejection_message(rejection: &Rejection, eval: &Evaluation, ctx: &ReplyContext<'_>) -> String {
-    use crate::conversation::ActionKind as K;
+    use crate::shop::core::ActionKind as K;
     match rejection {
         Rejection::Forbidden(_) => {
             "Los precios, descuentos y pagos los define el comercio; no puedo cambiarlos por aquí.".into()

@@ -82,7 +82,7 @@ async fn a_merchant_creates_a_bot_with_channels_and_never_sees_a_secret_again(po
         )
         .await;
     assert_eq!(status, StatusCode::OK);
-    let bot = tendero::merchant::bot_by_slug(&app.pool, "heladeria")
+    let bot = tendero::bots::by_slug(&app.pool, "heladeria")
         .await
         .unwrap()
         .unwrap();
@@ -98,12 +98,10 @@ async fn a_merchant_creates_a_bot_with_channels_and_never_sees_a_secret_again(po
     );
     assert_eq!(post("rotated").await.unwrap().status(), StatusCode::OK);
 
-    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+    let other = tendero::merchants::create(&app.pool, "otra", "Otra")
         .await
         .unwrap();
-    let key_b = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let key_b = tendero::api_keys::create(&app.pool, other).await.unwrap();
     let (status, _) = app
         .api(
             Method::PUT,
@@ -197,7 +195,7 @@ async fn a_database_dump_alone_reveals_no_channel_secret(pool: sqlx::PgPool) {
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn rotation_seals_secrets_stored_in_the_clear_and_is_idempotent(pool: sqlx::PgPool) {
     let app = crate::helpers::spawn_app(pool).await;
-    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-shop")
+    let bot = tendero::bots::by_slug(&app.pool, "demo-shop")
         .await
         .unwrap()
         .unwrap();

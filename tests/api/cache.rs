@@ -1,10 +1,8 @@
 //! Redis as an early duplicate filter: faster when up, harmless when flushed or down.
 
-use std::sync::Arc;
-
 use redis::AsyncCommands;
-use tendero::agent::RulesProposer;
 use tendero::config::Secret;
+use tendero::startup::Proposers;
 
 use crate::helpers::spawn_app_configured;
 
@@ -13,7 +11,7 @@ const REDIS: &str = "redis://127.0.0.1:6379";
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn redis_remembers_stored_events_and_a_flush_still_gives_exactly_once(pool: sqlx::PgPool) {
     let prefix = format!("test-{}", uuid::Uuid::new_v4().simple());
-    let app = spawn_app_configured(pool, Arc::new(RulesProposer), |s| {
+    let app = spawn_app_configured(pool, Proposers::rules(), |s| {
         s.redis_url = Some(Secret::new(REDIS));
         s.redis_prefix = prefix.clone();
     })
@@ -63,7 +61,7 @@ async fn redis_remembers_stored_events_and_a_flush_still_gives_exactly_once(pool
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn with_redis_unreachable_messages_are_stored_once_all_the_same(pool: sqlx::PgPool) {
-    let app = spawn_app_configured(pool, Arc::new(RulesProposer), |s| {
+    let app = spawn_app_configured(pool, Proposers::rules(), |s| {
         // Nothing listens on port 1.
         s.redis_url = Some(Secret::new("redis://127.0.0.1:1"));
     })

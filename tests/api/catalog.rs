@@ -153,12 +153,10 @@ async fn bad_product_requests_are_refused_and_change_nothing(pool: sqlx::PgPool)
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
 
-    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+    let other = tendero::merchants::create(&app.pool, "otra", "Otra")
         .await
         .unwrap();
-    let key_b = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let key_b = tendero::api_keys::create(&app.pool, other).await.unwrap();
     let maracuya = products(&app).await[0]["id"].clone();
     for (method, path, body) in [
         (Method::GET, "/bots/demo-shop/products".to_string(), None),

@@ -1,13 +1,12 @@
 //! Telegram and WhatsApp end to end, against fake platform servers.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tendero::agent::{Proposer, RulesProposer};
 use tendero::channels::credentials::{self, TelegramSetup, WhatsAppSetup};
 use tendero::channels::whatsapp::sign;
+use tendero::startup::Proposers;
 
 use crate::fake_platforms::FakePlatform;
 use crate::helpers::{TestApp, spawn_app_configured};
@@ -23,21 +22,21 @@ pub async fn channel_app(
     pool: sqlx::PgPool,
     configure: impl FnOnce(&mut tendero::config::Settings),
 ) -> (TestApp, FakePlatform) {
-    channel_setup(pool, |_, _| Arc::new(RulesProposer), configure).await
+    channel_setup(pool, |_, _| Proposers::rules(), configure).await
 }
 
 /// The demo shop on both fake platforms, proposing with what `proposer` builds
 /// (given the settings that point at the fakes).
 pub async fn channel_app_with(
     pool: sqlx::PgPool,
-    proposer: impl FnOnce(&tendero::config::Settings, &sqlx::PgPool) -> Arc<dyn Proposer>,
+    proposer: impl FnOnce(&tendero::config::Settings, &sqlx::PgPool) -> Proposers,
 ) -> (TestApp, FakePlatform) {
     channel_setup(pool, proposer, |_| {}).await
 }
 
 async fn channel_setup(
     pool: sqlx::PgPool,
-    proposer: impl FnOnce(&tendero::config::Settings, &sqlx::PgPool) -> Arc<dyn Proposer>,
+    proposer: impl FnOnce(&tendero::config::Settings, &sqlx::PgPool) -> Proposers,
     configure: impl FnOnce(&mut tendero::config::Settings),
 ) -> (TestApp, FakePlatform) {
     let fake = FakePlatform::start().await;
@@ -54,7 +53,7 @@ async fn channel_setup(
         configure(s);
     })
     .await;
-    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-shop")
+    let bot = tendero::bots::by_slug(&app.pool, "demo-shop")
         .await
         .unwrap()
         .unwrap();

@@ -5,8 +5,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use reqwest::StatusCode;
-use tendero::agent::{Proposal, ProposalInput, Proposer, ProposerError, RulesProposer};
 use tendero::config::Secret;
+use tendero::proposal::ProposerError;
+use tendero::shop::contract::{Proposal, ProposalInput};
+use tendero::shop::proposer::{Proposer, RulesProposer};
+use tendero::startup::Proposers;
 use tokio::sync::{Notify, mpsc};
 
 use crate::channels::{TG_SECRET, channel_app, post_telegram, settle, tg_text};
@@ -43,8 +46,7 @@ async fn the_webhook_answers_while_the_worker_is_busy(pool: sqlx::PgPool) {
         release: release.clone(),
         first: true.into(),
     });
-    let busy =
-        tendero::engine::Engine::new(pool, gate, tendero::startup::engine_settings(&app.settings));
+    let busy = tendero::startup::engine(&pool, &app.settings, &Proposers::shop(gate));
     assert_eq!(
         post_telegram(&app, &tg_text(1, "quiero 1 brownie"), Some(TG_SECRET)).await,
         StatusCode::OK

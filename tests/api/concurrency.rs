@@ -6,9 +6,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use reqwest::StatusCode;
 use sqlx::postgres::PgPoolOptions;
-use tendero::agent::{Proposal, ProposalInput, Proposer, ProposerError, RulesProposer};
-use tendero::engine::Engine;
-use tendero::startup;
+use tendero::proposal::ProposerError;
+use tendero::shop::contract::{Proposal, ProposalInput};
+use tendero::shop::proposer::{Proposer, RulesProposer};
+use tendero::startup::{self, Proposers};
 
 use crate::helpers::{spawn_app, spawn_app_with};
 
@@ -75,7 +76,7 @@ impl Proposer for Slow {
 async fn two_workers_racing_over_one_conversation_keep_its_order_and_apply_nothing_twice(
     pool: sqlx::PgPool,
 ) {
-    let app = spawn_app_with(pool.clone(), Arc::new(Slow)).await;
+    let app = spawn_app_with(pool.clone(), Proposers::shop(Arc::new(Slow))).await;
     for i in 1..=10 {
         let response = app
             .post_message("eva", "quiero 1 maracuyá", &format!("e-{i}"))
@@ -93,11 +94,7 @@ async fn two_workers_racing_over_one_conversation_keep_its_order_and_apply_nothi
             .connect_with((*options).clone())
             .await
             .unwrap();
-        let engine = Engine::new(
-            own_pool,
-            Arc::new(Slow),
-            startup::engine_settings(&app.settings),
-        );
+        let engine = startup::engine(&own_pool, &app.settings, &Proposers::shop(Arc::new(Slow)));
         handles.push(tokio::spawn(async move {
             engine.run_until_idle().await.unwrap()
         }));
@@ -171,7 +168,7 @@ async fn a_worker_only_process_serves_what_a_web_only_process_stored(pool: sqlx:
     let worker = tendero::startup::Application::build(
         settings,
         pool,
-        Arc::new(RulesProposer),
+        Proposers::rules(),
         tendero::config::Role::Worker,
     )
     .await
@@ -228,9 +225,10 @@ async fn a_worker_only_process_serves_what_a_web_only_process_stored(pool: sqlx:
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_group_commit_stores_each_event_once_whatever_the_batch_holds(pool: sqlx::PgPool) {
-    use tendero::inbox::{ChannelKind, Inbound, Ingested, MessagePayload, ingest_many};
+    use tendero::channels::{ChannelKind, Inbound, MessagePayload};
+    use tendero::inbox::{Ingested, ingest_many};
     let app = spawn_app(pool).await;
-    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-shop")
+    let bot = tendero::bots::by_slug(&app.pool, "demo-shop")
         .await
         .unwrap()
         .unwrap();

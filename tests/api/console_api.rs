@@ -9,12 +9,10 @@ use crate::channels::{TG_SECRET, channel_app, post_telegram, settle, tg_text};
 use crate::helpers::{TestApp, spawn_app};
 
 async fn other_merchant_key(app: &TestApp) -> String {
-    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+    let other = tendero::merchants::create(&app.pool, "otra", "Otra")
         .await
         .unwrap();
-    tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap()
+    tendero::api_keys::create(&app.pool, other).await.unwrap()
 }
 
 async fn buy(app: &TestApp, session: &str) {

@@ -332,12 +332,10 @@ async fn a_payment_proof_is_shown_through_the_server_and_approved_in_two_taps(po
     );
 
     // Another merchant's session sees none of it.
-    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+    let other = tendero::merchants::create(&app.pool, "otra", "Otra")
         .await
         .unwrap();
-    let key = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let key = tendero::api_keys::create(&app.pool, other).await.unwrap();
     let intruder = Browser::sign_in(&app, &key).await;
     let their_csrf = intruder.csrf().await;
     assert_eq!(
@@ -405,12 +403,10 @@ async fn the_live_feed_tells_each_merchant_only_of_their_own_conversations(pool:
     app.say("vivo", "hola").await;
     let id = app.conversation_id("vivo").await;
     let browser = Browser::sign_in(&app, &app.key).await;
-    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+    let other = tendero::merchants::create(&app.pool, "otra", "Otra")
         .await
         .unwrap();
-    let key = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let key = tendero::api_keys::create(&app.pool, other).await.unwrap();
     let intruder = Browser::sign_in(&app, &key).await;
     let wait = std::time::Duration::from_secs(5);
     let (mine, theirs, _) = tokio::join!(
@@ -543,7 +539,7 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         )
         .await;
     assert!(location(&saved).contains("aviso="), "{}", location(&saved));
-    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-shop")
+    let bot = tendero::bots::by_slug(&app.pool, "demo-shop")
         .await
         .unwrap()
         .unwrap();
@@ -634,12 +630,10 @@ async fn another_merchants_session_reaches_nothing_on_any_console_route(pool: sq
         .await;
     let key = key["id"].as_str().unwrap().to_owned();
 
-    let other = tendero::merchant::create_merchant(&app.pool, "intrusa", "Intrusa")
+    let other = tendero::merchants::create(&app.pool, "intrusa", "Intrusa")
         .await
         .unwrap();
-    let their_key = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let their_key = tendero::api_keys::create(&app.pool, other).await.unwrap();
     let intruder = Browser::sign_in(&app, &their_key).await;
     let csrf = intruder.csrf().await;
     let before = crate::openapi::snapshot(&app).await;

@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::json;
-use tendero::agent::Proposer;
-use tendero::agent::llm::LlmProposer;
 use tendero::config::ResponseMode;
 use tendero::engine::{Engine, EngineSettings};
+use tendero::llm::Client as LlmClient;
 use tendero::notify::Notifier;
 use tendero::startup;
+use tendero::startup::Proposers;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::fake_llm::{FakeLlm, Reply};
@@ -21,7 +21,7 @@ use crate::llm::{config, id, proposal};
 /// Runs the real claim loop (with its own LISTEN connection) until dropped.
 fn run_engine(
     app: &TestApp,
-    proposer: Arc<dyn Proposer>,
+    proposers: Proposers,
     configure: impl FnOnce(&mut EngineSettings),
 ) -> DropGuard {
     let mut settings = startup::engine_settings(&app.settings);
@@ -29,7 +29,11 @@ fn run_engine(
     let cancel = CancellationToken::new();
     let notifier = Notifier::new();
     notifier.spawn(app.pool.clone(), cancel.clone());
-    let engine = Arc::new(Engine::new(app.pool.clone(), proposer, settings));
+    let engine = Arc::new(Engine::new(
+        app.pool.clone(),
+        startup::profiles(&app.pool, &proposers),
+        settings,
+    ));
     tokio::spawn(engine.run(notifier, cancel.clone()));
     cancel.drop_guard()
 }
@@ -68,7 +72,9 @@ async fn replies_eventually(app: &TestApp, session: &str, count: usize) -> Vec<S
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sqlx::PgPool) {
     let fake = FakeLlm::start().await;
-    let llm = Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema)).unwrap());
+    let llm = Proposers::llm(Arc::new(
+        LlmClient::new(config(&fake, ResponseMode::JsonSchema)).unwrap(),
+    ));
     let app = spawn_app_with(pool, llm.clone()).await;
     let matcha = id(&app, "matcha").await;
     fake.push(Reply::Content(proposal(
@@ -105,7 +111,9 @@ async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sq
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn messages_sent_while_a_turn_runs_are_answered_together_in_the_next(pool: sqlx::PgPool) {
     let mut fake = FakeLlm::start().await;
-    let llm = Arc::new(LlmProposer::new(config(&fake, ResponseMode::JsonSchema)).unwrap());
+    let llm = Proposers::llm(Arc::new(
+        LlmClient::new(config(&fake, ResponseMode::JsonSchema)).unwrap(),
+    ));
     let app = spawn_app_with(pool, llm.clone()).await;
     let (brownie, matcha, croissant) = (
         id(&app, "brownie").await,
@@ -159,7 +167,7 @@ async fn many_turns_wait_on_a_slow_llm_at_once_but_never_past_its_limit(pool: sq
     let mut llm_config = config(&fake, ResponseMode::JsonSchema);
     llm_config.max_in_flight = 6;
     llm_config.max_in_flight_per_bot = 32;
-    let llm = Arc::new(LlmProposer::new(llm_config).unwrap());
+    let llm = Proposers::llm(Arc::new(LlmClient::new(llm_config).unwrap()));
     let app = spawn_app_with(pool, llm.clone()).await;
     let _engine = run_engine(&app, llm, |s| s.turns_in_flight = 256);
     let customers = 30;

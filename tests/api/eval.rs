@@ -37,7 +37,7 @@ async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::Pg
         &pool,
         shop.bot_id,
         &scripts(false),
-        std::sync::Arc::new(tendero::agent::RulesProposer),
+        std::sync::Arc::new(tendero::shop::proposer::RulesProposer),
         tendero::startup::engine_settings(&settings),
     )
     .await
@@ -58,7 +58,7 @@ async fn the_rules_pass_the_finance_evaluation_with_no_unconfirmed_write_and_no_
         &pool,
         bot,
         &scripts(true),
-        std::sync::Arc::new(tendero::agent::RulesProposer),
+        std::sync::Arc::new(tendero::finance::proposer::RulesProposer),
         tendero::startup::engine_settings(&settings),
     )
     .await

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde_json::json;
 use sqlx::PgPool;
-use tendero::agent::{FinanceProposal, RawFinanceAction, ScriptedProposer};
+use tendero::finance::contract::{FinanceProposal, RawFinanceAction};
+use tendero::finance::proposer::ScriptedProposer;
+use tendero::startup::Proposers;
 
 use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 
@@ -274,7 +276,7 @@ async fn a_draft_left_open_expires_and_a_late_yes_confirms_nothing(pool: PgPool)
     assert_eq!(rows(&app, "fin_transactions", "gabo").await, 0);
 }
 
-fn hostile(input: &tendero::agent::FinanceInput) -> FinanceProposal {
+fn hostile(input: &tendero::finance::contract::FinanceInput) -> FinanceProposal {
     let _ = input;
     let mut proposal = FinanceProposal::new(
         vec![
@@ -295,8 +297,8 @@ fn hostile(input: &tendero::agent::FinanceInput) -> FinanceProposal {
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn hostile_model_output_writes_nothing_and_is_audited(pool: PgPool) {
-    let proposer = ScriptedProposer::finance(|input| Ok(hostile(input)));
-    let app = with_bots(spawn_app_with(pool, Arc::new(proposer)).await).await;
+    let proposer = ScriptedProposer::new(|input| Ok(hostile(input)));
+    let app = with_bots(spawn_app_with(pool, Proposers::finance(Arc::new(proposer))).await).await;
     let reply = joined(&app.say_to("finanzas", "hugo", "3 tacos de 25").await);
     for table in ["fin_transactions", "fin_balances"] {
         assert_eq!(rows(&app, table, "hugo").await, 0, "{table}");

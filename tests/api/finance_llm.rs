@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tendero::agent::llm::LlmProposer;
 use tendero::config::ResponseMode;
+use tendero::llm::Client as LlmClient;
+use tendero::startup::Proposers;
 
 use crate::fake_llm::{FakeLlm, Reply};
 use crate::finance::{joined, rows, with_bots};
@@ -13,8 +14,8 @@ use crate::helpers::{TestApp, spawn_app_with};
 use crate::llm::{config, proposal};
 
 async fn app(pool: sqlx::PgPool, fake: &FakeLlm) -> TestApp {
-    let proposer = LlmProposer::new(config(fake, ResponseMode::JsonSchema)).unwrap();
-    with_bots(spawn_app_with(pool, Arc::new(proposer)).await).await
+    let client = LlmClient::new(config(fake, ResponseMode::JsonSchema)).unwrap();
+    with_bots(spawn_app_with(pool, Proposers::llm(Arc::new(client))).await).await
 }
 
 fn user_content(request: &Value) -> Value {

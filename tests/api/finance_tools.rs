@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use serde_json::json;
 use sqlx::PgPool;
-use tendero::agent::{FinanceProposal, RawFinanceAction, ScriptedProposer};
 use tendero::channels::credentials::{self, TelegramSetup};
-use tendero::engine::Engine;
+use tendero::finance::contract::{FinanceProposal, RawFinanceAction};
 use tendero::finance::core::amount::pesos;
+use tendero::finance::proposer::ScriptedProposer;
+use tendero::startup::Proposers;
 
 use crate::fake_platforms::FakePlatform;
 use crate::finance::{finance_app, joined, with_bots};
@@ -103,7 +104,7 @@ async fn a_new_user_is_refused_history_tools_honestly_and_told_why(pool: PgPool)
     );
 }
 
-fn five_tools(_: &tendero::agent::FinanceInput) -> FinanceProposal {
+fn five_tools(_: &tendero::finance::contract::FinanceInput) -> FinanceProposal {
     let tools = vec![
         json!("getSpendingTrends"),
         json!("predictMonthlySpending"),
@@ -122,8 +123,8 @@ fn five_tools(_: &tendero::agent::FinanceInput) -> FinanceProposal {
 async fn at_most_three_tools_run_with_the_redundant_pair_reduced_and_the_companion_added(
     pool: PgPool,
 ) {
-    let proposer = ScriptedProposer::finance(|input| Ok(five_tools(input)));
-    let app = with_bots(spawn_app_with(pool, Arc::new(proposer)).await).await;
+    let proposer = ScriptedProposer::new(|input| Ok(five_tools(input)));
+    let app = with_bots(spawn_app_with(pool, Proposers::finance(Arc::new(proposer))).await).await;
     let reply = joined(&app.say_to("demo-finanzas", "tools", "todo").await);
     let id = app.conversation_id("tools").await;
     let audit = app.audit(id).await;
@@ -232,12 +233,10 @@ async fn corrections_teach_a_merchant_rule_used_next_time_and_reported_in_metric
         )
         .await;
     assert_eq!(status, reqwest::StatusCode::CONFLICT);
-    let other = tendero::merchant::create_merchant(&app.pool, "otra", "Otra")
+    let other = tendero::merchants::create(&app.pool, "otra", "Otra")
         .await
         .unwrap();
-    let key = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let key = tendero::api_keys::create(&app.pool, other).await.unwrap();
     let (status, _) = app
         .api(reqwest::Method::GET, "/bots/finanzas/learning", &key, None)
         .await;
@@ -269,7 +268,7 @@ async fn a_failing_tool_is_a_database_error_in_plain_spanish_not_invented_data(p
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_turn_with_tools_streams_typing_then_the_tools_then_the_reply(pool: PgPool) {
-    let proposer = ScriptedProposer::finance(|_| {
+    let proposer = ScriptedProposer::new(|_| {
         Ok(FinanceProposal::new(
             vec![RawFinanceAction::new("QUERY_DATA").with(|p| {
                 p.tools = Some(vec![
@@ -279,16 +278,12 @@ async fn a_turn_with_tools_streams_typing_then_the_tools_then_the_reply(pool: Pg
             "",
         ))
     });
-    let proposer = Arc::new(proposer);
-    let app = with_bots(spawn_app_with(pool, proposer.clone()).await).await;
+    let proposers = Proposers::finance(Arc::new(proposer));
+    let app = with_bots(spawn_app_with(pool, proposers.clone()).await).await;
     // The first message creates the session's conversation; its reply is skipped.
     app.say_to("demo-finanzas", "live", "hola").await;
-    let engine = Engine::new(
-        app.pool.clone(),
-        proposer,
-        tendero::startup::engine_settings(&app.settings),
-    )
-    .with_progress(tendero::startup::progress(&app.settings, &app.pool));
+    let engine = tendero::startup::engine(&app.pool, &app.settings, &proposers)
+        .with_progress(tendero::startup::progress(&app.settings, &app.pool));
     let url = format!("{}/webchat/demo-finanzas/events?session=live", app.base);
     let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -310,12 +305,12 @@ async fn a_turn_with_tools_streams_typing_then_the_tools_then_the_reply(pool: Pg
 async fn telegram_shows_typing_while_a_finance_turn_runs_its_tools(pool: PgPool) {
     let fake = FakePlatform::start().await;
     let base = fake.base_url.clone();
-    let app = spawn_app_configured(pool, Arc::new(tendero::agent::RulesProposer), |s| {
+    let app = spawn_app_configured(pool, Proposers::rules(), |s| {
         s.telegram_api_url = base.clone();
     })
     .await;
     let app = with_bots(app).await;
-    let bot = tendero::merchant::bot_by_slug(&app.pool, "demo-finanzas")
+    let bot = tendero::bots::by_slug(&app.pool, "demo-finanzas")
         .await
         .unwrap()
         .unwrap();
@@ -339,12 +334,8 @@ async fn telegram_shows_typing_while_a_finance_turn_runs_its_tools(pool: PgPool)
         .unwrap()
         .status();
     assert_eq!(status, reqwest::StatusCode::OK);
-    let engine = Engine::new(
-        app.pool.clone(),
-        Arc::new(tendero::agent::RulesProposer),
-        tendero::startup::engine_settings(&app.settings),
-    )
-    .with_progress(tendero::startup::progress(&app.settings, &app.pool));
+    let engine = tendero::startup::engine(&app.pool, &app.settings, &Proposers::rules())
+        .with_progress(tendero::startup::progress(&app.settings, &app.pool));
     engine.run_until_idle().await.unwrap();
     app.dispatcher.run_until_idle().await.unwrap();
     let typing = fake.calls("sendChatAction");

@@ -106,12 +106,12 @@ proptest! {
         ".{0,200}",
         json_value().prop_map(|v| format!("Claro:\n```json\n{v}\n```")),
     ]) {
-        if let Ok(proposal) = tendero::agent::llm::parse_proposal(&content) {
+        if let Ok(proposal) = tendero::shop::prompt::parse_proposal(&content) {
             // Whatever parses holds the contract.
             prop_assert!((1..=5).contains(&proposal.proposed_actions.len()));
             prop_assert!(proposal.response_text.chars().count() <= 500);
         }
-        if let Ok(proposal) = tendero::agent::llm::parse_finance_proposal(&content) {
+        if let Ok(proposal) = tendero::finance::prompt::parse_finance_proposal(&content) {
             prop_assert!((1..=5).contains(&proposal.proposed_actions.len()));
             // Every parameter parses into a typed value or a rejectable one.
             let _ = proposal.actions();

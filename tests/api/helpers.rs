@@ -1,18 +1,16 @@
 //! `spawn_app` and the helpers tests share.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use tendero::agent::{Proposer, RulesProposer};
 use tendero::config::{Role, Settings};
 use tendero::demo;
 use tendero::engine::Engine;
 use tendero::outbox::Dispatcher;
-use tendero::startup::{self, Application};
+use tendero::startup::{self, Application, Proposers};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
@@ -51,18 +49,18 @@ pub fn database_url(database: &str) -> String {
 }
 
 pub async fn spawn_app(pool: PgPool) -> TestApp {
-    spawn_app_with(pool, Arc::new(RulesProposer)).await
+    spawn_app_with(pool, Proposers::rules()).await
 }
 
 /// Starts the HTTP side only; tests drive the worker and dispatcher themselves so
 /// every step is deterministic.
-pub async fn spawn_app_with(pool: PgPool, proposer: Arc<dyn Proposer>) -> TestApp {
-    spawn_app_configured(pool, proposer, |_| {}).await
+pub async fn spawn_app_with(pool: PgPool, proposers: Proposers) -> TestApp {
+    spawn_app_configured(pool, proposers, |_| {}).await
 }
 
 pub async fn spawn_app_configured(
     pool: PgPool,
-    proposer: Arc<dyn Proposer>,
+    proposers: Proposers,
     configure: impl FnOnce(&mut Settings),
 ) -> TestApp {
     startup::install_crypto_provider();
@@ -72,10 +70,10 @@ pub async fn spawn_app_configured(
     let shop = demo::load_shop(&pool, demo::DEMO_SHOP)
         .await
         .expect("demo shop loads");
-    let key = tendero::merchant::create_api_key(&pool, shop.merchant_id)
+    let key = tendero::api_keys::create(&pool, shop.merchant_id)
         .await
         .unwrap();
-    let app = Application::build(settings.clone(), pool.clone(), proposer.clone(), Role::Web)
+    let app = Application::build(settings.clone(), pool.clone(), proposers.clone(), Role::Web)
         .await
         .expect("app builds");
     let base = format!("http://{}", app.local_addr().unwrap());
@@ -83,7 +81,7 @@ pub async fn spawn_app_configured(
     tokio::spawn(app.run_until_stopped(cancel.clone()));
     TestApp {
         base,
-        engine: Engine::new(pool.clone(), proposer, startup::engine_settings(&settings)),
+        engine: startup::engine(&pool, &settings, &proposers),
         dispatcher: startup::dispatcher(pool.clone(), &settings, startup::redis(&settings).await),
         pool,
         client: reqwest::Client::new(),

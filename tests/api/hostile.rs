@@ -2,7 +2,9 @@
 
 use std::sync::Arc;
 
-use tendero::agent::{Proposal, ProposalInput, ProposedAction, ScriptedProposer};
+use tendero::shop::contract::{Proposal, ProposalInput, ProposedAction};
+use tendero::shop::proposer::ScriptedProposer;
+use tendero::startup::Proposers;
 
 use crate::helpers::spawn_app_with;
 
@@ -117,7 +119,7 @@ fn script(input: &ProposalInput) -> Proposal {
 async fn app(pool: sqlx::PgPool) -> crate::helpers::TestApp {
     spawn_app_with(
         pool,
-        Arc::new(ScriptedProposer::new(|input| Ok(script(input)))),
+        Proposers::shop(Arc::new(ScriptedProposer::new(|input| Ok(script(input))))),
     )
     .await
 }

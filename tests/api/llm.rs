@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tendero::agent::llm::LlmProposer;
 use tendero::config::Secret;
 use tendero::config::{LlmConfig, ResponseMode};
+use tendero::llm::Client as LlmClient;
+use tendero::startup::Proposers;
 
 use crate::fake_llm::{FakeLlm, Reply};
 use crate::helpers::{TestApp, spawn_app_with};
@@ -42,8 +43,8 @@ pub fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
 }
 
 async fn app(pool: sqlx::PgPool, config: LlmConfig) -> TestApp {
-    let proposer = LlmProposer::new(config).unwrap();
-    spawn_app_with(pool, Arc::new(proposer)).await
+    let client = LlmClient::new(config).unwrap();
+    spawn_app_with(pool, Proposers::llm(Arc::new(client))).await
 }
 
 pub async fn id(app: &TestApp, sku: &str) -> i64 {
@@ -333,8 +334,8 @@ async fn json_object_and_text_modes_parse(pool: sqlx::PgPool) {
     assert!(format["schema"]["properties"]["proposed_actions"].is_object());
 
     let text_fake = FakeLlm::start().await;
-    let proposer = LlmProposer::new(config(&text_fake, ResponseMode::Text)).unwrap();
-    let text_app = TestAppSwap::swap(object_app, Arc::new(proposer));
+    let client = LlmClient::new(config(&text_fake, ResponseMode::Text)).unwrap();
+    let text_app = TestAppSwap::swap(object_app, Proposers::llm(Arc::new(client)));
     text_fake.push(Reply::Content(format!(
         "Claro, aquí está mi propuesta:\n```json\n{}\n```\nSaludos.",
         proposal(json!([{"type": "UPDATE_QUANTITY", "params": {"product_id": croissant, "quantity": 5}}]), "")
@@ -348,12 +349,8 @@ async fn json_object_and_text_modes_parse(pool: sqlx::PgPool) {
 struct TestAppSwap;
 
 impl TestAppSwap {
-    fn swap(mut app: TestApp, proposer: Arc<dyn tendero::agent::Proposer>) -> TestApp {
-        app.engine = tendero::engine::Engine::new(
-            app.pool.clone(),
-            proposer,
-            tendero::startup::engine_settings(&app.settings),
-        );
+    fn swap(mut app: TestApp, proposers: Proposers) -> TestApp {
+        app.engine = tendero::startup::engine(&app.pool, &app.settings, &proposers);
         app
     }
 }

@@ -17,12 +17,10 @@ async fn merchant_b_cannot_read_or_change_merchant_a_conversation(pool: sqlx::Pg
         .await
         .unwrap();
 
-    let other = tendero::merchant::create_merchant(&app.pool, "otra-tienda", "Otra tienda")
+    let other = tendero::merchants::create(&app.pool, "otra-tienda", "Otra tienda")
         .await
         .unwrap();
-    let key_b = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let key_b = tendero::api_keys::create(&app.pool, other).await.unwrap();
 
     let (status, body) = app.api(Method::GET, "/conversations", &key_b, None).await;
     assert_eq!(status, StatusCode::OK);

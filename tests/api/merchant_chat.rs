@@ -379,12 +379,14 @@ async fn a_message_given_up_on_is_reported_to_the_merchant_as_the_apology_promis
     pool: sqlx::PgPool,
 ) {
     let (app, fake) = crate::channels::channel_app_with(pool, |_, _| {
-        std::sync::Arc::new(tendero::agent::ScriptedProposer::new(|input| {
-            if input.customer_message.contains("boom") {
-                panic!("proposer exploded");
-            }
-            Ok(tendero::agent::rules::propose(input))
-        }))
+        tendero::startup::Proposers::shop(std::sync::Arc::new(
+            tendero::shop::proposer::ScriptedProposer::new(|input| {
+                if input.customer_message.contains("boom") {
+                    panic!("proposer exploded");
+                }
+                Ok(tendero::shop::rules::propose(input))
+            }),
+        ))
     })
     .await;
     link(&app, &fake).await;

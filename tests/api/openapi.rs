@@ -346,12 +346,10 @@ async fn another_merchants_key_reaches_nothing_on_any_documented_operation(pool:
     let app = spawn_app(pool).await;
     let seeded = seed(&app).await;
     let doc = document(&app).await;
-    let other = tendero::merchant::create_merchant(&app.pool, "intrusa", "Intrusa")
+    let other = tendero::merchants::create(&app.pool, "intrusa", "Intrusa")
         .await
         .unwrap();
-    let intruder = tendero::merchant::create_api_key(&app.pool, other)
-        .await
-        .unwrap();
+    let intruder = tendero::api_keys::create(&app.pool, other).await.unwrap();
     let before = snapshot(&app).await;
     let secrets = [
         seeded.conversation.as_str(),

@@ -5,7 +5,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use reqwest::StatusCode;
 use serde_json::json;
-use tendero::agent::{Proposal, ProposalInput, ProposedAction, Proposer, ProposerError};
+use tendero::proposal::ProposerError;
+use tendero::shop::contract::{Proposal, ProposalInput, ProposedAction};
+use tendero::shop::proposer::Proposer;
+use tendero::startup::Proposers;
 use tokio::sync::{Notify, mpsc};
 
 use crate::helpers::{spawn_app, spawn_app_with};
@@ -39,10 +42,10 @@ async fn a_takeover_during_an_in_flight_proposal_means_the_bot_sends_nothing(poo
     let release = Arc::new(Notify::new());
     let app = spawn_app_with(
         pool,
-        Arc::new(Gate {
+        Proposers::shop(Arc::new(Gate {
             started: started_tx,
             release: release.clone(),
-        }),
+        })),
     )
     .await;
     app.post_message("hugo", "quiero 2 maracuyá", "h-1").await;

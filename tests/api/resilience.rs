@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use tendero::agent::ScriptedProposer;
+use tendero::shop::proposer::ScriptedProposer;
+use tendero::startup::Proposers;
 
 use crate::helpers::spawn_app_with;
 
@@ -14,9 +15,9 @@ async fn a_panic_inside_one_turn_is_retried_then_parked_and_other_conversations_
         if input.customer_message.contains("boom") {
             panic!("proposer exploded");
         }
-        Ok(tendero::agent::rules::propose(input))
+        Ok(tendero::shop::rules::propose(input))
     });
-    let app = spawn_app_with(pool, Arc::new(proposer)).await;
+    let app = spawn_app_with(pool, Proposers::shop(Arc::new(proposer))).await;
     app.post_message("rosa", "boom", "r-1").await;
     app.post_message("rosa", "quiero 1 brownie", "r-2").await;
     app.post_message("sara", "quiero 2 matcha", "s-1").await;
@@ -72,9 +73,12 @@ async fn a_panic_inside_one_turn_is_retried_then_parked_and_other_conversations_
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_failing_proposer_gets_the_customer_a_clarifying_question(pool: sqlx::PgPool) {
-    let proposer =
-        ScriptedProposer::new(|_| Err(tendero::agent::ProposerError::Failed("server down".into())));
-    let app = spawn_app_with(pool, Arc::new(proposer)).await;
+    let proposer = ScriptedProposer::new(|_| {
+        Err(tendero::proposal::ProposerError::Failed(
+            "server down".into(),
+        ))
+    });
+    let app = spawn_app_with(pool, Proposers::shop(Arc::new(proposer))).await;
     let reply = app.say("tito", "quiero 2 maracuyá").await;
     assert!(
         reply[0].contains("No estoy seguro de haber entendido"),

@@ -10,13 +10,14 @@ use std::time::Duration;
 use redis::AsyncCommands;
 use serde_json::{Value, json};
 use sqlx::PgPool;
-use tendero::agent::llm::{LlmProposer, proposal_schema};
-use tendero::agent::{Proposer, ScriptedProposer, rules};
 use tendero::cache::Redis;
 use tendero::config::{LlmConfig, ResponseMode, Settings};
-use tendero::engine::Engine;
+use tendero::llm::Client as LlmClient;
 use tendero::shop::messages;
-use tendero::startup;
+use tendero::shop::prompt::proposal_schema;
+use tendero::shop::proposer::ScriptedProposer;
+use tendero::shop::rules;
+use tendero::startup::{self, Proposers};
 
 use crate::channels::{channel_app_with, post_telegram, post_whatsapp, settle, tg_text, wa_text};
 use crate::fake_llm::FakeLlm;
@@ -43,13 +44,13 @@ async fn metrics(app: &TestApp) -> String {
         .unwrap()
 }
 
-/// An LLM proposer whose "typing" goes to the channels `settings` points at.
-fn llm_with_progress(config: LlmConfig, settings: &Settings, pool: &PgPool) -> Arc<LlmProposer> {
-    Arc::new(
-        LlmProposer::new(config)
+/// The LLM, whose "typing" goes to the channels `settings` points at.
+fn llm_with_progress(config: LlmConfig, settings: &Settings, pool: &PgPool) -> Proposers {
+    Proposers::llm(Arc::new(
+        LlmClient::new(config)
             .unwrap()
             .with_progress(startup::progress(settings, pool)),
-    )
+    ))
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
@@ -57,7 +58,7 @@ async fn the_llm_is_asked_only_what_the_rules_cannot_read(pool: PgPool) {
     let fake = FakeLlm::start().await;
     let mut llm = config(&fake, ResponseMode::JsonSchema);
     llm.rules_first = true;
-    let proposer = Arc::new(LlmProposer::new(llm).unwrap());
+    let proposer = Proposers::llm(Arc::new(LlmClient::new(llm).unwrap()));
     let app = spawn_app_with(pool, proposer).await;
 
     app.say("rita", "quiero 2 maracuyá").await;
@@ -119,17 +120,13 @@ async fn a_bot_past_its_daily_token_budget_runs_on_the_rules_on_every_replica(po
     // Each fake answer costs 462 tokens: two calls fit, the third does not.
     llm.daily_tokens_per_bot = 900;
     let replica = |redis: Option<Redis>| {
-        Arc::new(LlmProposer::new(llm.clone()).unwrap().with_redis(redis)) as Arc<dyn Proposer>
+        Proposers::llm(Arc::new(
+            LlmClient::new(llm.clone()).unwrap().with_redis(redis),
+        ))
     };
     let (a, b) = (replica(Some(redis.clone())), replica(Some(redis.clone())));
     let app = spawn_app_configured(pool.clone(), a, |s| s.llm = Some(llm.clone())).await;
-    let on = |proposer: Arc<dyn Proposer>| {
-        Engine::new(
-            app.pool.clone(),
-            proposer,
-            startup::engine_settings(&app.settings),
-        )
-    };
+    let on = |proposers: Proposers| startup::engine(&app.pool, &app.settings, &proposers);
     let engine_b = on(b);
 
     app.say("uno", "¿tienen algo sin azúcar?").await;
@@ -193,7 +190,7 @@ async fn a_contact_over_the_rate_limit_gets_one_un_momento_and_nothing_is_lost(p
         counted.fetch_add(1, Ordering::SeqCst);
         Ok(rules::propose(input))
     });
-    let app = spawn_app_configured(pool, Arc::new(proposer), |s| {
+    let app = spawn_app_configured(pool, Proposers::shop(Arc::new(proposer)), |s| {
         s.contact_messages_per_minute = 3;
     })
     .await;
@@ -203,7 +200,11 @@ async fn a_contact_over_the_rate_limit_gets_one_un_momento_and_nothing_is_lost(p
     let proposed = calls.load(Ordering::SeqCst);
 
     let held = app.say("pepe", "quiero 1 matcha").await;
-    assert_eq!(held, [messages::SLOW_DOWN], "one polite «un momento»");
+    assert_eq!(
+        held,
+        [tendero::engine::messages::SLOW_DOWN],
+        "one polite «un momento»"
+    );
     let again = app.say("pepe", "quiero 1 croissant").await;
     assert!(
         again.is_empty(),
@@ -353,7 +354,7 @@ async fn small_talk_off_topic_and_abuse_are_answered_without_a_proposer(pool: Pg
         counted.fetch_add(1, Ordering::SeqCst);
         Ok(rules::propose(input))
     });
-    let app = spawn_app_with(pool, Arc::new(proposer)).await;
+    let app = spawn_app_with(pool, Proposers::shop(Arc::new(proposer))).await;
     let social = app.say("lalo", "¿cómo estás?").await;
     assert!(
         social[0].starts_with("¡Muy bien, gracias por preguntar!"),
@@ -426,7 +427,7 @@ async fn last_choices(app: &TestApp, session: &str) -> Vec<String> {
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn an_ambiguous_name_asks_which_with_choices_and_a_number_picks(pool: PgPool) {
-    let app = spawn_app_with(pool, Arc::new(tendero::agent::RulesProposer)).await;
+    let app = spawn_app_with(pool, Proposers::rules()).await;
     two_chocolates(&app).await;
     let ask = app.say_to("teteria", "nico", "quiero un chocolate").await;
     assert!(ask[0].contains(messages::WHICH_ONE), "{ask:?}");
@@ -461,7 +462,7 @@ async fn an_ambiguous_name_asks_which_with_choices_and_a_number_picks(pool: PgPo
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn three_clarifications_in_a_row_offer_a_person_and_yes_takes_it(pool: PgPool) {
-    let app = spawn_app_with(pool, Arc::new(tendero::agent::RulesProposer)).await;
+    let app = spawn_app_with(pool, Proposers::rules()).await;
     app.say("memo", "asdf qwerty").await;
     app.say("memo", "zzz").await;
     let third = app.say("memo", "mmm").await;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::category::{Category, CategoryType};
 use super::draft::TxKind;
 use super::tools::ToolRequest;
-use crate::conversation::Param;
+use crate::proposal::Param;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

@@ -29,7 +29,7 @@ use super::confirm::Answer;
 use super::draft::{Draft, Field, Intent, TxKind, Write};
 use super::state::FinanceState;
 use super::tools::ToolRequest;
-use crate::conversation::{MAX_ACTIONS, Param};
+use crate::shop::core::{MAX_ACTIONS, Param};
 use crate::text::normalize;
 
 /// Oldest date a transaction may carry, in days before today.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::conversation::{ForeignState, StoredState};
+use crate::conversations::{ForeignState, StoredState};
 
 /// Where a finance conversation stands (DESIGN §4). Stored in the same
 /// `fsm_state` column as the shop's states.

@@ -10,7 +10,7 @@ use super::confirm::{Answer, answer};
 use super::matrix::{LastTransaction, LearnedRule};
 use super::tools::{ToolName, ToolRequest};
 use super::*;
-use crate::conversation::{MAX_ACTIONS, Param};
+use crate::shop::core::{MAX_ACTIONS, Param};
 
 fn today() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()

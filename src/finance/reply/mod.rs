@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 pub use drafts::{executed, prompt, questions, rejection};
 pub use tools::{render as render_tool, simulation, source_line};
 
-use crate::conversation::MAX_RESPONSE_TEXT;
+use crate::proposal::MAX_RESPONSE_TEXT;
 use crate::text::numbers_in_hundredths;
 
 /// The reply, and why a proposer's text was dropped (for the audit).

@@ -1,0 +1,223 @@
+//! The `bots` table: what each bot is for (its profile), its settings, the
+//! merchant's Telegram chat link, and creating one.
+
+use rand::RngCore;
+use sqlx::PgExecutor;
+use uuid::Uuid;
+
+/// What a bot is for: which state machine, proposer contract and replies it runs.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, sqlx::Type,
+)]
+#[serde(rename_all = "lowercase")]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+pub enum ProfileKind {
+    /// Chat commerce: catalog, cart, order, proof of payment.
+    Shop,
+    /// Personal finance: confirmed writes, tool-sourced analysis.
+    Finance,
+}
+
+impl ProfileKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileKind::Shop => "shop",
+            ProfileKind::Finance => "finance",
+        }
+    }
+}
+
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Bot {
+    pub id: Uuid,
+    pub merchant_id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub profile: ProfileKind,
+    /// IANA zone: "today" for the finance profile is a date here.
+    pub timezone: String,
+    /// Demo bots: a new user starts with sample history.
+    pub sample_history: bool,
+    pub currency: String,
+    pub session_timeout_secs: i32,
+    pub payment_timeout_secs: i32,
+    pub agent_enabled: bool,
+    pub payment_instructions: String,
+    /// Bumped by the database on any change to the bot or its products; a cached
+    /// copy older than a turn's snapshot is reloaded.
+    pub config_version: i64,
+    /// The merchant's Telegram chat for escalations and payment proofs, once linked.
+    pub merchant_chat_id: Option<String>,
+}
+
+const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
+     currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
+     payment_instructions, config_version, merchant_chat_id";
+
+pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {BOT_COLUMNS} FROM bots WHERE slug = $1"
+    )))
+    .bind(slug)
+    .fetch_optional(db)
+    .await
+}
+
+pub async fn by_id(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Bot> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {BOT_COLUMNS} FROM bots WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_one(db)
+    .await
+}
+
+/// The merchant a bot belongs to.
+pub async fn owner_of(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Uuid> {
+    sqlx::query_scalar("SELECT merchant_id FROM bots WHERE id = $1")
+        .bind(bot_id)
+        .fetch_one(db)
+        .await
+}
+
+pub async fn slugs_of(db: impl PgExecutor<'_>, merchant_id: Uuid) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar("SELECT slug FROM bots WHERE merchant_id = $1 ORDER BY slug")
+        .bind(merchant_id)
+        .fetch_all(db)
+        .await
+}
+
+/// Settings a merchant may change on a bot; `None` keeps the current value.
+#[derive(Debug, Clone, Default)]
+pub struct BotSettings {
+    pub agent_enabled: Option<bool>,
+    pub session_timeout_secs: Option<i32>,
+    pub payment_timeout_secs: Option<i32>,
+    pub payment_instructions: Option<String>,
+}
+
+/// Applies `settings` and returns the bot as it now is.
+pub async fn update_settings(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    settings: &BotSettings,
+) -> sqlx::Result<Bot> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "UPDATE bots SET agent_enabled = coalesce($2, agent_enabled),
+             session_timeout_secs = coalesce($3, session_timeout_secs),
+             payment_timeout_secs = coalesce($4, payment_timeout_secs),
+             payment_instructions = coalesce($5, payment_instructions)
+         WHERE id = $1
+         RETURNING {BOT_COLUMNS}"
+    )))
+    .bind(bot_id)
+    .bind(settings.agent_enabled)
+    .bind(settings.session_timeout_secs)
+    .bind(settings.payment_timeout_secs)
+    .bind(settings.payment_instructions.as_deref())
+    .fetch_one(db)
+    .await
+}
+
+/// Characters of a code that links a merchant's Telegram chat.
+pub const LINK_CODE_LEN: usize = 8;
+
+/// A fresh code the merchant sends as `/start <code>` to link their Telegram chat.
+pub async fn new_link_code(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<String> {
+    const ALPHABET: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut bytes = [0u8; LINK_CODE_LEN];
+    rand::rng().fill_bytes(&mut bytes);
+    let code: String = bytes
+        .iter()
+        .map(|b| ALPHABET[usize::from(*b) % ALPHABET.len()] as char)
+        .collect();
+    sqlx::query("UPDATE bots SET merchant_link_code = $2 WHERE id = $1")
+        .bind(bot_id)
+        .bind(&code)
+        .execute(db)
+        .await?;
+    Ok(code)
+}
+
+/// Links `chat_id` as the bot's merchant chat if `code` is the bot's current code
+/// (it is then spent). False when the code is not this bot's.
+pub async fn link_merchant_chat(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    code: &str,
+    chat_id: &str,
+) -> sqlx::Result<bool> {
+    let linked = sqlx::query(
+        "UPDATE bots SET merchant_chat_id = $3, merchant_link_code = NULL
+         WHERE id = $1 AND merchant_link_code = $2",
+    )
+    .bind(bot_id)
+    .bind(code)
+    .bind(chat_id)
+    .execute(db)
+    .await?;
+    Ok(linked.rows_affected() == 1)
+}
+
+/// Stops notices to the merchant's chat; its commands are then a customer's words.
+pub async fn unlink_merchant_chat(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<()> {
+    sqlx::query("UPDATE bots SET merchant_chat_id = NULL, merchant_link_code = NULL WHERE id = $1")
+        .bind(bot_id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateBotError {
+    #[error("{0}")]
+    Invalid(&'static str),
+    #[error("a bot with that slug already exists")]
+    Taken,
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
+/// Creates a shop bot for a merchant.
+pub async fn create(
+    db: impl PgExecutor<'_>,
+    merchant_id: Uuid,
+    slug: &str,
+    name: &str,
+    currency: &str,
+) -> Result<Bot, CreateBotError> {
+    let slug_ok = (1..=63).contains(&slug.len())
+        && slug.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !slug_ok {
+        return Err(CreateBotError::Invalid(
+            "slug must be 1-63 lowercase letters, digits or dashes",
+        ));
+    }
+    if name.trim().is_empty() || name.chars().count() > 100 {
+        return Err(CreateBotError::Invalid("name must be 1-100 characters"));
+    }
+    if currency.len() != 3 || !currency.chars().all(|c| c.is_ascii_uppercase()) {
+        return Err(CreateBotError::Invalid(
+            "currency must be a three-letter ISO code such as BOB",
+        ));
+    }
+    let created = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO bots (merchant_id, slug, name, currency) VALUES ($1, $2, $3, $4) RETURNING {BOT_COLUMNS}"
+    )))
+    .bind(merchant_id)
+    .bind(slug)
+    .bind(name.trim())
+    .bind(currency)
+    .fetch_one(db)
+    .await;
+    match created {
+        Ok(bot) => Ok(bot),
+        Err(sqlx::Error::Database(e)) if e.constraint() == Some("bots_slug_key") => {
+            Err(CreateBotError::Taken)
+        }
+        Err(e) => Err(e.into()),
+    }
+}

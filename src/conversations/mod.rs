@@ -1,0 +1,313 @@
+//! The `conversations` table: state with a compare-and-set version, the human
+//! override and its handoff rules (`handoff`), and the merchant's list. The
+//! per-conversation lease and the claim that reads a turn's snapshot belong to the
+//! engine (`engine::claim`).
+
+mod handoff;
+mod state;
+
+pub use handoff::{NotTakenOver, release, takeover};
+pub use state::{ForeignState, StoredState, UnknownState};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::{PgConnection, PgExecutor};
+use uuid::Uuid;
+
+use crate::channels::ChannelKind;
+
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Conversation {
+    pub id: Uuid,
+    pub bot_id: Uuid,
+    pub contact_id: Uuid,
+    /// Decoded strictly: a name outside the nine is an error, never IDLE. Each
+    /// profile converts it into its own states.
+    #[sqlx(try_from = "String")]
+    pub fsm_state: StoredState,
+    pub human_override: bool,
+    pub override_at: Option<DateTime<Utc>>,
+    pub override_by: Option<String>,
+    pub state_before_takeover: Option<String>,
+    /// The finance profile's draft (open questions or a pending write); the shop
+    /// keeps none. Read by the profile that wrote it.
+    pub draft: Option<serde_json::Value>,
+    pub version: i64,
+    pub last_activity_at: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Conversation {
+    pub fn state(&self) -> StoredState {
+        self.fsm_state
+    }
+
+    pub fn state_before_takeover(&self) -> Option<StoredState> {
+        self.state_before_takeover
+            .as_deref()
+            .and_then(|s| s.parse().ok())
+    }
+}
+
+const COLUMNS: &str = "id, bot_id, contact_id, fsm_state, human_override, override_at, override_by, \
+     state_before_takeover, draft, version, last_activity_at, created_at, updated_at";
+
+pub async fn get(db: impl PgExecutor<'_>, id: Uuid) -> sqlx::Result<Option<Conversation>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM conversations WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+/// Locks the row for the rest of the transaction.
+pub async fn lock(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Conversation> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM conversations WHERE id = $1 FOR UPDATE"
+    )))
+    .bind(id)
+    .fetch_one(conn)
+    .await
+}
+
+/// The bot's conversations whose id starts with `prefix` (lowercase hex, as the
+/// merchant's chat names them); more than one means the prefix is ambiguous.
+pub async fn with_prefix(
+    db: impl sqlx::PgExecutor<'_>,
+    bot_id: Uuid,
+    prefix: &str,
+) -> sqlx::Result<Vec<Uuid>> {
+    sqlx::query_scalar(
+        "SELECT id FROM conversations
+         WHERE bot_id = $1 AND id::text LIKE $2 || '%' AND $2 ~ '^[0-9a-f]+$' LIMIT 2",
+    )
+    .bind(bot_id)
+    .bind(prefix)
+    .fetch_all(db)
+    .await
+}
+
+/// What a committed change writes back. Always bumps the version.
+#[derive(Debug, Clone)]
+pub struct Update {
+    pub state: StoredState,
+    pub human_override: bool,
+    pub override_by: Option<String>,
+    pub state_before_takeover: Option<StoredState>,
+    /// The draft to store (the current one unless the change replaces or clears it).
+    pub draft: Option<serde_json::Value>,
+    /// True when the customer did something (resets the inactivity clock).
+    pub activity: bool,
+}
+
+impl Update {
+    pub fn keep(conversation: &Conversation) -> Self {
+        Update {
+            state: conversation.state(),
+            human_override: conversation.human_override,
+            override_by: conversation.override_by.clone(),
+            state_before_takeover: conversation.state_before_takeover(),
+            draft: conversation.draft.clone(),
+            activity: false,
+        }
+    }
+}
+
+/// Saves a merchant's or a tool's change; the caller holds the row lock.
+pub async fn save(
+    conn: &mut PgConnection,
+    conversation: &Conversation,
+    update: &Update,
+) -> sqlx::Result<()> {
+    // No lease is handed back: `Uuid::nil()` owns none.
+    if save_turn(conn, conversation, update, Uuid::nil()).await? {
+        Ok(())
+    } else {
+        // Callers hold the row lock, so this means a caller bug, not a race.
+        Err(sqlx::Error::Protocol(
+            "conversation version moved under a row lock".into(),
+        ))
+    }
+}
+
+/// The conversation with `sender` on `channel`, created (with its contact) if new.
+pub async fn ensure_conversation(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    channel: ChannelKind,
+    sender: &str,
+) -> sqlx::Result<Uuid> {
+    let contact_id = crate::contacts::ensure(&mut *conn, bot_id, channel, sender).await?;
+    conversation_for(conn, bot_id, contact_id).await
+}
+
+/// The contact's conversation, created on first contact. Each statement sees
+/// rows committed before it, so the second look finds a concurrent insert.
+async fn conversation_for(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    contact_id: Uuid,
+) -> sqlx::Result<Uuid> {
+    let find = "SELECT id FROM conversations WHERE contact_id = $1";
+    if let Some(id) = sqlx::query_scalar(find)
+        .bind(contact_id)
+        .fetch_optional(&mut *conn)
+        .await?
+    {
+        return Ok(id);
+    }
+    let inserted: Option<Uuid> = sqlx::query_scalar(
+        "INSERT INTO conversations (bot_id, contact_id) VALUES ($1, $2) ON CONFLICT (contact_id) DO NOTHING RETURNING id",
+    )
+    .bind(bot_id)
+    .bind(contact_id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    match inserted {
+        Some(id) => Ok(id),
+        None => {
+            sqlx::query_scalar(find)
+                .bind(contact_id)
+                .fetch_one(conn)
+                .await
+        }
+    }
+}
+
+/// Saves a turn's update if the conversation is still at the version the turn
+/// read (compare-and-set, taking the row lock), and hands the lease back. False
+/// when something changed since: the turn must be planned again.
+pub async fn save_turn(
+    conn: &mut PgConnection,
+    conversation: &Conversation,
+    update: &Update,
+    owner: Uuid,
+) -> sqlx::Result<bool> {
+    let result = sqlx::query(
+        "UPDATE conversations SET fsm_state = $3, human_override = $4,
+            override_at = CASE WHEN $4 AND NOT human_override THEN now() WHEN NOT $4 THEN NULL ELSE override_at END,
+            override_by = CASE WHEN $4 THEN $5 ELSE NULL END,
+            state_before_takeover = $6,
+            last_activity_at = CASE WHEN $7 THEN now() ELSE last_activity_at END,
+            lease_owner = CASE WHEN lease_owner = $8 THEN NULL ELSE lease_owner END,
+            lease_until = CASE WHEN lease_owner = $8 THEN NULL ELSE lease_until END,
+            draft = $9,
+            version = version + 1, updated_at = now()
+         WHERE id = $1 AND version = $2",
+    )
+    .bind(conversation.id)
+    .bind(conversation.version)
+    .bind(update.state.as_str())
+    .bind(update.human_override)
+    .bind(update.override_by.as_deref())
+    .bind(update.state_before_takeover.map(StoredState::as_str))
+    .bind(update.activity)
+    .bind(owner)
+    .bind(update.draft.as_ref())
+    .execute(conn)
+    .await?;
+    Ok(result.rows_affected() == 1)
+}
+
+/// A conversation in a merchant's list.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow)]
+pub struct Listed {
+    pub id: Uuid,
+    pub bot: String,
+    pub channel: ChannelKind,
+    pub state: StoredState,
+    pub human_override: bool,
+    pub contact_name: Option<String>,
+    pub updated_at: DateTime<Utc>,
+    /// The customer asked for a person (or the bot handed over) and nobody
+    /// released it yet.
+    pub escalated: bool,
+    /// A payment proof waits for the merchant's approval.
+    pub proof_waiting: bool,
+    /// A message to the customer failed or ran out of retries.
+    pub undelivered: bool,
+}
+
+/// Which of a merchant's conversations to list.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter<'a> {
+    pub bot: Option<&'a str>,
+    pub state: Option<StoredState>,
+    /// Only those that need the merchant: escalated, a proof waiting, undelivered.
+    pub needs_me: bool,
+    /// Text in the contact's name or id, or anywhere in the transcript.
+    pub text: Option<&'a str>,
+    pub limit: i64,
+}
+
+/// A merchant's conversations, most recently changed first.
+pub async fn list_for_merchant(
+    db: impl PgExecutor<'_>,
+    merchant_id: Uuid,
+    filter: &ListFilter<'_>,
+) -> sqlx::Result<Vec<Listed>> {
+    let pattern = filter.text.map(|t| {
+        let escaped = t
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        format!("%{escaped}%")
+    });
+    sqlx::query_as(
+        "SELECT * FROM (
+             SELECT c.id, b.slug AS bot, ct.channel, c.fsm_state AS state, c.human_override,
+                    ct.display_name AS contact_name, c.updated_at,
+                    (c.human_override AND c.override_by IS DISTINCT FROM 'merchant') AS escalated,
+                    EXISTS (SELECT 1 FROM orders o
+                            WHERE o.conversation_id = c.id AND o.status = 'proof_received') AS proof_waiting,
+                    EXISTS (SELECT 1 FROM outbox o
+                            WHERE o.conversation_id = c.id AND o.audience = 'customer'
+                              AND o.status IN ('failed', 'dead')) AS undelivered
+             FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
+             WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2)
+               AND ($3::text IS NULL OR c.fsm_state = $3)
+               AND ($4::text IS NULL OR ct.display_name ILIKE $4 OR ct.external_id ILIKE $4
+                    OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.text ILIKE $4))
+         ) listed
+         WHERE NOT $5 OR escalated OR proof_waiting OR undelivered
+         ORDER BY updated_at DESC LIMIT $6",
+    )
+    .bind(merchant_id)
+    .bind(filter.bot)
+    .bind(filter.state.map(StoredState::as_str))
+    .bind(pattern)
+    .bind(filter.needs_me)
+    .bind(filter.limit)
+    .fetch_all(db)
+    .await
+}
+
+/// Whether the conversation belongs to one of the merchant's bots.
+pub async fn owned_by(db: impl PgExecutor<'_>, id: Uuid, merchant_id: Uuid) -> sqlx::Result<bool> {
+    let owned: Option<bool> = sqlx::query_scalar(
+        "SELECT true FROM conversations c JOIN bots b ON b.id = c.bot_id WHERE c.id = $1 AND b.merchant_id = $2",
+    )
+    .bind(id)
+    .bind(merchant_id)
+    .fetch_optional(db)
+    .await?;
+    Ok(owned.is_some())
+}
+
+/// The conversation of a web-chat session, once it has written.
+pub async fn of_webchat_session(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    session: &str,
+) -> sqlx::Result<Option<Uuid>> {
+    sqlx::query_scalar(
+        "SELECT c.id FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.bot_id = $1 AND ct.channel = 'webchat' AND ct.external_id = $2",
+    )
+    .bind(bot_id)
+    .bind(session)
+    .fetch_optional(db)
+    .await
+}

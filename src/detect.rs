@@ -1,0 +1,130 @@
+//! What the backend sees in any customer message before a profile's rules or a
+//! proposer read it: a greeting, a request for a person, payment words or an
+//! image. The proposer's opinion is never consulted here; each profile turns these
+//! into its own events.
+
+use crate::text::{contains_phrase, normalize, tokens};
+
+/// What arrived, as far as detection cares.
+#[derive(Debug, Clone, Copy)]
+pub struct Inbound<'a> {
+    pub text: &'a str,
+    pub has_image: bool,
+}
+
+/// Words that open a greeting (shared by every profile's rules).
+pub const GREETINGS: &[&str] = &[
+    "hola",
+    "holi",
+    "buenas",
+    "buenos dias",
+    "buen dia",
+    "buenas tardes",
+    "buenas noches",
+    "saludos",
+    "que tal",
+    "hey",
+    "hello",
+    "hi",
+];
+
+const ESCALATION: &[&str] = &[
+    "hablar con alguien",
+    "hablar con una persona",
+    "hablar con un humano",
+    "hablar con un asesor",
+    "hablar con una asesora",
+    "hablar con un agente",
+    "hablar con el dueno",
+    "hablar con la duena",
+    "hablar con el encargado",
+    "hablar con la encargada",
+    "hablar con el vendedor",
+    "hablar con la vendedora",
+    "hablar con soporte",
+    "una persona real",
+    "un humano",
+    "atencion humana",
+    "atencion al cliente",
+    "quiero un asesor",
+    "pasame con alguien",
+    "comunicame con alguien",
+];
+
+const PAYMENT: &[&str] = &[
+    "ya pague",
+    "ya le pague",
+    "ya te pague",
+    "ya hice el pago",
+    "ya realice el pago",
+    "pago realizado",
+    "ya transferi",
+    "ya deposite",
+    "ya te deposite",
+    "te envie el pago",
+    "envie el comprobante",
+    "te mando el comprobante",
+    "aqui esta el comprobante",
+    "comprobante",
+    "transferencia realizada",
+    "ya esta pagado",
+];
+
+/// What one inbound message shows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Detected {
+    /// The message opens with a greeting.
+    pub greeting: bool,
+    /// An image, or words saying a payment was made.
+    pub payment: bool,
+    /// The customer asks for a person.
+    pub escalation: bool,
+}
+
+pub fn detect(inbound: Inbound<'_>) -> Detected {
+    let text = normalize(inbound.text);
+    Detected {
+        greeting: is_greeting(&text),
+        payment: inbound.has_image || PAYMENT.iter().any(|p| contains_phrase(&text, p)),
+        escalation: ESCALATION.iter().any(|p| contains_phrase(&text, p)),
+    }
+}
+
+fn is_greeting(text: &str) -> bool {
+    let words = tokens(text);
+    // A greeting opens the message; "hola" inside an order line still counts.
+    GREETINGS.iter().any(|g| {
+        let g_words: Vec<&str> = g.split(' ').collect();
+        words.len() >= g_words.len() && words[..g_words.len()] == g_words[..]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(t: &str) -> Detected {
+        detect(Inbound {
+            text: t,
+            has_image: false,
+        })
+    }
+
+    #[test]
+    fn greetings_escalations_and_payments_are_detected() {
+        let greeting = Detected {
+            greeting: true,
+            ..Detected::default()
+        };
+        assert_eq!(text("¡Hola! qué tienen"), greeting);
+        assert_eq!(text("Buenas tardes"), greeting);
+        assert!(text("quiero hablar con una persona").escalation);
+        assert!(text("Ya pagué, te envié el comprobante").payment);
+        assert_eq!(text("quiero 2 maracuyá"), Detected::default());
+        let image = detect(Inbound {
+            text: "",
+            has_image: true,
+        });
+        assert!(image.payment && !image.greeting && !image.escalation);
+    }
+}

@@ -1,0 +1,72 @@
+//! A finance turn's plan becomes the engine's decision: the state and draft it
+//! leaves, its audit rows, its confirmed write (executed by the commit, in the
+//! transaction that marks the confirming message processed) and its reply. An
+//! accepted ESCALATE turns the override on, as in the shop.
+
+use async_trait::async_trait;
+use sqlx::PgConnection;
+
+use super::core::Write;
+use super::ledger::UserScope;
+use super::plan::FinancePlan;
+use super::writes;
+use crate::audit::{Actor, Entry, Kind};
+use crate::channels::OutPayload;
+use crate::conversations;
+use crate::engine::{Decision, Effects, Turn, Written};
+use crate::outbox::Author;
+
+pub fn apply(turn: &Turn<'_>, plan: FinancePlan) -> Decision {
+    let conversation = turn.conversation();
+    let mut decision = Decision::keep("finance", conversation);
+    decision.audit.extend(plan.audit);
+    decision.update.state = plan.state.into();
+    decision.update.draft = plan
+        .draft
+        .as_ref()
+        .map(|d| serde_json::to_value(d).expect("drafts serialize"));
+    decision.update.activity = plan.activity;
+    if !plan.writes.is_empty() {
+        decision.effects = Some(Box::new(FinanceWrites(plan.writes)));
+    }
+    let mut author = Author::Bot;
+    if plan.escalate {
+        let mut at_start = conversation.clone();
+        at_start.fsm_state = plan.start.into();
+        let (mut takeover, rows) =
+            conversations::takeover(&at_start, "customer", Actor::Customer, "ESCALATE accepted");
+        takeover.activity = true;
+        decision.update = takeover;
+        decision.audit.extend(rows);
+        decision
+            .audit
+            .push(Entry::new(Actor::Agent, Kind::OverrideChanged).reason("ESCALATE accepted"));
+        author = Author::System;
+    }
+    if let Some(text) = plan.reply {
+        decision.say(author, text);
+    }
+    decision
+}
+
+/// Confirmed writes (at most one per turn).
+struct FinanceWrites(Vec<Write>);
+
+#[async_trait]
+impl Effects for FinanceWrites {
+    async fn write(
+        self: Box<Self>,
+        tx: &mut PgConnection,
+        at: &Written<'_>,
+        _audit: &mut Vec<Entry>,
+    ) -> anyhow::Result<Option<(Author, OutPayload)>> {
+        let user = UserScope {
+            bot_id: at.conversation.bot_id,
+            contact_id: at.conversation.contact_id,
+        };
+        for write in &self.0 {
+            writes::execute(&mut *tx, user, &at.bot.currency, write, at.head_id).await?;
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,217 @@
+//! A finance turn, planned before its transaction opens (Financial Agent v1:
+//! router → parse → validate → clarify → confirm → execute → respond → error
+//! handler). The router sends a pending write to the confirmation check (exact
+//! tokens, no proposer), anything else to the proposer and the finance matrix.
+//! Reads (the user's context, tools, simulations) happen here; the confirmed
+//! write is left for the commit, in the transaction that marks the event done.
+
+mod confirm;
+mod propose;
+mod simulate;
+
+use serde_json::json;
+
+use super::apply;
+use super::context::UserContext;
+use super::core::{Draft, FinanceState, Write};
+use super::ledger::UserScope;
+use super::proposer::Proposer;
+use super::tools::ToolContext;
+use super::{context, demo, messages};
+use crate::audit::{Actor, Entry, Kind};
+use crate::detect::{self, Inbound};
+use crate::engine::{Command, Decision, Turn};
+use crate::progress::Step;
+
+/// The event an expired draft is audited as.
+const SESSION_TIMEOUT: &str = "SESSION_TIMEOUT";
+
+/// Everything a finance turn decided: the state and draft it leaves, what it
+/// audits, the write it makes (at most one, confirmed) and what the user reads.
+#[derive(Debug)]
+pub struct FinancePlan {
+    pub start: FinanceState,
+    pub state: FinanceState,
+    pub draft: Option<Draft>,
+    pub audit: Vec<Entry>,
+    pub writes: Vec<Write>,
+    pub reply: Option<String>,
+    /// The proposer's ESCALATE was accepted: the override goes on.
+    pub escalate: bool,
+    /// The user wrote (resets the inactivity clock).
+    pub activity: bool,
+}
+
+impl FinancePlan {
+    fn new(start: FinanceState, draft: Option<Draft>) -> Self {
+        FinancePlan {
+            start,
+            state: start,
+            draft,
+            audit: Vec::new(),
+            writes: Vec::new(),
+            reply: None,
+            escalate: false,
+            activity: false,
+        }
+    }
+
+    /// Leaves the state and draft as they are after this turn, auditing a change.
+    fn move_to(&mut self, state: FinanceState, draft: Option<Draft>, actor: Actor, reason: &str) {
+        self.audit
+            .extend(Entry::state_change(actor, self.state, state, reason));
+        self.state = state;
+        self.draft = draft;
+    }
+}
+
+/// What planning needs besides the turn.
+pub struct Deps<'a> {
+    pub pool: &'a sqlx::PgPool,
+    pub proposer: &'a dyn Proposer,
+    pub turn: &'a Turn<'a>,
+}
+
+impl<'a> Deps<'a> {
+    fn tools(&self, ctx: &UserContext) -> ToolContext<'a> {
+        ToolContext {
+            pool: self.pool,
+            user: ctx.user,
+            today: ctx.today,
+            timezone: &self.turn.bot.timezone,
+            history: ctx.history,
+        }
+    }
+
+    async fn signal(&self, step: Step) {
+        self.turn.progress.show(self.turn.audience(), &step).await;
+    }
+}
+
+pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Decision> {
+    let turn = deps.turn;
+    let snapshot = turn.snapshot;
+    let conversation = &snapshot.conversation;
+    let current = FinanceState::try_from(conversation.state())?;
+    let mut plan = FinancePlan::new(current, None);
+    let draft = read_draft(snapshot, &mut plan);
+    plan.draft = draft.clone();
+    let payload = match &turn.burst.command {
+        Command::SessionTimeout => {
+            expire(&mut plan, turn);
+            return Ok(apply::apply(turn, plan));
+        }
+        Command::PaymentTimeout { .. } => {
+            plan.audit.push(
+                Entry::new(Actor::Backend, Kind::TimeoutSkipped).reason("no orders in finance"),
+            );
+            return Ok(apply::apply(turn, plan));
+        }
+        Command::Message(payload) => payload,
+    };
+    let detected = detect::detect(Inbound {
+        text: &payload.text,
+        has_image: false,
+    });
+    if detected.escalation {
+        let mut decision = Decision::keep("escalate", conversation);
+        decision.update.state = plan.state.into();
+        decision.hand_to_person(conversation, messages::ESCALATED);
+        return Ok(decision);
+    }
+    if payload.media.is_some() || payload.text.trim().is_empty() {
+        let mut decision = Decision::keep("say", conversation);
+        decision.update.activity = true;
+        decision.say(crate::outbox::Author::Bot, messages::UNSUPPORTED_MEDIA);
+        return Ok(decision);
+    }
+    plan.activity = true;
+    let bot = turn.bot;
+    let user = UserScope {
+        bot_id: bot.id,
+        contact_id: conversation.contact_id,
+    };
+    let Some(mut ctx) = context::load(deps.pool, bot.id, user.contact_id, &bot.timezone).await?
+    else {
+        plan.reply = Some(
+            messages::tool_error(crate::finance::core::output::ToolErrorKind::Permission).into(),
+        );
+        return Ok(apply::apply(turn, plan));
+    };
+    if bot.sample_history
+        && ctx.history.transactions == 0
+        && demo::seed_if_new(deps.pool, user, &bot.currency, ctx.today).await?
+    {
+        plan.audit
+            .push(Entry::new(Actor::Backend, Kind::SampleHistorySeeded).reason("demo bot"));
+        ctx = context::load(deps.pool, bot.id, user.contact_id, &bot.timezone)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the contact vanished"))?;
+    }
+    match (plan.state, draft) {
+        (FinanceState::AwaitingConfirmation, Some(pending)) => {
+            confirm::answer(deps, &mut plan, &ctx, &pending, &payload.text).await?
+        }
+        (_, draft) => propose::turn(deps, &mut plan, &ctx, draft, &payload.text, detected).await?,
+    }
+    Ok(apply::apply(turn, plan))
+}
+
+/// The stored draft, checked against the state. An unreadable draft, or a state
+/// that needs one and has none, is dropped (audited) and the turn starts at IDLE:
+/// a broken draft must never be confirmable, nor block the user for good.
+fn read_draft(snapshot: &crate::engine::TurnSnapshot, plan: &mut FinancePlan) -> Option<Draft> {
+    let stored = snapshot.conversation.draft.clone();
+    let draft = match stored.map(serde_json::from_value::<Draft>) {
+        None => None,
+        Some(Ok(draft)) => Some(draft),
+        Some(Err(err)) => {
+            plan.audit.push(
+                Entry::new(Actor::Backend, Kind::DraftDiscarded)
+                    .reason("unreadable draft")
+                    .detail(json!({"error": err.to_string()})),
+            );
+            None
+        }
+    };
+    let needs = matches!(
+        plan.state,
+        FinanceState::Clarifying | FinanceState::AwaitingConfirmation
+    );
+    match (needs, draft) {
+        (true, None) => {
+            plan.move_to(FinanceState::Idle, None, Actor::Backend, "no usable draft");
+            None
+        }
+        (false, Some(_)) => {
+            plan.audit.push(
+                Entry::new(Actor::Backend, Kind::DraftDiscarded).reason("no draft in this state"),
+            );
+            None
+        }
+        (_, draft) => draft,
+    }
+}
+
+/// The user went quiet with a draft open: it is dropped, and they are told.
+fn expire(plan: &mut FinancePlan, turn: &Turn<'_>) {
+    let conversation = turn.conversation();
+    let idle_for = chrono::Utc::now() - conversation.last_activity_at;
+    let due = idle_for.num_seconds() >= i64::from(turn.bot.session_timeout_secs);
+    if !due || plan.draft.is_none() {
+        plan.audit
+            .push(Entry::new(Actor::Backend, Kind::TimeoutSkipped).reason("no longer inactive"));
+        return;
+    }
+    plan.audit
+        .push(Entry::new(Actor::Backend, Kind::EventDetected).action(SESSION_TIMEOUT));
+    plan.audit
+        .push(Entry::new(Actor::Backend, Kind::DraftDiscarded).reason("session inactivity"));
+    plan.move_to(
+        FinanceState::Idle,
+        None,
+        Actor::Backend,
+        "session inactivity",
+    );
+    plan.reply = Some(messages::DRAFT_EXPIRED.into());
+}

@@ -1,0 +1,352 @@
+//! IDLE and CLARIFYING: the proposer reads the message, the finance matrix decides
+//! what of it stands, and the accepted effects run: a draft is staged or patched
+//! (and its questions or confirmation prompt shown), a simulation or the planned
+//! tools run. Every proposed, rejected and accepted action, every tool and every
+//! dropped tool is audited.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use super::{Deps, FinancePlan, simulate};
+use crate::audit::{Actor, Entry, Kind};
+use crate::detect::Detected;
+use crate::finance::context::UserContext;
+use crate::finance::contract::{FinanceInput, FinanceProposal, RawFinanceAction};
+use crate::finance::core::amount;
+use crate::finance::core::matrix::Facts;
+use crate::finance::core::tools::{Dropped, ToolName, ToolRequest, plan_tools};
+use crate::finance::core::{Draft, Effect, FinanceState, Intent, evaluate};
+use crate::finance::{ledger, messages, reply, tools};
+use crate::progress::Step;
+use crate::text::normalize;
+
+pub async fn turn(
+    deps: &Deps<'_>,
+    plan: &mut FinancePlan,
+    ctx: &UserContext,
+    draft: Option<Draft>,
+    text: &str,
+    detected: Detected,
+) -> anyhow::Result<()> {
+    let turn = deps.turn;
+    let input = FinanceInput {
+        current_state: plan.state,
+        draft: draft
+            .clone()
+            .filter(|_| plan.state == FinanceState::Clarifying),
+        customer_message: text.to_owned(),
+        recent_history: turn.history(),
+        today: ctx.today,
+        currency: turn.bot.currency.clone(),
+        data_quality: ctx.history.quality(),
+        debts: ctx.debts.iter().map(|d| d.name.clone()).collect(),
+        corrections: ctx.examples.clone(),
+        context: turn.call_context(),
+    };
+    let proposal = propose(deps, &input).await;
+    // A turn that will run tools says it is working (the LLM proposer already
+    // says so while the model is asked).
+    let runs_tools = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type.eq_ignore_ascii_case("QUERY_DATA"));
+    if runs_tools {
+        deps.signal(Step::Typing).await;
+    }
+    audit_proposal(plan, &proposal, deps.proposer.name());
+    let stated = amount::stated(text);
+    let facts = Facts {
+        today: ctx.today,
+        stated: stated.clone(),
+        message: normalize(text),
+        has_balance: ctx.balance_cents.is_some(),
+        debts: ctx.debts.iter().map(|d| normalize(&d.name)).collect(),
+        last_transaction: ctx.last_transaction.clone(),
+        category_budgets: ctx.category_budgets,
+        rules: ctx.rules.clone(),
+    };
+    let eval = evaluate(plan.state, draft.as_ref(), &facts, &proposal.actions());
+    let mut blocks: Vec<String> = Vec::new();
+    let mut seen = BTreeSet::new();
+    let mut add = |blocks: &mut Vec<String>, block: String| {
+        if seen.insert(block.clone()) {
+            blocks.push(block);
+        }
+    };
+    let (mut replied, mut clarified, mut facts_shown) = (false, false, false);
+    for decided in &eval.decisions {
+        let name = decided.action.kind.name().to_owned();
+        let accepted = match &decided.outcome {
+            Err(rejection) => {
+                plan.audit.push(
+                    Entry::new(Actor::Backend, Kind::ActionRejected)
+                        .action(name)
+                        .reason(rejection.to_string())
+                        .detail(json!(rejection)),
+                );
+                let at = decided_state(&eval, decided);
+                add(
+                    &mut blocks,
+                    reply::rejection(rejection, at, eval.draft.as_ref().or(draft.as_ref())),
+                );
+                continue;
+            }
+            Ok(accepted) => accepted,
+        };
+        plan.audit.push(
+            Entry::new(Actor::Backend, Kind::ActionAccepted)
+                .action(name)
+                .states(accepted.from, accepted.to)
+                .detail(json!(accepted.effect)),
+        );
+        match &accepted.effect {
+            Effect::SimulationReady { draft } => {
+                let (sim, entry) = simulate::run(deps, ctx, draft, None).await;
+                plan.audit.push(entry);
+                add(&mut blocks, reply::simulation(&sim, ctx.balance_as_of));
+                facts_shown = true;
+            }
+            Effect::QueryPlanned { tools } => {
+                for block in query(deps, plan, ctx, tools).await {
+                    add(&mut blocks, block);
+                }
+                facts_shown = true;
+            }
+            Effect::Cancelled { .. } => add(&mut blocks, messages::CANCELLED.into()),
+            Effect::Replied => replied = true,
+            Effect::Clarified => clarified = true,
+            Effect::Escalated => plan.escalate = true,
+            Effect::DraftStaged { .. } | Effect::DraftPatched { .. } | Effect::BalanceAsked => {}
+        }
+    }
+    let mut next = eval.draft.clone();
+    match (eval.state, next.as_mut()) {
+        (FinanceState::AwaitingConfirmation, Some(pending)) => {
+            if pending.intent == Intent::LogTransaction && pending.duplicate.is_none() {
+                pending.duplicate = duplicate_of(deps, ctx, pending).await?;
+            }
+            let debt_balance = pending.debt.name.as_ref().and_then(|name| {
+                ctx.debts
+                    .iter()
+                    .find(|d| normalize(&d.name) == normalize(name))
+                    .map(|d| d.balance_cents)
+            });
+            let debt_after = debt_balance
+                .zip(pending.debt.payment_cents)
+                .map(|(balance, paid)| (balance - paid).max(0));
+            plan.audit.push(
+                Entry::new(Actor::Backend, Kind::ConfirmationAsked)
+                    .action(pending.intent.as_str())
+                    .detail(json!({"draft": pending, "debt_balance": debt_balance, "debt_after": debt_after})),
+            );
+            add(&mut blocks, reply::prompt(pending, debt_balance));
+        }
+        (FinanceState::Clarifying, Some(open)) => {
+            let asked = reply::questions(open);
+            if !blocks.iter().any(|b| b.contains(&asked)) {
+                add(&mut blocks, asked);
+            }
+        }
+        _ => {}
+    }
+    if blocks.is_empty() && (replied || clarified) {
+        let greeted = detected.greeting;
+        if greeted {
+            add(&mut blocks, messages::GREETING.into());
+        }
+        if proposal.response_text.trim().is_empty() || clarified {
+            if clarified && !greeted {
+                add(&mut blocks, "No entendí lo que necesitas.".into());
+            }
+            add(&mut blocks, messages::HELP.into());
+        }
+    }
+    if blocks.is_empty() && proposal.response_text.trim().is_empty() {
+        add(&mut blocks, messages::NOT_UNDERSTOOD.into());
+    }
+    // The proposer's own words only lead a turn that did nothing but talk: a
+    // draft, a confirmation or a figure is always in the backend's words.
+    let only_talk = !facts_shown && eval.state == plan.state && eval.draft == draft;
+    let text = if only_talk {
+        proposal.response_text.as_str()
+    } else {
+        ""
+    };
+    let anything_rejected = eval.rejected().next().is_some();
+    let composed = reply::compose(text, &blocks, &stated, anything_rejected);
+    if let Some(why) = &composed.replaced {
+        let proposed: String = proposal.response_text.chars().take(600).collect();
+        plan.audit.push(
+            Entry::new(Actor::Backend, Kind::ReplyReplaced)
+                .reason(why.clone())
+                .detail(json!({ "proposed_text": proposed })),
+        );
+    }
+    plan.move_to(eval.state, next, Actor::Agent, "accepted action");
+    plan.reply = Some(composed.text);
+    Ok(())
+}
+
+/// The state an action was validated in (for the wording of its rejection).
+fn decided_state(
+    eval: &crate::finance::core::Evaluation,
+    decided: &crate::finance::core::matrix::Decided,
+) -> FinanceState {
+    let mut state = eval.began_in;
+    for d in &eval.decisions {
+        if std::ptr::eq(d, decided) {
+            break;
+        }
+        if let Ok(accepted) = &d.outcome {
+            state = accepted.to;
+        }
+    }
+    state
+}
+
+/// The proposer's answer, bounded in time; a failure or timeout becomes a
+/// clarification, never a guess.
+async fn propose(deps: &Deps<'_>, input: &FinanceInput) -> FinanceProposal {
+    let name = deps.proposer.name();
+    match tokio::time::timeout(deps.turn.proposer_timeout, deps.proposer.propose(input)).await {
+        Ok(Ok(proposal)) => proposal,
+        Ok(Err(err)) => {
+            tracing::warn!(%err, proposer = name, "finance proposer failed; asking the user");
+            FinanceProposal::new(vec![RawFinanceAction::new("CLARIFY")], "")
+        }
+        Err(_) => {
+            tracing::warn!(
+                proposer = name,
+                "finance proposer timed out; asking the user"
+            );
+            FinanceProposal::new(vec![RawFinanceAction::new("CLARIFY")], "")
+        }
+    }
+}
+
+fn audit_proposal(plan: &mut FinancePlan, proposal: &FinanceProposal, proposer: &str) {
+    let origin = proposal.origin.unwrap_or(proposer);
+    for (index, proposed) in proposal.proposed_actions.iter().enumerate() {
+        let action: String = proposed.action_type.chars().take(64).collect();
+        plan.audit.push(
+            Entry::new(Actor::Agent, Kind::ActionProposed)
+                .action(action)
+                .detail(json!({"index": index, "params": proposed.params, "proposer": origin})),
+        );
+    }
+    if let Some(suggested) = &proposal.suggested_state {
+        plan.audit.push(
+            Entry::new(Actor::Agent, Kind::SuggestedStateIgnored)
+                .reason(suggested.chars().take(64).collect::<String>()),
+        );
+    }
+}
+
+/// A transaction of the same amount and a similar concept logged in the last day.
+async fn duplicate_of(
+    deps: &Deps<'_>,
+    ctx: &UserContext,
+    draft: &Draft,
+) -> anyhow::Result<Option<crate::finance::core::draft::Duplicate>> {
+    let Some(amount) = draft.amount_cents else {
+        return Ok(None);
+    };
+    let concept = draft
+        .description
+        .clone()
+        .or_else(|| draft.merchant.clone())
+        .unwrap_or_default();
+    Ok(ledger::recent_duplicate(
+        deps.pool,
+        ctx.user,
+        amount,
+        &concept,
+        draft.category.as_deref(),
+        ctx.today,
+    )
+    .await?)
+}
+
+/// QUERY_DATA: the limits of KakeBot applied to what was asked, the tools that
+/// remain run together, each result (or error) audited and shown with its
+/// source, and the data-quality disclaimer added to any analysis.
+async fn query(
+    deps: &Deps<'_>,
+    plan: &mut FinancePlan,
+    ctx: &UserContext,
+    requested: &[ToolRequest],
+) -> Vec<String> {
+    let tool_plan = plan_tools(requested, ctx.history);
+    let mut blocks = Vec::new();
+    for (tool, dropped) in &tool_plan.dropped {
+        plan.audit.push(
+            Entry::new(Actor::Backend, Kind::ToolDropped)
+                .action(tool.as_str())
+                .detail(json!(dropped)),
+        );
+        if let Dropped::NeedsHistory { days, has } = dropped {
+            blocks.push(messages::needs_history(*tool, *days, *has));
+        }
+    }
+    for tool in &tool_plan.added {
+        plan.audit.push(
+            Entry::new(Actor::Backend, Kind::ToolAdded)
+                .action(tool.as_str())
+                .reason("required companion"),
+        );
+    }
+    if tool_plan.run.is_empty() {
+        blocks.extend(disclaimer(plan, ctx));
+        return blocks;
+    }
+    let names: Vec<String> = tool_plan
+        .run
+        .iter()
+        .map(|r| r.name.as_str().to_owned())
+        .collect();
+    deps.signal(Step::Tools { tools: names }).await;
+    let results = tools::run_all(&deps.tools(ctx), &tool_plan.run).await;
+    let mut analysis = false;
+    for (request, result) in tool_plan.run.iter().zip(results) {
+        analysis |= !matches!(request.name, ToolName::GetBankBalance | ToolName::GetDebts);
+        match result {
+            Ok(output) => {
+                plan.audit.push(
+                    Entry::new(Actor::Backend, Kind::ToolExecuted)
+                        .action(request.name.as_str())
+                        .detail(json!({"request": request, "result": output})),
+                );
+                blocks.push(reply::render_tool(&output));
+            }
+            Err(error) => {
+                plan.audit.push(
+                    Entry::new(Actor::Backend, Kind::ToolFailed)
+                        .action(request.name.as_str())
+                        .reason(error.kind.as_str())
+                        .detail(json!(error)),
+                );
+                let message = messages::tool_error(error.kind).to_owned();
+                if !blocks.contains(&message) {
+                    blocks.push(message);
+                }
+            }
+        }
+    }
+    if analysis {
+        blocks.extend(disclaimer(plan, ctx));
+    }
+    blocks
+}
+
+/// The data-quality note for this user's history, audited with the figures it
+/// quotes.
+fn disclaimer(plan: &mut FinancePlan, ctx: &UserContext) -> Option<String> {
+    let note = messages::disclaimer(ctx.history)?;
+    plan.audit.push(
+        Entry::new(Actor::Backend, Kind::DisclaimerAdded)
+            .reason(format!("{:?}", ctx.history.quality()).to_lowercase())
+            .detail(json!(ctx.history)),
+    );
+    Some(note)
+}

@@ -1,0 +1,617 @@
+//! The offline finance proposer: everyday Mexican Spanish read by rules ("gasté
+//! 250 en el súper", "¿cuánto llevo en comida este mes?", "pon mi presupuesto en
+//! 8000", "¿me alcanza para unos tenis de 1800?", "le debo 3000 a Juan, pago
+//! mínimo 500 el día 15"). It answers with the same `FinanceProposal` an LLM
+//! would, and its proposals face the same matrix. When it is not sure it asks.
+
+mod words;
+
+use serde_json::json;
+
+use super::contract::{FinanceInput, FinanceProposal, RawFinanceAction};
+use crate::finance::core::FinanceState;
+use crate::finance::core::amount::{self, Found};
+use crate::finance::core::category::{self, Category};
+use crate::finance::core::date::{self, Direction};
+use crate::finance::core::draft::{Field, Intent};
+use crate::finance::core::tools::ToolName;
+use crate::text::{contains_phrase, normalize};
+use words::{Token, any, tokenize};
+
+pub fn propose(input: &FinanceInput) -> FinanceProposal {
+    let planned = input
+        .draft
+        .as_ref()
+        .is_some_and(|d| d.intent == Intent::SimulatePurchase);
+    let direction = if planned {
+        Direction::Future
+    } else {
+        Direction::Past
+    };
+    let message = Message::read(&input.customer_message, input.today, direction);
+    let proposal = match (input.current_state, &input.draft) {
+        (FinanceState::Clarifying, Some(draft)) => patch(&message, draft.intent, &draft.questions),
+        _ => fresh(&message, input),
+    };
+    FinanceProposal {
+        origin: Some("rules"),
+        ..proposal
+    }
+}
+
+/// A message read once: its text, normalized form, tokens, and the date phrase it
+/// holds (cut out before amounts are read, so "el 15" is not fifteen pesos).
+struct Message {
+    raw: String,
+    norm: String,
+    /// The normalized text without its date phrase.
+    rest: String,
+    date: Option<chrono::NaiveDate>,
+    amounts: Vec<Found>,
+    tokens: Vec<Token>,
+    today: chrono::NaiveDate,
+}
+
+impl Message {
+    fn read(raw: &str, today: chrono::NaiveDate, direction: Direction) -> Message {
+        let norm = normalize(raw);
+        let (date, rest) = date::take_date(raw, today, direction);
+        let amounts = amount::amounts_in(&rest);
+        Message {
+            raw: raw.to_owned(),
+            norm,
+            rest,
+            date,
+            amounts,
+            tokens: tokenize(raw),
+            today,
+        }
+    }
+
+    fn has(&self, phrases: &[&str]) -> bool {
+        any(&self.norm, phrases)
+    }
+
+    fn question(&self) -> bool {
+        words::is_question(&self.raw, &self.norm)
+    }
+
+    /// The amount a log or a purchase is about: the one marked as money ("$250",
+    /// "250 pesos"), else the largest.
+    fn main_amount(&self) -> Option<i64> {
+        let rest: Vec<&str> = self.rest.split(' ').collect();
+        let marked = self.amounts.iter().find(|f| {
+            rest.get(f.end)
+                .is_some_and(|w| matches!(*w, "pesos" | "peso" | "mxn" | "varos" | "baros"))
+        });
+        let dollar = self
+            .raw
+            .find('$')
+            .and_then(|at| amount::amounts_in(&self.raw[at..]).first().map(|f| f.cents));
+        marked
+            .map(|f| f.cents)
+            .or(dollar.filter(|c| self.amounts.iter().any(|f| f.cents == *c)))
+            .or_else(|| self.amounts.iter().map(|f| f.cents).max())
+    }
+
+    fn category(&self) -> Option<&'static Category> {
+        category::mentioned(&self.rest).map(|(c, _)| c)
+    }
+}
+
+fn action(name: &str) -> RawFinanceAction {
+    RawFinanceAction::new(name)
+}
+
+fn one(action: RawFinanceAction) -> FinanceProposal {
+    FinanceProposal::new(vec![action], "")
+}
+
+fn clarify() -> FinanceProposal {
+    one(action("CLARIFY"))
+}
+
+/// CLARIFYING: the reply patches the draft's open fields; it never starts over.
+fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinanceProposal {
+    if message.has(words::CANCEL) || message.norm == "no" {
+        return one(action("CANCEL"));
+    }
+    let mut patch = action("PATCH_DRAFT");
+    let mut found = false;
+    let p = &mut patch.params;
+    if intent == Intent::ManageDebt {
+        let debt = read_debt(message);
+        if questions.contains(&Field::DebtName) && debt.name.is_none() {
+            let name = message
+                .raw
+                .trim()
+                .trim_start_matches("con ")
+                .trim_start_matches("a ");
+            if !name.is_empty() && message.amounts.is_empty() && name.chars().count() <= 60 {
+                p.debt_name = Some(json!(name));
+                found = true;
+            }
+        }
+        found |= debt.fill(p);
+    } else {
+        if let Some(cents) = message.main_amount() {
+            p.amount_cents = Some(json!(cents));
+            found = true;
+        }
+        if let Some(date) = message.date {
+            p.date = Some(json!(date.to_string()));
+            found = true;
+        }
+        if let Some(category) = category::named(&message.rest).or_else(|| message.category()) {
+            p.category = Some(json!(category.key));
+            found = true;
+        }
+        if message.has(words::INCOME) {
+            p.kind = Some(json!("income"));
+        }
+    }
+    if found { one(patch) } else { clarify() }
+}
+
+/// IDLE: what the user asks for.
+fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
+    let norm = message.norm.as_str();
+    if norm.is_empty() {
+        return clarify();
+    }
+    if message.has(words::CORRECTION)
+        && let Some(target) = corrected_category(&message.tokens)
+    {
+        return one(action("CORRECT_CATEGORY").with(|p| p.category = Some(json!(target.key))));
+    }
+    if message.has(words::SIMULATE) {
+        return simulate(message, input);
+    }
+    let asks = message.question();
+    let owed = input
+        .debts
+        .iter()
+        .any(|d| !d.is_empty() && contains_phrase(norm, &normalize(d)));
+    if message.has(words::DEBT)
+        || (owed && message.has(&["pague", "le pague", "le di", "le deposite"]))
+    {
+        if asks && message.amounts.is_empty() {
+            return query(&[ToolName::GetDebts], message);
+        }
+        return manage_debt(message);
+    }
+    if message.has(words::BUDGET) {
+        if message.amounts.is_empty() || asks && !message.has(&["pon", "ponme", "fija", "cambia"]) {
+            return query(&[ToolName::GetBudgetStatus], message);
+        }
+        return set_budget(message);
+    }
+    if message.has(words::BALANCE) && !message.has(words::SPEND) {
+        if message.amounts.is_empty() || asks {
+            return query(&[ToolName::GetBankBalance], message);
+        }
+        return one(action("SET_BANK_BALANCE").with(|p| {
+            p.amount_cents = message.main_amount().map(|c| json!(c));
+        }));
+    }
+    if let Some(tools) = analysis(message, asks) {
+        return query(&tools, message);
+    }
+    let income = message.has(words::INCOME);
+    let spends = message.has(words::SPEND);
+    if !message.amounts.is_empty() && (!asks || spends || income) {
+        return log(message, income);
+    }
+    if (spends || income) && !asks {
+        // "Gasté en el súper" without an amount: start the draft, ask the rest.
+        return log(message, income);
+    }
+    if message.has(words::HELP) || is_greeting(norm) {
+        return one(action("REPLY"));
+    }
+    if message.has(words::THANKS) {
+        return FinanceProposal::new(vec![action("REPLY")], "¡Con gusto!");
+    }
+    clarify()
+}
+
+fn is_greeting(norm: &str) -> bool {
+    words::GREETINGS
+        .iter()
+        .any(|g| norm == *g || norm.starts_with(&format!("{g} ")))
+}
+
+/// Which analysis tools a question asks for, if it is one.
+fn analysis(message: &Message, asks: bool) -> Option<Vec<ToolName>> {
+    let mut tools = Vec::new();
+    if message.has(words::ANOMALIES) {
+        tools.push(ToolName::DetectAnomalies);
+    }
+    if message.has(words::PREDICT) {
+        tools.push(ToolName::PredictMonthlySpending);
+    }
+    if message.has(words::TRENDS) {
+        tools.push(ToolName::GetSpendingTrends);
+    }
+    let totals = message.has(words::TOTALS);
+    let listing = message.has(words::SEARCH) && !message.has(&["cuanto", "cuanta"]);
+    if listing && tools.is_empty() {
+        tools.push(ToolName::SearchExpenses);
+    }
+    if totals && !listing && tools.is_empty() {
+        tools.push(ToolName::AnalyzeSpendingPattern);
+    }
+    if tools.is_empty() && asks && message.amounts.is_empty() && message.category().is_some() {
+        // "¿y en transporte?": a total for that category.
+        tools.push(ToolName::AnalyzeSpendingPattern);
+    }
+    (!tools.is_empty()).then_some(tools)
+}
+
+fn period(message: &Message) -> Option<&'static str> {
+    let n = &message.norm;
+    if any(n, &["este mes", "en el mes", "del mes", "mes actual"]) {
+        Some("current_month")
+    } else if any(n, &["mes pasado", "mes anterior", "el otro mes"]) {
+        Some("last_month")
+    } else if any(
+        n,
+        &[
+            "ultimos 30 dias",
+            "ultimo mes",
+            "30 dias",
+            "ultimas semanas",
+        ],
+    ) {
+        Some("last_30_days")
+    } else if any(
+        n,
+        &[
+            "ultimos 3 meses",
+            "ultimos tres meses",
+            "90 dias",
+            "trimestre",
+        ],
+    ) {
+        Some("last_90_days")
+    } else {
+        None
+    }
+}
+
+/// A named month ("en octubre") as a period.
+fn month_period(message: &Message) -> Option<String> {
+    let words: Vec<&str> = message.norm.split(' ').collect();
+    words.windows(2).find_map(|w| {
+        let month = (matches!(w[0], "en" | "de" | "del")).then(|| date::month_named(w[1]))??;
+        let today = message.today;
+        let year = if month > chrono::Datelike::month(&today) {
+            chrono::Datelike::year(&today) - 1
+        } else {
+            chrono::Datelike::year(&today)
+        };
+        Some(format!("{year}-{month:02}"))
+    })
+}
+
+fn query(tools: &[ToolName], message: &Message) -> FinanceProposal {
+    let category = message.category();
+    let period = period(message)
+        .map(str::to_owned)
+        .or_else(|| month_period(message));
+    let requests: Vec<serde_json::Value> = tools
+        .iter()
+        .map(|tool| {
+            let mut request = json!({"name": tool.as_str()});
+            if let Some(c) = category {
+                request["category"] = json!(c.key);
+            }
+            if let Some(p) = &period {
+                request["period"] = json!(p);
+            }
+            if *tool == ToolName::SearchExpenses {
+                request["query"] = json!(search_query(message, category));
+            }
+            request
+        })
+        .collect();
+    one(action("QUERY_DATA").with(|p| p.tools = Some(requests)))
+}
+
+/// What to search for: the message without its search verbs and fillers.
+fn search_query(message: &Message, category: Option<&'static Category>) -> String {
+    let skip = [
+        "busca",
+        "buscame",
+        "muestrame",
+        "ensename",
+        "lista",
+        "listame",
+        "mis",
+        "gastos",
+        "gasto",
+        "de",
+        "en",
+        "los",
+        "las",
+        "el",
+        "la",
+        "que",
+        "gaste",
+        "cuando",
+        "compre",
+        "pague",
+        "del",
+        "mes",
+        "este",
+        "pasado",
+    ];
+    let rest: Vec<&str> = message
+        .tokens
+        .iter()
+        .filter(|t| !skip.contains(&t.norm.as_str()))
+        .map(|t| t.raw.as_str())
+        .collect();
+    match (rest.is_empty(), category) {
+        (true, Some(c)) => c.label.to_owned(),
+        _ => rest.join(" "),
+    }
+}
+
+fn log(message: &Message, income: bool) -> FinanceProposal {
+    let (description, merchant) = describe(message);
+    let category = message.category().or_else(|| {
+        income
+            .then(|| {
+                if any(&message.norm, &["quincena", "sueldo", "nomina", "salario"]) {
+                    category::by_key("salario")
+                } else {
+                    None
+                }
+            })
+            .flatten()
+    });
+    one(action("LOG_TRANSACTION").with(|p| {
+        p.kind = Some(json!(if income { "income" } else { "expense" }));
+        p.amount_cents = message.main_amount().map(|c| json!(c));
+        p.category = category.map(|c| json!(c.key));
+        p.date = message.date.map(|d| json!(d.to_string()));
+        p.description = description.map(|d| json!(d));
+        p.merchant = merchant.map(|m| json!(m));
+    }))
+}
+
+/// The concept of a movement as written ("súper", "Tacos El Güero") and its
+/// merchant key for learned rules.
+fn describe(message: &Message) -> (Option<String>, Option<String>) {
+    let tokens = &message.tokens;
+    let is_amount = |t: &Token| {
+        t.norm.chars().next().is_some_and(|c| c.is_ascii_digit())
+            || amount::amounts_in(&t.norm).len() == 1 && t.norm != "un" && t.norm != "una"
+    };
+    let skip = |t: &Token| {
+        is_amount(t)
+            || words::SPEND.contains(&t.norm.as_str())
+            || words::INCOME
+                .iter()
+                .any(|w| w.split(' ').any(|x| x == t.norm))
+            || matches!(
+                t.norm.as_str(),
+                "pesos"
+                    | "peso"
+                    | "mxn"
+                    | "me"
+                    | "se"
+                    | "hoy"
+                    | "ayer"
+                    | "antier"
+                    | "de"
+                    | "en"
+                    | "un"
+                    | "una"
+            )
+    };
+    let start = tokens
+        .iter()
+        .position(|t| words::PREPOSITIONS.contains(&t.norm.as_str()))
+        .map(|i| i + 1);
+    let picked: Vec<&Token> = match start {
+        Some(start) => tokens[start..]
+            .iter()
+            .skip_while(|t| words::ARTICLES.contains(&t.norm.as_str()))
+            .take_while(|t| !words::STOPS.contains(&t.norm.as_str()) && !is_amount(t))
+            .take(5)
+            .collect(),
+        None => tokens.iter().filter(|t| !skip(t)).take(4).collect(),
+    };
+    if picked.is_empty() {
+        return (None, None);
+    }
+    let description = picked
+        .iter()
+        .map(|t| t.raw.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let norm = normalize(&description);
+    let merchant = match category::mentioned(&norm) {
+        // A category's own name is a concept, not a merchant.
+        Some((c, word)) if word == c.key || normalize(c.label) == norm => None,
+        Some((_, word)) if norm.split(' ').count() == 1 || norm == word => Some(word.to_owned()),
+        _ => Some(norm.split(' ').take(3).collect::<Vec<_>>().join(" ")),
+    };
+    (Some(description), merchant)
+}
+
+fn simulate(message: &Message, input: &FinanceInput) -> FinanceProposal {
+    let future = Message::read(&message.raw, input.today, Direction::Future);
+    let (description, _) = describe(&future);
+    one(action("SIMULATE_PURCHASE").with(|p| {
+        p.amount_cents = future.main_amount().map(|c| json!(c));
+        p.category = future.category().map(|c| json!(c.key));
+        p.date = future.date.map(|d| json!(d.to_string()));
+        p.description = description.map(|d| json!(d));
+    }))
+}
+
+fn set_budget(message: &Message) -> FinanceProposal {
+    one(action("SET_BUDGET").with(|p| {
+        p.amount_cents = message.main_amount().map(|c| json!(c));
+        p.category = message.category().map(|c| json!(c.key));
+    }))
+}
+
+/// Debt fields read from a message.
+#[derive(Default)]
+struct DebtRead {
+    name: Option<String>,
+    balance: Option<i64>,
+    minimum: Option<i64>,
+    due_day: Option<i64>,
+    payment: Option<i64>,
+}
+
+impl DebtRead {
+    fn fill(&self, p: &mut super::contract::RawFinanceParams) -> bool {
+        let mut found = false;
+        let mut set = |slot: &mut Option<serde_json::Value>, value: Option<serde_json::Value>| {
+            if value.is_some() {
+                *slot = value;
+                found = true;
+            }
+        };
+        set(&mut p.debt_name, self.name.as_ref().map(|n| json!(n)));
+        set(
+            &mut p.debt_balance,
+            self.balance.map(|c| json!(cents_to_pesos(c))),
+        );
+        set(
+            &mut p.debt_minimum,
+            self.minimum.map(|c| json!(cents_to_pesos(c))),
+        );
+        set(&mut p.debt_due_day, self.due_day.map(|d| json!(d)));
+        set(
+            &mut p.debt_payment,
+            self.payment.map(|c| json!(cents_to_pesos(c))),
+        );
+        found
+    }
+}
+
+/// Cents as a peso string the contract reads back exactly.
+fn cents_to_pesos(cents: i64) -> String {
+    format!("{}.{:02}", cents / 100, cents % 100)
+}
+
+fn manage_debt(message: &Message) -> FinanceProposal {
+    let debt = read_debt(message);
+    let mut manage = action("MANAGE_DEBT");
+    debt.fill(&mut manage.params);
+    one(manage)
+}
+
+fn read_debt(message: &Message) -> DebtRead {
+    let tokens = &message.tokens;
+    let norms: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
+    let amount_at = |i: usize| -> Option<(i64, usize)> { amount::read_at(&norms, i) };
+    let mut read = DebtRead::default();
+    let paid = any(
+        &message.norm,
+        &["pague", "abone", "abono", "le di", "le deposite", "pago de"],
+    ) && !contains_phrase(&message.norm, "pago minimo");
+    let mut i = 0;
+    while i < norms.len() {
+        let word = norms[i];
+        let next = norms.get(i + 1).copied();
+        let day_follows = word == "dia"
+            || (word == "el"
+                && next.is_some_and(|n| n.parse::<u32>().is_ok())
+                && read.minimum.is_some());
+        if day_follows && let Some(day) = next.and_then(|d| d.parse::<i64>().ok()) {
+            read.due_day = Some(day);
+            i += 2;
+            continue;
+        }
+        if matches!(word, "minimo" | "mensualidad" | "minima")
+            && let Some((cents, end)) = (i + 1..(i + 3).min(norms.len())).find_map(&amount_at)
+        {
+            read.minimum = Some(cents);
+            i = end;
+            continue;
+        }
+        if let Some((cents, end)) = amount_at(i) {
+            if paid && read.payment.is_none() {
+                read.payment = Some(cents);
+            } else if read.balance.is_none() {
+                read.balance = Some(cents);
+            }
+            i = end;
+            continue;
+        }
+        if matches!(word, "a" | "con") && read.name.is_none() && i > 0 {
+            let name: Vec<&str> = tokens[i + 1..]
+                .iter()
+                .skip_while(|t| words::ARTICLES.contains(&t.norm.as_str()))
+                .take_while(|t| {
+                    !matches!(
+                        t.norm.as_str(),
+                        "pago" | "el" | "y" | "de" | "por" | "minimo" | "dia" | "que"
+                    ) && t.norm.parse::<f64>().is_err()
+                        && amount::amounts_in(&t.norm).is_empty()
+                })
+                .take(3)
+                .map(|t| t.raw.as_str())
+                .collect();
+            if !name.is_empty() {
+                read.name = Some(name.join(" "));
+            }
+        }
+        if word == "tarjeta" && read.name.is_none() {
+            let name: Vec<&str> = tokens[i..]
+                .iter()
+                .take_while(|t| {
+                    t.norm.parse::<f64>().is_err()
+                        && !matches!(
+                            t.norm.as_str(),
+                            "pago" | "el" | "y" | "con" | "minimo" | "dia"
+                        )
+                })
+                .take(4)
+                .map(|t| t.raw.as_str())
+                .collect();
+            read.name = Some(name.join(" "));
+        }
+        i += 1;
+    }
+    read
+}
+
+/// The category a correction moves to: the one named and not negated ("eso era
+/// transporte, no comida"; "no era comida sino transporte").
+fn corrected_category(tokens: &[Token]) -> Option<&'static Category> {
+    let norms: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
+    let mut target = None;
+    for i in 0..norms.len() {
+        let Some(category) = (1..=3)
+            .rev()
+            .filter(|len| i + len <= norms.len())
+            .find_map(|len| category::named(&norms[i..i + len].join(" ")))
+        else {
+            continue;
+        };
+        let before = |k: usize| i.checked_sub(k).map(|j| norms[j]);
+        let negated = before(1) == Some("no")
+            || (before(2) == Some("no") && matches!(before(1), Some("era" | "es" | "en" | "de")))
+            || (before(3) == Some("no") && before(2) == Some("va") && before(1) == Some("en"));
+        if negated {
+            continue;
+        }
+        if before(1) == Some("sino") {
+            return Some(category);
+        }
+        target.get_or_insert(category);
+    }
+    target
+}
+
+#[cfg(test)]
+mod tests;

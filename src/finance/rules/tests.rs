@@ -1,0 +1,255 @@
+//! Everyday Mexican Spanish, read by the finance rules.
+
+use chrono::NaiveDate;
+
+use super::*;
+use crate::finance::core::draft::Draft;
+use crate::finance::core::tools::DataQuality;
+use crate::finance::core::{FinanceAction, FinanceActionType};
+use crate::llm::CallContext;
+use crate::proposal::Param;
+
+fn today() -> NaiveDate {
+    // A Monday.
+    NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
+}
+
+fn input(state: FinanceState, draft: Option<Draft>, message: &str) -> FinanceInput {
+    FinanceInput {
+        current_state: state,
+        draft,
+        customer_message: message.into(),
+        recent_history: vec![],
+        today: today(),
+        currency: "MXN".into(),
+        data_quality: DataQuality::Excellent,
+        debts: vec![],
+        corrections: vec![],
+        context: CallContext::default(),
+    }
+}
+
+fn idle(message: &str) -> Vec<FinanceAction> {
+    propose(&input(FinanceState::Idle, None, message)).actions()
+}
+
+fn only(message: &str) -> FinanceAction {
+    let actions = idle(message);
+    assert_eq!(actions.len(), 1, "{message}: {actions:?}");
+    actions.into_iter().next().unwrap()
+}
+
+fn kind(action: &FinanceAction) -> &str {
+    action.kind.name()
+}
+
+fn category(action: &FinanceAction) -> Option<&'static str> {
+    action.params.category.given().map(|c| c.key)
+}
+
+fn tools(action: &FinanceAction) -> Vec<&'static str> {
+    action
+        .params
+        .tools
+        .iter()
+        .filter_map(|t| t.given().map(|t| t.name.as_str()))
+        .collect()
+}
+
+#[test]
+fn logs_read_amount_category_date_and_concept() {
+    let a = only("gasté 250 en el súper");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(a.params.amount, Param::Given(25_000));
+    assert_eq!(category(&a), Some("supermercado"));
+    assert_eq!(a.params.description.as_deref(), Some("súper"));
+    assert_eq!(
+        a.params.date,
+        Param::Missing,
+        "today is the default, set by the matrix"
+    );
+
+    let a = only("ayer pagué $1,800.50 de luz");
+    assert_eq!(a.params.amount, Param::Given(180_050));
+    assert_eq!(category(&a), Some("servicios"));
+    assert_eq!(a.params.date, Param::Given(today().pred_opt().unwrap()));
+
+    let a = only("120 de uber");
+    assert_eq!(
+        (kind(&a), category(&a)),
+        ("LOG_TRANSACTION", Some("transporte"))
+    );
+    assert_eq!(a.params.merchant.as_deref(), Some("uber"));
+
+    let a = only("Comí en Tacos El Güero, fueron 180 pesos");
+    assert_eq!(a.params.amount, Param::Given(18_000));
+    assert_eq!(category(&a), Some("restaurantes"));
+
+    let a = only("gasté 350 el 15 en farmacia");
+    assert_eq!(a.params.amount, Param::Given(35_000));
+    assert_eq!(
+        a.params.date,
+        Param::Given(NaiveDate::from_ymd_opt(2026, 11, 15).unwrap())
+    );
+    assert_eq!(category(&a), Some("salud"));
+
+    let a = only("gasté 400");
+    assert_eq!(a.params.amount, Param::Given(40_000));
+    assert_eq!(a.params.category, Param::Missing, "asked next");
+}
+
+#[test]
+fn income_is_told_apart_from_spending() {
+    let a = only("me pagaron la quincena, 9500");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(
+        a.params.kind,
+        Param::Given(crate::finance::core::TxKind::Income)
+    );
+    assert_eq!(category(&a), Some("salario"));
+    assert_eq!(a.params.amount, Param::Given(950_000));
+    let a = only("vendí mi bici en 2 mil");
+    assert_eq!(
+        a.params.kind,
+        Param::Given(crate::finance::core::TxKind::Income)
+    );
+    assert_eq!(a.params.amount, Param::Given(200_000));
+}
+
+#[test]
+fn questions_become_queries_of_the_right_tools() {
+    let a = only("¿cuánto llevo en comida este mes?");
+    assert_eq!(kind(&a), "QUERY_DATA");
+    assert_eq!(tools(&a), ["analyzeSpendingPattern"]);
+    let request = a.params.tools[0].given().unwrap();
+    assert_eq!(request.category.map(|c| c.key), Some("comida"));
+    assert_eq!(
+        request.period,
+        Some(crate::finance::core::tools::Period::CurrentMonth)
+    );
+
+    assert_eq!(
+        tools(&only("¿cómo voy con mi presupuesto?")),
+        ["getBudgetStatus"]
+    );
+    assert_eq!(tools(&only("¿tengo gastos raros?")), ["detectAnomalies"]);
+    assert_eq!(
+        tools(&only("¿a este ritmo cuánto voy a gastar este mes?")),
+        ["predictMonthlySpending"]
+    );
+    assert_eq!(
+        tools(&only("muéstrame la tendencia de los últimos meses")),
+        ["getSpendingTrends"]
+    );
+    let search = only("busca mis gastos de comida");
+    assert_eq!(tools(&search), ["searchExpenses"]);
+    assert_eq!(
+        search.params.tools[0].given().unwrap().query.as_deref(),
+        Some("comida")
+    );
+    assert_eq!(tools(&only("¿cuál es mi saldo?")), ["getBankBalance"]);
+    assert_eq!(tools(&only("¿cuánto debo?")), ["getDebts"]);
+    let last_month = only("¿cuánto gasté en transporte el mes pasado?");
+    assert_eq!(
+        last_month.params.tools[0].given().unwrap().period,
+        Some(crate::finance::core::tools::Period::LastMonth)
+    );
+    let october = only("¿cuánto gasté en octubre?");
+    assert_eq!(
+        october.params.tools[0].given().unwrap().period,
+        Some(crate::finance::core::tools::Period::Month(
+            NaiveDate::from_ymd_opt(2026, 10, 1).unwrap()
+        ))
+    );
+}
+
+#[test]
+fn budgets_balances_simulations_and_debts() {
+    let a = only("pon mi presupuesto en 8000");
+    assert_eq!(
+        (kind(&a), a.params.amount.clone()),
+        ("SET_BUDGET", Param::Given(800_000))
+    );
+    let a = only("mi presupuesto de comida es de 3 mil");
+    assert_eq!(
+        (category(&a), a.params.amount.clone()),
+        (Some("comida"), Param::Given(300_000))
+    );
+
+    let a = only("tengo 12,000 en el banco");
+    assert_eq!(
+        (kind(&a), a.params.amount.clone()),
+        ("SET_BANK_BALANCE", Param::Given(1_200_000))
+    );
+
+    let a = only("¿me alcanza para unos tenis de 1800?");
+    assert_eq!(kind(&a), "SIMULATE_PURCHASE");
+    assert_eq!(a.params.amount, Param::Given(180_000));
+    assert_eq!(category(&a), Some("ropa"));
+
+    let a = only("le debo 3000 a Juan, pago mínimo 500 el día 15");
+    assert_eq!(kind(&a), "MANAGE_DEBT");
+    assert_eq!(a.params.debt_name, Param::Given("Juan".into()));
+    assert_eq!(a.params.debt_balance, Param::Given(300_000));
+    assert_eq!(a.params.debt_minimum, Param::Given(50_000));
+    assert_eq!(a.params.debt_due_day, Param::Given(15));
+
+    let mut owing = input(FinanceState::Idle, None, "le pagué 1000 a Juan");
+    owing.debts = vec!["Juan".into()];
+    let a = propose(&owing).actions().remove(0);
+    assert_eq!(a.params.debt_payment, Param::Given(100_000));
+    assert_eq!(a.params.debt_name, Param::Given("Juan".into()));
+    assert_eq!(a.params.debt_balance, Param::Missing);
+}
+
+#[test]
+fn corrections_name_the_new_category_not_the_old_one() {
+    let a = only("eso era transporte, no comida");
+    assert_eq!(
+        (kind(&a), category(&a)),
+        ("CORRECT_CATEGORY", Some("transporte"))
+    );
+    let a = only("no era comida sino transporte");
+    assert_eq!(category(&a), Some("transporte"));
+    let a = only("cámbialo a restaurantes");
+    assert_eq!(category(&a), Some("restaurantes"));
+}
+
+#[test]
+fn a_clarification_reply_patches_the_draft() {
+    let mut draft = Draft::new(Intent::LogTransaction);
+    draft.amount_cents = Some(25_000);
+    draft.questions = vec![Field::Category];
+    let reply =
+        |text: &str| propose(&input(FinanceState::Clarifying, Some(draft.clone()), text)).actions();
+    let a = &reply("fue ayer")[0];
+    assert_eq!(kind(a), "PATCH_DRAFT");
+    assert_eq!(a.params.date, Param::Given(today().pred_opt().unwrap()));
+    let a = &reply("categoría comida")[0];
+    assert_eq!(category(a), Some("comida"));
+    let a = &reply("350")[0];
+    assert_eq!(a.params.amount, Param::Given(35_000));
+    assert_eq!(kind(&reply("cancelar")[0]), "CANCEL");
+    assert_eq!(kind(&reply("mmm no sé")[0]), "CLARIFY");
+    // A new request while a question is open is still read as a patch.
+    assert_eq!(kind(&reply("¿cuánto llevo en comida?")[0]), "PATCH_DRAFT");
+
+    let mut debt = Draft::new(Intent::ManageDebt);
+    debt.questions = vec![Field::DebtName];
+    debt.debt.balance_cents = Some(300_000);
+    let a = &propose(&input(FinanceState::Clarifying, Some(debt), "con Pedro")).actions()[0];
+    assert_eq!(a.params.debt_name, Param::Given("Pedro".into()));
+}
+
+#[test]
+fn greetings_help_and_noise() {
+    assert_eq!(kind(&only("hola")), "REPLY");
+    assert_eq!(kind(&only("¿qué puedes hacer?")), "REPLY");
+    assert_eq!(kind(&only("asdf qwerty")), "CLARIFY");
+    let thanks = propose(&input(FinanceState::Idle, None, "gracias"));
+    assert_eq!(thanks.response_text, "¡Con gusto!");
+    assert!(matches!(
+        only("gracias").kind,
+        FinanceActionType::Allowed(_)
+    ));
+}

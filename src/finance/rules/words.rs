@@ -1,0 +1,293 @@
+//! The words the finance rules listen for, and a message split into tokens that
+//! keep their original spelling (for descriptions and names) beside their
+//! normalized form (for matching).
+
+use crate::text::{contains_phrase, normalize};
+
+pub const CANCEL: &[&str] = &[
+    "cancelar",
+    "cancela",
+    "cancelalo",
+    "olvidalo",
+    "olvida",
+    "ya no",
+    "dejalo",
+    "mejor no",
+    "no importa",
+    "no lo registres",
+    "no lo anotes",
+];
+pub const HELP: &[&str] = &[
+    "ayuda",
+    "que puedes hacer",
+    "que haces",
+    "como funciona",
+    "como te uso",
+    "menu",
+    "opciones",
+    "instrucciones",
+];
+pub use crate::detect::GREETINGS;
+pub const THANKS: &[&str] = &[
+    "gracias",
+    "muchas gracias",
+    "mil gracias",
+    "perfecto",
+    "genial",
+    "excelente",
+];
+pub const SPEND: &[&str] = &[
+    "gaste",
+    "gastamos",
+    "gasto",
+    "gastado",
+    "pague",
+    "pagamos",
+    "compre",
+    "compramos",
+    "me costo",
+    "costo",
+    "salio",
+    "me salio",
+    "fueron",
+    "se me fueron",
+    "se fueron",
+    "me cobraron",
+    "di",
+    "deje",
+    "meti",
+    "cargue",
+    "me gaste",
+];
+pub const INCOME: &[&str] = &[
+    "me pagaron",
+    "cobre",
+    "recibi",
+    "me depositaron",
+    "me deposito",
+    "ingrese",
+    "gane",
+    "vendi",
+    "me llego",
+    "me cayo",
+    "entraron",
+    "me entraron",
+    "me transfirieron",
+];
+pub const SIMULATE: &[&str] = &[
+    "me alcanza",
+    "alcanza para",
+    "me da para",
+    "puedo comprar",
+    "puedo gastar",
+    "podria comprar",
+    "podria gastar",
+    "si compro",
+    "si gasto",
+    "me conviene comprar",
+    "puedo permitirme",
+    "me lo puedo permitir",
+    "debo comprar",
+    "deberia comprar",
+    "quiero comprar",
+];
+pub const BUDGET: &[&str] = &[
+    "presupuesto",
+    "limite de gasto",
+    "tope de gasto",
+    "gastar maximo",
+    "maximo al mes",
+];
+pub const BALANCE: &[&str] = &[
+    "saldo",
+    "en el banco",
+    "en mi cuenta",
+    "en la cuenta",
+    "en banco",
+    "tengo en el banco",
+];
+pub const DEBT: &[&str] = &[
+    "debo",
+    "le debo",
+    "deuda",
+    "deudas",
+    "prestamo",
+    "me presto",
+    "me prestaron",
+    "tarjeta",
+    "pago minimo",
+    "abone",
+    "abono",
+    "mensualidad",
+];
+pub const CORRECTION: &[&str] = &[
+    "eso era",
+    "era de",
+    "era en",
+    "no era",
+    "eso va en",
+    "va en",
+    "ponlo en",
+    "pasalo a",
+    "cambialo a",
+    "cambiala a",
+    "cambia la categoria",
+    "cambiar la categoria",
+    "corrige",
+    "corregir",
+    "me equivoque",
+    "estaba mal",
+    "era para",
+    "no es",
+];
+pub const ANOMALIES: &[&str] = &[
+    "inusual",
+    "inusuales",
+    "raro",
+    "raros",
+    "rara",
+    "raras",
+    "anomalia",
+    "anomalias",
+    "fuera de lo normal",
+    "sospechoso",
+    "sospechosos",
+    "extrano",
+    "extranos",
+    "atipico",
+    "atipicos",
+];
+pub const PREDICT: &[&str] = &[
+    "a este ritmo",
+    "proyeccion",
+    "proyecta",
+    "proyectar",
+    "voy a gastar",
+    "cerrare el mes",
+    "cierre de mes",
+    "cerrar el mes",
+    "al final del mes",
+    "fin de mes",
+    "pronostico",
+    "gastare",
+    "cuanto terminare",
+    "como cerrare",
+];
+pub const TRENDS: &[&str] = &[
+    "tendencia",
+    "tendencias",
+    "ultimos meses",
+    "mes con mes",
+    "han cambiado",
+    "evolucion",
+    "comparado con otros meses",
+    "mes a mes",
+    "cada mes",
+];
+pub const SEARCH: &[&str] = &[
+    "busca",
+    "buscar",
+    "buscame",
+    "muestrame",
+    "ensename",
+    "lista",
+    "listame",
+    "en que gaste",
+    "cuando compre",
+    "cuando pague",
+    "mis gastos de",
+    "mis gastos en",
+    "gastos de",
+    "gastos en",
+    "cuales fueron",
+    "que gastos",
+    "detalle de",
+];
+pub const TOTALS: &[&str] = &[
+    "cuanto llevo",
+    "cuanto he gastado",
+    "cuanto gaste",
+    "cuanto gastamos",
+    "cuanto gasto",
+    "cuanto se me ha ido",
+    "en que gasto mas",
+    "en que se me va",
+    "resumen",
+    "como voy",
+    "total de gastos",
+    "cuanto va",
+    "cuanto van",
+    "gastos del mes",
+];
+pub const QUESTION_OPENERS: &[&str] = &[
+    "cuanto",
+    "cuanta",
+    "cuantos",
+    "cuantas",
+    "como",
+    "que",
+    "cual",
+    "cuales",
+    "donde",
+    "cuando",
+    "muestrame",
+    "dime",
+    "busca",
+    "ensename",
+    "quiero ver",
+    "ver",
+];
+pub const ARTICLES: &[&str] = &[
+    "el", "la", "los", "las", "un", "una", "unos", "unas", "mi", "mis",
+];
+/// Words after which a description starts.
+pub const PREPOSITIONS: &[&str] = &["en", "de", "para", "por", "con", "a"];
+/// Words that end a description.
+pub const STOPS: &[&str] = &[
+    "hoy",
+    "ayer",
+    "antier",
+    "anteayer",
+    "hace",
+    "el",
+    "este",
+    "esta",
+    "y",
+    "pero",
+    "porque",
+    "manana",
+    "pasado",
+    "categoria",
+];
+
+pub fn any(text: &str, phrases: &[&str]) -> bool {
+    phrases.iter().any(|p| contains_phrase(text, p))
+}
+
+pub fn is_question(raw: &str, normalized: &str) -> bool {
+    raw.contains('?')
+        || raw.trim_start().starts_with('¿')
+        || QUESTION_OPENERS
+            .iter()
+            .any(|q| normalized == *q || normalized.starts_with(&format!("{q} ")))
+}
+
+/// One word of a message: as written (punctuation trimmed) and normalized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub raw: String,
+    pub norm: String,
+}
+
+pub fn tokenize(text: &str) -> Vec<Token> {
+    text.split_whitespace()
+        .filter_map(|chunk| {
+            let raw = chunk.trim_matches(|c: char| !c.is_alphanumeric() && c != '$');
+            let norm = normalize(raw);
+            (!norm.is_empty()).then(|| Token {
+                raw: raw.trim_start_matches('$').to_owned(),
+                norm,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,276 @@
+//! The merchant's bots: list them, create one, change its settings, connect its
+//! channels, and read what its LLM use cost and (finance bots) how the learning
+//! loop goes.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::{MerchantError, Office, Result, bot_of_profile, bounded_text, owned_bot};
+use crate::bots::{self, Bot, BotSettings, CreateBotError, ProfileKind};
+use crate::channels::credentials::{self, SetupError, TelegramSetup, WhatsAppSetup};
+
+impl From<SetupError> for MerchantError {
+    fn from(err: SetupError) -> Self {
+        match err {
+            SetupError::Invalid(why) => MerchantError::invalid("channel", why, why),
+            SetupError::PhoneTaken => MerchantError::PhoneTaken,
+            SetupError::Database(e) => e.into(),
+            SetupError::Keys(e) => MerchantError::Unexpected(anyhow::Error::new(e)),
+        }
+    }
+}
+
+impl From<CreateBotError> for MerchantError {
+    fn from(err: CreateBotError) -> Self {
+        match err {
+            CreateBotError::Invalid(why) => MerchantError::invalid("bot", why, why),
+            CreateBotError::Taken => MerchantError::SlugTaken,
+            CreateBotError::Database(e) => e.into(),
+        }
+    }
+}
+
+/// A connected channel (never its secrets).
+#[derive(Debug, Clone, Serialize)]
+pub struct Connected {
+    pub channel: crate::channels::ChannelKind,
+    pub phone_number_id: Option<String>,
+}
+
+/// A bot as its merchant sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub slug: String,
+    pub name: String,
+    pub currency: String,
+    pub agent_enabled: bool,
+    pub merchant_chat_linked: bool,
+    pub channels: Vec<Connected>,
+    /// Where each platform must send its webhooks (paths on this server).
+    pub webhooks: serde_json::Value,
+    #[serde(skip)]
+    pub bot: Bot,
+}
+
+async fn summary(pool: &PgPool, bot: Bot) -> Result<Summary> {
+    let channels = credentials::connected(pool, bot.id).await?;
+    Ok(Summary {
+        slug: bot.slug.clone(),
+        name: bot.name.clone(),
+        currency: bot.currency.clone(),
+        agent_enabled: bot.agent_enabled,
+        merchant_chat_linked: bot.merchant_chat_id.is_some(),
+        channels: channels
+            .into_iter()
+            .map(|(channel, phone_number_id)| Connected {
+                channel,
+                phone_number_id,
+            })
+            .collect(),
+        webhooks: json!({
+            "telegram": format!("/webhooks/telegram/{}", bot.slug),
+            "whatsapp": format!("/webhooks/whatsapp/{}", bot.slug),
+            "webchat": format!("/webchat/{}/messages", bot.slug),
+        }),
+        bot,
+    })
+}
+
+/// Every bot of the merchant, by slug.
+pub async fn list(pool: &PgPool, merchant_id: Uuid) -> Result<Vec<Summary>> {
+    let mut out = Vec::new();
+    for slug in bots::slugs_of(pool, merchant_id).await? {
+        let bot = owned_bot(pool, merchant_id, &slug).await?;
+        out.push(summary(pool, bot).await?);
+    }
+    Ok(out)
+}
+
+/// A new bot.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewBot {
+    pub slug: String,
+    pub name: String,
+    pub currency: String,
+    #[serde(default)]
+    pub payment_instructions: Option<String>,
+    #[serde(default)]
+    pub telegram: Option<TelegramSetup>,
+    #[serde(default)]
+    pub whatsapp: Option<WhatsAppSetup>,
+}
+
+/// Creates a shop bot with its channels, all or nothing.
+pub async fn create(pool: &PgPool, merchant_id: Uuid, new: &NewBot) -> Result<Summary> {
+    let mut tx = pool.begin().await?;
+    let bot = bots::create(&mut *tx, merchant_id, &new.slug, &new.name, &new.currency).await?;
+    if let Some(instructions) = &new.payment_instructions {
+        let instructions = bounded_text("payment_instructions", instructions, 500)?;
+        bots::update_settings(
+            &mut *tx,
+            bot.id,
+            &BotSettings {
+                payment_instructions: Some(instructions.to_owned()),
+                ..Default::default()
+            },
+        )
+        .await?;
+    }
+    if let Some(telegram) = &new.telegram {
+        credentials::set_telegram(&mut *tx, bot.id, telegram).await?;
+    }
+    if let Some(whatsapp) = &new.whatsapp {
+        credentials::set_whatsapp(&mut *tx, bot.id, whatsapp).await?;
+    }
+    tx.commit().await?;
+    summary(pool, bot).await
+}
+
+/// Settings a merchant may change; `None` keeps the current value.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BotPatch {
+    /// The LLM switch: false runs the bot on the offline rules (the rollback flag).
+    pub agent_enabled: Option<bool>,
+    /// Inactivity after which BROWSING, CART_OPEN and CHECKOUT return to IDLE.
+    pub session_timeout_secs: Option<i32>,
+    /// Time an order may wait for payment before it expires.
+    pub payment_timeout_secs: Option<i32>,
+    /// Shown to the customer when an order is confirmed.
+    pub payment_instructions: Option<String>,
+}
+
+/// Checks and stores a bot's settings; returns the bot as it now is.
+pub async fn change_settings(
+    office: &Office,
+    merchant_id: Uuid,
+    slug: &str,
+    patch: &BotPatch,
+) -> Result<Bot> {
+    let bot = owned_bot(&office.pool, merchant_id, slug).await?;
+    let in_range = |name: &'static str, value: Option<i32>| match value {
+        Some(v) if !(60..=30 * 24 * 3600).contains(&v) => Err(MerchantError::invalid(
+            name,
+            format!("`{name}` must be between 60 seconds and 30 days"),
+            "Los tiempos van de 1 minuto a 30 días.",
+        )),
+        _ => Ok(()),
+    };
+    in_range("session_timeout_secs", patch.session_timeout_secs)?;
+    in_range("payment_timeout_secs", patch.payment_timeout_secs)?;
+    let instructions = match &patch.payment_instructions {
+        Some(text) if text.trim().is_empty() => Some(String::new()),
+        Some(text) => Some(bounded_text("payment_instructions", text, 500)?.to_owned()),
+        None => None,
+    };
+    let updated = bots::update_settings(
+        &office.pool,
+        bot.id,
+        &BotSettings {
+            agent_enabled: patch.agent_enabled,
+            session_timeout_secs: patch.session_timeout_secs,
+            payment_timeout_secs: patch.payment_timeout_secs,
+            payment_instructions: instructions,
+        },
+    )
+    .await?;
+    office.directory.forget(&bot.slug);
+    Ok(updated)
+}
+
+/// A channel's credentials, to connect it or rotate them.
+pub enum ChannelSetup {
+    Telegram(TelegramSetup),
+    WhatsApp(WhatsAppSetup),
+}
+
+/// Connects a channel (or rotates its credentials); returns the bot.
+pub async fn set_channel(
+    office: &Office,
+    merchant_id: Uuid,
+    slug: &str,
+    setup: &ChannelSetup,
+) -> Result<Summary> {
+    let bot = owned_bot(&office.pool, merchant_id, slug).await?;
+    match setup {
+        ChannelSetup::Telegram(setup) => {
+            credentials::set_telegram(&office.pool, bot.id, setup).await?
+        }
+        ChannelSetup::WhatsApp(setup) => {
+            credentials::set_whatsapp(&office.pool, bot.id, setup).await?
+        }
+    }
+    office.directory.forget(&bot.slug);
+    summary(&office.pool, bot).await
+}
+
+/// Today's LLM use against the daily budget.
+#[derive(Debug, Clone, Serialize)]
+pub struct Today {
+    pub tokens: i64,
+    pub daily_budget_tokens: Option<u64>,
+    pub over_budget: bool,
+    pub turns_on_rules_over_budget: i64,
+}
+
+/// What a bot's LLM use cost, by outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct LlmUsage {
+    pub bot: String,
+    pub today: Today,
+    pub calls: i64,
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+    pub cost_micros: i64,
+    pub by_outcome: Vec<crate::llm::calls::Usage>,
+}
+
+pub async fn llm_usage(office: &Office, merchant_id: Uuid, slug: &str) -> Result<LlmUsage> {
+    let bot = owned_bot(&office.pool, merchant_id, slug).await?;
+    llm_usage_of(office, &bot).await
+}
+
+/// The usage of a bot already known to be the merchant's.
+pub async fn llm_usage_of(office: &Office, bot: &Bot) -> Result<LlmUsage> {
+    let rows = crate::llm::calls::usage(&office.pool, bot.id).await?;
+    let total = |f: fn(&crate::llm::calls::Usage) -> i64| rows.iter().map(f).sum::<i64>();
+    let (tokens, over_budget_today) =
+        crate::llm::calls::today(&office.pool, bot.id, chrono::Utc::now()).await?;
+    let budget = office.llm_daily_tokens;
+    Ok(LlmUsage {
+        bot: bot.slug.clone(),
+        today: Today {
+            tokens,
+            daily_budget_tokens: budget,
+            over_budget: budget.is_some_and(|b| tokens as u64 >= b),
+            turns_on_rules_over_budget: over_budget_today,
+        },
+        calls: total(|r| r.calls),
+        prompt_tokens: total(|r| r.prompt_tokens),
+        completion_tokens: total(|r| r.completion_tokens),
+        cost_micros: total(|r| r.cost_micros),
+        by_outcome: rows,
+    })
+}
+
+/// A finance bot's learning loop: corrections, rules learned from them, how often
+/// a rule filed a transaction, the categories most often corrected.
+pub async fn learning(
+    pool: &PgPool,
+    merchant_id: Uuid,
+    slug: &str,
+) -> Result<(Bot, crate::finance::learning::Metrics)> {
+    let bot = bot_of_profile(
+        pool,
+        merchant_id,
+        slug,
+        ProfileKind::Finance,
+        "learning metrics exist for finance bots",
+    )
+    .await?;
+    let metrics = crate::finance::learning::metrics(pool, bot.id).await?;
+    Ok((bot, metrics))
+}

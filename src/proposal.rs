@@ -1,0 +1,79 @@
+//! The shape every proposer answers in, whichever profile asks: 1 to 5 actions
+//! of the profile's closed set, a short text, an advisory state. The profiles
+//! define their actions and inputs (`shop::contract`, `finance::contract`); what
+//! they share lives here, with the limits the backend holds every proposal to.
+//! Everything a proposer returns is untrusted.
+
+use serde::{Deserialize, Serialize};
+
+/// Most actions one proposal may carry; the rest are rejected.
+pub const MAX_ACTIONS: usize = 5;
+/// Longest proposer text, in characters; longer text is never shown.
+pub const MAX_RESPONSE_TEXT: usize = 500;
+
+/// A proposer's answer, exactly as it arrives, whatever its contract: `A` is the
+/// contract's raw action. Every field is untrusted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposalOf<A> {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<String>,
+    pub proposed_actions: Vec<A>,
+    #[serde(default)]
+    pub response_text: String,
+    /// Advisory only: logged, never applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_state: Option<String>,
+    /// Which proposer actually produced this (e.g. the rules after an LLM fallback).
+    #[serde(skip)]
+    pub origin: Option<&'static str>,
+}
+
+impl<A> ProposalOf<A> {
+    pub fn new(actions: Vec<A>, response_text: impl Into<String>) -> Self {
+        ProposalOf {
+            reasoning: None,
+            proposed_actions: actions,
+            response_text: response_text.into(),
+            suggested_state: None,
+            origin: None,
+        }
+    }
+}
+
+/// An action as a proposer names it, before parsing.
+pub trait RawAction {
+    fn type_name(&self) -> &str;
+}
+
+/// A parameter as a proposer gave it: absent, present but unusable, or usable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Param<T> {
+    Missing,
+    Invalid(String),
+    Given(T),
+}
+
+impl<T> Param<T> {
+    pub fn given(&self) -> Option<&T> {
+        match self {
+            Param::Given(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// A transcript line a proposer is shown.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryEntry {
+    /// "customer", "bot", "human" or "system".
+    pub role: String,
+    pub text: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProposerError {
+    #[error("the proposer did not answer in time")]
+    Timeout,
+    #[error("the proposer failed: {0}")]
+    Failed(String),
+}

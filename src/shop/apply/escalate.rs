@@ -1,0 +1,26 @@
+//! The customer asked for a person: the override goes on and a notice goes out
+//! (a system message, so the override does not silence it).
+
+use super::{Decision, TurnInput};
+use crate::audit::{Actor, Entry, Kind};
+use crate::conversations;
+use crate::engine::ESCALATION_REQUESTED;
+use crate::outbox::Author;
+
+pub fn apply(input: &TurnInput<'_>, notice: &'static str, decision: &mut Decision) {
+    decision
+        .audit
+        .push(Entry::new(Actor::Backend, Kind::EventDetected).action(ESCALATION_REQUESTED));
+    let mut at_start = input.snapshot.conversation.clone();
+    at_start.fsm_state = decision.update.state;
+    let (mut takeover, rows) = conversations::takeover(
+        &at_start,
+        "customer",
+        Actor::Customer,
+        "escalation requested",
+    );
+    takeover.activity = true;
+    decision.update = takeover;
+    decision.audit.extend(rows);
+    decision.say(Author::System, notice);
+}

@@ -1,0 +1,186 @@
+//! The shop's proposer contract of DESIGN §3 (Agent V2): what a proposer is shown
+//! and what it must answer. The same structure comes from the LLM and from the offline rules, so
+//! both go through one validator path.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::core::{Action, ActionType, Event, ProductId, State};
+use crate::llm::CallContext;
+use crate::proposal::Param;
+pub use crate::proposal::{HistoryEntry, MAX_RESPONSE_TEXT, ProposalOf, RawAction};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProposalInput {
+    pub current_state: State,
+    pub detected_events: Vec<Event>,
+    pub cart: CartView,
+    pub customer_message: String,
+    pub recent_history: Vec<HistoryEntry>,
+    pub product_catalog: Vec<CatalogEntry>,
+    pub currency: String,
+    /// Products the bot last offered to choose from ("¿cuál?"), in order: a reply
+    /// of "2" or a name picks one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<ProductId>,
+    /// How many of the chosen product were asked for.
+    #[serde(skip)]
+    pub choice_quantity: Option<i64>,
+    /// The choices were products the words fitted (so a name picks too), not a
+    /// catalog listing (where only a number does).
+    #[serde(skip)]
+    pub choices_named: bool,
+    /// The product the customer last asked about: "dame 2" means two of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<ProductId>,
+    /// Where the turn happens; never part of a prompt.
+    #[serde(skip)]
+    pub context: CallContext,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CartView {
+    pub lines: Vec<CartLineView>,
+    pub total_minor: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CartLineView {
+    pub product_id: ProductId,
+    pub name: String,
+    pub quantity: i64,
+    pub unit_price_minor: i64,
+    pub line_total_minor: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CatalogEntry {
+    pub product_id: ProductId,
+    pub name: String,
+    pub price_minor: i64,
+    pub description: String,
+}
+
+/// A shop proposal.
+pub type Proposal = ProposalOf<ProposedAction>;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProposedAction {
+    #[serde(rename = "type")]
+    pub action_type: String,
+    #[serde(default)]
+    pub params: ProposedParams,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProposedParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_id: Option<Value>,
+    /// Never shown to anyone: names come from the catalog.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// CLARIFY: the products the customer may mean, offered as choices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<Vec<Value>>,
+}
+
+impl ProposedAction {
+    pub fn new(action_type: &str) -> Self {
+        ProposedAction {
+            action_type: action_type.to_owned(),
+            params: ProposedParams::default(),
+        }
+    }
+
+    pub fn product(mut self, id: ProductId) -> Self {
+        self.params.product_id = Some(Value::from(id));
+        self
+    }
+
+    pub fn quantity(mut self, quantity: i64) -> Self {
+        self.params.quantity = Some(Value::from(quantity));
+        self
+    }
+
+    /// Parses the untrusted parameters into the core's `Action`.
+    pub fn to_action(&self) -> Action {
+        Action {
+            kind: ActionType::parse(&self.action_type),
+            product_id: integer_param(self.params.product_id.as_ref()),
+            quantity: integer_param(self.params.quantity.as_ref()),
+            reason: self
+                .params
+                .reason
+                .as_ref()
+                .map(|r| r.chars().take(200).collect()),
+        }
+    }
+}
+
+impl RawAction for ProposedAction {
+    fn type_name(&self) -> &str {
+        &self.action_type
+    }
+}
+
+impl Proposal {
+    pub fn actions(&self) -> Vec<Action> {
+        self.proposed_actions
+            .iter()
+            .map(ProposedAction::to_action)
+            .collect()
+    }
+}
+
+/// Accepts `3`, `3.0` and `"3"`; anything else is `Invalid` with a short echo.
+fn integer_param(value: Option<&Value>) -> Param<i64> {
+    let Some(value) = value else {
+        return Param::Missing;
+    };
+    let parsed = match value {
+        Value::Null => return Param::Missing,
+        Value::Number(n) => n.as_i64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 1e12)
+                .map(|f| f as i64)
+        }),
+        Value::String(s) => s.trim().parse::<i64>().ok(),
+        _ => None,
+    };
+    match parsed {
+        Some(n) => Param::Given(n),
+        None => Param::Invalid(value.to_string().chars().take(40).collect()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shop::core::{ActionKind, ForbiddenKind};
+
+    #[test]
+    fn hostile_parameters_parse_into_rejectable_values() {
+        let raw = r#"{"proposed_actions":[
+            {"type":"ADD_TO_CART","params":{"product_id":"7","quantity":2.0}},
+            {"type":"ADD_TO_CART","params":{"product_id":{"$gt":1},"quantity":"muchos"}},
+            {"type":"MODIFY_PRICE","params":{"product_id":7}},
+            {"type":"REPLY"}],
+            "response_text":"hola","suggested_state":"COMPLETED"}"#;
+        let proposal: Proposal = serde_json::from_str(raw).unwrap();
+        let actions = proposal.actions();
+        assert_eq!(actions[0].kind, ActionType::Allowed(ActionKind::AddToCart));
+        assert_eq!(actions[0].product_id, Param::Given(7));
+        assert_eq!(actions[0].quantity, Param::Given(2));
+        assert!(matches!(actions[1].product_id, Param::Invalid(_)));
+        assert!(matches!(actions[1].quantity, Param::Invalid(_)));
+        assert_eq!(
+            actions[2].kind,
+            ActionType::Forbidden(ForbiddenKind::ModifyPrice)
+        );
+        assert_eq!(actions[3].product_id, Param::Missing);
+    }
+}

@@ -1,0 +1,306 @@
+//! Deciding what a shop turn will do, before its transaction opens: the cart and
+//! open order the claim read, backend-detected events first, then (only if
+//! needed) the proposer, bounded in time, and the grounding of a model's actions
+//! on the customer's words.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use super::catalog::CatalogIndex;
+use super::contract::{
+    CartLineView, CartView, CatalogEntry, Proposal, ProposalInput, ProposedAction,
+};
+use super::core::classify::{MessageClass, classify};
+use super::core::{Cart, CartLine, Event, State, on_customer_message};
+use super::memo::ShopMemo;
+use super::messages;
+use super::orders::OrderStatus;
+use super::proposer::Proposer;
+use super::rules::grounding::Ungrounded;
+use crate::channels::MessagePayload;
+use crate::detect::{self, Inbound};
+use crate::engine::{Command, Turn, TurnSnapshot};
+
+/// The order waiting for payment, as a turn reads it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct OpenOrder {
+    pub id: Uuid,
+    pub number: i64,
+    pub status: OrderStatus,
+    pub total_minor: i64,
+    pub currency: String,
+    pub payment_due_at: DateTime<Utc>,
+}
+
+/// What the claim read of the shop's tables: the cart with current prices and
+/// the open order. Decoded strictly: a shape this version does not know fails
+/// the turn (retried, then parked), never a silently empty cart.
+pub struct ShopSnapshot {
+    pub cart: Cart,
+    pub open_order: Option<OpenOrder>,
+}
+
+impl ShopSnapshot {
+    pub fn read(snapshot: &TurnSnapshot) -> serde_json::Result<Self> {
+        let lines: Vec<(i64, i64, i64)> = serde_json::from_value(snapshot.cart.0.clone())?;
+        let cart = Cart::new(
+            lines
+                .into_iter()
+                .map(|(product_id, quantity, unit_price_minor)| CartLine {
+                    product_id,
+                    quantity,
+                    unit_price_minor,
+                })
+                .collect(),
+        );
+        let open_order = match &snapshot.open_order {
+            Some(order) => Some(serde_json::from_value(order.0.clone())?),
+            None => None,
+        };
+        Ok(ShopSnapshot { cart, open_order })
+    }
+}
+
+/// What a turn will do.
+pub enum Plan {
+    /// Backend-detected escalation; `notice` is the handoff message.
+    Escalate {
+        start: State,
+        notice: &'static str,
+    },
+    /// An image or payment words while an order waits for payment.
+    PaymentProof {
+        start: State,
+        payload: MessagePayload,
+    },
+    /// A fixed answer that needs no proposer.
+    Say {
+        start: State,
+        text: &'static str,
+    },
+    /// A proposal to validate against the matrix.
+    Propose(Box<ProposePlan>),
+    SessionTimeout {
+        current: State,
+    },
+    PaymentTimeout {
+        order_id: Uuid,
+        current: State,
+    },
+    /// Small talk, an off-topic question or abuse: answered without a proposer.
+    Guard {
+        start: State,
+        class: MessageClass,
+        memo: ShopMemo,
+    },
+}
+
+impl Plan {
+    /// A short name, for metric labels.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Plan::Escalate { .. } => "escalate",
+            Plan::PaymentProof { .. } => "payment_proof",
+            Plan::Say { .. } => "say",
+            Plan::Propose(_) => "propose",
+            Plan::SessionTimeout { .. } => "session_timeout",
+            Plan::PaymentTimeout { .. } => "payment_timeout",
+            Plan::Guard { .. } => "guard",
+        }
+    }
+
+    /// The state a customer message starts from, for plans made of one.
+    pub fn start(&self) -> Option<State> {
+        match self {
+            Plan::Escalate { start, .. }
+            | Plan::Say { start, .. }
+            | Plan::PaymentProof { start, .. }
+            | Plan::Guard { start, .. } => Some(*start),
+            Plan::Propose(plan) => Some(plan.start),
+            Plan::SessionTimeout { .. } | Plan::PaymentTimeout { .. } => None,
+        }
+    }
+}
+
+/// A proposal and the state it was made from.
+pub struct ProposePlan {
+    pub start: State,
+    pub greeted: bool,
+    pub proposal: Proposal,
+    pub proposer: &'static str,
+    pub cart: Cart,
+    /// What the conversation remembered (choices offered, clarifications).
+    pub memo: ShopMemo,
+    /// The follow-up as the standalone request the proposer read, if rewritten.
+    pub rewritten: Option<String>,
+    /// An LLM's actions that stand on nothing the customer said, by index: refused
+    /// before the matrix sees them.
+    pub ungrounded: Vec<(usize, Ungrounded)>,
+    /// The model's actions when none stood on the customer's words (the rules'
+    /// reading was proposed instead): each action's type and why it was refused.
+    pub replaced: Vec<(String, Ungrounded)>,
+}
+
+/// The shop's plan for a turn. A conversation whose stored state is not a shop
+/// state is an error (the turn is retried, then parked), never read as IDLE.
+pub async fn plan(
+    proposer: &dyn Proposer,
+    turn: &Turn<'_>,
+    catalog: &CatalogIndex,
+    cart: &Cart,
+) -> anyhow::Result<Plan> {
+    let snapshot = turn.snapshot;
+    let conversation = &snapshot.conversation;
+    let current = State::try_from(conversation.state())?;
+    let payload = match &turn.burst.command {
+        Command::SessionTimeout => return Ok(Plan::SessionTimeout { current }),
+        Command::PaymentTimeout { order_id } => {
+            return Ok(Plan::PaymentTimeout {
+                order_id: *order_id,
+                current,
+            });
+        }
+        Command::Message(payload) => payload,
+    };
+    let start = on_customer_message(current);
+    let events = super::core::detected(detect::detect(Inbound {
+        text: &payload.text,
+        has_image: payload.has_attachment(),
+    }));
+    if events.contains(&Event::EscalationRequested) {
+        return Ok(Plan::Escalate {
+            start,
+            notice: messages::ESCALATED,
+        });
+    }
+    if events.contains(&Event::PaymentProofReceived) && start == State::AwaitingPayment {
+        return Ok(Plan::PaymentProof {
+            start,
+            payload: payload.clone(),
+        });
+    }
+    if payload.is_unsupported() {
+        return Ok(Plan::Say {
+            start,
+            text: messages::UNSUPPORTED_MEDIA,
+        });
+    }
+    if payload.media.is_some() && payload.text.trim().is_empty() {
+        return Ok(Plan::Say {
+            start,
+            text: messages::IMAGE_WITHOUT_ORDER,
+        });
+    }
+
+    let bot = turn.bot;
+    let memo = ShopMemo::read(conversation.draft.as_ref());
+    // The bot offered a person after getting nowhere; a yes takes it.
+    if memo.person_offered && super::rules::is_yes(&payload.text) {
+        return Ok(Plan::Escalate {
+            start,
+            notice: messages::ESCALATED,
+        });
+    }
+    let catalog_entries: Vec<CatalogEntry> = catalog
+        .active()
+        .map(|p| CatalogEntry {
+            product_id: p.id,
+            name: p.name.clone(),
+            price_minor: p.price_minor,
+            description: p.description.clone(),
+        })
+        .collect();
+    let names_a_product = super::rules::names_a_product(&payload.text, &catalog_entries);
+    let class = classify(&payload.text, names_a_product);
+    if class != MessageClass::Shop {
+        return Ok(Plan::Guard { start, class, memo });
+    }
+    let mut input = ProposalInput {
+        current_state: start,
+        detected_events: events.clone(),
+        cart: cart_view(cart, catalog),
+        customer_message: payload.text.clone(),
+        recent_history: turn.history(),
+        product_catalog: catalog_entries,
+        currency: bot.currency.clone(),
+        choices: memo.choices.clone(),
+        choice_quantity: memo.choice_quantity,
+        choices_named: memo.choices_named,
+        focus: memo.focus,
+        context: turn.call_context(),
+    };
+    let rewritten = super::rules::rewrite(&input);
+    if let Some(standalone) = &rewritten {
+        input.customer_message = standalone.clone();
+    }
+    let mut name = proposer.name();
+    let proposal = match tokio::time::timeout(turn.proposer_timeout, proposer.propose(&input)).await
+    {
+        Ok(Ok(proposal)) => proposal,
+        Ok(Err(err)) => {
+            tracing::warn!(%err, proposer = name, "proposer failed; asking the customer to rephrase");
+            fallback_proposal()
+        }
+        Err(_) => {
+            tracing::warn!(
+                proposer = name,
+                "proposer timed out; asking the customer to rephrase"
+            );
+            fallback_proposal()
+        }
+    };
+    if let Some(origin) = proposal.origin {
+        name = origin;
+    }
+    // The rules read only what is there; a model may propose anything. When
+    // nothing it proposed stands on the customer's words, the rules' reading
+    // takes the turn (they are its fallback) and the model's actions are kept
+    // for the audit.
+    let mut ungrounded = Vec::new();
+    let mut replaced = Vec::new();
+    let mut proposal = proposal;
+    if name == "llm" {
+        ungrounded = super::rules::grounding::ungrounded(&input, &proposal);
+        if !ungrounded.is_empty() && ungrounded.len() == proposal.proposed_actions.len() {
+            replaced = std::mem::take(&mut ungrounded)
+                .into_iter()
+                .map(|(i, why)| (proposal.proposed_actions[i].action_type.clone(), why))
+                .collect();
+            proposal = super::rules::propose(&input);
+            name = "rules (llm ungrounded)";
+        }
+    }
+    Ok(Plan::Propose(Box::new(ProposePlan {
+        start,
+        greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
+        proposal,
+        proposer: name,
+        cart: cart.clone(),
+        memo,
+        rewritten,
+        ungrounded,
+        replaced,
+    })))
+}
+
+fn fallback_proposal() -> Proposal {
+    Proposal::new(vec![ProposedAction::new("CLARIFY")], "")
+}
+
+fn cart_view(cart: &Cart, catalog: &CatalogIndex) -> CartView {
+    CartView {
+        lines: cart
+            .lines()
+            .iter()
+            .map(|l| CartLineView {
+                product_id: l.product_id,
+                name: catalog.name(l.product_id).to_owned(),
+                quantity: l.quantity,
+                unit_price_minor: l.unit_price_minor,
+                line_total_minor: l.line_total_minor(),
+            })
+            .collect(),
+        total_minor: cart.total_minor(),
+    }
+}

@@ -1,0 +1,574 @@
+//! The words the shop rules listen for, normalized (lowercase, no accents), grouped
+//! by what they ask for. Regional verbs of Bolivia and Mexico are here as well as
+//! the textbook ones; a phrase is matched on word boundaries.
+
+/// Order verbs: the customer wants something added.
+pub const ADD: &[&str] = &[
+    "quiero",
+    "quisiera",
+    "queria",
+    "dame",
+    "deme",
+    "damelo",
+    "agrega",
+    "agregame",
+    "agregale",
+    "agregar",
+    "agregas",
+    "agregueme",
+    "anade",
+    "anademe",
+    "anadele",
+    "pon",
+    "ponme",
+    "ponle",
+    "pone",
+    "poneme",
+    "echale",
+    "echame",
+    "mandame",
+    "manda",
+    "mandeme",
+    "traeme",
+    "trae",
+    "traigame",
+    "regalame",
+    "llevo",
+    "me llevo",
+    "me das",
+    "me da",
+    "me pasas",
+    "me pasa",
+    "me vendes",
+    "me vende",
+    "me gustaria",
+    "pideme",
+    "sumale",
+    "suma",
+    "incluye",
+    "incluyeme",
+    "apunta",
+    "apuntame",
+    "anota",
+    "anotame",
+    "alistame",
+    "preparame",
+    "sirveme",
+    "encargo",
+    "encargame",
+    "necesito",
+    "voy a querer",
+    "voy a llevar",
+    "me antoja",
+    "se me antoja",
+    "tambien",
+    "ademas",
+    "mas",
+];
+
+/// Remove verbs: the customer wants a line out.
+pub const REMOVE: &[&str] = &[
+    "quita",
+    "quitame",
+    "quitale",
+    "quitalo",
+    "quitala",
+    "quitalos",
+    "quitalas",
+    "quitar",
+    "saca",
+    "sacame",
+    "sacale",
+    "sacalo",
+    "sacala",
+    "sacalos",
+    "sacar",
+    "elimina",
+    "eliminame",
+    "eliminalo",
+    "eliminala",
+    "eliminar",
+    "borra",
+    "borrame",
+    "borralo",
+    "borrala",
+    "borrar",
+    "retira",
+    "retirame",
+    "retiralo",
+    "sin",
+    "ya no quiero",
+    "no quiero",
+    "olvida",
+    "olvidate",
+    "descarta",
+    "fuera",
+];
+
+/// Verbs that set a line to a quantity.
+pub const SET: &[&str] = &[
+    "cambia",
+    "cambiame",
+    "cambiale",
+    "cambialo",
+    "cambiala",
+    "cambiar",
+    "que sean",
+    "que sea",
+    "mejor",
+    "solo",
+    "solamente",
+    "nomas",
+    "nada mas",
+    "deja",
+    "dejame",
+    "dejalo",
+    "dejala",
+    "modifica",
+    "actualiza",
+    "ajusta",
+    "en vez de",
+    "en lugar de",
+    "corrige",
+];
+
+/// Questions about a product: price, availability, description.
+pub const QUESTION: &[&str] = &[
+    "cuanto",
+    "a cuanto",
+    "en cuanto",
+    "precio",
+    "precios",
+    "cuesta",
+    "cuestan",
+    "vale",
+    "valen",
+    "que es",
+    "que son",
+    "que lleva",
+    "que trae",
+    "de que es",
+    "de que son",
+    "tienen",
+    "tienes",
+    "tiene",
+    "hay",
+    "como es",
+    "como son",
+    "cual es",
+    "es rico",
+    "esta rico",
+    "saber",
+    "preguntar",
+    "disponible",
+    "queda",
+    "quedan",
+    "info",
+    "informacion",
+    "de que tamano",
+    "tamano",
+    "es grande",
+    "ingredientes",
+    "sin azucar",
+    "es dulce",
+    "recomiendas",
+    "que tal",
+];
+
+/// Questions that ask what the shop sells.
+pub const CATALOG: &[&str] = &[
+    "que tienen",
+    "que tienes",
+    "que venden",
+    "que vendes",
+    "que hay",
+    "que ofrecen",
+    "catalogo",
+    "menu",
+    "carta",
+    "productos",
+    "opciones",
+    "lista de precios",
+    "precios",
+    "la lista",
+    "que me recomiendas",
+    "que recomiendas",
+    "muestrame",
+    "que mas tienen",
+    "que mas hay",
+];
+
+/// The customer is done adding: show the summary.
+pub const DONE: &[&str] = &[
+    "cuanto es",
+    "cuanto seria",
+    "cuanto sale todo",
+    "cuanto te debo",
+    "cuanto le debo",
+    "cuanto me sale",
+    "cuanto me cobras",
+    "cuanto te pago",
+    "cuanto es todo",
+    "cuanto seria todo",
+    "ya estaria",
+    "estaria",
+    "ya seria",
+    "seria todo",
+    "eso es",
+    "con eso",
+    "con eso es todo",
+    "cuanto va",
+    "cuanto llevo",
+    "total",
+    "la cuenta",
+    "mi pedido",
+    "mi carrito",
+    "ver carrito",
+    "ver pedido",
+    "ver mi pedido",
+    "eso es todo",
+    "es todo",
+    "seria todo",
+    "eso seria todo",
+    "eso seria",
+    "nada mas",
+    "nomas eso",
+    "solo eso",
+    "termine",
+    "ya termine",
+    "listo",
+    "ya esta",
+    "ya",
+    "finalizar",
+    "terminar",
+    "cerrar pedido",
+    "cierra el pedido",
+    "cierra mi pedido",
+    "pagar",
+    "quiero pagar",
+    "como pago",
+    "como te pago",
+    "checkout",
+    "resumen",
+    "confirma",
+    "confirmar",
+    "confirmo",
+    "confirmame",
+    "hazme el pedido",
+    "manda el pedido",
+    "procede",
+];
+
+/// Words a "that's all" is made of ("eso nomás", "ya sería todo", "listo ya"):
+/// a message of only these, with a cart, asks for the summary.
+pub const DONE_WORDS: &[&str] = &[
+    "eso",
+    "es",
+    "todo",
+    "nomas",
+    "nada",
+    "mas",
+    "solo",
+    "ya",
+    "listo",
+    "seria",
+    "estaria",
+    "termine",
+    "terminamos",
+    "ok",
+    "bueno",
+    "asi",
+    "esta",
+    "por",
+    "ahora",
+    "gracias",
+    "seria todo",
+    "quedo",
+    "estuvo",
+    "listos",
+    "completo",
+    "pues",
+    "ahi",
+    "tal",
+    "cual",
+    "perfecto",
+    "bien",
+];
+
+/// A yes to the order summary (CHECKOUT only).
+pub const CONFIRM: &[&str] = &[
+    "si",
+    "s",
+    "sip",
+    "sii",
+    "siii",
+    "claro",
+    "claro que si",
+    "dale",
+    "ok",
+    "okay",
+    "okey",
+    "va",
+    "listo",
+    "confirmo",
+    "confirmar",
+    "confirmado",
+    "confirma",
+    "de acuerdo",
+    "correcto",
+    "perfecto",
+    "esta bien",
+    "asi es",
+    "de una",
+    "simon",
+    "sale",
+    "adelante",
+    "hazlo",
+    "si confirmo",
+    "si por favor",
+    "si porfa",
+    "si gracias",
+    "eso",
+    "exacto",
+    "asi",
+    "todo bien",
+    "si esta bien",
+    "vale",
+    "bueno",
+    "si dale",
+    "pues",
+    "ta bien",
+    "orale",
+    "sale y vale",
+    "andale",
+    "ya",
+    "ya pues",
+    "ya esta",
+    "esta bien",
+    "correcto",
+    "asi esta bien",
+];
+
+/// Not yet, to the order summary.
+pub const DENY: &[&str] = &[
+    "no",
+    "nop",
+    "nel",
+    "todavia no",
+    "aun no",
+    "espera",
+    "un momento",
+    "mejor no",
+    "no todavia",
+    "no aun",
+];
+
+/// Empty the cart.
+pub const CLEAR: &[&str] = &[
+    "vacia el carrito",
+    "vacia mi carrito",
+    "vaciar el carrito",
+    "vaciar carrito",
+    "vacia carrito",
+    "vacialo",
+    "vacia todo",
+    "limpia el carrito",
+    "limpiar el carrito",
+    "borra todo",
+    "quita todo",
+    "elimina todo",
+    "saca todo",
+    "sacame todo",
+    "quitame todo",
+    "borrar todo",
+    "empezar de nuevo",
+    "empieza de nuevo",
+    "desde cero",
+    "reinicia",
+    "borra el carrito",
+];
+
+/// Call the whole order off.
+pub const CANCEL: &[&str] = &[
+    "cancelar",
+    "cancela",
+    "cancelo",
+    "cancelalo",
+    "cancelar pedido",
+    "cancela el pedido",
+    "cancela mi pedido",
+    "ya no quiero",
+    "ya no quiero nada",
+    "no quiero nada",
+    "anula",
+    "anular",
+    "anulalo",
+    "olvidalo",
+    "olvida todo",
+    "dejalo asi",
+];
+
+/// Thanks and goodbyes.
+pub const THANKS: &[&str] = &[
+    "gracias",
+    "muchas gracias",
+    "mil gracias",
+    "chau",
+    "chao",
+    "adios",
+    "hasta luego",
+    "nos vemos",
+    "buenisimo",
+    "genial",
+    "bye",
+    "gracias amigo",
+    "muy amable",
+    "excelente",
+];
+
+/// Words that carry no request of their own: politeness, articles, fillers.
+pub const FILLER: &[&str] = &[
+    "por", "favor", "porfa", "porfis", "porfavor", "pls", "plis", "please", "gracias", "hola",
+    "buenas", "buenos", "dias", "tardes", "noches", "buen", "dia", "oye", "oiga", "mira", "este",
+    "esta", "pues", "bueno", "ok", "okay", "entonces", "y", "e", "tambien", "de", "del", "la",
+    "el", "lo", "los", "las", "un", "una", "unos", "unas", "con", "a", "al", "para", "en", "mi",
+    "mis", "me", "te", "que", "se", "le", "les", "porfavor", "amigo", "amiga", "senor", "senorita",
+    "joven", "jefe", "jefa", "mas", "ahora", "tu", "su", "carrito", "pedido", "ya", "si", "nos",
+    "eh", "ah", "mmm", "ehh", "ese", "esa", "eso", "esos", "esas",
+];
+
+/// Ordinals a customer uses to pick from a numbered list.
+pub const ORDINALS: &[(&str, usize)] = &[
+    ("primero", 1),
+    ("primera", 1),
+    ("primer", 1),
+    ("segundo", 2),
+    ("segunda", 2),
+    ("tercero", 3),
+    ("tercera", 3),
+    ("tercer", 3),
+    ("cuarto", 4),
+    ("cuarta", 4),
+    ("quinto", 5),
+    ("quinta", 5),
+    ("ultimo", usize::MAX),
+    ("ultima", usize::MAX),
+];
+
+/// Whether a word is a verb of taking something out, by its stem, in any person
+/// ("quítelo", "sácamelo", "bórrenlo", "elimínalo").
+pub fn removes(word: &str) -> bool {
+    ["quit", "sac", "saq", "borr", "elimin", "retir", "descart"]
+        .iter()
+        .any(|stem| word.starts_with(stem) && word.len() > stem.len())
+        && !matches!(word, "saco" | "sacos")
+}
+
+/// Whether a word is a verb of adding, by its stem ("agrégueme", "póngame",
+/// "échele", "mándeme", "anóteme").
+pub fn adds(word: &str) -> bool {
+    [
+        "agreg", "anad", "pong", "ponm", "ponl", "ech", "mand", "anot", "apunt", "sum", "encarg",
+        "pid", "trai",
+    ]
+    .iter()
+    .any(|stem| word.starts_with(stem))
+}
+
+/// Words the lexicon knows: they are what they say, never a typo of a product
+/// ("chao" is goodbye, not "chai").
+pub fn is_known(word: &str) -> bool {
+    [
+        ADD,
+        REMOVE,
+        SET,
+        QUESTION,
+        CATALOG,
+        DONE,
+        CONFIRM,
+        DENY,
+        CLEAR,
+        CANCEL,
+        THANKS,
+        FILLER,
+        crate::detect::GREETINGS,
+    ]
+    .iter()
+    .any(|list| list.contains(&word))
+}
+
+pub fn any(text: &str, phrases: &[&str]) -> bool {
+    phrases
+        .iter()
+        .any(|p| crate::text::contains_phrase(text, p))
+}
+
+/// Words of `phrases` found in `words`, by index (for coverage).
+pub fn cover(words: &[&str], phrases: &[&str], covered: &mut [bool]) {
+    for phrase in phrases {
+        let parts: Vec<&str> = phrase.split(' ').collect();
+        if parts.len() > words.len() {
+            continue;
+        }
+        for start in 0..=words.len() - parts.len() {
+            if words[start..start + parts.len()] == parts[..] {
+                covered[start..start + parts.len()]
+                    .iter_mut()
+                    .for_each(|c| *c = true);
+            }
+        }
+    }
+}
+
+/// Chat spellings, read as the words they stand for: "q" is "que", "kiero" is
+/// "quiero", "wenas" is "buenas", "tmb" is "también". Applied to normalized text.
+pub fn read_chat(normalized: &str) -> String {
+    normalized
+        .split(' ')
+        .map(|word| match word {
+            "q" | "k" | "ke" | "qe" => "que".to_owned(),
+            "wenas" | "wena" | "guenas" => "buenas".to_owned(),
+            "tb" | "tmb" | "tbn" | "tambn" => "tambien".to_owned(),
+            "xfa" | "xfavor" | "pfa" | "porfi" => "porfa".to_owned(),
+            "d" => "de".to_owned(),
+            "xq" | "pq" | "porq" => "porque".to_owned(),
+            "toy" => "estoy".to_owned(),
+            "kisiera" => "quisiera".to_owned(),
+            w if w.starts_with("ki") && w.len() > 3 => {
+                let candidate = format!("qui{}", &w[2..]);
+                if is_known(&candidate) {
+                    candidate
+                } else {
+                    w.to_owned()
+                }
+            }
+            w => w.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Emoji people use in orders, read as words before normalization strips them.
+pub fn read_emoji(text: &str) -> String {
+    const EMOJI: &[(&str, &str)] = &[
+        ("👍", " si "),
+        ("👌", " si "),
+        ("✅", " si "),
+        ("🙏", " por favor "),
+        ("❌", " no "),
+        ("☕", " cafe "),
+        ("🍫", " chocolate "),
+        ("🥐", " croissant "),
+        ("🍰", " cheesecake "),
+        ("🍋", " limonada "),
+        ("🍵", " te "),
+        ("🛒", " carrito "),
+    ];
+    let mut out = text.to_owned();
+    for (emoji, word) in EMOJI {
+        if out.contains(emoji) {
+            out = out.replace(emoji, word);
+        }
+    }
+    out
+}

@@ -1,0 +1,392 @@
+//! Finding the catalog's products in a message: whole names, any word of a name
+//! that only one product has ("americanos" is Café americano, "chai" is Té chai),
+//! plurals, diminutives ("cafecito", "matchita") and typos. A word several
+//! products share is an ambiguous mention, to be asked about, never guessed.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use super::memo::CatalogMemo;
+use crate::shop::contract::CatalogEntry;
+use crate::shop::core::ProductId;
+use crate::text::{normalize, tokens};
+
+/// Words that never name a product, so they can't match one by accident.
+const STOPWORDS: &[&str] = &[
+    "de", "del", "la", "el", "los", "las", "un", "una", "unos", "unas", "con", "y", "a", "al",
+    "por", "para", "en", "mi", "me", "que", "quiero", "dame", "favor", "sin", "mas", "otro",
+    "otra", "solo",
+];
+
+/// A product (or a choice of products) named in the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mention {
+    /// One product, or several when the words fit more than one.
+    pub candidates: Vec<ProductId>,
+    /// Token span (end exclusive).
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Mention {
+    pub fn product(&self) -> Option<ProductId> {
+        match self.candidates.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+}
+
+/// "brownies" → "brownie", "croissants" → "croissant", "limones" → "limon".
+pub fn singular(word: &str) -> &str {
+    if word.len() > 4 && word.ends_with("es") && !word.ends_with("ees") {
+        &word[..word.len() - 2]
+    } else if word.len() >= 3 && word.ends_with('s') && !word.ends_with("ss") {
+        // "tes" is the plural of "te" as much as "chais" is of "chai".
+        &word[..word.len() - 1]
+    } else {
+        word
+    }
+}
+
+/// The stems a diminutive may come from: "cafecito" → "cafe", "juguito" → "jugo",
+/// "matchita" → "matcha", "chocolatito" → "chocolate".
+fn undiminished(word: &str) -> Vec<String> {
+    let word = singular(word);
+    let mut out = Vec::new();
+    for suffix in [
+        "cito", "cita", "ecito", "ecita", "ito", "ita", "illo", "illa",
+    ] {
+        if let Some(stem) = word.strip_suffix(suffix)
+            && stem.len() >= 3
+        {
+            out.push(stem.to_owned());
+            for vowel in ["o", "a", "e"] {
+                out.push(format!("{stem}{vowel}"));
+            }
+        }
+    }
+    out
+}
+
+/// How a word sounds in Spanish, so spellings by ear match: "cruasán" and
+/// "croissant", "chescake" and "cheesecake", "brauni" and "brownie".
+pub fn sound(word: &str) -> String {
+    let mut s = word.to_owned();
+    for (from, to) in [
+        ("ss", "s"),
+        ("sh", "ch"),
+        ("ll", "y"),
+        ("qu", "k"),
+        ("ck", "k"),
+        ("ch", "x"),
+        ("ph", "f"),
+        ("oi", "ua"),
+        ("ow", "au"),
+        ("ee", "i"),
+        ("ie", "i"),
+        ("th", "t"),
+        ("tt", "t"),
+        ("cc", "k"),
+    ] {
+        s = s.replace(from, to);
+    }
+    let mut out = String::with_capacity(s.len());
+    let chars: Vec<char> = s.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let mapped = match c {
+            'c' if matches!(next, Some('e' | 'i')) => 's',
+            'c' | 'q' => 'k',
+            'z' => 's',
+            'v' | 'w' => 'b',
+            'y' if i + 1 == chars.len() => 'i',
+            'h' => continue,
+            c => *c,
+        };
+        if out.ends_with(mapped) && !"aeiou".contains(mapped) {
+            continue;
+        }
+        out.push(mapped);
+    }
+    out
+}
+
+/// A message word, read once for every name word it is held against.
+struct Probe<'a> {
+    word: &'a str,
+    singular: &'a str,
+    known: bool,
+    sound: String,
+    chars: usize,
+    stems: Vec<String>,
+}
+
+impl<'a> Probe<'a> {
+    fn new(word: &'a str) -> Self {
+        let singular = singular(word);
+        Probe {
+            word,
+            singular,
+            known: super::lexicon::is_known(word),
+            sound: sound(singular),
+            chars: singular.chars().count(),
+            stems: undiminished(word),
+        }
+    }
+
+    /// See [`word_matches`].
+    fn matches(&self, name: &NameWord) -> bool {
+        let (a, b) = (self.singular, name.singular.as_str());
+        if a == b || self.word == name.word {
+            return true;
+        }
+        if self.known {
+            return false;
+        }
+        let (sa, sb) = (&self.sound, &name.sound);
+        if sa.len() >= 4
+            && (sa == sb || (sb.len() >= 6 && strsim::damerau_levenshtein(sa, sb) <= 1))
+        {
+            return true;
+        }
+        if a.len() >= 4 && b.len() >= 7 && b.starts_with(a) {
+            return true;
+        }
+        let limit = match name.chars {
+            0..=3 => 0,
+            4..=6 => 1,
+            _ => 2,
+        };
+        if limit > 0 && self.chars > 2 && strsim::damerau_levenshtein(a, b) <= limit {
+            return true;
+        }
+        self.stems.iter().any(|stem| {
+            stem == b || (b.len() >= 4 && strsim::damerau_levenshtein(stem, b) <= limit.min(1))
+        })
+    }
+}
+
+/// A word of a product name, read once.
+struct NameWord {
+    word: String,
+    singular: String,
+    sound: String,
+    /// Characters of the singular.
+    chars: usize,
+    /// How many products' names have this word (by its singular).
+    shared: usize,
+}
+
+impl NameWord {
+    fn new(word: &str) -> Self {
+        let singular = singular(word);
+        NameWord {
+            word: word.to_owned(),
+            singular: singular.to_owned(),
+            sound: sound(singular),
+            chars: singular.chars().count(),
+            shared: 0,
+        }
+    }
+}
+
+/// Whether a message word stands for a name word: the same word, its plural, a
+/// diminutive of it, a typo of it (one edit for 4–6 letters, two beyond), the
+/// same word spelled by ear, or the first letters of a long one ("capu").
+pub fn word_matches(message_word: &str, name_word: &str) -> bool {
+    Probe::new(message_word).matches(&NameWord::new(name_word))
+}
+
+pub fn significant_words(name: &str) -> Vec<String> {
+    tokens(&normalize(name))
+        .into_iter()
+        .filter(|w| !STOPWORDS.contains(w))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The catalog's names, each distinct word read once.
+struct NameIndex {
+    words: Vec<NameWord>,
+    /// Each product with a significant word, its words as indices into `words`.
+    products: Vec<(ProductId, Vec<usize>)>,
+}
+
+impl NameIndex {
+    fn new(catalog: &[CatalogEntry]) -> Self {
+        let mut words: Vec<NameWord> = Vec::new();
+        let mut at: HashMap<String, usize> = HashMap::new();
+        let mut products = Vec::with_capacity(catalog.len());
+        for entry in catalog {
+            let name: Vec<usize> = significant_words(&entry.name)
+                .into_iter()
+                .map(|w| {
+                    *at.entry(w).or_insert_with_key(|w| {
+                        words.push(NameWord::new(w));
+                        words.len() - 1
+                    })
+                })
+                .collect();
+            if !name.is_empty() {
+                products.push((entry.product_id, name));
+            }
+        }
+        // How many products' names have a word of the same singular.
+        let mut by_singular: HashMap<&str, usize> = HashMap::new();
+        for (_, name) in &products {
+            let mut seen: Vec<&str> = name.iter().map(|&i| words[i].singular.as_str()).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for singular in seen {
+                *by_singular.entry(singular).or_default() += 1;
+            }
+        }
+        let shared: Vec<usize> = words
+            .iter()
+            .map(|w| by_singular[w.singular.as_str()])
+            .collect();
+        for (word, shared) in words.iter_mut().zip(shared) {
+            word.shared = shared;
+        }
+        NameIndex { words, products }
+    }
+}
+
+/// Finds product mentions, most complete first, never overlapping.
+pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
+    static NAMES: LazyLock<CatalogMemo<NameIndex>> = LazyLock::new(Default::default);
+    let index = NAMES.get(catalog, NameIndex::new);
+    let probes: Vec<Probe> = words.iter().map(|w| Probe::new(w)).collect();
+    // Whether message word `i` stands for name word `j`, each pair decided once.
+    let mut memo: Vec<Option<bool>> = vec![None; words.len() * index.words.len()];
+    let mut matches = |i: usize, j: usize| -> bool {
+        *memo[i * index.words.len() + j].get_or_insert_with(|| probes[i].matches(&index.words[j]))
+    };
+    let mut found: Vec<(usize, usize, usize, ProductId)> = Vec::new(); // (score, start, end, id)
+    for (id, name) in &index.products {
+        for start in 0..words.len() {
+            if STOPWORDS.contains(&words[start]) {
+                continue;
+            }
+            // Start on any word of the name: "americanos" is enough for Café americano
+            // when no other product has that word.
+            for (k, &first) in name.iter().enumerate() {
+                if !matches(start, first) {
+                    continue;
+                }
+                let mut end = start + 1;
+                let mut matched = 1;
+                for &name_word in &name[k + 1..] {
+                    let window_end = (end + 2).min(words.len());
+                    match (end..window_end).find(|&j| matches(j, name_word)) {
+                        Some(j) => {
+                            end = j + 1;
+                            matched += 1;
+                        }
+                        None => break,
+                    }
+                }
+                let full = matched == name.len() && k == 0;
+                let first = &index.words[first];
+                let distinctive = first.word.chars().count() >= 4 || first.shared == 1;
+                if full || (distinctive && first.word.chars().count() >= 3) {
+                    found.push((matched * 10 + usize::from(full) * 5, start, end, *id));
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut taken = vec![false; words.len()];
+    let mut mentions: Vec<Mention> = Vec::new();
+    for (score, start, end, id) in &found {
+        if taken[*start..*end].iter().any(|t| *t) {
+            // Same words, same strength: a second product the words also fit.
+            if let Some(m) = mentions
+                .iter_mut()
+                .find(|m| m.start == *start && m.end == *end)
+                && !m.candidates.contains(id)
+                && found.iter().any(|f| {
+                    f.3 == m.candidates[0] && f.1 == *start && f.2 == *end && f.0 == *score
+                })
+            {
+                m.candidates.push(*id);
+            }
+            continue;
+        }
+        if mentions.iter().any(|m| m.candidates.contains(id)) {
+            continue;
+        }
+        taken[*start..*end].iter_mut().for_each(|t| *t = true);
+        mentions.push(Mention {
+            candidates: vec![*id],
+            start: *start,
+            end: *end,
+        });
+    }
+    mentions.sort_by_key(|m| m.start);
+    mentions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog(names: &[(ProductId, &str)]) -> Vec<CatalogEntry> {
+        names
+            .iter()
+            .map(|(id, name)| CatalogEntry {
+                product_id: *id,
+                name: (*name).into(),
+                price_minor: 1000,
+                description: String::new(),
+            })
+            .collect()
+    }
+
+    fn ids(text: &str, cat: &[CatalogEntry]) -> Vec<Vec<ProductId>> {
+        let normalized = normalize(text);
+        find(&tokens(&normalized), cat)
+            .into_iter()
+            .map(|m| m.candidates)
+            .collect()
+    }
+
+    #[test]
+    fn whole_and_partial_names_plurals_diminutives_and_typos() {
+        let cat = catalog(&[
+            (1, "Maracuya"),
+            (2, "Matcha"),
+            (3, "Café americano"),
+            (4, "Té chai"),
+            (5, "Chocolate caliente"),
+            (6, "Brownie"),
+        ]);
+        assert_eq!(ids("3 americanos", &cat), [vec![3]]);
+        assert_eq!(ids("un cafecito americano", &cat), [vec![3]]);
+        assert_eq!(ids("unas matchitas", &cat), [vec![2]]);
+        assert_eq!(ids("dos chais", &cat), [vec![4]]);
+        assert_eq!(ids("un chocolatito", &cat), [vec![5]]);
+        assert_eq!(ids("una mracuya y un brwnie", &cat), [vec![1], vec![6]]);
+        assert_eq!(ids("te chai", &cat), [vec![4]]);
+        assert_eq!(
+            ids("dos cruasanes", &catalog(&[(7, "Croissant")])),
+            [vec![7]]
+        );
+        assert_eq!(
+            ids("un chescake", &catalog(&[(9, "Cheesecake")])),
+            [vec![9]]
+        );
+        assert_eq!(ids("un brauni", &cat), [vec![6]]);
+        assert_eq!(ids("un capu", &catalog(&[(8, "Capuchino")])), [vec![8]]);
+        assert!(ids("hola que tal", &cat).is_empty());
+    }
+
+    #[test]
+    fn a_word_two_products_share_is_an_ambiguous_mention() {
+        let cat = catalog(&[(1, "Café americano"), (2, "Café latte"), (3, "Brownie")]);
+        assert_eq!(ids("un café", &cat), [vec![1, 2]]);
+        assert_eq!(ids("un café latte", &cat), [vec![2]]);
+        assert_eq!(ids("un latte y un brownie", &cat), [vec![2], vec![3]]);
+    }
+}

@@ -1,0 +1,773 @@
+//! The offline shop proposer: Spanish as customers in Bolivia and Mexico type it,
+//! read by rules, with product names matched against the bot's own catalog. It
+//! answers with the same `Proposal` an LLM would, and its proposals face the same
+//! matrix. It also says whether it read the whole message (`Reading::confident`):
+//! only then does a turn skip the LLM.
+//!
+//! Questions (price, availability, description) never change the cart; a word
+//! several products share is asked about with the candidates as choices; a
+//! follow-up ("otro", "uno menos", "el segundo", "quítalo") is read against the
+//! cart and the choices last offered.
+
+pub mod grounding;
+mod lexicon;
+mod memo;
+mod mentions;
+
+#[cfg(test)]
+mod tests;
+
+use crate::shop::core::{Event, ProductId, State};
+use crate::shop::messages;
+use crate::text::{normalize, token_number, tokens};
+
+use super::contract::{Proposal, ProposalInput, ProposedAction};
+use lexicon::any;
+use mentions::Mention;
+
+pub use memo::CatalogMemo;
+pub use mentions::{singular, word_matches};
+
+/// What the rules made of a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    pub proposal: Proposal,
+    /// Every word was accounted for and the answer is not a question back: an
+    /// LLM would add nothing.
+    pub confident: bool,
+}
+
+/// Proposes actions for `input` by rules alone. Deterministic and total.
+pub fn propose(input: &ProposalInput) -> Proposal {
+    read(input).proposal
+}
+
+/// A plain yes (to an offer of a person, for instance).
+pub fn is_yes(text: &str) -> bool {
+    let text = prepared(text);
+    only_words_of(&text, lexicon::CONFIRM)
+}
+
+/// Every word of `text` belongs to a phrase of `phrases` or is a filler, and at
+/// least one phrase is there: "listo, dale", "sí por favor", "ok 👍".
+fn only_words_of(text: &str, phrases: &[&str]) -> bool {
+    let words = tokens(text);
+    if words.is_empty() || !any(text, phrases) {
+        return false;
+    }
+    let mut covered = vec![false; words.len()];
+    lexicon::cover(&words, phrases, &mut covered);
+    words.iter().zip(&covered).all(|(w, c)| {
+        *c || matches!(
+            *w,
+            "por" | "favor" | "porfa" | "gracias" | "y" | "ya" | "pues" | "entonces"
+        )
+    })
+}
+
+/// Whether `text` names one of the catalog's products.
+pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) -> bool {
+    let text = normalize(text);
+    !mentions::find(&tokens(&text), catalog).is_empty()
+}
+
+/// A follow-up rewritten as the standalone request it stands for, so a proposer
+/// that does not see the cart or the offered choices reads it right: "el
+/// segundo" → "quiero 1 Matcha", "ponme otro igual" → "quiero 1 más de Matcha",
+/// "uno menos" → "quítame 1 de Matcha". `None` when the message stands alone.
+pub fn rewrite(input: &ProposalInput) -> Option<String> {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let mut reader = Reader {
+        input,
+        text: &text,
+        words: &words,
+        covered: vec![false; words.len()],
+    };
+    let name = |id: ProductId| {
+        input
+            .product_catalog
+            .iter()
+            .find(|p| p.product_id == id)
+            .map(|p| p.name.clone())
+    };
+    if let Some((id, quantity)) = reader.chosen() {
+        return Some(format!("quiero {quantity} {}", name(id)?));
+    }
+    let whole_cart = [lexicon::CLEAR, lexicon::CANCEL, lexicon::DONE];
+    if !mentions::find(&words, &input.product_catalog).is_empty()
+        || whole_cart.iter().any(|phrases| any(&text, phrases))
+    {
+        return None;
+    }
+    let action = reader
+        .follow_up()
+        .or_else(|| reader.of_focus())?
+        .proposed_actions
+        .into_iter()
+        .next()?;
+    let id = action.params.product_id.as_ref()?.as_i64()?;
+    let product = name(id)?;
+    let quantity = action.params.quantity.as_ref().and_then(|q| q.as_i64());
+    let had = input
+        .cart
+        .lines
+        .iter()
+        .find(|l| l.product_id == id)
+        .map_or(0, |l| l.quantity);
+    Some(match (action.action_type.as_str(), quantity) {
+        ("ADD_TO_CART", Some(q)) if had == 0 => format!("quiero {q} {product}"),
+        ("ADD_TO_CART", Some(q)) => format!("quiero {q} más de {product}"),
+        ("UPDATE_QUANTITY", Some(q)) => format!("cambia {product} a {q}"),
+        ("REMOVE_ITEM", _) if had > 0 => format!("quita {product}"),
+        _ => return None,
+    })
+}
+
+/// The message as the rules read it: emoji as words, accents and case folded,
+/// chat spellings as the words they stand for.
+fn prepared(message: &str) -> String {
+    lexicon::read_chat(&normalize(&lexicon::read_emoji(message)))
+}
+
+pub fn read(input: &ProposalInput) -> Reading {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let mut reader = Reader {
+        input,
+        text: &text,
+        words: &words,
+        covered: vec![false; words.len()],
+    };
+    let proposal = reader.proposal();
+    lexicon::cover(&words, lexicon::FILLER, &mut reader.covered);
+    let asks_back = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "CLARIFY");
+    let confident = !asks_back && !words.is_empty() && reader.covered.iter().all(|c| *c);
+    Reading {
+        proposal,
+        confident,
+    }
+}
+
+struct Reader<'a> {
+    input: &'a ProposalInput,
+    text: &'a str,
+    words: &'a [&'a str],
+    /// Words explained so far.
+    covered: Vec<bool>,
+}
+
+fn one(action: ProposedAction) -> Proposal {
+    Proposal::new(vec![action], "")
+}
+
+fn clarify(text: &str) -> Proposal {
+    Proposal::new(vec![ProposedAction::new("CLARIFY")], text)
+}
+
+impl Reader<'_> {
+    fn has(&mut self, phrases: &[&str]) -> bool {
+        let found = any(self.text, phrases);
+        if found {
+            lexicon::cover(self.words, phrases, &mut self.covered);
+        }
+        found
+    }
+
+    fn state(&self) -> State {
+        self.input.current_state
+    }
+
+    fn is_question(&self) -> bool {
+        let raw = &self.input.customer_message;
+        raw.contains('?') || raw.trim_start().starts_with('¿') || any(self.text, lexicon::QUESTION)
+    }
+
+    fn cart_quantity(&self, id: ProductId) -> i64 {
+        self.input
+            .cart
+            .lines
+            .iter()
+            .find(|l| l.product_id == id)
+            .map_or(0, |l| l.quantity)
+    }
+
+    /// The product a bare follow-up means: the last line added to the cart.
+    fn last_line(&self) -> Option<ProductId> {
+        self.input.cart.lines.last().map(|l| l.product_id)
+    }
+
+    fn proposal(&mut self) -> Proposal {
+        let input = self.input;
+        if input.detected_events.contains(&Event::EscalationRequested) {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return one(ProposedAction::new("ESCALATE"));
+        }
+        if let Some(proposal) = self.pick_choice() {
+            return proposal;
+        }
+        if self.state() == State::Checkout
+            && let Some(proposal) = self.answer_summary()
+        {
+            return proposal;
+        }
+        let clears = self.has(lexicon::CLEAR);
+        let found = mentions::find(self.words, &input.product_catalog);
+        for m in &found {
+            self.covered[m.start..m.end]
+                .iter_mut()
+                .for_each(|c| *c = true);
+        }
+        if clears {
+            // "Empezar de nuevo con 2 matchas": empty the cart, then add.
+            let mut actions = Vec::new();
+            if !input.cart.lines.is_empty() {
+                actions.push(ProposedAction::new("CLEAR_CART"));
+            }
+            if found.iter().all(|m| m.product().is_some()) {
+                actions.extend(self.product_actions(&found));
+            }
+            if !actions.is_empty() {
+                return Proposal::new(actions.into_iter().take(5).collect(), "");
+            }
+        }
+        if found.is_empty() && self.has(lexicon::CANCEL) {
+            return one(ProposedAction::new("CANCEL_ORDER"));
+        }
+        if let Some(ambiguous) = found.iter().find(|m| m.candidates.len() > 1) {
+            return self.ask_which(ambiguous);
+        }
+        let actions = self.product_actions(&found);
+        if !actions.is_empty() {
+            return Proposal::new(actions.into_iter().take(5).collect(), "");
+        }
+        if let Some(proposal) = self.follow_up() {
+            return proposal;
+        }
+        if let Some(proposal) = self.of_focus() {
+            return proposal;
+        }
+        // "¿Cuánto me sale?" with a cart and no product named: the total.
+        let asks_total = self.is_question() && self.has(&["cuanto"]);
+        let sounds_done = only_words_of(self.text, lexicon::DONE_WORDS);
+        if self.has(lexicon::DONE)
+            || (self.state() == State::CartOpen && (asks_total || sounds_done))
+        {
+            lexicon::cover(self.words, lexicon::DONE_WORDS, &mut self.covered);
+            lexicon::cover(self.words, lexicon::QUESTION, &mut self.covered);
+            return match self.state() {
+                State::CartOpen => one(ProposedAction::new("REVIEW_ORDER")),
+                _ => one(ProposedAction::new("REPLY")),
+            };
+        }
+        let greeted = input.detected_events.contains(&Event::GreetingReceived);
+        // "¿Qué bebidas tienen?": what the shop has, whatever the words around it.
+        let asks_offer = self.is_question()
+            && self.has(&["tienen", "tienes", "hay", "venden", "vendes", "ofrecen"]);
+        if self.has(lexicon::CATALOG) || greeted || asks_offer {
+            return one(ProposedAction::new("SHOW_CATALOG"));
+        }
+        if self.has(lexicon::THANKS) {
+            return Proposal::new(
+                vec![ProposedAction::new("REPLY")],
+                messages::YOU_ARE_WELCOME,
+            );
+        }
+        if self.words.iter().any(|w| token_number(w).is_some()) {
+            return clarify(messages::WHICH_PRODUCT);
+        }
+        clarify(messages::CLARIFY_DEFAULT)
+    }
+
+    /// CHECKOUT: only a clear yes confirms ("sí", "listo, dale", "ok 👍"); a no or
+    /// "espera" asks again. A yes mixed with anything else is not a yes.
+    fn answer_summary(&mut self) -> Option<Proposal> {
+        let denies = only_words_of(self.text, lexicon::DENY);
+        if !denies && only_words_of(self.text, lexicon::CONFIRM) {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return Some(one(ProposedAction::new("CONFIRM_ORDER")));
+        }
+        if denies {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return Some(clarify(messages::CONFIRM_OR_CANCEL));
+        }
+        None
+    }
+
+    /// A reply to the choices last offered: "2", "el segundo", "la última", or one
+    /// of the offered products by name (with its quantity, if given).
+    fn pick_choice(&mut self) -> Option<Proposal> {
+        let (product, quantity) = self.chosen()?;
+        self.covered.iter_mut().for_each(|c| *c = true);
+        Some(one(ProposedAction::new("ADD_TO_CART")
+            .product(product)
+            .quantity(quantity)))
+    }
+
+    /// The product a reply picks from the offered choices, and how many.
+    fn chosen(&self) -> Option<(ProductId, i64)> {
+        let choices = &self.input.choices;
+        if choices.is_empty() {
+            return None;
+        }
+        let asked = self.input.choice_quantity.unwrap_or(1);
+        let found = mentions::find(self.words, &self.input.product_catalog);
+        if !found.is_empty() {
+            // A name picks only among products the words fitted, and a question
+            // about one is still a question.
+            if !self.input.choices_named || self.is_question() {
+                return None;
+            }
+            let picked: Vec<(ProductId, usize)> = found
+                .iter()
+                .filter_map(|m| m.product().map(|id| (id, m.start)))
+                .filter(|(id, _)| choices.contains(id))
+                .collect();
+            return match (picked.as_slice(), found.len()) {
+                ([(id, start)], 1) => {
+                    Some((*id, quantity_before(&self.words[..*start]).unwrap_or(asked)))
+                }
+                _ => None,
+            };
+        }
+        // "2", "el 2", "la segunda", "opción 3": one number or ordinal, little else
+        // ("2 más" is two more of something, not the second).
+        if self
+            .words
+            .iter()
+            .any(|w| matches!(*w, "mas" | "menos" | "otro" | "otra" | "otros" | "otras"))
+        {
+            return None;
+        }
+        let picks: Vec<usize> = self
+            .words
+            .iter()
+            .filter_map(|w| {
+                lexicon::ORDINALS
+                    .iter()
+                    .find(|(o, _)| o == w)
+                    .map(|(_, n)| *n)
+                    .or_else(|| w.parse::<usize>().ok())
+            })
+            .collect();
+        let rest = self.words.iter().filter(|w| {
+            !lexicon::FILLER.contains(w)
+                && !matches!(
+                    **w,
+                    "opcion" | "numero" | "quiero" | "dame" | "ponme" | "ese" | "esa"
+                )
+                && w.parse::<usize>().is_err()
+                && !lexicon::ORDINALS.iter().any(|(o, _)| o == *w)
+        });
+        if rest.count() > 0 {
+            return None;
+        }
+        match picks.as_slice() {
+            [usize::MAX] => choices.last().map(|id| (*id, asked)),
+            [n] if (1..=choices.len()).contains(n) => Some((choices[n - 1], asked)),
+            _ => None,
+        }
+    }
+
+    /// The words fit several products: ask which, offering them as choices.
+    fn ask_which(&mut self, mention: &Mention) -> Proposal {
+        let mut action = ProposedAction::new("CLARIFY");
+        action.params.candidates = Some(
+            mention
+                .candidates
+                .iter()
+                .map(|id| serde_json::Value::from(*id))
+                .collect(),
+        );
+        let before = &self.words[..mention.start];
+        if let Some(q) = quantity_before(before) {
+            action = action.quantity(q);
+        }
+        Proposal::new(vec![action], messages::WHICH_ONE)
+    }
+
+    /// What the message asks of each product it names, clause by clause.
+    fn product_actions(&mut self, found: &[Mention]) -> Vec<ProposedAction> {
+        let words = self.words;
+        let question = self.input.customer_message.contains('?')
+            || self.input.customer_message.trim_start().starts_with('¿');
+        let mut actions = Vec::new();
+        for (i, mention) in found.iter().enumerate() {
+            let Some(id) = mention.product() else {
+                continue;
+            };
+            let clause_start = if i == 0 { 0 } else { found[i - 1].end };
+            let clause_end = found.get(i + 1).map_or(words.len(), |m| m.start);
+            let before = &words[clause_start..mention.start];
+            let after = &words[mention.end..clause_end];
+            let clause = words[clause_start..clause_end].join(" ");
+            let mut covered = vec![false; clause_end - clause_start];
+            let in_cart = self.cart_quantity(id);
+            // "El chocolate cámbialo por un capuchino": one out, the other in.
+            let swaps = in_cart > 0
+                && found.get(i + 1).is_some()
+                && after
+                    .iter()
+                    .any(|w| w.starts_with("cambi") || *w == "mejor")
+                && after.iter().any(|w| matches!(*w, "por" | "a"))
+                && !after
+                    .iter()
+                    .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")));
+            if swaps {
+                lexicon::cover(
+                    &clause.split(' ').collect::<Vec<_>>(),
+                    &[
+                        "por", "a", "mejor", "cambialo", "cambiala", "cambia", "cambiame",
+                    ],
+                    &mut covered,
+                );
+                for (k, c) in covered.iter().enumerate() {
+                    if *c {
+                        self.covered[clause_start + k] = true;
+                    }
+                }
+                actions.push(ProposedAction::new("REMOVE_ITEM").product(id));
+                continue;
+            }
+            let action = clause_action(&clause, before, after, id, in_cart, question, &mut covered);
+            for (k, c) in covered.iter().enumerate() {
+                if *c {
+                    self.covered[clause_start + k] = true;
+                }
+            }
+            if let Some(action) = action {
+                actions.push(action);
+            }
+        }
+        actions
+    }
+
+    /// No product named, a quantity, just after asking about a product: "ok dame
+    /// 2", "quiero 1", "2 porfa" are that product.
+    fn of_focus(&mut self) -> Option<Proposal> {
+        let focus = self.input.focus?;
+        if self.is_question() && self.has(lexicon::QUESTION) {
+            // "¿Y de qué es?", "¿cuánto cuesta?": still about it.
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return Some(one(ProposedAction::new("SHOW_PRODUCT").product(focus)));
+        }
+        let (at, n) = self
+            .words
+            .iter()
+            .enumerate()
+            .find_map(|(k, w)| token_number(w).map(|n| (k, n)))?;
+        let rest_known = self.words.iter().enumerate().all(|(k, w)| {
+            k == at
+                || lexicon::FILLER.contains(w)
+                || lexicon::ADD.contains(w)
+                || lexicon::adds(w)
+                || matches!(
+                    *w,
+                    "entonces"
+                        | "ok"
+                        | "va"
+                        | "dale"
+                        | "bueno"
+                        | "listo"
+                        | "ta"
+                        | "bien"
+                        | "sale"
+                        | "pues"
+                        | "perfecto"
+                        | "ah"
+                        | "ahh"
+                        | "oh"
+                        | "orale"
+                        | "vale"
+                )
+        });
+        if !rest_known || self.is_question() {
+            return None;
+        }
+        self.covered.iter_mut().for_each(|c| *c = true);
+        Some(one(ProposedAction::new("ADD_TO_CART")
+            .product(focus)
+            .quantity(n)))
+    }
+
+    /// No product named: "otro", "uno más", "uno menos", "la mitad", "quítalo" are
+    /// about the last line of the cart.
+    fn follow_up(&mut self) -> Option<Proposal> {
+        let id = self.last_line()?;
+        let quantity = self.cart_quantity(id);
+        let more = [
+            "otro",
+            "otra",
+            "otro igual",
+            "otra igual",
+            "uno mas",
+            "una mas",
+            "lo mismo",
+            "igual",
+            "repite",
+        ];
+        let less = ["uno menos", "una menos"];
+        let remove = [
+            "quitalo",
+            "quitala",
+            "sacalo",
+            "sacala",
+            "borralo",
+            "borrala",
+            "eliminalo",
+            "eliminala",
+            "ese no",
+            "esa no",
+        ];
+        if self.has(&less) {
+            lexicon::cover(self.words, lexicon::REMOVE, &mut self.covered);
+            return Some(one(decrease(id, quantity, 1)));
+        }
+        if self.has(&["la mitad", "mitad"]) {
+            lexicon::cover(self.words, lexicon::SET, &mut self.covered);
+            return Some(one(ProposedAction::new("UPDATE_QUANTITY")
+                .product(id)
+                .quantity((quantity / 2).max(1))));
+        }
+        let counted_any = self.words.iter().any(|w| token_number(w).is_some());
+        let remove_verb = self.words.iter().position(|w| lexicon::removes(w));
+        if self.has(&remove) || (remove_verb.is_some() && !counted_any && self.words.len() <= 3) {
+            if let Some(k) = remove_verb {
+                self.covered[k] = true;
+            }
+            return Some(one(ProposedAction::new("REMOVE_ITEM").product(id)));
+        }
+        // "no, mejor 2", "que sean 3": the last line to that many.
+        if let Some((_, n)) = self
+            .words
+            .iter()
+            .find_map(|w| token_number(w).map(|n| (*w, n)))
+            && self.has(lexicon::SET)
+            && !self.has(lexicon::REMOVE)
+        {
+            self.words
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| token_number(w).is_some() || **w == "no")
+                .for_each(|(k, _)| self.covered[k] = true);
+            return Some(one(ProposedAction::new("UPDATE_QUANTITY")
+                .product(id)
+                .quantity(n)));
+        }
+        // "sácame uno", "quita 2": fewer of the last line.
+        let counted = self
+            .words
+            .iter()
+            .find_map(|w| token_number(w).map(|n| (*w, n)));
+        let removing = self.has(lexicon::REMOVE) || self.words.iter().any(|w| lexicon::removes(w));
+        if let Some((_, n)) = counted
+            && removing
+        {
+            self.words
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| token_number(w).is_some())
+                .for_each(|(k, _)| self.covered[k] = true);
+            return Some(one(decrease(id, quantity, n)));
+        }
+        let counted_more = self
+            .words
+            .windows(2)
+            .any(|w| token_number(w[0]).is_some() && w[1] == "mas");
+        if self.has(&more) || counted_more {
+            lexicon::cover(self.words, lexicon::ADD, &mut self.covered);
+            let n = self
+                .words
+                .iter()
+                .find_map(|w| token_number(w).filter(|_| !matches!(*w, "un" | "una" | "uno")))
+                .unwrap_or(1);
+            self.words
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| token_number(w).is_some())
+                .for_each(|(k, _)| self.covered[k] = true);
+            return Some(one(ProposedAction::new("ADD_TO_CART")
+                .product(id)
+                .quantity(n)));
+        }
+        None
+    }
+}
+
+/// One line less, or the line out when it would reach nothing.
+fn decrease(id: ProductId, quantity: i64, by: i64) -> ProposedAction {
+    if quantity > by {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(quantity - by)
+    } else {
+        ProposedAction::new("REMOVE_ITEM").product(id)
+    }
+}
+
+/// What one clause asks of one product. `covered` marks the clause's words it used.
+fn clause_action(
+    clause: &str,
+    before: &[&str],
+    after: &[&str],
+    id: ProductId,
+    in_cart: i64,
+    question: bool,
+    covered: &mut [bool],
+) -> Option<ProposedAction> {
+    let clause_words: Vec<&str> = clause.split(' ').collect();
+    let mark =
+        |covered: &mut [bool], phrases: &[&str]| lexicon::cover(&clause_words, phrases, covered);
+    let quantity = quantity_before(before).or_else(|| quantity_after(after));
+    for (k, w) in clause_words.iter().enumerate() {
+        if token_number(w).is_some()
+            || matches!(
+                *w,
+                "docena" | "docenas" | "media" | "par" | "x" | "otro" | "otra" | "otros" | "otras"
+            )
+            || (w.starts_with('x') && token_number(&w[1..]).is_some())
+        {
+            covered[k] = true;
+        }
+    }
+    let has = |phrases: &[&str]| any(clause, phrases);
+    let less = has(&["menos"]);
+    let half = has(&["mitad"]);
+    // "La limonada no": a product, then a bare no, is taking it out.
+    let trailing_no =
+        after.last() == Some(&"no") && before.iter().all(|w| lexicon::FILLER.contains(w));
+    let removes = has(lexicon::REMOVE)
+        || clause_words.iter().any(|w| lexicon::removes(w))
+        || trailing_no
+        || (has(&["cancela", "cancelar"]) && in_cart > 0);
+    for (k, w) in clause_words.iter().enumerate() {
+        if lexicon::removes(w) || lexicon::adds(w) || (trailing_no && *w == "no") {
+            covered[k] = true;
+        }
+    }
+    if less && in_cart > 0 {
+        mark(covered, &["menos", "de"]);
+        mark(covered, lexicon::REMOVE);
+        return Some(decrease(id, in_cart, quantity.unwrap_or(1)));
+    }
+    if half && in_cart > 0 {
+        mark(covered, &["la mitad", "mitad", "de"]);
+        mark(covered, lexicon::SET);
+        return Some(
+            ProposedAction::new("UPDATE_QUANTITY")
+                .product(id)
+                .quantity((in_cart / 2).max(1)),
+        );
+    }
+    if removes {
+        mark(covered, lexicon::REMOVE);
+        mark(covered, &["cancela", "cancelar"]);
+        // "quítame uno de matcha" takes one away; "quita el matcha" the line.
+        return Some(match quantity {
+            Some(q) if in_cart > q => decrease(id, in_cart, q),
+            _ => ProposedAction::new("REMOVE_ITEM").product(id),
+        });
+    }
+    let orders = has(lexicon::ADD) || clause_words.iter().any(|w| lexicon::adds(w));
+    let asks = has(lexicon::QUESTION) || (question && !orders && quantity.is_none());
+    // "Quiero saber el precio": wanting to know is not wanting the product.
+    let only_asks =
+        has(&["saber", "preguntar", "precio", "info", "informacion"]) && quantity.is_none();
+    if asks && (!orders || only_asks) {
+        mark(covered, lexicon::QUESTION);
+        return Some(ProposedAction::new("SHOW_PRODUCT").product(id));
+    }
+    let sets = has(lexicon::SET) && in_cart > 0;
+    if sets && let Some(q) = target_quantity(before, after) {
+        mark(covered, lexicon::SET);
+        mark(covered, &["a", "por", "en"]);
+        return Some(
+            ProposedAction::new("UPDATE_QUANTITY")
+                .product(id)
+                .quantity(q),
+        );
+    }
+    mark(covered, lexicon::ADD);
+    mark(covered, lexicon::SET);
+    if asks {
+        mark(covered, lexicon::QUESTION);
+    }
+    mark(covered, &["otro", "otra", "otros", "otras", "mas"]);
+    Some(
+        ProposedAction::new("ADD_TO_CART")
+            .product(id)
+            .quantity(quantity.unwrap_or(1)),
+    )
+}
+
+/// "2 maracuyá", "tres de matcha", "una docena de brownies", "media docena",
+/// "un par de", "otros dos".
+fn quantity_before(before: &[&str]) -> Option<i64> {
+    let mut words: Vec<&str> = before.to_vec();
+    while let Some(last) = words.last() {
+        if matches!(*last, "de" | "del" | "la" | "el" | "los" | "las" | "mas") {
+            words.pop();
+        } else {
+            break;
+        }
+    }
+    let &last = words.last()?;
+    let n = words.len();
+    let previous = (n >= 2).then(|| words[n - 2]);
+    if token_number(last).is_none()
+        && !matches!(last, "docena" | "docenas" | "par" | "otro" | "otra")
+    {
+        // "3 ricos brownies": a number one word away still counts.
+        return previous
+            .filter(|p| !matches!(*p, "un" | "una" | "uno"))
+            .and_then(token_number)
+            .or_else(|| previous.and_then(token_number).filter(|_| n == 2));
+    }
+    match last {
+        "docena" | "docenas" => Some(match previous {
+            Some("media") => 6,
+            Some(word) => token_number(word).map_or(12, |k| if k == 1 { 12 } else { k * 12 }),
+            None => 12,
+        }),
+        "par" => Some(
+            previous
+                .and_then(token_number)
+                .filter(|k| *k > 1)
+                .map_or(2, |k| k * 2),
+        ),
+        "otro" | "otra" => Some(1),
+        word => token_number(word),
+    }
+}
+
+/// "maracuyá x3", "matcha 2", "brownies por 4".
+fn quantity_after(after: &[&str]) -> Option<i64> {
+    match after {
+        [first, ..] if token_number(first).is_some() && !matches!(*first, "un" | "una" | "uno") => {
+            token_number(first)
+        }
+        ["x" | "por", n, ..] => token_number(n),
+        [first, ..] if first.starts_with('x') => token_number(&first[1..]),
+        _ => None,
+    }
+}
+
+/// "cambia la maracuyá a 4", "mejor 3 de matcha", "que sean 2 matchas".
+fn target_quantity(before: &[&str], after: &[&str]) -> Option<i64> {
+    if let Some(pos) = after.iter().position(|w| matches!(*w, "a" | "por" | "en"))
+        && let Some(n) = after.get(pos + 1).and_then(|w| token_number(w))
+    {
+        return Some(n);
+    }
+    // "el americano, que sean 2": the first number after the verb.
+    let later = after
+        .iter()
+        .find(|w| token_number(w).is_some() && !matches!(**w, "un" | "una" | "uno"))
+        .and_then(|w| token_number(w));
+    quantity_after(after)
+        .or(later)
+        .or_else(|| quantity_before(before))
+}

@@ -1,0 +1,585 @@
+//! The shop rules on the phrasings customers in Bolivia and Mexico use.
+
+use super::*;
+use crate::shop::contract::{CartLineView, CartView, CatalogEntry};
+
+fn catalog() -> Vec<CatalogEntry> {
+    [
+        (1, "Maracuya"),
+        (2, "Matcha"),
+        (3, "Café americano"),
+        (4, "Té chai"),
+        (5, "Chocolate caliente"),
+        (6, "Brownie"),
+        (7, "Croissant"),
+        (8, "Capuchino"),
+    ]
+    .into_iter()
+    .map(|(id, name)| CatalogEntry {
+        product_id: id,
+        name: name.into(),
+        price_minor: 1000,
+        description: String::new(),
+    })
+    .collect()
+}
+
+fn input(state: State, message: &str, cart: &[(ProductId, i64)]) -> ProposalInput {
+    ProposalInput {
+        current_state: state,
+        detected_events: crate::shop::core::detected(crate::detect::detect(
+            crate::detect::Inbound {
+                text: message,
+                has_image: false,
+            },
+        )),
+        cart: CartView {
+            lines: cart
+                .iter()
+                .map(|&(product_id, quantity)| CartLineView {
+                    product_id,
+                    name: String::new(),
+                    quantity,
+                    unit_price_minor: 1000,
+                    line_total_minor: 1000 * quantity,
+                })
+                .collect(),
+            total_minor: 0,
+        },
+        customer_message: message.into(),
+        recent_history: vec![],
+        product_catalog: catalog(),
+        currency: "BOB".into(),
+        choices: vec![],
+        choice_quantity: None,
+        choices_named: false,
+        focus: None,
+        context: Default::default(),
+    }
+}
+
+fn describe(proposal: &Proposal) -> Vec<String> {
+    proposal
+        .proposed_actions
+        .iter()
+        .map(|a| {
+            let mut s = a.action_type.clone();
+            if let Some(p) = &a.params.product_id {
+                s.push_str(&format!(" {p}"));
+            }
+            if let Some(q) = &a.params.quantity {
+                s.push_str(&format!(" x{q}"));
+            }
+            if let Some(c) = &a.params.candidates {
+                s.push_str(&format!(" {c:?}"));
+            }
+            s
+        })
+        .collect()
+}
+
+fn summary(state: State, message: &str, cart: &[(ProductId, i64)]) -> Vec<String> {
+    describe(&propose(&input(state, message, cart)))
+}
+
+type Case<'a> = (State, &'a str, &'a [(ProductId, i64)], &'a [&'a str]);
+
+fn check(cases: &[Case]) {
+    for (state, message, cart, expected) in cases {
+        assert_eq!(
+            summary(*state, message, cart),
+            *expected,
+            "{message:?} in {state}"
+        );
+    }
+}
+
+#[test]
+fn understands_the_shop_phrases_of_a_purchase() {
+    use State::*;
+    check(&[
+        (Idle, "Hola", &[], &["SHOW_CATALOG"]),
+        (Idle, "¿Qué tienen?", &[], &["SHOW_CATALOG"]),
+        (Browsing, "menú", &[], &["SHOW_CATALOG"]),
+        (Browsing, "quiero 2 maracuyá", &[], &["ADD_TO_CART 1 x2"]),
+        (Browsing, "Quiero 2 MARACUYÁS", &[], &["ADD_TO_CART 1 x2"]),
+        (
+            CartOpen,
+            "agrégame tres de matcha",
+            &[(1, 2)],
+            &["ADD_TO_CART 2 x3"],
+        ),
+        (
+            CartOpen,
+            "quiero un cafe americano y dos brownies",
+            &[],
+            &["ADD_TO_CART 3 x1", "ADD_TO_CART 6 x2"],
+        ),
+        (
+            CartOpen,
+            "quita el matcha",
+            &[(1, 2), (2, 3)],
+            &["REMOVE_ITEM 2"],
+        ),
+        (
+            CartOpen,
+            "cambia la maracuyá a 4",
+            &[(1, 2)],
+            &["UPDATE_QUANTITY 1 x4"],
+        ),
+        (CartOpen, "vacía el carrito", &[(1, 2)], &["CLEAR_CART"]),
+        (CartOpen, "cuánto es", &[(1, 2)], &["REVIEW_ORDER"]),
+        (CartOpen, "mi pedido", &[(1, 2)], &["REVIEW_ORDER"]),
+        (Checkout, "sí", &[(1, 2)], &["CONFIRM_ORDER"]),
+        (Checkout, "Confirmo", &[(1, 2)], &["CONFIRM_ORDER"]),
+        (Checkout, "cancelar", &[(1, 2)], &["CANCEL_ORDER"]),
+        (AwaitingPayment, "cancelar", &[], &["CANCEL_ORDER"]),
+        (
+            CartOpen,
+            "quiero hablar con una persona",
+            &[],
+            &["ESCALATE"],
+        ),
+        (
+            Browsing,
+            "cuánto cuesta el té chai?",
+            &[],
+            &["SHOW_PRODUCT 4"],
+        ),
+        (Browsing, "una mracuya porfa", &[], &["ADD_TO_CART 1 x1"]),
+        (
+            Browsing,
+            "chocolate caliente x2",
+            &[],
+            &["ADD_TO_CART 5 x2"],
+        ),
+        (Browsing, "asdf qwer", &[], &["CLARIFY"]),
+        (AwaitingPayment, "¡Muchas gracias!", &[], &["REPLY"]),
+    ]);
+}
+
+#[test]
+fn regional_verbs_and_the_classes_customers_use() {
+    use State::*;
+    check(&[
+        (Browsing, "pon 2 matchas", &[], &["ADD_TO_CART 2 x2"]),
+        (
+            CartOpen,
+            "agrégale un brownie",
+            &[(2, 1)],
+            &["ADD_TO_CART 6 x1"],
+        ),
+        (
+            CartOpen,
+            "échale otro matcha",
+            &[(2, 1)],
+            &["ADD_TO_CART 2 x1"],
+        ),
+        (
+            CartOpen,
+            "sácame el brownie",
+            &[(6, 1), (2, 1)],
+            &["REMOVE_ITEM 6"],
+        ),
+        (
+            CartOpen,
+            "quítame el croissant",
+            &[(7, 2)],
+            &["REMOVE_ITEM 7"],
+        ),
+        (
+            CartOpen,
+            "borra el chai",
+            &[(4, 1), (2, 1)],
+            &["REMOVE_ITEM 4"],
+        ),
+        (CartOpen, "vacía todo", &[(4, 1)], &["CLEAR_CART"]),
+        (CartOpen, "otro", &[(4, 1), (2, 2)], &["ADD_TO_CART 2 x1"]),
+        (
+            CartOpen,
+            "ponme otro igual",
+            &[(2, 2)],
+            &["ADD_TO_CART 2 x1"],
+        ),
+        (CartOpen, "uno menos", &[(2, 3)], &["UPDATE_QUANTITY 2 x2"]),
+        (
+            CartOpen,
+            "una menos de maracuyá",
+            &[(1, 3), (2, 1)],
+            &["UPDATE_QUANTITY 1 x2"],
+        ),
+        (
+            CartOpen,
+            "quítame uno de matcha",
+            &[(2, 3)],
+            &["UPDATE_QUANTITY 2 x2"],
+        ),
+        (
+            CartOpen,
+            "solo la mitad de brownies",
+            &[(6, 8)],
+            &["UPDATE_QUANTITY 6 x4"],
+        ),
+        (
+            Browsing,
+            "media docena de croissants",
+            &[],
+            &["ADD_TO_CART 7 x6"],
+        ),
+        (
+            Browsing,
+            "una docena de brownies",
+            &[],
+            &["ADD_TO_CART 6 x12"],
+        ),
+        (Browsing, "un par de capuchinos", &[], &["ADD_TO_CART 8 x2"]),
+        (Browsing, "3 americanos", &[], &["ADD_TO_CART 3 x3"]),
+        (
+            Browsing,
+            "dos cafecitos americanos",
+            &[],
+            &["ADD_TO_CART 3 x2"],
+        ),
+        (Browsing, "unas matchitas, 2", &[], &["ADD_TO_CART 2 x2"]),
+        (CartOpen, "terminé", &[(2, 1)], &["REVIEW_ORDER"]),
+        (CartOpen, "eso sería todo", &[(2, 1)], &["REVIEW_ORDER"]),
+        (CartOpen, "confirma", &[(2, 1)], &["REVIEW_ORDER"]),
+        (Checkout, "dale 👍", &[(2, 1)], &["CONFIRM_ORDER"]),
+        (
+            Checkout,
+            "sí pero sin brownie",
+            &[(2, 1)],
+            &["REMOVE_ITEM 6"],
+        ),
+        (Checkout, "👍", &[(2, 1)], &["CONFIRM_ORDER"]),
+        (
+            CartOpen,
+            "que sean 3 matchas",
+            &[(2, 1)],
+            &["UPDATE_QUANTITY 2 x3"],
+        ),
+        (
+            CartOpen,
+            "mejor 2 de chai",
+            &[(4, 5)],
+            &["UPDATE_QUANTITY 4 x2"],
+        ),
+    ]);
+}
+
+#[test]
+fn questions_never_change_the_cart() {
+    use State::*;
+    check(&[
+        (Browsing, "¿a cuánto el té chai?", &[], &["SHOW_PRODUCT 4"]),
+        (Browsing, "¿tienen brownies?", &[], &["SHOW_PRODUCT 6"]),
+        (
+            Browsing,
+            "¿qué lleva el capuchino?",
+            &[],
+            &["SHOW_PRODUCT 8"],
+        ),
+        (
+            CartOpen,
+            "¿cuánto cuestan 2 brownies?",
+            &[(2, 1)],
+            &["SHOW_PRODUCT 6"],
+        ),
+        (Browsing, "precio del croissant", &[], &["SHOW_PRODUCT 7"]),
+        (
+            Browsing,
+            "quiero saber el precio del matcha",
+            &[],
+            &["SHOW_PRODUCT 2"],
+        ),
+        (
+            Browsing,
+            "¿me das un capuchino?",
+            &[],
+            &["ADD_TO_CART 8 x1"],
+        ),
+        (Browsing, "y el de matcha?", &[], &["SHOW_PRODUCT 2"]),
+    ]);
+}
+
+#[test]
+fn a_word_several_products_share_is_asked_about_with_choices() {
+    let mut input = input(State::Browsing, "quiero dos cafés", &[]);
+    input.product_catalog.push(CatalogEntry {
+        product_id: 9,
+        name: "Café latte".into(),
+        price_minor: 1800,
+        description: String::new(),
+    });
+    let reading = read(&input);
+    assert_eq!(
+        describe(&reading.proposal),
+        ["CLARIFY x2 [Number(3), Number(9)]"]
+    );
+    assert!(!reading.confident);
+    // The reply picks one, by number or by name; the quantity asked is kept.
+    input.choices = vec![3, 9];
+    input.choice_quantity = Some(2);
+    input.choices_named = true;
+    for (reply, id) in [
+        ("2", 9),
+        ("el segundo", 9),
+        ("la primera", 3),
+        ("el latte", 9),
+    ] {
+        input.customer_message = reply.into();
+        assert_eq!(
+            describe(&propose(&input)),
+            [format!("ADD_TO_CART {id} x2")],
+            "{reply}"
+        );
+        assert_eq!(
+            rewrite(&input).unwrap(),
+            format!(
+                "quiero 2 {}",
+                if id == 9 {
+                    "Café latte"
+                } else {
+                    "Café americano"
+                }
+            )
+        );
+    }
+    // A new request is not a pick.
+    input.customer_message = "2 brownies".into();
+    assert_eq!(describe(&propose(&input)), ["ADD_TO_CART 6 x2"]);
+    assert_eq!(rewrite(&input), None);
+}
+
+#[test]
+fn follow_ups_are_rewritten_as_standalone_requests() {
+    let cart = [(4, 1), (2, 2)];
+    let rewritten = |text: &str| rewrite(&input(State::CartOpen, text, &cart));
+    assert_eq!(
+        rewritten("ponme otro igual").as_deref(),
+        Some("quiero 1 más de Matcha")
+    );
+    assert_eq!(rewritten("uno menos").as_deref(), Some("cambia Matcha a 1"));
+    assert_eq!(rewritten("quítalo").as_deref(), Some("quita Matcha"));
+    assert_eq!(rewritten("quiero 2 brownies"), None);
+    assert_eq!(
+        rewritten("borra todo"),
+        None,
+        "the whole cart, not its last line"
+    );
+    assert_eq!(rewritten("sáquelo").as_deref(), Some("quita Matcha"));
+    assert_eq!(rewrite(&input(State::Browsing, "otro", &[])), None);
+}
+
+#[test]
+fn confidence_means_every_word_was_read() {
+    let confident =
+        |state, text: &str, cart: &[(ProductId, i64)]| read(&input(state, text, cart)).confident;
+    assert!(confident(
+        State::Browsing,
+        "quiero 2 matchas por favor",
+        &[]
+    ));
+    assert!(confident(State::Browsing, "hola, ¿qué tienen?", &[]));
+    assert!(confident(State::CartOpen, "cuánto es", &[(2, 1)]));
+    assert!(!confident(
+        State::Browsing,
+        "quiero 2 matchas pero con leche de coco",
+        &[]
+    ));
+    assert!(!confident(State::Browsing, "asdf", &[]));
+    assert!(!confident(State::Browsing, "algo dulce para mi hija", &[]));
+}
+
+#[test]
+fn yes_outside_checkout_is_not_a_confirmation() {
+    assert_eq!(summary(State::CartOpen, "si", &[(1, 1)]), vec!["CLARIFY"]);
+}
+
+/// Indices of the model's actions refused as ungrounded.
+fn refused(message: &str, cart: &[(ProductId, i64)], actions: Vec<ProposedAction>) -> Vec<usize> {
+    let input = input(State::CartOpen, message, cart);
+    grounding::ungrounded(&input, &Proposal::new(actions, ""))
+        .into_iter()
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn a_models_scattershot_proposal_keeps_only_what_the_customer_said() {
+    // What a 270M model proposed for this message, in a real run.
+    let actions = vec![
+        ProposedAction::new("SHOW_CATALOG").product(1).quantity(1),
+        ProposedAction::new("ADD_TO_CART").product(2).quantity(2),
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(3)
+            .quantity(3),
+        ProposedAction::new("CLEAR_CART").product(8).quantity(4),
+        ProposedAction::new("REVIEW_ORDER").product(5).quantity(5),
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(1)
+            .quantity(4),
+    ];
+    assert_eq!(
+        refused("cambia la maracuyá a 4", &[(1, 2)], actions),
+        vec![1, 2, 3],
+        "matcha and americano were never named, nobody asked to empty the cart"
+    );
+}
+
+#[test]
+fn grounded_readings_of_real_phrasings_pass() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    assert!(
+        refused(
+            "me das un café americano y dos brownies",
+            &[],
+            vec![add(3, 1), add(6, 2)]
+        )
+        .is_empty()
+    );
+    assert!(refused("media docena de croissants", &[], vec![add(7, 6)]).is_empty());
+    assert!(refused("CINCO CROISSANTS", &[], vec![add(7, 5)]).is_empty());
+    // A bare follow-up means the last line.
+    let set = ProposedAction::new("UPDATE_QUANTITY")
+        .product(6)
+        .quantity(3);
+    assert!(refused("mejor ponle 3", &[(2, 1), (6, 2)], vec![set]).is_empty());
+    let one_more = ProposedAction::new("UPDATE_QUANTITY")
+        .product(6)
+        .quantity(3);
+    assert!(refused("uno más de brownie", &[(6, 2)], vec![one_more]).is_empty());
+    assert!(
+        refused(
+            "sácame los brownies",
+            &[(6, 2)],
+            vec![ProposedAction::new("REMOVE_ITEM").product(6)]
+        )
+        .is_empty()
+    );
+    assert!(
+        refused(
+            "vacía el carrito",
+            &[(6, 2)],
+            vec![ProposedAction::new("CLEAR_CART")]
+        )
+        .is_empty()
+    );
+    assert!(
+        refused(
+            "dale, confirmo",
+            &[(6, 2)],
+            vec![ProposedAction::new("CONFIRM_ORDER")]
+        )
+        .is_empty()
+    );
+    assert!(
+        refused(
+            "necesito hablar con una persona",
+            &[],
+            vec![ProposedAction::new("ESCALATE")]
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn invented_products_quantities_and_intents_are_refused() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    assert_eq!(
+        refused("quiero 2 matchas", &[], vec![add(2, 20)]),
+        vec![0],
+        "20 was never said"
+    );
+    assert_eq!(
+        refused("quiero 2 matchas", &[], vec![add(6, 2)]),
+        vec![0],
+        "brownie was never named"
+    );
+    assert_eq!(
+        refused(
+            "¿a cuánto el té chai?",
+            &[],
+            vec![ProposedAction::new("CONFIRM_ORDER")]
+        ),
+        vec![0]
+    );
+    assert_eq!(
+        refused(
+            "gracias",
+            &[(6, 2)],
+            vec![ProposedAction::new("CLEAR_CART")]
+        ),
+        vec![0]
+    );
+    assert_eq!(
+        refused(
+            "gracias",
+            &[(6, 2)],
+            vec![ProposedAction::new("CANCEL_ORDER")]
+        ),
+        vec![0]
+    );
+    assert_eq!(
+        refused("gracias", &[], vec![ProposedAction::new("ESCALATE")]),
+        vec![0]
+    );
+    // Answers without an effect are never refused.
+    let harmless = vec![
+        ProposedAction::new("SHOW_CATALOG"),
+        ProposedAction::new("SHOW_PRODUCT").product(4),
+        ProposedAction::new("REPLY"),
+        ProposedAction::new("CLARIFY"),
+    ];
+    assert!(refused("gracias", &[], harmless).is_empty());
+}
+
+#[test]
+fn a_model_that_adds_where_the_customer_removes_or_sets_is_refused() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    // Seen with a 270M model, each a wrong change to the cart.
+    assert_eq!(
+        refused("quita el matcha", &[(1, 4), (2, 3)], vec![add(2, 1)]),
+        vec![0]
+    );
+    assert_eq!(
+        refused("mejor que sean 3 croissants", &[(7, 5)], vec![add(7, 3)]),
+        vec![0]
+    );
+    assert_eq!(
+        refused("cambia la maracuyá a 4", &[(1, 2)], vec![add(1, 1)]),
+        vec![0]
+    );
+    // The same changes, proposed right, pass.
+    let set = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    assert!(refused("mejor que sean 3 croissants", &[(7, 5)], vec![set(7, 3)]).is_empty());
+    assert!(refused("cambia la maracuyá a 4", &[(1, 2)], vec![set(1, 4)]).is_empty());
+    let remove = ProposedAction::new("REMOVE_ITEM").product(2);
+    assert!(refused("quita el matcha", &[(1, 4), (2, 3)], vec![remove]).is_empty());
+}
+
+#[test]
+fn a_question_about_a_product_never_puts_it_in_the_cart() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    assert_eq!(
+        refused("¿la maracuya es de fruta natural?", &[], vec![add(1, 1)]),
+        vec![0]
+    );
+    assert_eq!(
+        refused("a cuánto el té chai", &[], vec![add(4, 1)]),
+        vec![0]
+    );
+    // Emptying the cart is not calling the order off, nor the other way round.
+    let clear = ProposedAction::new("CLEAR_CART");
+    let cancel = ProposedAction::new("CANCEL_ORDER");
+    assert_eq!(
+        refused("borra todo mejor", &[(6, 2)], vec![cancel.clone()]),
+        vec![0]
+    );
+    assert!(refused("borra todo mejor", &[(6, 2)], vec![clear.clone()]).is_empty());
+    assert!(refused("cancela el pedido", &[(6, 2)], vec![cancel]).is_empty());
+}
