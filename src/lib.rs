@@ -19,6 +19,7 @@ pub mod directory;
 pub mod engine;
 pub mod eval;
 pub mod finance;
+pub mod handoff;
 pub mod histograms;
 pub mod http;
 pub mod idempotency;

@@ -1,12 +1,10 @@
 //! The `conversations` table: state with a compare-and-set version, the human
-//! override and its handoff rules (`handoff`), and the merchant's list. The
-//! per-conversation lease and the claim that reads a turn's snapshot belong to the
-//! engine (`engine::claim`).
+//! override, and the merchant's list. The rules of taking a conversation over and
+//! handing it back are `handoff`; the per-conversation lease and the claim that
+//! reads a turn's snapshot belong to the engine (`engine::claim`).
 
-mod handoff;
 mod state;
 
-pub use handoff::{NotTakenOver, release, takeover};
 pub use state::{ForeignState, StoredState, UnknownState};
 
 use chrono::{DateTime, Utc};

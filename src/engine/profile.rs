@@ -18,7 +18,7 @@ use super::claim::TurnSnapshot;
 use crate::audit::{Actor, Entry, Kind};
 use crate::bots::{Bot, ProfileKind};
 use crate::channels::OutPayload;
-use crate::conversations::{self, Conversation, StoredState, Update};
+use crate::conversations::{Conversation, StoredState, Update};
 use crate::llm::{CallContext, CallLog};
 use crate::notices::Notice;
 use crate::outbox::Author;
@@ -182,7 +182,7 @@ impl Decision {
             .push(Entry::new(Actor::Backend, Kind::EventDetected).action(ESCALATION_REQUESTED));
         let mut at_start = conversation.clone();
         at_start.fsm_state = self.update.state;
-        let (mut takeover, rows) = conversations::takeover(
+        let (mut takeover, rows) = crate::handoff::takeover(
             &at_start,
             "customer",
             Actor::Customer,

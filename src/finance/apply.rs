@@ -12,7 +12,6 @@ use super::plan::FinancePlan;
 use super::writes;
 use crate::audit::{Actor, Entry, Kind};
 use crate::channels::OutPayload;
-use crate::conversations;
 use crate::engine::{Decision, Effects, Turn, Written};
 use crate::outbox::Author;
 
@@ -34,7 +33,7 @@ pub fn apply(turn: &Turn<'_>, plan: FinancePlan) -> Decision {
         let mut at_start = conversation.clone();
         at_start.fsm_state = plan.start.into();
         let (mut takeover, rows) =
-            conversations::takeover(&at_start, "customer", Actor::Customer, "ESCALATE accepted");
+            crate::handoff::takeover(&at_start, "customer", Actor::Customer, "ESCALATE accepted");
         takeover.activity = true;
         decision.update = takeover;
         decision.audit.extend(rows);

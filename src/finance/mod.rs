@@ -57,6 +57,9 @@ impl Profile for Finance {
             proposer: self.proposer.as_ref(),
             turn,
         };
-        plan::plan(&deps).await
+        Ok(match plan::plan(&deps).await? {
+            plan::Planned::Decided(decision) => decision,
+            plan::Planned::Plan(plan) => apply::apply(turn, *plan),
+        })
     }
 }

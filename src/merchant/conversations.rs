@@ -245,7 +245,7 @@ pub async fn take_over(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<Han
     let mut tx = pool.begin().await?;
     ensure_conversation(&mut tx, merchant_id, id).await?;
     let conversation = conversations::lock(&mut tx, id).await?;
-    let (update, rows) = conversations::takeover(
+    let (update, rows) = crate::handoff::takeover(
         &conversation,
         "merchant",
         Actor::Merchant,
@@ -269,7 +269,7 @@ pub async fn hand_back(
     let mut tx = pool.begin().await?;
     ensure_conversation(&mut tx, merchant_id, id).await?;
     let conversation = conversations::lock(&mut tx, id).await?;
-    let (update, rows) = conversations::release(&conversation, to_idle, Actor::Merchant)
+    let (update, rows) = crate::handoff::release(&conversation, to_idle, Actor::Merchant)
         .map_err(|_| MerchantError::NotTakenOver)?;
     commit(tx, &conversation, &update, &rows).await?;
     Ok(Handled::of(id, &update))
@@ -311,7 +311,7 @@ pub async fn send_reply(
             }
         }
     }
-    let (update, mut rows) = conversations::takeover(
+    let (update, mut rows) = crate::handoff::takeover(
         &conversation,
         "merchant",
         Actor::Merchant,
@@ -352,7 +352,7 @@ pub async fn answered_from_phone(
         conversations::ensure_conversation(&mut tx, bot.id, ChannelKind::Whatsapp, customer)
             .await?;
     let conversation = conversations::lock(&mut tx, conversation_id).await?;
-    let (update, mut rows) = conversations::takeover(
+    let (update, mut rows) = crate::handoff::takeover(
         &conversation,
         "merchant",
         Actor::Merchant,

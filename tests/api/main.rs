@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod architecture;
 mod bots;
 mod browser;
 mod cache;

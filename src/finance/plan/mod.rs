@@ -11,7 +11,6 @@ mod simulate;
 
 use serde_json::json;
 
-use super::apply;
 use super::context::UserContext;
 use super::core::{Draft, FinanceState, Write};
 use super::ledger::UserScope;
@@ -88,7 +87,14 @@ impl<'a> Deps<'a> {
     }
 }
 
-pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Decision> {
+/// What planning came to: a decision made without the finance flow (a person
+/// asked for, an attachment), or the finance plan for `apply`.
+pub enum Planned {
+    Decided(Decision),
+    Plan(Box<FinancePlan>),
+}
+
+pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Planned> {
     let turn = deps.turn;
     let snapshot = turn.snapshot;
     let conversation = &snapshot.conversation;
@@ -99,13 +105,13 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Decision> {
     let payload = match &turn.burst.command {
         Command::SessionTimeout => {
             expire(&mut plan, turn);
-            return Ok(apply::apply(turn, plan));
+            return Ok(Planned::Plan(Box::new(plan)));
         }
         Command::PaymentTimeout { .. } => {
             plan.audit.push(
                 Entry::new(Actor::Backend, Kind::TimeoutSkipped).reason("no orders in finance"),
             );
-            return Ok(apply::apply(turn, plan));
+            return Ok(Planned::Plan(Box::new(plan)));
         }
         Command::Message(payload) => payload,
     };
@@ -117,13 +123,13 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Decision> {
         let mut decision = Decision::keep("escalate", conversation);
         decision.update.state = plan.state.into();
         decision.hand_to_person(conversation, messages::ESCALATED);
-        return Ok(decision);
+        return Ok(Planned::Decided(decision));
     }
     if payload.media.is_some() || payload.text.trim().is_empty() {
         let mut decision = Decision::keep("say", conversation);
         decision.update.activity = true;
         decision.say(crate::outbox::Author::Bot, messages::UNSUPPORTED_MEDIA);
-        return Ok(decision);
+        return Ok(Planned::Decided(decision));
     }
     plan.activity = true;
     let bot = turn.bot;
@@ -136,7 +142,7 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Decision> {
         plan.reply = Some(
             messages::tool_error(crate::finance::core::output::ToolErrorKind::Permission).into(),
         );
-        return Ok(apply::apply(turn, plan));
+        return Ok(Planned::Plan(Box::new(plan)));
     };
     if bot.sample_history
         && ctx.history.transactions == 0
@@ -154,7 +160,7 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Decision> {
         }
         (_, draft) => propose::turn(deps, &mut plan, &ctx, draft, &payload.text, detected).await?,
     }
-    Ok(apply::apply(turn, plan))
+    Ok(Planned::Plan(Box::new(plan)))
 }
 
 /// The stored draft, checked against the state. An unreadable draft, or a state

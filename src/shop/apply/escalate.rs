@@ -3,7 +3,6 @@
 
 use super::{Decision, TurnInput};
 use crate::audit::{Actor, Entry, Kind};
-use crate::conversations;
 use crate::engine::ESCALATION_REQUESTED;
 use crate::outbox::Author;
 
@@ -13,7 +12,7 @@ pub fn apply(input: &TurnInput<'_>, notice: &'static str, decision: &mut Decisio
         .push(Entry::new(Actor::Backend, Kind::EventDetected).action(ESCALATION_REQUESTED));
     let mut at_start = input.snapshot.conversation.clone();
     at_start.fsm_state = decision.update.state;
-    let (mut takeover, rows) = conversations::takeover(
+    let (mut takeover, rows) = crate::handoff::takeover(
         &at_start,
         "customer",
         Actor::Customer,

@@ -4,7 +4,6 @@
 
 use super::{Decision, TurnInput};
 use crate::audit::{Actor, Entry, Kind};
-use crate::conversations;
 use crate::outbox::Author;
 use crate::shop::core::classify::MessageClass;
 use crate::shop::memo::{ABUSE_BEFORE_PERSON, ShopMemo};
@@ -32,7 +31,7 @@ pub fn apply(
                 memo.abuse = 0;
                 let mut at_start = input.snapshot.conversation.clone();
                 at_start.fsm_state = decision.update.state;
-                let (mut takeover, rows) = conversations::takeover(
+                let (mut takeover, rows) = crate::handoff::takeover(
                     &at_start,
                     "customer",
                     Actor::Backend,

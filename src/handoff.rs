@@ -2,7 +2,7 @@
 //! goes silent, an unconfirmed draft is dropped) and handing it back to where it
 //! was. Pure: each returns the update to save and its audit rows.
 
-use super::{Conversation, StoredState, Update};
+use crate::conversations::{Conversation, StoredState, Update};
 use crate::audit::{Actor, Entry, Kind};
 
 /// Turns the override on (if it is not already), remembering where the
