@@ -179,13 +179,44 @@ pub enum CreateBotError {
 }
 
 /// Creates a shop bot for a merchant.
+/// A bot to create; the rest of its settings start at their defaults.
+#[derive(Debug, Clone)]
+pub struct NewBot<'a> {
+    pub slug: &'a str,
+    pub name: &'a str,
+    pub currency: &'a str,
+    pub profile: ProfileKind,
+    /// IANA zone; "today" for the finance profile is a date here.
+    pub timezone: &'a str,
+    /// Demo bots: every new user starts with sample history.
+    pub sample_history: bool,
+}
+
+impl<'a> NewBot<'a> {
+    /// A shop in the default time zone.
+    pub fn shop(slug: &'a str, name: &'a str, currency: &'a str) -> Self {
+        NewBot {
+            slug,
+            name,
+            currency,
+            profile: ProfileKind::Shop,
+            timezone: "America/Mexico_City",
+            sample_history: false,
+        }
+    }
+}
+
 pub async fn create(
     db: impl PgExecutor<'_>,
     merchant_id: Uuid,
-    slug: &str,
-    name: &str,
-    currency: &str,
+    new: &NewBot<'_>,
 ) -> Result<Bot, CreateBotError> {
+    let NewBot {
+        slug,
+        name,
+        currency,
+        ..
+    } = *new;
     let slug_ok = (1..=63).contains(&slug.len())
         && slug.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
         && slug
@@ -205,12 +236,16 @@ pub async fn create(
         ));
     }
     let created = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO bots (merchant_id, slug, name, currency) VALUES ($1, $2, $3, $4) RETURNING {BOT_COLUMNS}"
+        "INSERT INTO bots (merchant_id, slug, name, currency, profile, timezone, sample_history)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {BOT_COLUMNS}"
     )))
     .bind(merchant_id)
     .bind(slug)
     .bind(name.trim())
     .bind(currency)
+    .bind(new.profile)
+    .bind(new.timezone)
+    .bind(new.sample_history)
     .fetch_one(db)
     .await;
     match created {

@@ -86,39 +86,39 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
     let mut tx = pool.begin().await?;
     let merchant_id =
         crate::merchants::create(&mut *tx, &shop.merchant.slug, &shop.merchant.name).await?;
-    let bot_id: Uuid = sqlx::query_scalar(
-        "INSERT INTO bots (merchant_id, slug, name, currency, timezone, session_timeout_secs, payment_timeout_secs,
-                           payment_instructions, profile, sample_history)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-    )
-    .bind(merchant_id)
-    .bind(&shop.bot.slug)
-    .bind(&shop.bot.name)
-    .bind(&shop.bot.currency)
-    .bind(&shop.bot.timezone)
-    .bind(shop.bot.session_timeout_secs)
-    .bind(shop.bot.payment_timeout_secs)
-    .bind(&shop.bot.payment_instructions)
-    .bind(shop.bot.profile)
-    .bind(shop.bot.sample_history)
-    .fetch_one(&mut *tx)
-    .await
-    .with_context(|| format!("could not create bot `{}`", shop.bot.slug))?;
-    for p in &shop.products {
-        sqlx::query(
-            "INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(bot_id)
-        .bind(&p.sku)
-        .bind(&p.name)
-        .bind(&p.description)
-        .bind(p.price_minor)
-        .bind(&shop.bot.currency)
-        .bind(p.active)
-        .execute(&mut *tx)
-        .await?;
+    let spec = crate::bots::NewBot {
+        slug: &shop.bot.slug,
+        name: &shop.bot.name,
+        currency: &shop.bot.currency,
+        profile: shop.bot.profile,
+        timezone: &shop.bot.timezone,
+        sample_history: shop.bot.sample_history,
+    };
+    let bot = crate::bots::create(&mut *tx, merchant_id, &spec)
+        .await
+        .with_context(|| format!("could not create bot `{}`", shop.bot.slug))?;
+    let settings = crate::bots::BotSettings {
+        agent_enabled: None,
+        session_timeout_secs: Some(shop.bot.session_timeout_secs),
+        payment_timeout_secs: Some(shop.bot.payment_timeout_secs),
+        payment_instructions: Some(shop.bot.payment_instructions.clone()),
+    };
+    crate::bots::update_settings(&mut *tx, bot.id, &settings).await?;
+    let products: Vec<crate::shop::catalog::ProductInput> = shop
+        .products
+        .iter()
+        .map(|p| crate::shop::catalog::ProductInput {
+            sku: p.sku.clone(),
+            name: p.name.clone(),
+            description: p.description.clone(),
+            price_minor: p.price_minor,
+            active: p.active,
+        })
+        .collect();
+    if !products.is_empty() {
+        crate::shop::catalog::upsert_all(&mut *tx, bot.id, &shop.bot.currency, &products).await?;
     }
+    let bot_id = bot.id;
     tx.commit().await?;
     Ok(LoadedShop {
         merchant_id,

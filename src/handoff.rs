@@ -2,8 +2,8 @@
 //! goes silent, an unconfirmed draft is dropped) and handing it back to where it
 //! was. Pure: each returns the update to save and its audit rows.
 
-use crate::conversations::{Conversation, StoredState, Update};
 use crate::audit::{Actor, Entry, Kind};
+use crate::conversations::{Conversation, StoredState, Update};
 
 /// Turns the override on (if it is not already), remembering where the
 /// conversation was. A draft awaiting the user's answer is dropped: after a person

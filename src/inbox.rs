@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use crate::bots::Bot;
 pub use crate::channels::{Inbound, Media, MessagePayload};
+use crate::conversations::StoredState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ingested {
@@ -310,39 +311,36 @@ pub async fn mark_done(conn: &mut PgConnection, ids: &[i64]) -> sqlx::Result<u64
     Ok(result.rows_affected())
 }
 
-/// Queues session and payment timeouts as inbox events, so they run as ordinary
-/// turns: in order, under the lease, exactly once. Safe to run on every replica.
-pub async fn queue_timeouts(pool: &PgPool) -> sqlx::Result<u64> {
+/// Queues a session timeout for every conversation idle past its bot's session
+/// timeout in a state that expires, as an inbox event, so it runs as an ordinary
+/// turn: in order, under the lease, exactly once. Safe to run on every replica.
+pub async fn queue_session_timeouts(pool: &PgPool) -> sqlx::Result<u64> {
+    let expiring: Vec<&str> = StoredState::ALL
+        .into_iter()
+        .filter(|s| s.expires_when_idle())
+        .map(StoredState::as_str)
+        .collect();
     let mut tx = pool.begin().await?;
-    let sessions = sqlx::query(
+    let queued = sqlx::query(
         "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
-         SELECT c.bot_id, c.id, 'session-timeout:' || c.id || ':' || c.version, 'session_timeout', '{}'::jsonb
+         SELECT c.bot_id, c.id, 'session-timeout:' || c.id || ':' || c.version, $1, '{}'::jsonb
          FROM conversations c JOIN bots b ON b.id = c.bot_id
-         WHERE c.fsm_state IN ('BROWSING', 'CART_OPEN', 'CHECKOUT', 'CLARIFYING', 'AWAITING_CONFIRMATION')
+         WHERE c.fsm_state = ANY($2)
            AND NOT c.human_override
            AND c.last_activity_at < now() - make_interval(secs => b.session_timeout_secs)
          ON CONFLICT (bot_id, external_id) DO NOTHING",
     )
+    .bind(EventKind::SessionTimeout)
+    .bind(&expiring)
     .execute(&mut *tx)
     .await?
     .rows_affected();
-    let payments = sqlx::query(
-        "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
-         SELECT o.bot_id, o.conversation_id, 'payment-timeout:' || o.id || ':' || c.version, 'payment_timeout',
-                jsonb_build_object('order_id', o.id)
-         FROM orders o JOIN conversations c ON c.id = o.conversation_id
-         WHERE o.status = 'awaiting_payment' AND o.payment_due_at < now() AND NOT c.human_override
-         ON CONFLICT (bot_id, external_id) DO NOTHING",
-    )
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if sessions + payments > 0 {
+    if queued > 0 {
         // Any conversation id wakes the engine; it claims whatever is due.
         wake(&mut tx, Uuid::nil()).await?;
     }
     tx.commit().await?;
-    Ok(sessions + payments)
+    Ok(queued)
 }
 
 /// Schedules a failed event for a later try.

@@ -19,7 +19,6 @@ use crate::channels::whatsapp::WhatsAppChannel;
 use crate::config::{Role, Settings};
 use crate::engine::{Engine, EngineSettings, Profiles};
 use crate::http;
-use crate::inbox;
 use crate::notify::{Notifier, Wake};
 use crate::outbox::{Dispatcher, Outcome};
 use crate::ratelimit::RateLimiter;
@@ -311,17 +310,18 @@ impl Application {
             let engine = Arc::new(
                 engine(&self.pool, &self.settings, &self.proposers).with_progress(progress),
             );
+            tasks.spawn(run_sweeper(
+                engine.clone(),
+                self.pool.clone(),
+                self.settings.sweep_interval,
+                cancel.clone(),
+            ));
             tasks.spawn(engine.run(self.notifier.clone(), cancel.clone()));
             let dispatcher = dispatcher(self.pool.clone(), &self.settings, self.redis.clone());
             tasks.spawn(run_dispatcher(
                 dispatcher,
                 self.notifier.clone(),
                 self.settings.poll_interval,
-                cancel.clone(),
-            ));
-            tasks.spawn(run_sweeper(
-                self.pool.clone(),
-                self.settings.sweep_interval,
                 cancel.clone(),
             ));
         }
@@ -440,14 +440,19 @@ async fn run_dispatcher(
     }
 }
 
-async fn run_sweeper(pool: PgPool, every: Duration, cancel: CancellationToken) {
+async fn run_sweeper(
+    engine: Arc<Engine>,
+    pool: PgPool,
+    every: Duration,
+    cancel: CancellationToken,
+) {
     const KEEP_IDEMPOTENCY_KEYS: Duration = Duration::from_secs(24 * 3600);
     let mut last_purge: Option<std::time::Instant> = None;
     loop {
-        match inbox::queue_timeouts(&pool).await {
+        match engine.sweep().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(queued = n, "queued timeout events"),
-            Err(err) => tracing::error!(%err, "timeout sweep failed"),
+            Err(err) => tracing::error!(error = %format!("{err:#}"), "timeout sweep failed"),
         }
         if last_purge.is_none_or(|at| at.elapsed() >= Duration::from_secs(3600)) {
             last_purge = Some(std::time::Instant::now());

@@ -29,6 +29,38 @@ pub fn normalize(input: &str) -> String {
     out.trim().to_owned()
 }
 
+/// One of a text's trigrams.
+pub type Trigram = [char; 3];
+
+/// A normalized text's trigrams as PostgreSQL's pg_trgm forms them: each word
+/// padded with two spaces in front and one behind; sorted, without repeats.
+pub fn trigrams(normalized: &str) -> Vec<Trigram> {
+    let mut out = Vec::new();
+    for word in normalized
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let padded: Vec<char> = "  ".chars().chain(word.chars()).chain([' ']).collect();
+        out.extend(padded.windows(3).map(|w| [w[0], w[1], w[2]]));
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// pg_trgm's `similarity` of two normalized texts: trigrams shared over trigrams
+/// in either.
+pub fn similarity(a: &str, b: &str) -> f32 {
+    let (a, b) = (trigrams(a), trigrams(b));
+    let shared = a.iter().filter(|t| b.binary_search(t).is_ok()).count();
+    let either = a.len() + b.len() - shared;
+    if either == 0 {
+        0.0
+    } else {
+        shared as f32 / either as f32
+    }
+}
+
 /// Whole-word tokens of an already normalized text.
 pub fn tokens(normalized: &str) -> Vec<&str> {
     normalized.split_whitespace().collect()

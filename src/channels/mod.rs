@@ -102,7 +102,7 @@ pub struct Delivered {
 
 #[async_trait]
 pub trait Channel: Send + Sync + 'static {
-    fn name(&self) -> &'static str;
+    fn kind(&self) -> ChannelKind;
 
     /// Rate-limit keys this message counts against, with their limit per second.
     fn rate_limits(&self, _message: &Outgoing) -> Vec<(String, u32)> {

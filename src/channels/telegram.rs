@@ -9,7 +9,7 @@ use sqlx::PgPool;
 use teloxide_core::types::{ChatMemberKind, MediaKind, MessageKind, Update, UpdateKind};
 
 use super::credentials;
-use super::{Channel, Delivered, Outgoing, SendError, split_text};
+use super::{Channel, ChannelKind, Delivered, Outgoing, SendError, split_text};
 use super::{Media, MessagePayload};
 
 /// Longest text of one `sendMessage`.
@@ -238,8 +238,8 @@ impl TelegramChannel {
 
 #[async_trait]
 impl Channel for TelegramChannel {
-    fn name(&self) -> &'static str {
-        "telegram"
+    fn kind(&self) -> ChannelKind {
+        ChannelKind::Telegram
     }
 
     fn rate_limits(&self, message: &Outgoing) -> Vec<(String, u32)> {

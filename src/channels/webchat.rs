@@ -4,15 +4,15 @@
 
 use async_trait::async_trait;
 
-use super::{Channel, Delivered, Outgoing, SendError};
+use super::{Channel, ChannelKind, Delivered, Outgoing, SendError};
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct WebChat;
 
 #[async_trait]
 impl Channel for WebChat {
-    fn name(&self) -> &'static str {
-        "webchat"
+    fn kind(&self) -> ChannelKind {
+        ChannelKind::Webchat
     }
 
     async fn send(&self, _message: &Outgoing) -> Result<Delivered, SendError> {

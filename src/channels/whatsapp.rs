@@ -10,7 +10,7 @@ use sha2::Sha256;
 use sqlx::PgPool;
 
 use super::credentials;
-use super::{Channel, Delivered, Outgoing, SendError, split_text};
+use super::{Channel, ChannelKind, Delivered, Outgoing, SendError, split_text};
 use super::{Media, MessagePayload};
 use crate::config::Secret;
 
@@ -357,8 +357,8 @@ impl WhatsAppChannel {
 
 #[async_trait]
 impl Channel for WhatsAppChannel {
-    fn name(&self) -> &'static str {
-        "whatsapp"
+    fn kind(&self) -> ChannelKind {
+        ChannelKind::Whatsapp
     }
 
     fn rate_limits(&self, message: &Outgoing) -> Vec<(String, u32)> {

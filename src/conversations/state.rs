@@ -62,6 +62,22 @@ impl StoredState {
             StoredState::Clarifying | StoredState::AwaitingConfirmation
         )
     }
+
+    /// States left behind when the customer goes quiet for the bot's session
+    /// timeout: an open cart or checkout, an unfinished or unconfirmed draft.
+    pub fn expires_when_idle(self) -> bool {
+        match self {
+            StoredState::Browsing
+            | StoredState::CartOpen
+            | StoredState::Checkout
+            | StoredState::Clarifying
+            | StoredState::AwaitingConfirmation => true,
+            StoredState::Idle
+            | StoredState::AwaitingPayment
+            | StoredState::Completed
+            | StoredState::HumanTakeover => false,
+        }
+    }
 }
 
 impl fmt::Display for StoredState {

@@ -135,6 +135,17 @@ impl Engine {
         Ok(ExecutionOutcome::Worked)
     }
 
+    /// Queues what timers made due as inbox events (session timeouts, and each
+    /// profile's own, such as payment deadlines); returns how many. Safe on every
+    /// replica: each event has its own dedupe key.
+    pub async fn sweep(&self) -> anyhow::Result<u64> {
+        let mut queued = inbox::queue_session_timeouts(&self.pool).await?;
+        for profile in self.profiles.all() {
+            queued += profile.sweep().await?;
+        }
+        Ok(queued)
+    }
+
     /// Loops `run_once` until nothing is due; returns how many passes worked.
     pub async fn run_until_idle(&self) -> anyhow::Result<usize> {
         let mut passes = 0;

@@ -100,6 +100,12 @@ pub trait Profile: Send + Sync + 'static {
     /// Decides a turn, outside any transaction. An error fails the turn: its event
     /// is retried with backoff and finally parked.
     async fn decide(&self, turn: &Turn<'_>) -> anyhow::Result<Decision>;
+
+    /// Queues the profile's own timers as inbox events (the shop's payment
+    /// deadlines); the sweeper calls it on every replica. Returns how many.
+    async fn sweep(&self) -> anyhow::Result<u64> {
+        Ok(0)
+    }
 }
 
 /// A profile's own rows of a turn (cart lines, orders, finance writes), written by
@@ -221,5 +227,9 @@ impl Profiles {
 
     pub fn get(&self, kind: ProfileKind) -> Option<&Arc<dyn Profile>> {
         self.by_kind.get(&kind)
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &Arc<dyn Profile>> {
+        self.by_kind.values()
     }
 }

@@ -128,7 +128,7 @@ pub async fn run(
             .fetch_one(pool)
             .await?;
             let audit = audit_of(pool, inbox_id).await?;
-            let rejected = report.tally(&audit, "action_accepted", &forbidden);
+            let rejected = report.tally(&audit, crate::audit::Kind::ActionAccepted, &forbidden);
             report.tokens += tokens_of(pool, inbox_id).await?;
             let replies: Vec<String> = sqlx::query_scalar(
                 "SELECT payload->>'text' FROM outbox WHERE inbox_id = $1 ORDER BY id",
@@ -211,7 +211,7 @@ pub async fn run(
             if let Some(expected) = &e.written {
                 let written = audit
                     .iter()
-                    .find(|row| row.kind == "write_executed")
+                    .find(|row| row.kind == crate::audit::Kind::WriteExecuted)
                     .and_then(|row| row.action.clone());
                 if &written != expected {
                     problems.push(format!("wrote {written:?}, expected {expected:?}"));
@@ -220,7 +220,7 @@ pub async fn run(
             if let Some(expected) = &e.tools {
                 let ran: Vec<String> = audit
                     .iter()
-                    .filter(|row| row.kind == "tool_executed")
+                    .filter(|row| row.kind == crate::audit::Kind::ToolExecuted)
                     .filter_map(|row| row.action.clone())
                     .filter(|a| a != "simulatePurchase")
                     .collect();

@@ -102,7 +102,7 @@ pub async fn run(
             .map(|(sku, q)| (sku, i64::from(q)))
             .collect();
             let audit = audit_of(pool, inbox_id).await?;
-            let rejected = report.tally(&audit, "action_executed", &forbidden);
+            let rejected = report.tally(&audit, crate::audit::Kind::ActionExecuted, &forbidden);
             report.tokens += tokens_of(pool, inbox_id).await?;
 
             let mut problems = Vec::new();

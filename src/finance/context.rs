@@ -1,7 +1,10 @@
 //! The user context a finance turn reads before it decides (KakeBot's context
 //! analyzer, Financial Agent v1's "now"): today in the bot's time zone, how much
 //! history the user has, their balance, debts, last transaction, budgets, learned
-//! rules and latest corrections. One round trip.
+//! rules and latest corrections, what they logged in the last two days (to flag a
+//! duplicate) and how often they corrected a merchant (to say a rule was learned).
+//! One round trip: everything a finance plan reads of the user's rows but the
+//! analysis tools' own queries.
 
 use chrono::NaiveDate;
 use serde::Deserialize;
@@ -9,6 +12,7 @@ use sqlx::PgPool;
 use sqlx::types::Json;
 use uuid::Uuid;
 
+use super::core::draft::Duplicate;
 use super::core::matrix::{LastTransaction, LearnedRule};
 use super::core::output::DebtLine;
 use super::core::tools::History;
@@ -29,6 +33,64 @@ pub struct UserContext {
     pub rules: Vec<LearnedRule>,
     /// The latest corrections, newest first (few-shot examples for the LLM).
     pub examples: Vec<Example>,
+    /// Transactions logged in the last day or dated since yesterday, newest first.
+    pub recent: Vec<Recent>,
+    /// Corrections so far, by merchant and the category it went to.
+    pub corrections: Vec<Corrected>,
+}
+
+/// A transaction logged lately, for the duplicate check.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Recent {
+    pub id: i64,
+    pub occurred_on: NaiveDate,
+    pub description: String,
+    pub amount_cents: i64,
+    pub category: String,
+}
+
+/// How often a merchant was corrected to a category.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Corrected {
+    pub merchant: String,
+    pub to_category: String,
+    pub times: i64,
+}
+
+impl UserContext {
+    /// A transaction of the same amount and a similar concept (or the same
+    /// category) logged in the last day: the user may be logging it twice.
+    pub fn duplicate_of(
+        &self,
+        amount_cents: i64,
+        concept: &str,
+        category: Option<&str>,
+    ) -> Option<Duplicate> {
+        let concept = crate::text::normalize(concept);
+        self.recent
+            .iter()
+            .filter(|t| t.amount_cents == amount_cents)
+            .find(|t| {
+                let description = crate::text::normalize(&t.description);
+                category == Some(t.category.as_str())
+                    || crate::text::similarity(&description, &concept) > 0.3
+                    || (!concept.is_empty() && description.contains(&concept))
+            })
+            .map(|t| Duplicate {
+                id: t.id,
+                date: t.occurred_on,
+                description: t.description.clone(),
+                amount_cents: t.amount_cents,
+            })
+    }
+
+    /// How many times `merchant` was corrected to `category` before.
+    pub fn corrections_of(&self, merchant: &str, category: &str) -> i64 {
+        self.corrections
+            .iter()
+            .find(|c| c.merchant == merchant && c.to_category == category)
+            .map_or(0, |c| c.times)
+    }
 }
 
 #[derive(Deserialize)]
@@ -73,6 +135,8 @@ type Row = (
     bool,
     Json<Vec<Rule>>,
     Json<Vec<Correction>>,
+    Json<Vec<Recent>>,
+    Json<Vec<Corrected>>,
 );
 
 /// The context of `contact_id`, or `None` when the contact is not this bot's
@@ -102,7 +166,17 @@ pub async fn load(
              FROM fin_merchant_rules WHERE contact_id = $2 AND bot_id = $1),
             (SELECT coalesce(json_agg(c ORDER BY c.id DESC), '[]') FROM (
                  SELECT id, description, merchant, from_category, to_category FROM fin_corrections
-                 WHERE contact_id = $2 AND bot_id = $1 ORDER BY id DESC LIMIT $4) c)
+                 WHERE contact_id = $2 AND bot_id = $1 ORDER BY id DESC LIMIT $4) c),
+            (SELECT coalesce(json_agg(r ORDER BY r.id DESC), '[]') FROM (
+                 SELECT id, occurred_on, description, amount_cents, category FROM fin_transactions
+                 WHERE contact_id = $2 AND bot_id = $1
+                   AND (created_at > now() - interval '24 hours'
+                        OR occurred_on >= (now() AT TIME ZONE $3)::date - 1)
+                 ORDER BY id DESC LIMIT 200) r),
+            (SELECT coalesce(json_agg(k), '[]') FROM (
+                 SELECT merchant, to_category, count(*) AS times FROM fin_corrections
+                 WHERE contact_id = $2 AND bot_id = $1 AND merchant IS NOT NULL
+                 GROUP BY merchant, to_category) k)
          FROM contacts WHERE id = $2 AND bot_id = $1",
     )
     .bind(bot_id)
@@ -111,8 +185,19 @@ pub async fn load(
     .bind(EXAMPLES)
     .fetch_optional(pool)
     .await?;
-    let Some((today, first, transactions, balance, debts, last, category_budgets, rules, examples)) =
-        row
+    let Some((
+        today,
+        first,
+        transactions,
+        balance,
+        debts,
+        last,
+        category_budgets,
+        rules,
+        examples,
+        recent,
+        corrections,
+    )) = row
     else {
         return Ok(None);
     };
@@ -162,6 +247,8 @@ pub async fn load(
                 to_category: c.to_category,
             })
             .collect(),
+        recent: recent.0,
+        corrections: corrections.0,
     }))
 }
 

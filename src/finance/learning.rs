@@ -76,25 +76,6 @@ pub async fn record_correction(
     }))
 }
 
-/// Corrections already stored of `merchant` to `category`.
-pub async fn corrections_for(
-    db: impl PgExecutor<'_>,
-    user: UserScope,
-    merchant: &str,
-    category: &str,
-) -> sqlx::Result<i64> {
-    sqlx::query_scalar(
-        "SELECT count(*) FROM fin_corrections
-         WHERE contact_id = $2 AND bot_id = $1 AND merchant = $3 AND to_category = $4",
-    )
-    .bind(user.bot_id)
-    .bind(user.contact_id)
-    .bind(merchant)
-    .bind(category)
-    .fetch_one(db)
-    .await
-}
-
 pub async fn rules(db: impl PgExecutor<'_>, user: UserScope) -> sqlx::Result<Vec<LearnedRule>> {
     let rows: Vec<(String, String)> = sqlx::query_as(
         "SELECT merchant, category FROM fin_merchant_rules WHERE contact_id = $2 AND bot_id = $1",

@@ -6,7 +6,7 @@ use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use super::core::category::CategoryType;
-use super::core::draft::{Duplicate, TxKind};
+use super::core::draft::TxKind;
 use super::core::matrix::LastTransaction;
 
 /// Whose data a query touches: one user (contact) of one bot. Every finance query
@@ -132,41 +132,6 @@ pub async fn last_logged(
             date,
         },
     ))
-}
-
-/// A transaction of the same amount and a similar concept logged in the last 24
-/// hours (by when it was written, or dated today or yesterday), if any.
-pub async fn recent_duplicate(
-    db: impl PgExecutor<'_>,
-    user: UserScope,
-    amount_cents: i64,
-    concept: &str,
-    category: Option<&str>,
-    today: NaiveDate,
-) -> sqlx::Result<Option<Duplicate>> {
-    let row: Option<(i64, NaiveDate, String, i64)> = sqlx::query_as(
-        "SELECT id, occurred_on, description, amount_cents FROM fin_transactions
-         WHERE contact_id = $2 AND bot_id = $1 AND amount_cents = $3
-           AND (created_at > now() - interval '24 hours' OR occurred_on >= $6::date - 1)
-           AND (category = $5
-                OR similarity(translate(lower(description), 'áéíóúüñ', 'aeiouun'), $4) > 0.3
-                OR ($4 <> '' AND translate(lower(description), 'áéíóúüñ', 'aeiouun') LIKE '%' || $4 || '%'))
-         ORDER BY id DESC LIMIT 1",
-    )
-    .bind(user.bot_id)
-    .bind(user.contact_id)
-    .bind(amount_cents)
-    .bind(crate::text::normalize(concept))
-    .bind(category)
-    .bind(today)
-    .fetch_optional(db)
-    .await?;
-    Ok(row.map(|(id, date, description, amount_cents)| Duplicate {
-        id,
-        date,
-        description,
-        amount_cents,
-    }))
 }
 
 /// Transactions of a user (all kinds), for tests and the demo.

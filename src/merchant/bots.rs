@@ -106,7 +106,8 @@ pub struct NewBot {
 /// Creates a shop bot with its channels, all or nothing.
 pub async fn create(pool: &PgPool, merchant_id: Uuid, new: &NewBot) -> Result<Summary> {
     let mut tx = pool.begin().await?;
-    let bot = bots::create(&mut *tx, merchant_id, &new.slug, &new.name, &new.currency).await?;
+    let spec = bots::NewBot::shop(&new.slug, &new.name, &new.currency);
+    let bot = bots::create(&mut *tx, merchant_id, &spec).await?;
     if let Some(instructions) = &new.payment_instructions {
         let instructions = bounded_text("payment_instructions", instructions, 500)?;
         bots::update_settings(

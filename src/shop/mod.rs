@@ -72,4 +72,8 @@ impl Profile for Shop {
         let input = TurnInput::new(turn, &catalog, read.open_order.as_ref());
         Ok(apply::apply(&input, plan))
     }
+
+    async fn sweep(&self) -> anyhow::Result<u64> {
+        Ok(orders::queue_payment_timeouts(&self.pool).await?)
+    }
 }

@@ -264,3 +264,28 @@ pub async fn set_status(
     .await?;
     Ok(())
 }
+
+/// Queues a payment timeout for every order past its payment deadline, as an
+/// inbox event of its conversation, so it runs as an ordinary turn: in order,
+/// under the lease, exactly once. Safe to run on every replica.
+pub async fn queue_payment_timeouts(pool: &sqlx::PgPool) -> sqlx::Result<u64> {
+    let mut tx = pool.begin().await?;
+    let queued = sqlx::query(
+        "INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
+         SELECT o.bot_id, o.conversation_id, 'payment-timeout:' || o.id || ':' || c.version, $1,
+                jsonb_build_object('order_id', o.id)
+         FROM orders o JOIN conversations c ON c.id = o.conversation_id
+         WHERE o.status = $2 AND o.payment_due_at < now() AND NOT c.human_override
+         ON CONFLICT (bot_id, external_id) DO NOTHING",
+    )
+    .bind(crate::inbox::EventKind::PaymentTimeout)
+    .bind(OrderStatus::AwaitingPayment)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if queued > 0 {
+        crate::inbox::wake(&mut tx, Uuid::nil()).await?;
+    }
+    tx.commit().await?;
+    Ok(queued)
+}

@@ -13,7 +13,7 @@ use crate::llm::privacy::mask;
 use crate::llm::{Contract, Prompt, ProposalError, parse_answer};
 use crate::shop::contract::{CatalogEntry, MAX_RESPONSE_TEXT, Proposal, ProposalInput};
 use crate::shop::core::{ActionKind, MAX_ACTIONS, ProductId};
-use crate::text::{money, normalize};
+use crate::text::{Trigram, money, normalize, trigrams};
 
 const SYSTEM_PROMPT: &str = "Eres el asistente de ventas de una tienda que vende por chat. \
 Lees el mensaje del cliente y PROPONES acciones; el sistema de la tienda decide cuáles se ejecutan.\n\
@@ -75,21 +75,6 @@ pub fn catalog_slice(config: &LlmConfig, input: &ProposalInput) -> Vec<CatalogEn
         .take(limit)
         .map(|(.., i)| catalog[i].clone())
         .collect()
-}
-
-type Trigram = [char; 3];
-
-/// A text's trigrams as pg_trgm forms them: each word padded with two spaces in
-/// front and one behind.
-fn trigrams(normalized: &str) -> Vec<Trigram> {
-    let mut out = Vec::new();
-    for word in normalized.split_whitespace() {
-        let padded: Vec<char> = "  ".chars().chain(word.chars()).chain([' ']).collect();
-        out.extend(padded.windows(3).map(|w| [w[0], w[1], w[2]]));
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// Builds the messages, shrinking history, descriptions and catalog to the budget.

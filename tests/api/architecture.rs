@@ -251,15 +251,25 @@ fn no_module_imports_one_that_imports_it_back() {
         .collect();
     assert!(report.is_empty(), "{}", report.join("\n"));
     // The check sees the house: the engine uses the table modules it commits to.
-    let engine_uses = graph.get(&vec!["engine".to_owned()]).cloned().unwrap_or_default();
-    assert!(engine_uses.contains(&vec!["inbox".to_owned()]), "{engine_uses:?}");
+    let engine_uses = graph
+        .get(&vec!["engine".to_owned()])
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        engine_uses.contains(&vec!["inbox".to_owned()]),
+        "{engine_uses:?}"
+    );
 }
 
 #[test]
 fn the_check_finds_a_cycle_when_there_is_one() {
     let module = |s: &str| s.split("::").map(str::to_owned).collect::<Module>();
     let mut graph: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
-    for (a, b) in [("http", "dashboard"), ("dashboard", "http"), ("http", "inbox")] {
+    for (a, b) in [
+        ("http", "dashboard"),
+        ("dashboard", "http"),
+        ("http", "inbox"),
+    ] {
         graph.entry(module(a)).or_default().insert(module(b));
     }
     let found = cycles(&graph);
@@ -336,9 +346,13 @@ fn the_front_doors_reach_the_database_only_through_the_merchant_actions() {
                 let lowercase = regex::Regex::new(r"[{,]\s*(self|[a-z_][a-z0-9_]*)\s*[,}]")
                     .unwrap()
                     .is_match(imported)
-                    || imported.trim_end_matches(';').rsplit("::").next().is_some_and(|last| {
-                        last.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                    });
+                    || imported
+                        .trim_end_matches(';')
+                        .rsplit("::")
+                        .next()
+                        .is_some_and(|last| {
+                            last.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                        });
                 if lowercase {
                     offences.push(format!("{path}: imports {imported}"));
                 }
@@ -361,7 +375,14 @@ fn the_engine_names_no_profile_and_the_cores_do_no_io() {
     }
     for core in [&["shop", "core"][..], &["finance", "core"]] {
         for (path, source) in files_under(&tree, core) {
-            for io in ["sqlx", "axum", "reqwest", "teloxide", "async_openai", "tokio"] {
+            for io in [
+                "sqlx",
+                "axum",
+                "reqwest",
+                "teloxide",
+                "async_openai",
+                "tokio",
+            ] {
                 if source.contains(&format!("{io}::")) {
                     offences.push(format!("{path}: uses {io}"));
                 }

@@ -261,7 +261,7 @@ async fn a_draft_left_open_expires_and_a_late_yes_confirms_nothing(pool: PgPool)
         .execute(&app.pool)
         .await
         .unwrap();
-    tendero::inbox::queue_timeouts(&app.pool).await.unwrap();
+    app.engine.sweep().await.unwrap();
     app.drain().await;
     assert_eq!(app.state("gabo").await, "IDLE");
     let replies = app.replies("gabo").await;

@@ -1,7 +1,5 @@
 //! Session-inactivity and payment timeouts run as ordinary, exactly-once turns.
 
-use tendero::inbox::queue_timeouts as sweep_timeouts;
-
 use crate::helpers::spawn_app;
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
@@ -11,11 +9,7 @@ async fn an_inactive_cart_returns_to_idle_and_an_unpaid_order_expires(pool: sqlx
     for text in ["quiero 1 cheesecake", "cuánto es", "sí"] {
         app.say("vero", text).await;
     }
-    assert_eq!(
-        sweep_timeouts(&app.pool).await.unwrap(),
-        0,
-        "nothing is due yet"
-    );
+    assert_eq!(app.engine.sweep().await.unwrap(), 0, "nothing is due yet");
 
     // Time passes: the cart goes idle and the payment window closes.
     sqlx::query("UPDATE conversations SET last_activity_at = now() - interval '2 hours'")
@@ -26,8 +20,8 @@ async fn an_inactive_cart_returns_to_idle_and_an_unpaid_order_expires(pool: sqlx
         .execute(&app.pool)
         .await
         .unwrap();
-    assert_eq!(sweep_timeouts(&app.pool).await.unwrap(), 2);
-    assert_eq!(sweep_timeouts(&app.pool).await.unwrap(), 0, "queued once");
+    assert_eq!(app.engine.sweep().await.unwrap(), 2);
+    assert_eq!(app.engine.sweep().await.unwrap(), 0, "queued once");
     let before = app.replies("uma").await.len();
     app.drain().await;
 
@@ -62,7 +56,7 @@ async fn a_timeout_that_lost_the_race_to_a_new_message_does_nothing(pool: sqlx::
         .execute(&app.pool)
         .await
         .unwrap();
-    sweep_timeouts(&app.pool).await.unwrap();
+    app.engine.sweep().await.unwrap();
     // The customer writes before the timeout event runs; it was queued first, so it
     // runs first — and finds the customer gone idle, which is the truth at that point.
     // A message after it starts from IDLE with an empty cart.

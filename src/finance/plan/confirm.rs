@@ -10,7 +10,7 @@ use crate::audit::{Actor, Entry, Kind};
 use crate::finance::context::UserContext;
 use crate::finance::core::confirm::{self, Answer};
 use crate::finance::core::{Confirmation, Draft, FinanceState, Write, on_answer};
-use crate::finance::learning::{self, CORRECTIONS_TO_LEARN};
+use crate::finance::learning::CORRECTIONS_TO_LEARN;
 use crate::finance::{messages, reply};
 use crate::text::normalize;
 
@@ -53,7 +53,7 @@ pub async fn answer(
             write,
             then_simulate,
         } => {
-            let (text, debt_after) = executed(deps, ctx, &write).await?;
+            let (text, debt_after) = executed(ctx, &write);
             let mut blocks = vec![text];
             plan.audit.push(
                 Entry::new(Actor::Backend, Kind::WriteExecuted)
@@ -77,11 +77,7 @@ pub async fn answer(
 
 /// What the user reads once the write is done, with what the backend knows now,
 /// and a paid debt's balance afterwards.
-async fn executed(
-    deps: &Deps<'_>,
-    ctx: &UserContext,
-    write: &Write,
-) -> anyhow::Result<(String, Option<i64>)> {
+fn executed(ctx: &UserContext, write: &Write) -> (String, Option<i64>) {
     let mut debt_after = None;
     let mut learned = None;
     match write {
@@ -97,12 +93,12 @@ async fn executed(
             merchant: Some(merchant),
             ..
         } => {
-            let before = learning::corrections_for(deps.pool, ctx.user, merchant, to).await?;
+            let before = ctx.corrections_of(merchant, to);
             if before + 1 >= CORRECTIONS_TO_LEARN {
                 learned = Some(merchant.as_str());
             }
         }
         _ => {}
     }
-    Ok((reply::executed(write, debt_after, learned), debt_after))
+    (reply::executed(write, debt_after, learned), debt_after)
 }

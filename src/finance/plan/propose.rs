@@ -17,7 +17,7 @@ use crate::finance::core::amount;
 use crate::finance::core::matrix::Facts;
 use crate::finance::core::tools::{Dropped, ToolName, ToolRequest, plan_tools};
 use crate::finance::core::{Draft, Effect, FinanceState, Intent, evaluate};
-use crate::finance::{ledger, messages, reply, tools};
+use crate::finance::{messages, reply, tools};
 use crate::progress::Step;
 use crate::text::normalize;
 
@@ -124,7 +124,7 @@ pub async fn turn(
     match (eval.state, next.as_mut()) {
         (FinanceState::AwaitingConfirmation, Some(pending)) => {
             if pending.intent == Intent::LogTransaction && pending.duplicate.is_none() {
-                pending.duplicate = duplicate_of(deps, ctx, pending).await?;
+                pending.duplicate = duplicate_of(ctx, pending);
             }
             let debt_balance = pending.debt.name.as_ref().and_then(|name| {
                 ctx.debts
@@ -244,28 +244,17 @@ fn audit_proposal(plan: &mut FinancePlan, proposal: &FinanceProposal, proposer: 
 }
 
 /// A transaction of the same amount and a similar concept logged in the last day.
-async fn duplicate_of(
-    deps: &Deps<'_>,
+fn duplicate_of(
     ctx: &UserContext,
     draft: &Draft,
-) -> anyhow::Result<Option<crate::finance::core::draft::Duplicate>> {
-    let Some(amount) = draft.amount_cents else {
-        return Ok(None);
-    };
+) -> Option<crate::finance::core::draft::Duplicate> {
+    let amount = draft.amount_cents?;
     let concept = draft
         .description
         .clone()
         .or_else(|| draft.merchant.clone())
         .unwrap_or_default();
-    Ok(ledger::recent_duplicate(
-        deps.pool,
-        ctx.user,
-        amount,
-        &concept,
-        draft.category.as_deref(),
-        ctx.today,
-    )
-    .await?)
+    ctx.duplicate_of(amount, &concept, draft.category.as_deref())
 }
 
 /// QUERY_DATA: the limits of KakeBot applied to what was asked, the tools that
