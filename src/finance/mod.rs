@@ -58,7 +58,7 @@ impl Profile for Finance {
             turn,
         };
         Ok(match plan::plan(&deps).await? {
-            plan::Planned::Decided(decision) => decision,
+            plan::Planned::Decided(decision) => *decision,
             plan::Planned::Plan(plan) => apply::apply(turn, *plan),
         })
     }

@@ -90,7 +90,7 @@ impl<'a> Deps<'a> {
 /// What planning came to: a decision made without the finance flow (a person
 /// asked for, an attachment), or the finance plan for `apply`.
 pub enum Planned {
-    Decided(Decision),
+    Decided(Box<Decision>),
     Plan(Box<FinancePlan>),
 }
 
@@ -123,13 +123,13 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Planned> {
         let mut decision = Decision::keep("escalate", conversation);
         decision.update.state = plan.state.into();
         decision.hand_to_person(conversation, messages::ESCALATED);
-        return Ok(Planned::Decided(decision));
+        return Ok(Planned::Decided(Box::new(decision)));
     }
     if payload.media.is_some() || payload.text.trim().is_empty() {
         let mut decision = Decision::keep("say", conversation);
         decision.update.activity = true;
         decision.say(crate::outbox::Author::Bot, messages::UNSUPPORTED_MEDIA);
-        return Ok(Planned::Decided(decision));
+        return Ok(Planned::Decided(Box::new(decision)));
     }
     plan.activity = true;
     let bot = turn.bot;
