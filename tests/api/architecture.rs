@@ -327,6 +327,7 @@ fn the_front_doors_reach_the_database_only_through_the_merchant_actions() {
         tables.join("|")
     ))
     .unwrap();
+    let item = regex::Regex::new(r"[{,]\s*(self|[a-z_][a-z0-9_]*)\s*[,}]").unwrap();
     let mut offences = Vec::new();
     let doors = [&["http", "api"][..], &["dashboard"], &["merchant_chat"]];
     for door in doors {
@@ -343,9 +344,7 @@ fn the_front_doors_reach_the_database_only_through_the_merchant_actions() {
             }
             for found in import.find_iter(&source) {
                 let imported = found.as_str();
-                let lowercase = regex::Regex::new(r"[{,]\s*(self|[a-z_][a-z0-9_]*)\s*[,}]")
-                    .unwrap()
-                    .is_match(imported)
+                let lowercase = item.is_match(imported)
                     || imported
                         .trim_end_matches(';')
                         .rsplit("::")
