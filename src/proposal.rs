@@ -25,7 +25,7 @@ pub struct ProposalOf<A> {
     pub suggested_state: Option<String>,
     /// Which proposer actually produced this (e.g. the rules after an LLM fallback).
     #[serde(skip)]
-    pub origin: Option<&'static str>,
+    pub origin: Option<Origin>,
 }
 
 impl<A> ProposalOf<A> {
@@ -36,6 +36,52 @@ impl<A> ProposalOf<A> {
             response_text: response_text.into(),
             suggested_state: None,
             origin: None,
+        }
+    }
+}
+
+/// Who produced a proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The model, under the profile's contract.
+    Llm,
+    /// The rules read the message whole, so the model was not asked.
+    RulesUnderstood,
+    /// The rules answered for the model, and why.
+    RulesInstead(Fallback),
+    /// The model proposed nothing the customer's words support: the rules'
+    /// reading was proposed instead.
+    RulesOverUngroundedLlm,
+    /// Any other proposer, by its name (the rules, a test's script).
+    Named(&'static str),
+}
+
+/// Why the model was not asked, or its answer not used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallback {
+    /// The bot's LLM switch is off.
+    Off,
+    CircuitOpen,
+    BudgetSpent,
+    InvalidOutput,
+    Error,
+    Timeout,
+}
+
+impl Origin {
+    /// As the audit trail records it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Llm => "llm",
+            Origin::RulesUnderstood => "rules (understood)",
+            Origin::RulesInstead(Fallback::Off) => "rules (LLM off for this bot)",
+            Origin::RulesInstead(Fallback::CircuitOpen) => "rules (LLM circuit open)",
+            Origin::RulesInstead(Fallback::BudgetSpent) => "rules (LLM budget spent)",
+            Origin::RulesInstead(Fallback::InvalidOutput) => "rules (LLM output invalid)",
+            Origin::RulesInstead(Fallback::Error) => "rules (LLM error)",
+            Origin::RulesInstead(Fallback::Timeout) => "rules (LLM timeout)",
+            Origin::RulesOverUngroundedLlm => "rules (llm ungrounded)",
+            Origin::Named(name) => name,
         }
     }
 }

@@ -101,8 +101,10 @@ fn transcript_lines(transcript: &[TranscriptLine]) -> Markup {
         @for line in transcript {
             div class={ "msg " (if line.direction == Direction::In { "in" } else { "out" }) } {
                 span.muted { (labels::speaker(line.author)) " · " (line.created_at.format("%d/%m %H:%M")) " " }
-                @if let Some(delivery) = line.delivery.and_then(labels::delivery) {
-                    span class={ "badge " (delivery_class(line.delivery)) } { (delivery) }
+                @if let Some(status) = line.delivery {
+                    @if let Some(delivery) = labels::delivery(status) {
+                        span class={ "badge " (delivery_class(status)) } { (delivery) }
+                    }
                 }
                 div { (line.text) }
                 @if let Some(error) = &line.delivery_error {
@@ -114,11 +116,12 @@ fn transcript_lines(transcript: &[TranscriptLine]) -> Markup {
 }
 
 /// The badge's colour: good, bad or neutral news.
-fn delivery_class(status: Option<crate::outbox::Status>) -> &'static str {
+fn delivery_class(status: crate::outbox::Status) -> &'static str {
+    use crate::outbox::Status;
     match status {
-        Some(crate::outbox::Status::Sent) => "ok",
-        Some(status) if status.undelivered() => "bad",
-        _ => "info",
+        Status::Sent => "ok",
+        Status::Failed | Status::Dead => "bad",
+        Status::Pending | Status::Sending | Status::Suppressed | Status::Discarded => "info",
     }
 }
 

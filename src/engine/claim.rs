@@ -37,7 +37,7 @@ pub struct ClaimRequest<'a> {
 /// A transcript line before the turn's message.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct PastLine {
-    pub author: String,
+    pub author: crate::transcript::Speaker,
     pub text: String,
 }
 

@@ -69,7 +69,7 @@ impl Turn<'_> {
             .history
             .iter()
             .map(|line| HistoryEntry {
-                role: line.author.clone(),
+                role: line.author.as_str().to_owned(),
                 text: line.text.clone(),
             })
             .collect()

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use super::contract::{FinanceInput, FinanceProposal};
 use super::{prompt, rules};
 use crate::llm;
-use crate::proposal::ProposerError;
+use crate::proposal::{Fallback, Origin, ProposerError};
 
 #[async_trait]
 pub trait Proposer: Send + Sync + 'static {
@@ -54,9 +54,9 @@ impl Proposer for LlmProposer {
     }
 
     async fn propose(&self, input: &FinanceInput) -> Result<FinanceProposal, ProposerError> {
-        let fallback = |why: &'static str| {
+        let fallback = |why: Fallback| {
             let mut proposal = rules::propose(input);
-            proposal.origin = Some(why);
+            proposal.origin = Some(Origin::RulesInstead(why));
             proposal
         };
         if let Err(why) = self.client.may_ask(&input.context).await {
@@ -70,7 +70,7 @@ impl Proposer for LlmProposer {
             .await
         {
             Ok(mut proposal) => {
-                proposal.origin = Some("llm");
+                proposal.origin = Some(Origin::Llm);
                 Ok(proposal)
             }
             Err(why) => Ok(fallback(why)),

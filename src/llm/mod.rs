@@ -31,6 +31,7 @@ use crate::channels::ChannelKind;
 use crate::config::{LlmConfig, ResponseMode};
 use crate::histograms::{Metric, observe};
 use crate::progress::{NoProgress, Progress, Recipient, typing_while};
+use crate::proposal::Fallback;
 use crate::telemetry;
 
 /// Why a call produced no usable proposal.
@@ -320,9 +321,9 @@ impl Client {
 
     /// Whether the LLM may be asked for this turn at all; `Err` names why not (the
     /// caller answers with the rules).
-    pub async fn may_ask(&self, context: &CallContext) -> Result<(), &'static str> {
+    pub async fn may_ask(&self, context: &CallContext) -> Result<(), Fallback> {
         if !context.agent_enabled {
-            return Err("rules (LLM off for this bot)");
+            return Err(Fallback::Off);
         }
         if !self.breaker.allows(context.bot_id) {
             // Counted (with no latency) so an alert can see a bot running on the rules.
@@ -331,7 +332,7 @@ impl Client {
                 [&context.bot_slug, "circuit_open"],
                 Duration::ZERO,
             );
-            return Err("rules (LLM circuit open)");
+            return Err(Fallback::CircuitOpen);
         }
         if !self
             .budget
@@ -339,7 +340,7 @@ impl Client {
             .await
         {
             self.record_skip(context, Outcome::OverBudget).await;
-            return Err("rules (LLM budget spent)");
+            return Err(Fallback::BudgetSpent);
         }
         Ok(())
     }
@@ -353,7 +354,7 @@ impl Client {
         prompt: &Prompt,
         contract: &Contract<T>,
         started: Instant,
-    ) -> Result<T, &'static str> {
+    ) -> Result<T, Fallback> {
         let bot_id = context.bot_id;
         // Waiting for a slot is bounded by the engine's proposer timeout, not by the
         // LLM's own: a queue here is load, not a failing server.
@@ -392,7 +393,7 @@ impl Client {
                 )
                 .await;
                 self.breaker.record(bot_id, false);
-                Err("rules (LLM output invalid)")
+                Err(Fallback::InvalidOutput)
             }
             Ok(Err(CallFailure::Http(error))) => {
                 tracing::warn!(%error, "LLM call failed; using the rules proposer");
@@ -406,7 +407,7 @@ impl Client {
                 )
                 .await;
                 self.breaker.record(bot_id, false);
-                Err("rules (LLM error)")
+                Err(Fallback::Error)
             }
             Err(_) => {
                 tracing::warn!(timeout = ?self.config.timeout, "LLM call timed out; using the rules proposer");
@@ -420,7 +421,7 @@ impl Client {
                 )
                 .await;
                 self.breaker.record(bot_id, false);
-                Err("rules (LLM timeout)")
+                Err(Fallback::Timeout)
             }
         }
     }

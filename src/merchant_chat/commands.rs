@@ -108,7 +108,10 @@ pub fn taken(reference: &str) -> String {
 }
 
 pub fn released(reference: &str, state: &str) -> String {
-    format!("El bot vuelve a atender la conversación {reference} (estado {state}).")
+    format!(
+        "El bot vuelve a atender la conversación {reference} ({}).",
+        state.to_lowercase()
+    )
 }
 
 pub fn replied(reference: &str) -> String {

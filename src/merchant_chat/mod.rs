@@ -87,7 +87,10 @@ async fn run(
                     outcome(sent.await, words::replied(reference))
                 }
                 _ => match merchant::conversations::hand_back(pool, merchant_id, id, false).await {
-                    Ok(handled) => Ok(words::released(reference, handled.state.as_str())),
+                    Ok(handled) => Ok(words::released(
+                        reference,
+                        crate::labels::state(handled.state),
+                    )),
                     Err(err) => refusal(err),
                 },
             }

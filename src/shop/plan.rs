@@ -21,6 +21,7 @@ use super::rules::grounding::Ungrounded;
 use crate::channels::MessagePayload;
 use crate::detect::{self, Inbound};
 use crate::engine::{Command, Turn, TurnSnapshot};
+use crate::proposal::Origin;
 
 /// The order waiting for payment, as a turn reads it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -128,7 +129,7 @@ pub struct ProposePlan {
     pub start: State,
     pub greeted: bool,
     pub proposal: Proposal,
-    pub proposer: &'static str,
+    pub proposer: Origin,
     pub cart: Cart,
     /// What the conversation remembered (choices offered, clarifications).
     pub memo: ShopMemo,
@@ -234,7 +235,7 @@ pub async fn plan(
     if let Some(standalone) = &rewritten {
         input.customer_message = standalone.clone();
     }
-    let mut name = proposer.name();
+    let name = proposer.name();
     let proposal = match tokio::time::timeout(turn.proposer_timeout, proposer.propose(&input)).await
     {
         Ok(Ok(proposal)) => proposal,
@@ -250,9 +251,7 @@ pub async fn plan(
             fallback_proposal()
         }
     };
-    if let Some(origin) = proposal.origin {
-        name = origin;
-    }
+    let mut origin = proposal.origin.unwrap_or(Origin::Named(name));
     // The rules read only what is there; a model may propose anything. When
     // nothing it proposed stands on the customer's words, the rules' reading
     // takes the turn (they are its fallback) and the model's actions are kept
@@ -260,7 +259,7 @@ pub async fn plan(
     let mut ungrounded = Vec::new();
     let mut replaced = Vec::new();
     let mut proposal = proposal;
-    if name == "llm" {
+    if origin == Origin::Llm {
         ungrounded = super::rules::grounding::ungrounded(&input, &proposal);
         if !ungrounded.is_empty() && ungrounded.len() == proposal.proposed_actions.len() {
             replaced = std::mem::take(&mut ungrounded)
@@ -268,14 +267,14 @@ pub async fn plan(
                 .map(|(i, why)| (proposal.proposed_actions[i].action_type.clone(), why))
                 .collect();
             proposal = super::rules::propose(&input);
-            name = "rules (llm ungrounded)";
+            origin = Origin::RulesOverUngroundedLlm;
         }
     }
     Ok(Plan::Propose(Box::new(ProposePlan {
         start,
         greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
         proposal,
-        proposer: name,
+        proposer: origin,
         cart: cart.clone(),
         memo,
         rewritten,

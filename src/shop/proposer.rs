@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use super::contract::{Proposal, ProposalInput};
 use super::{prompt, rules};
 use crate::llm;
-use crate::proposal::ProposerError;
+use crate::proposal::{Fallback, Origin, ProposerError};
 
 #[async_trait]
 pub trait Proposer: Send + Sync + 'static {
@@ -55,9 +55,9 @@ impl Proposer for LlmProposer {
     }
 
     async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
-        let fallback = |why: &'static str| {
+        let fallback = |why: Fallback| {
             let mut proposal = rules::propose(input);
-            proposal.origin = Some(why);
+            proposal.origin = Some(Origin::RulesInstead(why));
             proposal
         };
         let config = self.client.config();
@@ -68,7 +68,7 @@ impl Proposer for LlmProposer {
                     .record_skip(&input.context, llm::Outcome::Rules)
                     .await;
                 let mut proposal = reading.proposal;
-                proposal.origin = Some("rules (understood)");
+                proposal.origin = Some(Origin::RulesUnderstood);
                 return Ok(proposal);
             }
         }
@@ -84,7 +84,7 @@ impl Proposer for LlmProposer {
             .await
         {
             Ok(mut proposal) => {
-                proposal.origin = Some("llm");
+                proposal.origin = Some(Origin::Llm);
                 Ok(proposal)
             }
             Err(why) => Ok(fallback(why)),

@@ -225,8 +225,11 @@ async fn propose(deps: &Deps<'_>, input: &FinanceInput) -> FinanceProposal {
     }
 }
 
-fn audit_proposal(plan: &mut FinancePlan, proposal: &FinanceProposal, proposer: &str) {
-    let origin = proposal.origin.unwrap_or(proposer);
+fn audit_proposal(plan: &mut FinancePlan, proposal: &FinanceProposal, proposer: &'static str) {
+    let origin = proposal
+        .origin
+        .unwrap_or(crate::proposal::Origin::Named(proposer))
+        .as_str();
     for (index, proposed) in proposal.proposed_actions.iter().enumerate() {
         let action: String = proposed.action_type.chars().take(64).collect();
         plan.audit.push(

@@ -34,7 +34,7 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
         _ => fresh(&message, input),
     };
     FinanceProposal {
-        origin: Some("rules"),
+        origin: Some(crate::proposal::Origin::Named("rules")),
         ..proposal
     }
 }

@@ -43,7 +43,7 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         audit.push(
             Entry::new(Actor::Agent, Kind::ActionProposed)
                 .action(truncated(&proposed.action_type, 64))
-                .detail(json!({"index": index, "params": proposed.params, "proposer": proposer})),
+                .detail(json!({"index": index, "params": proposed.params, "proposer": proposer.as_str()})),
         );
     }
     if let Some(suggested) = &proposal.suggested_state {
