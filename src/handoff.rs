@@ -45,6 +45,21 @@ pub fn takeover(
     (update, audit)
 }
 
+/// A customer's turn hands the conversation to a person from `state` (where the
+/// turn left it): the takeover, counted as the customer's activity.
+pub fn to_person(
+    conversation: &Conversation,
+    state: StoredState,
+    actor: Actor,
+    reason: &str,
+) -> (Update, Vec<Entry>) {
+    let mut at = conversation.clone();
+    at.fsm_state = state;
+    let (mut update, audit) = takeover(&at, "customer", actor, reason);
+    update.activity = true;
+    (update, audit)
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("the conversation is not taken over")]
 pub struct NotTakenOver;

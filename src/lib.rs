@@ -35,6 +35,7 @@ pub mod notify;
 pub mod outbox;
 pub mod progress;
 pub mod proposal;
+pub mod proposers;
 pub mod ratelimit;
 pub mod secret;
 pub mod shop;

@@ -43,21 +43,21 @@ pub fn engine_settings(settings: &Settings) -> EngineSettings {
 /// (with the rules first and as its fallback), else the offline rules.
 #[derive(Clone)]
 pub struct Proposers {
-    pub shop: Arc<dyn crate::shop::Proposer>,
-    pub finance: Arc<dyn crate::finance::Proposer>,
+    pub shop: Arc<crate::shop::ShopProposer>,
+    pub finance: Arc<crate::finance::FinanceProposer>,
 }
 
 impl Proposers {
     /// The offline rules for every profile.
     pub fn rules() -> Self {
         Proposers {
-            shop: Arc::new(crate::shop::proposer::RulesProposer),
-            finance: Arc::new(crate::finance::proposer::RulesProposer),
+            shop: Arc::new(crate::proposers::Rules),
+            finance: Arc::new(crate::proposers::Rules),
         }
     }
 
     /// `shop` for shop turns, the rules for the rest.
-    pub fn shop(shop: Arc<dyn crate::shop::Proposer>) -> Self {
+    pub fn shop(shop: Arc<crate::shop::ShopProposer>) -> Self {
         Proposers {
             shop,
             ..Proposers::rules()
@@ -65,7 +65,7 @@ impl Proposers {
     }
 
     /// `finance` for finance turns, the rules for the rest.
-    pub fn finance(finance: Arc<dyn crate::finance::Proposer>) -> Self {
+    pub fn finance(finance: Arc<crate::finance::FinanceProposer>) -> Self {
         Proposers {
             finance,
             ..Proposers::rules()
@@ -75,8 +75,8 @@ impl Proposers {
     /// The LLM for every profile (with the rules first and as its fallback).
     pub fn llm(client: Arc<crate::llm::Client>) -> Self {
         Proposers {
-            shop: Arc::new(crate::shop::proposer::LlmProposer::new(client.clone())),
-            finance: Arc::new(crate::finance::proposer::LlmProposer::new(client)),
+            shop: Arc::new(crate::proposers::Llm::new(client.clone())),
+            finance: Arc::new(crate::proposers::Llm::new(client)),
         }
     }
 

@@ -153,6 +153,21 @@ pub struct ProductForm {
     active: Option<String>,
 }
 
+/// The price typed, or why it is not one; the bot is checked first, so another
+/// merchant's is a 404 whatever was typed.
+async fn price(
+    console: &Console,
+    session: &Session,
+    slug: &str,
+    typed: &str,
+) -> Result<Result<i64, String>, PageError> {
+    let price = parse_price(typed);
+    if price.is_err() {
+        catalog::shop_bot(&console.office.pool, session.merchant_id, slug).await?;
+    }
+    Ok(price)
+}
+
 /// `POST /dashboard/catalog/{slug}/productos`.
 pub async fn create(
     State(console): State<Console>,
@@ -160,13 +175,9 @@ pub async fn create(
     CsrfForm { session, form }: CsrfForm<ProductForm>,
 ) -> Result<Response, PageError> {
     let to = format!("/dashboard/catalog?bot={slug}");
-    let price_minor = match parse_price(&form.price) {
+    let price_minor = match price(&console, &session, &slug, &form.price).await? {
         Ok(price) => price,
-        Err(why) => {
-            // The bot first: another merchant's is a 404, whatever was typed.
-            catalog::shop_bot(&console.office.pool, session.merchant_id, &slug).await?;
-            return Ok(back(&to, Err(why)));
-        }
+        Err(why) => return Ok(back(&to, Err(why))),
     };
     let input = ProductInput {
         sku: form.sku.clone().unwrap_or_default().trim().to_owned(),
@@ -191,13 +202,9 @@ pub async fn update(
 ) -> Result<Response, PageError> {
     let id: i64 = id.parse().map_err(|_| PageError::NotFound)?;
     let to = format!("/dashboard/catalog?bot={slug}");
-    let price_minor = match parse_price(&form.price) {
+    let price_minor = match price(&console, &session, &slug, &form.price).await? {
         Ok(price) => price,
-        Err(why) => {
-            // The bot first: another merchant's is a 404, whatever was typed.
-            catalog::shop_bot(&console.office.pool, session.merchant_id, &slug).await?;
-            return Ok(back(&to, Err(why)));
-        }
+        Err(why) => return Ok(back(&to, Err(why))),
     };
     let patch = ProductPatch {
         name: Some(form.name.clone()),

@@ -83,15 +83,15 @@ pub fn order_and_cart(cart: &CartView, order: Option<&OrderView>, csrf: &str) ->
             }
         }
     }
-    @if !cart.lines.is_empty() {
+    @if !cart.cart.lines.is_empty() {
         section.card aria-labelledby="cart" {
             h2 id="cart" { "Carrito" }
             ul {
-                @for line in &cart.lines {
+                @for line in &cart.cart.lines {
                     li { (line.quantity) " × " (line.name) " — " (money(line.line_total_minor, &cart.currency)) }
                 }
             }
-            p { "Total " strong { (money(cart.total_minor, &cart.currency)) } }
+            p { "Total " strong { (money(cart.cart.total_minor, &cart.currency)) } }
         }
     }
     }

@@ -186,20 +186,12 @@ impl Decision {
     pub fn hand_to_person(&mut self, conversation: &Conversation, notice: &str) {
         self.audit
             .push(Entry::new(Actor::Backend, Kind::EventDetected).action(ESCALATION_REQUESTED));
-        let mut at_start = conversation.clone();
-        at_start.fsm_state = self.update.state;
-        let (mut takeover, rows) = crate::handoff::takeover(
-            &at_start,
-            "customer",
+        let (takeover, rows) = crate::handoff::to_person(
+            conversation,
+            self.update.state,
             Actor::Customer,
             "escalation requested",
         );
-        takeover.activity = true;
-        takeover.draft = self
-            .update
-            .draft
-            .take()
-            .filter(|_| takeover.draft.is_some());
         self.update = takeover;
         self.audit.extend(rows);
         self.say(Author::System, notice);

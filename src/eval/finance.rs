@@ -79,11 +79,11 @@ pub async fn run(
     pool: &PgPool,
     bot_id: Uuid,
     scripts: &[(String, Vec<ScriptTurn>)],
-    proposer: Arc<dyn crate::finance::Proposer>,
+    proposer: Arc<crate::finance::FinanceProposer>,
     settings: EngineSettings,
 ) -> anyhow::Result<Report> {
     let bot = crate::bots::by_id(pool, bot_id).await?;
-    let recording: Arc<Recording<dyn crate::finance::Proposer, _>> =
+    let recording: Arc<Recording<crate::finance::proposer::FinanceContract>> =
         Arc::new(Recording::new(proposer));
     let proposers = crate::startup::Proposers::finance(recording.clone());
     let engine = Engine::new(

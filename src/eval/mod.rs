@@ -26,9 +26,8 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use sqlx::PgPool;
 
-use crate::finance::contract::{FinanceInput, FinanceProposal};
-use crate::proposal::ProposerError;
-use crate::shop::contract::{Proposal, ProposalInput};
+use crate::proposal::{ProposalOf, ProposerError};
+use crate::proposers::{Contract, Proposer};
 
 pub use finance::{load_bot as finance_bot, run as run_finance};
 pub use report::Report;
@@ -147,60 +146,44 @@ fn check_state(expected: Option<&String>, state: &str, problems: &mut Vec<String
     }
 }
 
+/// A proposal and how long it took.
+type Seen<C> = (ProposalOf<<C as Contract>::Action>, Duration);
+
 /// Wraps a proposer under test to see what it proposed and how long it took,
 /// by the inbox event the turn was for.
-struct Recording<P: ?Sized, T> {
-    inner: Arc<P>,
-    seen: Mutex<HashMap<i64, (T, Duration)>>,
+struct Recording<C: Contract> {
+    inner: Arc<dyn Proposer<C>>,
+    seen: Mutex<HashMap<i64, Seen<C>>>,
 }
 
-impl<P: ?Sized, T> Recording<P, T> {
-    fn new(inner: Arc<P>) -> Self {
+impl<C: Contract> Recording<C> {
+    fn new(inner: Arc<dyn Proposer<C>>) -> Self {
         Recording {
             inner,
             seen: Mutex::new(HashMap::new()),
         }
     }
 
-    fn take(&self, inbox_id: i64) -> Option<(T, Duration)> {
+    fn take(&self, inbox_id: i64) -> Option<Seen<C>> {
         self.seen.lock().expect("recording lock").remove(&inbox_id)
     }
-
-    fn note(&self, inbox_id: i64, value: T, took: Duration) {
-        self.seen
-            .lock()
-            .expect("recording lock")
-            .insert(inbox_id, (value, took));
-    }
 }
 
 #[async_trait]
-impl crate::shop::Proposer for Recording<dyn crate::shop::Proposer, Proposal> {
+impl<C: Contract> Proposer<C> for Recording<C> {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
 
-    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
+    async fn propose(&self, input: &C::Input) -> Result<ProposalOf<C::Action>, ProposerError> {
         let started = Instant::now();
         let result = self.inner.propose(input).await;
         if let Ok(proposal) = &result {
-            self.note(input.context.inbox_id, proposal.clone(), started.elapsed());
-        }
-        result
-    }
-}
-
-#[async_trait]
-impl crate::finance::Proposer for Recording<dyn crate::finance::Proposer, FinanceProposal> {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-
-    async fn propose(&self, input: &FinanceInput) -> Result<FinanceProposal, ProposerError> {
-        let started = Instant::now();
-        let result = self.inner.propose(input).await;
-        if let Ok(proposal) = &result {
-            self.note(input.context.inbox_id, proposal.clone(), started.elapsed());
+            let inbox_id = C::context(input).inbox_id;
+            self.seen
+                .lock()
+                .expect("recording lock")
+                .insert(inbox_id, (proposal.clone(), started.elapsed()));
         }
         result
     }

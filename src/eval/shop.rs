@@ -54,11 +54,11 @@ pub async fn run(
     pool: &PgPool,
     bot_id: uuid::Uuid,
     scripts: &[(String, Vec<ScriptTurn>)],
-    proposer: Arc<dyn crate::shop::Proposer>,
+    proposer: Arc<crate::shop::ShopProposer>,
     settings: EngineSettings,
 ) -> anyhow::Result<Report> {
     let bot = crate::bots::by_id(pool, bot_id).await?;
-    let recording: Arc<Recording<dyn crate::shop::Proposer, _>> =
+    let recording: Arc<Recording<crate::shop::proposer::ShopContract>> =
         Arc::new(Recording::new(proposer));
     let proposers = crate::startup::Proposers::shop(recording.clone());
     let engine = Engine::new(

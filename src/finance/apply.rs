@@ -30,11 +30,12 @@ pub fn apply(turn: &Turn<'_>, plan: FinancePlan) -> Decision {
     }
     let mut author = Author::Bot;
     if plan.escalate {
-        let mut at_start = conversation.clone();
-        at_start.fsm_state = plan.start.into();
-        let (mut takeover, rows) =
-            crate::handoff::takeover(&at_start, "customer", Actor::Customer, "ESCALATE accepted");
-        takeover.activity = true;
+        let (takeover, rows) = crate::handoff::to_person(
+            conversation,
+            plan.start.into(),
+            Actor::Customer,
+            "ESCALATE accepted",
+        );
         decision.update = takeover;
         decision.audit.extend(rows);
         decision

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use sqlx::PgPool;
 
-pub use proposer::Proposer;
+pub use proposer::FinanceProposer;
 
 use crate::bots::ProfileKind;
 use crate::engine::{Decision, Profile, Turn};
@@ -36,11 +36,11 @@ use crate::engine::{Decision, Profile, Turn};
 /// The finance assistant, as the engine runs it.
 pub struct Finance {
     pool: PgPool,
-    proposer: Arc<dyn Proposer>,
+    proposer: Arc<FinanceProposer>,
 }
 
 impl Finance {
-    pub fn new(pool: PgPool, proposer: Arc<dyn Proposer>) -> Self {
+    pub fn new(pool: PgPool, proposer: Arc<FinanceProposer>) -> Self {
         Finance { pool, proposer }
     }
 }

@@ -10,7 +10,7 @@ use crate::finance::contract::{FinanceInput, FinanceProposal};
 use crate::finance::core::FinanceActionKind;
 use crate::finance::core::category::{self, CategoryType};
 use crate::finance::core::tools::ToolName;
-use crate::llm::privacy::mask;
+use crate::llm::privacy::{mask, masked_history};
 use crate::llm::{Contract, Prompt, ProposalError, parse_answer};
 use crate::proposal::MAX_ACTIONS;
 use crate::shop::contract::MAX_RESPONSE_TEXT;
@@ -43,14 +43,7 @@ pub fn contract() -> Contract<FinanceProposal> {
 /// The messages for one finance turn, history shrunk to the prompt budget.
 pub fn prompt(config: &LlmConfig, input: &FinanceInput) -> Prompt {
     let budget_chars = config.prompt_budget_tokens * 4;
-    let mut history: Vec<Value> = input
-        .recent_history
-        .iter()
-        .rev()
-        .take(config.history_len)
-        .rev()
-        .map(|h| json!({"role": h.role, "text": mask(&h.text)}))
-        .collect();
+    let mut history = masked_history(&input.recent_history, config.history_len);
     let corrections: Vec<Value> = input
         .corrections
         .iter()

@@ -1,109 +1,43 @@
-//! Whatever reads a finance user's message and proposes actions: the offline
-//! rules, an LLM (answered by the rules when it cannot be asked or fails), or a
-//! script in tests. Confirmation tokens are never a proposer's to give: they are
-//! read by the backend alone (`plan::confirm`).
+//! The finance profile's proposers: the offline rules, the LLM under the finance
+//! contract (answered by the rules when it cannot be asked or fails), or a script
+//! in tests — `crate::proposers` wired to the finance contract. Confirmation
+//! tokens are never a proposer's to give: the backend reads them alone
+//! (`plan::confirm`).
 
-use std::sync::Arc;
-use std::time::Instant;
-
-use async_trait::async_trait;
-
-use super::contract::{FinanceInput, FinanceProposal};
+use super::contract::{FinanceInput, RawFinanceAction};
 use super::{prompt, rules};
-use crate::llm;
-use crate::proposal::{Fallback, Origin, ProposerError};
+use crate::config::LlmConfig;
+use crate::llm::{self, CallContext, Prompt};
+use crate::proposal::ProposalOf;
 
-#[async_trait]
-pub trait Proposer: Send + Sync + 'static {
-    /// A short name for logs and the audit trail.
-    fn name(&self) -> &'static str;
+pub use crate::proposers::{Llm as LlmProposer, Proposer, Rules as RulesProposer};
 
-    async fn propose(&self, input: &FinanceInput) -> Result<FinanceProposal, ProposerError>;
-}
+/// The finance contract, for the generic proposers.
+pub struct FinanceContract;
 
-/// The offline rules (everyday Mexican Spanish).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct RulesProposer;
+impl crate::proposers::Contract for FinanceContract {
+    type Input = FinanceInput;
+    type Action = RawFinanceAction;
 
-#[async_trait]
-impl Proposer for RulesProposer {
-    fn name(&self) -> &'static str {
-        "rules"
+    fn rules(input: &FinanceInput) -> ProposalOf<RawFinanceAction> {
+        rules::propose(input)
     }
 
-    async fn propose(&self, input: &FinanceInput) -> Result<FinanceProposal, ProposerError> {
-        Ok(rules::propose(input))
+    fn context(input: &FinanceInput) -> &CallContext {
+        &input.context
     }
-}
 
-/// The LLM under the finance contract.
-pub struct LlmProposer {
-    client: Arc<llm::Client>,
-}
+    fn prompt(config: &LlmConfig, input: &FinanceInput) -> Prompt {
+        prompt::prompt(config, input)
+    }
 
-impl LlmProposer {
-    pub fn new(client: Arc<llm::Client>) -> Self {
-        LlmProposer { client }
+    fn contract() -> llm::Contract<ProposalOf<RawFinanceAction>> {
+        prompt::contract()
     }
 }
 
-#[async_trait]
-impl Proposer for LlmProposer {
-    fn name(&self) -> &'static str {
-        "llm"
-    }
+/// A finance proposer, as the engine holds one.
+pub type FinanceProposer = dyn Proposer<FinanceContract>;
 
-    async fn propose(&self, input: &FinanceInput) -> Result<FinanceProposal, ProposerError> {
-        let fallback = |why: Fallback| {
-            let mut proposal = rules::propose(input);
-            proposal.origin = Some(Origin::RulesInstead(why));
-            proposal
-        };
-        if let Err(why) = self.client.may_ask(&input.context).await {
-            return Ok(fallback(why));
-        }
-        let started = Instant::now();
-        let prompt = prompt::prompt(self.client.config(), input);
-        match self
-            .client
-            .ask(&input.context, &prompt, &prompt::contract(), started)
-            .await
-        {
-            Ok(mut proposal) => {
-                proposal.origin = Some(Origin::Llm);
-                Ok(proposal)
-            }
-            Err(why) => Ok(fallback(why)),
-        }
-    }
-}
-
-type ScriptFn = dyn Fn(&FinanceInput) -> Result<FinanceProposal, ProposerError> + Send + Sync;
-
-/// A proposer driven by a closure: tests feed it any proposal, hostile ones
-/// included.
-#[derive(Clone)]
-pub struct ScriptedProposer {
-    script: Arc<ScriptFn>,
-}
-
-impl ScriptedProposer {
-    pub fn new(
-        script: impl Fn(&FinanceInput) -> Result<FinanceProposal, ProposerError> + Send + Sync + 'static,
-    ) -> Self {
-        ScriptedProposer {
-            script: Arc::new(script),
-        }
-    }
-}
-
-#[async_trait]
-impl Proposer for ScriptedProposer {
-    fn name(&self) -> &'static str {
-        "scripted"
-    }
-
-    async fn propose(&self, input: &FinanceInput) -> Result<FinanceProposal, ProposerError> {
-        (self.script)(input)
-    }
-}
+/// A proposer driven by a closure (tests).
+pub type ScriptedProposer = crate::proposers::Scripted<FinanceContract>;

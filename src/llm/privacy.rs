@@ -62,6 +62,18 @@ fn luhn_valid(digits: &[u32]) -> bool {
     sum.is_multiple_of(10)
 }
 
+/// The last `keep` lines of a transcript as a prompt shows them, masked.
+pub fn masked_history(
+    history: &[crate::proposal::HistoryEntry],
+    keep: usize,
+) -> Vec<serde_json::Value> {
+    let start = history.len().saturating_sub(keep);
+    history[start..]
+        .iter()
+        .map(|h| serde_json::json!({"role": h.role, "text": mask(&h.text)}))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -63,20 +63,11 @@ pub async fn is_theirs(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<boo
     Ok(conversations::owned_by(pool, id, merchant_id).await?)
 }
 
-/// A line of the open cart, with the catalog's name.
-#[derive(Debug, Clone, Serialize)]
-pub struct CartLineView {
-    pub product_id: i64,
-    pub name: String,
-    pub quantity: i64,
-    pub unit_price_minor: i64,
-    pub line_total_minor: i64,
-}
-
+/// The open cart, with the catalog's names and the bot's currency.
 #[derive(Debug, Clone, Serialize)]
 pub struct CartView {
-    pub lines: Vec<CartLineView>,
-    pub total_minor: i64,
+    #[serde(flatten)]
+    pub cart: crate::shop::contract::CartView,
     pub currency: String,
 }
 
@@ -137,18 +128,7 @@ async fn cart_and_order(
     let catalog = catalog::load(pool, bot.id).await?;
     let cart = cart::load(pool, id).await?;
     let cart = CartView {
-        lines: cart
-            .lines()
-            .iter()
-            .map(|l| CartLineView {
-                product_id: l.product_id,
-                name: catalog.name(l.product_id).to_owned(),
-                quantity: l.quantity,
-                unit_price_minor: l.unit_price_minor,
-                line_total_minor: l.line_total_minor(),
-            })
-            .collect(),
-        total_minor: cart.total_minor(),
+        cart: crate::shop::contract::CartView::of(&cart, &catalog),
         currency: bot.currency.clone(),
     };
     let order = match orders::latest_for(pool, id).await? {

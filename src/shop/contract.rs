@@ -5,7 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::core::{Action, ActionType, Event, ProductId, State};
+use super::catalog::CatalogIndex;
+use super::core::{Action, ActionType, Cart, Event, ProductId, State};
 use crate::llm::CallContext;
 use crate::proposal::Param;
 pub use crate::proposal::{HistoryEntry, MAX_RESPONSE_TEXT, ProposalOf, RawAction};
@@ -42,6 +43,26 @@ pub struct ProposalInput {
 pub struct CartView {
     pub lines: Vec<CartLineView>,
     pub total_minor: i64,
+}
+
+impl CartView {
+    /// A cart with the catalog's names, lines in the order they were added.
+    pub fn of(cart: &Cart, catalog: &CatalogIndex) -> CartView {
+        CartView {
+            lines: cart
+                .lines()
+                .iter()
+                .map(|l| CartLineView {
+                    product_id: l.product_id,
+                    name: catalog.name(l.product_id).to_owned(),
+                    quantity: l.quantity,
+                    unit_price_minor: l.unit_price_minor,
+                    line_total_minor: l.line_total_minor(),
+                })
+                .collect(),
+            total_minor: cart.total_minor(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use sqlx::PgPool;
 
-pub use proposer::Proposer;
+pub use proposer::ShopProposer;
 
 use self::apply::TurnInput;
 use self::catalog::CatalogIndex;
@@ -36,13 +36,13 @@ use crate::engine::{Decision, Profile, Turn, VersionedCache};
 /// The shop, as the engine runs it.
 pub struct Shop {
     pool: PgPool,
-    proposer: Arc<dyn Proposer>,
+    proposer: Arc<ShopProposer>,
     /// Each bot's catalog as of its configuration version.
     catalogs: VersionedCache<CatalogIndex>,
 }
 
 impl Shop {
-    pub fn new(pool: PgPool, proposer: Arc<dyn Proposer>) -> Self {
+    pub fn new(pool: PgPool, proposer: Arc<ShopProposer>) -> Self {
         Shop {
             pool,
             proposer,

@@ -8,15 +8,13 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use super::catalog::CatalogIndex;
-use super::contract::{
-    CartLineView, CartView, CatalogEntry, Proposal, ProposalInput, ProposedAction,
-};
+use super::contract::{CartView, CatalogEntry, Proposal, ProposalInput, ProposedAction};
 use super::core::classify::{MessageClass, classify};
 use super::core::{Cart, CartLine, Event, State, on_customer_message};
 use super::memo::ShopMemo;
 use super::messages;
 use super::orders::OrderStatus;
-use super::proposer::Proposer;
+use super::proposer::ShopProposer;
 use super::rules::grounding::Ungrounded;
 use crate::channels::MessagePayload;
 use crate::detect::{self, Inbound};
@@ -146,7 +144,7 @@ pub struct ProposePlan {
 /// The shop's plan for a turn. A conversation whose stored state is not a shop
 /// state is an error (the turn is retried, then parked), never read as IDLE.
 pub async fn plan(
-    proposer: &dyn Proposer,
+    proposer: &ShopProposer,
     turn: &Turn<'_>,
     catalog: &CatalogIndex,
     cart: &Cart,
@@ -220,7 +218,7 @@ pub async fn plan(
     let mut input = ProposalInput {
         current_state: start,
         detected_events: events.clone(),
-        cart: cart_view(cart, catalog),
+        cart: CartView::of(cart, catalog),
         customer_message: payload.text.clone(),
         recent_history: turn.history(),
         product_catalog: catalog_entries,
@@ -285,21 +283,4 @@ pub async fn plan(
 
 fn fallback_proposal() -> Proposal {
     Proposal::new(vec![ProposedAction::new("CLARIFY")], "")
-}
-
-fn cart_view(cart: &Cart, catalog: &CatalogIndex) -> CartView {
-    CartView {
-        lines: cart
-            .lines()
-            .iter()
-            .map(|l| CartLineView {
-                product_id: l.product_id,
-                name: catalog.name(l.product_id).to_owned(),
-                quantity: l.quantity,
-                unit_price_minor: l.unit_price_minor,
-                line_total_minor: l.line_total_minor(),
-            })
-            .collect(),
-        total_minor: cart.total_minor(),
-    }
 }

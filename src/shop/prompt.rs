@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::rules::CatalogMemo;
 use crate::config::LlmConfig;
-use crate::llm::privacy::mask;
+use crate::llm::privacy::{mask, masked_history};
 use crate::llm::{Contract, Prompt, ProposalError, parse_answer};
 use crate::shop::contract::{CatalogEntry, MAX_RESPONSE_TEXT, Proposal, ProposalInput};
 use crate::shop::core::{ActionKind, MAX_ACTIONS, ProductId};
@@ -80,14 +80,7 @@ pub fn catalog_slice(config: &LlmConfig, input: &ProposalInput) -> Vec<CatalogEn
 /// Builds the messages, shrinking history, descriptions and catalog to the budget.
 pub fn prompt(config: &LlmConfig, input: &ProposalInput, mut catalog: Vec<CatalogEntry>) -> Prompt {
     let budget_chars = config.prompt_budget_tokens * 4;
-    let mut history: Vec<Value> = input
-        .recent_history
-        .iter()
-        .rev()
-        .take(config.history_len)
-        .rev()
-        .map(|h| json!({"role": h.role, "text": mask(&h.text)}))
-        .collect();
+    let mut history = masked_history(&input.recent_history, config.history_len);
     let mut describe = true;
     loop {
         let user = json!({

@@ -1,123 +1,48 @@
-//! Whatever reads a shop customer's message and proposes actions: the offline
-//! rules, an LLM (asked only what the rules cannot read whole, and answered by
-//! the rules when it cannot be asked or fails), or a script in tests. The backend
-//! decides; a proposer only suggests.
+//! The shop's proposers: the offline rules, the LLM under the shop's contract
+//! (asked only what the rules cannot read whole, and answered by the rules when
+//! it cannot be asked or fails), or a script in tests — `crate::proposers` wired
+//! to the shop's contract. The backend decides; a proposer only suggests.
 
-use std::sync::Arc;
-use std::time::Instant;
-
-use async_trait::async_trait;
-
-use super::contract::{Proposal, ProposalInput};
+use super::contract::{ProposalInput, ProposedAction};
 use super::{prompt, rules};
-use crate::llm;
-use crate::proposal::{Fallback, Origin, ProposerError};
+use crate::config::LlmConfig;
+use crate::llm::{self, CallContext, Prompt};
+use crate::proposal::ProposalOf;
 
-#[async_trait]
-pub trait Proposer: Send + Sync + 'static {
-    /// A short name for logs and the audit trail.
-    fn name(&self) -> &'static str;
+pub use crate::proposers::{Llm as LlmProposer, Proposer, Rules as RulesProposer};
 
-    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError>;
-}
+/// The shop's contract, for the generic proposers.
+pub struct ShopContract;
 
-/// The offline Spanish rules.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct RulesProposer;
+impl crate::proposers::Contract for ShopContract {
+    type Input = ProposalInput;
+    type Action = ProposedAction;
 
-#[async_trait]
-impl Proposer for RulesProposer {
-    fn name(&self) -> &'static str {
-        "rules"
+    fn rules(input: &ProposalInput) -> ProposalOf<ProposedAction> {
+        rules::propose(input)
     }
 
-    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
-        Ok(rules::propose(input))
-    }
-}
-
-/// The LLM under the shop's contract. With rules first (the default) a message
-/// the rules read whole is answered without a call.
-pub struct LlmProposer {
-    client: Arc<llm::Client>,
-}
-
-impl LlmProposer {
-    pub fn new(client: Arc<llm::Client>) -> Self {
-        LlmProposer { client }
-    }
-}
-
-#[async_trait]
-impl Proposer for LlmProposer {
-    fn name(&self) -> &'static str {
-        "llm"
+    fn read_whole(input: &ProposalInput) -> Option<ProposalOf<ProposedAction>> {
+        let reading = rules::read(input);
+        reading.confident.then_some(reading.proposal)
     }
 
-    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
-        let fallback = |why: Fallback| {
-            let mut proposal = rules::propose(input);
-            proposal.origin = Some(Origin::RulesInstead(why));
-            proposal
-        };
-        let config = self.client.config();
-        if config.rules_first && input.context.agent_enabled {
-            let reading = rules::read(input);
-            if reading.confident {
-                self.client
-                    .record_skip(&input.context, llm::Outcome::Rules)
-                    .await;
-                let mut proposal = reading.proposal;
-                proposal.origin = Some(Origin::RulesUnderstood);
-                return Ok(proposal);
-            }
-        }
-        if let Err(why) = self.client.may_ask(&input.context).await {
-            return Ok(fallback(why));
-        }
-        let started = Instant::now();
+    fn context(input: &ProposalInput) -> &CallContext {
+        &input.context
+    }
+
+    fn prompt(config: &LlmConfig, input: &ProposalInput) -> Prompt {
         let catalog = prompt::catalog_slice(config, input);
-        let prompt = prompt::prompt(config, input, catalog);
-        match self
-            .client
-            .ask(&input.context, &prompt, &prompt::contract(), started)
-            .await
-        {
-            Ok(mut proposal) => {
-                proposal.origin = Some(Origin::Llm);
-                Ok(proposal)
-            }
-            Err(why) => Ok(fallback(why)),
-        }
+        prompt::prompt(config, input, catalog)
+    }
+
+    fn contract() -> llm::Contract<ProposalOf<ProposedAction>> {
+        prompt::contract()
     }
 }
 
-type ScriptFn = dyn Fn(&ProposalInput) -> Result<Proposal, ProposerError> + Send + Sync;
+/// A shop proposer, as the engine holds one.
+pub type ShopProposer = dyn Proposer<ShopContract>;
 
-/// A proposer driven by a closure: tests feed it any proposal, hostile ones
-/// included.
-#[derive(Clone)]
-pub struct ScriptedProposer {
-    script: Arc<ScriptFn>,
-}
-
-impl ScriptedProposer {
-    pub fn new(
-        script: impl Fn(&ProposalInput) -> Result<Proposal, ProposerError> + Send + Sync + 'static,
-    ) -> Self {
-        ScriptedProposer {
-            script: Arc::new(script),
-        }
-    }
-}
-
-#[async_trait]
-impl Proposer for ScriptedProposer {
-    fn name(&self) -> &'static str {
-        "scripted"
-    }
-
-    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
-        (self.script)(input)
-    }
-}
+/// A proposer driven by a closure (tests).
+pub type ScriptedProposer = crate::proposers::Scripted<ShopContract>;

@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use tendero::config::Secret;
 use tendero::proposal::ProposerError;
 use tendero::shop::contract::{Proposal, ProposalInput};
-use tendero::shop::proposer::{Proposer, RulesProposer};
+use tendero::shop::proposer::{Proposer, RulesProposer, ShopContract};
 use tendero::startup::Proposers;
 use tokio::sync::{Notify, mpsc};
 
@@ -22,7 +22,7 @@ struct Gate {
 }
 
 #[async_trait]
-impl Proposer for Gate {
+impl Proposer<ShopContract> for Gate {
     fn name(&self) -> &'static str {
         "gate"
     }
@@ -32,7 +32,7 @@ impl Proposer for Gate {
             let _ = self.started.send(());
             self.release.notified().await;
         }
-        RulesProposer.propose(input).await
+        Proposer::<ShopContract>::propose(&RulesProposer, input).await
     }
 }
 

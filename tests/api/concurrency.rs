@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use sqlx::postgres::PgPoolOptions;
 use tendero::proposal::ProposerError;
 use tendero::shop::contract::{Proposal, ProposalInput};
-use tendero::shop::proposer::{Proposer, RulesProposer};
+use tendero::shop::proposer::{Proposer, RulesProposer, ShopContract};
 use tendero::startup::{self, Proposers};
 
 use crate::helpers::{spawn_app, spawn_app_with};
@@ -55,7 +55,7 @@ async fn a_replayed_message_is_stored_and_processed_once(pool: sqlx::PgPool) {
 struct Slow;
 
 #[async_trait]
-impl Proposer for Slow {
+impl Proposer<ShopContract> for Slow {
     fn name(&self) -> &'static str {
         "slow-rules"
     }
@@ -66,7 +66,11 @@ impl Proposer for Slow {
         for line in input.customer_message.lines() {
             let mut one = input.clone();
             one.customer_message = line.to_owned();
-            actions.extend(RulesProposer.propose(&one).await?.proposed_actions);
+            actions.extend(
+                Proposer::<ShopContract>::propose(&RulesProposer, &one)
+                    .await?
+                    .proposed_actions,
+            );
         }
         Ok(Proposal::new(actions, ""))
     }

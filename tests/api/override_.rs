@@ -7,7 +7,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tendero::proposal::ProposerError;
 use tendero::shop::contract::{Proposal, ProposalInput, ProposedAction};
-use tendero::shop::proposer::Proposer;
+use tendero::shop::proposer::{Proposer, ShopContract};
 use tendero::startup::Proposers;
 use tokio::sync::{Notify, mpsc};
 
@@ -20,7 +20,7 @@ struct Gate {
 }
 
 #[async_trait]
-impl Proposer for Gate {
+impl Proposer<ShopContract> for Gate {
     fn name(&self) -> &'static str {
         "gate"
     }

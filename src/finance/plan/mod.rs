@@ -14,7 +14,7 @@ use serde_json::json;
 use super::context::UserContext;
 use super::core::{Draft, FinanceState, Write};
 use super::ledger::UserScope;
-use super::proposer::Proposer;
+use super::proposer::FinanceProposer;
 use super::tools::ToolContext;
 use super::{context, demo, messages};
 use crate::audit::{Actor, Entry, Kind};
@@ -67,7 +67,7 @@ impl FinancePlan {
 /// What planning needs besides the turn.
 pub struct Deps<'a> {
     pub pool: &'a sqlx::PgPool,
-    pub proposer: &'a dyn Proposer,
+    pub proposer: &'a FinanceProposer,
     pub turn: &'a Turn<'a>,
 }
 

@@ -10,15 +10,12 @@ pub fn apply(input: &TurnInput<'_>, notice: &'static str, decision: &mut Decisio
     decision
         .audit
         .push(Entry::new(Actor::Backend, Kind::EventDetected).action(ESCALATION_REQUESTED));
-    let mut at_start = input.snapshot.conversation.clone();
-    at_start.fsm_state = decision.update.state;
-    let (mut takeover, rows) = crate::handoff::takeover(
-        &at_start,
-        "customer",
+    let (takeover, rows) = crate::handoff::to_person(
+        &input.snapshot.conversation,
+        decision.update.state,
         Actor::Customer,
         "escalation requested",
     );
-    takeover.activity = true;
     decision.update = takeover;
     decision.audit.extend(rows);
     decision.say(Author::System, notice);

@@ -29,15 +29,12 @@ pub fn apply(
             memo.abuse += 1;
             if memo.abuse >= ABUSE_BEFORE_PERSON {
                 memo.abuse = 0;
-                let mut at_start = input.snapshot.conversation.clone();
-                at_start.fsm_state = decision.update.state;
-                let (mut takeover, rows) = crate::handoff::takeover(
-                    &at_start,
-                    "customer",
+                let (mut takeover, rows) = crate::handoff::to_person(
+                    &input.snapshot.conversation,
+                    decision.update.state,
                     Actor::Backend,
                     "repeated abuse",
                 );
-                takeover.activity = true;
                 takeover.draft = memo.stored();
                 decision.update = takeover;
                 decision.audit.extend(rows);
