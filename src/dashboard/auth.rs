@@ -26,7 +26,7 @@ pub async fn form(Query(query): Query<LoginQuery>) -> Page {
             label for="key" { "Llave de API" }
             input id="key" name="key" type="password" autocomplete="current-password" required
                   aria-describedby="key-help" size="40";
-            p.muted id="key-help" { "La llave que empieza con tdr_ (la muestra «tendero serve» al iniciar, o «tendero merchant key»)." }
+            p.muted id="key-help" { "La llave que empieza con tdr_: la muestra «tendero serve» la primera vez que inicia, y «tendero merchant create-key TU-COMERCIO» crea otra." }
             button type="submit" { "Entrar" }
         }
     };
