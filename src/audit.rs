@@ -67,6 +67,7 @@ kinds! {
     EventDetected => "event_detected",
     EventParked => "event_parked",
     HumanReply => "human_reply",
+    KnowledgeAnswered => "knowledge_answered",
     MessageClassified => "message_classified",
     MessageRewritten => "message_rewritten",
     OutboundNotSent => "outbound_not_sent",

@@ -58,6 +58,10 @@ pub struct ProductFixture {
     pub price_minor: i64,
     #[serde(default = "yes")]
     pub active: bool,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub allergens: Vec<String>,
 }
 
 fn default_timezone() -> String {
@@ -113,10 +117,17 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
             description: p.description.clone(),
             price_minor: p.price_minor,
             active: p.active,
+            tags: p.tags.clone(),
+            allergens: p.allergens.clone(),
         })
         .collect();
     if !products.is_empty() {
-        crate::shop::catalog::upsert_all(&mut *tx, bot.id, &shop.bot.currency, &products).await?;
+        let given = crate::shop::catalog::Given {
+            tags: true,
+            allergens: true,
+        };
+        crate::shop::catalog::upsert_all(&mut *tx, bot.id, &shop.bot.currency, &products, given)
+            .await?;
     }
     let bot_id = bot.id;
     tx.commit().await?;

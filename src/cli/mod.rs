@@ -64,6 +64,11 @@ enum Command {
         /// Fail when fewer turns than this fraction are fully correct.
         #[arg(long, default_value_t = 0.9)]
         min_correct: f64,
+        /// Who proposes: the configured proposer, or the oracle (each line's expected
+        /// actions, served as a model) with the rules first or alone. The oracle
+        /// plays the shop scripts; finance scripts keep the configured proposer.
+        #[arg(long, value_enum, default_value = "configured")]
+        proposer: crate::eval::Proposing,
     },
     /// Manage bots and their channels.
     Bot {
@@ -150,6 +155,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             files,
             shop,
             min_correct,
+            proposer,
         } => {
             telemetry::init();
             let settings = Settings::from_env()?;
@@ -160,7 +166,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             };
             let database = db::connect(&settings).await?;
             let reports =
-                crate::eval::run_files(&database.pool, &shop_json, &files, &settings).await;
+                crate::eval::run_files(&database.pool, &shop_json, &files, &settings, proposer)
+                    .await;
             shutdown_cluster(database).await;
             let mut failures = Vec::new();
             for (profile, report) in reports? {

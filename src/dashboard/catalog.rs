@@ -13,7 +13,7 @@ use super::{Console, Page, PageError, back, explain};
 use crate::bots::{Bot, ProfileKind};
 use crate::merchant::{bots, catalog};
 use crate::shop::catalog::{ProductInput, ProductPatch};
-use crate::shop::catalog_csv::parse_price;
+use crate::shop::catalog_csv::{list, parse_price};
 use crate::text::money;
 
 #[derive(Debug, Default, Deserialize)]
@@ -99,6 +99,10 @@ pub async fn page_(
                 input id="description" name="description" maxlength="500";
                 label for="price" { "Precio (" (bot.currency) ")" }
                 input id="price" name="price" required inputmode="decimal" placeholder="30,50";
+                label for="tags" { "Cómo es (separa con comas)" }
+                input id="tags" name="tags" maxlength="400" placeholder="frío, sin cafeína, vegano";
+                label for="allergens" { "Alérgenos (separa con comas)" }
+                input id="allergens" name="allergens" maxlength="400" placeholder="gluten, lácteos, frutos secos";
                 p { button type="submit" { "Agregar" } }
             }
         }
@@ -116,6 +120,14 @@ pub async fn page_(
                         div {
                             label for=(format!("price-{}", p.id)) { "Precio" }
                             input id=(format!("price-{}", p.id)) name="price" value=(price_text(p.price_minor)) required inputmode="decimal" size="8";
+                        }
+                        div {
+                            label for=(format!("tags-{}", p.id)) { "Cómo es" }
+                            input id=(format!("tags-{}", p.id)) name="tags" value=(p.tags.join(", ")) maxlength="400";
+                        }
+                        div {
+                            label for=(format!("allergens-{}", p.id)) { "Alérgenos" }
+                            input id=(format!("allergens-{}", p.id)) name="allergens" value=(p.allergens.join(", ")) maxlength="400";
                         }
                         label.inline for=(format!("active-{}", p.id)) {
                             input id=(format!("active-{}", p.id)) type="checkbox" name="active" value="si" checked[p.active];
@@ -151,6 +163,10 @@ pub struct ProductForm {
     price: String,
     #[serde(default)]
     active: Option<String>,
+    #[serde(default)]
+    tags: Option<String>,
+    #[serde(default)]
+    allergens: Option<String>,
 }
 
 /// The price typed, or why it is not one; the bot is checked first, so another
@@ -185,6 +201,8 @@ pub async fn create(
         description: form.description.clone().unwrap_or_default(),
         price_minor,
         active: true,
+        tags: list(form.tags.as_deref().unwrap_or_default()),
+        allergens: list(form.allergens.as_deref().unwrap_or_default()),
     };
     let outcome =
         match catalog::create(&console.office.pool, session.merchant_id, &slug, &input).await {
@@ -211,6 +229,8 @@ pub async fn update(
         description: form.description.clone(),
         price_minor: Some(price_minor),
         active: Some(form.active.is_some()),
+        tags: form.tags.as_deref().map(list),
+        allergens: form.allergens.as_deref().map(list),
     };
     let pool = &console.office.pool;
     let outcome = match catalog::update(pool, session.merchant_id, &slug, id, &patch).await {

@@ -14,6 +14,7 @@
 //! given ones hold.
 
 mod finance;
+pub mod oracle;
 mod report;
 mod shop;
 
@@ -191,11 +192,21 @@ impl<C: Contract> Proposer<C> for Recording<C> {
 
 /// Loads the shop (and the finance bot, for `finanzas*` scripts) into a scratch
 /// database, plays the scripts and drops the database. One report per profile.
+/// Who proposes in a run: the configured proposer, or the oracle (the script's
+/// own expectations, served as a model) with or without the rules first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Proposing {
+    Configured,
+    OracleRulesFirst,
+    OracleOnly,
+}
+
 pub async fn run_files(
     base: &PgPool,
     shop_json: &str,
     files: &[std::path::PathBuf],
     settings: &crate::config::Settings,
+    proposing: Proposing,
 ) -> anyhow::Result<Vec<(&'static str, Report)>> {
     let mut shop_scripts = Vec::new();
     let mut finance_scripts = Vec::new();
@@ -216,7 +227,19 @@ pub async fn run_files(
     let (pool, name) = crate::db::create_scratch(base, "tendero_eval").await?;
     let result = async {
         crate::db::migrate(&pool).await?;
-        let proposers = crate::startup::Proposers::configured(settings, &pool, None)?;
+        let configured = crate::startup::Proposers::configured(settings, &pool, None)?;
+        let oracle = match proposing {
+            Proposing::Configured => None,
+            Proposing::OracleRulesFirst => Some(oracle::Oracle::start(true).await?),
+            Proposing::OracleOnly => Some(oracle::Oracle::start(false).await?),
+        };
+        let shop_proposer = match &oracle {
+            Some((_, config)) => {
+                let client = crate::llm::Client::new(config.clone())?;
+                crate::startup::Proposers::llm(Arc::new(client)).shop
+            }
+            None => configured.shop.clone(),
+        };
         let mut engine = crate::startup::engine_settings(settings);
         // Scripts play a conversation faster than any customer types, one turn per
         // message: no rate limit, no gather window (it would only delay each turn).
@@ -229,16 +252,20 @@ pub async fn run_files(
                 &pool,
                 shop.bot_id,
                 &shop_scripts,
-                proposers.shop.clone(),
+                shop_proposer,
                 engine.clone(),
+                oracle.as_ref().map(|(oracle, _)| oracle),
             )
             .await?;
+            if let Some((oracle, _)) = &oracle {
+                eprintln!("the oracle answered {} model calls", oracle.calls());
+            }
             reports.push(("tienda", report));
         }
         if !finance_scripts.is_empty() {
             let bot = finance_bot(&pool).await?;
             let report =
-                run_finance(&pool, bot, &finance_scripts, proposers.finance, engine).await?;
+                run_finance(&pool, bot, &finance_scripts, configured.finance, engine).await?;
             reports.push(("finanzas", report));
         }
         Ok(reports)

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use sqlx::PgPool;
 
+use super::oracle::Oracle;
 use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, tokens_of};
 use crate::engine::{Engine, EngineSettings};
 use crate::shop::core::ForbiddenKind;
@@ -48,6 +49,26 @@ fn wrong_effect(
     cart_wrong || state_wrong
 }
 
+/// The actions a script line expects, as a model would propose them.
+fn expected_proposal(turn: &ScriptTurn, ids: &HashMap<&str, i64>) -> Vec<serde_json::Value> {
+    let Some(actions) = &turn.expect.actions else {
+        return Vec::new();
+    };
+    actions
+        .iter()
+        .map(|a| {
+            let mut params = serde_json::Map::new();
+            if let Some(id) = a.sku.as_deref().and_then(|sku| ids.get(sku)) {
+                params.insert("product_id".into(), (*id).into());
+            }
+            if let Some(q) = a.quantity {
+                params.insert("quantity".into(), q.into());
+            }
+            serde_json::json!({"type": a.kind, "params": params})
+        })
+        .collect()
+}
+
 /// Plays `scripts` (name, turns) against `proposer` on `pool`, which must hold the
 /// shop's bot and nothing else of these conversations.
 pub async fn run(
@@ -56,6 +77,7 @@ pub async fn run(
     scripts: &[(String, Vec<ScriptTurn>)],
     proposer: Arc<crate::shop::ShopProposer>,
     settings: EngineSettings,
+    oracle: Option<&Oracle>,
 ) -> anyhow::Result<Report> {
     let bot = crate::bots::by_id(pool, bot_id).await?;
     let recording: Arc<Recording<crate::shop::proposer::ShopContract>> =
@@ -80,8 +102,12 @@ pub async fn run(
     // Each conversation's cart and state as the script last said they should be.
     type Expected = (Option<BTreeMap<String, i64>>, Option<String>);
     let mut expected: HashMap<String, Expected> = HashMap::new();
+    let ids: HashMap<&str, i64> = skus.iter().map(|(id, sku)| (sku.as_str(), *id)).collect();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
+            if let Some(oracle) = oracle {
+                oracle.answer(expected_proposal(turn, &ids));
+            }
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
             engine.run_until_idle().await?;
             report.turns += 1;

@@ -110,8 +110,8 @@ pub async fn import_csv(
             "La planilla tiene caracteres que no se pueden guardar.",
         ));
     }
-    let products = catalog_csv::read(text).map_err(MerchantError::BadLines)?;
-    if products.is_empty() {
+    let sheet = catalog_csv::read(text).map_err(MerchantError::BadLines)?;
+    if sheet.products.is_empty() {
         return Err(MerchantError::invalid(
             "file",
             "the file has no product rows",
@@ -119,8 +119,14 @@ pub async fn import_csv(
         ));
     }
     let mut tx = pool.begin().await?;
-    let (created, updated) =
-        catalog::upsert_all(&mut *tx, bot.id, &bot.currency, &products).await?;
+    let (created, updated) = catalog::upsert_all(
+        &mut *tx,
+        bot.id,
+        &bot.currency,
+        &sheet.products,
+        sheet.given,
+    )
+    .await?;
     tx.commit().await?;
     Ok(Imported { created, updated })
 }

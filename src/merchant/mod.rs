@@ -10,6 +10,7 @@ pub mod catalog;
 pub mod chat_link;
 pub mod conversations;
 pub mod keys;
+pub mod knowledge;
 pub mod orders;
 pub mod payments;
 pub mod undelivered;
@@ -157,6 +158,7 @@ fn field_es(field: &str) -> &'static str {
         "reason" => "El motivo",
         "payment_instructions" => "Las instrucciones de pago",
         "label" => "El nombre de la llave",
+        "question" => "La pregunta",
         _ => "El texto",
     }
 }

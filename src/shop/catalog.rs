@@ -16,6 +16,10 @@ pub struct Product {
     pub description: String,
     pub price_minor: i64,
     pub active: bool,
+    /// What it is like, in the merchant's words: «frío», «sin cafeína», «vegano».
+    pub tags: Vec<String>,
+    /// What it contains that some cannot eat: «gluten», «lácteos», «frutos secos».
+    pub allergens: Vec<String>,
 }
 
 /// A bot's catalog, loaded once per turn.
@@ -64,7 +68,8 @@ impl Catalog for CatalogIndex {
 
 pub async fn load(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<CatalogIndex> {
     let products = sqlx::query_as(
-        "SELECT id, sku, name, description, price_minor, active FROM products WHERE bot_id = $1 ORDER BY id",
+        "SELECT id, sku, name, description, price_minor, active, tags, allergens
+         FROM products WHERE bot_id = $1 ORDER BY id",
     )
     .bind(bot_id)
     .fetch_all(db)
@@ -83,6 +88,12 @@ pub struct ProductInput {
     pub price_minor: i64,
     #[serde(default = "active_by_default")]
     pub active: bool,
+    /// What it is like: «frío», «caliente», «sin cafeína», «vegano».
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// What it contains that some cannot eat.
+    #[serde(default)]
+    pub allergens: Vec<String>,
 }
 
 fn active_by_default() -> bool {
@@ -97,6 +108,8 @@ pub struct ProductPatch {
     pub description: Option<String>,
     pub price_minor: Option<i64>,
     pub active: Option<bool>,
+    pub tags: Option<Vec<String>>,
+    pub allergens: Option<Vec<String>>,
 }
 
 /// Highest price accepted (in minor units): a typo guard, not a business rule.
@@ -116,7 +129,38 @@ pub fn check(input: &ProductInput) -> Result<(), &'static str> {
         Some(&input.name),
         Some(&input.description),
         Some(input.price_minor),
-    )
+    )?;
+    check_words(Some(&input.tags), Some(&input.allergens))
+}
+
+/// Tags and allergens: at most 20 each, each 1-40 characters.
+fn check_words(tags: Option<&[String]>, allergens: Option<&[String]>) -> Result<(), &'static str> {
+    let bad = |words: Option<&[String]>| {
+        words.is_some_and(|w| {
+            w.len() > 20
+                || w.iter()
+                    .any(|t| t.trim().is_empty() || t.chars().count() > 40)
+        })
+    };
+    if bad(tags) {
+        return Err("tags: at most 20, each 1-40 characters");
+    }
+    if bad(allergens) {
+        return Err("allergens: at most 20, each 1-40 characters");
+    }
+    Ok(())
+}
+
+/// Tags as stored: trimmed, lowercase, each once, in the order given.
+pub fn tidy(words: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in words {
+        let word = word.trim().to_lowercase();
+        if !word.is_empty() && !out.contains(&word) {
+            out.push(word);
+        }
+    }
+    out
 }
 
 fn check_fields(
@@ -142,7 +186,8 @@ impl ProductPatch {
             self.name.as_deref(),
             self.description.as_deref(),
             self.price_minor,
-        )
+        )?;
+        check_words(self.tags.as_deref(), self.allergens.as_deref())
     }
 }
 
@@ -166,9 +211,9 @@ pub async fn create(
     input: &ProductInput,
 ) -> Result<Product, ProductError> {
     let created = sqlx::query_as(
-        "INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         RETURNING id, sku, name, description, price_minor, active",
+        "INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active, tags, allergens)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         RETURNING id, sku, name, description, price_minor, active, tags, allergens",
     )
     .bind(bot_id)
     .bind(&input.sku)
@@ -177,6 +222,8 @@ pub async fn create(
     .bind(input.price_minor)
     .bind(currency)
     .bind(input.active)
+    .bind(tidy(&input.tags))
+    .bind(tidy(&input.allergens))
     .fetch_one(db)
     .await;
     match created {
@@ -197,9 +244,10 @@ pub async fn update(
 ) -> sqlx::Result<Option<Product>> {
     sqlx::query_as(
         "UPDATE products SET name = coalesce($3, name), description = coalesce($4, description),
-                price_minor = coalesce($5, price_minor), active = coalesce($6, active)
+                price_minor = coalesce($5, price_minor), active = coalesce($6, active),
+                tags = coalesce($7, tags), allergens = coalesce($8, allergens)
          WHERE bot_id = $1 AND id = $2
-         RETURNING id, sku, name, description, price_minor, active",
+         RETURNING id, sku, name, description, price_minor, active, tags, allergens",
     )
     .bind(bot_id)
     .bind(id)
@@ -207,8 +255,18 @@ pub async fn update(
     .bind(patch.description.as_deref().map(str::trim))
     .bind(patch.price_minor)
     .bind(patch.active)
+    .bind(patch.tags.as_deref().map(tidy))
+    .bind(patch.allergens.as_deref().map(tidy))
     .fetch_optional(db)
     .await
+}
+
+/// Which optional columns an import brought: a product updated by a file without
+/// them keeps its tags and allergens.
+#[derive(Debug, Clone, Copy)]
+pub struct Given {
+    pub tags: bool,
+    pub allergens: bool,
 }
 
 /// Creates or updates each product by sku, in one statement (the caller's
@@ -218,22 +276,31 @@ pub async fn upsert_all(
     bot_id: Uuid,
     currency: &str,
     products: &[ProductInput],
+    given: Given,
 ) -> sqlx::Result<(i64, i64)> {
     let column = |f: fn(&ProductInput) -> String| products.iter().map(f).collect::<Vec<_>>();
     let skus = column(|p| p.sku.clone());
     let names = column(|p| p.name.trim().to_owned());
     let descriptions = column(|p| p.description.trim().to_owned());
+    // Arrays of arrays must be rectangular: each product's words travel as one
+    // text, split back in SQL.
+    let tags = column(|p| tidy(&p.tags).join("\u{1f}"));
+    let allergens = column(|p| tidy(&p.allergens).join("\u{1f}"));
     let prices: Vec<i64> = products.iter().map(|p| p.price_minor).collect();
     let active: Vec<bool> = products.iter().map(|p| p.active).collect();
     sqlx::query_as(
         "WITH written AS (
-             INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active)
-             SELECT $1, r.sku, r.name, r.description, r.price_minor, $2, r.active
-             FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::bool[])
-                  AS r(sku, name, description, price_minor, active)
+             INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active, tags, allergens)
+             SELECT $1, r.sku, r.name, r.description, r.price_minor, $2, r.active,
+                    coalesce(string_to_array(nullif(r.tags, ''), chr(31)), '{}'),
+                    coalesce(string_to_array(nullif(r.allergens, ''), chr(31)), '{}')
+             FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::bool[], $8::text[], $9::text[])
+                  AS r(sku, name, description, price_minor, active, tags, allergens)
              ON CONFLICT (bot_id, sku) DO UPDATE SET name = excluded.name,
                  description = excluded.description, price_minor = excluded.price_minor,
-                 active = excluded.active
+                 active = excluded.active,
+                 tags = CASE WHEN $10 THEN excluded.tags ELSE products.tags END,
+                 allergens = CASE WHEN $11 THEN excluded.allergens ELSE products.allergens END
              RETURNING (xmax = 0) AS inserted
          )
          SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM written",
@@ -245,6 +312,10 @@ pub async fn upsert_all(
     .bind(descriptions)
     .bind(prices)
     .bind(active)
+    .bind(tags)
+    .bind(allergens)
+    .bind(given.tags)
+    .bind(given.allergens)
     .fetch_one(db)
     .await
 }

@@ -1,6 +1,7 @@
 //! A catalog as CSV, the way a merchant keeps it in a spreadsheet:
-//! `sku,name,description,price,active`, prices in the bot's currency ("30",
-//! "30.50" or "30,50"). Reading checks every row and reports every problem with
+//! `sku,name,description,price,active,tags,allergens`, prices in the bot's
+//! currency ("30", "30.50" or "30,50"), tags and allergens as lists in one cell
+//! ("frío, sin cafeína"). Reading checks every row and reports every problem with
 //! its line, so an import is all or nothing.
 
 use serde::Serialize;
@@ -10,7 +11,31 @@ use super::catalog::{self, Product, ProductInput};
 /// Most rows one import may hold.
 pub const MAX_ROWS: usize = 5000;
 
-const COLUMNS: [&str; 5] = ["sku", "name", "description", "price", "active"];
+const COLUMNS: [&str; 7] = [
+    "sku",
+    "name",
+    "description",
+    "price",
+    "active",
+    "tags",
+    "allergens",
+];
+
+/// The rows of a file, and which optional columns it had.
+#[derive(Debug, Clone)]
+pub struct Sheet {
+    pub products: Vec<ProductInput>,
+    pub given: catalog::Given,
+}
+
+/// A cell holding a list: "frío, sin cafeína; vegano".
+pub fn list(cell: &str) -> Vec<String> {
+    cell.split([',', ';', '|', '/'])
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
 
 /// A problem on one line of the file (1 is the header).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -27,7 +52,7 @@ fn at(line: u64, error: impl Into<String>) -> LineError {
 }
 
 /// Every row as a product, or every problem found.
-pub fn read(text: &str) -> Result<Vec<ProductInput>, Vec<LineError>> {
+pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
@@ -51,6 +76,7 @@ pub fn read(text: &str) -> Result<Vec<ProductInput>, Vec<LineError>> {
         return Err(vec![at(1, "the header needs sku, name and price columns")]);
     };
     let (description, active) = (column("description"), column("active"));
+    let (tags, allergens) = (column("tags"), column("allergens"));
     let mut products = Vec::new();
     let mut errors = Vec::new();
     let mut seen = std::collections::HashMap::new();
@@ -84,6 +110,8 @@ pub fn read(text: &str) -> Result<Vec<ProductInput>, Vec<LineError>> {
                 description: field(description).to_owned(),
                 price_minor,
                 active,
+                tags: list(field(tags)),
+                allergens: list(field(allergens)),
             };
             catalog::check(&input).map_err(str::to_owned)?;
             Ok::<_, String>(input)
@@ -100,7 +128,13 @@ pub fn read(text: &str) -> Result<Vec<ProductInput>, Vec<LineError>> {
         }
     }
     if errors.is_empty() {
-        Ok(products)
+        Ok(Sheet {
+            products,
+            given: catalog::Given {
+                tags: tags.is_some(),
+                allergens: allergens.is_some(),
+            },
+        })
     } else {
         Err(errors)
     }
@@ -158,7 +192,15 @@ pub fn write(products: &[Product]) -> String {
         };
         let active = if p.active { "sí" } else { "no" };
         writer
-            .write_record([&p.sku, &p.name, &p.description, &price, active])
+            .write_record([
+                p.sku.as_str(),
+                &p.name,
+                &p.description,
+                &price,
+                active,
+                &p.tags.join(", "),
+                &p.allergens.join(", "),
+            ])
             .expect("writing to memory");
     }
     String::from_utf8(writer.into_inner().expect("writing to memory")).expect("UTF-8 in, UTF-8 out")
@@ -197,6 +239,8 @@ mod tests {
                 description: "Jugo, natural \"de la casa\"".into(),
                 price_minor: 3050,
                 active: true,
+                tags: vec!["frío".into(), "sin cafeína".into()],
+                allergens: Vec::new(),
             },
             Product {
                 id: 2,
@@ -205,10 +249,14 @@ mod tests {
                 description: String::new(),
                 price_minor: 2000,
                 active: false,
+                tags: Vec::new(),
+                allergens: vec!["lácteos".into()],
             },
         ];
-        let read = read(&write(&products)).unwrap();
+        let read = read(&write(&products)).unwrap().products;
         assert_eq!(read.len(), 2);
+        assert_eq!(read[0].tags, ["frío", "sin cafeína"]);
+        assert_eq!(read[1].allergens, ["lácteos"]);
         assert_eq!(read[0].description, "Jugo, natural \"de la casa\"");
         assert_eq!(read[0].price_minor, 3050);
         assert!(!read[1].active);
@@ -230,7 +278,7 @@ mod tests {
             read("sku,nombre,price\n").unwrap_err()[0],
             at(
                 1,
-                "unknown column `nombre` (expected sku, name, description, price, active)"
+                "unknown column `nombre` (expected sku, name, description, price, active, tags, allergens)"
             )
         );
         assert!(read("sku,price\n").unwrap_err()[0].error.contains("needs"));

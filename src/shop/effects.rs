@@ -57,6 +57,8 @@ pub struct ComposeJob {
     pub offer: Vec<ProductId>,
     /// Offer a person after clarifications that got nowhere.
     pub offer_person: bool,
+    /// Answers of the shop's knowledge to questions of the same message, first.
+    pub preface: Vec<String>,
 }
 
 pub struct ShopEffects {
@@ -138,6 +140,7 @@ impl Effects for ShopEffects {
                 greeted: job.greeted,
                 offer: &job.offer,
                 offer_person: job.offer_person,
+                preface: &job.preface,
             },
         );
         if let Some(why) = &composed.replaced {

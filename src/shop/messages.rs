@@ -8,6 +8,10 @@ use crate::text::money;
 pub const ESCALATED: &str =
     "Te comunico con una persona del equipo; te responderá por aquí en breve.";
 
+/// A question the shop's knowledge does not answer: said plainly, with a person
+/// offered, never a guess.
+pub const GRAY_ZONE: &str = "No tengo ese dato. Si quieres, te comunico con una persona del equipo: escribe «quiero hablar con una persona».";
+
 /// The proposer could not read the message.
 pub const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
 

@@ -10,6 +10,7 @@ pub mod catalog_csv;
 pub mod contract;
 pub mod core;
 pub mod effects;
+pub mod knowledge;
 pub mod memo;
 pub mod messages;
 pub mod orders;
@@ -29,6 +30,7 @@ pub use proposer::ShopProposer;
 
 use self::apply::TurnInput;
 use self::catalog::CatalogIndex;
+use self::knowledge::answer::{Library, Writer};
 use self::plan::ShopSnapshot;
 use crate::bots::ProfileKind;
 use crate::engine::{Decision, Profile, Turn, VersionedCache};
@@ -39,6 +41,10 @@ pub struct Shop {
     proposer: Arc<ShopProposer>,
     /// Each bot's catalog as of its configuration version.
     catalogs: VersionedCache<CatalogIndex>,
+    /// Each bot's knowledge vocabulary as of its configuration version.
+    libraries: VersionedCache<Library>,
+    /// Writes knowledge answers from passages, when a model is configured.
+    writer: Option<Arc<dyn Writer>>,
 }
 
 impl Shop {
@@ -47,7 +53,16 @@ impl Shop {
             pool,
             proposer,
             catalogs: VersionedCache::default(),
+            libraries: VersionedCache::default(),
+            writer: None,
         }
+    }
+
+    /// Knowledge answers written by a model from the passages found (checked,
+    /// with the passage itself as the last resort).
+    pub fn with_writer(mut self, writer: Arc<dyn Writer>) -> Self {
+        self.writer = Some(writer);
+        self
     }
 }
 
@@ -67,8 +82,24 @@ impl Profile for Shop {
                 Ok::<_, sqlx::Error>((turn.snapshot.config_version, catalog))
             })
             .await?;
+        let version = turn.snapshot.config_version;
+        let library = self
+            .libraries
+            .get(bot_id, version, || async {
+                let library = Library::load(&self.pool, bot_id, &catalog).await?;
+                Ok::<_, sqlx::Error>((version, library))
+            })
+            .await?;
+        let desk = knowledge::Desk {
+            pool: &self.pool,
+            bot_id,
+            config_version: version,
+            catalog: &catalog,
+            library: &library,
+            writer: self.writer.as_deref(),
+        };
         let read = ShopSnapshot::read(turn.snapshot)?;
-        let plan = plan::plan(self.proposer.as_ref(), turn, &catalog, &read.cart).await?;
+        let plan = plan::plan(self.proposer.as_ref(), turn, &catalog, &read.cart, &desk).await?;
         let input = TurnInput::new(turn, &catalog, read.open_order.as_ref());
         Ok(apply::apply(&input, plan))
     }

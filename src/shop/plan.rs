@@ -87,6 +87,12 @@ pub enum Plan {
         order_id: Uuid,
         current: State,
     },
+    /// Questions the shop's knowledge answered; nothing else was asked. The cart,
+    /// the state and a pending confirmation stay as they were.
+    Knowledge {
+        start: State,
+        answers: Vec<Answered>,
+    },
     /// Small talk, an off-topic question or abuse: answered without a proposer.
     Guard {
         start: State,
@@ -106,6 +112,7 @@ impl Plan {
             Plan::SessionTimeout { .. } => "session_timeout",
             Plan::PaymentTimeout { .. } => "payment_timeout",
             Plan::Guard { .. } => "guard",
+            Plan::Knowledge { .. } => "knowledge",
         }
     }
 
@@ -115,11 +122,18 @@ impl Plan {
             Plan::Escalate { start, .. }
             | Plan::Say { start, .. }
             | Plan::PaymentProof { start, .. }
+            | Plan::Knowledge { start, .. }
             | Plan::Guard { start, .. } => Some(*start),
             Plan::Propose(plan) => Some(plan.start),
             Plan::SessionTimeout { .. } | Plan::PaymentTimeout { .. } => None,
         }
     }
+}
+
+/// A question the knowledge answered, and how.
+pub struct Answered {
+    pub question: String,
+    pub answer: super::knowledge::answer::Answer,
 }
 
 /// A proposal and the state it was made from.
@@ -139,6 +153,8 @@ pub struct ProposePlan {
     /// The model's actions when none stood on the customer's words (the rules'
     /// reading was proposed instead): each action's type and why it was refused.
     pub replaced: Vec<(String, Ungrounded)>,
+    /// Questions of the same message the knowledge answered first.
+    pub answered: Vec<Answered>,
 }
 
 /// The shop's plan for a turn. A conversation whose stored state is not a shop
@@ -148,6 +164,7 @@ pub async fn plan(
     turn: &Turn<'_>,
     catalog: &CatalogIndex,
     cart: &Cart,
+    desk: &super::knowledge::Desk<'_>,
 ) -> anyhow::Result<Plan> {
     let snapshot = turn.snapshot;
     let conversation = &snapshot.conversation;
@@ -215,11 +232,34 @@ pub async fn plan(
     if class != MessageClass::Shop {
         return Ok(Plan::Guard { start, class, memo });
     }
+    // Questions for the shop's knowledge first; what is left goes to the proposer.
+    let split = super::knowledge::route::split(&payload.text, desk.library, |clause| {
+        super::rules::names_a_product(clause, &catalog_entries)
+    });
+    let mut answered = Vec::new();
+    for question in &split.questions {
+        let products = super::rules::products_named(question, catalog);
+        let answer = desk.answer(question, products).await?;
+        answered.push(Answered {
+            question: question.clone(),
+            answer,
+        });
+    }
+    let message = if answered.is_empty() {
+        payload.text.clone()
+    } else if super::rules::says_nothing(&split.rest) {
+        return Ok(Plan::Knowledge {
+            start,
+            answers: answered,
+        });
+    } else {
+        split.rest.clone()
+    };
     let mut input = ProposalInput {
         current_state: start,
         detected_events: events.clone(),
         cart: CartView::of(cart, catalog),
-        customer_message: payload.text.clone(),
+        customer_message: message,
         recent_history: turn.history(),
         product_catalog: catalog_entries,
         currency: bot.currency.clone(),
@@ -278,6 +318,7 @@ pub async fn plan(
         rewritten,
         ungrounded,
         replaced,
+        answered,
     })))
 }
 

@@ -34,6 +34,8 @@ pub struct ReplyContext<'a> {
     pub offer: &'a [crate::shop::core::ProductId],
     /// Offer a person after clarifications that got nowhere.
     pub offer_person: bool,
+    /// Blocks that come first (the knowledge's answers to the message's questions).
+    pub preface: &'a [String],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +60,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     if ctx.greeted {
         blocks.push(format!("¡Hola! Bienvenido a {}.", ctx.bot_name));
     }
+    blocks.extend(ctx.preface.iter().cloned());
     let mut cart_touched = false;
     let mut replied = false;
     let mut clarified = false;

@@ -39,6 +39,7 @@ async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::Pg
         &scripts(false),
         std::sync::Arc::new(tendero::shop::proposer::RulesProposer),
         tendero::startup::engine_settings(&settings),
+        None,
     )
     .await
     .unwrap();

@@ -39,6 +39,7 @@ struct Seeded {
     product: String,
     key: String,
     dead_letter: String,
+    knowledge: String,
 }
 
 /// A purchase with a proof waiting, a product, a second key and an undelivered message.
@@ -72,7 +73,15 @@ async fn seed(app: &TestApp) -> Seeded {
     .fetch_one(&app.pool)
     .await
     .unwrap();
+    let (status, entry) = app
+        .post_api(
+            "/bots/demo-shop/knowledge",
+            Some(json!({"title": "Horario", "body": "Abrimos de 8 a 20."})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{entry}");
     Seeded {
+        knowledge: entry["id"].to_string().trim_matches('"').to_owned(),
         conversation,
         order: order.to_string(),
         product: product.to_string(),
@@ -91,6 +100,8 @@ fn concrete(path: &str, seeded: &Seeded) -> String {
         &seeded.key
     } else if path.starts_with("/dead-letters") {
         &seeded.dead_letter
+    } else if path.contains("/knowledge/") {
+        &seeded.knowledge
     } else {
         &seeded.product
     };
@@ -212,13 +223,17 @@ async fn the_document_is_openapi_3_1_and_covers_the_merchant_api(pool: sqlx::PgP
         doc["openapi"]
     );
     let ops = operations(&doc);
-    assert_eq!(ops.len(), 28, "every merchant operation");
+    assert_eq!(ops.len(), 35, "every merchant operation");
     for (method, path) in [
         (Method::POST, "/conversations/{id}/reply"),
         (Method::POST, "/bots/{slug}/products.csv"),
         (Method::DELETE, "/keys/{id}"),
         (Method::POST, "/dead-letters/{id}/retry"),
         (Method::POST, "/orders/{id}/approve-payment"),
+        (Method::POST, "/bots/{slug}/knowledge"),
+        (Method::POST, "/bots/{slug}/knowledge/import"),
+        (Method::POST, "/bots/{slug}/knowledge/try"),
+        (Method::PATCH, "/bots/{slug}/knowledge/{id}"),
     ] {
         assert!(
             ops.iter().any(|(m, p, _)| *m == method && p == path),

@@ -129,8 +129,9 @@ async fn a_bot_past_its_daily_token_budget_runs_on_the_rules_on_every_replica(po
     let on = |proposers: Proposers| startup::engine(&app.pool, &app.settings, &proposers);
     let engine_b = on(b);
 
-    app.say("uno", "¿tienen algo sin azúcar?").await;
-    app.post_message("dos", "¿y algo para llevar?", "b-1").await;
+    app.say("uno", "¿qué me recomiendas?").await;
+    app.post_message("dos", "¿y cuál es el más rico?", "b-1")
+        .await;
     engine_b.run_until_idle().await.unwrap();
     assert_eq!(fake.requests().len(), 2);
     let reply = app.say("tres", "quiero 1 limonada").await;
@@ -159,10 +160,11 @@ async fn a_bot_past_its_daily_token_budget_runs_on_the_rules_on_every_replica(po
     // Redis forgets: the count comes back from PostgreSQL's daily row. Redis away:
     // that row decides.
     let _: () = conn.del(&keys).await.unwrap();
-    app.say("cuatro", "¿y para cumpleaños?").await;
+    app.say("cuatro", "¿y qué más me recomiendas?").await;
     let counted: u64 = conn.get(&keys[0]).await.unwrap();
     assert_eq!(counted, 924, "seeded again from PostgreSQL");
-    app.post_message("cinco", "¿hacen envíos?", "c-1").await;
+    app.post_message("cinco", "¿cuál es el más popular?", "c-1")
+        .await;
     on(replica(None)).run_until_idle().await.unwrap();
     assert_eq!(fake.requests().len(), 2, "no replica calls past the budget");
 
@@ -268,7 +270,10 @@ async fn web_chat_streams_typing_while_the_model_thinks(pool: PgPool) {
     let url = format!("{}/webchat/demo-shop/events?session=nuevo", app.base);
     let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
     tokio::time::sleep(Duration::from_millis(300)).await;
-    for (text, id) in [("¿qué me recomiendas?", "n-1"), ("¿y para llevar?", "n-2")] {
+    for (text, id) in [
+        ("¿qué me recomiendas?", "n-1"),
+        ("¿y cuál es el más rico?", "n-2"),
+    ] {
         app.post_message("nuevo", text, id).await;
         app.drain().await;
     }

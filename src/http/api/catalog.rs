@@ -26,6 +26,8 @@ fn view(product: &Product, currency: &str) -> Value {
         "price_minor": product.price_minor,
         "price": money(product.price_minor, currency),
         "active": product.active,
+        "tags": product.tags,
+        "allergens": product.allergens,
     })
 }
 
@@ -44,7 +46,7 @@ pub async fn list(
     ))
 }
 
-/// `POST /api/v1/bots/{slug}/products`: `{"sku","name","description","price_minor","active"}`.
+/// `POST /api/v1/bots/{slug}/products`: `{"sku","name","description","price_minor","active","tags","allergens"}`.
 #[utoipa::path(post, path = "/bots/{slug}/products", tag = "catalog", params(("slug" = String, Path, description = "the slug")), request_body = ProductInput,
     responses((status = 201, body = Answer, description = "the product"), Errors))]
 pub async fn create(
@@ -61,7 +63,7 @@ pub async fn create(
 }
 
 /// `PATCH /api/v1/bots/{slug}/products/{id}`: any of `name`, `description`,
-/// `price_minor`, `active` (false takes it out of the catalog; carts drop it at
+/// `price_minor`, `active`, `tags`, `allergens` (`active: false` takes it out of the catalog; carts drop it at
 /// their next turn, orders keep what they were sold at).
 #[utoipa::path(patch, path = "/bots/{slug}/products/{id}", tag = "catalog",
     params(("slug" = String, Path, description = "the slug"), ("id" = i64, Path, description = "the product")), request_body = ProductPatch,
@@ -81,7 +83,7 @@ pub async fn update(
 
 /// `GET /api/v1/bots/{slug}/products.csv`: the catalog as a spreadsheet.
 #[utoipa::path(get, path = "/bots/{slug}/products.csv", tag = "catalog", params(("slug" = String, Path, description = "the slug")),
-    responses((status = 200, body = String, content_type = "text/csv", description = "`sku,name,description,price,active`"), Errors))]
+    responses((status = 200, body = String, content_type = "text/csv", description = "`sku,name,description,price,active,tags,allergens`"), Errors))]
 pub async fn export(
     MerchantAuth(merchant_id): MerchantAuth,
     State(web): State<Web>,
@@ -102,7 +104,7 @@ pub async fn export(
 /// all or nothing; any bad row refuses the file (422 with each line's problem).
 /// Products absent from the file stay as they are.
 #[utoipa::path(post, path = "/bots/{slug}/products.csv", tag = "catalog", params(("slug" = String, Path, description = "the slug")),
-    request_body(content = String, content_type = "text/csv", description = "`sku,name,description,price,active`"),
+    request_body(content = String, content_type = "text/csv", description = "`sku,name,description,price,active,tags,allergens`"),
     responses((status = 200, body = Answer, description = "`{created, updated}`"), Errors))]
 pub async fn import(
     MerchantAuth(merchant_id): MerchantAuth,

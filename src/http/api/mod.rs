@@ -8,6 +8,7 @@ pub mod bots;
 pub mod catalog;
 pub mod conversations;
 pub mod keys;
+pub mod knowledge;
 pub mod openapi;
 pub mod orders;
 pub mod payments;
@@ -22,14 +23,15 @@ use super::Web;
 
 /// Largest merchant API body.
 const API_BODY_BYTES: usize = 64 * 1024;
-/// Largest catalog file (5,000 rows of a few hundred bytes).
+/// Largest catalog file (5,000 rows of a few hundred bytes) or knowledge import.
 const CSV_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// The merchant API and its OpenAPI document, from one list of handlers.
 pub fn router() -> OpenApiRouter<Web> {
     // A catalog file may be larger than other bodies.
-    let csv = OpenApiRouter::new()
+    let files = OpenApiRouter::new()
         .routes(routes!(catalog::export, catalog::import))
+        .routes(routes!(knowledge::import))
         .layer(DefaultBodyLimit::max(CSV_BODY_BYTES));
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(conversations::list_conversations))
@@ -54,7 +56,14 @@ pub fn router() -> OpenApiRouter<Web> {
         .routes(routes!(bots::learning_metrics))
         .routes(routes!(catalog::list, catalog::create))
         .routes(routes!(catalog::update))
-        .merge(csv)
+        .routes(routes!(knowledge::list, knowledge::create))
+        .routes(routes!(knowledge::try_question))
+        .routes(routes!(
+            knowledge::get,
+            knowledge::update,
+            knowledge::delete
+        ))
+        .merge(files)
         .layer(DefaultBodyLimit::max(API_BODY_BYTES))
 }
 

@@ -6,6 +6,7 @@
 
 mod escalate;
 mod guard;
+mod knowledge;
 mod payment_proof;
 mod payment_timeout;
 mod propose;
@@ -82,7 +83,7 @@ impl Decision {
         }
     }
 
-    fn say(&mut self, author: Author, text: impl Into<String>) {
+    pub(super) fn say(&mut self, author: Author, text: impl Into<String>) {
         self.reply = Some(ReplyPlan::Fixed(author, text.into()));
     }
 
@@ -132,6 +133,7 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> engine::Decision {
     match plan {
         Plan::Escalate { notice, .. } => escalate::apply(input, notice, &mut decision),
         Plan::Guard { class, memo, .. } => guard::apply(input, class, memo, &mut decision),
+        Plan::Knowledge { answers, .. } => knowledge::apply(&answers, &mut decision),
         Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
         Plan::Say { text, .. } => say::apply(text, &mut decision),
         Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),

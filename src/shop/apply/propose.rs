@@ -25,7 +25,9 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         rewritten,
         ungrounded,
         replaced,
+        answered,
     } = plan;
+    super::knowledge::audit(&answered, decision);
     let audit = &mut decision.audit;
     if let Some(standalone) = &rewritten {
         audit.push(
@@ -150,6 +152,7 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         greeted,
         offer: offer.iter().map(|(id, _)| *id).collect(),
         offer_person,
+        preface: answered.into_iter().map(|a| a.answer.text).collect(),
     })));
 }
 

@@ -65,6 +65,36 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
     })
 }
 
+/// The products `text` names (a word several products share names none).
+pub fn products_named(text: &str, catalog: &crate::shop::catalog::CatalogIndex) -> Vec<ProductId> {
+    let entries: Vec<super::contract::CatalogEntry> = catalog
+        .active()
+        .map(|p| super::contract::CatalogEntry {
+            product_id: p.id,
+            name: p.name.clone(),
+            price_minor: p.price_minor,
+            description: p.description.clone(),
+        })
+        .collect();
+    let text = prepared(text);
+    mentions::find(&tokens(&text), &entries)
+        .into_iter()
+        .filter_map(|m| m.product())
+        .collect()
+}
+
+/// Whether `text` holds nothing but fillers, greetings and thanks: nothing for a
+/// proposer to read.
+pub fn says_nothing(text: &str) -> bool {
+    let text = prepared(text);
+    let words = tokens(&text);
+    let mut covered = vec![false; words.len()];
+    lexicon::cover(&words, lexicon::FILLER, &mut covered);
+    lexicon::cover(&words, lexicon::THANKS, &mut covered);
+    lexicon::cover(&words, crate::detect::GREETINGS, &mut covered);
+    covered.iter().all(|c| *c)
+}
+
 /// Whether `text` names one of the catalog's products.
 pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) -> bool {
     let text = normalize(text);

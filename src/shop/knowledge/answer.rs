@@ -1,0 +1,727 @@
+//! Answering a customer's question from what the shop knows, with the bounded
+//! loops of seed 003 and the gray zone of seed 004:
+//!
+//! 1. a question about a product's attributes («¿el brownie lleva nueces?»,
+//!    «¿algo sin cafeína?») is answered from the catalog;
+//! 2. otherwise retrieve → judge whether it suffices → refine the search (at most
+//!    three attempts: every key word, any of them, then the words customers use
+//!    for the same things);
+//! 3. compose an answer that names its sources — the best passage, quoted, with
+//!    the rules; written from the passages by the model when one is configured —
+//!    and check it: every figure and every name it gives must be in the passages
+//!    or the catalog; a failed check is healed at most twice, and the passage
+//!    itself is the last resort;
+//! 4. what the knowledge does not cover — a word the shop never wrote about, a
+//!    search that finds nothing that fits — is the gray zone: «no tengo ese dato»
+//!    and the offer of a person, never a guess.
+//!
+//! Every step is recorded (`steps`) and a per-question step limit ends any loop.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use super::words::{Question, same_word};
+use super::{Hit, Strictness, search, sentences};
+use crate::shop::catalog::{CatalogIndex, Product};
+use crate::text::{normalize, tokens};
+
+/// Most steps one question may take, whatever the loops want.
+pub const MAX_STEPS: usize = 8;
+/// Retrieval attempts at most.
+pub const MAX_ATTEMPTS: u8 = 3;
+/// Repairs of a written answer that failed its check, at most.
+pub const MAX_HEALS: u8 = 2;
+
+/// Where an answer's facts come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Source {
+    Entry { id: i64, title: String },
+    Product { id: i64, sku: String, name: String },
+}
+
+impl Source {
+    /// As evaluation scripts name it: an entry's title, or `producto:<sku>`.
+    pub fn label(&self) -> String {
+        match self {
+            Source::Entry { title, .. } => title.clone(),
+            Source::Product { sku, .. } => format!("producto:{sku}"),
+        }
+    }
+}
+
+/// One step of working an answer out, for the audit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Step {
+    /// Answered from the products' attributes.
+    Catalog {
+        products: usize,
+    },
+    Searched {
+        attempt: u8,
+        strictness: String,
+        hits: usize,
+        sufficient: bool,
+    },
+    /// Words of the question the shop never wrote about.
+    Unknown {
+        words: Vec<String>,
+    },
+    Written {
+        by: String,
+    },
+    Checked {
+        ok: bool,
+        problem: Option<String>,
+    },
+    /// The step limit ended the work.
+    Limit,
+    /// Served from the day's cache.
+    Cached,
+}
+
+/// What the customer reads, and where it comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub text: String,
+    pub sources: Vec<Source>,
+    /// Nothing the shop knows answers it: the customer is told so and offered a
+    /// person.
+    pub gray: bool,
+    pub steps: Vec<Step>,
+}
+
+/// What the shop knows, as read for this bot's configuration version.
+#[derive(Debug, Default)]
+pub struct Library {
+    /// Every folded word of the knowledge and the catalog, with how many chunks
+    /// or products hold it.
+    vocabulary: HashMap<String, u32>,
+    /// The folded words of the knowledge alone.
+    knowledge: HashSet<String>,
+    /// The folded words of the catalog's names, descriptions, tags and allergens.
+    catalog: HashSet<String>,
+    /// The bot has any knowledge at all.
+    pub has_entries: bool,
+}
+
+impl Library {
+    pub async fn load(pool: &PgPool, bot_id: Uuid, catalog: &CatalogIndex) -> sqlx::Result<Self> {
+        let mut vocabulary = super::vocabulary(pool, bot_id).await?;
+        let has_entries = !vocabulary.is_empty();
+        let knowledge: HashSet<String> = vocabulary.keys().cloned().collect();
+        let mut catalog_words = HashSet::new();
+        for product in catalog.active() {
+            let text = normalize(&format!(
+                "{} {} {} {}",
+                product.name,
+                product.description,
+                product.tags.join(" "),
+                product.allergens.join(" ")
+            ));
+            for word in tokens(&text) {
+                *vocabulary.entry(word.to_owned()).or_insert(0) += 1;
+                catalog_words.insert(word.to_owned());
+            }
+        }
+        Ok(Library {
+            vocabulary,
+            knowledge,
+            catalog: catalog_words,
+            has_entries,
+        })
+    }
+
+    /// A word of the catalog (a name, a description, a tag), give or take a plural.
+    pub fn is_catalog_word(&self, word: &str) -> bool {
+        self.catalog.contains(word) || self.catalog.iter().any(|c| same_word(c, word))
+    }
+
+    /// A word the shop wrote about in its knowledge, or one customers use for it.
+    pub fn is_knowledge_word(&self, word: &str) -> bool {
+        let question = Question {
+            folded: word.to_owned(),
+            words: vec![word.to_owned()],
+        };
+        let widened = question.widened();
+        self.knowledge
+            .iter()
+            .any(|k| same_word(k, word) || widened.iter().skip(1).any(|w| w == k))
+            || widened.len() > 1
+    }
+
+    /// Whether the shop wrote about `word` (give or take a plural, a typo, or the
+    /// words customers use for the same thing).
+    fn knows(&self, word: &str) -> bool {
+        if self.vocabulary.contains_key(word) {
+            return true;
+        }
+        let question = Question {
+            folded: word.to_owned(),
+            words: vec![word.to_owned()],
+        };
+        let widened = question.widened();
+        self.vocabulary
+            .keys()
+            .any(|known| same_word(known, word) || widened.iter().skip(1).any(|w| w == known))
+    }
+}
+
+/// A model that writes an answer from passages (the LLM, when configured).
+#[async_trait::async_trait]
+pub trait Writer: Send + Sync {
+    /// An answer to `question` from `passages` only, naming the ones it used by
+    /// index; `problem` says what was wrong with the last attempt.
+    async fn write(
+        &self,
+        question: &str,
+        passages: &[Hit],
+        problem: Option<&str>,
+    ) -> Option<Written>;
+}
+
+/// A model's answer, unchecked.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Written {
+    pub answer: String,
+    #[serde(default)]
+    pub sources: Vec<usize>,
+    /// The model says the passages do not answer it.
+    #[serde(default)]
+    pub unknown: bool,
+}
+
+/// Words that say nothing about what a question is about, even when the shop
+/// never wrote them (time, courtesy, the shop itself).
+const NEUTRAL: &[&str] = &[
+    "manana",
+    "tarde",
+    "noche",
+    "semana",
+    "dia",
+    "dias",
+    "ahorita",
+    "rato",
+    "luego",
+    "siempre",
+    "tienda",
+    "cafe",
+    "cafeteria",
+    "local",
+    "negocio",
+    "ustedes",
+    "aca",
+    "alla",
+    "aqui",
+    "gente",
+    "chicos",
+    "chicas",
+    "amigo",
+    "amiga",
+    "senor",
+    "senora",
+    "joven",
+    "buen",
+    "buena",
+    "saludos",
+    "quiero",
+    "quisiera",
+    "gustaria",
+    "podrian",
+    "podria",
+    "necesito",
+    "pedido",
+    "pedir",
+    "orden",
+    "comprar",
+    "compra",
+    "cosa",
+    "cosas",
+    "todavia",
+    "aun",
+    "igual",
+    "normal",
+    "exacto",
+    "exacta",
+    "cuesta",
+    "cuestan",
+    "sale",
+    "salen",
+    "vale",
+    "valen",
+    "precio",
+    "costo",
+    "caro",
+    "barato",
+];
+
+pub struct Ask<'a> {
+    pub pool: &'a PgPool,
+    pub bot_id: Uuid,
+    pub catalog: &'a CatalogIndex,
+    pub library: &'a Library,
+    pub question: &'a str,
+    /// Products the question names, as the shop's matcher found them.
+    pub products: Vec<i64>,
+    /// With a model, it writes from the passages; without one, the best passage is
+    /// quoted.
+    pub writer: Option<&'a dyn Writer>,
+    /// The question's embedding, when the configured server offers them.
+    pub embedding: Option<Vec<f32>>,
+}
+
+pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
+    let question = Question::new(ask.question);
+    let mut steps = Vec::new();
+    if let Some(answer) = from_catalog(ask, &question, &mut steps) {
+        return Ok(answer);
+    }
+    let unknown: Vec<String> = question
+        .words
+        .iter()
+        .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
+        .filter(|w| w.parse::<f64>().is_err())
+        .filter(|w| !ask.library.knows(w))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        steps.push(Step::Unknown {
+            words: unknown.clone(),
+        });
+        return Ok(gray(steps));
+    }
+    let attempts: [(Strictness, bool); 3] = [
+        (Strictness::Every, false),
+        (Strictness::Any, false),
+        (Strictness::Any, true),
+    ];
+    let mut found: Option<(Vec<Hit>, Passage)> = None;
+    for (attempt, (strictness, widen)) in (1..=MAX_ATTEMPTS).zip(attempts) {
+        if steps.len() >= MAX_STEPS {
+            steps.push(Step::Limit);
+            return Ok(gray(steps));
+        }
+        let words = if widen {
+            question.widened()
+        } else {
+            question.words.clone()
+        };
+        let hits = search(
+            ask.pool,
+            ask.bot_id,
+            &words,
+            strictness,
+            ask.embedding.as_deref(),
+            5,
+        )
+        .await?;
+        let passage = best_passage(&question, &hits);
+        let sufficient = passage.as_ref().is_some_and(|p| p.covers(&question));
+        steps.push(Step::Searched {
+            attempt,
+            strictness: format!("{strictness:?}").to_lowercase(),
+            hits: hits.len(),
+            sufficient,
+        });
+        if sufficient {
+            found = passage.map(|p| (hits, p));
+            break;
+        }
+    }
+    let Some((hits, passage)) = found else {
+        return Ok(gray(steps));
+    };
+    if let Some(writer) = ask.writer {
+        let mut problem: Option<String> = None;
+        for _ in 0..=MAX_HEALS {
+            if steps.len() >= MAX_STEPS {
+                steps.push(Step::Limit);
+                break;
+            }
+            let Some(written) = writer.write(ask.question, &hits, problem.as_deref()).await else {
+                break;
+            };
+            steps.push(Step::Written { by: "llm".into() });
+            if written.unknown {
+                return Ok(gray(steps));
+            }
+            let cited: Vec<&Hit> = written
+                .sources
+                .iter()
+                .filter_map(|i| hits.get(*i))
+                .collect();
+            match check(&written.answer, &cited, ask.catalog) {
+                Ok(()) if !cited.is_empty() => {
+                    steps.push(Step::Checked {
+                        ok: true,
+                        problem: None,
+                    });
+                    let sources = sources_of(&cited);
+                    return Ok(Answer {
+                        text: with_sources(&written.answer, &sources),
+                        sources,
+                        gray: false,
+                        steps,
+                    });
+                }
+                outcome => {
+                    let why = outcome
+                        .err()
+                        .unwrap_or_else(|| "no passage was cited".to_owned());
+                    steps.push(Step::Checked {
+                        ok: false,
+                        problem: Some(why.clone()),
+                    });
+                    problem = Some(why);
+                }
+            }
+        }
+    }
+    // The rules, or the model's last resort: the passage itself, quoted.
+    steps.push(Step::Written { by: "rules".into() });
+    let sources = vec![Source::Entry {
+        id: passage.hit.entry_id,
+        title: passage.hit.title.clone(),
+    }];
+    Ok(Answer {
+        text: format!("Según «{}»: {}", passage.hit.title, passage.text),
+        sources,
+        gray: false,
+        steps,
+    })
+}
+
+fn gray(steps: Vec<Step>) -> Answer {
+    Answer {
+        text: crate::shop::messages::GRAY_ZONE.to_owned(),
+        sources: Vec::new(),
+        gray: true,
+        steps,
+    }
+}
+
+/// The sources, as the reply names them after the text.
+fn with_sources(text: &str, sources: &[Source]) -> String {
+    let titles: Vec<String> = sources
+        .iter()
+        .map(|s| match s {
+            Source::Entry { title, .. } => format!("«{title}»"),
+            Source::Product { name, .. } => name.clone(),
+        })
+        .collect();
+    format!("{}\n(Fuente: {})", text.trim(), titles.join(", "))
+}
+
+fn sources_of(hits: &[&Hit]) -> Vec<Source> {
+    let mut out: Vec<Source> = Vec::new();
+    for hit in hits {
+        let source = Source::Entry {
+            id: hit.entry_id,
+            title: hit.title.clone(),
+        };
+        if !out.contains(&source) {
+            out.push(source);
+        }
+    }
+    out
+}
+
+/// The sentences of a hit that answer best, and how well.
+struct Passage {
+    hit: Hit,
+    text: String,
+    /// Key words of the question the passage holds.
+    matched: BTreeSet<String>,
+}
+
+impl Passage {
+    /// Enough of the question is in it: its subject at least.
+    fn covers(&self, question: &Question) -> bool {
+        let subject: Vec<&String> = question
+            .words
+            .iter()
+            .filter(|w| !NEUTRAL.contains(&w.as_str()))
+            .collect();
+        if subject.is_empty() {
+            return !self.matched.is_empty();
+        }
+        let held = subject
+            .iter()
+            .filter(|w| self.matched.contains(**w))
+            .count();
+        held * 2 >= subject.len() || (held >= 1 && subject.len() <= 3)
+    }
+}
+
+/// Whether `sentence` (folded) holds `word`, or a word customers use for it.
+fn holds(sentence_words: &[&str], word: &str, widened: &[String]) -> bool {
+    sentence_words.iter().any(|s| same_word(s, word))
+        || widened
+            .iter()
+            .any(|w| sentence_words.iter().any(|s| same_word(s, w)))
+}
+
+/// The best sentence (with its neighbour when it is only a heading or a line of
+/// a list) of the hits, by how many of the question's words it holds.
+fn best_passage(question: &Question, hits: &[Hit]) -> Option<Passage> {
+    let mut best: Option<(usize, usize, Passage)> = None;
+    for (rank, hit) in hits.iter().enumerate() {
+        let parts = sentences(&hit.text);
+        let title_words: Vec<String> = tokens(&normalize(&hit.title))
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        for (k, sentence) in parts.iter().enumerate() {
+            let folded = normalize(sentence);
+            let mut words: Vec<&str> = tokens(&folded);
+            words.extend(title_words.iter().map(String::as_str));
+            let mut matched = BTreeSet::new();
+            for word in &question.words {
+                let single = Question {
+                    folded: word.clone(),
+                    words: vec![word.clone()],
+                };
+                if holds(&words, word, &single.widened()[1..]) {
+                    matched.insert(word.clone());
+                }
+            }
+            if matched.is_empty() {
+                continue;
+            }
+            let mut text = (*sentence).to_owned();
+            let short = sentence.chars().count() < 50 || sentence.ends_with(':');
+            if short && let Some(next) = parts.get(k + 1) {
+                text.push(' ');
+                text.push_str(next);
+            }
+            let better = best
+                .as_ref()
+                .is_none_or(|(m, r, _)| matched.len() > *m || (matched.len() == *m && rank < *r));
+            if better {
+                best = Some((
+                    matched.len(),
+                    rank,
+                    Passage {
+                        hit: hit.clone(),
+                        text,
+                        matched,
+                    },
+                ));
+            }
+        }
+    }
+    best.map(|(.., p)| p)
+}
+
+/// Every figure and every product or place a written answer gives must be in the
+/// cited passages or the catalog.
+pub fn check(answer: &str, cited: &[&Hit], catalog: &CatalogIndex) -> Result<(), String> {
+    let mut known = String::new();
+    for hit in cited {
+        known.push_str(&hit.text);
+        known.push(' ');
+        known.push_str(&hit.title);
+        known.push(' ');
+    }
+    for product in catalog.active() {
+        known.push_str(&format!(" {} {} ", product.name, product.description));
+        known.push_str(&crate::text::money(product.price_minor, "BOB"));
+    }
+    let known_numbers: BTreeSet<i64> = crate::text::numbers_in_hundredths(&known)
+        .into_iter()
+        .collect();
+    for n in crate::text::numbers_in_hundredths(answer) {
+        if !known_numbers.contains(&n) {
+            return Err(format!(
+                "the figure {} is not in the passages",
+                n as f64 / 100.0
+            ));
+        }
+    }
+    let known_words: BTreeSet<String> = tokens(&normalize(&known))
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    // Names: capitalized words past the start of a sentence.
+    for sentence in sentences(answer) {
+        for (k, raw) in sentence.split_whitespace().enumerate() {
+            let word: String = raw.chars().filter(|c| c.is_alphanumeric()).collect();
+            let capitalized = word.chars().next().is_some_and(char::is_uppercase);
+            if k == 0 || !capitalized || word.chars().count() < 3 {
+                continue;
+            }
+            let folded = normalize(&word);
+            if !known_words.iter().any(|w| same_word(w, &folded)) {
+                return Err(format!("«{word}» is not in the passages"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Tags and allergens a question may ask about, as customers write them, with
+/// the tag or allergen they mean.
+const ATTRIBUTE_WORDS: &[(&str, &str)] = &[
+    ("frio", "frío"),
+    ("fria", "frío"),
+    ("frios", "frío"),
+    ("frias", "frío"),
+    ("helado", "frío"),
+    ("helada", "frío"),
+    ("fresco", "frío"),
+    ("fresca", "frío"),
+    ("caliente", "caliente"),
+    ("calientes", "caliente"),
+    ("calientito", "caliente"),
+    ("cafeina", "sin cafeína"),
+    ("descafeinado", "sin cafeína"),
+    ("vegano", "vegano"),
+    ("vegana", "vegano"),
+    ("veganos", "vegano"),
+    ("veganas", "vegano"),
+    ("dulce", "dulce"),
+    ("dulces", "dulce"),
+    ("salado", "salado"),
+    ("salada", "salado"),
+    ("postre", "postre"),
+    ("postres", "postre"),
+    ("bebida", "bebida"),
+    ("bebidas", "bebida"),
+    ("tomar", "bebida"),
+    ("gluten", "gluten"),
+    ("celiaco", "gluten"),
+    ("celiacos", "gluten"),
+    ("lactosa", "lácteos"),
+    ("lacteos", "lácteos"),
+    ("leche", "lácteos"),
+    ("nueces", "frutos secos"),
+    ("nuez", "frutos secos"),
+    ("mani", "frutos secos"),
+    ("almendra", "frutos secos"),
+    ("almendras", "frutos secos"),
+    ("huevo", "huevo"),
+    ("huevos", "huevo"),
+    ("soya", "soya"),
+    ("soja", "soya"),
+];
+
+/// The tags and allergens a question asks about.
+pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for word in &question.words {
+        for (said, meant) in ATTRIBUTE_WORDS {
+            if said == word && !out.contains(meant) {
+                out.push(*meant);
+            }
+        }
+    }
+    out
+}
+
+/// A question about what products are like, answered from the catalog: a named
+/// product's tags, allergens and description, or the products with a tag.
+fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Option<Answer> {
+    let asked = attributes_asked(question);
+    let named: Vec<&Product> = ask
+        .products
+        .iter()
+        .filter_map(|id| ask.catalog.get(*id))
+        .filter(|p| p.active)
+        .collect();
+    if asked.is_empty() {
+        return None;
+    }
+    let source = |p: &Product| Source::Product {
+        id: p.id,
+        sku: p.sku.clone(),
+        name: p.name.clone(),
+    };
+    let has = |p: &Product, attribute: &str| {
+        let attribute = normalize(attribute);
+        p.tags
+            .iter()
+            .chain(&p.allergens)
+            .any(|t| normalize(t) == attribute)
+            || tokens(&normalize(&p.description))
+                .iter()
+                .any(|w| attribute.split(' ').any(|a| same_word(a, w)))
+    };
+    let allergen = |attribute: &str| {
+        matches!(
+            attribute,
+            "gluten" | "lácteos" | "frutos secos" | "huevo" | "soya"
+        )
+    };
+    if let [product] = named.as_slice() {
+        let mut lines = Vec::new();
+        for attribute in &asked {
+            let text = if has(product, attribute) {
+                if allergen(attribute) {
+                    format!("Sí, el {} lleva {attribute}.", product.name)
+                } else {
+                    format!("Sí, el {} es {attribute}.", product.name)
+                }
+            } else if allergen(attribute) && !product.allergens.is_empty() {
+                format!(
+                    "El {} no lleva {attribute} según la tienda (lleva: {}).",
+                    product.name,
+                    product.allergens.join(", ")
+                )
+            } else if allergen(attribute) {
+                // No allergens declared: not knowing is not «no».
+                return None;
+            } else {
+                format!("No, el {} no es {attribute}.", product.name)
+            };
+            lines.push(text);
+        }
+        if !product.description.is_empty() {
+            lines.push(format!("({})", product.description));
+        }
+        steps.push(Step::Catalog { products: 1 });
+        return Some(Answer {
+            text: lines.join(" "),
+            sources: vec![source(product)],
+            gray: false,
+            steps: std::mem::take(steps),
+        });
+    }
+    if !named.is_empty() {
+        return None;
+    }
+    // "¿Algo sin cafeína?", "¿qué tienen frío?": the products that are so.
+    let wants_without = question.words.iter().any(|w| w == "sin")
+        || question.folded.contains(" sin ")
+        || question.folded.starts_with("sin ");
+    let fitting: Vec<&Product> = ask
+        .catalog
+        .active()
+        .filter(|p| {
+            asked.iter().all(|a| {
+                if allergen(a) && wants_without {
+                    !p.allergens.is_empty() && !has(p, a)
+                } else {
+                    has(p, a)
+                }
+            })
+        })
+        .collect();
+    if fitting.is_empty() {
+        return None;
+    }
+    steps.push(Step::Catalog {
+        products: fitting.len(),
+    });
+    let names: Vec<String> = fitting.iter().map(|p| p.name.clone()).collect();
+    let what = asked.join(", ");
+    Some(Answer {
+        text: format!("De lo que tenemos, es {what}: {}.", names.join(", ")),
+        sources: fitting.iter().map(|p| source(p)).collect(),
+        gray: false,
+        steps: std::mem::take(steps),
+    })
+}

@@ -1,0 +1,437 @@
+//! What a shop knows beyond its catalog (seeds 003 and 004): the entries a
+//! merchant writes (`knowledge_entries`), cut into chunks (`knowledge_chunks`)
+//! that PostgreSQL finds by Spanish full text and by trigrams — and by embeddings
+//! when the configured server offers them — fused by reciprocal rank; no vector
+//! database to run. `answer` reads a customer's question against them with
+//! bounded loops and an honest gray zone; `cache` keeps the day's answers.
+
+pub mod answer;
+pub mod cache;
+pub mod route;
+mod words;
+
+use serde::Serialize;
+use sqlx::{PgConnection, PgExecutor};
+use uuid::Uuid;
+
+pub use words::{Question, key_words};
+
+/// Longest entry body, in characters: a page of text.
+pub const MAX_BODY_CHARS: usize = 20_000;
+/// Longest title.
+pub const MAX_TITLE_CHARS: usize = 200;
+/// Chunks are cut near this many characters, at paragraph or sentence ends.
+const CHUNK_CHARS: usize = 500;
+
+/// An entry as the merchant wrote it.
+#[derive(Debug, Clone, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct Entry {
+    pub id: i64,
+    pub title: String,
+    pub body: String,
+    #[schema(value_type = String)]
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    #[schema(value_type = String)]
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// What is wrong with an entry as written, if anything.
+pub fn check(title: Option<&str>, body: Option<&str>) -> Result<(), &'static str> {
+    if title.is_some_and(|t| t.trim().is_empty() || t.chars().count() > MAX_TITLE_CHARS) {
+        return Err("title must be 1-200 characters");
+    }
+    if body.is_some_and(|b| b.trim().is_empty() || b.chars().count() > MAX_BODY_CHARS) {
+        return Err("body must be 1-20000 characters");
+    }
+    Ok(())
+}
+
+const COLUMNS: &str = "id, title, body, created_at, updated_at";
+
+pub async fn list(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Entry>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM knowledge_entries WHERE bot_id = $1 ORDER BY id"
+    )))
+    .bind(bot_id)
+    .fetch_all(db)
+    .await
+}
+
+pub async fn get(db: impl PgExecutor<'_>, bot_id: Uuid, id: i64) -> sqlx::Result<Option<Entry>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {COLUMNS} FROM knowledge_entries WHERE bot_id = $1 AND id = $2"
+    )))
+    .bind(bot_id)
+    .bind(id)
+    .fetch_optional(db)
+    .await
+}
+
+/// Creates an entry and its chunks (the caller's transaction keeps them together).
+pub async fn create(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    title: &str,
+    body: &str,
+) -> sqlx::Result<Entry> {
+    let entry: Entry = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO knowledge_entries (bot_id, title, body) VALUES ($1, $2, $3) RETURNING {COLUMNS}"
+    )))
+    .bind(bot_id)
+    .bind(title.trim())
+    .bind(body.trim())
+    .fetch_one(&mut *conn)
+    .await?;
+    write_chunks(conn, bot_id, &entry).await?;
+    Ok(entry)
+}
+
+/// Changes an entry (absent parts stay) and cuts its chunks again; `None` when the
+/// bot has no such entry.
+pub async fn update(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    id: i64,
+    title: Option<&str>,
+    body: Option<&str>,
+) -> sqlx::Result<Option<Entry>> {
+    let entry: Option<Entry> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "UPDATE knowledge_entries SET title = coalesce($3, title), body = coalesce($4, body),
+                updated_at = now()
+         WHERE bot_id = $1 AND id = $2 RETURNING {COLUMNS}"
+    )))
+    .bind(bot_id)
+    .bind(id)
+    .bind(title.map(str::trim))
+    .bind(body.map(str::trim))
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some(entry) = &entry {
+        write_chunks(conn, bot_id, entry).await?;
+    }
+    Ok(entry)
+}
+
+/// Deletes an entry (its chunks go with it); false when there was none.
+pub async fn delete(db: impl PgExecutor<'_>, bot_id: Uuid, id: i64) -> sqlx::Result<bool> {
+    let done = sqlx::query("DELETE FROM knowledge_entries WHERE bot_id = $1 AND id = $2")
+        .bind(bot_id)
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Replaces an entry's chunks with the cut of its current text.
+async fn write_chunks(conn: &mut PgConnection, bot_id: Uuid, entry: &Entry) -> sqlx::Result<()> {
+    sqlx::query("DELETE FROM knowledge_chunks WHERE bot_id = $1 AND entry_id = $2")
+        .bind(bot_id)
+        .bind(entry.id)
+        .execute(&mut *conn)
+        .await?;
+    let texts = chunks(&entry.body);
+    let folded: Vec<String> = texts
+        .iter()
+        .map(|t| crate::text::normalize(&format!("{}. {t}", entry.title)))
+        .collect();
+    let title = crate::text::normalize(&entry.title);
+    let ords: Vec<i32> = (0..texts.len() as i32).collect();
+    sqlx::query(
+        "INSERT INTO knowledge_chunks (bot_id, entry_id, ord, text, folded, tsv)
+         SELECT $1, $2, c.ord, c.text, c.folded,
+                setweight(to_tsvector('spanish', $6), 'A') || setweight(to_tsvector('spanish', c.folded), 'B')
+         FROM unnest($3::int[], $4::text[], $5::text[]) AS c(ord, text, folded)",
+    )
+    .bind(bot_id)
+    .bind(entry.id)
+    .bind(ords)
+    .bind(texts)
+    .bind(folded)
+    .bind(title)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Stores embeddings of the chunks of an entry, as the configured server gave them.
+pub async fn set_embeddings(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    entry_id: i64,
+    embeddings: &[Vec<f32>],
+) -> sqlx::Result<()> {
+    let ords: Vec<i32> = (0..embeddings.len() as i32).collect();
+    // One row per chunk: the vectors travel as JSON (arrays of arrays must be
+    // rectangular, and are).
+    let vectors = serde_json::to_value(embeddings).expect("floats serialize");
+    sqlx::query(
+        "UPDATE knowledge_chunks c SET embedding = ARRAY(SELECT jsonb_array_elements_text(v.vector)::real)
+         FROM (SELECT ord, ($4::jsonb -> (ord)) AS vector FROM unnest($3::int[]) AS ord) v
+         WHERE c.bot_id = $1 AND c.entry_id = $2 AND c.ord = v.ord",
+    )
+    .bind(bot_id)
+    .bind(entry_id)
+    .bind(ords)
+    .bind(vectors)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// The chunks of `body`: paragraphs packed up to about `CHUNK_CHARS`, a long
+/// paragraph cut at sentence ends. Nothing is dropped.
+pub fn chunks(body: &str) -> Vec<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    for paragraph in body.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        if paragraph.chars().count() <= CHUNK_CHARS {
+            pieces.push(paragraph.to_owned());
+            continue;
+        }
+        let mut current = String::new();
+        for sentence in sentences(paragraph) {
+            if !current.is_empty()
+                && current.chars().count() + sentence.chars().count() > CHUNK_CHARS
+            {
+                pieces.push(std::mem::take(&mut current));
+            }
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(sentence);
+        }
+        if !current.is_empty() {
+            pieces.push(current);
+        }
+    }
+    // Short neighbours travel together, so a heading stays with what follows it.
+    let mut out: Vec<String> = Vec::new();
+    for piece in pieces {
+        match out.last_mut() {
+            Some(last) if last.chars().count() + piece.chars().count() < CHUNK_CHARS / 2 => {
+                last.push_str("\n\n");
+                last.push_str(&piece);
+            }
+            _ => out.push(piece),
+        }
+    }
+    out
+}
+
+/// A text's sentences (and list lines), trimmed, as written.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let mut start = 0;
+        let bytes: Vec<(usize, char)> = line.char_indices().collect();
+        for (k, (i, c)) in bytes.iter().enumerate() {
+            let next_is_space = bytes.get(k + 1).is_none_or(|(_, n)| n.is_whitespace());
+            if matches!(c, '.' | '!' | '?') && next_is_space {
+                let end = i + c.len_utf8();
+                let sentence = line[start..end].trim();
+                if !sentence.is_empty() {
+                    out.push(sentence);
+                }
+                start = end;
+            }
+        }
+        let rest = line[start..].trim();
+        if !rest.is_empty() {
+            out.push(rest);
+        }
+    }
+    out
+}
+
+/// A chunk found for a question.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct Hit {
+    pub entry_id: i64,
+    pub title: String,
+    pub ord: i32,
+    pub text: String,
+    /// Reciprocal-rank fusion of the rankings that found it.
+    pub score: f64,
+}
+
+/// How strictly a search reads the question's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strictness {
+    /// Full text needs every key word.
+    Every,
+    /// Full text needs any of them.
+    Any,
+}
+
+/// The bot's chunks best fitting `words` (folded key words), by reciprocal-rank
+/// fusion of full text, trigram closeness and, with `embedding`, vector
+/// similarity.
+pub async fn search(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    words: &[String],
+    strictness: Strictness,
+    embedding: Option<&[f32]>,
+    limit: i64,
+) -> sqlx::Result<Vec<Hit>> {
+    let clean: Vec<String> = words
+        .iter()
+        .map(|w| {
+            w.chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    if clean.is_empty() {
+        return Ok(Vec::new());
+    }
+    let joiner = match strictness {
+        Strictness::Every => " & ",
+        Strictness::Any => " | ",
+    };
+    let tsquery = clean.join(joiner);
+    sqlx::query_as(
+        "WITH q AS (SELECT to_tsquery('spanish', $2) AS q),
+         fts AS (
+             SELECT c.entry_id, c.ord,
+                    row_number() OVER (ORDER BY ts_rank_cd(c.tsv, q.q) DESC, c.entry_id, c.ord) AS r
+             FROM knowledge_chunks c, q
+             WHERE c.bot_id = $1 AND c.tsv @@ q.q
+             ORDER BY r LIMIT 20
+         ),
+         tri AS (
+             SELECT entry_id, ord, row_number() OVER (ORDER BY s DESC, entry_id, ord) AS r FROM (
+                 SELECT c.entry_id, c.ord,
+                        (SELECT coalesce(sum(word_similarity(w, c.folded)), 0)
+                         FROM unnest($3::text[]) w WHERE word_similarity(w, c.folded) >= 0.5) AS s
+                 FROM knowledge_chunks c WHERE c.bot_id = $1
+             ) scored
+             WHERE s > 0 ORDER BY r LIMIT 20
+         ),
+         vec AS (
+             SELECT entry_id, ord, row_number() OVER (ORDER BY d DESC, entry_id, ord) AS r FROM (
+                 SELECT c.entry_id, c.ord,
+                        (SELECT sum(a * b) FROM unnest(c.embedding, $4::real[]) AS t(a, b)) AS d
+                 FROM knowledge_chunks c
+                 WHERE c.bot_id = $1 AND $4::real[] IS NOT NULL AND c.embedding IS NOT NULL
+             ) scored
+             ORDER BY r LIMIT 20
+         ),
+         fused AS (
+             SELECT entry_id, ord, sum(1.0 / (60 + r))::float8 AS score
+             FROM (SELECT * FROM fts UNION ALL SELECT * FROM tri UNION ALL SELECT * FROM vec) ranked
+             GROUP BY entry_id, ord
+         )
+         SELECT f.entry_id, e.title, f.ord, c.text, f.score
+         FROM fused f
+         JOIN knowledge_chunks c ON c.bot_id = $1 AND c.entry_id = f.entry_id AND c.ord = f.ord
+         JOIN knowledge_entries e ON e.bot_id = $1 AND e.id = f.entry_id
+         ORDER BY f.score DESC, f.entry_id, f.ord
+         LIMIT $5",
+    )
+    .bind(bot_id)
+    .bind(tsquery)
+    .bind(&clean)
+    .bind(embedding)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
+/// Every folded word of the bot's knowledge, with how many chunks hold it: what
+/// a question's words are checked against (a word the shop never wrote about is
+/// a question the knowledge cannot answer).
+pub async fn vocabulary(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+) -> sqlx::Result<std::collections::HashMap<String, u32>> {
+    let texts: Vec<String> =
+        sqlx::query_scalar("SELECT folded FROM knowledge_chunks WHERE bot_id = $1")
+            .bind(bot_id)
+            .fetch_all(db)
+            .await?;
+    let mut counts = std::collections::HashMap::new();
+    for text in &texts {
+        let mut seen = std::collections::HashSet::new();
+        for word in crate::text::tokens(text) {
+            if seen.insert(word) {
+                *counts.entry(word.to_owned()).or_insert(0) += 1;
+            }
+        }
+    }
+    Ok(counts)
+}
+
+/// What a shop turn asks of the knowledge: answers, through the day's cache.
+pub struct Desk<'a> {
+    pub pool: &'a sqlx::PgPool,
+    pub bot_id: Uuid,
+    pub config_version: i64,
+    pub catalog: &'a crate::shop::catalog::CatalogIndex,
+    pub library: &'a answer::Library,
+    pub writer: Option<&'a dyn answer::Writer>,
+}
+
+impl Desk<'_> {
+    /// The answer to `question`: the day's cached one, or worked out now (and
+    /// kept). `products` are those the question names.
+    pub async fn answer(&self, question: &str, products: Vec<i64>) -> sqlx::Result<answer::Answer> {
+        let key = cache::Key::new(
+            self.bot_id,
+            chrono::Utc::now().date_naive(),
+            self.config_version,
+            question,
+        );
+        if let Some(mut kept) = cache::get::<answer::Answer>(self.pool, &key).await? {
+            kept.steps = vec![answer::Step::Cached];
+            return Ok(kept);
+        }
+        let ask = answer::Ask {
+            pool: self.pool,
+            bot_id: self.bot_id,
+            catalog: self.catalog,
+            library: self.library,
+            question,
+            products,
+            writer: self.writer,
+            embedding: None,
+        };
+        let answered = answer::answer(&ask).await?;
+        cache::put(self.pool, &key, &answered).await?;
+        Ok(answered)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_is_cut_at_paragraphs_and_sentences_and_nothing_is_lost() {
+        let body = "Abrimos de lunes a viernes de 8:00 a 20:00.\n\nSábados de 9:00 a 14:00.\n\n"
+            .to_owned()
+            + &"Una frase larga sobre el envío que se repite. ".repeat(30);
+        let cut = chunks(&body);
+        assert!(cut.len() >= 3, "{cut:?}");
+        assert!(
+            cut[0].contains("8:00") && cut[0].contains("Sábados"),
+            "short ones travel together"
+        );
+        assert!(cut.iter().all(|c| c.chars().count() <= CHUNK_CHARS + 60));
+        let words = |t: &str| t.split_whitespace().count();
+        assert_eq!(cut.iter().map(|c| words(c)).sum::<usize>(), words(&body));
+    }
+
+    #[test]
+    fn sentences_end_at_stops_not_inside_hours_or_prices() {
+        assert_eq!(
+            sentences("Abrimos a las 8:00. El envío cuesta Bs 10.50 en Sopocachi! ¿Dudas?\n- QR"),
+            [
+                "Abrimos a las 8:00.",
+                "El envío cuesta Bs 10.50 en Sopocachi!",
+                "¿Dudas?",
+                "- QR"
+            ]
+        );
+    }
+}
