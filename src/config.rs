@@ -162,6 +162,9 @@ pub struct LlmConfig {
     pub daily_tokens_per_bot: u64,
     /// Messages the rules read whole are answered without a call.
     pub rules_first: bool,
+    /// The embeddings model asked at `/embeddings` for knowledge search (`None`:
+    /// off). A server that does not offer them is noticed and left alone.
+    pub embeddings_model: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -401,6 +404,11 @@ fn llm_config(get: &dyn Fn(&str) -> Option<String>) -> Result<Option<LlmConfig>,
         max_tokens: number("TENDERO_LLM_MAX_TOKENS", 300)?.clamp(64, 8192) as u32,
         daily_tokens_per_bot: number("TENDERO_LLM_DAILY_TOKENS", 2_000_000)?,
         rules_first: flag("TENDERO_LLM_RULES_FIRST", true)?,
+        embeddings_model: match get("TENDERO_LLM_EMBEDDINGS_MODEL") {
+            None => Some("text-embedding-3-small".into()),
+            Some(v) if v.trim().eq_ignore_ascii_case("off") || v.trim().is_empty() => None,
+            Some(v) => Some(v.trim().to_owned()),
+        },
     }))
 }
 

@@ -45,6 +45,8 @@ pub fn engine_settings(settings: &Settings) -> EngineSettings {
 pub struct Proposers {
     pub shop: Arc<crate::shop::ShopProposer>,
     pub finance: Arc<crate::finance::FinanceProposer>,
+    /// The model that writes knowledge answers and embeds, when one is configured.
+    pub knowledge: Option<Arc<crate::shop::knowledge::model::Model>>,
 }
 
 impl Proposers {
@@ -53,6 +55,7 @@ impl Proposers {
         Proposers {
             shop: Arc::new(crate::proposers::Rules),
             finance: Arc::new(crate::proposers::Rules),
+            knowledge: None,
         }
     }
 
@@ -76,7 +79,8 @@ impl Proposers {
     pub fn llm(client: Arc<crate::llm::Client>) -> Self {
         Proposers {
             shop: Arc::new(crate::proposers::Llm::new(client.clone())),
-            finance: Arc::new(crate::proposers::Llm::new(client)),
+            finance: Arc::new(crate::proposers::Llm::new(client.clone())),
+            knowledge: Some(Arc::new(crate::shop::knowledge::model::Model::new(client))),
         }
     }
 
@@ -110,10 +114,10 @@ impl Proposers {
 /// The profiles this process runs. A new profile is one more line here.
 pub fn profiles(pool: &PgPool, proposers: &Proposers) -> Profiles {
     Profiles::new()
-        .with(Arc::new(crate::shop::Shop::new(
-            pool.clone(),
-            proposers.shop.clone(),
-        )))
+        .with(Arc::new(
+            crate::shop::Shop::new(pool.clone(), proposers.shop.clone())
+                .with_model(proposers.knowledge.clone()),
+        ))
         .with(Arc::new(crate::finance::Finance::new(
             pool.clone(),
             proposers.finance.clone(),

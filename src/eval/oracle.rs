@@ -52,6 +52,7 @@ impl Oracle {
             max_tokens: 1000,
             daily_tokens_per_bot: u64::MAX,
             rules_first,
+            embeddings_model: None,
         };
         Ok((oracle, config))
     }

@@ -58,6 +58,16 @@ const GAUGES: &[(&str, &str, &str, &str)] = &[
         "SELECT b.slug, u.over_budget FROM llm_usage_daily u JOIN bots b ON b.id = u.bot_id
          WHERE u.day = (now() AT TIME ZONE 'UTC')::date AND u.over_budget > 0",
     ),
+    (
+        "tendero_knowledge_answers_today",
+        "Knowledge answers today (UTC): worked out, served from the day's cache without a model call, and how many of those worked out were the gray zone.",
+        "outcome",
+        "SELECT 'worked_out', count(*) FROM knowledge_answers WHERE day = (now() AT TIME ZONE 'UTC')::date
+         UNION ALL SELECT 'cache_hit', coalesce(sum(hits), 0)::bigint FROM knowledge_answers
+             WHERE day = (now() AT TIME ZONE 'UTC')::date
+         UNION ALL SELECT 'gray', count(*) FROM knowledge_answers
+             WHERE day = (now() AT TIME ZONE 'UTC')::date AND (answer->>'gray')::boolean",
+    ),
 ];
 
 pub async fn metrics(State(state): State<Web>) -> Result<impl IntoResponse, ApiError> {

@@ -104,7 +104,15 @@ pub struct Client {
     budget: Budget,
     /// "Typing" while the model is asked.
     progress: Arc<dyn Progress>,
+    /// Embeddings are not asked for before this (the server failed or does not
+    /// offer them).
+    embeddings_paused_until: Mutex<Option<Instant>>,
 }
+
+/// How long embeddings are left alone after the server failed them.
+const EMBEDDINGS_PAUSE: Duration = Duration::from_secs(600);
+/// Widest embedding accepted.
+const MAX_EMBEDDING_DIMS: usize = 8192;
 
 /// What went into one prompt.
 pub struct Prompt {
@@ -133,8 +141,48 @@ impl Client {
             budget: Budget::new(config.daily_tokens_per_bot),
             progress: Arc::new(NoProgress),
             breaker: Breaker::new(config.breaker_failures, config.breaker_cooldown),
+            embeddings_paused_until: Mutex::new(None),
             config,
         })
+    }
+
+    /// Embeddings of `texts`, each scaled to unit length, from the configured
+    /// server's `/embeddings`. `None` when they are off, the server does not offer
+    /// them, fails, or answers something malformed: knowledge search then runs on
+    /// words alone (and embeddings are not asked for again for a while). Tokens
+    /// are charged to `bot_id`'s daily budget.
+    pub async fn embed(&self, bot_id: Uuid, texts: &[String]) -> Option<Vec<Vec<f32>>> {
+        let model = self.config.embeddings_model.as_ref()?;
+        if texts.is_empty() {
+            return Some(Vec::new());
+        }
+        let paused = *self.embeddings_paused_until.lock().expect("pause lock");
+        if paused.is_some_and(|until| Instant::now() < until) {
+            return None;
+        }
+        let request = json!({"model": model, "input": texts, "encoding_format": "float"});
+        let asked = tokio::time::timeout(
+            self.config.timeout,
+            self.openai.embeddings().create_byot::<_, Value>(request),
+        )
+        .await;
+        let read = match asked {
+            Ok(Ok(response)) => read_embeddings(&response, texts.len()),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err("timeout".to_owned()),
+        };
+        match read {
+            Ok((vectors, tokens)) => {
+                self.budget.charge(bot_id, tokens).await;
+                Some(vectors)
+            }
+            Err(error) => {
+                tracing::warn!(%error, pause = ?EMBEDDINGS_PAUSE, "no embeddings from the LLM server; knowledge search runs on words alone");
+                *self.embeddings_paused_until.lock().expect("pause lock") =
+                    Some(Instant::now() + EMBEDDINGS_PAUSE);
+                None
+            }
+        }
     }
 
     pub fn config(&self) -> &LlmConfig {
@@ -425,6 +473,53 @@ impl Client {
             }
         }
     }
+}
+
+/// The vectors of an `/embeddings` answer in input order, scaled to unit length,
+/// and the tokens it used; `Err` says what is wrong with it.
+fn read_embeddings(response: &Value, expected: usize) -> Result<(Vec<Vec<f32>>, u64), String> {
+    let data = response["data"].as_array().ok_or("no data array")?;
+    if data.len() != expected {
+        return Err(format!("{} embeddings for {expected} inputs", data.len()));
+    }
+    let mut vectors: Vec<Option<Vec<f32>>> = vec![None; expected];
+    for (position, item) in data.iter().enumerate() {
+        let index = item["index"].as_u64().map_or(position, |i| i as usize);
+        let numbers = item["embedding"]
+            .as_array()
+            .ok_or("an embedding is not an array")?;
+        if numbers.is_empty() || numbers.len() > MAX_EMBEDDING_DIMS {
+            return Err(format!("an embedding has {} dimensions", numbers.len()));
+        }
+        let mut vector = Vec::with_capacity(numbers.len());
+        for number in numbers {
+            let x = number.as_f64().ok_or("an embedding holds a non-number")? as f32;
+            if !x.is_finite() {
+                return Err("an embedding holds a non-finite number".into());
+            }
+            vector.push(x);
+        }
+        let norm = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm <= f32::EPSILON {
+            return Err("an embedding is all zeros".into());
+        }
+        vector.iter_mut().for_each(|x| *x /= norm);
+        let slot = vectors
+            .get_mut(index)
+            .ok_or("an embedding's index is out of range")?;
+        if slot.replace(vector).is_some() {
+            return Err("two embeddings share an index".into());
+        }
+    }
+    let vectors: Vec<Vec<f32>> = vectors
+        .into_iter()
+        .map(|v| v.expect("every index filled"))
+        .collect();
+    if vectors.iter().any(|v| v.len() != vectors[0].len()) {
+        return Err("embeddings of different widths".into());
+    }
+    let tokens = response["usage"]["total_tokens"].as_u64().unwrap_or(0);
+    Ok((vectors, tokens))
 }
 
 /// One proposer contract: the schema the model is held to and how its answer is

@@ -140,7 +140,8 @@ pub async fn try_question(
         question,
         products,
         writer: None,
-        embedding: None,
+        embedder: None,
+        context: &crate::llm::CallContext::default(),
     };
     Ok(knowledge::answer::answer(&ask).await?)
 }

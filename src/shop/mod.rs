@@ -30,7 +30,8 @@ pub use proposer::ShopProposer;
 
 use self::apply::TurnInput;
 use self::catalog::CatalogIndex;
-use self::knowledge::answer::{Library, Writer};
+use self::knowledge::answer::Library;
+use self::knowledge::model::Model;
 use self::plan::ShopSnapshot;
 use crate::bots::ProfileKind;
 use crate::engine::{Decision, Profile, Turn, VersionedCache};
@@ -43,8 +44,9 @@ pub struct Shop {
     catalogs: VersionedCache<CatalogIndex>,
     /// Each bot's knowledge vocabulary as of its configuration version.
     libraries: VersionedCache<Library>,
-    /// Writes knowledge answers from passages, when a model is configured.
-    writer: Option<Arc<dyn Writer>>,
+    /// Writes knowledge answers from passages and embeds, when a model is
+    /// configured.
+    model: Option<Arc<Model>>,
 }
 
 impl Shop {
@@ -54,14 +56,15 @@ impl Shop {
             proposer,
             catalogs: VersionedCache::default(),
             libraries: VersionedCache::default(),
-            writer: None,
+            model: None,
         }
     }
 
     /// Knowledge answers written by a model from the passages found (checked,
-    /// with the passage itself as the last resort).
-    pub fn with_writer(mut self, writer: Arc<dyn Writer>) -> Self {
-        self.writer = Some(writer);
+    /// with the passage itself as the last resort), and embeddings for search
+    /// when the server offers them.
+    pub fn with_model(mut self, model: Option<Arc<Model>>) -> Self {
+        self.model = model;
         self
     }
 }
@@ -96,7 +99,8 @@ impl Profile for Shop {
             config_version: version,
             catalog: &catalog,
             library: &library,
-            writer: self.writer.as_deref(),
+            model: self.model.as_deref(),
+            context: &turn.call_context(),
         };
         let read = ShopSnapshot::read(turn.snapshot)?;
         let plan = plan::plan(self.proposer.as_ref(), turn, &catalog, &read.cart, &desk).await?;
@@ -105,6 +109,14 @@ impl Profile for Shop {
     }
 
     async fn sweep(&self) -> anyhow::Result<u64> {
-        Ok(orders::queue_payment_timeouts(&self.pool).await?)
+        let queued = orders::queue_payment_timeouts(&self.pool).await?;
+        // Chores beside the timers: embeddings for new or edited knowledge, and
+        // answers cached before yesterday.
+        if let Some(model) = &self.model {
+            knowledge::embed_waiting(&self.pool, model, 64).await?;
+        }
+        let yesterday = chrono::Utc::now().date_naive() - chrono::Days::new(1);
+        knowledge::cache::purge(&self.pool, yesterday).await?;
+        Ok(queued)
     }
 }

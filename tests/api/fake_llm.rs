@@ -1,8 +1,9 @@
 //! A fake OpenAI-compatible server: a real HTTP server that answers
-//! `POST /v1/chat/completions` from a script and records every request body.
+//! `POST /v1/chat/completions` from a script and records every request body, and
+//! `POST /v1/embeddings` (when told to offer them) with bag-of-words vectors.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,6 +37,9 @@ struct Shared {
     delay: Arc<Mutex<Duration>>,
     in_flight: Arc<AtomicUsize>,
     peak: Arc<AtomicUsize>,
+    /// Embeddings are offered (otherwise 404, as a server without them answers).
+    embeddings: Arc<AtomicBool>,
+    embedding_inputs: Arc<Mutex<Vec<String>>>,
 }
 
 pub struct FakeLlm {
@@ -46,6 +50,8 @@ pub struct FakeLlm {
     pub release: Arc<Notify>,
     delay: Arc<Mutex<Duration>>,
     peak: Arc<AtomicUsize>,
+    embeddings: Arc<AtomicBool>,
+    embedding_inputs: Arc<Mutex<Vec<String>>>,
 }
 
 impl FakeLlm {
@@ -59,9 +65,12 @@ impl FakeLlm {
             delay: Arc::default(),
             in_flight: Arc::default(),
             peak: Arc::default(),
+            embeddings: Arc::default(),
+            embedding_inputs: Arc::default(),
         };
         let app = axum::Router::new()
             .route("/v1/chat/completions", post(complete))
+            .route("/v1/embeddings", post(embed))
             .with_state(shared.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
@@ -74,7 +83,19 @@ impl FakeLlm {
             release: shared.release,
             delay: shared.delay,
             peak: shared.peak,
+            embeddings: shared.embeddings,
+            embedding_inputs: shared.embedding_inputs,
         }
+    }
+
+    /// Answers `/v1/embeddings` from now on (a 404 until then).
+    pub fn offer_embeddings(&self, offered: bool) {
+        self.embeddings.store(offered, Ordering::SeqCst);
+    }
+
+    /// Every text embedded so far.
+    pub fn embedded(&self) -> Vec<String> {
+        self.embedding_inputs.lock().unwrap().clone()
     }
 
     /// Unscripted answers take this long (a model thinking).
@@ -138,4 +159,58 @@ async fn answer(shared: &Shared, body: Value) -> Response {
             Json(completion(&content)).into_response()
         }
     }
+}
+
+/// Dimensions of the fake's embeddings.
+const DIMS: usize = 64;
+
+/// A bag-of-words vector: each lowercase word adds to one of `DIMS` buckets, so
+/// texts sharing words point the same way.
+pub fn bag_of_words(text: &str) -> Vec<f32> {
+    let mut vector = vec![0.0f32; DIMS];
+    for word in text
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() > 2)
+    {
+        let bucket = word
+            .bytes()
+            .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(b as u32));
+        vector[bucket as usize % DIMS] += 1.0;
+    }
+    vector[0] += 0.01;
+    vector
+}
+
+async fn embed(State(shared): State<Shared>, Json(body): Json<Value>) -> Response {
+    if !shared.embeddings.load(Ordering::SeqCst) {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": {"message": "no such route", "type": "invalid_request_error"}})),
+        )
+            .into_response();
+    }
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(one) => vec![one.clone()],
+        Value::Array(many) => many
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    shared
+        .embedding_inputs
+        .lock()
+        .unwrap()
+        .extend(inputs.iter().cloned());
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(index, text)| json!({"object": "embedding", "index": index, "embedding": bag_of_words(text)}))
+        .collect();
+    Json(
+        json!({"object": "list", "data": data, "model": "fake-embed",
+                "usage": {"prompt_tokens": 8, "total_tokens": 8}}),
+    )
+    .into_response()
 }

@@ -39,6 +39,7 @@ pub fn config(fake: &FakeLlm, mode: ResponseMode) -> LlmConfig {
         daily_tokens_per_bot: 10_000_000,
         // These tests are about the model's answers; rules-first has its own.
         rules_first: false,
+        embeddings_model: None,
     }
 }
 

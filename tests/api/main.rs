@@ -25,6 +25,7 @@ mod finance_tools;
 mod fuzz;
 mod hostile;
 mod input;
+mod knowledge;
 mod llm;
 mod merchant;
 mod merchant_chat;

@@ -136,6 +136,31 @@ const OFF_TOPIC: &[&str] = &[
     "bolsa de valores",
 ];
 
+/// Words of a question about the shop's own service: with them, «¿aceptan
+/// bitcoin?» or «¿reciben dólares?» is for the shop, not off topic.
+const SERVICE: &[&str] = &[
+    "aceptan",
+    "aceptas",
+    "acepta",
+    "reciben",
+    "recibes",
+    "cobran",
+    "pagar",
+    "pago",
+    "pagos",
+    "envio",
+    "envios",
+    "delivery",
+    "domicilio",
+    "abren",
+    "cierran",
+    "horario",
+    "atienden",
+    "factura",
+    "local",
+    "tienda",
+];
+
 /// The class of `text`. `names_a_product` is true when the message names one of
 /// the shop's products (then it is a shop message, whatever else it says).
 pub fn classify(text: &str, names_a_product: bool) -> MessageClass {
@@ -144,7 +169,7 @@ pub fn classify(text: &str, names_a_product: bool) -> MessageClass {
     if any(ABUSIVE) {
         return MessageClass::Abusive;
     }
-    if names_a_product {
+    if names_a_product || any(SERVICE) {
         return MessageClass::Shop;
     }
     if any(OFF_TOPIC) {
@@ -180,5 +205,10 @@ mod tests {
         );
         assert_eq!(classify("¿qué tienen?", false), MessageClass::Shop);
         assert_eq!(classify("asdf", false), MessageClass::Shop);
+        assert_eq!(classify("¿aceptan bitcoin?", false), MessageClass::Shop);
+        assert_eq!(
+            classify("¿cuánto está el dólar?", false),
+            MessageClass::OffTopic
+        );
     }
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::words::{Question, same_word};
+use super::words::{Question, same_word, stem};
 use super::{Hit, Strictness, search, sentences};
 use crate::shop::catalog::{CatalogIndex, Product};
 use crate::text::{normalize, tokens};
@@ -105,6 +105,10 @@ pub struct Library {
     knowledge: HashSet<String>,
     /// The folded words of the catalog's names, descriptions, tags and allergens.
     catalog: HashSet<String>,
+    /// The stems of every word above, so «aceptan» finds «aceptamos».
+    stems: HashSet<String>,
+    knowledge_stems: HashSet<String>,
+    catalog_stems: HashSet<String>,
     /// The bot has any knowledge at all.
     pub has_entries: bool,
 }
@@ -128,7 +132,13 @@ impl Library {
                 catalog_words.insert(word.to_owned());
             }
         }
+        let stems_of = |words: &mut dyn Iterator<Item = &String>| -> HashSet<String> {
+            words.map(|w| stem(w)).collect()
+        };
         Ok(Library {
+            stems: stems_of(&mut vocabulary.keys()),
+            knowledge_stems: stems_of(&mut knowledge.iter()),
+            catalog_stems: stems_of(&mut catalog_words.iter()),
             vocabulary,
             knowledge,
             catalog: catalog_words,
@@ -138,7 +148,9 @@ impl Library {
 
     /// A word of the catalog (a name, a description, a tag), give or take a plural.
     pub fn is_catalog_word(&self, word: &str) -> bool {
-        self.catalog.contains(word) || self.catalog.iter().any(|c| same_word(c, word))
+        self.catalog.contains(word)
+            || self.catalog_stems.contains(&stem(word))
+            || self.catalog.iter().any(|c| same_word(c, word))
     }
 
     /// A word the shop wrote about in its knowledge, or one customers use for it.
@@ -148,16 +160,18 @@ impl Library {
             words: vec![word.to_owned()],
         };
         let widened = question.widened();
-        self.knowledge
-            .iter()
-            .any(|k| same_word(k, word) || widened.iter().skip(1).any(|w| w == k))
+        self.knowledge_stems.contains(&stem(word))
+            || self
+                .knowledge
+                .iter()
+                .any(|k| same_word(k, word) || widened.iter().skip(1).any(|w| w == k))
             || widened.len() > 1
     }
 
     /// Whether the shop wrote about `word` (give or take a plural, a typo, or the
     /// words customers use for the same thing).
     fn knows(&self, word: &str) -> bool {
-        if self.vocabulary.contains_key(word) {
+        if self.vocabulary.contains_key(word) || self.stems.contains(&stem(word)) {
             return true;
         }
         let question = Question {
@@ -178,10 +192,17 @@ pub trait Writer: Send + Sync {
     /// index; `problem` says what was wrong with the last attempt.
     async fn write(
         &self,
+        context: &crate::llm::CallContext,
         question: &str,
         passages: &[Hit],
         problem: Option<&str>,
     ) -> Option<Written>;
+}
+
+/// Gives a question's embedding (the configured server's, when it offers them).
+#[async_trait::async_trait]
+pub trait Embedder: Send + Sync {
+    async fn embed_question(&self, bot_id: Uuid, question: &str) -> Option<Vec<f32>>;
 }
 
 /// A model's answer, unchecked.
@@ -270,8 +291,10 @@ pub struct Ask<'a> {
     /// With a model, it writes from the passages; without one, the best passage is
     /// quoted.
     pub writer: Option<&'a dyn Writer>,
-    /// The question's embedding, when the configured server offers them.
-    pub embedding: Option<Vec<f32>>,
+    /// Embeds the question for search's third ranking, when the server offers it.
+    pub embedder: Option<&'a dyn Embedder>,
+    /// The turn the model's calls are recorded for.
+    pub context: &'a crate::llm::CallContext,
 }
 
 pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
@@ -299,6 +322,12 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         (Strictness::Any, false),
         (Strictness::Any, true),
     ];
+    let embedding = match ask.embedder {
+        Some(embedder) if ask.library.has_entries => {
+            embedder.embed_question(ask.bot_id, ask.question).await
+        }
+        _ => None,
+    };
     let mut found: Option<(Vec<Hit>, Passage)> = None;
     for (attempt, (strictness, widen)) in (1..=MAX_ATTEMPTS).zip(attempts) {
         if steps.len() >= MAX_STEPS {
@@ -315,7 +344,7 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             ask.bot_id,
             &words,
             strictness,
-            ask.embedding.as_deref(),
+            embedding.as_deref(),
             5,
         )
         .await?;
@@ -342,7 +371,10 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                 steps.push(Step::Limit);
                 break;
             }
-            let Some(written) = writer.write(ask.question, &hits, problem.as_deref()).await else {
+            let Some(written) = writer
+                .write(ask.context, ask.question, &hits, problem.as_deref())
+                .await
+            else {
                 break;
             };
             steps.push(Step::Written { by: "llm".into() });
@@ -527,19 +559,27 @@ pub fn check(answer: &str, cited: &[&Hit], catalog: &CatalogIndex) -> Result<(),
         known.push_str(&hit.title);
         known.push(' ');
     }
-    for product in catalog.active() {
-        known.push_str(&format!(" {} {} ", product.name, product.description));
-        known.push_str(&crate::text::money(product.price_minor, "BOB"));
+    let mut known_figures: BTreeSet<Figure> = BTreeSet::new();
+    for figure in figures(&known) {
+        known_figures.extend(figure.readings());
     }
-    let known_numbers: BTreeSet<i64> = crate::text::numbers_in_hundredths(&known)
-        .into_iter()
-        .collect();
-    for n in crate::text::numbers_in_hundredths(answer) {
-        if !known_numbers.contains(&n) {
-            return Err(format!(
-                "the figure {} is not in the passages",
-                n as f64 / 100.0
-            ));
+    // A product's price may be given when the answer names the product.
+    let folded_answer = normalize(answer);
+    let said = tokens(&folded_answer);
+    for product in catalog.active() {
+        let name = normalize(&product.name);
+        let named = tokens(&name)
+            .into_iter()
+            .filter(|w| w.chars().count() >= 4)
+            .any(|w| said.iter().any(|s| same_word(s, w)));
+        if named {
+            known_figures.insert(Figure::Number(product.price_minor));
+        }
+        known.push_str(&format!(" {} {} ", product.name, product.description));
+    }
+    for figure in figures(answer) {
+        if !known_figures.contains(&figure) {
+            return Err(format!("the figure {figure} is not in the passages"));
         }
     }
     let known_words: BTreeSet<String> = tokens(&normalize(&known))
@@ -561,6 +601,81 @@ pub fn check(answer: &str, cited: &[&Hit], catalog: &CatalogIndex) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// A figure an answer gives: a time of day, or a number (in hundredths, so
+/// "Bs 10", "10.00" and "10,00" are one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Figure {
+    Time(u32, u32),
+    Number(i64),
+}
+
+impl Figure {
+    /// The ways a passage's figure may be given back: «9:00» as «9», «14» as
+    /// «14:00».
+    fn readings(self) -> Vec<Figure> {
+        match self {
+            Figure::Time(h, 0) => vec![self, Figure::Number(i64::from(h) * 100)],
+            Figure::Time(..) => vec![self],
+            Figure::Number(n) if n % 100 == 0 && (0..=2400).contains(&n) => {
+                vec![self, Figure::Time((n / 100) as u32, 0)]
+            }
+            Figure::Number(_) => vec![self],
+        }
+    }
+}
+
+impl std::fmt::Display for Figure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Figure::Time(h, m) => write!(f, "{h}:{m:02}"),
+            Figure::Number(n) if n % 100 == 0 => write!(f, "{}", n / 100),
+            Figure::Number(n) => write!(f, "{}", *n as f64 / 100.0),
+        }
+    }
+}
+
+/// Every figure written in digits in `text`: «7:30» is a time, «Bs 12,50» a
+/// number.
+fn figures(text: &str) -> Vec<Figure> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i].is_ascii_digit() {
+            i += 1;
+        }
+        let digits = |from: usize, to: usize| -> String { chars[from..to].iter().collect() };
+        let two_after = |at: usize| {
+            chars.get(at + 1).is_some_and(char::is_ascii_digit)
+                && chars.get(at + 2).is_some_and(char::is_ascii_digit)
+                && !chars.get(at + 3).is_some_and(char::is_ascii_digit)
+        };
+        if chars.get(i) == Some(&':') && two_after(i) {
+            let hours: u32 = digits(start, i).parse().unwrap_or(u32::MAX);
+            let minutes: u32 = digits(i + 1, i + 3).parse().unwrap_or(u32::MAX);
+            out.push(Figure::Time(hours, minutes));
+            i += 3;
+            continue;
+        }
+        while i < chars.len()
+            && (chars[i].is_ascii_digit()
+                || ((chars[i] == '.' || chars[i] == ',')
+                    && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+        {
+            i += 1;
+        }
+        if let Some(n) = crate::text::numbers_in_hundredths(&digits(start, i)).first() {
+            out.push(Figure::Number(*n));
+        }
+    }
+    out
 }
 
 /// Tags and allergens a question may ask about, as customers write them, with
@@ -724,4 +839,56 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         gray: false,
         steps: std::mem::take(steps),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(text: &str) -> Hit {
+        Hit {
+            entry_id: 1,
+            title: "Horario".into(),
+            ord: 0,
+            text: text.into(),
+            score: 1.0,
+        }
+    }
+
+    fn catalog() -> CatalogIndex {
+        CatalogIndex::new(vec![Product {
+            id: 1,
+            sku: "limonada".into(),
+            name: "Limonada".into(),
+            description: "Con hierbabuena.".into(),
+            price_minor: 1800,
+            active: true,
+            tags: vec![],
+            allergens: vec![],
+        }])
+    }
+
+    #[test]
+    fn an_answer_gives_only_the_figures_and_names_of_its_passages() {
+        let passage = hit("Los sábados abrimos de 9:00 a 14:00. Envío a Sopocachi: Bs 10.");
+        let cited = [&passage];
+        let ok = |answer: &str| check(answer, &cited, &catalog());
+        assert!(ok("Los sábados atendemos de 9:00 a 14:00.").is_ok());
+        assert!(
+            ok("El sábado, de 9 a 14.").is_ok(),
+            "a time given as an hour"
+        );
+        assert!(ok("A Sopocachi el envío cuesta Bs 10,00.").is_ok());
+        // 18 is a price in the catalog, not an hour the passage gives.
+        assert!(ok("Los sábados abrimos de 9:00 a 18:00.").is_err());
+        assert!(
+            ok("El envío cuesta Bs 18.").is_err(),
+            "a price only with its product"
+        );
+        assert!(ok("La Limonada cuesta Bs 18.").is_ok());
+        assert!(
+            ok("También llevamos a Calacoto.").is_err(),
+            "a place not in the passage"
+        );
+    }
 }

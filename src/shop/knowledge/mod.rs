@@ -7,6 +7,7 @@
 
 pub mod answer;
 pub mod cache;
+pub mod model;
 pub mod route;
 mod words;
 
@@ -153,29 +154,83 @@ async fn write_chunks(conn: &mut PgConnection, bot_id: Uuid, entry: &Entry) -> s
     Ok(())
 }
 
-/// Stores embeddings of the chunks of an entry, as the configured server gave them.
-pub async fn set_embeddings(
-    db: impl PgExecutor<'_>,
-    bot_id: Uuid,
-    entry_id: i64,
-    embeddings: &[Vec<f32>],
-) -> sqlx::Result<()> {
-    let ords: Vec<i32> = (0..embeddings.len() as i32).collect();
-    // One row per chunk: the vectors travel as JSON (arrays of arrays must be
-    // rectangular, and are).
-    let vectors = serde_json::to_value(embeddings).expect("floats serialize");
-    sqlx::query(
-        "UPDATE knowledge_chunks c SET embedding = ARRAY(SELECT jsonb_array_elements_text(v.vector)::real)
-         FROM (SELECT ord, ($4::jsonb -> (ord)) AS vector FROM unnest($3::int[]) AS ord) v
-         WHERE c.bot_id = $1 AND c.entry_id = $2 AND c.ord = v.ord",
+/// A chunk waiting for its embedding.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Unembedded {
+    pub bot_id: Uuid,
+    pub entry_id: i64,
+    pub ord: i32,
+    pub text: String,
+}
+
+/// Up to `limit` chunks without an embedding (new, or rewritten by an edit),
+/// oldest bot first.
+pub async fn unembedded(db: impl PgExecutor<'_>, limit: i64) -> sqlx::Result<Vec<Unembedded>> {
+    sqlx::query_as(
+        "SELECT c.bot_id, c.entry_id, c.ord, e.title || '. ' || c.text AS text
+         FROM knowledge_chunks c
+         JOIN knowledge_entries e ON e.bot_id = c.bot_id AND e.id = c.entry_id
+         WHERE c.embedding IS NULL
+         ORDER BY c.bot_id, c.entry_id, c.ord
+         LIMIT $1",
     )
-    .bind(bot_id)
-    .bind(entry_id)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
+/// Stores `vectors` beside `chunks`, in order. A chunk rewritten meanwhile (its
+/// text changed) keeps waiting: the stored text must still be the one embedded.
+pub async fn store_embeddings(
+    db: impl PgExecutor<'_>,
+    chunks: &[Unembedded],
+    vectors: &[Vec<f32>],
+) -> sqlx::Result<u64> {
+    let bots: Vec<Uuid> = chunks.iter().map(|c| c.bot_id).collect();
+    let entries: Vec<i64> = chunks.iter().map(|c| c.entry_id).collect();
+    let ords: Vec<i32> = chunks.iter().map(|c| c.ord).collect();
+    let texts: Vec<&str> = chunks.iter().map(|c| c.text.as_str()).collect();
+    // The vectors travel as one JSON array (SQL arrays of arrays must be
+    // rectangular; embeddings of one model are, but JSON keeps it simple).
+    let json = serde_json::to_value(vectors).expect("floats serialize");
+    let done = sqlx::query(
+        "UPDATE knowledge_chunks c
+         SET embedding = ARRAY(SELECT jsonb_array_elements_text($5::jsonb -> (v.n - 1)::int)::real)
+         FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::text[]) WITH ORDINALITY AS v(bot_id, entry_id, ord, text, n),
+              knowledge_entries e
+         WHERE c.bot_id = v.bot_id AND c.entry_id = v.entry_id AND c.ord = v.ord
+           AND e.bot_id = c.bot_id AND e.id = c.entry_id
+           AND e.title || '. ' || c.text = v.text
+           AND c.embedding IS NULL",
+    )
+    .bind(bots)
+    .bind(entries)
     .bind(ords)
-    .bind(vectors)
+    .bind(texts)
+    .bind(json)
     .execute(db)
     .await?;
-    Ok(())
+    Ok(done.rows_affected())
+}
+
+/// Embeds up to `limit` waiting chunks with `model`; returns how many were
+/// stored (0 when the server offers no embeddings).
+pub async fn embed_waiting(
+    pool: &sqlx::PgPool,
+    model: &model::Model,
+    limit: i64,
+) -> sqlx::Result<u64> {
+    let waiting = unembedded(pool, limit).await?;
+    let mut stored = 0;
+    // One request per bot, so each bot's budget pays for its own.
+    for chunk_of_bot in waiting.chunk_by(|a, b| a.bot_id == b.bot_id) {
+        let texts: Vec<String> = chunk_of_bot.iter().map(|c| c.text.clone()).collect();
+        let Some(vectors) = model.embed(chunk_of_bot[0].bot_id, &texts).await else {
+            break;
+        };
+        stored += store_embeddings(pool, chunk_of_bot, &vectors).await?;
+    }
+    Ok(stored)
 }
 
 /// The chunks of `body`: paragraphs packed up to about `CHUNK_CHARS`, a long
@@ -369,7 +424,10 @@ pub struct Desk<'a> {
     pub config_version: i64,
     pub catalog: &'a crate::shop::catalog::CatalogIndex,
     pub library: &'a answer::Library,
-    pub writer: Option<&'a dyn answer::Writer>,
+    /// The configured model, which writes answers from passages and embeds.
+    pub model: Option<&'a model::Model>,
+    /// The turn the model's calls are recorded for.
+    pub context: &'a crate::llm::CallContext,
 }
 
 impl Desk<'_> {
@@ -393,8 +451,9 @@ impl Desk<'_> {
             library: self.library,
             question,
             products,
-            writer: self.writer,
-            embedding: None,
+            writer: self.model.map(|m| m as &dyn answer::Writer),
+            embedder: self.model.map(|m| m as &dyn answer::Embedder),
+            context: self.context,
         };
         let answered = answer::answer(&ask).await?;
         cache::put(self.pool, &key, &answered).await?;

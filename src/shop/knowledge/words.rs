@@ -299,10 +299,22 @@ impl Question {
     }
 }
 
-/// The same word give or take a plural or a typo: "envíos"/"envio",
-/// "orario"/"horario".
+/// The Spanish stem of a folded word: «aceptan», «aceptamos» and «acepta» share
+/// one (Snowball's Spanish stemmer, as PostgreSQL's `spanish` full text uses).
+pub fn stem(word: &str) -> String {
+    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
+        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::Spanish)
+    });
+    STEMMER.stem(word).into_owned()
+}
+
+/// The same word give or take a plural, a person of the verb or a typo:
+/// "envíos"/"envio", "aceptan"/"aceptamos", "orario"/"horario".
 pub fn same_word(a: &str, b: &str) -> bool {
     if a == b {
+        return true;
+    }
+    if a.len() >= 4 && b.len() >= 4 && stem(a) == stem(b) {
         return true;
     }
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
@@ -330,5 +342,7 @@ mod tests {
         assert!(widened.contains(&"envio".to_owned()), "{widened:?}");
         assert!(same_word("envios", "envio") && same_word("orario", "horario"));
         assert!(!same_word("pan", "pago"));
+        assert!(same_word("aceptan", "aceptamos") && same_word("envian", "envios"));
+        assert!(!same_word("pago", "pagina"));
     }
 }

@@ -1,0 +1,471 @@
+//! What a shop knows beyond its catalog (issue 21), over the merchant API and web
+//! chat: entries kept and edited, answers that name their source, the gray zone,
+//! the day's cache, a question that never disturbs an order, a model's answer
+//! held by the check, and embeddings that are optional.
+
+use std::sync::Arc;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use tendero::llm::Client as LlmClient;
+use tendero::shop::messages::GRAY_ZONE;
+use tendero::startup::Proposers;
+
+use crate::fake_llm::{FakeLlm, Reply};
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+use crate::llm::config;
+
+const HOURS: &str = "Abrimos de lunes a viernes de 7:30 a 21:00.\n\nLos sábados abrimos de 9:00 a 14:00 y los domingos cerramos.";
+const DELIVERY: &str = "Hacemos envíos a Sopocachi por Bs 10 y a Miraflores por Bs 12. El pedido llega en unos 40 minutos.";
+
+/// The demo shop ships with knowledge of its own; these tests write their own.
+async fn without_demo_knowledge(app: &TestApp) {
+    sqlx::query("DELETE FROM knowledge_entries")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+}
+
+async fn add_entry(app: &TestApp, title: &str, body: &str) -> i64 {
+    let (status, entry) = app
+        .post_api(
+            "/bots/demo-shop/knowledge",
+            Some(json!({"title": title, "body": body})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{entry}");
+    assert_eq!(entry["title"], title);
+    entry["id"].as_i64().expect("an id")
+}
+
+async fn entries(app: &TestApp) -> Vec<Value> {
+    app.get_json("/bots/demo-shop/knowledge").await["entries"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+async fn answered(app: &TestApp, session: &str) -> Vec<Value> {
+    let conversation = app.conversation_id(session).await;
+    sqlx::query_scalar(
+        "SELECT detail FROM audit_log WHERE conversation_id = $1 AND kind = 'knowledge_answered' ORDER BY id",
+    )
+    .bind(conversation)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn entries_are_kept_through_the_api_and_bad_input_changes_nothing(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    let before = entries(&app).await.len();
+    let id = add_entry(&app, "Horario", HOURS).await;
+    let listed = entries(&app).await;
+    assert_eq!(listed.len(), before + 1);
+    assert!(listed.iter().any(|e| e["id"] == id && e["body"] == HOURS));
+
+    let path = format!("/bots/demo-shop/knowledge/{id}");
+    assert_eq!(app.get_json(&path).await["title"], "Horario");
+    let (status, patched) = app
+        .api(
+            Method::PATCH,
+            &path,
+            &app.key,
+            Some(json!({"title": "Horarios"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{patched}");
+    assert_eq!(patched["title"], "Horarios");
+    assert_eq!(patched["body"], HOURS, "an absent field keeps its value");
+
+    // Bad input: a clear error, and nothing changes.
+    let create = "/bots/demo-shop/knowledge";
+    for (body, expected) in [
+        (json!({"title": "", "body": "x"}), StatusCode::BAD_REQUEST),
+        (
+            json!({"title": "Largo", "body": "x".repeat(20_001)}),
+            StatusCode::BAD_REQUEST,
+        ),
+        (json!({"title": "Sin cuerpo"}), StatusCode::BAD_REQUEST),
+        (
+            json!({"title": "t", "body": "b", "price": 1}),
+            StatusCode::BAD_REQUEST,
+        ),
+    ] {
+        let (status, error) = app.post_api(create, Some(body.clone())).await;
+        assert_eq!(status, expected, "{body}: {error}");
+        assert!(
+            error["error"].is_string() || error["message"].is_string(),
+            "{error}"
+        );
+    }
+    let malformed = app
+        .client
+        .post(format!("{}/api/v1{create}", app.base))
+        .bearer_auth(&app.key)
+        .header("content-type", "application/json")
+        .body("{\"title\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(malformed.status(), StatusCode::BAD_REQUEST);
+    for unknown in [
+        "/bots/demo-shop/knowledge/999999",
+        "/bots/demo-shop/knowledge/abc",
+    ] {
+        let (status, _) = app.api(Method::GET, unknown, &app.key, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{unknown}");
+    }
+    let (status, _) = app
+        .api(Method::GET, "/bots/demo-finanzas/knowledge", &app.key, None)
+        .await;
+    assert!(
+        status.is_client_error(),
+        "a finance bot has no shop knowledge"
+    );
+    // Another merchant sees none of it and can change none of it.
+    let other = tendero::merchants::create(&app.pool, "otra", "Otra")
+        .await
+        .unwrap();
+    let other_key = tendero::api_keys::create(&app.pool, other).await.unwrap();
+    for (method, body) in [
+        (Method::GET, None),
+        (Method::PATCH, Some(json!({"body": "robado"}))),
+        (Method::DELETE, None),
+    ] {
+        let (status, _) = app.api(method.clone(), &path, &other_key, body).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{method}");
+    }
+    assert_eq!(entries(&app).await.len(), before + 1);
+    assert_eq!(app.get_json(&path).await["body"], HOURS);
+
+    // An import is all or nothing, and bounded.
+    let import = "/bots/demo-shop/knowledge/import";
+    let (status, refused) = app
+        .post_api(
+            import,
+            Some(json!({"entries": [
+                {"title": "Envíos", "body": DELIVERY},
+                {"title": "", "body": "sin título"}
+            ]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+    assert_eq!(entries(&app).await.len(), before + 1, "nothing imported");
+    let too_many: Vec<Value> = (0..201)
+        .map(|i| json!({"title": format!("t{i}"), "body": "b"}))
+        .collect();
+    let (status, _) = app
+        .post_api(import, Some(json!({ "entries": too_many })))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, created) = app
+        .post_api(
+            import,
+            Some(json!({"entries": [
+                {"title": "Envíos", "body": DELIVERY},
+                {"title": "Pagos", "body": "Aceptamos QR Simple, transferencia al Banco Unión y efectivo."}
+            ]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(created["created"], 2);
+
+    // Trying a question shows the answer and the entry it came from.
+    let (status, tried) = app
+        .post_api(
+            "/bots/demo-shop/knowledge/try",
+            Some(json!({"question": "¿a qué hora abren los sábados?"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{tried}");
+    assert_eq!(tried["gray"], false, "{tried}");
+    assert_eq!(tried["sources"][0]["title"], "Horarios", "{tried}");
+    assert!(tried["text"].as_str().unwrap().contains("9:00"), "{tried}");
+    let (_, tried) = app
+        .post_api(
+            "/bots/demo-shop/knowledge/try",
+            Some(json!({"question": "¿aceptan bitcoin?"})),
+        )
+        .await;
+    assert_eq!(tried["gray"], true, "{tried}");
+
+    let (status, _) = app.api(Method::DELETE, &path, &app.key, None).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = app.api(Method::GET, &path, &app.key, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let chunks = app
+        .count(&format!(
+            "SELECT count(*) FROM knowledge_chunks WHERE entry_id = {id}"
+        ))
+        .await;
+    assert_eq!(chunks, 0, "an entry's chunks go with it");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn an_answer_names_its_source_and_an_edit_reaches_the_next_turn(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    let id = add_entry(&app, "Horario", HOURS).await;
+    let reply = app.say("ana", "hola, a que hora abren los sabados").await;
+    assert!(
+        reply.iter().any(|r| r.contains("9:00 a 14:00")),
+        "{reply:?}"
+    );
+    assert!(reply.iter().any(|r| r.contains("Horario")), "{reply:?}");
+    assert!(app.cart("ana").await.is_empty());
+    let audit = answered(&app, "ana").await;
+    assert_eq!(audit.len(), 1, "{audit:?}");
+    assert_eq!(audit[0]["gray"], false);
+    assert_eq!(audit[0]["sources"][0]["title"], "Horario");
+
+    let path = format!("/bots/demo-shop/knowledge/{id}");
+    let (status, _) = app
+        .api(
+            Method::PATCH,
+            &path,
+            &app.key,
+            Some(json!({"body": "Los sábados abrimos de 10:00 a 13:00."})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    // The same question the same day: the edit, not yesterday's answer.
+    let reply = app.say("beto", "hola, a que hora abren los sabados").await;
+    assert!(
+        reply.iter().any(|r| r.contains("10:00 a 13:00")),
+        "{reply:?}"
+    );
+    assert!(!reply.iter().any(|r| r.contains("9:00")), "{reply:?}");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn what_the_knowledge_does_not_say_is_the_gray_zone(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    add_entry(&app, "Envíos", DELIVERY).await;
+    for question in [
+        "¿aceptan pagos con bitcoin?",
+        "hacen envios a El Alto?",
+        "¿tienen estacionamiento para bicicletas?",
+    ] {
+        let reply = app.say("carla", question).await;
+        assert_eq!(reply, [GRAY_ZONE], "{question}");
+    }
+    let audit = answered(&app, "carla").await;
+    assert_eq!(audit.len(), 3);
+    assert!(audit.iter().all(|a| a["gray"] == true), "{audit:?}");
+    assert!(app.cart("carla").await.is_empty());
+    // The offer is real: asking for a person hands the conversation over.
+    app.say("carla", "quiero hablar con una persona").await;
+    assert_eq!(app.state("carla").await, "HUMAN_TAKEOVER");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_question_at_checkout_keeps_the_cart_the_state_and_the_confirmation(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    add_entry(&app, "Envíos", DELIVERY).await;
+    app.say("dani", "quiero 2 capuchinos").await;
+    app.say("dani", "eso es todo").await;
+    assert_eq!(app.state("dani").await, "CHECKOUT");
+    let reply = app.say("dani", "¿hacen envíos a Sopocachi?").await;
+    assert!(reply.iter().any(|r| r.contains("Bs 10")), "{reply:?}");
+    assert_eq!(app.state("dani").await, "CHECKOUT");
+    assert_eq!(app.cart("dani").await, vec![("capuchino".into(), 2)]);
+    // The summary still stands: «sí» confirms it.
+    app.say("dani", "sí").await;
+    assert_eq!(app.state("dani").await, "AWAITING_PAYMENT");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_question_and_an_order_in_one_message_get_both(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    add_entry(&app, "Envíos", DELIVERY).await;
+    let reply = app
+        .say(
+            "eva",
+            "¿hacen envíos a Miraflores? si sí, mándame 2 brownies",
+        )
+        .await;
+    assert!(reply.iter().any(|r| r.contains("Bs 12")), "{reply:?}");
+    assert_eq!(app.cart("eva").await, vec![("brownie".into(), 2)]);
+    assert_eq!(app.state("eva").await, "CART_OPEN");
+}
+
+fn written(answer: &str, sources: &[usize]) -> String {
+    json!({"answer": answer, "sources": sources, "unknown": false}).to_string()
+}
+
+async fn with_model(pool: sqlx::PgPool, fake: &FakeLlm, embeddings: bool) -> TestApp {
+    let mut config = config(fake, tendero::config::ResponseMode::JsonSchema);
+    config.rules_first = true;
+    if embeddings {
+        config.embeddings_model = Some("fake-embed".into());
+    }
+    let client = LlmClient::new(config).unwrap();
+    spawn_app_with(pool, Proposers::llm(Arc::new(client))).await
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_same_question_the_same_day_is_answered_once_and_metrics_count_it(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = with_model(pool, &fake, false).await;
+    without_demo_knowledge(&app).await;
+    add_entry(&app, "Horario", HOURS).await;
+    fake.push(Reply::Content(written(
+        "Los sábados atendemos de 9:00 a 14:00.",
+        &[0],
+    )));
+    let reply = app.say("fer", "¿a qué hora abren los sábados?").await;
+    assert_eq!(fake.requests().len(), 1);
+    assert!(
+        reply[0].contains("Los sábados atendemos de 9:00 a 14:00.")
+            && reply[0].contains("«Horario»"),
+        "{reply:?}"
+    );
+    // Another customer, another spelling: the same normalized question.
+    let again = app.say("gabi", "A QUE HORA ABREN LOS SABADOS").await;
+    assert_eq!(fake.requests().len(), 1, "answered from the cache, no call");
+    assert_eq!(again, reply);
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", app.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("tendero_knowledge_answers_today{outcome=\"cache_hit\"} 1"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("tendero_knowledge_answers_today{outcome=\"worked_out\"} 1"));
+
+    // A catalog edit leaves the cached answer behind.
+    let brownie: i64 = sqlx::query_scalar("SELECT id FROM products WHERE sku = 'brownie'")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let (status, _) = app
+        .api(
+            Method::PATCH,
+            &format!("/bots/demo-shop/products/{brownie}"),
+            &app.key,
+            Some(json!({"price_minor": 1700})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    fake.push(Reply::Content(written(
+        "Abrimos los sábados de 9:00 a 14:00.",
+        &[0],
+    )));
+    let after = app.say("hugo", "¿a qué hora abren los sábados?").await;
+    assert_eq!(fake.requests().len(), 2, "worked out again after the edit");
+    assert!(after[0].contains("Abrimos los sábados"), "{after:?}");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_model_answer_that_invents_is_healed_and_never_reaches_the_customer(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = with_model(pool, &fake, false).await;
+    without_demo_knowledge(&app).await;
+    add_entry(&app, "Horario", HOURS).await;
+    // An invented closing hour, a citation of nothing, then the invention again.
+    fake.push(Reply::Content(written(
+        "Los sábados abrimos de 9:00 a 18:00.",
+        &[0],
+    )));
+    fake.push(Reply::Content(written(
+        "Los sábados abrimos de 9:00 a 14:00.",
+        &[7],
+    )));
+    fake.push(Reply::Content(written("Abrimos hasta las 18:00.", &[0])));
+    let reply = app.say("ines", "¿a qué hora abren los sábados?").await;
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3, "one answer and two heals at most");
+    let healing = requests[1]["messages"][1]["content"].as_str().unwrap();
+    assert!(healing.contains("18:00"), "the problem is named: {healing}");
+    assert!(!reply.iter().any(|r| r.contains("18:00")), "{reply:?}");
+    assert!(
+        reply
+            .iter()
+            .any(|r| r.contains("9:00 a 14:00") && r.contains("Horario")),
+        "the passage itself, quoted: {reply:?}"
+    );
+    let audit = answered(&app, "ines").await;
+    let steps = audit[0]["steps"].as_array().unwrap();
+    let failed = steps
+        .iter()
+        .filter(|s| s["step"] == "checked" && s["ok"] == false)
+        .count();
+    assert_eq!(failed, 3, "{steps:?}");
+
+    // The model says the passages do not answer: the gray zone, not a guess.
+    fake.push(Reply::Content(
+        json!({"answer": "", "sources": [], "unknown": true}).to_string(),
+    ));
+    let reply = app.say("ines", "¿abren los domingos en la tarde?").await;
+    assert!(
+        reply == [GRAY_ZONE] || reply.iter().any(|r| r.contains("cerramos")),
+        "{reply:?}"
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn embeddings_are_stored_beside_chunks_recomputed_on_edit_and_optional(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    fake.offer_embeddings(true);
+    let app = with_model(pool, &fake, true).await;
+    without_demo_knowledge(&app).await;
+    let id = add_entry(&app, "Envíos", DELIVERY).await;
+    let waiting = "SELECT count(*) FROM knowledge_chunks WHERE embedding IS NULL";
+    assert!(app.count(waiting).await > 0);
+    app.engine.sweep().await.unwrap();
+    assert_eq!(app.count(waiting).await, 0, "every chunk embedded");
+    let dims = app
+        .count(&format!(
+            "SELECT max(cardinality(embedding))::bigint FROM knowledge_chunks WHERE entry_id = {id}"
+        ))
+        .await;
+    assert_eq!(dims, 64);
+    assert!(fake.embedded().iter().any(|t| t.contains("Sopocachi")));
+
+    // A question is embedded too, and found.
+    fake.push(Reply::Content(written(
+        "A Sopocachi el envío cuesta Bs 10.",
+        &[0],
+    )));
+    let reply = app.say("juan", "cuanto cuesta el envio a sopocachi?").await;
+    assert!(reply[0].contains("Bs 10"), "{reply:?}");
+    assert!(fake.embedded().iter().any(|t| t.contains("sopocachi")));
+
+    // An edit rewrites the chunks; the sweep embeds them again.
+    let (status, _) = app
+        .api(
+            Method::PATCH,
+            &format!("/bots/demo-shop/knowledge/{id}"),
+            &app.key,
+            Some(json!({"body": "Hacemos envíos a Sopocachi por Bs 11."})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(app.count(waiting).await > 0);
+    app.engine.sweep().await.unwrap();
+    assert_eq!(app.count(waiting).await, 0);
+
+    // A server without embeddings: the chunks wait, and answers still come.
+    fake.offer_embeddings(false);
+    add_entry(&app, "Pagos", "Aceptamos QR Simple y efectivo.").await;
+    app.engine.sweep().await.unwrap();
+    assert!(app.count(waiting).await > 0, "nothing to embed with");
+    fake.push(Reply::Content(written(
+        "Aceptamos QR Simple y efectivo.",
+        &[0],
+    )));
+    let reply = app.say("kati", "¿aceptan pago con QR?").await;
+    assert!(reply[0].contains("QR Simple"), "{reply:?}");
+}
