@@ -27,7 +27,7 @@ pub struct CatalogQuery {
 }
 
 /// The merchant's shop bots, and the one asked for (or the first).
-async fn shops(
+pub(super) async fn shops(
     console: &Console,
     session: &Session,
     wanted: Option<&str>,
@@ -140,7 +140,7 @@ pub async fn page_(
         }
         section.card aria-labelledby="csv" {
             h2 id="csv" { "Planilla (CSV)" }
-            p { a href=(format!("{base}/productos.csv")) { "Descargar el catálogo" } " (columnas sku, name, description, price, active)." }
+            p { a href=(format!("{base}/productos.csv")) { "Descargar el catálogo" } " (columnas sku, name, description, price, active, tags, allergens)." }
             form method="post" action=(format!("{base}/importar")) enctype="multipart/form-data" {
                 (csrf_field(csrf))
                 label for="file" { "Subir una planilla" }

@@ -68,6 +68,7 @@ pub fn page(title: &str, csrf: Option<&str>, body: Markup) -> Markup {
                         nav aria-label="Secciones" {
                             a href="/dashboard" { "Bandeja" }
                             a href="/dashboard/catalog" { "Catálogo" }
+                            a href="/dashboard/conocimiento" { "Conocimiento" }
                             a href="/dashboard/bots" { "Bots" }
                             a href="/dashboard/keys" { "Llaves" }
                         }

@@ -11,6 +11,7 @@ mod conversation;
 mod events;
 mod inbox;
 mod keys;
+mod knowledge;
 pub mod layout;
 mod media;
 mod panels;
@@ -190,6 +191,10 @@ console! {
     post "/dashboard/catalog/{slug}/productos/{id}" => catalog::update,
     get "/dashboard/catalog/{slug}/productos.csv" => catalog::export,
     post "/dashboard/catalog/{slug}/importar" => catalog::import; DefaultBodyLimit::max(2 * 1024 * 1024),
+    get "/dashboard/conocimiento" => knowledge::page_,
+    post "/dashboard/conocimiento/{slug}/entradas" => knowledge::create,
+    post "/dashboard/conocimiento/{slug}/entradas/{id}" => knowledge::update,
+    post "/dashboard/conocimiento/{slug}/entradas/{id}/borrar" => knowledge::delete,
     get "/dashboard/bots" => bots::page_,
     post "/dashboard/bots/{slug}/ajustes" => bots::settings,
     post "/dashboard/bots/{slug}/avisos" => bots::merchant_chat,

@@ -290,6 +290,10 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
     // The other pages hold the same basics; then sign out.
     for (path, name) in [
         ("/dashboard/catalog", "catalog"),
+        (
+            "/dashboard/conocimiento?pregunta=%C2%BFa+qu%C3%A9+hora+abren%3F",
+            "knowledge",
+        ),
         ("/dashboard/bots", "bots"),
         ("/dashboard/keys", "keys"),
     ] {

@@ -629,6 +629,13 @@ async fn another_merchants_session_reaches_nothing_on_any_console_route(pool: sq
         .post_api("/keys", Some(json!({"label": "segunda"})))
         .await;
     let key = key["id"].as_str().unwrap().to_owned();
+    let (_, entry) = app
+        .post_api(
+            "/bots/demo-shop/knowledge",
+            Some(json!({"title": "Horario", "body": "Abrimos a las 8."})),
+        )
+        .await;
+    let entry = entry["id"].to_string();
 
     let other = tendero::merchants::create(&app.pool, "intrusa", "Intrusa")
         .await
@@ -654,6 +661,8 @@ async fn another_merchants_session_reaches_nothing_on_any_console_route(pool: sq
             order.to_string()
         } else if template.starts_with("/dashboard/keys") {
             key.clone()
+        } else if template.starts_with("/dashboard/conocimiento") {
+            entry.clone()
         } else {
             product.to_string()
         };
@@ -677,6 +686,8 @@ async fn another_merchants_session_reaches_nothing_on_any_console_route(pool: sq
             ("session_minutes", "1"),
             ("payment_hours", "1"),
             ("accion", "vincular"),
+            ("title", "Robado"),
+            ("body", "robado"),
         ];
         let response = if *method == "get" {
             intruder.get(&path).await
@@ -720,4 +731,87 @@ async fn another_merchants_session_reaches_nothing_on_any_console_route(pool: sq
         before,
         "nothing of the merchant's changed"
     );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_knowledge_page_adds_edits_deletes_and_tries_a_question(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    sqlx::query("DELETE FROM knowledge_entries")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let browser = Browser::sign_in(&app, &app.key).await;
+    let csrf = browser.csrf().await;
+    let page = browser.page("/dashboard/conocimiento").await;
+    assert!(page.contains("Aún no hay entradas"), "{page}");
+
+    let added = browser
+        .post(
+            "/dashboard/conocimiento/demo-shop/entradas",
+            &[
+                ("csrf", &csrf),
+                ("title", "Envíos"),
+                ("body", "Hacemos envíos a Sopocachi por Bs 10."),
+            ],
+        )
+        .await;
+    assert!(location(&added).contains("aviso="), "{}", location(&added));
+    let id: i64 = sqlx::query_scalar("SELECT id FROM knowledge_entries")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let refused = browser
+        .post(
+            "/dashboard/conocimiento/demo-shop/entradas",
+            &[("csrf", &csrf), ("title", ""), ("body", "x")],
+        )
+        .await;
+    assert!(
+        location(&refused).contains("error="),
+        "{}",
+        location(&refused)
+    );
+    let edited = browser
+        .post(
+            &format!("/dashboard/conocimiento/demo-shop/entradas/{id}"),
+            &[
+                ("csrf", &csrf),
+                ("title", "Envíos"),
+                ("body", "Hacemos envíos a Sopocachi por Bs 11."),
+            ],
+        )
+        .await;
+    assert!(location(&edited).contains("aviso="));
+
+    // Trying a question shows the answer and the entry it came from.
+    let tried = browser
+        .page(
+            "/dashboard/conocimiento?bot=demo-shop&pregunta=%C2%BFhacen+env%C3%ADos+a+Sopocachi%3F",
+        )
+        .await;
+    assert!(
+        tried.contains("Bs 11") && tried.contains("«Envíos»"),
+        "{tried}"
+    );
+    let gray = browser
+        .page("/dashboard/conocimiento?bot=demo-shop&pregunta=aceptan+bitcoin")
+        .await;
+    assert!(gray.contains("Sin dato"), "{gray}");
+
+    // Without the form's token nothing is deleted; with it, the entry goes.
+    let forged = browser
+        .post(
+            &format!("/dashboard/conocimiento/demo-shop/entradas/{id}/borrar"),
+            &[("csrf", "forged")],
+        )
+        .await;
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    let deleted = browser
+        .post(
+            &format!("/dashboard/conocimiento/demo-shop/entradas/{id}/borrar"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert!(location(&deleted).contains("aviso="));
+    assert_eq!(app.count("SELECT count(*) FROM knowledge_entries").await, 0);
 }

@@ -429,6 +429,8 @@ pub async fn snapshot(app: &TestApp) -> Vec<String> {
          UNION ALL SELECT 'b ' || id || agent_enabled || session_timeout_secs || payment_instructions || config_version FROM bots
              WHERE merchant_id = (SELECT id FROM merchants WHERE slug = 'demo')
          UNION ALL SELECT 'ch ' || bot_id || channel FROM bot_channels
+         UNION ALL SELECT 'e ' || id || md5(title || body) FROM knowledge_entries
+         UNION ALL SELECT 'pa ' || id || array_to_string(tags, ',') || array_to_string(allergens, ',') FROM products
          ORDER BY 1",
     )
     .fetch_all(&app.pool)
