@@ -1,10 +1,9 @@
 -- What a shop knows beyond its catalog: entries a merchant writes (hours, delivery,
 -- payments, allergens, returns), cut into chunks that PostgreSQL finds by Spanish
--- full text and by trigrams; a same-day cache of answers; and product attributes
+-- full text and by trigrams (word to word); a same-day cache of answers; and product attributes
 -- (tags such as «frío» or «sin cafeína», allergens). Every key starts with the bot,
 -- so the tables can be distributed by bot_id. Forward-only: never edit once landed.
 
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
 CREATE TABLE knowledge_entries (
     bot_id      uuid NOT NULL REFERENCES bots (id) ON DELETE CASCADE,
@@ -31,7 +30,20 @@ CREATE TABLE knowledge_chunks (
     FOREIGN KEY (bot_id, entry_id) REFERENCES knowledge_entries (bot_id, id) ON DELETE CASCADE
 );
 CREATE INDEX knowledge_chunks_tsv ON knowledge_chunks USING gin (tsv);
-CREATE INDEX knowledge_chunks_trgm ON knowledge_chunks USING gin (folded gin_trgm_ops);
+
+-- Each chunk's distinct folded words: the bot's vocabulary, which trigram
+-- similarity reads word to word («orario» finds «horario», «sopocachy» finds
+-- «sopocachi») — measuring it against each chunk's whole text would cost a scan
+-- of every chunk per word — and the chunks that hold the words it finds.
+CREATE TABLE knowledge_terms (
+    bot_id      uuid NOT NULL,
+    entry_id    bigint NOT NULL,
+    ord         integer NOT NULL,
+    term        text NOT NULL,
+    PRIMARY KEY (bot_id, entry_id, ord, term),
+    FOREIGN KEY (bot_id, entry_id, ord) REFERENCES knowledge_chunks (bot_id, entry_id, ord) ON DELETE CASCADE
+);
+CREATE INDEX knowledge_terms_by_term ON knowledge_terms (bot_id, term);
 
 -- A change to what the shop knows reaches the next turn, like a catalog change.
 CREATE FUNCTION tendero_knowledge_changed() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -17,6 +17,15 @@ pub struct ShopFixture {
     pub bot: BotFixture,
     #[serde(default)]
     pub products: Vec<ProductFixture>,
+    /// What the shop knows beyond its catalog (hours, delivery, payments…).
+    #[serde(default)]
+    pub knowledge: Vec<KnowledgeFixture>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct KnowledgeFixture {
+    pub title: String,
+    pub body: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,6 +137,11 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
         };
         crate::shop::catalog::upsert_all(&mut *tx, bot.id, &shop.bot.currency, &products, given)
             .await?;
+    }
+    for entry in &shop.knowledge {
+        crate::shop::knowledge::check(Some(&entry.title), Some(&entry.body))
+            .map_err(|why| anyhow::anyhow!("knowledge entry «{}»: {why}", entry.title))?;
+        crate::shop::knowledge::create(&mut tx, bot.id, &entry.title, &entry.body).await?;
     }
     let bot_id = bot.id;
     tx.commit().await?;

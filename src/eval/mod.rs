@@ -10,7 +10,9 @@
 //!   "expect": {"actions": [{"type": "LOG_TRANSACTION", "amount": 250, "category": "supermercado"}],
 //!              "state": "AWAITING_CONFIRMATION", "written": null, "reply": ["{today}"]}}`;
 //! `"history": "sample"` on a conversation's first line gives its user the demo
-//! history. Every `expect` field is optional; a turn is fully correct when all
+//! history. Knowledge questions to the shop expect `"sources": ["Horario"]` (an
+//! entry's title or `producto:<sku>`, the first must be cited) or `"gray": true`,
+//! and `"reply"` substrings. Every `expect` field is optional; a turn is fully correct when all
 //! given ones hold.
 
 mod finance;
@@ -57,6 +59,11 @@ pub struct Expect {
     pub reply: Option<Vec<String>>,
     /// Finance: tools that ran, in order.
     pub tools: Option<Vec<String>>,
+    /// Shop knowledge: the sources an answer must cite (an entry's title, or
+    /// `producto:<sku>`); the first is the one that must be among them.
+    pub sources: Option<Vec<String>>,
+    /// Shop knowledge: the question is one the knowledge cannot answer.
+    pub gray: Option<bool>,
 }
 
 /// Tells `"written": null` (checked: nothing written) from an absent field.

@@ -6,6 +6,23 @@ use std::time::Duration;
 use super::{AuditRow, ScriptTurn};
 use crate::audit::Kind;
 
+/// How knowledge questions were answered.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct KnowledgeScore {
+    /// Questions the script expects answered from a source.
+    pub expected_answers: usize,
+    /// Of those, answered citing the expected source.
+    pub right_source: usize,
+    /// Questions the script expects in the gray zone.
+    pub expected_gray: usize,
+    /// Questions the bot put in the gray zone (of those the script judged).
+    pub gray_given: usize,
+    /// Both.
+    pub gray_both: usize,
+    /// Answers giving a figure or a name their sources do not hold.
+    pub invented: usize,
+}
+
 /// What a run measured.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -32,6 +49,8 @@ pub struct Report {
     pub intents: BTreeMap<String, [usize; 3]>,
     pub latencies: Vec<Duration>,
     pub tokens: i64,
+    /// Shop: how knowledge questions were answered.
+    pub knowledge: KnowledgeScore,
     /// One line per turn that was not fully correct.
     pub misses: Vec<String>,
 }
@@ -72,6 +91,12 @@ impl Report {
         }
         if self.wrong_effects > 0 {
             out.push(format!("{} wrong effects", self.wrong_effects));
+        }
+        if self.knowledge.invented > 0 {
+            out.push(format!(
+                "{} knowledge answers with invented facts",
+                self.knowledge.invented
+            ));
         }
         if self.numbers_not_from_tools > 0 {
             out.push(format!(
@@ -130,6 +155,32 @@ impl Report {
             "replies replaced by guard:  {}\n",
             self.replies_replaced
         ));
+        let k = &self.knowledge;
+        if k.expected_answers + k.expected_gray > 0 {
+            let pct = |a: usize, b: usize| {
+                if b == 0 {
+                    "-".to_owned()
+                } else {
+                    format!("{:.1}%", a as f64 * 100.0 / b as f64)
+                }
+            };
+            out.push_str(&format!(
+                "knowledge, right source:    {}/{} ({})\n\
+                 gray zone precision:        {}/{} ({})\n\
+                 gray zone recall:           {}/{} ({})\n\
+                 invented facts:             {}\n",
+                k.right_source,
+                k.expected_answers,
+                pct(k.right_source, k.expected_answers),
+                k.gray_both,
+                k.gray_given,
+                pct(k.gray_both, k.gray_given),
+                k.gray_both,
+                k.expected_gray,
+                pct(k.gray_both, k.expected_gray),
+                k.invented
+            ));
+        }
         out.push_str(&format!(
             "proposer latency:           mean {mean:.2} ms, p95 {:.2} ms\n",
             self.latency_ms(0.95)

@@ -147,7 +147,18 @@ pub async fn run(
                         })
                         .collect()
                 }
-                None => Vec::new(),
+                // No proposer was asked (a knowledge answer that shows the
+                // product it was about): the actions the backend executed.
+                None => audit
+                    .iter()
+                    .filter(|row| row.kind == crate::audit::Kind::ActionExecuted)
+                    .filter_map(|row| {
+                        let product = row.detail["product_id"]
+                            .as_i64()
+                            .and_then(|id| skus.get(&id).cloned());
+                        Some((row.action.clone()?, product, None))
+                    })
+                    .collect(),
             };
             if let Some(expected) = &turn.expect.actions {
                 let matches = expected.len() == proposed.len()
@@ -164,6 +175,27 @@ pub async fn run(
                 }
             }
             check_state(turn.expect.state.as_ref(), &state, &mut problems);
+            let replies: Vec<String> = sqlx::query_scalar(
+                "SELECT payload->>'text' FROM outbox WHERE inbox_id = $1 ORDER BY id",
+            )
+            .bind(inbox_id)
+            .fetch_all(pool)
+            .await?;
+            let reply = replies.join("\n");
+            for text in turn.expect.reply.iter().flatten() {
+                if !reply.to_lowercase().contains(&text.to_lowercase()) {
+                    problems.push(format!("reply lacks {text:?}"));
+                }
+            }
+            score_knowledge(
+                pool,
+                bot.id,
+                turn,
+                &audit,
+                &mut report.knowledge,
+                &mut problems,
+            )
+            .await?;
             if let Some(expected) = &turn.expect.cart
                 && expected != &cart
             {
@@ -209,10 +241,141 @@ pub async fn run(
             if let Some(state) = &turn.expect.state {
                 *expected_state = Some(state.clone());
             }
-            report.score(script_name, index, turn, &problems, None);
+            let shown = (!problems.is_empty()).then_some(reply.as_str());
+            report.score(script_name, index, turn, &problems, shown);
         }
     }
     Ok(report)
+}
+
+/// Scores a turn's knowledge answers against what the script expects: the
+/// right source cited, the gray zone where (and only where) the knowledge has no
+/// answer, and no figure or name an answer's sources do not hold.
+async fn score_knowledge(
+    pool: &PgPool,
+    bot_id: uuid::Uuid,
+    turn: &ScriptTurn,
+    audit: &[super::AuditRow],
+    score: &mut super::report::KnowledgeScore,
+    problems: &mut Vec<String>,
+) -> sqlx::Result<()> {
+    let answers: Vec<&serde_json::Value> = audit
+        .iter()
+        .filter(|row| row.kind == crate::audit::Kind::KnowledgeAnswered)
+        .map(|row| &row.detail)
+        .collect();
+    let gray = answers.iter().any(|a| a["gray"] == true);
+    let cited: Vec<String> = answers
+        .iter()
+        .filter(|a| a["gray"] == false)
+        .flat_map(|a| a["sources"].as_array().cloned().unwrap_or_default())
+        .map(|source| match source["kind"].as_str() {
+            Some("product") => format!("producto:{}", source["sku"].as_str().unwrap_or("")),
+            _ => source["title"].as_str().unwrap_or("").to_owned(),
+        })
+        .collect();
+    let judged = turn.expect.gray.is_some() || turn.expect.sources.is_some();
+    if judged && gray {
+        score.gray_given += 1;
+    }
+    if turn.expect.gray == Some(true) {
+        score.expected_gray += 1;
+        if gray && cited.is_empty() {
+            score.gray_both += 1;
+        } else {
+            problems.push(format!("expected the gray zone, answered from {cited:?}"));
+        }
+    }
+    if let Some(expected) = turn.expect.sources.as_ref().and_then(|s| s.first()) {
+        score.expected_answers += 1;
+        if cited.iter().any(|c| c.eq_ignore_ascii_case(expected)) {
+            score.right_source += 1;
+        } else if gray {
+            problems.push(format!("gray zone, expected an answer from {expected:?}"));
+        } else {
+            problems.push(format!("cited {cited:?}, expected {expected:?}"));
+        }
+    }
+    // Invented facts: a figure or a capitalized name the cited sources do not hold.
+    for answer in answers.iter().filter(|a| a["gray"] == false) {
+        let mut known = String::new();
+        for source in answer["sources"].as_array().into_iter().flatten() {
+            match source["kind"].as_str() {
+                Some("product") => {
+                    type ProductFacts = (String, String, i64, Vec<String>, Vec<String>);
+                    let row: Option<ProductFacts> = sqlx::query_as(
+                        "SELECT name, description, price_minor, tags, allergens FROM products WHERE bot_id = $1 AND id = $2",
+                    )
+                    .bind(bot_id)
+                    .bind(source["id"].as_i64().unwrap_or(0))
+                    .fetch_optional(pool)
+                    .await?;
+                    if let Some((name, description, price, tags, allergens)) = row {
+                        known.push_str(&format!(
+                            " {name} {description} {} {} {} ",
+                            crate::text::money(price, "BOB"),
+                            tags.join(" "),
+                            allergens.join(" ")
+                        ));
+                    }
+                }
+                _ => {
+                    let body: Option<(String, String)> = sqlx::query_as(
+                        "SELECT title, body FROM knowledge_entries WHERE bot_id = $1 AND id = $2",
+                    )
+                    .bind(bot_id)
+                    .bind(source["id"].as_i64().unwrap_or(0))
+                    .fetch_optional(pool)
+                    .await?;
+                    if let Some((title, body)) = body {
+                        known.push_str(&format!(" {title} {body} "));
+                    }
+                }
+            }
+        }
+        let text = answer["text"].as_str().unwrap_or("");
+        if let Some(invented) = invented_in(text, &known) {
+            score.invented += 1;
+            problems.push(format!("INVENTED {invented:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// The first run of digits, or capitalized word past a sentence's start, that
+/// `text` gives and `known` does not hold.
+fn invented_in(text: &str, known: &str) -> Option<String> {
+    let known_folded = crate::text::normalize(known);
+    let known_words: std::collections::HashSet<&str> =
+        crate::text::tokens(&known_folded).into_iter().collect();
+    let digits = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_ascii_digit())
+            .filter(|d| !d.is_empty())
+            .map(|d| d.trim_start_matches('0').to_owned())
+            .collect()
+    };
+    let known_digits: std::collections::HashSet<String> = digits(known).into_iter().collect();
+    if let Some(d) = digits(text).into_iter().find(|d| !known_digits.contains(d)) {
+        return Some(d);
+    }
+    for sentence in text.split(['.', '!', '?', '\n', ':', '«', '»']) {
+        for (k, raw) in sentence.split_whitespace().enumerate() {
+            let word: String = raw.chars().filter(|c| c.is_alphanumeric()).collect();
+            if k == 0
+                || word.chars().count() < 3
+                || !word.chars().next().is_some_and(char::is_uppercase)
+            {
+                continue;
+            }
+            let folded = crate::text::normalize(&word);
+            if !known_words.contains(folded.as_str())
+                && !matches!(folded.as_str(), "segun" | "fuente")
+            {
+                return Some(word);
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

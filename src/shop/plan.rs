@@ -238,12 +238,53 @@ pub async fn plan(
     });
     let mut answered = Vec::new();
     for question in &split.questions {
-        let products = super::rules::products_named(question, catalog);
+        // «agrégame un cheesecake, ¿lleva gluten?»: the product may be named
+        // elsewhere in the message, or be the one just talked about.
+        let mut products = super::rules::products_named(question, catalog);
+        if products.is_empty() {
+            products = super::rules::products_named(&payload.text, catalog);
+        }
+        if products.is_empty() && !super::knowledge::route::asks_the_whole_shop(question) {
+            products.extend(memo.focus);
+        }
         let answer = desk.answer(question, products).await?;
         answered.push(Answered {
             question: question.clone(),
             answer,
         });
+    }
+    // A question about a named product that the catalog answered, or that
+    // nobody can answer («¿cuántas calorías tiene el brownie?»), still shows the
+    // product: the proposer reads the whole message beside the answers.
+    let about_a_product = !answered.is_empty()
+        && names_a_product
+        && answered.iter().all(|a| {
+            a.answer.gray
+                || a.answer
+                    .sources
+                    .iter()
+                    .all(|s| matches!(s, super::knowledge::answer::Source::Product { .. }))
+        });
+    if about_a_product && super::rules::says_nothing(&split.rest) {
+        let shown: Vec<ProposedAction> = super::rules::products_named(&payload.text, catalog)
+            .into_iter()
+            .take(crate::proposal::MAX_ACTIONS)
+            .map(|id| ProposedAction::new("SHOW_PRODUCT").product(id))
+            .collect();
+        if !shown.is_empty() {
+            return Ok(Plan::Propose(Box::new(ProposePlan {
+                start,
+                greeted: false,
+                proposal: Proposal::new(shown, ""),
+                proposer: Origin::Named("knowledge"),
+                cart: cart.clone(),
+                memo,
+                rewritten: None,
+                ungrounded: Vec::new(),
+                replaced: Vec::new(),
+                answered,
+            })));
+        }
     }
     let message = if answered.is_empty() {
         payload.text.clone()

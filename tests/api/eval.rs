@@ -4,8 +4,24 @@ use std::process::Command;
 
 use tendero::eval::ScriptTurn;
 
-/// The shipped scripts whose names do (or do not) start with `finanzas`.
-fn scripts(finance: bool) -> Vec<(String, Vec<ScriptTurn>)> {
+/// The sets written blind (`fixtures/eval/held-out.txt`).
+fn held_out() -> Vec<String> {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/eval/held-out.txt"
+    ))
+    .unwrap()
+    .lines()
+    .map(str::trim)
+    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    .map(str::to_owned)
+    .collect()
+}
+
+/// The shipped scripts whose names do (or do not) start with `finanzas`, the
+/// held-out sets or the others.
+fn scripts(finance: bool, held: bool) -> Vec<(String, Vec<ScriptTurn>)> {
+    let held_out = held_out();
     let mut files: Vec<_> =
         std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/eval"))
             .unwrap()
@@ -16,7 +32,7 @@ fn scripts(finance: bool) -> Vec<(String, Vec<ScriptTurn>)> {
     let mut scripts = Vec::new();
     for file in &files {
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
-        if name.starts_with("finanzas") != finance {
+        if name.starts_with("finanzas") != finance || held_out.contains(&name) != held {
             continue;
         }
         scripts.push((
@@ -36,7 +52,7 @@ async fn the_rules_proposer_passes_the_shipped_spanish_evaluation(pool: sqlx::Pg
     let report = tendero::eval::run(
         &pool,
         shop.bot_id,
-        &scripts(false),
+        &scripts(false, false),
         std::sync::Arc::new(tendero::shop::proposer::RulesProposer),
         tendero::startup::engine_settings(&settings),
         None,
@@ -58,7 +74,7 @@ async fn the_rules_pass_the_finance_evaluation_with_no_unconfirmed_write_and_no_
     let report = tendero::eval::run_finance(
         &pool,
         bot,
-        &scripts(true),
+        &scripts(true, false),
         std::sync::Arc::new(tendero::finance::proposer::RulesProposer),
         tendero::startup::engine_settings(&settings),
     )
@@ -73,6 +89,51 @@ async fn the_rules_pass_the_finance_evaluation_with_no_unconfirmed_write_and_no_
         report.render()
     );
     assert!(report.correct_ratio() >= 0.9, "{}", report.render());
+}
+
+/// The blind sets are scored, not tuned on: they must keep the safety bars
+/// whatever they score (the scores are printed, and recorded in the README).
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_held_out_sets_keep_the_safety_bars(pool: sqlx::PgPool) {
+    assert!(held_out().len() >= 4, "{:?}", held_out());
+    let settings = tendero::config::Settings::for_tests("postgres://unused");
+    let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
+        .await
+        .unwrap();
+    let report = tendero::eval::run(
+        &pool,
+        shop.bot_id,
+        &scripts(false, true),
+        std::sync::Arc::new(tendero::shop::proposer::RulesProposer),
+        tendero::startup::engine_settings(&settings),
+        None,
+    )
+    .await
+    .unwrap();
+    println!("{}", report.render());
+    assert!(report.turns >= 300, "{} turns", report.turns);
+    assert_eq!(report.forbidden_executed, 0);
+    assert_eq!(report.knowledge.invented, 0, "{}", report.render());
+    assert!(report.knowledge.expected_answers >= 100);
+
+    let bot = tendero::eval::finance_bot(&pool).await.unwrap();
+    let report = tendero::eval::run_finance(
+        &pool,
+        bot,
+        &scripts(true, true),
+        std::sync::Arc::new(tendero::finance::proposer::RulesProposer),
+        tendero::startup::engine_settings(&settings),
+    )
+    .await
+    .unwrap();
+    println!("{}", report.render());
+    assert!(report.turns >= 50, "{} turns", report.turns);
+    assert_eq!(
+        report.violations(),
+        Vec::<String>::new(),
+        "{}",
+        report.render()
+    );
 }
 
 #[test]

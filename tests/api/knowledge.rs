@@ -218,8 +218,23 @@ async fn an_answer_names_its_source_and_an_edit_reaches_the_next_turn(pool: sqlx
     assert!(app.cart("ana").await.is_empty());
     let audit = answered(&app, "ana").await;
     assert_eq!(audit.len(), 1, "{audit:?}");
+    assert!(
+        audit[0]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["step"] == "searched"),
+        "{audit:?}"
+    );
     assert_eq!(audit[0]["gray"], false);
     assert_eq!(audit[0]["sources"][0]["title"], "Horario");
+
+    // A misspelt word is found by its trigrams.
+    let reply = app.say("ana", "y el orario de los sabados cual es").await;
+    assert!(
+        reply.iter().any(|r| r.contains("9:00 a 14:00")),
+        "{reply:?}"
+    );
 
     let path = format!("/bots/demo-shop/knowledge/{id}");
     let (status, _) = app

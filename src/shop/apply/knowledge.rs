@@ -25,6 +25,7 @@ pub fn audit(answers: &[Answered], decision: &mut Decision) {
                 .reason(if answer.gray { "gray zone" } else { "answered" })
                 .detail(json!({
                     "question": question,
+                    "text": answer.text.chars().take(1000).collect::<String>(),
                     "sources": answer.sources,
                     "gray": answer.gray,
                     "steps": answer.steps,

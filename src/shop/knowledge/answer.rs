@@ -23,10 +23,21 @@ use serde::{Deserialize, Serialize};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::words::{Question, same_word, stem};
+use super::words::{Question, is_general_word, is_topic_word, same_word, stem};
 use super::{Hit, Strictness, search, sentences};
 use crate::shop::catalog::{CatalogIndex, Product};
-use crate::text::{normalize, tokens};
+use crate::text::{Trigram, normalize, tokens};
+
+/// Shared trigrams over all trigrams of two sorted, deduplicated sets.
+fn trigram_similarity(a: &[Trigram], b: &[Trigram]) -> f32 {
+    let shared = a.iter().filter(|t| b.binary_search(t).is_ok()).count();
+    let either = a.len() + b.len() - shared;
+    if either == 0 {
+        0.0
+    } else {
+        shared as f32 / either as f32
+    }
+}
 
 /// Most steps one question may take, whatever the loops want.
 pub const MAX_STEPS: usize = 8;
@@ -101,13 +112,13 @@ pub struct Library {
     /// Every folded word of the knowledge and the catalog, with how many chunks
     /// or products hold it.
     vocabulary: HashMap<String, u32>,
-    /// The folded words of the knowledge alone.
-    knowledge: HashSet<String>,
     /// The folded words of the catalog's names, descriptions, tags and allergens.
     catalog: HashSet<String>,
     /// The stems of every word above, so «aceptan» finds «aceptamos».
     stems: HashSet<String>,
-    knowledge_stems: HashSet<String>,
+    /// The knowledge's words with their trigrams, for the trigram ranking.
+    trigrams: Vec<(String, Vec<Trigram>)>,
+    /// The stems of the catalog's words.
     catalog_stems: HashSet<String>,
     /// The bot has any knowledge at all.
     pub has_entries: bool,
@@ -135,12 +146,15 @@ impl Library {
         let stems_of = |words: &mut dyn Iterator<Item = &String>| -> HashSet<String> {
             words.map(|w| stem(w)).collect()
         };
+        let trigrams = knowledge
+            .iter()
+            .map(|w| (w.clone(), crate::text::trigrams(w)))
+            .collect();
         Ok(Library {
+            trigrams,
             stems: stems_of(&mut vocabulary.keys()),
-            knowledge_stems: stems_of(&mut knowledge.iter()),
             catalog_stems: stems_of(&mut catalog_words.iter()),
             vocabulary,
-            knowledge,
             catalog: catalog_words,
             has_entries,
         })
@@ -153,24 +167,44 @@ impl Library {
             || self.catalog.iter().any(|c| same_word(c, word))
     }
 
-    /// A word the shop wrote about in its knowledge, or one customers use for it.
-    pub fn is_knowledge_word(&self, word: &str) -> bool {
-        let question = Question {
-            folded: word.to_owned(),
-            words: vec![word.to_owned()],
-        };
-        let widened = question.widened();
-        self.knowledge_stems.contains(&stem(word))
-            || self
-                .knowledge
+    /// The knowledge's words closest to `words` by trigram similarity (as
+    /// pg_trgm measures it), each with the best similarity found: «orario» finds
+    /// «horario». At most `PER_WORD` per word.
+    pub fn near(&self, words: &[String]) -> Vec<(String, f32)> {
+        const PER_WORD: usize = 4;
+        const AT_LEAST: f32 = 0.45;
+        let mut best: HashMap<&str, f32> = HashMap::new();
+        for word in words {
+            let mine = crate::text::trigrams(word);
+            let mut close: Vec<(&str, f32)> = self
+                .trigrams
                 .iter()
-                .any(|k| same_word(k, word) || widened.iter().skip(1).any(|w| w == k))
-            || widened.len() > 1
+                .filter_map(|(known, theirs)| {
+                    let s = trigram_similarity(&mine, theirs);
+                    (s >= AT_LEAST).then_some((known.as_str(), s))
+                })
+                .collect();
+            close.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+            for (known, s) in close.into_iter().take(PER_WORD) {
+                let kept = best.entry(known).or_insert(0.0);
+                *kept = kept.max(s);
+            }
+        }
+        let mut out: Vec<(String, f32)> =
+            best.into_iter().map(|(w, s)| (w.to_owned(), s)).collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        out
+    }
+
+    /// How much finding `word` says: a word few chunks hold says more.
+    pub fn rarity(&self, word: &str) -> f32 {
+        let count = self.vocabulary.get(word).copied().unwrap_or(0) as f32;
+        1.0 / (1.0 + (1.0 + count).ln())
     }
 
     /// Whether the shop wrote about `word` (give or take a plural, a typo, or the
     /// words customers use for the same thing).
-    fn knows(&self, word: &str) -> bool {
+    pub fn knows(&self, word: &str) -> bool {
         if self.vocabulary.contains_key(word) || self.stems.contains(&stem(word)) {
             return true;
         }
@@ -300,18 +334,26 @@ pub struct Ask<'a> {
 pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     let question = Question::new(ask.question);
     let mut steps = Vec::new();
-    if let Some(answer) = from_catalog(ask, &question, &mut steps) {
+    // «¿El capuchino llega frío si lo mandan?» asks about delivery, not about the
+    // capuchino: with a topic of the knowledge in it, the knowledge goes first.
+    let topical = question.words.iter().any(|w| is_topic_word(w));
+    if !topical && let Some(answer) = from_catalog(ask, &question, &mut steps) {
         return Ok(answer);
     }
     let unknown: Vec<String> = question
         .words
         .iter()
         .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
+        .filter(|w| !is_topic_word(w))
         .filter(|w| w.parse::<f64>().is_err())
         .filter(|w| !ask.library.knows(w))
         .cloned()
         .collect();
-    if !unknown.is_empty() {
+    // Words the shop never wrote make a question unanswerable unless it is about
+    // a topic the knowledge covers: there they are the customer's own words
+    // around it («¿a qué hora abren mañana temprano?»), and the passage decides.
+    let specific = unknown.iter().any(|w| !is_general_word(w));
+    if !unknown.is_empty() && (!topical || specific) {
         steps.push(Step::Unknown {
             words: unknown.clone(),
         });
@@ -339,17 +381,21 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         } else {
             question.words.clone()
         };
+        let near = ask.library.near(&words);
         let hits = search(
             ask.pool,
             ask.bot_id,
             &words,
+            &near,
             strictness,
             embedding.as_deref(),
             5,
         )
         .await?;
-        let passage = best_passage(&question, &hits);
-        let sufficient = passage.as_ref().is_some_and(|p| p.covers(&question));
+        let passage = best_passage(&question, &hits, ask.library);
+        let sufficient = passage
+            .as_ref()
+            .is_some_and(|p| p.covers(&question, ask.library));
         steps.push(Step::Searched {
             attempt,
             strictness: format!("{strictness:?}").to_lowercase(),
@@ -362,6 +408,9 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         }
     }
     let Some((hits, passage)) = found else {
+        if topical && let Some(answer) = from_catalog(ask, &question, &mut steps) {
+            return Ok(answer);
+        }
         return Ok(gray(steps));
     };
     if let Some(writer) = ask.writer {
@@ -472,11 +521,19 @@ struct Passage {
 
 impl Passage {
     /// Enough of the question is in it: its subject at least.
-    fn covers(&self, question: &Question) -> bool {
+    fn covers(&self, question: &Question, library: &Library) -> bool {
+        let topics: Vec<&String> = question.words.iter().filter(|w| is_topic_word(w)).collect();
+        if !topics.is_empty() {
+            // About a topic: a topic word and half of the words the shop knows.
+            if !topics.iter().any(|w| self.matched.contains(*w)) {
+                return false;
+            }
+        }
         let subject: Vec<&String> = question
             .words
             .iter()
             .filter(|w| !NEUTRAL.contains(&w.as_str()))
+            .filter(|w| topics.is_empty() || library.knows(w))
             .collect();
         if subject.is_empty() {
             return !self.matched.is_empty();
@@ -498,44 +555,73 @@ fn holds(sentence_words: &[&str], word: &str, widened: &[String]) -> bool {
 }
 
 /// The best sentence (with its neighbour when it is only a heading or a line of
-/// a list) of the hits, by how many of the question's words it holds.
-fn best_passage(question: &Question, hits: &[Hit]) -> Option<Passage> {
-    let mut best: Option<(usize, usize, Passage)> = None;
+/// a list, or when it holds more of the question) of the hits, by the question's
+/// words it holds: a word said in the question counts twice a word customers
+/// use for it, and a rare word more than a common one.
+fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<Passage> {
+    const MAX_CHARS: usize = 350;
+    let mut best: Option<(f32, usize, Passage)> = None;
+    let singles: Vec<(String, Vec<String>)> = question
+        .words
+        .iter()
+        .map(|w| {
+            let single = Question {
+                folded: w.clone(),
+                words: vec![w.clone()],
+            };
+            (w.clone(), single.widened()[1..].to_vec())
+        })
+        .collect();
     for (rank, hit) in hits.iter().enumerate() {
         let parts = sentences(&hit.text);
         let title_words: Vec<String> = tokens(&normalize(&hit.title))
             .into_iter()
             .map(str::to_owned)
             .collect();
-        for (k, sentence) in parts.iter().enumerate() {
+        let read = |sentence: &str| -> (f32, BTreeSet<String>) {
             let folded = normalize(sentence);
             let mut words: Vec<&str> = tokens(&folded);
             words.extend(title_words.iter().map(String::as_str));
+            let mut score = 0.0;
             let mut matched = BTreeSet::new();
-            for word in &question.words {
-                let single = Question {
-                    folded: word.clone(),
-                    words: vec![word.clone()],
+            for (word, widened) in &singles {
+                let weight = if words.iter().any(|s| same_word(s, word)) {
+                    2.0
+                } else if holds(&words, word, widened) {
+                    1.0
+                } else {
+                    continue;
                 };
-                if holds(&words, word, &single.widened()[1..]) {
-                    matched.insert(word.clone());
-                }
+                score += weight * library.rarity(word);
+                matched.insert(word.clone());
             }
+            (score, matched)
+        };
+        for (k, sentence) in parts.iter().enumerate() {
+            let (mut score, mut matched) = read(sentence);
             if matched.is_empty() {
                 continue;
             }
             let mut text = (*sentence).to_owned();
-            let short = sentence.chars().count() < 50 || sentence.ends_with(':');
-            if short && let Some(next) = parts.get(k + 1) {
-                text.push(' ');
-                text.push_str(next);
+            if let Some(next) = parts.get(k + 1) {
+                let short = sentence.chars().count() < 50 || sentence.ends_with(':');
+                let (next_score, next_matched) = read(next);
+                let adds = next_matched.iter().any(|w| !matched.contains(w));
+                if (short || adds) && text.chars().count() + next.chars().count() < MAX_CHARS {
+                    text.push(' ');
+                    text.push_str(next);
+                    if adds {
+                        score = score.max(next_score) + 0.5 * score.min(next_score);
+                        matched.extend(next_matched);
+                    }
+                }
             }
-            let better = best
-                .as_ref()
-                .is_none_or(|(m, r, _)| matched.len() > *m || (matched.len() == *m && rank < *r));
+            let better = best.as_ref().is_none_or(|(m, r, _)| {
+                score > *m + 1e-6 || ((score - *m).abs() <= 1e-6 && rank < *r)
+            });
             if better {
                 best = Some((
-                    matched.len(),
+                    score,
                     rank,
                     Passage {
                         hit: hit.clone(),
@@ -712,7 +798,6 @@ const ATTRIBUTE_WORDS: &[(&str, &str)] = &[
     ("celiacos", "gluten"),
     ("lactosa", "lácteos"),
     ("lacteos", "lácteos"),
-    ("leche", "lácteos"),
     ("nueces", "frutos secos"),
     ("nuez", "frutos secos"),
     ("mani", "frutos secos"),
@@ -747,6 +832,17 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         .filter_map(|id| ask.catalog.get(*id))
         .filter(|p| p.active)
         .collect();
+    // «¿El chocolate caliente es dulce?» does not ask whether it is hot.
+    let asked: Vec<&str> = match named.as_slice() {
+        [product] => {
+            let name = normalize(&product.name);
+            asked
+                .into_iter()
+                .filter(|a| !tokens(&name).contains(&normalize(a).as_str()))
+                .collect()
+        }
+        _ => asked,
+    };
     if asked.is_empty() {
         return None;
     }

@@ -147,8 +147,29 @@ async fn write_chunks(conn: &mut PgConnection, bot_id: Uuid, entry: &Entry) -> s
     .bind(entry.id)
     .bind(ords)
     .bind(texts)
-    .bind(folded)
+    .bind(&folded)
     .bind(title)
+    .execute(&mut *conn)
+    .await?;
+    // Each chunk's distinct words, for trigram lookups and the vocabulary.
+    let (mut term_ords, mut terms) = (Vec::new(), Vec::new());
+    for (ord, text) in folded.iter().enumerate() {
+        let mut seen = std::collections::BTreeSet::new();
+        for word in crate::text::tokens(text) {
+            if seen.insert(word) {
+                term_ords.push(ord as i32);
+                terms.push(word.to_owned());
+            }
+        }
+    }
+    sqlx::query(
+        "INSERT INTO knowledge_terms (bot_id, entry_id, ord, term)
+         SELECT $1, $2, t.ord, t.term FROM unnest($3::int[], $4::text[]) AS t(ord, term)",
+    )
+    .bind(bot_id)
+    .bind(entry.id)
+    .bind(term_ords)
+    .bind(terms)
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -318,12 +339,14 @@ pub enum Strictness {
 }
 
 /// The bot's chunks best fitting `words` (folded key words), by reciprocal-rank
-/// fusion of full text, trigram closeness and, with `embedding`, vector
-/// similarity.
+/// fusion of three rankings: Spanish full text, trigram closeness (`near`: the
+/// bot's words closest to the question's, with their trigram similarity, as
+/// `answer::Library::near` finds them) and, with `embedding`, vector similarity.
 pub async fn search(
     db: impl PgExecutor<'_>,
     bot_id: Uuid,
     words: &[String],
+    near: &[(String, f32)],
     strictness: Strictness,
     embedding: Option<&[f32]>,
     limit: i64,
@@ -356,12 +379,12 @@ pub async fn search(
          ),
          tri AS (
              SELECT entry_id, ord, row_number() OVER (ORDER BY s DESC, entry_id, ord) AS r FROM (
-                 SELECT c.entry_id, c.ord,
-                        (SELECT coalesce(sum(word_similarity(w, c.folded)), 0)
-                         FROM unnest($3::text[]) w WHERE word_similarity(w, c.folded) >= 0.5) AS s
-                 FROM knowledge_chunks c WHERE c.bot_id = $1
+                 SELECT t.entry_id, t.ord, sum(n.s) AS s
+                 FROM unnest($3::text[], $6::real[]) AS n(term, s)
+                 JOIN knowledge_terms t ON t.bot_id = $1 AND t.term = n.term
+                 GROUP BY t.entry_id, t.ord
              ) scored
-             WHERE s > 0 ORDER BY r LIMIT 20
+             ORDER BY r LIMIT 20
          ),
          vec AS (
              SELECT entry_id, ord, row_number() OVER (ORDER BY d DESC, entry_id, ord) AS r FROM (
@@ -386,9 +409,14 @@ pub async fn search(
     )
     .bind(bot_id)
     .bind(tsquery)
-    .bind(&clean)
+    .bind(
+        near.iter()
+            .map(|(term, _)| term.as_str())
+            .collect::<Vec<_>>(),
+    )
     .bind(embedding)
     .bind(limit)
+    .bind(near.iter().map(|(_, s)| *s).collect::<Vec<f32>>())
     .fetch_all(db)
     .await
 }
@@ -400,21 +428,16 @@ pub async fn vocabulary(
     db: impl PgExecutor<'_>,
     bot_id: Uuid,
 ) -> sqlx::Result<std::collections::HashMap<String, u32>> {
-    let texts: Vec<String> =
-        sqlx::query_scalar("SELECT folded FROM knowledge_chunks WHERE bot_id = $1")
-            .bind(bot_id)
-            .fetch_all(db)
-            .await?;
-    let mut counts = std::collections::HashMap::new();
-    for text in &texts {
-        let mut seen = std::collections::HashSet::new();
-        for word in crate::text::tokens(text) {
-            if seen.insert(word) {
-                *counts.entry(word.to_owned()).or_insert(0) += 1;
-            }
-        }
-    }
-    Ok(counts)
+    let counts: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT term, count(*) FROM knowledge_terms WHERE bot_id = $1 GROUP BY term",
+    )
+    .bind(bot_id)
+    .fetch_all(db)
+    .await?;
+    Ok(counts
+        .into_iter()
+        .map(|(term, n)| (term, u32::try_from(n).unwrap_or(u32::MAX)))
+        .collect())
 }
 
 /// What a shop turn asks of the knowledge: answers, through the day's cache.

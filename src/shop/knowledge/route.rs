@@ -6,7 +6,7 @@
 //! (hours, delivery, payment, allergens, returns…), is a knowledge question.
 
 use super::answer::{Library, attributes_asked};
-use super::words::Question;
+use super::words::{Question, is_complaint_word, is_topic_word};
 use crate::text::{normalize, tokens};
 
 /// A message split into what the knowledge answers and what is left for the shop.
@@ -69,6 +69,11 @@ const SHOP: &[&str] = &[
     "confirmar",
     "cancelar",
     "cancela",
+    "comer",
+    "comida",
+    "tomar",
+    "beber",
+    "picar",
 ];
 
 /// Words that open a question even without a question mark.
@@ -85,6 +90,10 @@ fn clauses(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     for c in text.chars() {
+        // «agrégame un cheesecake, ¿lleva gluten?»: an opening mark starts a clause.
+        if c == '¿' && !current.trim().is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
         current.push(c);
         if matches!(c, '?' | '.' | '!' | ';' | '\n') {
             out.push(std::mem::take(&mut current));
@@ -133,7 +142,27 @@ fn asks(clause: &str) -> bool {
     clause.contains('?')
         || clause.trim_start().starts_with('¿')
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
+        || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
 }
+
+/// Whether `clause` asks without a question's shape: a complaint («me faltó un
+/// croissant»), or a topic of the knowledge with no shop request («formas de
+/// pago», «delivery a Obrajes»).
+fn tells(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    if words.iter().any(|w| is_complaint_word(w)) {
+        return true;
+    }
+    let shop = crate::shop::rules::shop_phrases(clause);
+    !shop.request && shop.unexplained.iter().any(|w| is_topic_word(w))
+}
+
+/// Question words that ask wherever they stand («y el horario cuál es»); «que»
+/// is not one of them (it also joins clauses: «dame de los que tienen»).
+const INTERROGATIVES: &[&str] = &[
+    "cual", "cuales", "cuando", "donde", "adonde", "cuanto", "cuanta", "cuantos", "cuantas",
+];
 
 /// Words that may come before a question's opener.
 const LEAD_INS: &[&str] = &[
@@ -147,7 +176,7 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     let mut split = Split::default();
     let mut rest = Vec::new();
     for clause in clauses(text) {
-        if asks(&clause) && is_knowledge(&clause, library, &names_product) {
+        if (asks(&clause) || tells(&clause)) && is_knowledge(&clause, library, &names_product) {
             split.questions.push(clause);
         } else {
             rest.push(clause);
@@ -159,16 +188,36 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
 
 /// A question the catalog's names and prices do not answer: about what a
 /// product is like, or about something else the shop may know.
+///
+/// In order: an attribute asked of a product («¿el chai lleva leche?») is
+/// knowledge, while one asked of the whole shop by kind («¿algo frío?») is the
+/// catalog's; a word of a topic the knowledge covers (hours, delivery, payment…)
+/// that no shop phrase explains makes it knowledge; a shop request (an order
+/// verb, «cuánto te debo», «qué tienen») makes it the shop's; what is left must be
+/// about something the catalog does not hold.
 fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -> bool) -> bool {
     let question = Question::new(clause);
-    if !attributes_asked(&question).is_empty() {
+    let names = names_product(clause);
+    let asked = attributes_asked(&question);
+    if !asked.is_empty() && (names || asked.iter().any(|a| !is_kind(a))) {
         return true;
     }
-    let names = names_product(clause);
-    // What the question is about, beyond products and shop words.
-    let subject: Vec<&String> = question
-        .words
+    let shop = crate::shop::rules::shop_phrases(clause);
+    let unexplained: Vec<&String> = shop
+        .unexplained
         .iter()
+        .filter(|w| !STOP_AROUND.contains(&w.as_str()))
+        .collect();
+    if unexplained.iter().any(|w| is_topic_word(w)) {
+        return true;
+    }
+    if shop.request || !asked.is_empty() {
+        return false;
+    }
+    // What the question is about, beyond products and shop words.
+    let subject: Vec<&&String> = unexplained
+        .iter()
+        .filter(|w| question.words.contains(w))
         .filter(|w| !SHOP.contains(&w.as_str()))
         .filter(|w| !library.is_catalog_word(w))
         .filter(|w| w.parse::<f64>().is_err())
@@ -177,8 +226,43 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
         return false;
     }
     // «¿tienen brownie?»: the catalog answers; «¿el brownie es para llevar?» asks
-    // something the catalog does not say.
-    !names || subject.iter().any(|w| library.is_knowledge_word(w))
+    // something the catalog does not say, and «¿cuántas calorías tiene el
+    // brownie?» something nobody wrote (the gray zone says so).
+    !names || subject.iter().any(|w| !library.knows(w))
+}
+
+/// Whether `question` asks about the shop's products as a whole («¿tienen algo
+/// vegano?», «¿qué postres hay?») rather than about the one just talked about.
+pub fn asks_the_whole_shop(question: &str) -> bool {
+    let folded = normalize(question);
+    tokens(&folded).iter().any(|w| {
+        matches!(
+            *w,
+            "tienen"
+                | "tienes"
+                | "hay"
+                | "algo"
+                | "alguna"
+                | "alguno"
+                | "algun"
+                | "opciones"
+                | "cuales"
+                | "que"
+                | "venden"
+        )
+    })
+}
+
+/// Words around a question that never carry its subject.
+const STOP_AROUND: &[&str] = &["q", "k", "pa", "pal"];
+
+/// Kinds of products a customer browses by: asked of the whole shop they are a
+/// catalog request, not a knowledge question.
+fn is_kind(attribute: &str) -> bool {
+    matches!(
+        attribute,
+        "frío" | "caliente" | "sin cafeína" | "dulce" | "salado" | "postre" | "bebida"
+    )
 }
 
 #[cfg(test)]
@@ -192,7 +276,49 @@ mod tests {
             ["¿hacen envíos a Miraflores?", "mándame 2 brownies"]
         );
         assert_eq!(clauses("quiero 2 matchas"), ["quiero 2 matchas"]);
+        assert_eq!(
+            clauses("agrégame un cheesecake, ¿lleva gluten?"),
+            ["agrégame un cheesecake,", "¿lleva gluten?"]
+        );
         assert!(asks("a que hora abren"));
+        assert!(asks("y el orario de los sabados cual es"));
+        assert!(!asks("dame 2 de los que tienen nueces"));
         assert!(!asks("quiero 2 matchas"));
+    }
+
+    #[test]
+    fn questions_are_told_from_requests_by_their_words_not_their_marks() {
+        let library = Library::default();
+        let names = |clause: &str| {
+            let folded = normalize(clause);
+            ["brownie", "americano", "cruasanes", "croissant"]
+                .iter()
+                .any(|p| folded.contains(p))
+        };
+        let questions = |text: &str| split(text, &library, names).questions;
+        // Knowledge: a topic with or without a question's shape, a complaint,
+        // an attribute of a named product.
+        assert_eq!(questions("formas de pago"), ["formas de pago"]);
+        assert_eq!(
+            questions("me faltó un croissant en el pedido"),
+            ["me faltó un croissant en el pedido"]
+        );
+        assert_eq!(questions("¿el brownie tiene nueces?").len(), 1);
+        assert_eq!(questions("donde quedan?").len(), 1);
+        // The shop's: the total, an order with a greeting, browsing by kind.
+        for request in [
+            "¿cuánto te debo?",
+            "que onda, me mandas un americano y dos cruasanes",
+            "¿tienen algo frío para tomar?",
+            "wenas, q tienen?",
+            "quiero pagar",
+            "que sea doble, 2 americanos",
+        ] {
+            assert!(questions(request).is_empty(), "{request}");
+        }
+        // A question and an order in one line.
+        let both = split("agrégame un brownie, ¿aceptan QR?", &library, names);
+        assert_eq!(both.questions, ["¿aceptan QR?"]);
+        assert_eq!(both.rest, "agrégame un brownie,");
     }
 }

@@ -95,6 +95,66 @@ pub fn says_nothing(text: &str) -> bool {
     covered.iter().all(|c| *c)
 }
 
+/// What the shop's own phrases make of `text`: whether it holds a request the
+/// shop handles (an order or removal verb, the catalog, the total, clearing or
+/// cancelling, a plain yes or no), and the words none of those phrases, nor a
+/// greeting, thanks or a filler, explain.
+pub fn shop_phrases(text: &str) -> ShopPhrases {
+    let text = prepared(text);
+    let words = tokens(&text);
+    let request = [
+        lexicon::CATALOG,
+        lexicon::DONE,
+        lexicon::CLEAR,
+        lexicon::CANCEL,
+    ]
+    .iter()
+    .any(|phrases| any(&text, phrases))
+        || only_words_of(&text, lexicon::CONFIRM)
+        || only_words_of(&text, lexicon::DENY)
+        || words
+            .iter()
+            .any(|w| lexicon::adds(w) || lexicon::removes(w))
+        || any(&text, lexicon::ADD)
+        || any(&text, lexicon::REMOVE)
+        || any(&text, lexicon::SET);
+    let mut covered = vec![false; words.len()];
+    for phrases in [
+        lexicon::ADD,
+        lexicon::REMOVE,
+        lexicon::SET,
+        lexicon::CATALOG,
+        lexicon::DONE,
+        lexicon::DONE_WORDS,
+        lexicon::CONFIRM,
+        lexicon::DENY,
+        lexicon::CLEAR,
+        lexicon::CANCEL,
+        lexicon::THANKS,
+        lexicon::FILLER,
+        crate::detect::GREETINGS,
+    ] {
+        lexicon::cover(&words, phrases, &mut covered);
+    }
+    let unexplained = words
+        .iter()
+        .zip(&covered)
+        .filter(|(w, c)| !**c && !lexicon::adds(w) && !lexicon::removes(w))
+        .map(|(w, _)| (*w).to_owned())
+        .collect();
+    ShopPhrases {
+        request,
+        unexplained,
+    }
+}
+
+/// See [`shop_phrases`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShopPhrases {
+    pub request: bool,
+    pub unexplained: Vec<String>,
+}
+
 /// Whether `text` names one of the catalog's products.
 pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) -> bool {
     let text = normalize(text);
