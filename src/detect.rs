@@ -91,12 +91,39 @@ pub fn detect(inbound: Inbound<'_>) -> Detected {
 }
 
 fn is_greeting(text: &str) -> bool {
-    let words = tokens(text);
+    // «holaa», «buenaaas»: a stretched greeting is still one.
+    let unstretched: Vec<String> = tokens(text).iter().map(|w| unstretch(w)).collect();
+    let words: Vec<&str> = unstretched.iter().map(String::as_str).collect();
     // A greeting opens the message; "hola" inside an order line still counts.
     GREETINGS.iter().any(|g| {
         let g_words: Vec<&str> = g.split(' ').collect();
         words.len() >= g_words.len() && words[..g_words.len()] == g_words[..]
     })
+}
+
+/// A word with its stretched letters shortened: «holaaa» → «hola», «buenaass»
+/// → «buenas» (a double «ll» or «rr» stays).
+pub fn unstretch(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut last = None;
+    let mut run = 0;
+    for c in word.chars() {
+        if Some(c) == last {
+            run += 1;
+        } else {
+            run = 1;
+            last = Some(c);
+        }
+        if run == 1 || (run == 2 && matches!(c, 'l' | 'r' | 'c' | 'e' | 'o')) {
+            out.push(c);
+        }
+    }
+    // «holaa» keeps one «a»; «buenoo» one «o»: a doubled last vowel is a stretch.
+    let chars: Vec<char> = out.chars().collect();
+    if chars.len() >= 3 && chars[chars.len() - 1] == chars[chars.len() - 2] {
+        out.pop();
+    }
+    out
 }
 
 #[cfg(test)]
@@ -118,6 +145,9 @@ mod tests {
         };
         assert_eq!(text("¡Hola! qué tienen"), greeting);
         assert_eq!(text("Buenas tardes"), greeting);
+        assert_eq!(text("holaa"), greeting);
+        assert_eq!(text("buenaaas"), greeting);
+        assert_eq!(unstretch("llevar"), "llevar");
         assert!(text("quiero hablar con una persona").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);
         assert_eq!(text("quiero 2 maracuyá"), Detected::default());

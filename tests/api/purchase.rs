@@ -146,13 +146,32 @@ async fn a_rejected_payment_asks_for_the_proof_again_and_cancel_ends_the_order(p
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
-async fn adding_in_checkout_is_refused_with_a_way_forward(pool: sqlx::PgPool) {
+async fn a_change_at_the_summary_reopens_the_cart_and_needs_a_new_summary(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
     let s = "carla";
     app.say(s, "quiero 2 limonadas").await;
     app.say(s, "cuánto es").await;
-    let refused = app.say(s, "agrega un brownie").await;
-    assert!(refused[0].contains("esperando confirmación"), "{refused:?}");
-    assert_eq!(app.cart(s).await, vec![("limonada".into(), 2)]);
     assert_eq!(app.state(s).await, "CHECKOUT");
+    let reopened = app.say(s, "todavía no, agrega un brownie").await;
+    assert!(reopened[0].contains("Brownie"), "{reopened:?}");
+    assert_eq!(
+        app.cart(s).await,
+        vec![("limonada".into(), 2), ("brownie".into(), 1)]
+    );
+    assert_eq!(app.state(s).await, "CART_OPEN");
+    // A yes now shows the new summary; it does not confirm an order the
+    // customer has not seen.
+    let summary = app.say(s, "sí").await;
+    assert!(summary.join("\n").contains("Resumen"), "{summary:?}");
+    assert_eq!(app.state(s).await, "CHECKOUT");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    // A yes mixed with a change is the change, not a confirmation.
+    app.say(s, "sí pero sin el brownie").await;
+    assert_eq!(app.state(s).await, "CART_OPEN");
+    assert_eq!(app.cart(s).await, vec![("limonada".into(), 2)]);
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    app.say(s, "eso es todo").await;
+    app.say(s, "sí").await;
+    assert_eq!(app.state(s).await, "AWAITING_PAYMENT");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
 }

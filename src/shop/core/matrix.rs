@@ -123,8 +123,11 @@ pub fn valid_in(action: ActionKind, state: State) -> bool {
     use State::*;
     match action {
         ShowCatalog | ShowProduct | Reply | Clarify | Escalate => true,
-        AddToCart => matches!(state, Idle | Browsing | CartOpen),
-        UpdateQuantity | RemoveItem | ClearCart | ReviewOrder => state == CartOpen,
+        // At the summary a change to the cart reopens it: the customer sees a
+        // new summary before anything is confirmed.
+        AddToCart => matches!(state, Idle | Browsing | CartOpen | Checkout),
+        UpdateQuantity | RemoveItem | ClearCart => matches!(state, CartOpen | Checkout),
+        ReviewOrder => state == CartOpen,
         ConfirmOrder => state == Checkout,
         CancelOrder => matches!(state, CartOpen | Checkout | AwaitingPayment),
     }

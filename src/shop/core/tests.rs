@@ -48,16 +48,17 @@ fn state_code(code: &str) -> Option<State> {
     })
 }
 
-/// DESIGN §3, written out: the state after each action, or `-` where it is invalid.
+/// DESIGN §3, written out (with issue 20's one change: at the summary a cart
+/// change reopens the cart): the state after each action, or `-` where it is invalid.
 /// Columns: the state the action is validated in.
 const MATRIX: &str = "
                  IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
 SHOW_CATALOG     BROW  BROW  CART  CHK   AWAIT DONE  HUMAN
 SHOW_PRODUCT     BROW  BROW  CART  CHK   AWAIT DONE  HUMAN
-ADD_TO_CART      CART  CART  CART  -     -     -     -
-UPDATE_QUANTITY  -     -     CART  -     -     -     -
-REMOVE_ITEM      -     -     CART  -     -     -     -
-CLEAR_CART       -     -     BROW  -     -     -     -
+ADD_TO_CART      CART  CART  CART  CART  -     -     -
+UPDATE_QUANTITY  -     -     CART  CART  -     -     -
+REMOVE_ITEM      -     -     CART  CART  -     -     -
+CLEAR_CART       -     -     BROW  BROW  -     -     -
 REVIEW_ORDER     -     -     CHK   -     -     -     -
 CONFIRM_ORDER    -     -     -     AWAIT -     -     -
 CANCEL_ORDER     -     -     IDLE  IDLE  IDLE  -     -

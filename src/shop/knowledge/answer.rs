@@ -781,6 +781,7 @@ const ATTRIBUTE_WORDS: &[(&str, &str)] = &[
     ("cafeina", "sin cafeína"),
     ("descafeinado", "sin cafeína"),
     ("vegano", "vegano"),
+    ("vegan", "vegano"),
     ("vegana", "vegano"),
     ("veganos", "vegano"),
     ("veganas", "vegano"),

@@ -148,14 +148,31 @@ fn asks(clause: &str) -> bool {
 /// Whether `clause` asks without a question's shape: a complaint («me faltó un
 /// croissant»), or a topic of the knowledge with no shop request («formas de
 /// pago», «delivery a Obrajes»).
-fn tells(clause: &str) -> bool {
-    let folded = normalize(clause);
-    let words = tokens(&folded);
-    if words.iter().any(|w| is_complaint_word(w)) {
+fn tells(clause: &str, names_product: bool) -> bool {
+    if complains(clause) {
         return true;
     }
     let shop = crate::shop::rules::shop_phrases(clause);
-    !shop.request && shop.unexplained.iter().any(|w| is_topic_word(w))
+    !names_product && !shop.request && shop.unexplained.iter().any(|w| is_topic_word(w))
+}
+
+fn complains(clause: &str) -> bool {
+    tokens(&normalize(clause))
+        .iter()
+        .any(|w| is_complaint_word(w))
+}
+
+/// «media docena de croissants para la oficina», «si tienen brownie me guardan
+/// tres»: a product with a quantity, not asked about, is an order whatever
+/// other words come with it.
+fn orders(clause: &str, names: bool) -> bool {
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    let quantity = words
+        .iter()
+        .any(|w| crate::text::token_number(w).is_some() || matches!(*w, "par" | "docena"));
+    let interrogative = words.iter().any(|w| INTERROGATIVES.contains(w));
+    names && quantity && !interrogative && !clause.contains('?')
 }
 
 /// Question words that ask wherever they stand («y el horario cuál es»); «que»
@@ -176,7 +193,8 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     let mut split = Split::default();
     let mut rest = Vec::new();
     for clause in clauses(text) {
-        if (asks(&clause) || tells(&clause)) && is_knowledge(&clause, library, &names_product) {
+        let tells = tells(&clause, names_product(&clause));
+        if (asks(&clause) || tells) && is_knowledge(&clause, library, &names_product) {
             split.questions.push(clause);
         } else {
             rest.push(clause);
@@ -201,6 +219,12 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     let asked = attributes_asked(&question);
     if !asked.is_empty() && (names || asked.iter().any(|a| !is_kind(a))) {
         return true;
+    }
+    if complains(clause) {
+        return true;
+    }
+    if orders(clause, names) {
+        return false;
     }
     let shop = crate::shop::rules::shop_phrases(clause);
     let unexplained: Vec<&String> = shop

@@ -469,7 +469,7 @@ pub fn removes(word: &str) -> bool {
 pub fn adds(word: &str) -> bool {
     [
         "agreg", "anad", "pong", "ponm", "ponl", "ech", "mand", "anot", "apunt", "sum", "encarg",
-        "pid", "trai",
+        "pid", "trai", "apart", "regal", "reserv", "separ", "guard",
     ]
     .iter()
     .any(|stem| word.starts_with(stem))
@@ -543,6 +543,161 @@ pub fn read_chat(normalized: &str) -> String {
                 }
             }
             w => w.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Basic English, as tourists and border customers write to a Spanish shop,
+/// read as the Spanish the rules know: «can I get two lemonades» is «quiero dos
+/// limonadas», «that's all» is «eso es todo», «one more» is «uno más». Applied
+/// to normalized text, and only when a word in it is English and not Spanish,
+/// so «a» and «no» keep their Spanish meaning in Spanish messages.
+pub fn read_english(normalized: &str) -> String {
+    const ENGLISH: &[&str] = &[
+        "the",
+        "please",
+        "pls",
+        "yes",
+        "yeah",
+        "yep",
+        "add",
+        "remove",
+        "delete",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "and",
+        "more",
+        "want",
+        "get",
+        "checkout",
+        "done",
+        "thats",
+        "that",
+        "it",
+        "i",
+        "im",
+        "can",
+        "could",
+        "have",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "you",
+        "lemonade",
+        "lemonades",
+        "coffee",
+        "coffees",
+        "cappuccino",
+        "cappuccinos",
+        "tea",
+        "make",
+        "actually",
+        "wait",
+        "instead",
+        "cancel",
+        "is",
+        "vegan",
+        "also",
+        "with",
+        "without",
+        "how",
+        "much",
+        "bill",
+        "what",
+        "do",
+        "sure",
+        "my",
+        "order",
+        "all",
+    ];
+    let words: Vec<&str> = normalized.split(' ').collect();
+    if !words.iter().any(|w| ENGLISH.contains(w)) {
+        return normalized.to_owned();
+    }
+    const PHRASES: &[(&str, &str)] = &[
+        ("that s all", "eso es todo"),
+        ("thats all", "eso es todo"),
+        ("that s it", "eso es todo"),
+        ("thats it", "eso es todo"),
+        ("that is all", "eso es todo"),
+        ("that will be all", "eso es todo"),
+        ("i m done", "eso es todo"),
+        ("im done", "eso es todo"),
+        ("ok done", "eso es todo"),
+        ("all done", "eso es todo"),
+        ("check out", "cuanto es"),
+        ("how much", "cuanto es"),
+        ("the bill", "cuanto es"),
+        ("one more", "uno mas"),
+        ("make it", "que sean"),
+        ("can i get", "quiero"),
+        ("can i have", "quiero"),
+        ("could i get", "quiero"),
+        ("could i have", "quiero"),
+        ("i ll have", "quiero"),
+        ("ill have", "quiero"),
+        ("i would like", "quiero"),
+        ("i d like", "quiero"),
+        ("id like", "quiero"),
+        ("i want", "quiero"),
+        ("give me", "dame"),
+        ("get me", "dame"),
+        ("do you have", "tienen"),
+        ("take out", "quita"),
+        ("instead of", "en vez de"),
+        ("hot chocolate", "chocolate caliente"),
+        ("passion fruit", "maracuya"),
+        ("yes please", "si por favor"),
+        ("no more", "ya no"),
+        ("thank you", "gracias"),
+    ];
+    let mut text = format!(" {normalized} ");
+    for (english, spanish) in PHRASES {
+        text = text.replace(&format!(" {english} "), &format!(" {spanish} "));
+    }
+    text.trim()
+        .split(' ')
+        .map(|word| match word {
+            "add" => "agrega",
+            "remove" | "delete" => "quita",
+            "checkout" | "total" | "bill" => "cuanto es",
+            "done" => "listo",
+            "yes" | "yeah" | "yep" | "sure" => "si",
+            "please" | "pls" => "por favor",
+            "and" => "y",
+            "also" => "tambien",
+            "more" => "mas",
+            "a" | "an" | "one" => "un",
+            "two" => "dos",
+            "three" => "tres",
+            "four" => "cuatro",
+            "five" => "cinco",
+            "six" => "seis",
+            "the" => "el",
+            "lemonade" => "limonada",
+            "lemonades" => "limonadas",
+            "coffee" => "cafe",
+            "coffees" => "cafes",
+            "cappuccino" => "capuchino",
+            "cappuccinos" => "capuchinos",
+            "tea" => "te",
+            "hi" | "hello" => "hola",
+            "thanks" => "gracias",
+            "cancel" => "cancelar",
+            "with" => "con",
+            "without" => "sin",
+            "actually" | "instead" => "mejor",
+            "wait" => "espera",
+            "then" => "entonces",
+            "vegan" => "vegano",
+            "is" => "es",
+            w => w,
         })
         .collect::<Vec<_>>()
         .join(" ")

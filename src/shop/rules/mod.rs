@@ -217,7 +217,9 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
 /// The message as the rules read it: emoji as words, accents and case folded,
 /// chat spellings as the words they stand for.
 fn prepared(message: &str) -> String {
-    lexicon::read_chat(&normalize(&lexicon::read_emoji(message)))
+    lexicon::read_english(&lexicon::read_chat(&normalize(&lexicon::read_emoji(
+        message,
+    ))))
 }
 
 pub fn read(input: &ProposalInput) -> Reading {
@@ -304,6 +306,15 @@ impl Reader<'_> {
         {
             return proposal;
         }
+        // "Ahora sí", "sí, confirmo" with the cart open (changed after the
+        // summary): the summary again, the only way to a confirmation.
+        if self.state() == State::CartOpen
+            && !only_words_of(self.text, lexicon::DENY)
+            && only_words_of(&self.text.replace("ahora", ""), lexicon::CONFIRM)
+        {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return one(ProposedAction::new("REVIEW_ORDER"));
+        }
         let clears = self.has(lexicon::CLEAR);
         let found = mentions::find(self.words, &input.product_catalog);
         for m in &found {
@@ -311,14 +322,40 @@ impl Reader<'_> {
                 .iter_mut()
                 .for_each(|c| *c = true);
         }
+        // "No sé si un cheesecake o mejor nada": thinking aloud is not ordering.
+        if !found.is_empty() && self.has(HEDGES) && !self.words.iter().any(|w| lexicon::adds(w)) {
+            return clarify(messages::CLARIFY_DEFAULT);
+        }
         if clears {
-            // "Empezar de nuevo con 2 matchas": empty the cart, then add.
+            // "Empezar de nuevo con 2 matchas", "borra todo, mejor solo 2
+            // americanos": empty the cart, then add to the empty one.
             let mut actions = Vec::new();
             if !input.cart.lines.is_empty() {
                 actions.push(ProposedAction::new("CLEAR_CART"));
             }
             if found.iter().all(|m| m.product().is_some()) {
-                actions.extend(self.product_actions(&found));
+                let emptied = ProposalInput {
+                    cart: Default::default(),
+                    ..input.clone()
+                };
+                // The clearing words are spent: «borra» does not also remove.
+                let mut spent = vec![false; self.words.len()];
+                lexicon::cover(self.words, lexicon::CLEAR, &mut spent);
+                let rest: Vec<&str> = self
+                    .words
+                    .iter()
+                    .zip(&spent)
+                    .map(|(w, s)| if *s { "_" } else { *w })
+                    .collect();
+                let text = rest.join(" ");
+                let mut reader = Reader {
+                    input: &emptied,
+                    text: &text,
+                    words: &rest,
+                    covered: self.covered.clone(),
+                };
+                actions.extend(reader.product_actions(&found));
+                self.covered = reader.covered;
             }
             if !actions.is_empty() {
                 return Proposal::new(actions.into_iter().take(5).collect(), "");
@@ -484,7 +521,9 @@ impl Reader<'_> {
         let words = self.words;
         let question = self.input.customer_message.contains('?')
             || self.input.customer_message.trim_start().starts_with('¿');
-        let mut actions = Vec::new();
+        let mut actions: Vec<ProposedAction> = Vec::new();
+        // The quantity a product takes when the customer swaps it for another.
+        let mut swapped_quantity: Option<i64> = None;
         for (i, mention) in found.iter().enumerate() {
             let Some(id) = mention.product() else {
                 continue;
@@ -492,47 +531,130 @@ impl Reader<'_> {
             let clause_start = if i == 0 { 0 } else { found[i - 1].end };
             let clause_end = found.get(i + 1).map_or(words.len(), |m| m.start);
             let before = &words[clause_start..mention.start];
-            let after = &words[mention.end..clause_end];
+            let mut after = &words[mention.end..clause_end];
+            let mut cut_short = false;
+            let next = found.get(i + 1).and_then(|m| m.product());
+            // "Agrega un americano y quita los brownies": what follows «y»
+            // belongs to the next product.
+            if next.is_some()
+                && let Some(cut) = after.iter().position(|w| {
+                    matches!(
+                        *w,
+                        "y" | "pero" | "tambien" | "ademas" | "luego" | "entonces"
+                    )
+                })
+            {
+                after = &after[..cut];
+                cut_short = true;
+            }
+            let clause_end = mention.end + after.len();
             let clause = words[clause_start..clause_end].join(" ");
             let mut covered = vec![false; clause_end - clause_start];
             let in_cart = self.cart_quantity(id);
-            // "El chocolate cámbialo por un capuchino": one out, the other in.
-            let swaps = in_cart > 0
-                && found.get(i + 1).is_some()
-                && after
-                    .iter()
-                    .any(|w| w.starts_with("cambi") || *w == "mejor")
-                && after.iter().any(|w| matches!(*w, "por" | "a"))
-                && !after
-                    .iter()
-                    .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")));
-            if swaps {
-                lexicon::cover(
-                    &clause.split(' ').collect::<Vec<_>>(),
-                    &[
-                        "por", "a", "mejor", "cambialo", "cambiala", "cambia", "cambiame",
-                    ],
-                    &mut covered,
-                );
-                for (k, c) in covered.iter().enumerate() {
-                    if *c {
-                        self.covered[clause_start + k] = true;
-                    }
+            // "ok no brownie then", "el brownie no": not this one.
+            if refuses(before) && !before.iter().any(|w| lexicon::adds(w)) {
+                self.mark_clause(clause_start, &mark_phrase(&clause, &["no", "ya no"]));
+                if in_cart > 0 {
+                    actions.push(ProposedAction::new("REMOVE_ITEM").product(id));
                 }
-                actions.push(ProposedAction::new("REMOVE_ITEM").product(id));
                 continue;
             }
-            let action = clause_action(&clause, before, after, id, in_cart, question, &mut covered);
-            for (k, c) in covered.iter().enumerate() {
-                if *c {
-                    self.covered[clause_start + k] = true;
+            let cover_words = |covered: &mut Vec<bool>, phrases: &[&str]| {
+                lexicon::cover(&clause.split(' ').collect::<Vec<_>>(), phrases, covered);
+            };
+            // "Cambia el americano por un chai", "en vez del croissant mejor un
+            // brownie", "los matchas cámbialos por capuchinos": one out, the
+            // other in, with the same quantity unless one is said.
+            if in_cart > 0 && next.is_some() && swaps(before, after) {
+                cover_words(&mut covered, SWAP_WORDS);
+                self.mark_clause(clause_start, &covered);
+                actions.push(ProposedAction::new("REMOVE_ITEM").product(id));
+                swapped_quantity = Some(in_cart);
+                continue;
+            }
+            // "Un capuchino… no, mejor que sea chai": the first is taken back.
+            if in_cart == 0 && next.is_some() && takes_back(after) {
+                cover_words(&mut covered, CORRECTION_WORDS);
+                self.mark_clause(clause_start, &covered);
+                continue;
+            }
+            // Cut at «y», the words after this product are all its own.
+            let followed = next.is_some() && !cut_short;
+            let action = clause_action(
+                &clause,
+                (before, after),
+                id,
+                in_cart,
+                question,
+                followed,
+                &mut covered,
+            );
+            self.mark_clause(clause_start, &covered);
+            let Some(mut action) = action else {
+                continue;
+            };
+            if action.action_type == "ADD_TO_CART" {
+                let said = quantity_before(before).or_else(|| quantity_after(after));
+                // "uff qué caro el cheesecake, en otro lado está a 20": a bare
+                // name among words the rules cannot read is not an order.
+                // A list shares the verb said before it.
+                let said_before = words[..clause_end].join(" ");
+                let verb =
+                    said_before.split(' ').any(lexicon::adds) || any(&said_before, lexicon::ADD);
+                let unread = (clause_start..clause_end)
+                    .filter(|k| !self.covered[*k])
+                    .filter(|k| {
+                        !lexicon::FILLER.contains(&words[*k]) && !SMALL.contains(&words[*k])
+                    })
+                    .count();
+                if !verb && said.is_none() && unread >= 2 {
+                    return vec![ProposedAction::new("CLARIFY")];
+                }
+                // "2 matchas y lo mismo de brownie", "y lo mismo de croissant":
+                // the quantity of the line just ordered.
+                let same = any(&before.join(" "), &["lo mismo", "igual"]);
+                let copied = if same {
+                    actions
+                        .iter()
+                        .rev()
+                        .find(|a| a.action_type == "ADD_TO_CART")
+                        .and_then(|a| a.params.quantity.as_ref()?.as_i64())
+                        .or_else(|| self.input.cart.lines.last().map(|l| l.quantity))
+                } else {
+                    None
+                };
+                // «Cambia los capuchinos por un chai»: «un» is an article there.
+                let article = before
+                    .iter()
+                    .rev()
+                    .find(|w| !matches!(**w, "de" | "del" | "el" | "la" | "los" | "las"))
+                    .is_some_and(|w| matches!(*w, "un" | "una" | "uno"));
+                let swapped = swapped_quantity
+                    .take()
+                    .filter(|_| said.is_none() || (article && quantity_after(after).is_none()));
+                let quantity = copied.or(swapped);
+                if let Some(q) = quantity {
+                    if same {
+                        self.mark_clause(
+                            clause_start,
+                            &mark_phrase(&clause, &["lo mismo", "igual"]),
+                        );
+                    }
+                    action = ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
                 }
             }
-            if let Some(action) = action {
-                actions.push(action);
-            }
+            actions.push(action);
         }
         actions
+    }
+
+    /// Marks the words `covered` (of the clause starting at `start`) as read.
+    fn mark_clause(&mut self, start: usize, covered: &[bool]) {
+        for (k, c) in covered.iter().enumerate() {
+            if *c {
+                self.covered[start + k] = true;
+            }
+        }
     }
 
     /// No product named, a quantity, just after asking about a product: "ok dame
@@ -698,20 +820,179 @@ fn decrease(id: ProductId, quantity: i64, by: i64) -> ProposedAction {
     }
 }
 
+/// Words that swap one product for another.
+const SWAP_WORDS: &[&str] = &[
+    "por",
+    "a",
+    "mejor",
+    "cambialo",
+    "cambiala",
+    "cambialos",
+    "cambialas",
+    "cambia",
+    "cambiame",
+    "cambiamelo",
+    "cambie",
+    "en vez de",
+    "en vez del",
+    "en lugar de",
+    "en lugar del",
+];
+
+/// Words that join a sentence and say nothing about what is wanted.
+const SMALL: &[&str] = &[
+    "el", "la", "los", "las", "un", "una", "uno", "de", "del", "y", "que", "a", "al", "en", "con",
+    "para", "por", "mi", "me", "te", "se", "lo", "le", "es", "porfa", "favor", "tambien", "pa",
+    "su", "tu", "mas", "si", "o", "e",
+];
+
+/// Words of someone thinking aloud, not ordering.
+const HEDGES: &[&str] = &[
+    "no se si",
+    "no estoy seguro",
+    "no estoy segura",
+    "tal vez",
+    "quizas",
+    "quiza",
+    "a lo mejor",
+    "lo pienso",
+    "lo voy a pensar",
+    "o mejor nada",
+    "todavia no se",
+];
+
+/// Whether the words before a product refuse it: «no brownie», «ya no el
+/// brownie», but not «no sé si» or «no, mejor».
+fn refuses(before: &[&str]) -> bool {
+    let mut words: Vec<&str> = before
+        .iter()
+        .copied()
+        .filter(|w| !matches!(*w, "el" | "la" | "los" | "las" | "ok" | "okey" | "bueno"))
+        .collect();
+    if words.first() == Some(&"ya") {
+        words.remove(0);
+    }
+    words == ["no"] || words.ends_with(&["y", "no"])
+}
+
+/// Words that take back what was just said.
+const CORRECTION_WORDS: &[&str] = &[
+    "no", "perdon", "mejor", "digo", "que sea", "que sean", "mas bien", "bueno no",
+];
+
+/// Whether the words around a product in the cart swap it for the next one named.
+fn swaps(before: &[&str], after: &[&str]) -> bool {
+    let changes = |w: &&str| w.starts_with("cambi") || w.starts_with("reemplaz");
+    let instead = any(&before.join(" "), &["en vez", "en lugar"]);
+    let by = after.iter().any(|w| matches!(*w, "por" | "a"));
+    let number_after = after
+        .iter()
+        .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")));
+    !number_after
+        && (instead
+            || (before.iter().any(changes) && by)
+            || (after.iter().any(changes) && by)
+            || (after.contains(&"mejor") && by))
+}
+
+/// Whether the words after a product take it back before the next one: «un
+/// capuchino… no, mejor que sea chai».
+fn takes_back(after: &[&str]) -> bool {
+    let text = after.join(" ");
+    (after.first() == Some(&"no") || any(&text, &["perdon", "digo", "mas bien"]))
+        && any(
+            &text,
+            &["mejor", "que sea", "que sean", "digo", "mas bien", "perdon"],
+        )
+}
+
+/// The words of `clause` that `phrases` cover.
+fn mark_phrase(clause: &str, phrases: &[&str]) -> Vec<bool> {
+    let words: Vec<&str> = clause.split(' ').collect();
+    let mut covered = vec![false; words.len()];
+    lexicon::cover(&words, phrases, &mut covered);
+    covered
+}
+
 /// What one clause asks of one product. `covered` marks the clause's words it used.
 fn clause_action(
     clause: &str,
-    before: &[&str],
-    after: &[&str],
+    (before, after): (&[&str], &[&str]),
     id: ProductId,
     in_cart: i64,
     question: bool,
+    followed: bool,
     covered: &mut [bool],
 ) -> Option<ProposedAction> {
     let clause_words: Vec<&str> = clause.split(' ').collect();
     let mark =
         |covered: &mut [bool], phrases: &[&str]| lexicon::cover(&clause_words, phrases, covered);
-    let quantity = quantity_before(before).or_else(|| quantity_after(after));
+    // "3 limonadas, no perdón 2": the correction wins; "si hay cheesecake me
+    // aparta dos": a quantity after the verb at the end of the sentence.
+    let corrected = corrected_quantity(after);
+    if corrected.is_some() {
+        mark(covered, CORRECTION_WORDS);
+    }
+    let quantity = corrected
+        .or_else(|| quantity_before(before))
+        .or_else(|| quantity_after(after))
+        .or_else(|| verb_quantity(after, followed));
+    // "Del brownie solo 1", "de los capuchinos que sean 3", "de croissants solo
+    // uno": a partitive with a quantity sets the line.
+    let partitive = matches!(before.last(), Some(&("de" | "del" | "los" | "las")))
+        && before.iter().any(|w| matches!(*w, "de" | "del"));
+    let only = any(
+        clause,
+        &[
+            "solo",
+            "nomas",
+            "nada mas",
+            "dejalo en",
+            "dejala en",
+            "que sean",
+            "que sea",
+        ],
+    );
+    if in_cart > 0
+        && (partitive || only)
+        && !any(clause, &["mas", "otro", "otra", "otros", "otras"])
+        && let Some(q) = corrected
+            .or_else(|| quantity_after(after))
+            .or_else(|| {
+                after
+                    .iter()
+                    .find_map(|w| token_number(w).filter(|_| !question))
+            })
+            .or_else(|| if only { quantity_before(before) } else { None })
+    {
+        mark(
+            covered,
+            &[
+                "de",
+                "del",
+                "los",
+                "las",
+                "solo",
+                "nomas",
+                "nada mas",
+                "dejalo en",
+                "dejala en",
+                "que sean",
+                "que sea",
+            ],
+        );
+        mark(covered, lexicon::SET);
+        for (k, w) in clause_words.iter().enumerate() {
+            if token_number(w).is_some() {
+                covered[k] = true;
+            }
+        }
+        return Some(
+            ProposedAction::new("UPDATE_QUANTITY")
+                .product(id)
+                .quantity(q),
+        );
+    }
     for (k, w) in clause_words.iter().enumerate() {
         if token_number(w).is_some()
             || matches!(
@@ -797,8 +1078,28 @@ fn clause_action(
 /// "un par de", "otros dos".
 fn quantity_before(before: &[&str]) -> Option<i64> {
     let mut words: Vec<&str> = before.to_vec();
+    // «una porción de cheesecake», «dos vasos de limonada»: units are not
+    // products.
     while let Some(last) = words.last() {
-        if matches!(*last, "de" | "del" | "la" | "el" | "los" | "las" | "mas") {
+        if matches!(
+            *last,
+            "de" | "del"
+                | "la"
+                | "el"
+                | "los"
+                | "las"
+                | "mas"
+                | "porcion"
+                | "porciones"
+                | "pedazo"
+                | "pedazos"
+                | "rebanada"
+                | "rebanadas"
+                | "vaso"
+                | "vasos"
+                | "taza"
+                | "tazas"
+        ) {
             words.pop();
         } else {
             break;
@@ -833,8 +1134,39 @@ fn quantity_before(before: &[&str]) -> Option<i64> {
     }
 }
 
-/// "maracuyá x3", "matcha 2", "brownies por 4".
+/// "3 limonadas, no perdón 2", "dos brownies… digo, tres": the number after a
+/// word that takes back the one before.
+fn corrected_quantity(after: &[&str]) -> Option<i64> {
+    let at = after
+        .iter()
+        .position(|w| matches!(*w, "no" | "perdon" | "digo" | "mejor"))?;
+    after[at..]
+        .iter()
+        .find(|w| token_number(w).is_some_and(|_| !matches!(**w, "un" | "una" | "uno")))
+        .and_then(|w| token_number(w))
+}
+
+/// "si todavía tienen cheesecake me aparta dos": a number right after an order
+/// verb later in the sentence, unless it is the next product's.
+fn verb_quantity(after: &[&str], followed: bool) -> Option<i64> {
+    let at = after.iter().position(|w| lexicon::adds(w))?;
+    let (k, n) = after
+        .iter()
+        .enumerate()
+        .skip(at + 1)
+        .take(2)
+        .find_map(|(k, w)| token_number(w).map(|n| (k, n)))?;
+    // The last word before the next product is that product's quantity.
+    (!followed || k + 1 < after.len()).then_some(n)
+}
+
+/// "maracuyá x3", "matcha 2", "brownies por 4", "la limonada entonces, dos".
 fn quantity_after(after: &[&str]) -> Option<i64> {
+    let skipped = after
+        .iter()
+        .take_while(|w| matches!(**w, "entonces" | "pues" | "porfa" | "nomas" | "va" | "ya"))
+        .count();
+    let after = &after[skipped..];
     match after {
         [first, ..] if token_number(first).is_some() && !matches!(*first, "un" | "una" | "uno") => {
             token_number(first)

@@ -392,8 +392,18 @@ fn confidence_means_every_word_was_read() {
 }
 
 #[test]
-fn yes_outside_checkout_is_not_a_confirmation() {
-    assert_eq!(summary(State::CartOpen, "si", &[(1, 1)]), vec!["CLARIFY"]);
+fn yes_outside_checkout_is_not_a_confirmation_but_shows_the_summary() {
+    // With the cart open (changed after the summary, say) a yes asks for the
+    // summary again: only a yes to the summary confirms.
+    assert_eq!(
+        summary(State::CartOpen, "si", &[(1, 1)]),
+        vec!["REVIEW_ORDER"]
+    );
+    assert_eq!(
+        summary(State::CartOpen, "ahora si", &[(1, 1)]),
+        vec!["REVIEW_ORDER"]
+    );
+    assert_eq!(summary(State::Browsing, "si", &[]), vec!["CLARIFY"]);
 }
 
 /// Indices of the model's actions refused as ungrounded.
@@ -582,4 +592,146 @@ fn a_question_about_a_product_never_puts_it_in_the_cart() {
     );
     assert!(refused("borra todo mejor", &[(6, 2)], vec![clear.clone()]).is_empty());
     assert!(refused("cancela el pedido", &[(6, 2)], vec![cancel]).is_empty());
+}
+
+/// Issue 20's shapes, read clause by clause: several requests, swaps,
+/// partitives, corrections, «lo mismo», a quantity at the end, English, and
+/// thinking aloud that must not touch the cart.
+#[test]
+fn reads_the_shape_of_a_whole_message() {
+    use State::*;
+    check(&[
+        // A list sharing one verb, with units and a quantity at the end.
+        (
+            Browsing,
+            "queria pedirle dos capuchinos y tambien un brownie y una porcion de maracuya",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1", "ADD_TO_CART 1 x1"],
+        ),
+        (
+            Idle,
+            "si todavia tienen brownie me aparta dos y un chai",
+            &[],
+            &["ADD_TO_CART 6 x2", "ADD_TO_CART 4 x1"],
+        ),
+        // An addition and a removal: the verb after «y» is the next product's.
+        (
+            CartOpen,
+            "agrega un matcha y quita los brownies",
+            &[(6, 2)],
+            &["ADD_TO_CART 2 x1", "REMOVE_ITEM 6"],
+        ),
+        // Swaps keep the quantity unless one is said.
+        (
+            CartOpen,
+            "mejor cambia el capuchino por un chai",
+            &[(8, 3)],
+            &["REMOVE_ITEM 8", "ADD_TO_CART 4 x3"],
+        ),
+        (
+            CartOpen,
+            "en vez del croissant mejor un brownie",
+            &[(7, 1)],
+            &["REMOVE_ITEM 7", "ADD_TO_CART 6 x1"],
+        ),
+        // A partitive sets the line.
+        (
+            CartOpen,
+            "del brownie solo 1",
+            &[(6, 3)],
+            &["UPDATE_QUANTITY 6 x1"],
+        ),
+        (
+            CartOpen,
+            "de los capuchinos que sean cuatro nomas",
+            &[(8, 2)],
+            &["UPDATE_QUANTITY 8 x4"],
+        ),
+        // A correction inside the message wins.
+        (
+            Browsing,
+            "dame 3 brownies, no perdon 2",
+            &[],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        (
+            Browsing,
+            "un capuchino... no, mejor que sea chai",
+            &[],
+            &["ADD_TO_CART 4 x1"],
+        ),
+        (
+            Browsing,
+            "la maracuya entonces, dos",
+            &[],
+            &["ADD_TO_CART 1 x2"],
+        ),
+        // «Lo mismo de X»: the quantity of the line just ordered.
+        (
+            CartOpen,
+            "y lo mismo de croissant",
+            &[(6, 3)],
+            &["ADD_TO_CART 7 x3"],
+        ),
+        (
+            Browsing,
+            "2 matchas y lo mismo de brownie",
+            &[],
+            &["ADD_TO_CART 2 x2", "ADD_TO_CART 6 x2"],
+        ),
+        // Basic English.
+        (
+            Browsing,
+            "can I get two brownies and a croissant please",
+            &[],
+            &["ADD_TO_CART 6 x2", "ADD_TO_CART 7 x1"],
+        ),
+        (CartOpen, "that's all", &[(6, 1)], &["REVIEW_ORDER"]),
+        (Checkout, "yes please", &[(6, 1)], &["CONFIRM_ORDER"]),
+        (
+            CartOpen,
+            "remove the croissant",
+            &[(6, 1), (7, 1)],
+            &["REMOVE_ITEM 7"],
+        ),
+        (
+            CartOpen,
+            "ok no brownie then. one croissant",
+            &[(2, 1)],
+            &["ADD_TO_CART 7 x1"],
+        ),
+        // At the summary, a change is a change (the matrix reopens the cart).
+        (
+            Checkout,
+            "todavia no, agrega un chai",
+            &[(6, 1)],
+            &["ADD_TO_CART 4 x1"],
+        ),
+        (
+            Checkout,
+            "si pero sin el brownie",
+            &[(6, 1), (4, 1)],
+            &["REMOVE_ITEM 6"],
+        ),
+        // Clearing, then a fresh cart.
+        (
+            CartOpen,
+            "borra todo, mejor solo 2 americanos",
+            &[(3, 1)],
+            &["CLEAR_CART", "ADD_TO_CART 3 x2"],
+        ),
+        // Thinking aloud, or a bare name among words the rules cannot read.
+        (
+            CartOpen,
+            "mmm no se si un brownie o mejor nada",
+            &[(2, 1)],
+            &["CLARIFY"],
+        ),
+        (
+            CartOpen,
+            "uff que caro el brownie, en otro lado esta a 20",
+            &[(6, 2)],
+            &["CLARIFY"],
+        ),
+    ]);
 }
