@@ -64,6 +64,7 @@ kinds! {
     ConfirmationAsked => "confirmation_asked",
     DisclaimerAdded => "disclaimer_added",
     DraftDiscarded => "draft_discarded",
+    DraftPatched => "draft_patched",
     EventDetected => "event_detected",
     EventParked => "event_parked",
     HumanReply => "human_reply",

@@ -11,6 +11,9 @@ use super::core::tools::{DataQuality, History, ToolName};
 pub const ASK_AGAIN: &str = "Responde exactamente: sí / no";
 pub const ANSWER_PROMPT: &str = "Responde: sí / no";
 pub const CANCELLED: &str = "Listo, cancelé. No registré nada.";
+/// A complete new request while a draft waited for an answer: the draft goes.
+pub const DRAFT_SET_ASIDE: &str =
+    "Dejé de lado lo que estábamos anotando (no registré nada) y voy con lo nuevo.";
 pub const NOTHING_TO_CANCEL: &str = "No hay nada pendiente que cancelar.";
 pub const RESTART_HINT: &str = "Si prefieres empezar de nuevo, escribe «cancelar».";
 pub const NOT_UNDERSTOOD: &str =

@@ -362,3 +362,77 @@ async fn an_unreadable_stored_draft_is_dropped_and_can_never_be_confirmed(pool: 
     let reply = joined(&app.say_to("finanzas", "ivo", "gasté 90 en tacos").await);
     assert!(reply.contains("¿Registro este gasto?"), "{reply}");
 }
+
+/// Issue 20: two movements in one message are two confirmations, one after the
+/// other; a figure corrected at the confirmation replaces the draft's; and a
+/// complete new request while a draft waits sets the draft aside.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn two_movements_confirm_one_by_one_and_a_new_request_sets_a_draft_aside(pool: PgPool) {
+    let app = finance_app(pool).await;
+    let reply = joined(
+        &app.say_to(
+            "finanzas",
+            "dani",
+            "me pagaron 8000 del proyecto y gasté 500 en gasolina",
+        )
+        .await,
+    );
+    assert!(reply.contains("¿Registro este ingreso?"), "{reply}");
+    assert!(reply.contains("$8,000.00"), "{reply}");
+    assert!(
+        reply.contains("Después te pregunto por el gasto de $500.00"),
+        "{reply}"
+    );
+    assert_eq!(app.state("dani").await, "AWAITING_CONFIRMATION");
+    // The first yes writes the income only and asks for the expense.
+    let reply = joined(&app.say_to("finanzas", "dani", "sí").await);
+    assert!(reply.contains("¿Registro este gasto?"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "dani").await, 1);
+    assert_eq!(app.state("dani").await, "AWAITING_CONFIRMATION");
+    // «No, eran 450»: the user's figure replaces the draft's; nothing written.
+    let reply = joined(&app.say_to("finanzas", "dani", "no, eran 450").await);
+    assert!(
+        reply.contains("$450.00") && !reply.contains("$500.00"),
+        "{reply}"
+    );
+    assert_eq!(rows(&app, "fin_transactions", "dani").await, 1);
+    let reply = joined(&app.say_to("finanzas", "dani", "sí").await);
+    assert!(reply.contains("$450.00"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "dani").await, 2);
+    assert_eq!(app.state("dani").await, "IDLE");
+    // A «no» to the first of two still asks the second.
+    // The first has a question of its own; the second waits, never lost.
+    let reply = joined(
+        &app.say_to("finanzas", "dani", "cobré 1000 y gasté 100 en tacos")
+            .await,
+    );
+    assert!(reply.contains("¿Qué tipo de ingreso fue?"), "{reply}");
+    app.say_to("finanzas", "dani", "salario").await;
+    let reply = joined(&app.say_to("finanzas", "dani", "no").await);
+    assert!(
+        reply.contains("No registré nada") && reply.contains("¿Registro este gasto?"),
+        "{reply}"
+    );
+    app.say_to("finanzas", "dani", "no").await;
+    assert_eq!(rows(&app, "fin_transactions", "dani").await, 2);
+    assert_eq!(app.state("dani").await, "IDLE");
+
+    // CLARIFYING: a complete new request starts anew, saying so.
+    app.say_to("finanzas", "dani", "gasté 300").await;
+    assert_eq!(app.state("dani").await, "CLARIFYING");
+    let reply = joined(&app.say_to("finanzas", "dani", "gasté 150 en uber").await);
+    assert!(reply.contains("Dejé de lado"), "{reply}");
+    assert!(
+        reply.contains("$150.00") && !reply.contains("$300.00"),
+        "{reply}"
+    );
+    assert_eq!(app.state("dani").await, "AWAITING_CONFIRMATION");
+    // A budget in other words is a budget, not an expense.
+    app.say_to("finanzas", "dani", "no").await;
+    let reply = joined(
+        &app.say_to("finanzas", "dani", "ponme un tope de 1500 al mes pa uber")
+            .await,
+    );
+    assert!(reply.contains("presupuesto"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "dani").await, 2);
+}

@@ -136,6 +136,10 @@ pub struct Draft {
     /// A simulation waiting for the bank balance this draft sets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Box<Draft>>,
+    /// A second complete write from the same message («cobré 8000 y gasté 500
+    /// en gasolina»), asked once this one is answered, yes or no.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<Box<Draft>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate: Option<Duplicate>,
     /// The category came from a rule learned from this user's corrections.
@@ -163,6 +167,7 @@ impl Draft {
             from_category: None,
             questions: Vec::new(),
             resume: None,
+            then: None,
             duplicate: None,
             learned_category: false,
         }

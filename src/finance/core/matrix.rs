@@ -11,6 +11,7 @@
 //! | QUERY_DATA | IDLE | at least one known tool | IDLE (tools run) |
 //! | PATCH_DRAFT | CLARIFYING | as the draft's intent; something changes | CLARIFYING, AWAITING_CONFIRMATION or IDLE (a complete simulation runs) |
 //! | CANCEL | CLARIFYING, AWAITING_CONFIRMATION | — | IDLE |
+//! | LOG_TRANSACTION, second of a turn that began IDLE | after a LOG staged in that turn | as above | same (queued behind the first, asked once it is answered) |
 //! | REPLY, CLARIFY | all | — | same |
 //! | ESCALATE | all | — | HUMAN_TAKEOVER |
 //!
@@ -128,6 +129,10 @@ pub enum Effect {
         intent: Intent,
         questions: Vec<Field>,
     },
+    /// A second complete write waits behind the one being confirmed.
+    DraftQueued {
+        intent: Intent,
+    },
     /// A complete simulation runs now, with this draft.
     SimulationReady {
         draft: Box<Draft>,
@@ -205,7 +210,18 @@ pub fn evaluate(
     let mut draft = draft.cloned();
     let mut decisions = Vec::with_capacity(actions.len());
     for (index, action) in actions.iter().enumerate() {
-        let outcome = if index >= MAX_ACTIONS {
+        let queued = (index < MAX_ACTIONS)
+            .then(|| queue(began_in, state, draft.as_ref(), facts, action))
+            .flatten();
+        let outcome = if let Some((effect, with_next)) = queued {
+            let accepted = Accepted {
+                from: state,
+                to: state,
+                effect,
+            };
+            draft = Some(with_next);
+            Ok(accepted)
+        } else if index >= MAX_ACTIONS {
             Err(Rejection::TooManyActions)
         } else {
             step(state, draft.as_ref(), facts, action).map(|(to, effect, next)| {
@@ -230,6 +246,45 @@ pub fn evaluate(
         state,
         draft,
     }
+}
+
+/// A second expense or income logged in the same message, after the first was
+/// staged: it is queued behind the first and asked once the first is answered
+/// (one confirmation per write; its own questions first if it has any).
+fn queue(
+    began_in: FinanceState,
+    state: FinanceState,
+    draft: Option<&Draft>,
+    facts: &Facts,
+    action: &FinanceAction,
+) -> Option<(Effect, Draft)> {
+    let current = draft?;
+    let is_log = matches!(
+        action.kind,
+        FinanceActionType::Allowed(FinanceActionKind::LogTransaction)
+    );
+    if !is_log
+        || began_in != FinanceState::Idle
+        || !matches!(
+            state,
+            FinanceState::AwaitingConfirmation | FinanceState::Clarifying
+        )
+        || current.intent != Intent::LogTransaction
+        || current.then.is_some()
+    {
+        return None;
+    }
+    // Complete or with its own questions: asked in turn, never lost.
+    let (_, _, next) = step(FinanceState::Idle, None, facts, action).ok()?;
+    let next = next?;
+    let mut first = current.clone();
+    first.then = Some(Box::new(next));
+    Some((
+        Effect::DraftQueued {
+            intent: Intent::LogTransaction,
+        },
+        first,
+    ))
 }
 
 type Step = (FinanceState, Effect, Option<Draft>);

@@ -34,13 +34,31 @@ pub async fn answer(
     );
     match on_answer(pending, answer) {
         Confirmation::AskAgain => {
-            plan.reply = Some(messages::ASK_AGAIN.into());
+            // «No, eran 350»: the user's own figure replaces the draft's, and
+            // the new draft is asked again; nothing is written.
+            if let Some(fixed) = corrected_amount(pending, text) {
+                plan.audit.push(
+                    Entry::new(Actor::Customer, Kind::DraftPatched)
+                        .action(pending.intent.as_str())
+                        .detail(json!({"amount_cents": fixed.amount_cents})),
+                );
+                plan.reply = Some(reply::prompt(&fixed, None));
+                plan.move_to(
+                    FinanceState::AwaitingConfirmation,
+                    Some(fixed),
+                    Actor::Customer,
+                    "amount corrected",
+                );
+            } else {
+                plan.reply = Some(messages::ASK_AGAIN.into());
+            }
         }
         Confirmation::Cancelled { intent } => {
             plan.audit
                 .push(Entry::new(Actor::Customer, Kind::WriteCancelled).action(intent.as_str()));
             plan.move_to(FinanceState::Idle, None, Actor::Customer, "rejected");
             plan.reply = Some(messages::CANCELLED.into());
+            ask_next(plan, pending);
         }
         Confirmation::Unusable => {
             plan.audit.push(
@@ -70,9 +88,40 @@ pub async fn answer(
                 blocks.push(reply::simulation(&sim, Some(ctx.today)));
             }
             plan.reply = Some(blocks.join("\n\n"));
+            ask_next(plan, pending);
         }
     }
     Ok(())
+}
+
+/// The write queued behind the one just answered, asked now.
+fn ask_next(plan: &mut FinancePlan, answered: &Draft) {
+    let Some(next) = answered.then.as_deref() else {
+        return;
+    };
+    plan.audit.push(
+        Entry::new(Actor::Backend, Kind::ConfirmationAsked)
+            .action(next.intent.as_str())
+            .detail(json!({"draft": next, "queued": true})),
+    );
+    let (state, asked) = if next.questions.is_empty() {
+        (
+            FinanceState::AwaitingConfirmation,
+            reply::prompt(next, None),
+        )
+    } else {
+        (FinanceState::Clarifying, reply::questions(next))
+    };
+    plan.reply = Some(match plan.reply.take() {
+        Some(done) => format!("{done}\n\n{asked}"),
+        None => asked,
+    });
+    plan.move_to(
+        state,
+        Some(next.clone()),
+        Actor::Backend,
+        "the next write of the message",
+    );
 }
 
 /// What the user reads once the write is done, with what the backend knows now,
@@ -101,4 +150,35 @@ fn executed(ctx: &UserContext, write: &Write) -> (String, Option<i64>) {
         _ => {}
     }
     (reply::executed(write, debt_after, learned), debt_after)
+}
+
+/// The pending draft with its amount replaced, when `text` corrects only the
+/// amount («no, eran 350», «fueron 1200», «perdón, 80 pesos»): one amount, a
+/// word that corrects, and nothing a write could be read from besides.
+fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
+    use crate::finance::core::amount::{MAX_AMOUNT_CENTS, amounts_in};
+    use crate::finance::core::draft::Intent;
+    if !matches!(
+        pending.intent,
+        Intent::LogTransaction | Intent::SetBudget | Intent::SetBankBalance
+    ) || pending.amount_cents.is_none()
+    {
+        return None;
+    }
+    let folded = normalize(text);
+    let corrects = [
+        "no", "eran", "era", "fueron", "fue", "son", "perdon", "mejor", "corrijo",
+    ]
+    .iter()
+    .any(|w| folded.split(' ').any(|t| t == *w));
+    let words = folded.split(' ').count();
+    let found = amounts_in(&folded);
+    match found.as_slice() {
+        [one] if corrects && words <= 6 && (1..=MAX_AMOUNT_CENTS).contains(&one.cents) => {
+            let mut fixed = pending.clone();
+            fixed.amount_cents = Some(one.cents);
+            Some(fixed)
+        }
+        _ => None,
+    }
 }

@@ -45,6 +45,34 @@ pub async fn turn(
         context: turn.call_context(),
     };
     let proposal = propose(deps, &input).await;
+    // A complete new request while a draft waited for an answer (a question, a
+    // budget, another expense with its amount): the draft is set aside and the
+    // request read from IDLE; only a reply that fits the open question patches.
+    let mut draft = draft;
+    let mut set_aside = false;
+    if plan.state == FinanceState::Clarifying
+        && proposal.proposed_actions.first().is_some_and(|a| {
+            matches!(
+                a.action_type.to_ascii_uppercase().as_str(),
+                "LOG_TRANSACTION"
+                    | "QUERY_DATA"
+                    | "SET_BUDGET"
+                    | "MANAGE_DEBT"
+                    | "SIMULATE_PURCHASE"
+                    | "SET_BANK_BALANCE"
+                    | "CORRECT_CATEGORY"
+            )
+        })
+    {
+        plan.audit.push(
+            Entry::new(Actor::Backend, Kind::DraftDiscarded)
+                .reason("a new request")
+                .action(draft.as_ref().map_or("none", |d| d.intent.as_str())),
+        );
+        plan.move_to(FinanceState::Idle, None, Actor::Customer, "a new request");
+        draft = None;
+        set_aside = true;
+    }
     // A turn that will run tools says it is working (the LLM proposer already
     // says so while the model is asked).
     let runs_tools = proposal
@@ -68,6 +96,9 @@ pub async fn turn(
     };
     let eval = evaluate(plan.state, draft.as_ref(), &facts, &proposal.actions());
     let mut blocks: Vec<String> = Vec::new();
+    if set_aside {
+        blocks.push(messages::DRAFT_SET_ASIDE.into());
+    }
     let mut seen = BTreeSet::new();
     let mut add = |blocks: &mut Vec<String>, block: String| {
         if seen.insert(block.clone()) {
@@ -117,7 +148,10 @@ pub async fn turn(
             Effect::Replied => replied = true,
             Effect::Clarified => clarified = true,
             Effect::Escalated => plan.escalate = true,
-            Effect::DraftStaged { .. } | Effect::DraftPatched { .. } | Effect::BalanceAsked => {}
+            Effect::DraftStaged { .. }
+            | Effect::DraftPatched { .. }
+            | Effect::DraftQueued { .. }
+            | Effect::BalanceAsked => {}
         }
     }
     let mut next = eval.draft.clone();

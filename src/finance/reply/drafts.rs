@@ -141,6 +141,15 @@ pub fn prompt(draft: &Draft, debt_balance: Option<i64>) -> String {
         }
         Intent::QueryData | Intent::SimulatePurchase => {}
     }
+    if let Some(next) = draft.then.as_deref() {
+        let what = if next.kind == Some(TxKind::Income) {
+            "ingreso"
+        } else {
+            "gasto"
+        };
+        let amount = next.amount_cents.map(pesos).unwrap_or_default();
+        lines.push(format!("(Después te pregunto por el {what} de {amount}.)"));
+    }
     lines.push(messages::ANSWER_PROMPT.into());
     lines.join("\n")
 }

@@ -30,7 +30,9 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
     };
     let message = Message::read(&input.customer_message, input.today, direction);
     let proposal = match (input.current_state, &input.draft) {
-        (FinanceState::Clarifying, Some(draft)) => patch(&message, draft.intent, &draft.questions),
+        (FinanceState::Clarifying, Some(draft)) if !starts_anew(&message, draft) => {
+            patch(&message, draft.intent, &draft.questions)
+        }
         _ => fresh(&message, input),
     };
     FinanceProposal {
@@ -153,6 +155,30 @@ fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinancePropo
     if found { one(patch) } else { clarify() }
 }
 
+/// Whether a message in CLARIFYING is a complete new request rather than the
+/// answer to the open question: a question about their money, a budget or a
+/// purchase to simulate while the draft is something else, or another expense
+/// or income with its amount while the draft already has one.
+fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
+    let asks_about_money = message.question()
+        && (message.has(words::TOTALS)
+            || message.has(words::DEBT)
+            || message.has(words::BUDGET)
+            || message.has(words::BALANCE)
+            || message.has(words::TRENDS)
+            || message.has(words::PREDICT)
+            || message.has(words::ANOMALIES)
+            || message.has(words::SEARCH));
+    let other = |intent: Intent| draft.intent != intent;
+    let writes_again = (message.has(words::SPEND) || message.has(words::INCOME))
+        && !message.amounts.is_empty()
+        && (other(Intent::LogTransaction) || draft.amount_cents.is_some());
+    asks_about_money
+        || (message.has(words::BUDGET) && !message.amounts.is_empty() && other(Intent::SetBudget))
+        || (message.has(words::SIMULATE) && other(Intent::SimulatePurchase))
+        || writes_again
+}
+
 /// IDLE: what the user asks for.
 fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     let norm = message.norm.as_str();
@@ -199,6 +225,18 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     }
     let income = message.has(words::INCOME);
     let spends = message.has(words::SPEND);
+    // «Me pagaron 8000 del proyecto y gasté 500 en gasolina»: two writes, each
+    // confirmed on its own, in the order said.
+    if income && spends && message.amounts.len() >= 2 && !asks {
+        let writes: Vec<RawFinanceAction> = movements(&message.raw)
+            .iter()
+            .map(|part| Message::read(part, input.today, Direction::Past))
+            .flat_map(|part| log(&part, part.has(words::INCOME)).proposed_actions)
+            .collect();
+        if writes.len() >= 2 {
+            return FinanceProposal::new(writes, "");
+        }
+    }
     if !message.amounts.is_empty() && (!asks || spends || income) {
         return log(message, income);
     }
@@ -379,6 +417,73 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
         p.description = description.map(|d| json!(d));
         p.merchant = merchant.map(|m| json!(m));
     }))
+}
+
+/// The movements of a message, each with its verb and its amount: the text is
+/// cut at «y», commas and «pero» (not inside «1,200»), and a piece with no
+/// verb or no amount joins the one before it.
+fn movements(raw: &str) -> Vec<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let chars: Vec<char> = raw.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let between_digits = i > 0
+            && chars[i - 1].is_ascii_digit()
+            && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+        if (c == ',' || c == ';') && !between_digits {
+            pieces.push(std::mem::take(&mut current));
+        } else {
+            current.push(c);
+        }
+        i += 1;
+    }
+    pieces.push(current);
+    let mut split: Vec<String> = Vec::new();
+    for piece in pieces {
+        let mut rest = piece.as_str();
+        loop {
+            let lower = rest.to_lowercase();
+            match [" y ", " pero "]
+                .iter()
+                .filter_map(|sep| lower.find(sep).map(|at| (at, sep.len())))
+                .min()
+            {
+                Some((at, len)) => {
+                    split.push(rest[..at].to_owned());
+                    rest = &rest[at + len..];
+                }
+                None => {
+                    split.push(rest.to_owned());
+                    break;
+                }
+            }
+        }
+    }
+    let complete = |text: &str| {
+        let norm = normalize(text);
+        (any(&norm, words::SPEND) || any(&norm, words::INCOME))
+            && !amount::amounts_in(&norm).is_empty()
+    };
+    let mut groups: Vec<String> = Vec::new();
+    for piece in split.into_iter().filter(|p| !p.trim().is_empty()) {
+        match groups.last_mut() {
+            Some(last)
+                if !complete(last)
+                    || !complete(&piece)
+                        && !{
+                            let norm = normalize(&piece);
+                            any(&norm, words::SPEND) || any(&norm, words::INCOME)
+                        } =>
+            {
+                last.push(' ');
+                last.push_str(piece.trim());
+            }
+            _ => groups.push(piece.trim().to_owned()),
+        }
+    }
+    groups
 }
 
 /// The concept of a movement as written ("súper", "Tacos El Güero") and its

@@ -231,8 +231,10 @@ fn a_clarification_reply_patches_the_draft() {
     assert_eq!(a.params.amount, Param::Given(35_000));
     assert_eq!(kind(&reply("cancelar")[0]), "CANCEL");
     assert_eq!(kind(&reply("mmm no sé")[0]), "CLARIFY");
-    // A new request while a question is open is still read as a patch.
-    assert_eq!(kind(&reply("¿cuánto llevo en comida?")[0]), "PATCH_DRAFT");
+    // A complete new request while a question is open is that request (the
+    // backend sets the draft aside and says so); a bare answer patches.
+    assert_eq!(kind(&reply("¿cuánto llevo en comida?")[0]), "QUERY_DATA");
+    assert_eq!(kind(&reply("en comida")[0]), "PATCH_DRAFT");
 
     let mut debt = Draft::new(Intent::ManageDebt);
     debt.questions = vec![Field::DebtName];
@@ -252,4 +254,50 @@ fn greetings_help_and_noise() {
         only("gracias").kind,
         FinanceActionType::Allowed(_)
     ));
+}
+
+#[test]
+fn budgets_in_other_words_debt_questions_and_two_movements() {
+    for message in [
+        "ponme un tope de 1500 al mes pa uber",
+        "mi limite para el super son 4500 al mes",
+        "no quiero gastar más de 5000 en restaurantes al mes",
+        "oye mejor ponme un máximo de 2000 al mes en ropa",
+    ] {
+        assert_eq!(kind(&only(message)), "SET_BUDGET", "{message}");
+    }
+    // «cuánto» asks wherever it stands.
+    let asked = only("y nada más de la tarjeta cuánto le debo");
+    assert_eq!(kind(&asked), "QUERY_DATA");
+    assert_eq!(tools(&asked), ["getDebts"]);
+    // An income and an expense: two writes, in the order said.
+    let both = idle("me cayó la quincena, 8500, y ya me gasté 600 en el súper jaja");
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert_eq!(category(&both[0]), Some("salario"));
+    assert_eq!(category(&both[1]), Some("supermercado"));
+    assert_eq!(
+        movements("gasté 1,200 en renta, y me pagaron 300"),
+        ["gasté 1,200 en renta", "me pagaron 300"]
+    );
+}
+
+#[test]
+fn in_clarifying_only_a_fitting_reply_patches() {
+    let mut draft = Draft::new(Intent::LogTransaction);
+    draft.amount_cents = Some(30_000);
+    draft.questions = vec![Field::Category];
+    let clarifying = |message: &str| {
+        propose(&input(
+            FinanceState::Clarifying,
+            Some(draft.clone()),
+            message,
+        ))
+        .actions()
+    };
+    assert_eq!(kind(&clarifying("en comida")[0]), "PATCH_DRAFT");
+    assert_eq!(kind(&clarifying("gasté 150 en uber")[0]), "LOG_TRANSACTION");
+    assert_eq!(
+        kind(&clarifying("¿cuánto llevo gastado este mes?")[0]),
+        "QUERY_DATA"
+    );
 }

@@ -93,10 +93,17 @@ pub const SIMULATE: &[&str] = &[
 ];
 pub const BUDGET: &[&str] = &[
     "presupuesto",
-    "limite de gasto",
-    "tope de gasto",
+    "limite",
+    "tope",
     "gastar maximo",
     "maximo al mes",
+    "un maximo",
+    "mi maximo",
+    "maximo de",
+    "no quiero gastar mas de",
+    "no gastar mas de",
+    "no pasarme de",
+    "no gastar arriba de",
 ];
 pub const BALANCE: &[&str] = &[
     "saldo",
@@ -267,6 +274,10 @@ pub fn any(text: &str, phrases: &[&str]) -> bool {
 pub fn is_question(raw: &str, normalized: &str) -> bool {
     raw.contains('?')
         || raw.trim_start().starts_with('¿')
+        // «y nada más de la tarjeta cuánto le debo»: «cuánto» asks wherever it is.
+        || normalized
+            .split(' ')
+            .any(|w| matches!(w, "cuanto" | "cuanta" | "cuantos" | "cuantas" | "cual" | "cuales"))
         || QUESTION_OPENERS
             .iter()
             .any(|q| normalized == *q || normalized.starts_with(&format!("{q} ")))
