@@ -49,24 +49,75 @@ fn wrong_effect(
     cart_wrong || state_wrong
 }
 
-/// The actions a script line expects, as a model would propose them.
-fn expected_proposal(turn: &ScriptTurn, ids: &HashMap<&str, i64>) -> Vec<serde_json::Value> {
-    let Some(actions) = &turn.expect.actions else {
-        return Vec::new();
+/// The actions a script line expects, as a model would propose them. A line
+/// that leaves them out (several sequences would be right) gets the plainest
+/// one that takes the script's cart and state from the line before to this
+/// line's: removals, then changed lines, then additions, or the one action a
+/// state change stands for.
+fn expected_proposal(
+    turn: &ScriptTurn,
+    ids: &HashMap<&str, i64>,
+    before: &(BTreeMap<String, i64>, String),
+) -> Vec<serde_json::Value> {
+    let action = |kind: &str, sku: Option<&str>, quantity: Option<i64>| {
+        let mut params = serde_json::Map::new();
+        if let Some(id) = sku.and_then(|sku| ids.get(sku)) {
+            params.insert("product_id".into(), (*id).into());
+        }
+        if let Some(q) = quantity {
+            params.insert("quantity".into(), q.into());
+        }
+        serde_json::json!({"type": kind, "params": params})
     };
-    actions
-        .iter()
-        .map(|a| {
-            let mut params = serde_json::Map::new();
-            if let Some(id) = a.sku.as_deref().and_then(|sku| ids.get(sku)) {
-                params.insert("product_id".into(), (*id).into());
-            }
-            if let Some(q) = a.quantity {
-                params.insert("quantity".into(), q.into());
-            }
-            serde_json::json!({"type": a.kind, "params": params})
-        })
-        .collect()
+    if let Some(actions) = &turn.expect.actions {
+        return actions
+            .iter()
+            .map(|a| action(&a.kind, a.sku.as_deref(), a.quantity))
+            .collect();
+    }
+    let (cart, state) = before;
+    let to_state = turn
+        .expect
+        .state
+        .clone()
+        .unwrap_or_else(|| state.clone())
+        .to_ascii_uppercase();
+    let to_cart = turn.expect.cart.clone().unwrap_or_else(|| cart.clone());
+    let state = state.to_ascii_uppercase();
+    let mut out = Vec::new();
+    match (state.as_str(), to_state.as_str()) {
+        (_, "HUMAN_TAKEOVER") => return vec![action("ESCALATE", None, None)],
+        ("CHECKOUT", "AWAITING_PAYMENT") => return vec![action("CONFIRM_ORDER", None, None)],
+        ("CART_OPEN" | "CHECKOUT" | "AWAITING_PAYMENT", "IDLE") if to_cart.is_empty() => {
+            return vec![action("CANCEL_ORDER", None, None)];
+        }
+        _ => {}
+    }
+    let kept = cart.keys().any(|sku| to_cart.contains_key(sku));
+    if !cart.is_empty() && !kept && !to_cart.is_empty() {
+        out.push(action("CLEAR_CART", None, None));
+    } else {
+        for sku in cart.keys().filter(|sku| !to_cart.contains_key(*sku)) {
+            out.push(action("REMOVE_ITEM", Some(sku), None));
+        }
+    }
+    for (sku, q) in &to_cart {
+        match cart.get(sku).filter(|_| kept || cart.is_empty()) {
+            Some(had) if had == q => {}
+            Some(had) if q < had => out.push(action("UPDATE_QUANTITY", Some(sku), Some(*q))),
+            Some(had) => out.push(action("ADD_TO_CART", Some(sku), Some(q - had))),
+            None => out.push(action("ADD_TO_CART", Some(sku), Some(*q))),
+        }
+    }
+    if out.is_empty() {
+        out.push(match (state.as_str(), to_state.as_str()) {
+            ("CART_OPEN", "CHECKOUT") => action("REVIEW_ORDER", None, None),
+            ("IDLE", "BROWSING") => action("SHOW_CATALOG", None, None),
+            _ => action("CLARIFY", None, None),
+        });
+    }
+    out.truncate(crate::proposal::MAX_ACTIONS);
+    out
 }
 
 /// Plays `scripts` (name, turns) against `proposer` on `pool`, which must hold the
@@ -103,10 +154,23 @@ pub async fn run(
     type Expected = (Option<BTreeMap<String, i64>>, Option<String>);
     let mut expected: HashMap<String, Expected> = HashMap::new();
     let ids: HashMap<&str, i64> = skus.iter().map(|(id, sku)| (sku.as_str(), *id)).collect();
+    // Each conversation's cart and state as its script wrote them, for the
+    // oracle's plainest reading of a line without actions.
+    let mut written: HashMap<String, (BTreeMap<String, i64>, String)> = HashMap::new();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
+            let key = format!("{script_name}:{}", turn.conversation);
+            let script = written
+                .entry(key)
+                .or_insert_with(|| (BTreeMap::new(), "IDLE".into()));
             if let Some(oracle) = oracle {
-                oracle.answer(expected_proposal(turn, &ids));
+                oracle.answer(expected_proposal(turn, &ids, script));
+            }
+            if let Some(cart) = &turn.expect.cart {
+                script.0 = cart.clone();
+            }
+            if let Some(state) = &turn.expect.state {
+                script.1 = state.clone();
             }
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
             engine.run_until_idle().await?;
@@ -149,16 +213,28 @@ pub async fn run(
                 }
                 // No proposer was asked (a knowledge answer that shows the
                 // product it was about): the actions the backend executed.
-                None => audit
-                    .iter()
-                    .filter(|row| row.kind == crate::audit::Kind::ActionExecuted)
-                    .filter_map(|row| {
-                        let product = row.detail["product_id"]
-                            .as_i64()
-                            .and_then(|id| skus.get(&id).cloned());
-                        Some((row.action.clone()?, product, None))
-                    })
-                    .collect(),
+                None => {
+                    let executed: Vec<_> = audit
+                        .iter()
+                        .filter(|row| row.kind == crate::audit::Kind::ActionExecuted)
+                        .filter_map(|row| {
+                            let product = row.detail["product_id"]
+                                .as_i64()
+                                .and_then(|id| skus.get(&id).cloned());
+                            Some((row.action.clone()?, product, None))
+                        })
+                        .collect();
+                    // «Quiero hablar con alguien»: the backend hands over on the
+                    // words alone, with no proposer asked.
+                    let was_human = before
+                        .get(&format!("{script_name}:{}", turn.conversation))
+                        .is_some_and(|(_, s)| s == "HUMAN_TAKEOVER");
+                    if executed.is_empty() && state == "HUMAN_TAKEOVER" && !was_human {
+                        vec![("ESCALATE".to_owned(), None, None)]
+                    } else {
+                        executed
+                    }
+                }
             };
             if let Some(expected) = &turn.expect.actions {
                 let matches = expected.len() == proposed.len()

@@ -345,7 +345,29 @@ pub async fn plan(
                 .into_iter()
                 .map(|(i, why)| (proposal.proposed_actions[i].action_type.clone(), why))
                 .collect();
-            proposal = super::rules::propose(&input);
+            // The rules' reading takes the turn only where they read the whole
+            // message; otherwise the customer is asked.
+            let reading = super::rules::read(&input);
+            proposal = if reading.confident {
+                reading.proposal
+            } else {
+                fallback_proposal()
+            };
+            origin = Origin::RulesOverUngroundedLlm;
+        } else if let Some(question) = super::rules::grounding::disagreement(&input, &proposal) {
+            // The rules read every word and the model changed the cart otherwise:
+            // one short question names both readings.
+            replaced = proposal
+                .proposed_actions
+                .iter()
+                .map(|a| {
+                    (
+                        a.action_type.clone(),
+                        super::rules::grounding::Ungrounded::Disagrees,
+                    )
+                })
+                .collect();
+            proposal = Proposal::new(vec![ProposedAction::new("CLARIFY")], &question);
             origin = Origin::RulesOverUngroundedLlm;
         }
     }

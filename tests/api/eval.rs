@@ -136,6 +136,42 @@ async fn the_held_out_sets_keep_the_safety_bars(pool: sqlx::PgPool) {
     );
 }
 
+/// The oracle (a stand-in model answering each line with exactly the actions it
+/// expects, over the real model path) scores every shop action set whole: the
+/// backend never refuses or misapplies a correct proposal.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
+    let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
+        .await
+        .unwrap();
+    let mut sets = scripts(false, false);
+    sets.extend(
+        scripts(false, true)
+            .into_iter()
+            .filter(|(name, _)| !name.starts_with("conocimiento")),
+    );
+    tendero::startup::install_crypto_provider();
+    let (oracle, config) = tendero::eval::oracle::Oracle::start(false).await.unwrap();
+    let client = tendero::llm::Client::new(config).unwrap();
+    let proposer = tendero::startup::Proposers::llm(std::sync::Arc::new(client)).shop;
+    let settings = tendero::config::Settings::for_tests("postgres://unused");
+    let report = tendero::eval::run(
+        &pool,
+        shop.bot_id,
+        &sets,
+        proposer,
+        tendero::startup::engine_settings(&settings),
+        Some(&oracle),
+    )
+    .await
+    .unwrap();
+    println!("{}", report.render());
+    assert!(report.turns >= 600, "{} turns", report.turns);
+    assert!(oracle.calls() > 500, "{} model calls", oracle.calls());
+    assert_eq!(report.wrong_effects, 0, "{}", report.render());
+    assert_eq!(report.fully_correct, report.turns, "{}", report.render());
+}
+
 #[test]
 fn tendero_eval_prints_the_scores_and_fails_below_the_threshold() {
     let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/eval");

@@ -8,9 +8,14 @@
 //! a question. Actions without an effect (catalog, product, summary, reply,
 //! clarify) pass: at worst they answer the wrong question.
 //!
-//! What counts as said is read with the rules' own lexicon and product matcher,
-//! plus whatever the rules' reading of the message proposed (which covers "media
-//! docena", "otro", "el segundo" once rewritten).
+//! What counts as said is evidence in the words, read with the rules' own
+//! lexicon and product matcher: the product named or unambiguously referred to
+//! (the last line, the choices offered), the quantity said anywhere in the
+//! message, a word of the verb's class for a removal, and no bare question for
+//! an addition. Agreeing with the rules' reading is not required: the rules are
+//! not the model's ceiling. Where the rules read the whole message with
+//! confidence and the model's grounded change differs, neither wins silently:
+//! [`disagreement`] asks one short question naming both.
 
 use std::collections::BTreeSet;
 
@@ -31,11 +36,8 @@ pub enum Ungrounded {
     QuantityNotSaid { quantity: i64 },
     #[error("nothing the customer said asks for {action:?}")]
     NotAsked { action: ActionKind },
-    #[error("the message reads as {read_as} of product {product_id}, not this")]
-    ContradictsReading {
-        product_id: ProductId,
-        read_as: String,
-    },
+    #[error("the rules read every word otherwise; the customer was asked")]
+    Disagrees,
 }
 
 /// What the message gives an action to stand on.
@@ -55,6 +57,10 @@ struct Grounds {
     /// rules read a change in it too.
     question: bool,
     text: String,
+    /// The bot just asked which line to take one out of, or the customer's
+    /// message before this one took something away («quita uno» → «uno de los
+    /// croissants»).
+    asked_which_to_take_out: bool,
 }
 
 fn grounds(input: &ProposalInput) -> Grounds {
@@ -102,31 +108,16 @@ fn grounds(input: &ProposalInput) -> Grounds {
             || input.customer_message.trim_start().starts_with('¿')
             || lexicon::any(&text, lexicon::QUESTION),
         text,
+        asked_which_to_take_out: super::asked_which_to_take_out(input)
+            || super::said_just_before(input, |text| {
+                lexicon::any(text, lexicon::REMOVE) || text.split(' ').any(lexicon::removes)
+            }),
     }
 }
 
 impl Grounds {
     fn names(&self, id: ProductId) -> bool {
         self.products.contains(&id) || (self.names_none && self.last_line == Some(id))
-    }
-
-    /// Where the rules read a change to `id`, the model's must leave the line at
-    /// the same quantity: "quita el matcha" is not an ADD, "que sean 3" is not
-    /// "add 3" (but "uno más" may be ADD 1 or a new total of one more).
-    fn contradicts(&self, id: ProductId, change: Option<i64>, in_cart: i64) -> Option<Ungrounded> {
-        let read: Vec<_> = self.changes.iter().filter(|(p, ..)| *p == id).collect();
-        let first = read.first()?;
-        let agrees = read.iter().any(|(_, kind, quantity)| {
-            let kind = match ActionType::parse(kind) {
-                ActionType::Allowed(kind) => kind,
-                _ => return false,
-            };
-            change.is_none() || line_after(kind, *quantity, in_cart) == change
-        });
-        (!agrees).then(|| Ungrounded::ContradictsReading {
-            product_id: id,
-            read_as: first.1.clone(),
-        })
     }
 
     fn read_as(&self, kinds: &[&str]) -> bool {
@@ -141,14 +132,14 @@ impl Grounds {
 /// The proposal's actions that stand on nothing the customer said, by index.
 pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ungrounded)> {
     let grounds = grounds(input);
-    let cart_quantity = |id: ProductId| {
-        input
-            .cart
-            .lines
-            .iter()
-            .find(|l| l.product_id == id)
-            .map_or(0, |l| l.quantity)
-    };
+    // The cart as the proposal's earlier actions leave it («borra todo, mejor
+    // solo 2 americanos» adds to an empty cart).
+    let mut lines: std::collections::BTreeMap<ProductId, i64> = input
+        .cart
+        .lines
+        .iter()
+        .map(|l| (l.product_id, l.quantity))
+        .collect();
     let mut found = Vec::new();
     for (index, action) in proposal.actions().iter().enumerate() {
         let ActionType::Allowed(kind) = action.kind else {
@@ -156,6 +147,7 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
         };
         let product = action.product_id.given().copied();
         let quantity = action.quantity.given().copied();
+        let cart_quantity = |id: ProductId| lines.get(&id).copied().unwrap_or(0);
         let verdict = match kind {
             ActionKind::AddToCart | ActionKind::UpdateQuantity | ActionKind::RemoveItem => {
                 match product {
@@ -187,8 +179,16 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
             | ActionKind::Reply
             | ActionKind::Clarify => Ok(()),
         };
-        if let Err(why) = verdict {
-            found.push((index, why));
+        match verdict {
+            Err(why) => found.push((index, why)),
+            Ok(()) if kind == ActionKind::ClearCart => lines.clear(),
+            Ok(()) => {
+                if let Some(id) = product
+                    && let Some(after) = line_after(kind, quantity, cart_quantity(id))
+                {
+                    lines.insert(id, after);
+                }
+            }
         }
     }
     found
@@ -221,13 +221,59 @@ fn cart_change(
     if !grounds.names(id) {
         return Err(Ungrounded::ProductNotNamed { product_id: id });
     }
-    if grounds.question && !grounds.changes.iter().any(|(p, ..)| *p == id) {
+    // «¿A cuánto el chai?» orders nothing; «¿me das un chai?» does.
+    let ordering = grounds.says(lexicon::ADD)
+        || grounds.text.split(' ').any(lexicon::adds)
+        || grounds.text.split(' ').any(|w| token_number(w).is_some());
+    if kind == ActionKind::AddToCart
+        && grounds.question
+        && !ordering
+        && !grounds.changes.iter().any(|(p, ..)| *p == id)
+    {
         return Err(Ungrounded::NotAsked { action: kind });
     }
-    if let Some(contradiction) =
-        grounds.contradicts(id, line_after(kind, quantity, in_cart), in_cart)
-    {
-        return Err(contradiction);
+    // A line out, or made smaller, needs a word that takes away or corrects.
+    let takes_away = grounds.says(lexicon::REMOVE)
+        || grounds.says(lexicon::SET)
+        || grounds.text.split(' ').any(|w| {
+            lexicon::removes(w)
+                || matches!(
+                    w,
+                    "no" | "sin"
+                        | "menos"
+                        | "solo"
+                        | "nomas"
+                        | "mejor"
+                        | "vez"
+                        | "lugar"
+                        | "por"
+                        | "perdon"
+                        | "mitad"
+                )
+                || w.starts_with("cambi")
+        })
+        || grounds
+            .changes
+            .iter()
+            .any(|(p, kind, _)| *p == id && kind != "ADD_TO_CART")
+        || grounds.asked_which_to_take_out;
+    let shrinks = match kind {
+        ActionKind::RemoveItem => true,
+        ActionKind::UpdateQuantity => quantity.is_some_and(|q| q < in_cart),
+        _ => false,
+    };
+    if shrinks && !takes_away {
+        return Err(Ungrounded::NotAsked { action: kind });
+    }
+    // The verb's class: «quita el matcha», «que sean 3» or «cambia a 4» of a
+    // line in the cart is not an addition to it.
+    let adds_word = grounds.says(lexicon::ADD)
+        || grounds
+            .text
+            .split(' ')
+            .any(|w| lexicon::adds(w) || matches!(w, "otro" | "otra" | "otros" | "otras" | "mas"));
+    if kind == ActionKind::AddToCart && in_cart > 0 && takes_away && !adds_word {
+        return Err(Ungrounded::NotAsked { action: kind });
     }
     match quantity {
         Some(q) if kind != ActionKind::RemoveItem && !said(grounds, kind, q, in_cart) => {
@@ -264,4 +310,77 @@ fn said(grounds: &Grounds, kind: ActionKind, quantity: i64, in_cart: i64) -> boo
                 .quantities
                 .iter()
                 .any(|n| in_cart + n == quantity || in_cart - n == quantity))
+}
+
+/// Where the rules read the whole message with confidence and a grounded model
+/// changed the cart differently, the question that names both readings
+/// («¿Quieres que agregue 2 × Brownie, o que deje 1 × Brownie?»). Neither
+/// reading wins silently.
+pub fn disagreement(input: &ProposalInput, proposal: &Proposal) -> Option<String> {
+    let reading = super::read(input);
+    if !reading.confident {
+        return None;
+    }
+    let rules = changes_of(input, &reading.proposal);
+    let model = changes_of(input, proposal);
+    if rules == model || rules.is_empty() && model.is_empty() {
+        return None;
+    }
+    let say = |changes: &[(ProductId, i64)]| -> String {
+        if changes.is_empty() {
+            return "no cambie tu carrito".to_owned();
+        }
+        changes
+            .iter()
+            .map(|(id, after)| {
+                let name = input
+                    .product_catalog
+                    .iter()
+                    .find(|p| p.product_id == *id)
+                    .map_or("ese producto", |p| p.name.as_str());
+                if *after == 0 {
+                    format!("quite {name}")
+                } else {
+                    format!("deje {after} × {name}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" y ")
+    };
+    Some(format!(
+        "Quiero estar seguro: ¿quieres que {}, o que {}?",
+        say(&rules),
+        say(&model)
+    ))
+}
+
+/// The lines a proposal leaves changed: (product, quantity after), in order.
+fn changes_of(input: &ProposalInput, proposal: &Proposal) -> Vec<(ProductId, i64)> {
+    let mut lines: std::collections::BTreeMap<ProductId, i64> = input
+        .cart
+        .lines
+        .iter()
+        .map(|l| (l.product_id, l.quantity))
+        .collect();
+    let before = lines.clone();
+    for action in proposal.actions() {
+        let ActionType::Allowed(kind) = action.kind else {
+            continue;
+        };
+        if kind == ActionKind::ClearCart {
+            lines.values_mut().for_each(|q| *q = 0);
+            continue;
+        }
+        let Some(id) = action.product_id.given().copied() else {
+            continue;
+        };
+        let had = lines.get(&id).copied().unwrap_or(0);
+        if let Some(after) = line_after(kind, action.quantity.given().copied(), had) {
+            lines.insert(id, after);
+        }
+    }
+    lines
+        .into_iter()
+        .filter(|(id, q)| before.get(id).copied().unwrap_or(0) != *q)
+        .collect()
 }

@@ -301,6 +301,9 @@ impl Reader<'_> {
         if let Some(proposal) = self.pick_choice() {
             return proposal;
         }
+        if let Some(proposal) = self.take_out_of_asked() {
+            return proposal;
+        }
         if self.state() == State::Checkout
             && let Some(proposal) = self.answer_summary()
         {
@@ -657,6 +660,41 @@ impl Reader<'_> {
         }
     }
 
+    /// The answer to «¿De cuál producto quito uno?»: one less of the line named.
+    fn take_out_of_asked(&mut self) -> Option<Proposal> {
+        // Asked which, or the customer's last message took one out without
+        // saying of what («quita uno» … «uno de los croissants»).
+        let unnamed_removal = said_just_before(self.input, |text| {
+            let words = tokens(text);
+            (lexicon::any(text, lexicon::REMOVE) || words.iter().any(|w| lexicon::removes(w)))
+                && mentions::find(&words, &self.input.product_catalog).is_empty()
+        });
+        let own_verb = self
+            .words
+            .iter()
+            .any(|w| lexicon::adds(w) || lexicon::removes(w))
+            || any(self.text, lexicon::ADD);
+        if !(asked_which_to_take_out(self.input) || unnamed_removal && !own_verb) {
+            return None;
+        }
+        let found = mentions::find(self.words, &self.input.product_catalog);
+        let [mention] = found.as_slice() else {
+            return None;
+        };
+        let id = mention.product()?;
+        let in_cart = self.cart_quantity(id);
+        if in_cart == 0 {
+            return None;
+        }
+        let n = self
+            .words
+            .iter()
+            .find_map(|w| token_number(w).filter(|_| !matches!(*w, "un" | "una" | "uno")))
+            .unwrap_or(1);
+        self.covered.iter_mut().for_each(|c| *c = true);
+        Some(one(decrease(id, in_cart, n)))
+    }
+
     /// No product named, a quantity, just after asking about a product: "ok dame
     /// 2", "quiero 1", "2 porfa" are that product.
     fn of_focus(&mut self) -> Option<Proposal> {
@@ -783,6 +821,10 @@ impl Reader<'_> {
                 .enumerate()
                 .filter(|(_, w)| token_number(w).is_some())
                 .for_each(|(k, _)| self.covered[k] = true);
+            // «Quita uno» with several lines: which one is not said.
+            if self.input.cart.lines.len() > 1 {
+                return Some(clarify(messages::WHICH_TO_TAKE_OUT));
+            }
             return Some(one(decrease(id, quantity, n)));
         }
         let counted_more = self
@@ -838,6 +880,29 @@ const SWAP_WORDS: &[&str] = &[
     "en lugar de",
     "en lugar del",
 ];
+
+/// Whether the bot's last message asked which line to take one out of.
+pub fn asked_which_to_take_out(input: &ProposalInput) -> bool {
+    input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role != "customer")
+        .is_some_and(|h| h.text.contains(messages::WHICH_TO_TAKE_OUT))
+}
+
+/// Whether the customer's previous message (before this one) says `what`.
+pub(super) fn said_just_before(input: &ProposalInput, what: impl Fn(&str) -> bool) -> bool {
+    input
+        .recent_history
+        .iter()
+        .rev()
+        .filter(|h| h.role == "customer")
+        .nth(usize::from(input.recent_history.last().is_some_and(|h| {
+            h.role == "customer" && h.text == input.customer_message
+        })))
+        .is_some_and(|h| what(&prepared(&h.text)))
+}
 
 /// Words that join a sentence and say nothing about what is wanted.
 const SMALL: &[&str] = &[

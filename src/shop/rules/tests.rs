@@ -735,3 +735,41 @@ fn reads_the_shape_of_a_whole_message() {
         ),
     ]);
 }
+
+/// Issue 20: a grounded model is not refused for reading a message the rules
+/// read otherwise or not at all; where the rules read every word and differ,
+/// the customer is asked, naming both readings.
+#[test]
+fn a_grounded_model_is_never_refused_and_a_disagreement_is_asked() {
+    let set = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let remove = |id| ProposedAction::new("REMOVE_ITEM").product(id);
+    // Evidence in the words, not agreement with the rules.
+    assert!(refused("del brownie solo 1", &[(6, 3)], vec![set(6, 1)]).is_empty());
+    assert!(
+        refused(
+            "en vez de los capuchinos mejor chai",
+            &[(8, 2)],
+            vec![remove(8), add(4, 2)]
+        )
+        .is_empty()
+    );
+    assert!(refused("dame 3 brownies, no perdon 2", &[], vec![add(6, 2)]).is_empty());
+    // Still refused: a product never named, a removal nobody asked for.
+    assert_eq!(refused("y un brownie", &[(2, 1)], vec![remove(2)]), vec![0]);
+    assert_eq!(refused("y un brownie", &[(2, 1)], vec![add(7, 1)]), vec![0]);
+
+    // The rules read «dame 2 brownies» whole; a model setting one brownie is
+    // grounded (product and a number said) but differs: one question, both named.
+    let input = input(State::CartOpen, "dame 2 brownies", &[(6, 1)]);
+    let question = grounding::disagreement(&input, &Proposal::new(vec![set(6, 2)], "")).unwrap();
+    assert!(
+        question.contains("deje 3 × Brownie") && question.contains("deje 2 × Brownie"),
+        "{question}"
+    );
+    assert!(grounding::disagreement(&input, &Proposal::new(vec![add(6, 2)], "")).is_none());
+}
