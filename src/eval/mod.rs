@@ -81,6 +81,9 @@ pub struct ExpectedAction {
     pub amount: Option<f64>,
     /// Finance: a category key.
     pub category: Option<String>,
+    /// Shop: the products a CLARIFY offers as numbered choices, by SKU (what the
+    /// oracle proposes; not scored).
+    pub candidates: Option<Vec<String>>,
 }
 
 /// One audit row of a turn, as the eval reads it.

@@ -61,6 +61,20 @@ fn expected_proposal(
 ) -> Vec<serde_json::Value> {
     let action = |kind: &str, sku: Option<&str>, quantity: Option<i64>| {
         let mut params = serde_json::Map::new();
+        if let Some(offered) = turn
+            .expect
+            .actions
+            .iter()
+            .flatten()
+            .find(|a| a.kind == kind)
+            .and_then(|a| a.candidates.as_ref())
+        {
+            let ids: Vec<i64> = offered
+                .iter()
+                .filter_map(|s| ids.get(s.as_str()).copied())
+                .collect();
+            params.insert("candidates".into(), ids.into());
+        }
         if let Some(id) = sku.and_then(|sku| ids.get(sku)) {
             params.insert("product_id".into(), (*id).into());
         }

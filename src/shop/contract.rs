@@ -80,6 +80,9 @@ pub struct CatalogEntry {
     pub name: String,
     pub price_minor: i64,
     pub description: String,
+    /// The merchant's tags («frío», «sin cafeína», «postre»…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// A shop proposal.

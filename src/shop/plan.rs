@@ -225,6 +225,7 @@ pub async fn plan(
             name: p.name.clone(),
             price_minor: p.price_minor,
             description: p.description.clone(),
+            tags: p.tags.clone(),
         })
         .collect();
     let names_a_product = super::rules::names_a_product(&payload.text, &catalog_entries);

@@ -455,6 +455,41 @@ pub const ORDINALS: &[(&str, usize)] = &[
     ("ultima", usize::MAX),
 ];
 
+/// Kinds of product a customer asks for vaguely, as the tags a merchant gives
+/// them: «algo frío», «alguna bebida sin cafeína», «¿qué postres tienen?».
+pub const KINDS: &[(&str, &str)] = &[
+    ("frio", "frío"),
+    ("fria", "frío"),
+    ("frios", "frío"),
+    ("frias", "frío"),
+    ("helado", "frío"),
+    ("helada", "frío"),
+    ("fresco", "frío"),
+    ("fresca", "frío"),
+    ("fresquito", "frío"),
+    ("caliente", "caliente"),
+    ("calientes", "caliente"),
+    ("calientito", "caliente"),
+    ("calientita", "caliente"),
+    ("sin cafeina", "sin cafeína"),
+    ("descafeinado", "sin cafeína"),
+    ("dulce", "dulce"),
+    ("dulces", "dulce"),
+    ("dulcecito", "dulce"),
+    ("salado", "salado"),
+    ("salada", "salado"),
+    ("postre", "postre"),
+    ("postres", "postre"),
+    ("postrecito", "postre"),
+    ("bebida", "bebida"),
+    ("bebidas", "bebida"),
+    ("tomar", "bebida"),
+    ("vegano", "vegano"),
+    ("vegana", "vegano"),
+    ("veganos", "vegano"),
+    ("veganas", "vegano"),
+];
+
 /// Whether a word is a verb of taking something out, by its stem, in any person
 /// ("quítelo", "sácamelo", "bórrenlo", "elimínalo").
 pub fn removes(word: &str) -> bool {

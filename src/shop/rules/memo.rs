@@ -85,6 +85,7 @@ mod tests {
             name: name.into(),
             price_minor: 100,
             description: String::new(),
+            tags: Vec::new(),
         }
     }
 

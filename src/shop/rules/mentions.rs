@@ -340,6 +340,7 @@ mod tests {
                 name: (*name).into(),
                 price_minor: 1000,
                 description: String::new(),
+                tags: Vec::new(),
             })
             .collect()
     }

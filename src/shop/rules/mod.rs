@@ -74,6 +74,7 @@ pub fn products_named(text: &str, catalog: &crate::shop::catalog::CatalogIndex) 
             name: p.name.clone(),
             price_minor: p.price_minor,
             description: p.description.clone(),
+            tags: p.tags.clone(),
         })
         .collect();
     let text = prepared(text);
@@ -318,6 +319,9 @@ impl Reader<'_> {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("REVIEW_ORDER"));
         }
+        if let Some(proposal) = self.by_kind() {
+            return proposal;
+        }
         let clears = self.has(lexicon::CLEAR);
         let found = mentions::find(self.words, &input.product_catalog);
         for m in &found {
@@ -451,15 +455,18 @@ impl Reader<'_> {
             if !self.input.choices_named || self.is_question() {
                 return None;
             }
-            let picked: Vec<(ProductId, usize)> = found
+            let picked: Vec<(ProductId, usize, usize)> = found
                 .iter()
-                .filter_map(|m| m.product().map(|id| (id, m.start)))
-                .filter(|(id, _)| choices.contains(id))
+                .filter_map(|m| m.product().map(|id| (id, m.start, m.end)))
+                .filter(|(id, ..)| choices.contains(id))
                 .collect();
             return match (picked.as_slice(), found.len()) {
-                ([(id, start)], 1) => {
-                    Some((*id, quantity_before(&self.words[..*start]).unwrap_or(asked)))
-                }
+                ([(id, start, end)], 1) => Some((
+                    *id,
+                    quantity_before(&self.words[..*start])
+                        .or_else(|| quantity_after(&self.words[*end..]))
+                        .unwrap_or(asked),
+                )),
                 _ => None,
             };
         }
@@ -656,6 +663,84 @@ impl Reader<'_> {
         for (k, c) in covered.iter().enumerate() {
             if *c {
                 self.covered[start + k] = true;
+            }
+        }
+    }
+
+    /// «Algo frío», «una bebida sin cafeína», «¿qué postres tienen?»: the
+    /// products whose tags fit every kind asked, as numbered choices (one fits:
+    /// that product; none: nothing here). Products named after «que no sea» are
+    /// left out.
+    fn by_kind(&mut self) -> Option<Proposal> {
+        let kinds: Vec<&str> = lexicon::KINDS
+            .iter()
+            .filter(|(said, _)| crate::text::contains_phrase(self.text, said))
+            .map(|(_, tag)| *tag)
+            .collect();
+        if kinds.is_empty() {
+            return None;
+        }
+        let found = mentions::find(self.words, &self.input.product_catalog);
+        // A kind word inside a product's own name («chocolate caliente») names
+        // that product; a vague request says «algo», «alguna», «qué … tienen».
+        let vague = self.words.iter().any(|w| {
+            matches!(
+                *w,
+                "algo" | "alguna" | "algun" | "alguno" | "opciones" | "que" | "cual" | "cuales"
+            )
+        });
+        if !vague {
+            return None;
+        }
+        let excluded: Vec<ProductId> = match self.words.windows(2).position(|w| {
+            matches!(
+                w,
+                ["no", "sea"] | ["que", "no"] | ["excepto", _] | ["menos", _]
+            )
+        }) {
+            Some(at) => found
+                .iter()
+                .filter(|m| m.start > at)
+                .flat_map(|m| m.candidates.clone())
+                .collect(),
+            None => Vec::new(),
+        };
+        if found.iter().any(|m| {
+            !m.candidates.iter().all(|id| excluded.contains(id))
+                && !self.words[m.start..m.end]
+                    .iter()
+                    .all(|w| lexicon::KINDS.iter().any(|(said, _)| said == w))
+        }) {
+            return None;
+        }
+        let fits = |entry: &super::contract::CatalogEntry| {
+            kinds.iter().all(|kind| {
+                entry
+                    .tags
+                    .iter()
+                    .any(|tag| normalize(tag) == normalize(kind))
+            })
+        };
+        let fitting: Vec<ProductId> = self
+            .input
+            .product_catalog
+            .iter()
+            .filter(|p| fits(p) && !excluded.contains(&p.product_id))
+            .map(|p| p.product_id)
+            .collect();
+        self.covered.iter_mut().for_each(|c| *c = true);
+        match fitting.as_slice() {
+            // None fits, or more than a list of choices holds: the catalog.
+            [] => None,
+            many if many.len() > 5 => None,
+            [one_product] => Some(one(
+                ProposedAction::new("SHOW_PRODUCT").product(*one_product)
+            )),
+            many => {
+                let mut action = ProposedAction::new("CLARIFY");
+                action.params.candidates =
+                    Some(many.iter().map(|id| serde_json::Value::from(*id)).collect());
+                Some(Proposal::new(vec![action], messages::THESE_FIT))
             }
         }
     }

@@ -20,6 +20,7 @@ fn catalog() -> Vec<CatalogEntry> {
         name: name.into(),
         price_minor: 1000,
         description: String::new(),
+        tags: Vec::new(),
     })
     .collect()
 }
@@ -310,6 +311,7 @@ fn a_word_several_products_share_is_asked_about_with_choices() {
         name: "Café latte".into(),
         price_minor: 1800,
         description: String::new(),
+        tags: Vec::new(),
     });
     let reading = read(&input);
     assert_eq!(
@@ -772,4 +774,34 @@ fn a_grounded_model_is_never_refused_and_a_disagreement_is_asked() {
         "{question}"
     );
     assert!(grounding::disagreement(&input, &Proposal::new(vec![add(6, 2)], "")).is_none());
+}
+
+/// Issue 20: a vague request by kind gets the products whose tags fit as
+/// numbered choices, not «¿De qué producto?».
+#[test]
+fn a_request_by_kind_offers_the_products_that_fit() {
+    let tagged = |message: &str| {
+        let mut input = input(State::CartOpen, message, &[(6, 1)]);
+        for entry in &mut input.product_catalog {
+            entry.tags = match entry.product_id {
+                1 | 2 => vec!["frío".into(), "bebida".into()],
+                3 | 4 | 5 | 8 => vec!["caliente".into(), "bebida".into()],
+                6 => vec!["dulce".into(), "postre".into()],
+                _ => vec!["salado".into()],
+            };
+        }
+        describe(&propose(&input))
+    };
+    assert_eq!(
+        tagged("¿tienen algo frío para tomar?"),
+        ["CLARIFY [Number(1), Number(2)]"]
+    );
+    // One fits: that product; a product excluded by «que no sea» is left out.
+    assert_eq!(tagged("algo dulce?"), ["SHOW_PRODUCT 6"]);
+    assert_eq!(
+        tagged("quiero algo calientito que no sea capuchino"),
+        ["CLARIFY [Number(3), Number(4), Number(5)]"]
+    );
+    // A kind word in a product's own name still names that product.
+    assert_eq!(tagged("un chocolate caliente"), ["ADD_TO_CART 5 x1"]);
 }
