@@ -287,9 +287,15 @@ pub async fn plan(
             })));
         }
     }
+    // «¿Puede recoger mi hermano? yo no llego»: what is left beside an answer,
+    // when it is no shop request at all, is part of the question.
+    let rest_is_talk = !answered.is_empty() && {
+        let rest = super::rules::shop_phrases(&split.rest);
+        !rest.request && !super::rules::names_a_product(&split.rest, &catalog_entries)
+    };
     let message = if answered.is_empty() {
         payload.text.clone()
-    } else if super::rules::says_nothing(&split.rest) {
+    } else if rest_is_talk || super::rules::says_nothing(&split.rest) {
         return Ok(Plan::Knowledge {
             start,
             answers: answered,
@@ -311,6 +317,20 @@ pub async fn plan(
         focus: memo.focus,
         context: turn.call_context(),
     };
+    // «El matcha es frío, ¿no? Dame uno»: the product the question named is
+    // what «uno» means.
+    if !answered.is_empty() && input.focus.is_none() {
+        let asked: Vec<_> = split
+            .questions
+            .iter()
+            .flat_map(|q| super::rules::products_named(q, catalog))
+            .collect();
+        if let [only] = asked.as_slice()
+            && !super::rules::names_a_product(&split.rest, &input.product_catalog)
+        {
+            input.focus = Some(*only);
+        }
+    }
     let rewritten = super::rules::rewrite(&input);
     if let Some(standalone) = &rewritten {
         input.customer_message = standalone.clone();

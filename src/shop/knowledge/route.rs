@@ -141,6 +141,10 @@ fn asks(clause: &str) -> bool {
         .map(|w| w.to_string());
     clause.contains('?')
         || clause.trim_start().starts_with('¿')
+        // «Quisiera saber hasta qué hora atienden», «quería preguntar si…».
+        || tokens(&folded)
+            .iter()
+            .any(|w| matches!(*w, "saber" | "preguntar" | "consultar" | "pregunta" | "consulta"))
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
         || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
 }
@@ -216,6 +220,11 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
 fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -> bool) -> bool {
     let question = Question::new(clause);
     let names = names_product(clause);
+    // An order with its quantity, not asked about, is an order even when a
+    // product's own name holds an attribute («un chocolate caliente»).
+    if orders(clause, names) && !complains(clause) {
+        return false;
+    }
     let asked = attributes_asked(&question);
     if !asked.is_empty() && (names || asked.iter().any(|a| !is_kind(a))) {
         return true;

@@ -60,7 +60,19 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
     words.iter().zip(&covered).all(|(w, c)| {
         *c || matches!(
             *w,
-            "por" | "favor" | "porfa" | "gracias" | "y" | "ya" | "pues" | "entonces"
+            "por"
+                | "favor"
+                | "porfa"
+                | "gracias"
+                | "y"
+                | "ya"
+                | "pues"
+                | "entonces"
+                | "ah"
+                | "oh"
+                | "ahh"
+                | "mmm"
+                | "bueno"
         )
     })
 }
@@ -784,6 +796,10 @@ impl Reader<'_> {
     /// 2", "quiero 1", "2 porfa" are that product.
     fn of_focus(&mut self) -> Option<Proposal> {
         let focus = self.input.focus?;
+        // «Buenísimo, así nomás, cuánto es»: the total, not the product's price.
+        if any(self.text, lexicon::DONE) && !self.input.cart.lines.is_empty() {
+            return None;
+        }
         if self.is_question() && self.has(lexicon::QUESTION) {
             // "¿Y de qué es?", "¿cuánto cuesta?": still about it.
             self.covered.iter_mut().for_each(|c| *c = true);
