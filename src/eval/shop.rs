@@ -107,16 +107,11 @@ fn expected_proposal(
         }
         _ => {}
     }
-    let kept = cart.keys().any(|sku| to_cart.contains_key(sku));
-    if !cart.is_empty() && !kept && !to_cart.is_empty() {
-        out.push(action("CLEAR_CART", None, None));
-    } else {
-        for sku in cart.keys().filter(|sku| !to_cart.contains_key(*sku)) {
-            out.push(action("REMOVE_ITEM", Some(sku), None));
-        }
+    for sku in cart.keys().filter(|sku| !to_cart.contains_key(*sku)) {
+        out.push(action("REMOVE_ITEM", Some(sku), None));
     }
     for (sku, q) in &to_cart {
-        match cart.get(sku).filter(|_| kept || cart.is_empty()) {
+        match cart.get(sku) {
             Some(had) if had == q => {}
             Some(had) if q < had => out.push(action("UPDATE_QUANTITY", Some(sku), Some(*q))),
             Some(had) => out.push(action("ADD_TO_CART", Some(sku), Some(q - had))),

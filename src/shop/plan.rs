@@ -150,6 +150,9 @@ pub struct ProposePlan {
     /// An LLM's actions that stand on nothing the customer said, by index: refused
     /// before the matrix sees them.
     pub ungrounded: Vec<(usize, Ungrounded)>,
+    /// The backend's own question when the rules and a grounded model read the
+    /// message differently (it names both readings, with their figures).
+    pub asked: Option<String>,
     /// The model's actions when none stood on the customer's words (the rules'
     /// reading was proposed instead): each action's type and why it was refused.
     pub replaced: Vec<(String, Ungrounded)>,
@@ -282,6 +285,7 @@ pub async fn plan(
                 memo,
                 rewritten: None,
                 ungrounded: Vec::new(),
+                asked: None,
                 replaced: Vec::new(),
                 answered,
             })));
@@ -358,9 +362,32 @@ pub async fn plan(
     // for the audit.
     let mut ungrounded = Vec::new();
     let mut replaced = Vec::new();
+    let mut asked = None;
     let mut proposal = proposal;
     if origin == Origin::Llm {
         ungrounded = super::rules::grounding::ungrounded(&input, &proposal);
+        // A cart change refused takes the proposal's other cart changes with it:
+        // half a swap is a wrong effect.
+        let changes_cart = |i: usize| {
+            matches!(
+                proposal.proposed_actions[i]
+                    .action_type
+                    .to_ascii_uppercase()
+                    .as_str(),
+                "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM" | "CLEAR_CART"
+            )
+        };
+        let half_a_change = ungrounded.iter().any(|(i, _)| changes_cart(*i))
+            && (0..proposal.proposed_actions.len())
+                .any(|i| changes_cart(i) && !ungrounded.iter().any(|(j, _)| *j == i));
+        if half_a_change {
+            for i in 0..proposal.proposed_actions.len() {
+                if !ungrounded.iter().any(|(j, _)| *j == i) {
+                    ungrounded.push((i, super::rules::grounding::Ungrounded::PartOfARefusedChange));
+                }
+            }
+            ungrounded.sort_by_key(|(i, _)| *i);
+        }
         if !ungrounded.is_empty() && ungrounded.len() == proposal.proposed_actions.len() {
             replaced = std::mem::take(&mut ungrounded)
                 .into_iter()
@@ -378,17 +405,24 @@ pub async fn plan(
         } else if let Some(question) = super::rules::grounding::disagreement(&input, &proposal) {
             // The rules read every word and the model changed the cart otherwise:
             // one short question names both readings.
+            // Every action the model proposed is set aside (the ungrounded ones
+            // with their own reason); indices into it mean nothing from here on.
             replaced = proposal
                 .proposed_actions
                 .iter()
-                .map(|a| {
-                    (
-                        a.action_type.clone(),
-                        super::rules::grounding::Ungrounded::Disagrees,
-                    )
+                .enumerate()
+                .map(|(i, a)| {
+                    let why = ungrounded
+                        .iter()
+                        .find(|(j, _)| *j == i)
+                        .map(|(_, why)| why.clone())
+                        .unwrap_or(super::rules::grounding::Ungrounded::Disagrees);
+                    (a.action_type.clone(), why)
                 })
                 .collect();
-            proposal = Proposal::new(vec![ProposedAction::new("CLARIFY")], &question);
+            ungrounded.clear();
+            asked = Some(question);
+            proposal = Proposal::new(vec![ProposedAction::new("CLARIFY")], "");
             origin = Origin::RulesOverUngroundedLlm;
         }
     }
@@ -401,6 +435,7 @@ pub async fn plan(
         memo,
         rewritten,
         ungrounded,
+        asked,
         replaced,
         answered,
     })))

@@ -170,7 +170,17 @@ fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
             || message.has(words::ANOMALIES)
             || message.has(words::SEARCH));
     let other = |intent: Intent| draft.intent != intent;
-    let writes_again = (message.has(words::SPEND) || message.has(words::INCOME))
+    let logs = message.has(&[
+        "anota",
+        "anotame",
+        "apunta",
+        "apuntame",
+        "registra",
+        "registrame",
+        "agrega",
+        "agregame",
+    ]);
+    let writes_again = (message.has(words::SPEND) || message.has(words::INCOME) || logs)
         && !message.amounts.is_empty()
         && (other(Intent::LogTransaction) || draft.amount_cents.is_some());
     asks_about_money

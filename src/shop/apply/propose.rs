@@ -24,6 +24,7 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         mut memo,
         rewritten,
         ungrounded,
+        asked,
         replaced,
         answered,
     } = plan;
@@ -152,7 +153,10 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         greeted,
         offer: offer.iter().map(|(id, _)| *id).collect(),
         offer_person,
-        preface: answered.into_iter().map(|a| a.answer.text).collect(),
+        preface: asked
+            .into_iter()
+            .chain(answered.into_iter().map(|a| a.answer.text))
+            .collect(),
     })));
 }
 

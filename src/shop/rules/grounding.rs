@@ -38,6 +38,8 @@ pub enum Ungrounded {
     NotAsked { action: ActionKind },
     #[error("the rules read every word otherwise; the customer was asked")]
     Disagrees,
+    #[error("another change to the cart in the same proposal stood on nothing")]
+    PartOfARefusedChange,
 }
 
 /// What the message gives an action to stand on.
@@ -140,6 +142,14 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
         .iter()
         .map(|l| (l.product_id, l.quantity))
         .collect();
+    // «Cambia las limonadas por maracuyá»: the new line takes the quantity of
+    // the one it replaces, said by the cart.
+    let swapped: Vec<i64> = proposal
+        .actions()
+        .iter()
+        .filter(|a| matches!(a.kind, ActionType::Allowed(ActionKind::RemoveItem)))
+        .filter_map(|a| a.product_id.given().and_then(|id| lines.get(id).copied()))
+        .collect();
     let mut found = Vec::new();
     for (index, action) in proposal.actions().iter().enumerate() {
         let ActionType::Allowed(kind) = action.kind else {
@@ -151,6 +161,12 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
         let verdict = match kind {
             ActionKind::AddToCart | ActionKind::UpdateQuantity | ActionKind::RemoveItem => {
                 match product {
+                    Some(id)
+                        if kind == ActionKind::AddToCart
+                            && quantity.is_some_and(|q| swapped.contains(&q)) =>
+                    {
+                        cart_change(&grounds, kind, id, None, cart_quantity(id))
+                    }
                     Some(id) => cart_change(&grounds, kind, id, quantity, cart_quantity(id)),
                     None => Ok(()), // the matrix asks for the product
                 }
@@ -162,7 +178,9 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
             ),
             ActionKind::CancelOrder => asked(
                 kind,
-                grounds.read_as(&["CANCEL_ORDER"]) || grounds.says(lexicon::CANCEL),
+                grounds.read_as(&["CANCEL_ORDER"])
+                    || grounds.says(lexicon::CANCEL)
+                    || grounds.text.split(' ').any(|w| w.starts_with("cancel")),
             ),
             ActionKind::ConfirmOrder => asked(
                 kind,
@@ -323,7 +341,8 @@ pub fn disagreement(input: &ProposalInput, proposal: &Proposal) -> Option<String
     }
     let rules = changes_of(input, &reading.proposal);
     let model = changes_of(input, proposal);
-    if rules == model || rules.is_empty() && model.is_empty() {
+    // Where the rules read no change at all, the model's grounded one stands.
+    if rules == model || rules.is_empty() {
         return None;
     }
     let say = |changes: &[(ProductId, i64)]| -> String {

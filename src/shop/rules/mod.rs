@@ -311,6 +311,9 @@ impl Reader<'_> {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("ESCALATE"));
         }
+        if let Some(proposal) = self.by_kind() {
+            return proposal;
+        }
         if let Some(proposal) = self.pick_choice() {
             return proposal;
         }
@@ -330,9 +333,6 @@ impl Reader<'_> {
         {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("REVIEW_ORDER"));
-        }
-        if let Some(proposal) = self.by_kind() {
-            return proposal;
         }
         let clears = self.has(lexicon::CLEAR);
         let found = mentions::find(self.words, &input.product_catalog);
@@ -460,6 +460,12 @@ impl Reader<'_> {
             return None;
         }
         let asked = self.input.choice_quantity.unwrap_or(1);
+        // «Ya no quiero la limonada» is no pick, nor «y para mí algo caliente».
+        if self.words.iter().any(|w| {
+            matches!(*w, "no" | "algo" | "alguna" | "algun" | "opciones") || lexicon::removes(w)
+        }) {
+            return None;
+        }
         let found = mentions::find(self.words, &self.input.product_catalog);
         if !found.is_empty() {
             // A name picks only among products the words fitted, and a question
@@ -1050,7 +1056,7 @@ const CORRECTION_WORDS: &[&str] = &[
 fn swaps(before: &[&str], after: &[&str]) -> bool {
     let changes = |w: &&str| w.starts_with("cambi") || w.starts_with("reemplaz");
     let instead = any(&before.join(" "), &["en vez", "en lugar"]);
-    let by = after.iter().any(|w| matches!(*w, "por" | "a"));
+    let by = after.iter().any(|w| matches!(*w, "por" | "a" | "x"));
     let number_after = after
         .iter()
         .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")));
@@ -1064,6 +1070,13 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
 /// Whether the words after a product take it back before the next one: «un
 /// capuchino… no, mejor que sea chai».
 fn takes_back(after: &[&str]) -> bool {
+    // «3 limonadas, no, mejor 2» corrects the quantity, not the product.
+    if after
+        .iter()
+        .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")))
+    {
+        return false;
+    }
     let text = after.join(" ");
     (after.first() == Some(&"no") || any(&text, &["perdon", "digo", "mas bien"]))
         && any(
@@ -1315,11 +1328,19 @@ fn corrected_quantity(after: &[&str]) -> Option<i64> {
 /// "si todavía tienen cheesecake me aparta dos": a number right after an order
 /// verb later in the sentence, unless it is the next product's.
 fn verb_quantity(after: &[&str], followed: bool) -> Option<i64> {
-    let at = after.iter().position(|w| lexicon::adds(w))?;
+    // The last word of an order verb or phrase («aparta», «me da», «me regala»).
+    let mut phrased = vec![false; after.len()];
+    lexicon::cover(after, lexicon::ADD, &mut phrased);
+    let at = (0..after.len()).rev().find(|k| {
+        lexicon::adds(after[*k])
+            || phrased[*k] && !matches!(after[*k], "mas" | "tambien" | "ademas")
+    })?;
+    // «me da por favor tres»: politeness between the verb and the number.
     let (k, n) = after
         .iter()
         .enumerate()
         .skip(at + 1)
+        .filter(|(_, w)| !matches!(**w, "por" | "favor" | "porfa" | "porfis" | "ahi" | "nomas"))
         .take(2)
         .find_map(|(k, w)| token_number(w).map(|n| (k, n)))?;
     // The last word before the next product is that product's quantity.

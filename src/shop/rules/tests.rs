@@ -805,3 +805,24 @@ fn a_request_by_kind_offers_the_products_that_fit() {
     // A kind word in a product's own name still names that product.
     assert_eq!(tagged("un chocolate caliente"), ["ADD_TO_CART 5 x1"]);
 }
+
+/// A swap's new line takes the quantity of the line it replaces, which the cart
+/// says; «x» joins a swap like «por».
+#[test]
+fn a_swap_is_grounded_on_the_line_it_replaces() {
+    let remove = ProposedAction::new("REMOVE_ITEM").product(2);
+    let add = ProposedAction::new("ADD_TO_CART").product(8).quantity(2);
+    assert!(refused("cambia la matcha x capuchino", &[(2, 2)], vec![remove, add]).is_empty());
+    let add = ProposedAction::new("ADD_TO_CART").product(8).quantity(2);
+    assert_eq!(
+        refused("y un capuchino", &[(2, 2)], vec![add]),
+        vec![0],
+        "two is not said and nothing is swapped"
+    );
+    check(&[(
+        State::CartOpen,
+        "cambia la matcha x capuchino",
+        &[(2, 2)],
+        &["REMOVE_ITEM 2", "ADD_TO_CART 8 x2"],
+    )]);
+}
