@@ -522,6 +522,9 @@ struct Passage {
 impl Passage {
     /// Enough of the question is in it: its subject at least.
     fn covers(&self, question: &Question, library: &Library) -> bool {
+        if !self.holds_dates_of(question) {
+            return false;
+        }
         let topics: Vec<&String> = question.words.iter().filter(|w| is_topic_word(w)).collect();
         if !topics.is_empty() {
             // About a topic: a topic word and half of the words the shop knows.
@@ -543,6 +546,66 @@ impl Passage {
             .filter(|w| self.matched.contains(**w))
             .count();
         held * 2 >= subject.len() || (held >= 1 && subject.len() <= 3)
+    }
+}
+
+impl Passage {
+    /// A question about a date («el 24 de diciembre», «el viernes santo») is
+    /// answered only by a passage that names that date: the week's hours say
+    /// nothing about a holiday.
+    fn holds_dates_of(&self, question: &Question) -> bool {
+        const MONTHS: &[&str] = &[
+            "enero",
+            "febrero",
+            "marzo",
+            "abril",
+            "mayo",
+            "junio",
+            "julio",
+            "agosto",
+            "septiembre",
+            "octubre",
+            "noviembre",
+            "diciembre",
+        ];
+        const HOLIDAYS: &[&str] = &[
+            "santo",
+            "santa",
+            "navidad",
+            "nochebuena",
+            "pascua",
+            "carnaval",
+            "nochevieja",
+            "difuntos",
+            "independencia",
+        ];
+        let passage = normalize(&format!("{} {}", self.hit.title, self.text));
+        let held: Vec<&str> = tokens(&passage);
+        let asked: Vec<&str> = tokens(&question.folded);
+        for (k, word) in asked.iter().enumerate() {
+            if HOLIDAYS.contains(word) && !held.contains(word) {
+                return false;
+            }
+            if MONTHS.contains(word) {
+                if !held.contains(word) {
+                    return false;
+                }
+                // «el 24 de diciembre»: that day, not just the month.
+                let day = asked[..k]
+                    .iter()
+                    .rev()
+                    .take(2)
+                    .find(|w| w.chars().all(|c| c.is_ascii_digit()));
+                if let Some(day) = day
+                    && !held
+                        .windows(3)
+                        .any(|w| w[0] == *day && w[1] == "de" && w[2] == *word)
+                {
+                    return false;
+                }
+            }
+        }
+        true
     }
 }
 
@@ -987,5 +1050,22 @@ mod tests {
             ok("También llevamos a Calacoto.").is_err(),
             "a place not in the passage"
         );
+    }
+
+    #[test]
+    fn a_date_is_answered_only_by_a_passage_that_names_it() {
+        let passage = |text: &str| Passage {
+            hit: hit(text),
+            text: text.into(),
+            matched: BTreeSet::new(),
+        };
+        let week = passage("Lunes a viernes: 7:30 a 20:00. Domingos: 9:00 a 14:00.");
+        let holidays = passage("Feriados: cerramos el 1 de mayo y el 25 de diciembre.");
+        let asked = |q: &str| Question::new(q);
+        assert!(!week.holds_dates_of(&asked("el 24 de diciembre hasta qué hora atienden?")));
+        assert!(!week.holds_dates_of(&asked("abren el viernes santo?")));
+        assert!(!holidays.holds_dates_of(&asked("el 24 de diciembre abren?")));
+        assert!(holidays.holds_dates_of(&asked("abren el 25 de diciembre?")));
+        assert!(week.holds_dates_of(&asked("a qué hora abren los domingos?")));
     }
 }
