@@ -231,13 +231,7 @@ const SAME: &[&[&str]] = &[
     ],
     &["wifi", "internet", "clave", "contrasena"],
     &["mascota", "mascotas", "perro", "perros", "gato", "pet"],
-    &[
-        "estacionamiento",
-        "parqueo",
-        "parqueos",
-        "estacionar",
-        "parking",
-    ],
+    &["estacionamiento", "parqueo", "parqueos", "parking"],
     &[
         "direccion",
         "ubicacion",
@@ -446,7 +440,7 @@ const TOPICS: &[&[&str]] = &[
     &["mascota", "mascotas", "perro", "perros", "perrito", "gato"],
     &["enchufe", "enchufes", "laptop", "trabajar", "computadora"],
     &["mesas", "mesa", "terraza", "gente", "capacidad", "sentarse"],
-    &["parqueo", "estacionamiento", "estacionar"],
+    &["parqueo", "estacionamiento"],
     &["bano", "banos"],
     &[
         "recoger",
@@ -689,11 +683,21 @@ pub fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    if a.len() >= 4 && b.len() >= 4 && stem(a) == stem(b) {
+    // The same stem in nearly the same length: a person of the verb
+    // («aceptan», «aceptamos»), not a derived word («estación», «estacionamiento»).
+    if a.len() >= 4 && b.len() >= 4 && a.len().abs_diff(b.len()) <= 3 && stem(a) == stem(b) {
         return true;
     }
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if short.len() >= 4 && long.starts_with(short) && long.len() - short.len() <= 2 {
+    // A plural or a pronoun more («envíos», «recogerlo»), not another word
+    // («estación» is not «estacionar»).
+    if short.len() >= 4
+        && long.starts_with(short)
+        && matches!(
+            &long[short.len()..],
+            "s" | "es" | "lo" | "la" | "los" | "las" | "le"
+        )
+    {
         return true;
     }
     short.len() >= 5 && strsim::levenshtein(a, b) <= 1
@@ -719,5 +723,6 @@ mod tests {
         assert!(!same_word("pan", "pago"));
         assert!(same_word("aceptan", "aceptamos") && same_word("envian", "envios"));
         assert!(!same_word("pago", "pagina"));
+        assert!(!same_word("estacion", "estacionamiento") && same_word("recoger", "recogerlo"));
     }
 }
