@@ -29,6 +29,22 @@ pub fn normalize(input: &str) -> String {
     out.trim().to_owned()
 }
 
+/// The months, folded, January first.
+pub const MONTHS: [&str; 12] = [
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+];
+
 /// One of a text's trigrams.
 pub type Trigram = [char; 3];
 
@@ -51,7 +67,11 @@ pub fn trigrams(normalized: &str) -> Vec<Trigram> {
 /// pg_trgm's `similarity` of two normalized texts: trigrams shared over trigrams
 /// in either.
 pub fn similarity(a: &str, b: &str) -> f32 {
-    let (a, b) = (trigrams(a), trigrams(b));
+    trigram_similarity(&trigrams(a), &trigrams(b))
+}
+
+/// The same, of two texts' trigrams already taken (sorted, without repeats).
+pub fn trigram_similarity(a: &[Trigram], b: &[Trigram]) -> f32 {
     let shared = a.iter().filter(|t| b.binary_search(t).is_ok()).count();
     let either = a.len() + b.len() - shared;
     if either == 0 {

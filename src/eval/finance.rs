@@ -11,7 +11,7 @@ use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, tokens_of};
+use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, reply_of, tokens_of};
 use crate::engine::{Engine, EngineSettings};
 use crate::finance::core::FinanceForbidden;
 use crate::finance::core::confirm::{self, Answer};
@@ -130,13 +130,7 @@ pub async fn run(
             let audit = audit_of(pool, inbox_id).await?;
             let rejected = report.tally(&audit, crate::audit::Kind::ActionAccepted, &forbidden);
             report.tokens += tokens_of(pool, inbox_id).await?;
-            let replies: Vec<String> = sqlx::query_scalar(
-                "SELECT payload->>'text' FROM outbox WHERE inbox_id = $1 ORDER BY id",
-            )
-            .bind(inbox_id)
-            .fetch_all(pool)
-            .await?;
-            let reply = replies.join("\n");
+            let reply = reply_of(pool, inbox_id).await?;
 
             // Every number the user reads has a source.
             let mut known = fixed.clone();

@@ -115,6 +115,16 @@ async fn audit_of(pool: &PgPool, inbox_id: i64) -> sqlx::Result<Vec<AuditRow>> {
         .collect())
 }
 
+/// What the bot said to one inbox event, its messages joined by newlines.
+async fn reply_of(pool: &PgPool, inbox_id: i64) -> sqlx::Result<String> {
+    let replies: Vec<String> =
+        sqlx::query_scalar("SELECT payload->>'text' FROM outbox WHERE inbox_id = $1 ORDER BY id")
+            .bind(inbox_id)
+            .fetch_all(pool)
+            .await?;
+    Ok(replies.join("\n"))
+}
+
 /// Tokens the LLM spent on one inbox event.
 async fn tokens_of(pool: &PgPool, inbox_id: i64) -> sqlx::Result<i64> {
     sqlx::query_scalar(

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use sqlx::PgPool;
 
 use super::oracle::Oracle;
-use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, tokens_of};
+use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, reply_of, tokens_of};
 use crate::engine::{Engine, EngineSettings};
 use crate::shop::core::ForbiddenKind;
 
@@ -260,13 +260,7 @@ pub async fn run(
                 }
             }
             check_state(turn.expect.state.as_ref(), &state, &mut problems);
-            let replies: Vec<String> = sqlx::query_scalar(
-                "SELECT payload->>'text' FROM outbox WHERE inbox_id = $1 ORDER BY id",
-            )
-            .bind(inbox_id)
-            .fetch_all(pool)
-            .await?;
-            let reply = replies.join("\n");
+            let reply = reply_of(pool, inbox_id).await?;
             for text in turn.expect.reply.iter().flatten() {
                 if !reply.to_lowercase().contains(&text.to_lowercase()) {
                     problems.push(format!("reply lacks {text:?}"));

@@ -244,9 +244,9 @@ pub async fn plan(
     for question in &split.questions {
         // «agrégame un cheesecake, ¿lleva gluten?»: the product may be named
         // elsewhere in the message, or be the one just talked about.
-        let mut products = super::rules::products_named(question, catalog);
+        let mut products = super::rules::products_in(question, &catalog_entries);
         if products.is_empty() {
-            products = super::rules::products_named(&payload.text, catalog);
+            products = super::rules::products_in(&payload.text, &catalog_entries);
         }
         if products.is_empty() && !super::knowledge::route::asks_the_whole_shop(question) {
             products.extend(memo.focus);
@@ -270,7 +270,7 @@ pub async fn plan(
                     .all(|s| matches!(s, super::knowledge::answer::Source::Product { .. }))
         });
     if about_a_product && super::rules::says_nothing(&split.rest) {
-        let shown: Vec<ProposedAction> = super::rules::products_named(&payload.text, catalog)
+        let shown: Vec<ProposedAction> = super::rules::products_in(&payload.text, &catalog_entries)
             .into_iter()
             .take(crate::proposal::MAX_ACTIONS)
             .map(|id| ProposedAction::new("SHOW_PRODUCT").product(id))
@@ -327,7 +327,7 @@ pub async fn plan(
         let asked: Vec<_> = split
             .questions
             .iter()
-            .flat_map(|q| super::rules::products_named(q, catalog))
+            .flat_map(|q| super::rules::products_in(q, &input.product_catalog))
             .collect();
         if let [only] = asked.as_slice()
             && !super::rules::names_a_product(&split.rest, &input.product_catalog)
@@ -366,28 +366,7 @@ pub async fn plan(
     let mut proposal = proposal;
     if origin == Origin::Llm {
         ungrounded = super::rules::grounding::ungrounded(&input, &proposal);
-        // A cart change refused takes the proposal's other cart changes with it:
-        // half a swap is a wrong effect.
-        let changes_cart = |i: usize| {
-            matches!(
-                proposal.proposed_actions[i]
-                    .action_type
-                    .to_ascii_uppercase()
-                    .as_str(),
-                "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM" | "CLEAR_CART"
-            )
-        };
-        let half_a_change = ungrounded.iter().any(|(i, _)| changes_cart(*i))
-            && (0..proposal.proposed_actions.len())
-                .any(|i| changes_cart(i) && !ungrounded.iter().any(|(j, _)| *j == i));
-        if half_a_change {
-            for i in 0..proposal.proposed_actions.len() {
-                if !ungrounded.iter().any(|(j, _)| *j == i) {
-                    ungrounded.push((i, super::rules::grounding::Ungrounded::PartOfARefusedChange));
-                }
-            }
-            ungrounded.sort_by_key(|(i, _)| *i);
-        }
+        super::rules::grounding::refuse_half_changes(&proposal, &mut ungrounded);
         if !ungrounded.is_empty() && ungrounded.len() == proposal.proposed_actions.len() {
             replaced = std::mem::take(&mut ungrounded)
                 .into_iter()

@@ -17,31 +17,9 @@ pub enum Direction {
     Future,
 }
 
-const MONTHS: [(&str, u32); 24] = [
-    ("enero", 1),
-    ("febrero", 2),
-    ("marzo", 3),
-    ("abril", 4),
-    ("mayo", 5),
-    ("junio", 6),
-    ("julio", 7),
-    ("agosto", 8),
-    ("septiembre", 9),
-    ("octubre", 10),
-    ("noviembre", 11),
-    ("diciembre", 12),
-    ("ene", 1),
-    ("feb", 2),
-    ("mar", 3),
-    ("abr", 4),
-    ("may", 5),
-    ("jun", 6),
-    ("jul", 7),
-    ("ago", 8),
-    ("sep", 9),
-    ("oct", 10),
-    ("nov", 11),
-    ("dic", 12),
+/// Abbreviated months; the full names are `text::MONTHS`.
+const MONTH_ABBREVIATIONS: [&str; 12] = [
+    "ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic",
 ];
 
 const WEEKDAYS: [(&str, Weekday); 7] = [
@@ -61,7 +39,11 @@ static SLASHED: LazyLock<Regex> =
 
 /// A month number named by a Spanish month word.
 pub fn month_named(word: &str) -> Option<u32> {
-    MONTHS.iter().find(|(w, _)| *w == word).map(|(_, m)| *m)
+    crate::text::MONTHS
+        .iter()
+        .position(|m| *m == word)
+        .or_else(|| MONTH_ABBREVIATIONS.iter().position(|m| *m == word))
+        .map(|i| i as u32 + 1)
 }
 
 /// The date `text` names, if any, and the text with that phrase removed

@@ -26,18 +26,7 @@ use uuid::Uuid;
 use super::words::{Question, is_general_word, is_topic_word, same_word, stem};
 use super::{Hit, Strictness, search, sentences};
 use crate::shop::catalog::{CatalogIndex, Product};
-use crate::text::{Trigram, normalize, tokens};
-
-/// Shared trigrams over all trigrams of two sorted, deduplicated sets.
-fn trigram_similarity(a: &[Trigram], b: &[Trigram]) -> f32 {
-    let shared = a.iter().filter(|t| b.binary_search(t).is_ok()).count();
-    let either = a.len() + b.len() - shared;
-    if either == 0 {
-        0.0
-    } else {
-        shared as f32 / either as f32
-    }
-}
+use crate::text::{MONTHS, Trigram, normalize, tokens, trigram_similarity};
 
 /// Most steps one question may take, whatever the loops want.
 pub const MAX_STEPS: usize = 8;
@@ -554,20 +543,6 @@ impl Passage {
     /// answered only by a passage that names that date: the week's hours say
     /// nothing about a holiday.
     fn holds_dates_of(&self, question: &Question) -> bool {
-        const MONTHS: &[&str] = &[
-            "enero",
-            "febrero",
-            "marzo",
-            "abril",
-            "mayo",
-            "junio",
-            "julio",
-            "agosto",
-            "septiembre",
-            "octubre",
-            "noviembre",
-            "diciembre",
-        ];
         const HOLIDAYS: &[&str] = &[
             "santo",
             "santa",

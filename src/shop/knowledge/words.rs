@@ -522,18 +522,6 @@ pub fn is_general_word(word: &str) -> bool {
         "ano",
         "fecha",
         "dia",
-        "enero",
-        "febrero",
-        "marzo",
-        "abril",
-        "mayo",
-        "junio",
-        "julio",
-        "agosto",
-        "septiembre",
-        "octubre",
-        "noviembre",
-        "diciembre",
         "primero",
         "primera",
         "hermano",
@@ -616,6 +604,7 @@ pub fn is_general_word(word: &str) -> bool {
         "chica",
     ];
     GENERAL.contains(&word)
+        || crate::text::MONTHS.contains(&word)
         || (word.len() >= 5
             && ["ar", "er", "ir", "ando", "iendo"]
                 .iter()

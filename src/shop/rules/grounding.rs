@@ -136,12 +136,7 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
     let grounds = grounds(input);
     // The cart as the proposal's earlier actions leave it («borra todo, mejor
     // solo 2 americanos» adds to an empty cart).
-    let mut lines: std::collections::BTreeMap<ProductId, i64> = input
-        .cart
-        .lines
-        .iter()
-        .map(|l| (l.product_id, l.quantity))
-        .collect();
+    let mut lines = cart_lines(input);
     // «Cambia las limonadas por maracuyá»: the new line takes the quantity of
     // the one it replaces, said by the cart.
     let swapped: Vec<i64> = proposal
@@ -210,6 +205,39 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
         }
     }
     found
+}
+
+/// A cart change refused beside one that stands takes the whole proposal with
+/// it: half a swap is a wrong effect, and the customer is asked again. Adds the
+/// rest of the proposal to `refused` (indices, as [`ungrounded`] gives them).
+pub fn refuse_half_changes(proposal: &Proposal, refused: &mut Vec<(usize, Ungrounded)>) {
+    let changes_cart = |action: &crate::shop::core::Action| {
+        matches!(
+            action.kind,
+            ActionType::Allowed(
+                ActionKind::AddToCart
+                    | ActionKind::UpdateQuantity
+                    | ActionKind::RemoveItem
+                    | ActionKind::ClearCart
+            )
+        )
+    };
+    let actions = proposal.actions();
+    let is_refused =
+        |index: usize, refused: &[(usize, Ungrounded)]| refused.iter().any(|(i, _)| *i == index);
+    let refused_a_change = refused.iter().any(|(i, _)| changes_cart(&actions[*i]));
+    let kept_a_change = actions
+        .iter()
+        .enumerate()
+        .any(|(index, a)| changes_cart(a) && !is_refused(index, refused));
+    if refused_a_change && kept_a_change {
+        for index in 0..actions.len() {
+            if !is_refused(index, refused) {
+                refused.push((index, Ungrounded::PartOfARefusedChange));
+            }
+        }
+        refused.sort_by_key(|(i, _)| *i);
+    }
 }
 
 /// Words that ask for a person (the backend's own detector catches most first).
@@ -375,12 +403,7 @@ pub fn disagreement(input: &ProposalInput, proposal: &Proposal) -> Option<String
 
 /// The lines a proposal leaves changed: (product, quantity after), in order.
 fn changes_of(input: &ProposalInput, proposal: &Proposal) -> Vec<(ProductId, i64)> {
-    let mut lines: std::collections::BTreeMap<ProductId, i64> = input
-        .cart
-        .lines
-        .iter()
-        .map(|l| (l.product_id, l.quantity))
-        .collect();
+    let mut lines = cart_lines(input);
     let before = lines.clone();
     for action in proposal.actions() {
         let ActionType::Allowed(kind) = action.kind else {
@@ -401,5 +424,15 @@ fn changes_of(input: &ProposalInput, proposal: &Proposal) -> Vec<(ProductId, i64
     lines
         .into_iter()
         .filter(|(id, q)| before.get(id).copied().unwrap_or(0) != *q)
+        .collect()
+}
+
+/// The cart's quantities by product.
+fn cart_lines(input: &ProposalInput) -> std::collections::BTreeMap<ProductId, i64> {
+    input
+        .cart
+        .lines
+        .iter()
+        .map(|l| (l.product_id, l.quantity))
         .collect()
 }

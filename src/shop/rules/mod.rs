@@ -89,8 +89,13 @@ pub fn products_named(text: &str, catalog: &crate::shop::catalog::CatalogIndex) 
             tags: p.tags.clone(),
         })
         .collect();
+    products_in(text, &entries)
+}
+
+/// The products `text` names among `catalog`'s entries.
+pub fn products_in(text: &str, catalog: &[super::contract::CatalogEntry]) -> Vec<ProductId> {
     let text = prepared(text);
-    mentions::find(&tokens(&text), &entries)
+    mentions::find(&tokens(&text), catalog)
         .into_iter()
         .filter_map(|m| m.product())
         .collect()
@@ -969,6 +974,17 @@ fn decrease(id: ProductId, quantity: i64, by: i64) -> ProposedAction {
     }
 }
 
+/// Words that make a quantity the line's whole quantity: «solo 1», «que sean 3».
+const ONLY: &[&str] = &[
+    "solo",
+    "nomas",
+    "nada mas",
+    "dejalo en",
+    "dejala en",
+    "que sean",
+    "que sea",
+];
+
 /// Words that swap one product for another.
 const SWAP_WORDS: &[&str] = &[
     "por",
@@ -1120,18 +1136,7 @@ fn clause_action(
     // uno": a partitive with a quantity sets the line.
     let partitive = matches!(before.last(), Some(&("de" | "del" | "los" | "las")))
         && before.iter().any(|w| matches!(*w, "de" | "del"));
-    let only = any(
-        clause,
-        &[
-            "solo",
-            "nomas",
-            "nada mas",
-            "dejalo en",
-            "dejala en",
-            "que sean",
-            "que sea",
-        ],
-    );
+    let only = any(clause, ONLY);
     if in_cart > 0
         && (partitive || only)
         && !any(clause, &["mas", "otro", "otra", "otros", "otras"])
@@ -1144,22 +1149,8 @@ fn clause_action(
             })
             .or_else(|| if only { quantity_before(before) } else { None })
     {
-        mark(
-            covered,
-            &[
-                "de",
-                "del",
-                "los",
-                "las",
-                "solo",
-                "nomas",
-                "nada mas",
-                "dejalo en",
-                "dejala en",
-                "que sean",
-                "que sea",
-            ],
-        );
+        mark(covered, &["de", "del", "los", "las"]);
+        mark(covered, ONLY);
         mark(covered, lexicon::SET);
         for (k, w) in clause_words.iter().enumerate() {
             if token_number(w).is_some() {
