@@ -13,11 +13,13 @@
 //! `BENCH_ONLY` (`rules`, `llm` or `baseline`: run just that group),
 //! `BENCH_SERVER_WRAPPER` (a command to run the server under, such as a profiler).
 //!
-//! Each customer waits for the reply before writing again, so every message is one
-//! turn (no bursts), and the gather window is off (`TENDERO_GATHER_MS=0`). In the
-//! LLM scenarios every turn asks the model (`TENDERO_LLM_RULES_FIRST=false`): the
-//! bench's messages are ones the rules read whole, which would otherwise never
-//! reach it.
+//! The server runs with its defaults. Each customer waits for the reply before
+//! writing again, so every message is one turn. With a model configured (the
+//! defaults: rules first, the burst window on) customers alternate messages the
+//! rules read whole with ones only the model answers, and the two are timed
+//! apart; then customers type bursts of three messages within a second, and the
+//! replies and model calls each burst got are counted. The `all` rows turn rules
+//! first off (`TENDERO_LLM_RULES_FIRST=false`), so every turn asks the model.
 //! Statements are counted by tendero itself (`TENDERO_COUNT_STATEMENTS=1`),
 //! transactions by PostgreSQL (`pg_stat_database`), CPU from /proc: the child's own
 //! and the sum over every `postgres` process.
@@ -114,17 +116,21 @@ async fn transactions(pool: &PgPool) -> i64 {
 struct FakeLlm {
     base_url: String,
     peak: Arc<AtomicUsize>,
+    /// Calls answered since the start.
+    calls: Arc<AtomicUsize>,
 }
 
 async fn fake_llm(delay: Duration) -> FakeLlm {
     let in_flight = Arc::new(AtomicUsize::new(0));
     let peak = Arc::new(AtomicUsize::new(0));
-    let (now, high) = (in_flight.clone(), peak.clone());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (now, high, count) = (in_flight.clone(), peak.clone(), calls.clone());
     let app = axum::Router::new().route(
         "/v1/chat/completions",
         post(move |Json(_body): Json<Value>| {
-            let (now, high) = (now.clone(), high.clone());
+            let (now, high, count) = (now.clone(), high.clone(), count.clone());
             async move {
+                count.fetch_add(1, Ordering::SeqCst);
                 let current = now.fetch_add(1, Ordering::SeqCst) + 1;
                 high.fetch_max(current, Ordering::SeqCst);
                 tokio::time::sleep(delay).await;
@@ -144,7 +150,11 @@ async fn fake_llm(delay: Duration) -> FakeLlm {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
-    FakeLlm { base_url, peak }
+    FakeLlm {
+        base_url,
+        peak,
+        calls,
+    }
 }
 
 struct Server {
@@ -175,7 +185,6 @@ impl Server {
             .arg("serve")
             .env("DATABASE_URL", database_url)
             .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
-            .env("TENDERO_GATHER_MS", "0")
             .env("TENDERO_COUNT_STATEMENTS", "1")
             // Load generators are not customers: no per-contact limit.
             .env("TENDERO_CONTACT_MESSAGES_PER_MINUTE", "1000000")
@@ -244,16 +253,37 @@ struct Row {
     transactions: f64,
     llm_peak: Option<usize>,
     rss_mb: Option<f64>,
+    /// Each reply's latency with the index of the message it answered.
+    by_message: Vec<(usize, Duration)>,
+}
+
+fn quantile_ms(latencies: &[Duration], q: f64) -> f64 {
+    if latencies.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = latencies.to_vec();
+    sorted.sort();
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0
 }
 
 impl Row {
     fn quantile(&self, q: f64) -> f64 {
-        if self.latencies.is_empty() {
-            return f64::NAN;
-        }
-        let mut sorted = self.latencies.clone();
-        sorted.sort();
-        sorted[((sorted.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1000.0
+        quantile_ms(&self.latencies, q)
+    }
+
+    /// p50 and p99 of the replies to the messages `which` picks.
+    fn of_messages(&self, which: impl Fn(usize) -> bool) -> (usize, f64, f64) {
+        let picked: Vec<Duration> = self
+            .by_message
+            .iter()
+            .filter(|(i, _)| which(*i))
+            .map(|(_, d)| *d)
+            .collect();
+        (
+            picked.len(),
+            quantile_ms(&picked, 0.5),
+            quantile_ms(&picked, 0.99),
+        )
     }
 
     fn per_turn(&self, total: f64) -> f64 {
@@ -282,11 +312,11 @@ impl Row {
 }
 
 /// Lets the load tasks run for `secs`, stops them and gathers their latencies.
-async fn run_for(
+async fn run_for<T>(
     secs: u64,
     stop: &AtomicBool,
-    tasks: Vec<tokio::task::JoinHandle<Vec<Duration>>>,
-) -> Vec<Duration> {
+    tasks: Vec<tokio::task::JoinHandle<Vec<T>>>,
+) -> Vec<T> {
     tokio::time::sleep(Duration::from_secs(secs)).await;
     stop.store(true, Ordering::Relaxed);
     let mut latencies = Vec::new();
@@ -461,6 +491,121 @@ const LLM_MESSAGES: &[&str] = &[
     "vacía el carrito",
 ];
 
+/// With a model configured and the defaults: messages the rules read whole
+/// alternate with ones only the model can answer (the even ones and the odd ones).
+const MIXED_MESSAGES: &[&str] = &[
+    "quiero 2 maracuyá",
+    "mira",
+    "quiero 1 matcha",
+    "no sé qué elegir",
+    "vacía el carrito",
+    "tengo una duda",
+];
+/// A burst: three messages only the model can answer, typed 300 ms apart.
+const BURST: &[&str] = &["mira", "tengo una duda", "no sé qué elegir"];
+const BURST_GAP: Duration = Duration::from_millis(300);
+
+/// Reads `stream` until a reply (an event with an `id:`) arrives or `wait` passes.
+async fn next_reply(
+    stream: &mut (impl futures::Stream<Item = reqwest::Result<axum::body::Bytes>> + Unpin),
+    buffer: &mut String,
+    wait: Duration,
+) -> bool {
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        while let Some(pos) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..pos + 2).collect();
+            if block.lines().any(|l| l.starts_with("id:")) {
+                return true;
+            }
+        }
+        match tokio::time::timeout_at(deadline, stream.next()).await {
+            Ok(Some(Ok(chunk))) => buffer.push_str(&String::from_utf8_lossy(&chunk)),
+            _ => return false,
+        }
+    }
+}
+
+/// `customers` sessions each type `rounds` bursts (three messages 300 ms apart,
+/// within one second) and count the replies each burst gets; model calls per
+/// burst come from the fake and from `llm_calls` (per head message).
+async fn bursts(server: &Server, pool: &PgPool, fake: &FakeLlm, customers: usize, rounds: usize) {
+    let client = reqwest::Client::new();
+    let calls0 = fake.calls.load(Ordering::SeqCst);
+    let mut tasks = Vec::new();
+    for c in 0..customers {
+        let client = client.clone();
+        let base = server.base.clone();
+        tasks.push(tokio::spawn(async move {
+            let session = format!("burst-{c}");
+            let response = client
+                .get(format!("{base}/webchat/demo-shop/events?session={session}"))
+                .send()
+                .await
+                .unwrap();
+            let mut stream = response.bytes_stream();
+            let mut buffer = String::new();
+            // (replies, ms from the burst's last message to its first reply) per round
+            let mut rounds_seen = Vec::new();
+            for r in 0..rounds {
+                for (i, text) in BURST.iter().enumerate() {
+                    if i > 0 {
+                        tokio::time::sleep(BURST_GAP).await;
+                    }
+                    let status = client
+                        .post(format!("{base}/webchat/demo-shop/messages"))
+                        .json(&json!({"session": session, "text": text,
+                                      "client_id": format!("b{r}-{i}")}))
+                        .send()
+                        .await
+                        .unwrap()
+                        .status();
+                    assert_eq!(status, 202);
+                }
+                let last = Instant::now();
+                let mut replies = 0;
+                let mut first = None;
+                if next_reply(&mut stream, &mut buffer, Duration::from_secs(30)).await {
+                    replies += 1;
+                    first = Some(last.elapsed());
+                }
+                // Anything more for this burst comes within a quiet two seconds.
+                while next_reply(&mut stream, &mut buffer, Duration::from_secs(2)).await {
+                    replies += 1;
+                }
+                rounds_seen.push((replies, first));
+            }
+            rounds_seen
+        }));
+    }
+    let mut seen = Vec::new();
+    for task in tasks {
+        seen.extend(task.await.unwrap());
+    }
+    let calls = fake.calls.load(Ordering::SeqCst) - calls0;
+    let most_calls: i64 = sqlx::query_scalar(
+        "SELECT coalesce(max(n), 0) FROM (
+             SELECT count(*) AS n FROM llm_calls l
+             JOIN conversations c ON c.id = l.conversation_id
+             JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id LIKE 'burst-%' GROUP BY l.inbox_id) per_head",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    let bursts = seen.len();
+    let one_reply = seen.iter().filter(|(n, _)| *n == 1).count();
+    let most_replies = seen.iter().map(|(n, _)| *n).max().unwrap_or(0);
+    let waits: Vec<Duration> = seen.iter().filter_map(|(_, w)| *w).collect();
+    println!(
+        "bursts (3 messages within 1 s, {customers} customers × {rounds}): {one_reply}/{bursts} \
+         answered with one reply (most replies to a burst: {most_replies}); model calls per \
+         burst {:.2} (most for one burst: {most_calls}); last message to reply p50 {:.0} ms",
+        calls as f64 / bursts.max(1) as f64,
+        quantile_ms(&waits, 0.5),
+    );
+}
+
 /// `customers` web-chat sessions, each posting and waiting for its reply, for `secs`.
 async fn end_to_end(
     name: String,
@@ -543,13 +688,14 @@ async fn end_to_end(
                         _ => panic!("no reply within a minute"),
                     }
                 }
-                latencies.push(t.elapsed());
+                latencies.push((n % messages.len(), t.elapsed()));
                 n += 1;
             }
             latencies
         }));
     }
-    let latencies = run_for(secs, &stop, tasks).await;
+    let by_message = run_for(secs, &stop, tasks).await;
+    let latencies = by_message.iter().map(|(_, d)| *d).collect::<Vec<_>>();
     let elapsed = started.elapsed();
     let (cpu1, pg1, st1) = (
         cpu_ms(pid),
@@ -571,6 +717,7 @@ async fn end_to_end(
         transactions: (tx1 - tx0) as f64 - 2.0 * scrape_cost - 1.0,
         llm_peak: None,
         rss_mb: Some(rss_mb(pid)),
+        by_message,
     }
 }
 
@@ -664,7 +811,45 @@ async fn main() -> anyhow::Result<()> {
     }
 
     if wanted("llm") {
+        // The defaults a user runs with a model: rules first, the burst window on.
         let fake = fake_llm(Duration::from_millis(llm_ms)).await;
+        let server = Server::start(
+            &scratch_url,
+            &[
+                ("OPENAI_BASE_URL", fake.base_url.clone()),
+                ("OPENAI_API_KEY", "bench".into()),
+            ],
+        )
+        .await;
+        let customers = 16;
+        let calls0 = fake.calls.load(Ordering::SeqCst);
+        fake.peak.store(0, Ordering::SeqCst);
+        let mut row = end_to_end(
+            format!("LLM {llm_ms} ms defaults, {customers} c."),
+            &server,
+            &pool,
+            customers,
+            secs,
+            "mixed",
+            MIXED_MESSAGES,
+        )
+        .await;
+        row.llm_peak = Some(fake.peak.load(Ordering::SeqCst));
+        row.print();
+        let calls = fake.calls.load(Ordering::SeqCst) - calls0;
+        let (rules_n, rules_p50, rules_p99) = row.of_messages(|i| i % 2 == 0);
+        let (model_n, model_p50, model_p99) = row.of_messages(|i| i % 2 == 1);
+        println!(
+            "  with defaults (rules first, TENDERO_GATHER_MS 800): rules-read turns p50 {rules_p50:.1} ms \
+             p99 {rules_p99:.1} ms ({rules_n}); model-bound turns p50 {model_p50:.1} ms p99 \
+             {model_p99:.1} ms ({model_n}); model calls per model-bound message {:.2}",
+            calls as f64 / model_n.max(1) as f64
+        );
+        bursts(&server, &pool, &fake, customers, 3).await;
+        server.stop();
+
+        // Every turn asks the model: rules first turned off (the messages are ones
+        // the rules read whole, which would otherwise never reach it).
         let server = Server::start(
             &scratch_url,
             &[
@@ -678,7 +863,7 @@ async fn main() -> anyhow::Result<()> {
         for customers in [16, 64, 256] {
             fake.peak.store(0, Ordering::SeqCst);
             let mut row = end_to_end(
-                format!("LLM {llm_ms} ms, {customers} customers"),
+                format!("LLM {llm_ms} ms all, {customers} c."),
                 &server,
                 &pool,
                 customers,

@@ -46,9 +46,10 @@ pub struct Settings {
     /// `TENDERO_TURNS_IN_FLIGHT`: turns this process keeps running at once, each an
     /// async task. What bounds LLM calls is the LLM's own limit, not this.
     pub turns_in_flight: usize,
-    /// `TENDERO_GATHER_MS`: how long after the first message of a burst its turn
-    /// waits, so quick follow-ups are answered together. Defaults to 800 ms when an
-    /// LLM is configured (each turn costs a call) and to 0 with the offline rules.
+    /// `TENDERO_GATHER_MS`: when a customer writes again while the model reads
+    /// their message, how long the burst must be quiet before it is answered whole
+    /// (no message waits otherwise). Defaults to 800 ms when an LLM is configured
+    /// and to 0 (never wait) with the offline rules.
     pub gather: Duration,
     /// `TENDERO_LEASE_SECS`: how long a worker owns a conversation without renewing.
     pub lease: Duration,

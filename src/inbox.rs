@@ -362,6 +362,42 @@ pub async fn defer(
     Ok(())
 }
 
+/// When the newest pending customer message after `after` arrived, if any: a
+/// model-bound turn asks this before its commit, to tell a burst still being typed.
+pub async fn newest_pending_message_after(
+    pool: &PgPool,
+    conversation_id: Uuid,
+    after: i64,
+) -> sqlx::Result<Option<chrono::DateTime<chrono::Utc>>> {
+    sqlx::query_scalar(
+        "SELECT max(received_at) FROM inbox
+         WHERE conversation_id = $1 AND status = 'pending' AND kind = 'message' AND id > $2",
+    )
+    .bind(conversation_id)
+    .bind(after)
+    .fetch_one(pool)
+    .await
+}
+
+/// Sets a head aside until `until` because its customer is still writing: not a
+/// failure, so the claim's attempt is handed back, and marked `gathered` so it
+/// waits only once.
+pub async fn gather(
+    conn: &mut PgConnection,
+    id: i64,
+    until: chrono::DateTime<chrono::Utc>,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE inbox SET available_at = $2, gathered = true, attempts = greatest(attempts - 1, 0)
+         WHERE id = $1 AND status = 'pending'",
+    )
+    .bind(id)
+    .bind(until)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// Gives up on an event: it stays visible with its error, and stops blocking the
 /// conversation.
 pub async fn park(conn: &mut PgConnection, id: i64, error: &str) -> sqlx::Result<bool> {

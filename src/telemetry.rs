@@ -107,3 +107,5 @@ impl Drop for GaugeGuard {
 pub static TURNS_IN_FLIGHT: Gauge = Gauge::new();
 /// LLM requests waiting for their answer in this process.
 pub static LLM_IN_FLIGHT: Gauge = Gauge::new();
+/// Model-bound turns set aside because the customer was still writing.
+pub static TURNS_GATHERED: AtomicU64 = AtomicU64::new(0);

@@ -21,8 +21,6 @@ use crate::inbox::PendingEvent;
 pub struct ClaimRequest<'a> {
     pub owner: Uuid,
     pub lease: Duration,
-    /// A message waits this long after it arrived before its turn may start.
-    pub gather: Duration,
     pub limit: i64,
     /// Conversations this process is running now.
     pub exclude: &'a [Uuid],
@@ -57,6 +55,8 @@ pub struct TurnSnapshot {
     pub head_id: i64,
     /// The head's attempts, this one included.
     pub head_attempts: i32,
+    /// The head already waited once for its burst to go quiet.
+    pub head_gathered: bool,
     /// Pending due events from the head on, in arrival order.
     pub events: Json<Vec<PendingEvent>>,
     /// The shop's cart, `[[product id, quantity, current unit price], …]` in the
@@ -74,12 +74,13 @@ pub struct TurnSnapshot {
     pub tokens_today: i64,
 }
 
-/// The snapshot columns, given `hd(id, head_id, head_attempts)` and the limits.
+/// The snapshot columns, given `hd(id, head_id, head_attempts, head_gathered)`
+/// and the limits.
 fn snapshot_select(history_len: i64, max_events: i64) -> String {
     format!(
         "SELECT c.id, c.bot_id, c.contact_id, c.fsm_state, c.human_override, c.override_at, c.override_by,
                 c.state_before_takeover, c.draft, c.version, c.last_activity_at, c.created_at, c.updated_at,
-                ct.channel, ct.external_id AS recipient, b.config_version, hd.head_id, hd.head_attempts,
+                ct.channel, ct.external_id AS recipient, b.config_version, hd.head_id, hd.head_attempts, hd.head_gathered,
                 (SELECT coalesce(json_agg(e ORDER BY e.id), '[]') FROM (
                     SELECT id, kind, payload, external_id, attempts, received_at FROM inbox
                     WHERE conversation_id = c.id AND status = 'pending' AND id >= hd.head_id
@@ -124,18 +125,16 @@ pub async fn claim_turns(
 ) -> sqlx::Result<Vec<TurnSnapshot>> {
     let sql = format!(
         "WITH heads AS (
-             SELECT DISTINCT ON (conversation_id) conversation_id, id, kind, attempts, available_at, received_at
+             SELECT DISTINCT ON (conversation_id) conversation_id, id, available_at
              FROM inbox WHERE status = 'pending' {only}
              ORDER BY conversation_id, id
          ), candidate AS (
              SELECT c.id, h.id AS head_id FROM conversations c JOIN heads h ON h.conversation_id = c.id
              WHERE h.available_at <= now()
-               AND (h.kind <> 'message' OR h.attempts > 0
-                    OR h.received_at <= now() - make_interval(secs => $3))
                AND (c.lease_until IS NULL OR c.lease_until < now())
-               AND c.id <> ALL($5)
+               AND c.id <> ALL($4)
              ORDER BY h.id
-             LIMIT $4
+             LIMIT $3
              FOR UPDATE OF c SKIP LOCKED
          ), claimed AS (
              UPDATE conversations c SET lease_owner = $1, lease_until = now() + make_interval(secs => $2)
@@ -144,31 +143,31 @@ pub async fn claim_turns(
          ), bumped AS (
              UPDATE inbox i SET attempts = i.attempts + 1 FROM claimed
              WHERE i.id = claimed.head_id
-             RETURNING i.id, i.attempts
+             RETURNING i.id, i.attempts, i.gathered
          ), relaxed AS (
              -- A claim needs no disk flush before it returns: lost in a database
              -- crash, it is only a lease nobody holds and an attempt not counted;
              -- the turn's own commit (synchronous) flushes it anyway.
              SELECT set_config('synchronous_commit', 'off', true) AS setting
          ), hd AS (
-             SELECT claimed.id, claimed.head_id, bumped.attempts AS head_attempts
+             SELECT claimed.id, claimed.head_id, bumped.attempts AS head_attempts,
+                    bumped.gathered AS head_gathered
              FROM claimed JOIN bumped ON bumped.id = claimed.head_id CROSS JOIN relaxed
          )
          {}
          ORDER BY hd.head_id",
         snapshot_select(request.history_len, request.max_events),
-        // Two statements rather than `$6 IS NULL OR …`: a generic plan could not
+        // Two statements rather than `$5 IS NULL OR …`: a generic plan could not
         // use the index for the targeted one.
         only = if request.only.is_some() {
-            "AND conversation_id = ANY($6)"
+            "AND conversation_id = ANY($5)"
         } else {
-            "AND $6::uuid[] IS NULL"
+            "AND $5::uuid[] IS NULL"
         },
     );
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(request.owner)
         .bind(request.lease.as_secs_f64())
-        .bind(request.gather.as_secs_f64())
         .bind(request.limit)
         .bind(request.exclude)
         .bind(request.only)
@@ -186,7 +185,8 @@ pub async fn snapshot(
 ) -> sqlx::Result<Option<TurnSnapshot>> {
     let sql = format!(
         "WITH hd AS (
-             SELECT conversation_id AS id, id AS head_id, attempts AS head_attempts
+             SELECT conversation_id AS id, id AS head_id, attempts AS head_attempts,
+                    gathered AS head_gathered
              FROM inbox WHERE conversation_id = $1 AND status = 'pending'
              ORDER BY id LIMIT 1
          )

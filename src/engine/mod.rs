@@ -51,7 +51,9 @@ pub struct EngineSettings {
     /// Longest a proposer may take before the turn falls back to a clarification.
     pub proposer_timeout: Duration,
     pub history_len: i64,
-    /// How long after its first message a burst waits before its turn starts.
+    /// How long a model-bound turn whose customer kept writing waits after the
+    /// newest message before it is answered whole (zero: never). Turns the rules
+    /// answer, and model turns nobody wrote behind, never wait.
     pub gather: Duration,
     /// Turns running at once in this process.
     pub turns_in_flight: usize,
@@ -69,6 +71,15 @@ pub struct EngineSettings {
 pub const MAX_BURST: i64 = 5;
 /// Re-plans allowed when the conversation changes while a proposal is computed.
 const MAX_REPLANS: usize = 3;
+
+/// How a turn's work ended, short of failing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum TurnEnd {
+    /// Committed (or nothing was left to do); `more` when events may still be due.
+    Done { more: bool },
+    /// Set aside until the customer's burst goes quiet.
+    Gathered(chrono::DateTime<chrono::Utc>),
+}
 
 /// What one `run_once` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +177,6 @@ impl Engine {
             &ClaimRequest {
                 owner: self.owner,
                 lease: self.settings.lease,
-                gather: self.settings.gather,
                 limit: limit as i64,
                 exclude,
                 only,
@@ -210,8 +220,14 @@ impl Engine {
             .catch_unwind()
             .await;
         let error = match outcome {
-            Ok(Ok(more)) => {
+            Ok(Ok(TurnEnd::Done { more })) => {
                 report.more = more;
+                return report;
+            }
+            Ok(Ok(TurnEnd::Gathered(until))) => {
+                let wait = (until - chrono::Utc::now()).to_std().unwrap_or_default();
+                report.retry_in = Some(wait);
+                report.more = wait.is_zero();
                 return report;
             }
             Ok(Err(err)) => format!("{err:#}"),
@@ -238,7 +254,7 @@ impl Engine {
         conversation_id = %snapshot.conversation.id,
         inbox_id = snapshot.head_id,
     ))]
-    async fn turn(&self, mut snapshot: TurnSnapshot, calls: &CallLog) -> anyhow::Result<bool> {
+    async fn turn(&self, mut snapshot: TurnSnapshot, calls: &CallLog) -> anyhow::Result<TurnEnd> {
         let mut waited = snapshot.events.first().map(|head| {
             (chrono::Utc::now() - head.received_at)
                 .to_std()
@@ -262,7 +278,7 @@ impl Engine {
                 Err(CommandError::Empty) => {
                     // Nothing due any more (handled elsewhere, or waiting for a retry).
                     self.release(snapshot.conversation.id).await?;
-                    return Ok(false);
+                    return Ok(TurnEnd::Done { more: false });
                 }
                 // Unreadable: the turn fails, so the event is retried and then parked.
                 Err(err) => return Err(err.into()),
@@ -301,6 +317,14 @@ impl Engine {
                 [slug, decision.kind],
                 started.elapsed(),
             );
+            if let Some(until) = self.still_writing(&snapshot, &burst, calls).await? {
+                // The model read half a burst: its answer is dropped (nothing was
+                // done yet) and the whole burst is answered once it goes quiet.
+                telemetry::TURNS_GATHERED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.gather(snapshot.conversation.id, burst.head_id(), until, calls)
+                    .await?;
+                return Ok(TurnEnd::Gathered(until));
+            }
             let started = std::time::Instant::now();
             let committed = commit::commit(
                 &self.pool,
@@ -321,8 +345,10 @@ impl Engine {
             observe(Metric::TurnCommit, [slug, outcome], started.elapsed());
             match committed? {
                 CommitOutcome::Committed => {
-                    return Ok(burst.ids.len() < snapshot.events.len()
-                        || snapshot.events.len() as i64 >= MAX_BURST);
+                    return Ok(TurnEnd::Done {
+                        more: burst.ids.len() < snapshot.events.len()
+                            || snapshot.events.len() as i64 >= MAX_BURST,
+                    });
                 }
                 CommitOutcome::Conflict => {
                     tracing::debug!("conversation changed during the turn; planning again");
@@ -333,13 +359,58 @@ impl Engine {
                         Some(fresh) => snapshot = fresh,
                         None => {
                             self.release(id).await?;
-                            return Ok(false);
+                            return Ok(TurnEnd::Done { more: false });
                         }
                     }
                 }
             }
         }
         anyhow::bail!("the conversation kept changing during the turn")
+    }
+
+    /// When a model-bound turn should be set aside because its customer is still
+    /// writing: the model was asked, the head has not waited before, and a message
+    /// the turn did not take arrived behind it. Returns when the burst counts as
+    /// quiet (`gather` after its newest message). At most one wait per head, so a
+    /// burst costs at most two model calls and a customer who never stops typing
+    /// is still answered.
+    async fn still_writing(
+        &self,
+        snapshot: &TurnSnapshot,
+        burst: &Burst,
+        calls: &CallLog,
+    ) -> sqlx::Result<Option<chrono::DateTime<chrono::Utc>>> {
+        if self.settings.gather.is_zero()
+            || snapshot.head_gathered
+            || !matches!(burst.command, Command::Message(_))
+            || !calls.asked_model()
+        {
+            return Ok(None);
+        }
+        let last_taken = burst.ids.iter().copied().max().unwrap_or(burst.head_id());
+        let newest =
+            inbox::newest_pending_message_after(&self.pool, snapshot.conversation.id, last_taken)
+                .await?;
+        let gather = chrono::Duration::from_std(self.settings.gather).unwrap_or_default();
+        Ok(newest.map(|at| at + gather))
+    }
+
+    /// Sets the head aside until `until` and hands the lease back; the model
+    /// calls made are recorded (they were paid for).
+    async fn gather(
+        &self,
+        conversation_id: Uuid,
+        inbox_id: i64,
+        until: chrono::DateTime<chrono::Utc>,
+        calls: &CallLog,
+    ) -> sqlx::Result<()> {
+        let mut tx = self.pool.begin().await?;
+        inbox::gather(&mut tx, inbox_id, until).await?;
+        claim::release_lease(&mut tx, conversation_id, self.owner).await?;
+        let recorded = calls.write(&mut tx).await?;
+        tx.commit().await?;
+        calls.committed(recorded);
+        Ok(())
     }
 
     async fn release(&self, conversation_id: Uuid) -> sqlx::Result<()> {

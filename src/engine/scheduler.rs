@@ -18,7 +18,8 @@ use uuid::Uuid;
 use super::{Engine, TurnReport};
 use crate::notify::{Notifier, Wake};
 
-/// Margin past a gather window before claiming, so the database clock agrees it ended.
+/// Margin past a wait (a retry, a burst going quiet) before claiming, so the
+/// database clock agrees it ended.
 const GATHER_SLACK: Duration = Duration::from_millis(25);
 
 /// A running turn: whether new work arrived for its conversation meanwhile.
@@ -36,7 +37,7 @@ pub async fn run(engine: Arc<Engine>, notifier: Notifier, cancel: CancellationTo
     // those woken since (a few index lookups).
     let mut full = true;
     let mut targeted: HashSet<Uuid> = HashSet::new();
-    // When to look again: gather windows ending, retries coming up (`None`: all).
+    // When to look again: bursts going quiet, retries coming up (`None`: all).
     let mut deadlines: BinaryHeap<Reverse<(Instant, Option<Uuid>)>> = BinaryHeap::new();
     let mut next_poll = Instant::now() + settings.poll;
     let renew_every = (settings.lease / 3).max(Duration::from_millis(100));
@@ -85,10 +86,6 @@ pub async fn run(engine: Arc<Engine>, notifier: Notifier, cancel: CancellationTo
                 let woken = running.remove(&id).is_some_and(|r| r.woken);
                 if woken || report.more {
                     targeted.insert(id);
-                    if !settings.gather.is_zero() {
-                        // What woke it may still be inside its gather window.
-                        later(&mut deadlines, settings.gather, Some(id));
-                    }
                 }
                 if let Some(delay) = report.retry_in.filter(|d| !d.is_zero()) {
                     later(&mut deadlines, delay, Some(id));
@@ -102,10 +99,9 @@ pub async fn run(engine: Arc<Engine>, notifier: Notifier, cancel: CancellationTo
                 Ok(Wake::Inbox(id)) if id.is_nil() => full = true,
                 Ok(Wake::Inbox(id)) => match running.get_mut(&id) {
                     Some(turn) => turn.woken = true,
-                    None if settings.gather.is_zero() => {
+                    None => {
                         targeted.insert(id);
                     }
-                    None => later(&mut deadlines, settings.gather, Some(id)),
                 },
                 Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => full = true,
                 Ok(_) => {}

@@ -262,7 +262,7 @@ pub async fn run_files(
         };
         let mut engine = crate::startup::engine_settings(settings);
         // Scripts play a conversation faster than any customer types, one turn per
-        // message: no rate limit, no gather window (it would only delay each turn).
+        // message: no rate limit, no burst wait (it would only delay each turn).
         engine.contact_messages_per_minute = u32::MAX;
         engine.gather = std::time::Duration::ZERO;
         let mut reports = Vec::new();

@@ -111,6 +111,12 @@ pub async fn metrics(State(state): State<Web>) -> Result<impl IntoResponse, ApiE
         );
     }
     crate::histograms::render(&mut out);
+    let _ = writeln!(
+        out,
+        "# HELP tendero_turns_gathered_total Model-bound turns set aside until the customer's burst went quiet.\n\
+         # TYPE tendero_turns_gathered_total counter\ntendero_turns_gathered_total {}",
+        telemetry::TURNS_GATHERED.load(std::sync::atomic::Ordering::Relaxed)
+    );
     if telemetry::statements_counted() {
         let _ = writeln!(
             out,

@@ -105,6 +105,11 @@ impl CallLog {
         calls.drain(..written);
     }
 
+    /// Whether the turn asked the model (a call was made, not only recorded as skipped).
+    pub fn asked_model(&self) -> bool {
+        self.lock().iter().any(|call| call.outcome.is_call())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<NewCall>> {
         // A panic while pushing leaves a whole vector behind: still usable.
         self.0

@@ -70,19 +70,28 @@ async fn replies_eventually(app: &TestApp, session: &str, count: usize) -> Vec<S
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
-async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sqlx::PgPool) {
+async fn a_burst_typed_while_the_model_thinks_is_one_reply_from_at_most_two_calls(
+    pool: sqlx::PgPool,
+) {
     let fake = FakeLlm::start().await;
     let llm = Proposers::llm(Arc::new(
         LlmClient::new(config(&fake, ResponseMode::JsonSchema)).unwrap(),
     ));
     let app = spawn_app_with(pool, llm.clone()).await;
     let matcha = id(&app, "matcha").await;
-    fake.push(Reply::Content(proposal(
-        json!([{"type": "ADD_TO_CART", "params": {"product_id": matcha, "quantity": 2}}]),
-        "¡Listo!",
-    )));
+    for _ in 0..2 {
+        // A model that thinks longer than the customer takes to type the rest.
+        fake.push(Reply::Slow(
+            Duration::from_millis(400),
+            proposal(
+                json!([{"type": "ADD_TO_CART", "params": {"product_id": matcha, "quantity": 2}}]),
+                "¡Listo!",
+            ),
+        ));
+    }
     let _engine = run_engine(&app, llm, |s| s.gather = Duration::from_millis(800));
-    for (i, text) in ["hola", "quiero", "2 matcha"].into_iter().enumerate() {
+    // (A lone greeting would be answered at once, before any proposer.)
+    for (i, text) in ["mira", "quiero", "2 matcha"].into_iter().enumerate() {
         let response = app.post_message("ines", text, &format!("i-{i}")).await;
         assert_eq!(response.status(), StatusCode::ACCEPTED);
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -93,10 +102,15 @@ async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sq
     assert_eq!(app.replies("ines").await.len(), 1, "{replies:?}");
     assert!(replies[0].contains("2 × Matcha"), "{replies:?}");
     let requests = fake.requests();
-    assert_eq!(requests.len(), 1, "one LLM call for the whole burst");
     assert_eq!(
-        customer_message(&requests[0]),
-        "hola\nquiero\n2 matcha",
+        requests.len(),
+        2,
+        "the first call read half the burst and was dropped; the second read it whole"
+    );
+    assert_eq!(customer_message(&requests[0]), "mira");
+    assert_eq!(
+        customer_message(&requests[1]),
+        "mira\nquiero\n2 matcha",
         "the proposer read the burst as one message"
     );
     assert_eq!(
@@ -105,7 +119,82 @@ async fn a_burst_inside_the_gather_window_is_one_llm_call_and_one_reply(pool: sq
         3,
         "every message of the burst marked processed"
     );
+    assert_eq!(
+        app.count("SELECT count(*) FROM inbox WHERE gathered AND attempts = 1")
+            .await,
+        1,
+        "the head waited once, and the wait was not counted as a failed attempt"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM llm_calls").await,
+        2,
+        "the dropped call is still on record (it was paid for)"
+    );
     assert_eq!(app.cart("ines").await, vec![("matcha".into(), 2)]);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_lone_message_for_the_model_does_not_wait_for_a_burst(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let llm = Proposers::llm(Arc::new(
+        LlmClient::new(config(&fake, ResponseMode::JsonSchema)).unwrap(),
+    ));
+    let app = spawn_app_with(pool, llm.clone()).await;
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "REPLY", "params": {}}]),
+        "Claro.",
+    )));
+    // A window far longer than the wait below: a reply within it was not held.
+    let _engine = run_engine(&app, llm, |s| s.gather = Duration::from_secs(60));
+    let posted = Instant::now();
+    app.post_message("lia", "¿qué me recomiendas?", "l-1").await;
+    let replies = replies_eventually(&app, "lia", 1).await;
+    assert_eq!(replies.len(), 1, "answered without waiting out the window");
+    assert!(posted.elapsed() < Duration::from_secs(20));
+    assert_eq!(fake.requests().len(), 1);
+    assert_eq!(
+        app.count("SELECT count(*) FROM inbox WHERE gathered").await,
+        0
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_customer_who_keeps_writing_is_still_answered_after_one_wait(pool: sqlx::PgPool) {
+    let mut fake = FakeLlm::start().await;
+    let llm = Proposers::llm(Arc::new(
+        LlmClient::new(config(&fake, ResponseMode::JsonSchema)).unwrap(),
+    ));
+    let app = spawn_app_with(pool, llm.clone()).await;
+    for text in ["Uno.", "Dos."] {
+        fake.push(Reply::Gate(proposal(
+            json!([{"type": "REPLY", "params": {}}]),
+            text,
+        )));
+    }
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "REPLY", "params": {}}]),
+        "Tres.",
+    )));
+    let _engine = run_engine(&app, llm, |s| s.gather = Duration::from_millis(200));
+    app.post_message("teo", "mira", "t-1").await;
+    fake.arrived.recv().await.unwrap();
+    app.post_message("teo", "quiero", "t-2").await;
+    fake.release.notify_one();
+    // The burst's second call: the customer writes again while it runs.
+    fake.arrived.recv().await.unwrap();
+    app.post_message("teo", "y algo más", "t-3").await;
+    fake.release.notify_one();
+    let replies = replies_eventually(&app, "teo", 2).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        app.replies("teo").await.len(),
+        2,
+        "no second wait: the burst is answered, then the rest: {replies:?}"
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(customer_message(&requests[1]), "mira\nquiero");
+    assert_eq!(customer_message(&requests[2]), "y algo más");
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
