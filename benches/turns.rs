@@ -10,7 +10,9 @@
 //! Environment: `DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/postgres;
 //! a scratch database is created and dropped), `BENCH_SECS` (default 6, per
 //! scenario), `BENCH_LLM_MS` (default 500, the fake model's thinking time),
-//! `BENCH_ONLY` (`rules`, `llm` or `baseline`: run just that group),
+//! `BENCH_ONLY` (`rules`, `llm`, `streams` or `baseline`: run just that group),
+//! `BENCH_IDLE_STREAMS` (default 10,000: idle event streams held open beside 16
+//! buying customers),
 //! `BENCH_SERVER_WRAPPER` (a command to run the server under, such as a profiler).
 //!
 //! The server runs with its defaults. Each customer waits for the reply before
@@ -721,6 +723,129 @@ async fn end_to_end(
     }
 }
 
+/// `count` idle web-chat event streams, half of sessions that have a conversation
+/// (seeded) and half of sessions that never wrote, spread over client addresses
+/// (127.0.x.y) so each stays within the per-address default.
+async fn open_idle_streams(server: &Server, pool: &PgPool, count: usize) -> Vec<reqwest::Response> {
+    let bot_id: uuid::Uuid = sqlx::query_scalar("SELECT id FROM bots WHERE slug = 'demo-shop'")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "WITH c AS (
+             INSERT INTO contacts (bot_id, channel, external_id)
+             SELECT $1, 'webchat', 'idle-with-' || g FROM generate_series(1, $2) g
+             ON CONFLICT DO NOTHING RETURNING id)
+         INSERT INTO conversations (bot_id, contact_id) SELECT $1, id FROM c",
+    )
+    .bind(bot_id)
+    .bind((count / 2) as i64)
+    .execute(pool)
+    .await
+    .unwrap();
+    let per_address = 40;
+    let mut clients = Vec::new();
+    for a in 0..count.div_ceil(per_address) {
+        let address = std::net::IpAddr::from([127, 0, 1 + (a / 250) as u8, 1 + (a % 250) as u8]);
+        clients.push(
+            reqwest::Client::builder()
+                .local_address(address)
+                .build()
+                .unwrap(),
+        );
+    }
+    let opened = futures::stream::iter(0..count)
+        .map(|i| {
+            let client = clients[i / per_address].clone();
+            let session = if i % 2 == 0 {
+                format!("idle-with-{}", i / 2 + 1)
+            } else {
+                format!("idle-new-{i}")
+            };
+            let url = format!("{}/webchat/demo-shop/events?session={session}", server.base);
+            async move { client.get(url).send().await.unwrap() }
+        })
+        .buffer_unordered(64)
+        .collect::<Vec<_>>()
+        .await;
+    for response in &opened {
+        assert!(response.status().is_success(), "{}", response.status());
+    }
+    opened
+}
+
+fn rss_now_mb(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// 16 buying customers alone, then beside `count` idle event streams: the ratios
+/// of the two runs, tendero's RSS and what the open streams cost when nobody writes.
+async fn beside_idle_streams(server: &Server, pool: &PgPool, secs: u64, count: usize) {
+    let alone = end_to_end(
+        "rules, 16 c., no idle streams".into(),
+        server,
+        pool,
+        16,
+        secs,
+        "alone",
+        RULES_MESSAGES,
+    )
+    .await;
+    alone.print();
+    let pid = server.child.id();
+    let opening = Instant::now();
+    let streams = open_idle_streams(server, pool, count).await;
+    println!(
+        "opened {count} idle event streams in {:.1} s (half with a conversation); RSS {:.0} MB",
+        opening.elapsed().as_secs_f64(),
+        rss_now_mb(pid)
+    );
+    // What they cost with nobody writing.
+    let client = reqwest::Client::new();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let scrape = {
+        let a = server.statements(&client).await;
+        server.statements(&client).await - a
+    };
+    let (st0, cpu0) = (server.statements(&client).await, cpu_ms(pid));
+    let window = Duration::from_secs(10);
+    tokio::time::sleep(window).await;
+    let (st1, cpu1) = (server.statements(&client).await, cpu_ms(pid));
+    println!(
+        "idle, {count} event streams open: {:.2} statements/s, tendero CPU {:.1} ms/s",
+        (st1 - st0 - scrape) / window.as_secs_f64(),
+        (cpu1 - cpu0) / window.as_secs_f64()
+    );
+    let beside = end_to_end(
+        format!("rules, 16 c., {count} idle"),
+        server,
+        pool,
+        16,
+        secs,
+        "beside",
+        RULES_MESSAGES,
+    )
+    .await;
+    beside.print();
+    let rate = |r: &Row| r.turns as f64 / r.elapsed.as_secs_f64();
+    println!(
+        "with {count} idle streams open: turns/s ×{:.2}, tendero CPU per turn ×{:.2}, \
+         PostgreSQL CPU per turn ×{:.2} (against the run without them); RSS {:.0} MB",
+        rate(&beside) / rate(&alone),
+        beside.per_turn(beside.tendero_cpu_ms) / alone.per_turn(alone.tendero_cpu_ms),
+        beside.per_turn(beside.postgres_cpu_ms) / alone.per_turn(alone.postgres_cpu_ms),
+        rss_now_mb(pid)
+    );
+    drop(streams);
+}
+
 /// What a process costs when nobody writes: statements per second with idle
 /// event streams open.
 async fn idle(server: &Server, streams: usize) {
@@ -875,6 +1000,13 @@ async fn main() -> anyhow::Result<()> {
             row.llm_peak = Some(fake.peak.load(Ordering::SeqCst));
             row.print();
         }
+        server.stop();
+    }
+
+    if wanted("streams") {
+        let server = Server::start(&scratch_url, &[]).await;
+        let count = env_number("BENCH_IDLE_STREAMS", 10_000) as usize;
+        beside_idle_streams(&server, &pool, secs, count).await;
         server.stop();
     }
 

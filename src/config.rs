@@ -82,6 +82,11 @@ pub struct Settings {
     /// `TENDERO_CONTACT_MESSAGES_PER_MINUTE`: messages one conversation may send in
     /// a minute before the excess is kept unanswered (with one "un momento").
     pub contact_messages_per_minute: u32,
+    /// `TENDERO_WEBCHAT_STREAMS_PER_CLIENT` (default 50) and
+    /// `TENDERO_WEBCHAT_STREAMS_MAX` (default 20,000): open web-chat event streams
+    /// per client address and per process; `TENDERO_CLIENT_IP_HEADER`: a header a
+    /// trusted proxy sets to the client's address (unset: the peer's address).
+    pub streams: StreamBounds,
     /// The LLM proposer; `None` runs every bot on the offline rules.
     pub llm: Option<LlmConfig>,
     /// `TENDERO_SECRET_KEY`: keys sealing channel secrets at rest, newest first
@@ -313,6 +318,20 @@ impl Settings {
             ),
             contact_messages_per_minute: positive("TENDERO_CONTACT_MESSAGES_PER_MINUTE", 20)?
                 .min(100_000) as u32,
+            streams: StreamBounds {
+                per_client: positive("TENDERO_WEBCHAT_STREAMS_PER_CLIENT", 50)?.min(1_000_000)
+                    as usize,
+                total: positive("TENDERO_WEBCHAT_STREAMS_MAX", 20_000)?.min(1_000_000) as usize,
+                client_ip_header: match get("TENDERO_CLIENT_IP_HEADER") {
+                    None => None,
+                    Some(v) if v.trim().is_empty() => None,
+                    Some(v) => Some(v.trim().parse().map_err(|_| ConfigError {
+                        name: "TENDERO_CLIENT_IP_HEADER",
+                        value: v,
+                        reason: "expected a header name such as x-forwarded-for",
+                    })?),
+                },
+            },
             llm,
             secret_keys,
             public_url,
@@ -343,6 +362,18 @@ impl Settings {
         settings.secret_keys = Some(KeyRing::parse(TEST_SECRET_KEY).expect("the test key parses"));
         settings
     }
+}
+
+/// How many streams may be open, and how a client is told apart.
+#[derive(Debug, Clone)]
+pub struct StreamBounds {
+    /// Streams one client address may hold open.
+    pub per_client: usize,
+    /// Streams this process holds open in all.
+    pub total: usize,
+    /// A header a trusted proxy sets to the client's address
+    /// (`TENDERO_CLIENT_IP_HEADER`, e.g. `x-forwarded-for`); `None`: the peer's.
+    pub client_ip_header: Option<axum::http::HeaderName>,
 }
 
 /// The key tests seal channel secrets with (never use it anywhere else).

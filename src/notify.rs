@@ -2,7 +2,7 @@
 //! things prompt: every consumer also polls, so a lost notification delays, never loses.
 
 use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,11 @@ use uuid::Uuid;
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct Delivered {
     pub conversation_id: Uuid,
+    pub bot_id: Uuid,
+    /// The web-chat session it went to: a stream of that session that has not
+    /// learnt its conversation yet learns it from here.
+    #[serde(default)]
+    pub session: Option<String>,
     pub id: i64,
     pub author: crate::outbox::Author,
     pub payload: serde_json::Value,
@@ -35,6 +40,9 @@ pub enum Wake {
     Delivered(std::sync::Arc<Delivered>),
     /// A turn is working on a reply (web-chat streams show it).
     Progress(std::sync::Arc<Signal>),
+    /// A web-chat session's first message made this conversation (sent only to
+    /// that session's streams).
+    Joined(Uuid),
     /// The listener (re)connected: notifications may have been missed, look again.
     Resync,
 }
@@ -87,12 +95,12 @@ impl Notifier {
 
     /// Listens until cancelled, reconnecting after errors.
     pub fn spawn(&self, pool: PgPool, cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
-        let tx = self.tx.clone();
+        let notifier = self.clone();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     _ = cancel.cancelled() => return,
-                    result = listen(&pool, &tx) => {
+                    result = listen(&pool, &notifier) => {
                         if let Err(err) = result {
                             tracing::warn!(%err, "notification listener failed; polling until it reconnects");
                         }
@@ -107,57 +115,119 @@ impl Notifier {
     }
 }
 
-/// Web-chat streams open in this process, by conversation, with the notifier they
-/// listen on: a progress signal for one of them is handed over in process instead
-/// of through a PostgreSQL notification (a transaction of its own). Process-wide,
-/// like the streams themselves.
-static LOCAL_STREAMS: LazyLock<Mutex<Streams>> = LazyLock::new(Default::default);
+/// Where a web-chat stream listens: its conversation's channel, or, before the
+/// session has a conversation, the session's own (told when it gets one).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum StreamKey {
+    Conversation(Uuid),
+    /// A bot and a session that has not written yet.
+    Session(Uuid, String),
+}
 
-/// Open streams (how many) and the notifier they listen on, by conversation.
-type Streams = HashMap<Uuid, (usize, broadcast::Sender<Wake>)>;
+/// Web-chat streams open in this process, each key with its own small channel:
+/// a delivery or a signal wakes only the streams of its conversation, and an idle
+/// stream is woken by nothing at all. Process-wide, like the streams themselves,
+/// so a turn's progress reaches a stream open here without a notification.
+#[derive(Default)]
+struct Streams {
+    open: HashMap<StreamKey, (usize, broadcast::Sender<Wake>)>,
+}
 
-fn local_streams() -> std::sync::MutexGuard<'static, Streams> {
-    LOCAL_STREAMS
+static STREAMS: LazyLock<Mutex<Streams>> = LazyLock::new(Default::default);
+
+fn streams() -> std::sync::MutexGuard<'static, Streams> {
+    STREAMS
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Hands `wake` to the streams of `conversation_id` open in this process; false
+/// when none is (the caller notifies through PostgreSQL, for other replicas).
+pub fn deliver_here(conversation_id: Uuid, wake: Wake) -> bool {
+    match streams()
+        .open
+        .get(&StreamKey::Conversation(conversation_id))
+    {
+        Some((_, tx)) => tx.send(wake).is_ok(),
+        None => false,
+    }
+}
+
+/// A session's first message was accepted into `conversation_id`: its streams
+/// open here move to the conversation (no query per stream).
+pub fn joined(bot_id: Uuid, session: &str, conversation_id: Uuid) {
+    let key = StreamKey::Session(bot_id, session.to_owned());
+    if let Some((_, tx)) = streams().open.get(&key) {
+        let _ = tx.send(Wake::Joined(conversation_id));
+    }
+}
+
+/// Web-chat streams open in this process.
+pub fn streams_open() -> usize {
+    streams().open.values().map(|(n, _)| n).sum()
+}
+
+/// Wakes one key's streams may fall behind by before they look again.
+const STREAM_BACKLOG: usize = 64;
+
 impl Notifier {
-    /// Marks a stream of `conversation_id` listening on this notifier as open in
-    /// this process, until the returned guard drops.
-    pub fn watch(&self, conversation_id: Uuid) -> Watching {
-        local_streams()
-            .entry(conversation_id)
-            .or_insert_with(|| (0, self.tx.clone()))
-            .0 += 1;
-        Watching { conversation_id }
+    /// Opens a stream on `key`: its wakes, and its mark as open in this process
+    /// until the guard drops.
+    pub fn watch(&self, key: StreamKey) -> (Watching, broadcast::Receiver<Wake>) {
+        let mut streams = streams();
+        let entry = streams
+            .open
+            .entry(key.clone())
+            .or_insert_with(|| (0, broadcast::channel(STREAM_BACKLOG).0));
+        entry.0 += 1;
+        let receiver = entry.1.subscribe();
+        (Watching { key }, receiver)
+    }
+
+    /// Fans a wake out: to the process's listeners (the claim loop, the
+    /// dispatcher, the console) and to the web-chat streams it is for.
+    fn publish(&self, wake: Wake) {
+        match &wake {
+            Wake::Delivered(delivered) => {
+                let here = deliver_here(delivered.conversation_id, wake.clone());
+                if !here && let Some(session) = &delivered.session {
+                    joined(delivered.bot_id, session, delivered.conversation_id);
+                }
+            }
+            Wake::OutboxSent(id) => {
+                deliver_here(*id, wake.clone());
+            }
+            Wake::Progress(signal) => {
+                deliver_here(signal.conversation_id, wake.clone());
+            }
+            // Every open stream looks again (notifications may have been missed).
+            Wake::Resync => {
+                for (_, tx) in streams().open.values() {
+                    let _ = tx.send(Wake::Resync);
+                }
+            }
+            _ => {}
+        }
+        // No receivers is fine: nobody is waiting right now.
+        let _ = self.tx.send(wake);
     }
 }
 
 /// A stream's mark in this process's list (see [`Notifier::watch`]).
 #[derive(Debug)]
 pub struct Watching {
-    conversation_id: Uuid,
+    key: StreamKey,
 }
 
 impl Drop for Watching {
     fn drop(&mut self) {
-        let mut streams = local_streams();
-        if let Some((count, _)) = streams.get_mut(&self.conversation_id) {
+        let mut streams = streams();
+        if let Some((count, _)) = streams.open.get_mut(&self.key) {
             *count -= 1;
             if *count == 0 {
-                streams.remove(&self.conversation_id);
+                streams.open.remove(&self.key);
             }
         }
-    }
-}
-
-/// Hands `wake` to the streams of `conversation_id` open in this process; false
-/// when none is (the caller notifies through PostgreSQL, for other replicas).
-pub fn deliver_here(conversation_id: Uuid, wake: Wake) -> bool {
-    match local_streams().get(&conversation_id) {
-        Some((_, tx)) => tx.send(wake).is_ok(),
-        None => false,
     }
 }
 
@@ -167,7 +237,7 @@ impl Default for Notifier {
     }
 }
 
-async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()> {
+async fn listen(pool: &PgPool, notifier: &Notifier) -> sqlx::Result<()> {
     let mut listener = PgListener::connect_with(pool).await?;
     listener
         .listen_all([
@@ -178,25 +248,21 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
             PROGRESS_CHANNEL,
         ])
         .await?;
-    let _ = tx.send(Wake::Resync);
+    notifier.publish(Wake::Resync);
     loop {
         let notification = listener.recv().await?;
         if notification.channel() == "tendero_delivered" {
             match serde_json::from_str::<Delivered>(notification.payload()) {
-                Ok(delivered) => {
-                    let _ = tx.send(Wake::Delivered(std::sync::Arc::new(delivered)));
-                }
+                Ok(delivered) => notifier.publish(Wake::Delivered(Arc::new(delivered))),
                 // Readers look for themselves on a resync.
-                Err(_) => {
-                    let _ = tx.send(Wake::Resync);
-                }
+                Err(_) => notifier.publish(Wake::Resync),
             }
             continue;
         }
         if notification.channel() == PROGRESS_CHANNEL {
             // A lost signal is only a missing hint; nothing to resync.
             if let Ok(signal) = serde_json::from_str(notification.payload()) {
-                let _ = tx.send(Wake::Progress(std::sync::Arc::new(signal)));
+                notifier.publish(Wake::Progress(Arc::new(signal)));
             }
             continue;
         }
@@ -208,8 +274,7 @@ async fn listen(pool: &PgPool, tx: &broadcast::Sender<Wake>) -> sqlx::Result<()>
             "tendero_outbox_pending" => Wake::OutboxPending(id),
             _ => Wake::OutboxSent(id),
         };
-        // No receivers is fine: nobody is waiting right now.
-        let _ = tx.send(wake);
+        notifier.publish(wake);
     }
 }
 
@@ -218,21 +283,57 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_signal_is_handed_over_in_process_only_while_a_stream_watches() {
+    fn a_wake_reaches_only_the_streams_it_is_for() {
         let notifier = Notifier::new();
-        let mut wakes = notifier.subscribe();
-        let id = Uuid::new_v4();
-        assert!(!deliver_here(id, Wake::Resync), "no stream: not here");
-
-        let first = notifier.watch(id);
-        let second = notifier.watch(id);
-        assert!(deliver_here(id, Wake::Inbox(id)));
-        assert_eq!(wakes.try_recv().unwrap(), Wake::Inbox(id));
+        let (mine, other) = (Uuid::new_v4(), Uuid::new_v4());
+        assert!(!deliver_here(mine, Wake::Resync), "no stream: not here");
+        let (first, mut first_rx) = notifier.watch(StreamKey::Conversation(mine));
+        let (_other, mut other_rx) = notifier.watch(StreamKey::Conversation(other));
+        let bot = Uuid::new_v4();
+        let (_new, mut new_rx) = notifier.watch(StreamKey::Session(bot, "s-1".into()));
+        let (second, mut second_rx) = notifier.watch(StreamKey::Conversation(mine));
+        notifier.publish(Wake::OutboxSent(mine));
+        assert_eq!(first_rx.try_recv().unwrap(), Wake::OutboxSent(mine));
+        assert_eq!(second_rx.try_recv().unwrap(), Wake::OutboxSent(mine));
+        assert!(
+            other_rx.try_recv().is_err(),
+            "another conversation's stream slept"
+        );
+        assert!(
+            new_rx.try_recv().is_err(),
+            "a session without a conversation slept"
+        );
+        // The session's first message, accepted here.
+        joined(bot, "s-1", other);
+        assert_eq!(new_rx.try_recv().unwrap(), Wake::Joined(other));
+        // From another replica: a delivery names the session.
+        let delivered = Wake::Delivered(Arc::new(Delivered {
+            conversation_id: Uuid::new_v4(),
+            bot_id: bot,
+            session: Some("s-1".into()),
+            id: 1,
+            author: crate::outbox::Author::Bot,
+            payload: serde_json::json!({"text": "hola"}),
+        }));
+        notifier.publish(delivered);
+        assert!(matches!(new_rx.try_recv().unwrap(), Wake::Joined(_)));
+        notifier.publish(Wake::Resync);
+        assert_eq!(
+            other_rx.try_recv().unwrap(),
+            Wake::Resync,
+            "a resync reaches everyone"
+        );
+        let open = |id| {
+            streams()
+                .open
+                .get(&StreamKey::Conversation(id))
+                .map(|(n, _)| *n)
+        };
+        assert_eq!(open(mine), Some(2));
         drop(first);
-        assert!(deliver_here(id, Wake::Resync), "one stream still open");
-        assert_eq!(wakes.try_recv().unwrap(), Wake::Resync);
+        assert!(deliver_here(mine, Wake::Resync), "one stream still open");
         drop(second);
-        assert!(!deliver_here(id, Wake::Resync), "the last stream closed");
-        assert!(wakes.try_recv().is_err());
+        assert!(!deliver_here(mine, Wake::Resync), "the last stream closed");
+        assert_eq!(open(mine), None, "its channel is gone");
     }
 }

@@ -300,6 +300,7 @@ impl Application {
             );
             let shutdown = cancel.clone();
             tasks.spawn(async move {
+                let router = router.into_make_service_with_connect_info::<SocketAddr>();
                 let served = axum::serve(listener, router)
                     .with_graceful_shutdown(async move { shutdown.cancelled().await })
                     .await;
@@ -385,6 +386,7 @@ fn router(
         bots: directory,
         telegram,
         office: office.clone(),
+        streams: http::streams::StreamLimits::new(settings.streams.clone()),
     };
     let router = if role.runs_web() {
         let console = crate::dashboard::Console {

@@ -52,7 +52,7 @@ impl Feed {
                 Ok(Wake::Delivered(delivered)) => Some(delivered.conversation_id),
                 // Missed notifications: everything may have changed.
                 Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_)) => None,
-                Ok(Wake::Progress(_)) => continue,
+                Ok(Wake::Progress(_) | Wake::Joined(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => return None,
             };
             match id {

@@ -23,6 +23,9 @@ pub enum ApiError {
     Conflict(String),
     #[error("request body too large")]
     PayloadTooLarge,
+    /// Too much from one client (429, with a `Retry-After`).
+    #[error("{0}")]
+    TooManyRequests(String),
     /// Well-formed but wrong, with what is wrong in detail (422).
     #[error("{error}")]
     Invalid {
@@ -98,6 +101,15 @@ impl IntoResponse for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::TooManyRequests(_) => {
+                let body = Json(json!({ "error": self.to_string() }));
+                return (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(axum::http::header::RETRY_AFTER, "30")],
+                    body,
+                )
+                    .into_response();
+            }
             ApiError::Invalid { error, details } => {
                 let body = json!({"error": error, "details": details});
                 return (StatusCode::UNPROCESSABLE_ENTITY, Json(body)).into_response();

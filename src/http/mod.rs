@@ -6,6 +6,7 @@
 pub mod api;
 pub mod error;
 pub mod metrics;
+pub mod streams;
 pub mod webchat;
 pub mod webhooks;
 
@@ -36,6 +37,8 @@ pub struct Web {
     pub telegram: std::sync::Arc<crate::channels::telegram::TelegramChannel>,
     /// What merchant actions reach.
     pub office: crate::merchant::Office,
+    /// Web-chat event streams open here, within their bounds.
+    pub streams: streams::StreamLimits,
 }
 
 /// Webhooks, web chat, the merchant API, health and metrics.

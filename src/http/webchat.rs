@@ -3,12 +3,14 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::time::Duration;
 
+use axum::Extension;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::{Stream, StreamExt};
@@ -23,7 +25,7 @@ use crate::bots::Bot;
 use crate::channels::{ChannelKind, Inbound, MessagePayload};
 use crate::conversations;
 use crate::inbox::Ingested;
-use crate::notify::{Notifier, Wake, Watching};
+use crate::notify::{Notifier, StreamKey, Wake, Watching};
 use crate::outbox;
 use crate::progress::{Signal, Step};
 
@@ -101,6 +103,13 @@ pub async fn post_message(
         },
     };
     let ingested = state.ingest.ingest(&bot, inbound).await?;
+    if let Ingested::New {
+        conversation_id, ..
+    } = ingested
+    {
+        // Streams of this session open here learn their conversation now.
+        crate::notify::joined(bot.id, &session, conversation_id);
+    }
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({
@@ -125,6 +134,7 @@ pub async fn events(
     State(state): State<Web>,
     Path(slug): Path<String>,
     Query(query): Query<EventsQuery>,
+    connect: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let session = client_token("session", &query.session)?;
@@ -134,18 +144,24 @@ pub async fn events(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<i64>().ok());
     let cursor = resume.or(query.after).unwrap_or(0);
-    let feed = Feed {
+    let permit = state
+        .streams
+        .admit(state.streams.client(&headers, connect.as_deref()))?;
+    // The session's conversation, once: from then on it is told, never polled.
+    let conversation_id = conversations::of_webchat_session(&state.pool, bot.id, &session).await?;
+    let mut feed = Feed {
         pool: state.pool.clone(),
-        wakes: state.notifier.subscribe(),
         notifier: state.notifier.clone(),
-        watching: None,
+        wakes: None,
         bot_id: bot.id,
         session,
         conversation_id: None,
         cursor,
         buffer: VecDeque::new(),
-        stale: true,
+        stale: conversation_id.is_some(),
+        _permit: permit,
     };
+    feed.learn(conversation_id);
     let stream = futures::stream::unfold(feed, |mut feed| async move {
         let event = feed.next().await;
         Some((Ok(event), feed))
@@ -156,10 +172,10 @@ pub async fn events(
 
 struct Feed {
     pool: sqlx::PgPool,
-    wakes: broadcast::Receiver<Wake>,
     notifier: Notifier,
-    /// This stream's mark as open in this process, once its conversation is known.
-    watching: Option<Watching>,
+    /// The stream's own channel (its conversation's, or its session's until it
+    /// has one) and its mark as open in this process.
+    wakes: Option<(Watching, broadcast::Receiver<Wake>)>,
     bot_id: Uuid,
     session: String,
     conversation_id: Option<Uuid>,
@@ -167,17 +183,18 @@ struct Feed {
     buffer: VecDeque<Event>,
     /// Something may have been delivered that the stream has not read yet.
     stale: bool,
+    /// Its place under the stream limits, given back when it closes.
+    _permit: crate::http::streams::Permit,
 }
 
 /// Rows read per query.
 const FEED_PAGE: i64 = 100;
 
-/// How long a stream waits for a notification before looking anyway. Deliveries
-/// notify the stream at commit, and a reconnecting listener sends a resync, so this
-/// is only a backstop; an idle stream costs one query per period.
-const FEED_POLL: Duration = Duration::from_secs(60);
-/// The same, before the session has a conversation (nothing to deliver yet).
-const FEED_POLL_NEW: Duration = Duration::from_secs(5);
+/// How long a stream with a conversation waits for a wake before looking anyway.
+/// Deliveries wake it at commit, and a reconnecting listener resyncs every
+/// stream, so this is only a backstop against a bug: an idle stream costs one
+/// query per period (none before the session has a conversation).
+const FEED_POLL: Duration = Duration::from_secs(600);
 
 impl Feed {
     async fn next(&mut self) -> Event {
@@ -194,12 +211,17 @@ impl Feed {
                 }
                 continue;
             }
-            let poll = if self.conversation_id.is_some() {
-                FEED_POLL
-            } else {
-                FEED_POLL_NEW
+            let Some((_, wakes)) = self.wakes.as_mut() else {
+                // Unreachable: a feed always listens on its session or conversation.
+                std::future::pending::<()>().await;
+                continue;
             };
-            match tokio::time::timeout(poll, self.wakes.recv()).await {
+            let wake = if self.conversation_id.is_some() {
+                tokio::time::timeout(FEED_POLL, wakes.recv()).await
+            } else {
+                Ok(wakes.recv().await)
+            };
+            match wake {
                 // The message itself, in order: shown without a query.
                 Ok(Ok(Wake::Delivered(message)))
                     if Some(message.conversation_id) == self.conversation_id =>
@@ -208,24 +230,24 @@ impl Feed {
                         self.push(message.id, message.author, &message.payload);
                     }
                 }
-                Ok(Ok(Wake::Delivered(_) | Wake::OutboxSent(_)))
-                    if self.conversation_id.is_none() =>
-                {
-                    self.stale = true
+                Ok(Ok(Wake::Joined(conversation_id))) if self.conversation_id.is_none() => {
+                    self.learn(Some(conversation_id));
+                    self.stale = true;
                 }
-                Ok(Ok(Wake::Progress(signal))) => self.progress(&signal).await,
-                Ok(Ok(Wake::OutboxSent(id))) if Some(id) == self.conversation_id => {
-                    self.stale = true
-                }
+                Ok(Ok(Wake::Progress(signal))) => self.progress(&signal),
                 Ok(Ok(Wake::Resync) | Err(broadcast::error::RecvError::Lagged(_))) => {
                     self.stale = true
                 }
+                Ok(Ok(Wake::OutboxSent(id))) if Some(id) == self.conversation_id => {
+                    self.stale = true
+                }
                 Ok(Err(broadcast::error::RecvError::Closed)) => {
-                    tokio::time::sleep(poll).await;
+                    // Not while this feed holds its mark; look again to be safe.
+                    tokio::time::sleep(Duration::from_secs(1)).await;
                     self.stale = true;
                 }
                 Ok(Ok(_)) => {}
-                // Nothing heard for a while: look anyway.
+                // Nothing heard for a long while: look anyway.
                 Err(_) => self.stale = true,
             }
         }
@@ -233,14 +255,7 @@ impl Feed {
 
     /// A turn of this session's conversation is working: an event without an id
     /// (it is not part of the transcript a reconnect resumes).
-    async fn progress(&mut self, signal: &Signal) {
-        if self.conversation_id.is_none() {
-            // A new session learns its conversation on its first turn.
-            match conversations::of_webchat_session(&self.pool, self.bot_id, &self.session).await {
-                Ok(found) => self.learn(found),
-                Err(err) => tracing::debug!(%err, "web chat feed lookup failed"),
-            }
-        }
+    fn progress(&mut self, signal: &Signal) {
         if Some(signal.conversation_id) != self.conversation_id {
             return;
         }
@@ -259,7 +274,11 @@ impl Feed {
     /// handed to this stream in process from then on.
     fn learn(&mut self, conversation_id: Option<Uuid>) {
         self.conversation_id = conversation_id;
-        self.watching = conversation_id.map(|id| self.notifier.watch(id));
+        let key = match conversation_id {
+            Some(id) => StreamKey::Conversation(id),
+            None => StreamKey::Session(self.bot_id, self.session.clone()),
+        };
+        self.wakes = Some(self.notifier.watch(key));
     }
 
     fn push(&mut self, id: i64, author: outbox::Author, payload: &serde_json::Value) {
@@ -276,11 +295,6 @@ impl Feed {
 
     /// Reads what was delivered after the cursor; true when the page was full.
     async fn fill(&mut self) -> sqlx::Result<bool> {
-        if self.conversation_id.is_none() {
-            let found =
-                conversations::of_webchat_session(&self.pool, self.bot_id, &self.session).await?;
-            self.learn(found);
-        }
         let Some(conversation_id) = self.conversation_id else {
             return Ok(false);
         };

@@ -137,9 +137,10 @@ pub async fn enqueue(
                                  ELSE 'tendero_outbox' END,
                             CASE WHEN q.status = 'sent' AND octet_length(n.note) < 7900 THEN n.note
                                  ELSE $1::text END)
-                 FROM queued q
+                 FROM queued q CROSS JOIN target t
                  CROSS JOIN LATERAL (
-                     SELECT json_build_object('conversation_id', $1::uuid, 'id', q.id,
+                     SELECT json_build_object('conversation_id', $1::uuid, 'bot_id', t.bot_id,
+                                              'session', t.external_id, 'id', q.id,
                                               'author', $2::text, 'payload', q.payload)::text AS note
                  ) n
                  WHERE q.status <> 'suppressed'

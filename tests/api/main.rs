@@ -36,5 +36,6 @@ mod purchase;
 
 mod resilience;
 mod serve;
+mod streams;
 mod timeouts;
 mod understanding;
