@@ -37,6 +37,22 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use sqlx::PgPool;
 
+/// The key the server signs web-chat session tokens with, installed here too so
+/// the load generator mints its customers' tokens itself (as many as it likes,
+/// without going through the per-address limit on new sessions).
+const BENCH_KEY: &str = "bench=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+
+static SHOP: std::sync::OnceLock<uuid::Uuid> = std::sync::OnceLock::new();
+
+/// A new demo-shop session: (token, session id).
+fn new_session() -> (String, String) {
+    let (token, session) = tendero::channels::webchat::session::issue(
+        tendero::secret::keyring().expect("the bench key is installed"),
+        *SHOP.get().expect("the shop is loaded"),
+    );
+    (token, session.id)
+}
+
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -188,6 +204,7 @@ impl Server {
             .env("DATABASE_URL", database_url)
             .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
             .env("TENDERO_COUNT_STATEMENTS", "1")
+            .env("TENDERO_SECRET_KEY", BENCH_KEY)
             // Load generators are not customers: no per-contact limit.
             .env("TENDERO_CONTACT_MESSAGES_PER_MINUTE", "1000000")
             .env("RUST_LOG", "error")
@@ -535,13 +552,15 @@ async fn bursts(server: &Server, pool: &PgPool, fake: &FakeLlm, customers: usize
     let client = reqwest::Client::new();
     let calls0 = fake.calls.load(Ordering::SeqCst);
     let mut tasks = Vec::new();
-    for c in 0..customers {
+    let mut sessions = Vec::new();
+    for _ in 0..customers {
         let client = client.clone();
         let base = server.base.clone();
+        let (token, session) = new_session();
+        sessions.push(session);
         tasks.push(tokio::spawn(async move {
-            let session = format!("burst-{c}");
             let response = client
-                .get(format!("{base}/webchat/demo-shop/events?session={session}"))
+                .get(format!("{base}/webchat/demo-shop/events?token={token}"))
                 .send()
                 .await
                 .unwrap();
@@ -556,7 +575,7 @@ async fn bursts(server: &Server, pool: &PgPool, fake: &FakeLlm, customers: usize
                     }
                     let status = client
                         .post(format!("{base}/webchat/demo-shop/messages"))
-                        .json(&json!({"session": session, "text": text,
+                        .json(&json!({"token": token, "text": text,
                                       "client_id": format!("b{r}-{i}")}))
                         .send()
                         .await
@@ -590,8 +609,9 @@ async fn bursts(server: &Server, pool: &PgPool, fake: &FakeLlm, customers: usize
              SELECT count(*) AS n FROM llm_calls l
              JOIN conversations c ON c.id = l.conversation_id
              JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id LIKE 'burst-%' GROUP BY l.inbox_id) per_head",
+             WHERE ct.external_id = ANY($1) GROUP BY l.inbox_id) per_head",
     )
+    .bind(&sessions)
     .fetch_one(pool)
     .await
     .unwrap();
@@ -626,17 +646,18 @@ async fn end_to_end(
     sqlx::query("VACUUM ANALYZE").execute(pool).await.unwrap();
     // Open every stream first, so connection set-up is not measured.
     let mut streams = Vec::new();
-    for c in 0..customers {
+    for _ in 0..customers {
+        let (token, _) = new_session();
         let response = client
             .get(format!(
-                "{}/webchat/demo-shop/events?session={run}-{c}",
+                "{}/webchat/demo-shop/events?token={token}",
                 server.base
             ))
             .send()
             .await
             .unwrap();
         assert!(response.status().is_success());
-        streams.push(response.bytes_stream());
+        streams.push((token, response.bytes_stream()));
     }
     let scrape_cost = {
         let a = server.statements(&client).await;
@@ -655,10 +676,10 @@ async fn end_to_end(
     );
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for (c, mut stream) in streams.into_iter().enumerate() {
+    for (c, (token, mut stream)) in streams.into_iter().enumerate() {
         let (client, stop) = (client.clone(), stop.clone());
         let url = format!("{}/webchat/demo-shop/messages", server.base);
-        let session = format!("{run}-{c}");
+        let client_ids = format!("{run}-{c}");
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut buffer = String::new();
@@ -668,8 +689,8 @@ async fn end_to_end(
                 let status = client
                     .post(&url)
                     .json(
-                        &json!({"session": session, "text": messages[n % messages.len()],
-                                  "client_id": format!("m{n}")}),
+                        &json!({"token": token, "text": messages[n % messages.len()],
+                                  "client_id": format!("{client_ids}-m{n}")}),
                     )
                     .send()
                     .await
@@ -731,15 +752,21 @@ async fn open_idle_streams(server: &Server, pool: &PgPool, count: usize) -> Vec<
         .fetch_one(pool)
         .await
         .unwrap();
+    let sessions: Vec<(String, String)> = (0..count).map(|_| new_session()).collect();
+    let with: Vec<String> = sessions
+        .iter()
+        .step_by(2)
+        .map(|(_, id)| id.clone())
+        .collect();
     sqlx::query(
         "WITH c AS (
              INSERT INTO contacts (bot_id, channel, external_id)
-             SELECT $1, 'webchat', 'idle-with-' || g FROM generate_series(1, $2) g
+             SELECT $1, 'webchat', s FROM unnest($2::text[]) s
              ON CONFLICT DO NOTHING RETURNING id)
          INSERT INTO conversations (bot_id, contact_id) SELECT $1, id FROM c",
     )
     .bind(bot_id)
-    .bind((count / 2) as i64)
+    .bind(&with)
     .execute(pool)
     .await
     .unwrap();
@@ -757,12 +784,10 @@ async fn open_idle_streams(server: &Server, pool: &PgPool, count: usize) -> Vec<
     let opened = futures::stream::iter(0..count)
         .map(|i| {
             let client = clients[i / per_address].clone();
-            let session = if i % 2 == 0 {
-                format!("idle-with-{}", i / 2 + 1)
-            } else {
-                format!("idle-new-{i}")
-            };
-            let url = format!("{}/webchat/demo-shop/events?session={session}", server.base);
+            let url = format!(
+                "{}/webchat/demo-shop/events?token={}",
+                server.base, sessions[i].0
+            );
             async move { client.get(url).send().await.unwrap() }
         })
         .buffer_unordered(64)
@@ -851,10 +876,11 @@ async fn beside_idle_streams(server: &Server, pool: &PgPool, secs: u64, count: u
 async fn idle(server: &Server, streams: usize) {
     let client = reqwest::Client::new();
     let mut open = Vec::new();
-    for s in 0..streams {
+    for _ in 0..streams {
+        let (token, _) = new_session();
         let response = client
             .get(format!(
-                "{}/webchat/demo-shop/events?session=rules16-{s}",
+                "{}/webchat/demo-shop/events?token={token}",
                 server.base
             ))
             .send()
@@ -895,6 +921,8 @@ async fn main() -> anyhow::Result<()> {
     );
     tendero::db::migrate(&pool).await?;
     let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP).await?;
+    tendero::secret::install(tendero::secret::KeyRing::parse(BENCH_KEY)?);
+    SHOP.set(shop.bot_id).expect("set once");
     let past = env_number("BENCH_PAST_CONVERSATIONS", 5000);
     seed_history(&pool, shop.bot_id, past).await?;
 

@@ -119,6 +119,32 @@ pub async fn update_settings(
     .await
 }
 
+/// The bot's web-chat identity secret, sealed (`None`: identities are not verified).
+pub async fn webchat_identity_secret(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar("SELECT webchat_identity_secret FROM bots WHERE id = $1")
+        .bind(bot_id)
+        .fetch_optional(db)
+        .await
+        .map(Option::flatten)
+}
+
+/// Stores a new sealed identity secret, or none (verification off).
+pub async fn set_webchat_identity_secret(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    sealed: Option<&str>,
+) -> sqlx::Result<()> {
+    sqlx::query("UPDATE bots SET webchat_identity_secret = $2 WHERE id = $1")
+        .bind(bot_id)
+        .bind(sealed)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
 /// Characters of a code that links a merchant's Telegram chat.
 pub const LINK_CODE_LEN: usize = 8;
 

@@ -87,6 +87,9 @@ pub struct Settings {
     /// per client address and per process; `TENDERO_CLIENT_IP_HEADER`: a header a
     /// trusted proxy sets to the client's address (unset: the peer's address).
     pub streams: StreamBounds,
+    /// `TENDERO_WEBCHAT_SESSIONS_PER_SECOND`: new web-chat sessions one client
+    /// address may create per second (default 5).
+    pub webchat_sessions_per_second: u32,
     /// The LLM proposer; `None` runs every bot on the offline rules.
     pub llm: Option<LlmConfig>,
     /// `TENDERO_SECRET_KEY`: keys sealing channel secrets at rest, newest first
@@ -332,6 +335,8 @@ impl Settings {
                     })?),
                 },
             },
+            webchat_sessions_per_second: positive("TENDERO_WEBCHAT_SESSIONS_PER_SECOND", 5)?
+                .min(100_000) as u32,
             llm,
             secret_keys,
             public_url,
@@ -359,6 +364,8 @@ impl Settings {
         settings.gather = Duration::ZERO;
         // Tests script many messages a minute; the limit has its own tests.
         settings.contact_messages_per_minute = 1_000_000;
+        // Tests open many sessions from one address; the limit has its own test.
+        settings.webchat_sessions_per_second = 100_000;
         settings.secret_keys = Some(KeyRing::parse(TEST_SECRET_KEY).expect("the test key parses"));
         settings
     }

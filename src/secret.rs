@@ -85,6 +85,21 @@ impl KeyRing {
         format!("{id}={}", hex::encode(key))
     }
 
+    /// A 16-byte tag over `message` under the active key (a key derived from it
+    /// for signing, never the sealing key itself), bound to `purpose`.
+    pub fn sign(&self, purpose: &str, message: &[u8]) -> [u8; 16] {
+        mac(&self.keys[0].1, purpose, message)
+    }
+
+    /// Whether `tag` was made by [`KeyRing::sign`] under any key of the ring (so a
+    /// rotation does not void what the old key signed). Constant-time.
+    pub fn verify(&self, purpose: &str, message: &[u8], tag: &[u8]) -> bool {
+        use subtle::ConstantTimeEq;
+        self.keys
+            .iter()
+            .any(|(_, key)| bool::from(mac(key, purpose, message).ct_eq(tag)))
+    }
+
     pub fn active_id(&self) -> &str {
         &self.keys[0].0
     }
@@ -155,6 +170,23 @@ impl KeyRing {
             .and_then(|rest| rest.split(':').next())
             .is_some_and(|id| id == self.active_id())
     }
+}
+
+/// HMAC-SHA256 under a signing key derived from `key`, truncated to 16 bytes.
+fn mac(key: &[u8; 32], purpose: &str, message: &[u8]) -> [u8; 16] {
+    use hmac::{Hmac, Mac};
+    type HmacSha256 = Hmac<sha2::Sha256>;
+    let mut derive = HmacSha256::new_from_slice(key).expect("HMAC takes any key");
+    derive.update(b"tendero signing key v1");
+    let signing = derive.finalize().into_bytes();
+    let mut mac = HmacSha256::new_from_slice(&signing).expect("HMAC takes any key");
+    mac.update(purpose.as_bytes());
+    mac.update(&[0]);
+    mac.update(message);
+    let full = mac.finalize().into_bytes();
+    let mut tag = [0u8; 16];
+    tag.copy_from_slice(&full[..16]);
+    tag
 }
 
 static KEYRING: std::sync::OnceLock<KeyRing> = std::sync::OnceLock::new();

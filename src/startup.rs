@@ -381,12 +381,14 @@ fn router(
         pool: pool.clone(),
         notifier: notifier.clone(),
         ingest: crate::ingest::IngestQueue::start(pool.clone(), redis.clone()),
-        redis,
+        redis: redis.clone(),
         shutdown: cancel.clone(),
         bots: directory,
         telegram,
         office: office.clone(),
         streams: http::streams::StreamLimits::new(settings.streams.clone()),
+        limiter: Arc::new(crate::ratelimit::RateLimiter::new(redis.clone())),
+        sessions_per_second: settings.webchat_sessions_per_second,
     };
     let router = if role.runs_web() {
         let console = crate::dashboard::Console {

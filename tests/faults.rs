@@ -197,6 +197,23 @@ impl Tally {
     }
 }
 
+/// The web-chat token of the customer `name`: a verified identity signed with the
+/// key the processes share, so their session id is `u:<name>` (see [`sid`]).
+async fn token(pool: &PgPool, name: &str) -> String {
+    tendero::secret::install(tendero::secret::KeyRing::parse(TEST_KEY).unwrap());
+    let bot: uuid::Uuid = sqlx::query_scalar("SELECT id FROM bots WHERE slug = 'demo-shop'")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    let keys = tendero::secret::keyring().unwrap();
+    tendero::channels::webchat::session::issue_verified(keys, bot, name).0
+}
+
+/// The session id of the customer `name`.
+fn sid(name: &str) -> String {
+    format!("u:{name}")
+}
+
 async fn replies(pool: &PgPool, session: &str) -> i64 {
     sqlx::query_scalar(
         "SELECT count(*) FROM outbox o JOIN conversations c ON c.id = o.conversation_id
@@ -224,6 +241,7 @@ async fn shop(
     for c in 0..customers {
         let (client, pool, base) = (client.clone(), pool.clone(), base.to_owned());
         let session = format!("{run}-{c}");
+        let token = token(&pool, &session).await;
         tasks.push(tokio::spawn(async move {
             let mut longest = Duration::ZERO;
             for n in 0..per_customer {
@@ -233,7 +251,7 @@ async fn shop(
                 for _ in 0..100 {
                     let sent = client
                         .post(format!("{base}/webchat/demo-shop/messages"))
-                        .json(&json!({"session": session, "text": "quiero 1 matcha",
+                        .json(&json!({"token": token, "text": "quiero 1 matcha",
                                       "client_id": format!("m{n}")}))
                         .send()
                         .await;
@@ -243,7 +261,7 @@ async fn shop(
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
                 let deadline = Instant::now() + Duration::from_secs(40);
-                while replies(&pool, &session).await <= n && Instant::now() < deadline {
+                while replies(&pool, &sid(&session)).await <= n && Instant::now() < deadline {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 longest = longest.max(asked.elapsed());
@@ -265,7 +283,7 @@ async fn tally(pool: &PgPool, run: &str, customers: usize, per_customer: i64) ->
         ..Tally::default()
     };
     for c in 0..customers {
-        let one = tally_session(pool, &format!("{run}-{c}"), per_customer).await;
+        let one = tally_session(pool, &sid(&format!("{run}-{c}")), per_customer).await;
         tally.lost += one.lost;
         tally.doubled += one.doubled;
         tally.out_of_order += one.out_of_order;
@@ -509,11 +527,12 @@ async fn faults_lose_double_and_reorder_nothing() {
             (client.clone(), base.clone(), key.clone(), observer.clone());
         races.push(tokio::spawn(async move {
             let session = format!("race-{s}");
+            let token = token(&observer, &session).await;
             let mut conversation: Option<String> = None;
             for n in 0..50 {
                 let _ = client
                     .post(format!("{base}/webchat/demo-shop/messages"))
-                    .json(&json!({"session": session, "text": "quiero 1 brownie",
+                    .json(&json!({"token": token, "text": "quiero 1 brownie",
                                   "client_id": format!("r{n}")}))
                     .send()
                     .await;
@@ -522,7 +541,7 @@ async fn faults_lose_double_and_reorder_nothing() {
                         "SELECT c.id::text FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
                          WHERE ct.external_id = $1",
                     )
-                    .bind(&session)
+                    .bind(sid(&session))
                     .fetch_optional(&observer)
                     .await
                     .unwrap();
@@ -555,7 +574,7 @@ async fn faults_lose_double_and_reorder_nothing() {
         "WITH sent AS (
              SELECT o.conversation_id, o.inbox_id FROM outbox o
              JOIN conversations c ON c.id = o.conversation_id JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id LIKE 'race-%' AND o.author = 'bot' AND o.status = 'sent'
+             WHERE ct.external_id LIKE 'u:race-%' AND o.author = 'bot' AND o.status = 'sent'
          ), committed_at AS (
              SELECT s.conversation_id, min(a.id) AS audit_id FROM sent s
              JOIN audit_log a ON a.conversation_id = s.conversation_id AND a.inbox_id = s.inbox_id
@@ -573,7 +592,7 @@ async fn faults_lose_double_and_reorder_nothing() {
     let pending: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM inbox i JOIN conversations c ON c.id = i.conversation_id
          JOIN contacts ct ON ct.id = c.contact_id
-         WHERE ct.external_id LIKE 'race-%' AND i.status <> 'done'",
+         WHERE ct.external_id LIKE 'u:race-%' AND i.status <> 'done'",
     )
     .fetch_one(&observer)
     .await
@@ -584,9 +603,9 @@ async fn faults_lose_double_and_reorder_nothing() {
         "SELECT count(*) FILTER (WHERE o.author = 'bot' AND o.status = 'sent'),
                 (SELECT count(*) FROM audit_log a JOIN conversations c2 ON c2.id = a.conversation_id
                  JOIN contacts ct2 ON ct2.id = c2.contact_id
-                 WHERE ct2.external_id LIKE 'race-%' AND a.kind = 'turn_skipped')
+                 WHERE ct2.external_id LIKE 'u:race-%' AND a.kind = 'turn_skipped')
          FROM outbox o JOIN conversations c ON c.id = o.conversation_id
-         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id LIKE 'race-%'",
+         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id LIKE 'u:race-%'",
     )
     .fetch_one(&observer)
     .await
@@ -659,6 +678,7 @@ async fn a_database_restart_under_load_loses_nothing_and_probes_answer_at_once()
     // While PostgreSQL is down, probes and webhooks must answer at once, and never 2xx
     // for a message they could not store.
     let stop = Arc::new(AtomicBool::new(false));
+    let probe = token(&pool, "probe").await;
     let probing = {
         let (base, stop) = (base.clone(), stop.clone());
         tokio::spawn(async move {
@@ -677,9 +697,7 @@ async fn a_database_restart_under_load_loses_nothing_and_probes_answer_at_once()
                 n += 1;
                 let posted = client
                     .post(format!("{base}/webchat/demo-shop/messages"))
-                    .json(
-                        &json!({"session": "probe", "text": "hola", "client_id": format!("p{n}")}),
-                    )
+                    .json(&json!({"token": probe, "text": "hola", "client_id": format!("p{n}")}))
                     .send()
                     .await;
                 seen.push((
@@ -721,7 +739,7 @@ async fn a_database_restart_under_load_loses_nothing_and_probes_answer_at_once()
     let mut t = tally(&pool, "restart", customers, per_customer).await;
     let probe_stored: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM inbox i JOIN conversations c ON c.id = i.conversation_id
-         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = 'probe'",
+         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = 'u:probe'",
     )
     .fetch_one(&pool)
     .await

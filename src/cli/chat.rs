@@ -8,13 +8,16 @@ use futures::StreamExt;
 use tokio::io::AsyncBufReadExt;
 
 /// A terminal client of the web-chat channel: lines in, replies out.
-pub async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Result<()> {
+pub async fn chat(url: &str, bot: &str, token: Option<String>) -> anyhow::Result<()> {
     let base = url.trim_end_matches('/').to_owned();
-    let session = session.unwrap_or_else(|| format!("cli-{}", uuid::Uuid::new_v4().simple()));
     let client = reqwest::Client::new();
+    let token = match token {
+        Some(token) => token,
+        None => new_session(&client, &base, bot).await?,
+    };
     let events = client
-        // Sessions are letters, digits and `_ - . :` (the server checks), so no escaping.
-        .get(format!("{base}/webchat/{bot}/events?session={session}"))
+        // A token is hex digits, so no escaping.
+        .get(format!("{base}/webchat/{bot}/events?token={token}"))
         .send()
         .await
         .with_context(|| format!("cannot reach Tendero at {base}; is `tendero serve` running?"))?;
@@ -67,7 +70,9 @@ pub async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Resu
             }
         }
     });
-    eprintln!("Conectado a `{bot}` (sesión {session}). Escribe tu mensaje; Ctrl-D para salir.");
+    eprintln!(
+        "Conectado a `{bot}`. Escribe tu mensaje; Ctrl-D para salir. Para seguir esta conversación después: --token {token}"
+    );
     let mut lines = tokio::io::BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = lines.next_line().await? {
         let text = line.trim();
@@ -77,7 +82,7 @@ pub async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Resu
         let response = client
             .post(format!("{base}/webchat/{bot}/messages"))
             .json(&serde_json::json!({
-                "session": session,
+                "token": token,
                 "text": text,
                 "client_id": uuid::Uuid::new_v4().to_string(),
             }))
@@ -96,4 +101,25 @@ pub async fn chat(url: &str, bot: &str, session: Option<String>) -> anyhow::Resu
     while let Ok(Some(())) = tokio::time::timeout(Duration::from_secs(3), seen_rx.recv()).await {}
     reader.abort();
     Ok(())
+}
+
+/// A new session from the server: its token.
+async fn new_session(client: &reqwest::Client, base: &str, bot: &str) -> anyhow::Result<String> {
+    let response = client
+        .post(format!("{base}/webchat/{bot}/sessions"))
+        .send()
+        .await
+        .with_context(|| format!("cannot reach Tendero at {base}; is `tendero serve` running?"))?;
+    if !response.status().is_success() {
+        anyhow::bail!(
+            "{}: {}",
+            response.status(),
+            response.text().await.unwrap_or_default()
+        );
+    }
+    let body: serde_json::Value = response.json().await?;
+    body["token"]
+        .as_str()
+        .map(str::to_owned)
+        .context("the server answered no session token")
 }

@@ -49,9 +49,10 @@ enum Command {
         /// Base URL of a running `tendero serve`.
         #[arg(long, env = "TENDERO_URL", default_value = "http://127.0.0.1:8080")]
         url: String,
-        /// Web-chat session id (defaults to a new one).
+        /// A session token to go on with (defaults to a new session; the token
+        /// is printed when the chat starts).
         #[arg(long)]
-        session: Option<String>,
+        token: Option<String>,
     },
     /// Play scripted conversations (JSON Lines) against the configured proposer and score them.
     Eval {
@@ -133,7 +134,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             shutdown_cluster(database).await;
             Ok(())
         }
-        Command::Chat { bot, url, session } => chat::chat(&url, &bot, session).await,
+        Command::Chat { bot, url, token } => chat::chat(&url, &bot, token).await,
         Command::Healthcheck { url } => serve::healthcheck(url).await,
         Command::RotateSecrets => {
             telemetry::init();

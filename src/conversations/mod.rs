@@ -295,6 +295,27 @@ pub async fn owned_by(db: impl PgExecutor<'_>, id: Uuid, merchant_id: Uuid) -> s
 }
 
 /// The conversation of a web-chat session, once it has written.
+/// Whether a client-named web-chat session (the form before tokens) has a
+/// conversation still inside its bot's session timeout: only such a session may
+/// go on without a token, until it goes quiet.
+pub async fn webchat_session_is_live(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    session: &str,
+) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "SELECT EXISTS (
+             SELECT 1 FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
+             JOIN bots b ON b.id = c.bot_id
+             WHERE ct.bot_id = $1 AND ct.channel = 'webchat' AND ct.external_id = $2
+               AND c.last_activity_at > now() - make_interval(secs => b.session_timeout_secs))",
+    )
+    .bind(bot_id)
+    .bind(session)
+    .fetch_one(db)
+    .await
+}
+
 pub async fn of_webchat_session(
     db: impl PgExecutor<'_>,
     bot_id: Uuid,

@@ -15,6 +15,11 @@ pub enum ApiError {
     Unauthorized,
     #[error("invalid signature")]
     BadSignature,
+    /// A web-chat call without a valid session token (nothing more is said).
+    #[error(
+        "a valid web-chat session token is required; get one from POST /webchat/{{bot}}/sessions"
+    )]
+    SessionRequired,
     #[error("forbidden")]
     Forbidden,
     #[error("{0} not found")]
@@ -96,7 +101,9 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = match &self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized | ApiError::BadSignature => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized | ApiError::BadSignature | ApiError::SessionRequired => {
+                StatusCode::UNAUTHORIZED
+            }
             ApiError::Forbidden => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,

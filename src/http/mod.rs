@@ -39,6 +39,9 @@ pub struct Web {
     pub office: crate::merchant::Office,
     /// Web-chat event streams open here, within their bounds.
     pub streams: streams::StreamLimits,
+    /// New web-chat sessions per client address and second.
+    pub limiter: std::sync::Arc<crate::ratelimit::RateLimiter>,
+    pub sessions_per_second: u32,
 }
 
 /// Webhooks, web chat, the merchant API, health and metrics.
@@ -49,6 +52,7 @@ pub fn router(state: Web) -> Router {
             post(webchat::post_message).layer(axum::middleware::from_fn(timed_ack)),
         )
         .route("/webchat/{bot}/events", get(webchat::events))
+        .route("/webchat/{bot}/sessions", post(webchat::post_session))
         .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES));
     let (api, openapi) = api::router().split_for_parts();
     let openapi = std::sync::Arc::new(openapi.to_pretty_json().expect("the document serializes"));

@@ -22,6 +22,7 @@ use uuid::Uuid;
 use super::Web;
 use super::error::{ApiError, parse_json};
 use crate::bots::Bot;
+use crate::channels::webchat::session;
 use crate::channels::{ChannelKind, Inbound, MessagePayload};
 use crate::conversations;
 use crate::inbox::Ingested;
@@ -36,7 +37,12 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 #[derive(Debug, Deserialize)]
 struct PostBody {
-    session: String,
+    /// The session token (or `Authorization: Bearer`).
+    #[serde(default)]
+    token: Option<String>,
+    /// A client-named session of the form before tokens (see [`who`]).
+    #[serde(default)]
+    session: Option<String>,
     text: String,
     #[serde(default)]
     client_id: Option<String>,
@@ -58,6 +64,114 @@ fn client_token(field: &str, value: &str) -> Result<String, ApiError> {
     }
 }
 
+/// The session a web-chat call speaks for: the one its token names (the
+/// `Authorization: Bearer` header, or the `token` field or parameter), checked
+/// against this bot and the key ring with no lookup. A client-named `session` (the
+/// form before tokens) is accepted only while its conversation is inside the bot's
+/// session timeout, so existing chats finish; anything else is a bare 401.
+async fn who(
+    state: &Web,
+    bot: &Bot,
+    headers: &HeaderMap,
+    token: Option<&str>,
+    legacy: Option<&str>,
+) -> Result<String, ApiError> {
+    let bearer = headers
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if let Some(token) = bearer.or(token) {
+        let keys = crate::secret::keyring().map_err(|e| ApiError::Unexpected(e.into()))?;
+        return session::verify(keys, bot.id, token.trim())
+            .map(|s| s.id)
+            .map_err(|_| ApiError::SessionRequired);
+    }
+    let Some(legacy) = legacy else {
+        return Err(ApiError::SessionRequired);
+    };
+    let legacy = client_token("session", legacy).map_err(|_| ApiError::SessionRequired)?;
+    if session::is_issued_form(&legacy)
+        || !conversations::webchat_session_is_live(&state.pool, bot.id, &legacy).await?
+    {
+        return Err(ApiError::SessionRequired);
+    }
+    Ok(legacy)
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct SessionBody {
+    /// A signed-in user's id on the merchant's site, with `identifier_hash`.
+    #[serde(default)]
+    identifier: Option<String>,
+    #[serde(default)]
+    identifier_hash: Option<String>,
+}
+
+/// `POST /webchat/{bot}/sessions`: a new session and its token. Rate-limited per
+/// client address.
+pub async fn post_session(
+    State(state): State<Web>,
+    Path(slug): Path<String>,
+    connect: Option<Extension<ConnectInfo<SocketAddr>>>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let body = body?;
+    let parsed: SessionBody = if body.iter().all(u8::is_ascii_whitespace) {
+        SessionBody::default()
+    } else {
+        parse_json(&body)?
+    };
+    let bot = bot_or_404(&state, &slug).await?;
+    let client = state.streams.client(&headers, connect.as_deref());
+    let key = format!(
+        "webchat-sessions:{}",
+        client.map_or_else(|| "unknown".to_owned(), |ip| ip.to_string())
+    );
+    if state
+        .limiter
+        .acquire(&key, state.sessions_per_second)
+        .await
+        .is_err()
+    {
+        return Err(ApiError::TooManyRequests(
+            "too many new sessions from this address; wait a moment".into(),
+        ));
+    }
+    let keys = crate::secret::keyring().map_err(|e| ApiError::Unexpected(e.into()))?;
+    let (token, session) = match (parsed.identifier, parsed.identifier_hash) {
+        (None, None) => session::issue(keys, bot.id),
+        (Some(identifier), Some(hash)) => {
+            let identifier = client_token("identifier", &identifier)?;
+            match crate::merchant::bots::verifies_identity(&state.pool, bot.id, &identifier, &hash)
+                .await?
+            {
+                Some(true) => {}
+                Some(false) => return Err(ApiError::Forbidden),
+                None => {
+                    return Err(ApiError::BadRequest(
+                        "this bot does not verify identities; create a session without one".into(),
+                    ));
+                }
+            }
+            session::issue_verified(keys, bot.id, &identifier)
+        }
+        _ => {
+            return Err(ApiError::BadRequest(
+                "`identifier` and `identifier_hash` go together".into(),
+            ));
+        }
+    };
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({
+            "token": token,
+            "session": session.id,
+            "expires_at": session.expires_at,
+        })),
+    ))
+}
+
 async fn bot_or_404(state: &Web, slug: &str) -> Result<Bot, ApiError> {
     let entry = state
         .bots
@@ -73,11 +187,11 @@ async fn bot_or_404(state: &Web, slug: &str) -> Result<Bot, ApiError> {
 pub async fn post_message(
     State(state): State<Web>,
     Path(slug): Path<String>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let body = body?;
     let parsed: PostBody = parse_json(&body)?;
-    let session = client_token("session", &parsed.session)?;
     let client_id = match parsed.client_id {
         Some(id) => client_token("client_id", &id)?,
         None => Uuid::new_v4().to_string(),
@@ -92,6 +206,14 @@ pub async fn post_message(
         )));
     }
     let bot = bot_or_404(&state, &slug).await?;
+    let session = who(
+        &state,
+        &bot,
+        &headers,
+        parsed.token.as_deref(),
+        parsed.session.as_deref(),
+    )
+    .await?;
     let inbound = Inbound {
         channel: ChannelKind::Webchat,
         sender: session.clone(),
@@ -121,7 +243,12 @@ pub async fn post_message(
 
 #[derive(Debug, Deserialize)]
 pub struct EventsQuery {
-    session: String,
+    /// The session token (an `EventSource` cannot send headers).
+    #[serde(default)]
+    token: Option<String>,
+    /// A client-named session of the form before tokens (see [`who`]).
+    #[serde(default)]
+    session: Option<String>,
     /// Resume after this event id (the `Last-Event-ID` header does the same).
     #[serde(default)]
     after: Option<i64>,
@@ -137,8 +264,15 @@ pub async fn events(
     connect: Option<Extension<ConnectInfo<SocketAddr>>>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    let session = client_token("session", &query.session)?;
     let bot = bot_or_404(&state, &slug).await?;
+    let session = who(
+        &state,
+        &bot,
+        &headers,
+        query.token.as_deref(),
+        query.session.as_deref(),
+    )
+    .await?;
     let resume = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())

@@ -7,6 +7,8 @@ use serde_json::json;
 use sqlx::PgPool;
 use uuid::Uuid;
 
+use crate::channels::webchat::session;
+
 use super::{MerchantError, Office, Result, bot_of_profile, bounded_text, owned_bot};
 use crate::bots::{self, Bot, BotSettings, CreateBotError, ProfileKind};
 use crate::channels::credentials::{self, SetupError, TelegramSetup, WhatsAppSetup};
@@ -180,6 +182,43 @@ pub async fn change_settings(
     .await?;
     office.directory.forget(&bot.slug);
     Ok(updated)
+}
+
+/// A new web-chat identity secret for the bot, sealed at rest and returned once
+/// (the merchant's site signs its users' identifiers with it); the old one stops
+/// working at once.
+pub async fn new_identity_secret(office: &Office, merchant_id: Uuid, slug: &str) -> Result<String> {
+    let bot = owned_bot(&office.pool, merchant_id, slug).await?;
+    let secret = session::new_identity_secret();
+    let sealed = crate::secret::keyring()
+        .map_err(|e| MerchantError::Unexpected(e.into()))?
+        .encrypt(&secret, &session::identity_secret_context(bot.id));
+    bots::set_webchat_identity_secret(&office.pool, bot.id, Some(&sealed)).await?;
+    Ok(secret)
+}
+
+/// Turns identity verification off for the bot's web chat.
+pub async fn clear_identity_secret(office: &Office, merchant_id: Uuid, slug: &str) -> Result<()> {
+    let bot = owned_bot(&office.pool, merchant_id, slug).await?;
+    bots::set_webchat_identity_secret(&office.pool, bot.id, None).await?;
+    Ok(())
+}
+
+/// Whether the merchant's site vouched for `identifier` (`hash` is its HMAC under
+/// the bot's identity secret). `None` when the bot verifies no identities.
+pub async fn verifies_identity(
+    pool: &sqlx::PgPool,
+    bot_id: Uuid,
+    identifier: &str,
+    hash: &str,
+) -> Result<Option<bool>> {
+    let Some(sealed) = bots::webchat_identity_secret(pool, bot_id).await? else {
+        return Ok(None);
+    };
+    let secret = crate::secret::keyring()
+        .and_then(|keys| keys.decrypt(&sealed, &session::identity_secret_context(bot_id)))
+        .map_err(|e| MerchantError::Unexpected(e.into()))?;
+    Ok(Some(session::identity_matches(&secret, identifier, hash)))
 }
 
 /// A channel's credentials, to connect it or rotate them.

@@ -16,8 +16,8 @@ async fn tendero_chat_sends_lines_and_prints_the_replies(pool: sqlx::PgPool) {
             "demo-shop",
             "--url",
             &app.base,
-            "--session",
-            "terminal-1",
+            "--token",
+            &app.token("demo-shop", "terminal-1").await,
         ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -16,6 +16,7 @@ use crate::helpers::{spawn_app, spawn_app_with};
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_replayed_message_is_stored_and_processed_once(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
+    app.token("demo-shop", "dani").await;
     // Ten deliveries of the same message, five of them at once.
     let concurrent = futures::future::join_all(
         (0..5).map(|_| app.post_message("dani", "quiero 2 maracuyá", "m-1")),
@@ -129,8 +130,9 @@ async fn two_workers_racing_over_one_conversation_keep_its_order_and_apply_nothi
     // Outbox rows follow inbox order.
     let order: Vec<i64> = sqlx::query_scalar(
         "SELECT o.inbox_id FROM outbox o JOIN conversations c ON c.id = o.conversation_id
-         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = 'eva' ORDER BY o.id",
+         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = ANY($1) ORDER BY o.id",
     )
+    .bind(app.session_ids("eva"))
     .fetch_all(&app.pool)
     .await
     .unwrap();
@@ -207,7 +209,7 @@ async fn a_worker_only_process_serves_what_a_web_only_process_stored(pool: sqlx:
     let chat = app
         .client
         .post(format!("{probe}/webchat/demo-shop/messages"))
-        .json(&serde_json::json!({"session": "zoe", "text": "hola"}))
+        .json(&serde_json::json!({"token": app.token("demo-shop", "zoe").await, "text": "hola"}))
         .send()
         .await
         .unwrap();

@@ -78,9 +78,9 @@ fn location(response: &reqwest::Response) -> String {
 async fn override_on(app: &TestApp, session: &str) -> bool {
     sqlx::query_scalar(
         "SELECT c.human_override FROM conversations c JOIN contacts ct ON ct.id = c.contact_id
-         WHERE ct.external_id = $1",
+         WHERE ct.external_id = ANY($1)",
     )
-    .bind(session)
+    .bind(app.session_ids(session))
     .fetch_one(&app.pool)
     .await
     .unwrap()

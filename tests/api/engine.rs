@@ -320,14 +320,10 @@ async fn an_open_stream_receives_replies_as_they_commit_long_ones_included(pool:
     let app = spawn_app(pool).await;
     // The stream is open before anything is said: replies must reach it live.
     let reader = {
-        let app_base = app.base.clone();
+        let url = app.events_url("demo-shop", "vera").await;
         let client = app.client.clone();
         tokio::spawn(async move {
-            let response = client
-                .get(format!("{app_base}/webchat/demo-shop/events?session=vera"))
-                .send()
-                .await
-                .unwrap();
+            let response = client.get(url).send().await.unwrap();
             let mut stream = futures::StreamExt::boxed(response.bytes_stream());
             // Bytes, not text: a chunk may end inside a multi-byte character.
             let (mut buffer, mut events) = (Vec::<u8>::new(), Vec::<serde_json::Value>::new());

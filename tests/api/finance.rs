@@ -40,7 +40,12 @@ pub async fn today(app: &TestApp) -> String {
 
 pub async fn rows(app: &TestApp, table: &str, session: &str) -> i64 {
     app.count(&format!(
-        "SELECT count(*) FROM {table} t JOIN contacts c ON c.id = t.contact_id WHERE c.external_id = '{session}'"
+        "SELECT count(*) FROM {table} t JOIN contacts c ON c.id = t.contact_id WHERE c.external_id IN ({})",
+        app.session_ids(session)
+            .iter()
+            .map(|id| format!("'{id}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
     ))
     .await
 }

@@ -22,10 +22,10 @@ async fn spent(app: &TestApp, session: &str, categories: &[&str]) -> i64 {
     sqlx::query_scalar(
         "SELECT coalesce(sum(t.amount_cents), 0)::bigint FROM fin_transactions t
          JOIN contacts c ON c.id = t.contact_id
-         WHERE c.external_id = $1 AND t.kind = 'expense' AND t.category = ANY($2)
+         WHERE c.external_id = ANY($1) AND t.kind = 'expense' AND t.category = ANY($2)
            AND t.occurred_on >= date_trunc('month', now() AT TIME ZONE 'America/Mexico_City')",
     )
-    .bind(session)
+    .bind(app.session_ids(session))
     .bind(categories)
     .fetch_one(&app.pool)
     .await
@@ -44,13 +44,15 @@ async fn totals_come_from_the_database_with_their_source_and_no_disclaimer_for_a
     let food = spent(&app, "demo", &["comida", "supermercado", "restaurantes"]).await;
     assert!(food > 0);
     assert!(reply.contains(&pesos(food)), "{} in {reply}", pesos(food));
-    let count: i64 = app
-        .count(
-            "SELECT count(*) FROM fin_transactions t JOIN contacts c ON c.id = t.contact_id
-             WHERE c.external_id = 'demo' AND t.category IN ('comida', 'supermercado', 'restaurantes')
-               AND t.occurred_on >= date_trunc('month', now() AT TIME ZONE 'America/Mexico_City')",
-        )
-        .await;
+    let count: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM fin_transactions t JOIN contacts c ON c.id = t.contact_id
+         WHERE c.external_id = ANY($1) AND t.category IN ('comida', 'supermercado', 'restaurantes')
+           AND t.occurred_on >= date_trunc('month', now() AT TIME ZONE 'America/Mexico_City')",
+    )
+    .bind(app.session_ids("demo"))
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
     assert!(
         reply.contains(&format!("(basado en {count} transacciones, ")),
         "{reply}"
@@ -284,7 +286,7 @@ async fn a_turn_with_tools_streams_typing_then_the_tools_then_the_reply(pool: Pg
     app.say_to("demo-finanzas", "live", "hola").await;
     let engine = tendero::startup::engine(&app.pool, &app.settings, &proposers)
         .with_progress(tendero::startup::progress(&app.settings, &app.pool));
-    let url = format!("{}/webchat/demo-finanzas/events?session=live", app.base);
+    let url = app.events_url("demo-finanzas", "live").await;
     let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
     tokio::time::sleep(Duration::from_millis(300)).await;
     app.post_to("demo-finanzas", "live", "¿cuánto llevo en comida?", "c-2")

@@ -23,6 +23,8 @@ pub struct TestApp {
     /// The demo merchant's API key.
     pub key: String,
     pub settings: Settings,
+    /// Web-chat sessions the tests named, by (bot, name): (token, session id).
+    sessions: std::sync::Mutex<std::collections::HashMap<(String, String), (String, String)>>,
     cancel: CancellationToken,
 }
 
@@ -30,6 +32,22 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         self.cancel.cancel();
     }
+}
+
+/// A new web-chat session at `base` (any server, a child process included):
+/// (token, session id).
+pub async fn new_session(client: &reqwest::Client, base: &str, bot: &str) -> (String, String) {
+    let response = client
+        .post(format!("{base}/webchat/{bot}/sessions"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    let body: Value = response.json().await.unwrap();
+    (
+        body["token"].as_str().unwrap().to_owned(),
+        body["session"].as_str().unwrap().to_owned(),
+    )
 }
 
 /// A port nothing listens on right now, for a child process to bind.
@@ -87,6 +105,7 @@ pub async fn spawn_app_configured(
         client: reqwest::Client::new(),
         key,
         settings,
+        sessions: Default::default(),
         cancel,
     }
 }
@@ -113,12 +132,56 @@ impl TestApp {
         text: &str,
         client_id: &str,
     ) -> reqwest::Response {
+        let token = self.token(bot, session).await;
         self.client
             .post(format!("{}/webchat/{bot}/messages", self.base))
-            .json(&json!({"session": session, "text": text, "client_id": client_id}))
+            .json(&json!({"token": token, "text": text, "client_id": client_id}))
             .send()
             .await
             .unwrap()
+    }
+
+    /// The token of the web-chat session a test calls `name` at `bot`, issued by
+    /// the server the first time (`POST /webchat/{bot}/sessions`).
+    pub async fn token(&self, bot: &str, name: &str) -> String {
+        let key = (bot.to_owned(), name.to_owned());
+        if let Some((token, _)) = self.sessions.lock().unwrap().get(&key) {
+            return token.clone();
+        }
+        let (token, id) = new_session(&self.client, &self.base, bot).await;
+        self.sessions
+            .lock()
+            .unwrap()
+            .insert(key, (token.clone(), id));
+        token
+    }
+
+    /// The contact ids a name stands for: its web-chat sessions at every bot, and
+    /// the name itself (a Telegram chat or WhatsApp number is its own id).
+    pub fn session_ids(&self, name: &str) -> Vec<String> {
+        let sessions = self.sessions.lock().unwrap();
+        let mut ids: Vec<String> = sessions
+            .iter()
+            .filter(|((_, n), _)| n == name)
+            .map(|(_, (_, id))| id.clone())
+            .collect();
+        ids.push(name.to_owned());
+        ids
+    }
+
+    /// The id of the bot `slug`.
+    pub async fn bot_id(&self, slug: &str) -> Uuid {
+        sqlx::query_scalar("SELECT id FROM bots WHERE slug = $1")
+            .bind(slug)
+            .fetch_one(&self.pool)
+            .await
+            .unwrap()
+    }
+
+    /// The events URL of `name`'s session at `bot`.
+    pub async fn events_url(&self, bot: &str, name: &str) -> String {
+        let token = self.token(bot, name).await;
+        format!("{}/webchat/{bot}/events?token={token}", self.base)
     }
 
     /// Sends one message to `bot`, processes it, and returns the replies it produced.
@@ -157,10 +220,10 @@ impl TestApp {
         sqlx::query_scalar(
             "SELECT o.payload->>'text' FROM outbox o JOIN conversations c ON c.id = o.conversation_id
              JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id = $1 AND o.status = 'sent' AND o.audience = 'customer'
+             WHERE ct.external_id = ANY($1) AND o.status = 'sent' AND o.audience = 'customer'
              ORDER BY o.id",
         )
-        .bind(session)
+        .bind(self.session_ids(session))
         .fetch_all(&self.pool)
         .await
         .unwrap()
@@ -168,9 +231,9 @@ impl TestApp {
 
     pub async fn conversation_id(&self, session: &str) -> Uuid {
         sqlx::query_scalar(
-            "SELECT c.id FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = $1",
+            "SELECT c.id FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = ANY($1)",
         )
-        .bind(session)
+        .bind(self.session_ids(session))
         .fetch_one(&self.pool)
         .await
         .unwrap()
@@ -178,9 +241,9 @@ impl TestApp {
 
     pub async fn state(&self, session: &str) -> String {
         sqlx::query_scalar(
-            "SELECT c.fsm_state FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = $1",
+            "SELECT c.fsm_state FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = ANY($1)",
         )
-        .bind(session)
+        .bind(self.session_ids(session))
         .fetch_one(&self.pool)
         .await
         .unwrap()
@@ -191,9 +254,9 @@ impl TestApp {
         sqlx::query_as(
             "SELECT p.sku, ci.quantity FROM cart_items ci JOIN products p ON p.id = ci.product_id
              JOIN conversations c ON c.id = ci.conversation_id JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id = $1 ORDER BY ci.position",
+             WHERE ct.external_id = ANY($1) ORDER BY ci.position",
         )
-        .bind(session)
+        .bind(self.session_ids(session))
         .fetch_all(&self.pool)
         .await
         .unwrap()
@@ -257,7 +320,7 @@ impl TestApp {
         last_event_id: Option<i64>,
         count: usize,
     ) -> Vec<Value> {
-        let url = format!("{}/webchat/demo-shop/events?session={session}", self.base);
+        let url = self.events_url("demo-shop", session).await;
         sse(self.client.clone(), url, last_event_id, count)
             .await
             .into_iter()

@@ -9,41 +9,82 @@ use crate::helpers::spawn_app;
 async fn malformed_and_oversized_messages_are_refused_and_nothing_is_stored(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
     let url = format!("{}/webchat/demo-shop/messages", app.base);
+    let token = app.token("demo-shop", "a").await;
+    // Signed by this server, for another bot.
+    let (foreign, _) = tendero::channels::webchat::session::issue(
+        tendero::secret::keyring().unwrap(),
+        uuid::Uuid::new_v4(),
+    );
+    let expired = tendero::channels::webchat::session::issue_anonymous_at(
+        tendero::secret::keyring().unwrap(),
+        app.bot_id("demo-shop").await,
+        chrono::Utc::now() - chrono::Duration::days(31),
+    );
+    let mut forged = token.clone().into_bytes();
+    forged[20] = if forged[20] == b'a' { b'b' } else { b'a' };
+    let forged = String::from_utf8(forged).unwrap();
+    let with = |token: &str, rest: &str| format!(r#"{{"token":"{token}"{rest}}}"#);
     let cases: Vec<(&str, String, StatusCode)> = vec![
         ("not json", "{bad".into(), StatusCode::BAD_REQUEST),
-        (
-            "missing text",
-            r#"{"session":"a"}"#.into(),
-            StatusCode::BAD_REQUEST,
-        ),
+        ("missing text", with(&token, ""), StatusCode::BAD_REQUEST),
         (
             "empty text",
-            r#"{"session":"a","text":"   "}"#.into(),
+            with(&token, r#","text":"   ""#),
             StatusCode::BAD_REQUEST,
         ),
         (
             "wrong type",
-            r#"{"session":"a","text":5}"#.into(),
+            with(&token, r#","text":5"#),
             StatusCode::BAD_REQUEST,
         ),
         (
             "bad session",
             r#"{"session":"a b/../c","text":"hola"}"#.into(),
-            StatusCode::BAD_REQUEST,
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            "a session the client chose",
+            r#"{"session":"a","text":"hola"}"#.into(),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            "no token",
+            r#"{"text":"hola"}"#.into(),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            "forged token",
+            with(&forged, r#","text":"hola""#),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            "another bot's token",
+            with(&foreign, r#","text":"hola""#),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            "expired token",
+            with(&expired, r#","text":"hola""#),
+            StatusCode::UNAUTHORIZED,
+        ),
+        (
+            "a token that is no token",
+            with("w:0123", r#","text":"hola""#),
+            StatusCode::UNAUTHORIZED,
         ),
         (
             "bad client id",
-            r#"{"session":"a","text":"hola","client_id":""}"#.into(),
+            with(&token, r#","text":"hola","client_id":"""#),
             StatusCode::BAD_REQUEST,
         ),
         (
             "text too long",
-            format!(r#"{{"session":"a","text":"{}"}}"#, "a".repeat(4097)),
+            with(&token, &format!(r#","text":"{}""#, "a".repeat(4097))),
             StatusCode::BAD_REQUEST,
         ),
         (
             "body too large",
-            format!(r#"{{"session":"a","text":"{}"}}"#, "a".repeat(70_000)),
+            with(&token, &format!(r#","text":"{}""#, "a".repeat(70_000))),
             StatusCode::PAYLOAD_TOO_LARGE,
         ),
     ];
@@ -62,6 +103,13 @@ async fn malformed_and_oversized_messages_are_refused_and_nothing_is_stored(pool
             error["error"].as_str().is_some_and(|e| !e.is_empty()),
             "{name}: {error}"
         );
+        if expected == StatusCode::UNAUTHORIZED {
+            assert_eq!(
+                error,
+                serde_json::json!({"error": "a valid web-chat session token is required; get one from POST /webchat/{bot}/sessions"}),
+                "{name}: the same bare answer, revealing nothing"
+            );
+        }
     }
     let unknown = app
         .client

@@ -39,3 +39,4 @@ mod serve;
 mod streams;
 mod timeouts;
 mod understanding;
+mod webchat_sessions;

@@ -124,7 +124,10 @@ async fn json_logs_tie_each_turn_line_to_its_turn_and_carry_no_secret() {
     assert_eq!(webhook.status(), 200);
     let posted = client
         .post(format!("{base}/webchat/demo-shop/messages"))
-        .json(&json!({"session": "obs", "text": "¿qué tienen?", "client_id": "1"}))
+        .json(
+            &json!({"token": crate::helpers::new_session(&client, &base, "demo-shop").await.0,
+                      "text": "¿qué tienen?", "client_id": "1"}),
+        )
         .send()
         .await
         .unwrap();

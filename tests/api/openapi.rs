@@ -223,7 +223,7 @@ async fn the_document_is_openapi_3_1_and_covers_the_merchant_api(pool: sqlx::PgP
         doc["openapi"]
     );
     let ops = operations(&doc);
-    assert_eq!(ops.len(), 35, "every merchant operation");
+    assert_eq!(ops.len(), 37, "every merchant operation");
     for (method, path) in [
         (Method::POST, "/conversations/{id}/reply"),
         (Method::POST, "/bots/{slug}/products.csv"),
@@ -233,6 +233,8 @@ async fn the_document_is_openapi_3_1_and_covers_the_merchant_api(pool: sqlx::PgP
         (Method::POST, "/bots/{slug}/knowledge"),
         (Method::POST, "/bots/{slug}/knowledge/import"),
         (Method::POST, "/bots/{slug}/knowledge/try"),
+        (Method::POST, "/bots/{slug}/webchat/identity-secret"),
+        (Method::DELETE, "/bots/{slug}/webchat/identity-secret"),
         (Method::PATCH, "/bots/{slug}/knowledge/{id}"),
     ] {
         assert!(

@@ -59,11 +59,13 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
     );
 
     let client = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let (op, _) = crate::helpers::new_session(&client, &base, "demo-shop").await;
     let response = client
         .post(format!(
             "http://127.0.0.1:{port}/webchat/demo-shop/messages"
         ))
-        .json(&serde_json::json!({"session": "op", "text": "quiero 2 maracuyá", "client_id": "1"}))
+        .json(&serde_json::json!({"token": op, "text": "quiero 2 maracuyá", "client_id": "1"}))
         .send()
         .await
         .unwrap();
@@ -86,7 +88,8 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .post(format!(
             "http://127.0.0.1:{port}/webchat/demo-finanzas/messages"
         ))
-        .json(&serde_json::json!({"session": "fin", "text": "¿cuánto llevo en comida este mes?", "client_id": "1"}))
+        .json(&serde_json::json!({"token": crate::helpers::new_session(&client, &base, "demo-finanzas").await.0,
+                                  "text": "¿cuánto llevo en comida este mes?", "client_id": "1"}))
         .send()
         .await
         .unwrap();
@@ -116,10 +119,13 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
 
     // Two customers keep their event streams open, idle, as browsers do.
     let mut streams = Vec::new();
-    for session in ["op", "someone-else"] {
+    let someone_else = crate::helpers::new_session(&client, &base, "demo-shop")
+        .await
+        .0;
+    for token in [op.clone(), someone_else] {
         let response = client
             .get(format!(
-                "http://127.0.0.1:{port}/webchat/demo-shop/events?session={session}"
+                "http://127.0.0.1:{port}/webchat/demo-shop/events?token={token}"
             ))
             .send()
             .await

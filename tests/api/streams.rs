@@ -18,14 +18,15 @@ async fn streams_are_bounded_per_address_and_in_total_and_places_come_back(pool:
     })
     .await;
     let open = |address: &'static str, session: &'static str| {
-        let request = app
-            .client
-            .get(format!(
-                "{}/webchat/demo-shop/events?session={session}",
-                app.base
-            ))
-            .header("x-forwarded-for", address);
-        async move { request.send().await.unwrap() }
+        let app = &app;
+        async move {
+            app.client
+                .get(app.events_url("demo-shop", session).await)
+                .header("x-forwarded-for", address)
+                .send()
+                .await
+                .unwrap()
+        }
     };
     let first = open("10.0.0.1", "a1").await;
     assert_eq!(first.status(), StatusCode::OK);
@@ -36,11 +37,18 @@ async fn streams_are_bounded_per_address_and_in_total_and_places_come_back(pool:
     assert_eq!(refused.headers()["retry-after"], "30");
     let body: serde_json::Value = refused.json().await.unwrap();
     assert!(
-        body["error"].as_str().unwrap().contains("at most 2 event streams"),
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("at most 2 event streams"),
         "{body}"
     );
     let third = open("10.0.0.2", "b1").await;
-    assert_eq!(third.status(), StatusCode::OK, "another address has its own");
+    assert_eq!(
+        third.status(),
+        StatusCode::OK,
+        "another address has its own"
+    );
     let full = open("10.0.0.3", "c1").await;
     assert_eq!(
         full.status(),
@@ -58,7 +66,11 @@ async fn streams_are_bounded_per_address_and_in_total_and_places_come_back(pool:
         tokio::time::sleep(Duration::from_millis(200)).await;
         again = open("10.0.0.1", "a4").await;
     }
-    assert_eq!(again.status(), StatusCode::OK, "a closed stream gave its place back");
+    assert_eq!(
+        again.status(),
+        StatusCode::OK,
+        "a closed stream gave its place back"
+    );
     drop((second, third));
 }
 
@@ -67,7 +79,7 @@ async fn a_stream_opened_before_the_first_message_gets_the_reply(pool: sqlx::PgP
     let app = spawn_app_configured(pool, Proposers::rules(), |_| {}).await;
     let response = app
         .client
-        .get(format!("{}/webchat/demo-shop/events?session=nueva", app.base))
+        .get(app.events_url("demo-shop", "nueva").await)
         .send()
         .await
         .unwrap();
@@ -85,6 +97,9 @@ async fn a_stream_opened_before_the_first_message_gets_the_reply(pool: sqlx::PgP
         }
     };
     let _ = tokio::time::timeout(Duration::from_secs(10), read).await;
-    assert!(seen.contains("2 × Matcha"), "the open stream got the reply: {seen}");
+    assert!(
+        seen.contains("2 × Matcha"),
+        "the open stream got the reply: {seen}"
+    );
     assert!(seen.contains("id:"), "{seen}");
 }

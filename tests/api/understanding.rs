@@ -254,7 +254,7 @@ async fn web_chat_streams_typing_while_the_model_thinks(pool: PgPool) {
     let app = spawn_app_with(pool, proposer).await;
     // The first message creates the session's conversation.
     app.say("vera", "hola").await;
-    let url = format!("{}/webchat/demo-shop/events?session=vera", app.base);
+    let url = app.events_url("demo-shop", "vera").await;
     let listening = tokio::spawn(sse(app.client.clone(), url, None, 3));
     tokio::time::sleep(Duration::from_millis(300)).await;
     app.post_message("vera", "¿qué me recomiendas?", "v-2")
@@ -267,7 +267,7 @@ async fn web_chat_streams_typing_while_the_model_thinks(pool: PgPool) {
 
     // A stream opened before its session has a conversation hears the first turn's
     // typing through PostgreSQL's notification, and later ones in process.
-    let url = format!("{}/webchat/demo-shop/events?session=nuevo", app.base);
+    let url = app.events_url("demo-shop", "nuevo").await;
     let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
     tokio::time::sleep(Duration::from_millis(300)).await;
     for (text, id) in [
@@ -421,9 +421,9 @@ async fn two_chocolates(app: &TestApp) {
 async fn last_choices(app: &TestApp, session: &str) -> Vec<String> {
     sqlx::query_scalar(
         "SELECT o.payload->'choices' FROM outbox o JOIN conversations c ON c.id = o.conversation_id
-         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = $1 ORDER BY o.id DESC LIMIT 1",
+         JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = ANY($1) ORDER BY o.id DESC LIMIT 1",
     )
-    .bind(session)
+    .bind(app.session_ids(session))
     .fetch_one(&app.pool)
     .await
     .map(|v: Value| serde_json::from_value(v).unwrap_or_default())

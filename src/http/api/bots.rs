@@ -133,3 +133,36 @@ pub async fn learning_metrics(
     let (bot, metrics) = bots::learning(&web.pool, merchant_id, &slug).await?;
     Ok(Json(json!({ "bot": bot.slug, "learning": metrics })))
 }
+
+/// `POST /api/v1/bots/{slug}/webchat/identity-secret`: a new secret for verifying
+/// the identities of a site's signed-in users in web chat, shown this once (it is
+/// sealed at rest); the previous one stops working.
+#[utoipa::path(post, path = "/bots/{slug}/webchat/identity-secret", tag = "bots", params(("slug" = String, Path, description = "the slug")),
+    responses((status = 201, body = Answer, description = "`{secret}`: sign identifiers with HMAC-SHA256(secret, identifier), in hex"), Errors))]
+pub async fn new_identity_secret(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(web): State<Web>,
+    Path(slug): Path<String>,
+) -> Result<(axum::http::StatusCode, Json<Value>), ApiError> {
+    let secret = bots::new_identity_secret(&web.office, merchant_id, &slug).await?;
+    Ok((
+        axum::http::StatusCode::CREATED,
+        Json(json!({
+            "secret": secret,
+            "note": "shown once: send identifier_hash = hex(HMAC-SHA256(secret, identifier)) to POST /webchat/{bot}/sessions",
+        })),
+    ))
+}
+
+/// `DELETE /api/v1/bots/{slug}/webchat/identity-secret`: identities are no longer
+/// verified (sessions with one are refused).
+#[utoipa::path(delete, path = "/bots/{slug}/webchat/identity-secret", tag = "bots", params(("slug" = String, Path, description = "the slug")),
+    responses((status = 204, description = "verification off"), Errors))]
+pub async fn clear_identity_secret(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(web): State<Web>,
+    Path(slug): Path<String>,
+) -> Result<axum::http::StatusCode, ApiError> {
+    bots::clear_identity_secret(&web.office, merchant_id, &slug).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
+}

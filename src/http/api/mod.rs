@@ -52,6 +52,10 @@ pub fn router() -> OpenApiRouter<Web> {
         .routes(routes!(bots::update_bot))
         .routes(routes!(bots::set_channel))
         .routes(routes!(bots::llm_usage))
+        .routes(routes!(
+            bots::new_identity_secret,
+            bots::clear_identity_secret
+        ))
         .routes(routes!(bots::new_link, bots::unlink))
         .routes(routes!(bots::learning_metrics))
         .routes(routes!(catalog::list, catalog::create))
