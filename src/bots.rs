@@ -48,11 +48,14 @@ pub struct Bot {
     pub config_version: i64,
     /// The merchant's Telegram chat for escalations and payment proofs, once linked.
     pub merchant_chat_id: Option<String>,
+    /// A takeover with no message from the merchant this long goes back to the
+    /// bot (`None`: never).
+    pub takeover_idle_secs: Option<i32>,
 }
 
 const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
      currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
-     payment_instructions, config_version, merchant_chat_id";
+     payment_instructions, config_version, merchant_chat_id, takeover_idle_secs";
 
 pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -94,6 +97,8 @@ pub struct BotSettings {
     pub session_timeout_secs: Option<i32>,
     pub payment_timeout_secs: Option<i32>,
     pub payment_instructions: Option<String>,
+    /// `Some(None)` turns the idle release off.
+    pub takeover_idle_secs: Option<Option<i32>>,
 }
 
 /// Applies `settings` and returns the bot as it now is.
@@ -106,7 +111,8 @@ pub async fn update_settings(
         "UPDATE bots SET agent_enabled = coalesce($2, agent_enabled),
              session_timeout_secs = coalesce($3, session_timeout_secs),
              payment_timeout_secs = coalesce($4, payment_timeout_secs),
-             payment_instructions = coalesce($5, payment_instructions)
+             payment_instructions = coalesce($5, payment_instructions),
+             takeover_idle_secs = CASE WHEN $6 THEN $7 ELSE takeover_idle_secs END
          WHERE id = $1
          RETURNING {BOT_COLUMNS}"
     )))
@@ -115,6 +121,8 @@ pub async fn update_settings(
     .bind(settings.session_timeout_secs)
     .bind(settings.payment_timeout_secs)
     .bind(settings.payment_instructions.as_deref())
+    .bind(settings.takeover_idle_secs.is_some())
+    .bind(settings.takeover_idle_secs.flatten())
     .fetch_one(db)
     .await
 }

@@ -25,6 +25,8 @@ pub enum Notice {
     /// A message could not be handled after every retry; the customer got an
     /// apology that says the team was told.
     Parked { last_message: String },
+    /// A takeover nobody wrote in for a while went back to the bot.
+    TakeoverReleased { idle_minutes: i32 },
     /// A proof of payment arrived for an order.
     PaymentProof {
         order_number: i64,
@@ -56,6 +58,13 @@ pub fn render(
                 vec![format!("/soltar {reference}")],
             )
         }
+        Notice::TakeoverReleased { idle_minutes } => (
+            format!(
+                "⏱️ La conversación {reference} volvió al bot: nadie del equipo le escribió en                  {idle_minutes} minutos desde que la tomaron.{link}
+                 Escribe /tomar {reference} para atenderla de nuevo."
+            ),
+            vec![format!("/tomar {reference}")],
+        ),
         Notice::Parked { last_message } => {
             let quoted: String = last_message.chars().take(300).collect();
             (

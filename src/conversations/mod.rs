@@ -70,6 +70,32 @@ pub async fn lock(conn: &mut PgConnection, id: Uuid) -> sqlx::Result<Conversatio
     .await
 }
 
+/// Takeovers their bot ends on its own: overridden longer than the bot's
+/// `takeover_idle_secs` since the later of the takeover and the merchant's last
+/// message. With the lock held, `still` re-checks one (`Some(idle secs)`).
+pub async fn idle_takeovers(
+    db: impl sqlx::PgExecutor<'_>,
+    still: Option<Uuid>,
+    limit: i64,
+) -> sqlx::Result<Vec<(Uuid, i32)>> {
+    sqlx::query_as(
+        "SELECT c.id, b.takeover_idle_secs FROM conversations c JOIN bots b ON b.id = c.bot_id
+         WHERE c.human_override AND b.takeover_idle_secs IS NOT NULL
+           AND ($1::uuid IS NULL OR c.id = $1)
+           AND greatest(coalesce(c.override_at, c.updated_at),
+                        coalesce((SELECT max(o.created_at) FROM outbox o
+                                  WHERE o.conversation_id = c.id AND o.author = 'human'),
+                                 '-infinity'))
+               < now() - make_interval(secs => b.takeover_idle_secs)
+         ORDER BY c.override_at
+         LIMIT $2",
+    )
+    .bind(still)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
 /// The bot's conversations whose id starts with `prefix` (lowercase hex, as the
 /// merchant's chat names them); more than one means the prefix is ambiguous.
 pub async fn with_prefix(

@@ -69,6 +69,8 @@ pub async fn page_(
                     input id=(format!("session-{}", bot.slug)) name="session_minutes" type="number" min="1" max="43200" value=(bot.session_timeout_secs / 60);
                     label for=(format!("payment-{}", bot.slug)) { "Horas para pagar un pedido" }
                     input id=(format!("payment-{}", bot.slug)) name="payment_hours" type="number" min="1" max="720" value=(bot.payment_timeout_secs / 3600);
+                    label for=(format!("takeover-{}", bot.slug)) { "Minutos sin que escribas para que el bot retome una conversación que tomaste (0: nunca)" }
+                    input id=(format!("takeover-{}", bot.slug)) name="takeover_minutes" type="number" min="0" max="43200" value=(bot.takeover_idle_secs.map_or(0, |s| s / 60));
                     label for=(format!("instructions-{}", bot.slug)) { "Instrucciones de pago" }
                     textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (bot.payment_instructions) }
                     p { button type="submit" { "Guardar ajustes" } }
@@ -179,6 +181,8 @@ pub struct SettingsForm {
     session_minutes: String,
     payment_hours: String,
     #[serde(default)]
+    takeover_minutes: String,
+    #[serde(default)]
     payment_instructions: String,
 }
 
@@ -194,9 +198,15 @@ pub async fn settings(
             .ok()
             .and_then(|n| n.checked_mul(per))
     };
-    let (Some(session_secs), Some(payment_secs)) = (
+    let takeover = if form.takeover_minutes.trim().is_empty() {
+        Some(0)
+    } else {
+        number(&form.takeover_minutes, 60)
+    };
+    let (Some(session_secs), Some(payment_secs), Some(takeover_secs)) = (
         number(&form.session_minutes, 60),
         number(&form.payment_hours, 3600),
+        takeover,
     ) else {
         return Ok(back(
             "/dashboard/bots",
@@ -208,6 +218,7 @@ pub async fn settings(
         session_timeout_secs: Some(session_secs),
         payment_timeout_secs: Some(payment_secs),
         payment_instructions: Some(form.payment_instructions.clone()),
+        takeover_idle_secs: Some(takeover_secs),
     };
     let outcome =
         match bots::change_settings(&console.office, session.merchant_id, &slug, &patch).await {

@@ -16,6 +16,7 @@ mod park;
 mod profile;
 mod scheduler;
 mod silent;
+mod takeovers;
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -151,6 +152,7 @@ impl Engine {
     /// replica: each event has its own dedupe key.
     pub async fn sweep(&self) -> anyhow::Result<u64> {
         let mut queued = inbox::queue_session_timeouts(&self.pool).await?;
+        queued += takeovers::release_idle(&self.pool, self.settings.console_url.as_deref()).await?;
         for profile in self.profiles.all() {
             queued += profile.sweep().await?;
         }

@@ -144,6 +144,9 @@ pub struct BotPatch {
     pub payment_timeout_secs: Option<i32>,
     /// Shown to the customer when an order is confirmed.
     pub payment_instructions: Option<String>,
+    /// A takeover with no message from the merchant this long goes back to the
+    /// bot; `0` turns that off (the default).
+    pub takeover_idle_secs: Option<i32>,
 }
 
 /// Checks and stores a bot's settings; returns the bot as it now is.
@@ -164,6 +167,14 @@ pub async fn change_settings(
     };
     in_range("session_timeout_secs", patch.session_timeout_secs)?;
     in_range("payment_timeout_secs", patch.payment_timeout_secs)?;
+    let takeover_idle_secs = match patch.takeover_idle_secs {
+        None => None,
+        Some(0) => Some(None),
+        Some(secs) => {
+            in_range("takeover_idle_secs", Some(secs))?;
+            Some(Some(secs))
+        }
+    };
     let instructions = match &patch.payment_instructions {
         Some(text) if text.trim().is_empty() => Some(String::new()),
         Some(text) => Some(bounded_text("payment_instructions", text, 500)?.to_owned()),
@@ -177,6 +188,7 @@ pub async fn change_settings(
             session_timeout_secs: patch.session_timeout_secs,
             payment_timeout_secs: patch.payment_timeout_secs,
             payment_instructions: instructions,
+            takeover_idle_secs,
         },
     )
     .await?;

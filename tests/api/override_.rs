@@ -249,3 +249,107 @@ async fn a_web_chat_bot_message_queued_under_override_is_suppressed_at_once(pool
             .unwrap();
     assert_eq!(status, "suppressed");
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_forgotten_takeover_goes_back_to_the_bot_after_the_idle_time(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    app.say("rosa", "quiero 1 matcha").await;
+    app.say("beto", "quiero 1 brownie").await;
+    let (rosa, beto) = (
+        app.conversation_id("rosa").await,
+        app.conversation_id("beto").await,
+    );
+    for id in [rosa, beto] {
+        let (status, _) = app
+            .post_api(&format!("/conversations/{id}/takeover"), None)
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    // Rosa writes while nobody answers; the bot stays silent.
+    assert!(app.say("rosa", "¿hola? ¿hay alguien?").await.is_empty());
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(serde_json::json!({"takeover_idle_secs": 30})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(serde_json::json!({"takeover_idle_secs": 600})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["takeover_idle_secs"], 600);
+    sqlx::query("UPDATE bots SET merchant_chat_id = '777' WHERE slug = 'demo-shop'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    // Not yet idle long enough: nothing happens.
+    app.engine.sweep().await.unwrap();
+    assert_eq!(app.state("rosa").await, "HUMAN_TAKEOVER");
+    // Eleven minutes later; the merchant answered Beto a minute ago.
+    sqlx::query("UPDATE conversations SET override_at = now() - interval '11 minutes'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (status, _) = app
+        .post_api(
+            &format!("/conversations/{beto}/reply"),
+            Some(serde_json::json!({"text": "Ya te atiendo"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let replies_before = app.replies("rosa").await.len();
+    app.engine.sweep().await.unwrap();
+    app.drain().await;
+    assert_eq!(app.state("rosa").await, "CART_OPEN", "back where it was");
+    assert_eq!(
+        app.state("beto").await,
+        "HUMAN_TAKEOVER",
+        "the merchant is there"
+    );
+    assert_eq!(
+        app.replies("rosa").await.len(),
+        replies_before,
+        "what she wrote meanwhile is not answered after the fact"
+    );
+    let audit = app.audit(rosa).await;
+    assert!(
+        audit
+            .iter()
+            .any(|(kind, _, reason)| kind == "override_changed"
+                && reason
+                    .as_deref()
+                    .is_some_and(|r| r.contains("no message from the merchant for 10 minutes"))),
+        "{audit:?}"
+    );
+    let notice: String = sqlx::query_scalar(
+        "SELECT payload->>'text' FROM outbox WHERE audience = 'merchant' AND conversation_id = $1",
+    )
+    .bind(rosa)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!(notice.contains("volvió al bot"), "{notice}");
+    // A second sweep changes nothing more; the bot answers her again.
+    app.engine.sweep().await.unwrap();
+    let replies = app.say("rosa", "quiero 1 croissant").await;
+    assert!(replies[0].contains("Croissant"), "{replies:?}");
+    // 0 turns the release off.
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(serde_json::json!({"takeover_idle_secs": 0})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(body["takeover_idle_secs"].is_null(), "{body}");
+}

@@ -31,6 +31,7 @@ pub async fn update_bot(
         "session_timeout_secs": updated.session_timeout_secs,
         "payment_timeout_secs": updated.payment_timeout_secs,
         "payment_instructions": updated.payment_instructions,
+        "takeover_idle_secs": updated.takeover_idle_secs,
     })))
 }
 
