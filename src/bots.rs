@@ -51,11 +51,14 @@ pub struct Bot {
     /// A takeover with no message from the merchant this long goes back to the
     /// bot (`None`: never).
     pub takeover_idle_secs: Option<i32>,
+    /// Origins (`https://shop.example`) whose pages may call the web-chat API.
+    pub webchat_origins: Vec<String>,
 }
 
 const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
      currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
-     payment_instructions, config_version, merchant_chat_id, takeover_idle_secs";
+     payment_instructions, config_version, merchant_chat_id, takeover_idle_secs, \
+     webchat_origins";
 
 pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -99,6 +102,7 @@ pub struct BotSettings {
     pub payment_instructions: Option<String>,
     /// `Some(None)` turns the idle release off.
     pub takeover_idle_secs: Option<Option<i32>>,
+    pub webchat_origins: Option<Vec<String>>,
 }
 
 /// Applies `settings` and returns the bot as it now is.
@@ -112,7 +116,8 @@ pub async fn update_settings(
              session_timeout_secs = coalesce($3, session_timeout_secs),
              payment_timeout_secs = coalesce($4, payment_timeout_secs),
              payment_instructions = coalesce($5, payment_instructions),
-             takeover_idle_secs = CASE WHEN $6 THEN $7 ELSE takeover_idle_secs END
+             takeover_idle_secs = CASE WHEN $6 THEN $7 ELSE takeover_idle_secs END,
+             webchat_origins = coalesce($8, webchat_origins)
          WHERE id = $1
          RETURNING {BOT_COLUMNS}"
     )))
@@ -123,6 +128,7 @@ pub async fn update_settings(
     .bind(settings.payment_instructions.as_deref())
     .bind(settings.takeover_idle_secs.is_some())
     .bind(settings.takeover_idle_secs.flatten())
+    .bind(settings.webchat_origins.as_deref())
     .fetch_one(db)
     .await
 }

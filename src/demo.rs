@@ -116,6 +116,7 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
         payment_timeout_secs: Some(shop.bot.payment_timeout_secs),
         payment_instructions: Some(shop.bot.payment_instructions.clone()),
         takeover_idle_secs: None,
+        webchat_origins: None,
     };
     crate::bots::update_settings(&mut *tx, bot.id, &settings).await?;
     let products: Vec<crate::shop::catalog::ProductInput> = shop

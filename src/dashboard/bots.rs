@@ -219,6 +219,7 @@ pub async fn settings(
         payment_timeout_secs: Some(payment_secs),
         payment_instructions: Some(form.payment_instructions.clone()),
         takeover_idle_secs: Some(takeover_secs),
+        webchat_origins: None,
     };
     let outcome =
         match bots::change_settings(&console.office, session.merchant_id, &slug, &patch).await {

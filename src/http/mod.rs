@@ -4,6 +4,7 @@
 //! with the console's.
 
 pub mod api;
+pub mod cors;
 pub mod error;
 pub mod metrics;
 pub mod streams;
@@ -53,7 +54,11 @@ pub fn router(state: Web) -> Router {
         )
         .route("/webchat/{bot}/events", get(webchat::events))
         .route("/webchat/{bot}/sessions", post(webchat::post_session))
-        .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES));
+        .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            cors::webchat,
+        ));
     let (api, openapi) = api::router().split_for_parts();
     let openapi = std::sync::Arc::new(openapi.to_pretty_json().expect("the document serializes"));
     let api = api.route(

@@ -147,6 +147,9 @@ pub struct BotPatch {
     /// A takeover with no message from the merchant this long goes back to the
     /// bot; `0` turns that off (the default).
     pub takeover_idle_secs: Option<i32>,
+    /// Origins whose pages may embed the web chat (`https://shop.example`, at
+    /// most 20); the list replaces the current one.
+    pub webchat_origins: Option<Vec<String>>,
 }
 
 /// Checks and stores a bot's settings; returns the bot as it now is.
@@ -167,6 +170,10 @@ pub async fn change_settings(
     };
     in_range("session_timeout_secs", patch.session_timeout_secs)?;
     in_range("payment_timeout_secs", patch.payment_timeout_secs)?;
+    let webchat_origins = match &patch.webchat_origins {
+        Some(origins) => Some(web_origins(origins)?),
+        None => None,
+    };
     let takeover_idle_secs = match patch.takeover_idle_secs {
         None => None,
         Some(0) => Some(None),
@@ -189,6 +196,7 @@ pub async fn change_settings(
             payment_timeout_secs: patch.payment_timeout_secs,
             payment_instructions: instructions,
             takeover_idle_secs,
+            webchat_origins,
         },
     )
     .await?;
@@ -231,6 +239,42 @@ pub async fn verifies_identity(
         .and_then(|keys| keys.decrypt(&sealed, &session::identity_secret_context(bot_id)))
         .map_err(|e| MerchantError::Unexpected(e.into()))?;
     Ok(Some(session::identity_matches(&secret, identifier, hash)))
+}
+
+/// Origins as a browser sends them: `http(s)://host[:port]`, no path, no slash at
+/// the end; checked and kept in order without repeats.
+fn web_origins(origins: &[String]) -> Result<Vec<String>> {
+    if origins.len() > 20 {
+        return Err(MerchantError::invalid(
+            "webchat_origins",
+            "at most 20 origins",
+            "Puedes poner hasta 20 sitios.",
+        ));
+    }
+    let mut kept: Vec<String> = Vec::new();
+    for origin in origins {
+        let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+        let host = origin
+            .strip_prefix("https://")
+            .or_else(|| origin.strip_prefix("http://"));
+        let ok = host.is_some_and(|h| {
+            !h.is_empty()
+                && h.len() <= 253
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
+        });
+        if !ok {
+            return Err(MerchantError::invalid(
+                "webchat_origins",
+                format!("`{origin}` is not an origin such as https://shop.example"),
+                format!("«{origin}» no es un sitio como https://mitienda.com"),
+            ));
+        }
+        if !kept.contains(&origin) {
+            kept.push(origin);
+        }
+    }
+    Ok(kept)
 }
 
 /// A channel's credentials, to connect it or rotate them.

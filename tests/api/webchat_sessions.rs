@@ -216,3 +216,104 @@ async fn new_sessions_are_rate_limited_per_address(pool: sqlx::PgPool) {
         .unwrap();
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn only_the_origins_a_bot_lists_may_call_its_web_chat_from_a_browser(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(json!({"webchat_origins": ["https://tienda.example/", "javascript:alert(1)"]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(json!({"webchat_origins": ["https://Tienda.example/", "http://localhost:8000"]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["webchat_origins"],
+        json!(["https://tienda.example", "http://localhost:8000"])
+    );
+    let preflight = |origin: &'static str| {
+        let app = &app;
+        async move {
+            app.client
+                .request(
+                    reqwest::Method::OPTIONS,
+                    format!("{}/webchat/demo-shop/messages", app.base),
+                )
+                .header("origin", origin)
+                .header("access-control-request-method", "POST")
+                .header("access-control-request-headers", "content-type")
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let allowed = preflight("https://tienda.example").await;
+    assert_eq!(allowed.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        allowed.headers()["access-control-allow-origin"],
+        "https://tienda.example"
+    );
+    assert!(
+        allowed.headers()["access-control-allow-methods"]
+            .to_str()
+            .unwrap()
+            .contains("POST")
+    );
+    let denied = preflight("https://evil.example").await;
+    assert_eq!(denied.status(), StatusCode::FORBIDDEN);
+    assert!(
+        denied
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none()
+    );
+
+    let create = |origin: &'static str| {
+        let app = &app;
+        async move {
+            app.client
+                .post(format!("{}/webchat/demo-shop/sessions", app.base))
+                .header("origin", origin)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let mine = create("http://localhost:8000").await;
+    assert_eq!(mine.status(), StatusCode::CREATED);
+    assert_eq!(
+        mine.headers()["access-control-allow-origin"],
+        "http://localhost:8000"
+    );
+    let theirs = create("https://evil.example").await;
+    assert!(
+        theirs
+            .headers()
+            .get("access-control-allow-origin")
+            .is_none(),
+        "no CORS answer: a browser keeps the page from reading it"
+    );
+    // Other bots list nothing: nobody is allowed.
+    let finance = app
+        .client
+        .request(
+            reqwest::Method::OPTIONS,
+            format!("{}/webchat/demo-finanzas/messages", app.base),
+        )
+        .header("origin", "https://tienda.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(finance.status(), StatusCode::FORBIDDEN);
+}

@@ -32,6 +32,7 @@ pub async fn update_bot(
         "payment_timeout_secs": updated.payment_timeout_secs,
         "payment_instructions": updated.payment_instructions,
         "takeover_idle_secs": updated.takeover_idle_secs,
+        "webchat_origins": updated.webchat_origins,
     })))
 }
 
