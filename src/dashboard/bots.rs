@@ -27,8 +27,10 @@ pub async fn page_(
     session: Session,
     State(console): State<Console>,
     Query(notice): Query<Notice>,
+    headers: axum::http::HeaderMap,
 ) -> Result<Page, PageError> {
     let csrf = session.csrf.as_str();
+    let public = public_base(&headers);
     let mut cards = Vec::new();
     for summary in bots::list(&console.office.pool, session.merchant_id).await? {
         let bot = &summary.bot;
@@ -76,6 +78,7 @@ pub async fn page_(
                     p { button type="submit" { "Guardar ajustes" } }
                 }
                 (merchant_chat_card(bot, csrf, channels.iter().any(|c| c.channel == ChannelKind::Telegram)))
+                (site_chat_card(bot, csrf, &public))
                 details {
                     summary { "Conectar Telegram" }
                     form method="post" action=(format!("{base}/telegram")) {
@@ -112,6 +115,104 @@ pub async fn page_(
         @for card in &cards { (card) }
     };
     Ok(Page(page("Bots", Some(csrf), body)))
+}
+
+/// This server as the merchant's browser reached it, for the embed snippet.
+fn public_base(headers: &axum::http::HeaderMap) -> String {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let host = header("x-forwarded-host")
+        .or_else(|| header("host"))
+        .unwrap_or("localhost:8080");
+    let scheme = header("x-forwarded-proto").unwrap_or("http");
+    format!("{scheme}://{host}")
+}
+
+/// The web chat on the merchant's own site: the snippet to paste, the sites
+/// allowed to use it, and the secret for signed-in users.
+fn site_chat_card(bot: &crate::bots::Bot, csrf: &str, public: &str) -> maud::Markup {
+    let action = format!("/dashboard/bots/{}/chat-web", bot.slug);
+    let snippet = format!(
+        "<script src=\"{public}/webchat/widget.js\" data-bot=\"{}\" defer></script>",
+        bot.slug
+    );
+    html! {
+        details {
+            summary { "Chat web en tu sitio" }
+            p { "Pega esto en las páginas de tu sitio, antes de " code { "</body>" } ":" }
+            pre.snippet { code { (snippet) } }
+            form method="post" action=(action) {
+                (csrf_field(csrf))
+                input type="hidden" name="accion" value="sitios";
+                label for=(format!("origins-{}", bot.slug)) { "Sitios que pueden mostrar el chat (uno por línea, como https://mitienda.com)" }
+                textarea id=(format!("origins-{}", bot.slug)) name="sitios" rows="3" { (bot.webchat_origins.join("\n")) }
+                p { button type="submit" { "Guardar sitios" } }
+            }
+            form method="post" action=(action) {
+                (csrf_field(csrf))
+                input type="hidden" name="accion" value="secreto";
+                p.muted { "Si tus clientes inician sesión en tu sitio, tu servidor puede firmar su identidad para que sigan su conversación en cualquier dispositivo. El secreto se muestra una sola vez; crear otro anula el anterior." }
+                button type="submit" { "Crear secreto de identidad" }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SiteChatForm {
+    accion: String,
+    #[serde(default)]
+    sitios: String,
+}
+
+/// `POST /dashboard/bots/{slug}/chat-web`: the allowed sites, or a new identity
+/// secret (shown on the page that answers, once; never put in a link).
+pub async fn site_chat(
+    State(console): State<Console>,
+    Path(slug): Path<String>,
+    CsrfForm { session, form }: CsrfForm<SiteChatForm>,
+) -> Result<Response, PageError> {
+    use axum::response::IntoResponse;
+    let office = &console.office;
+    match form.accion.as_str() {
+        "sitios" => {
+            let patch = BotPatch {
+                webchat_origins: Some(
+                    form.sitios
+                        .lines()
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                ),
+                ..BotPatch::default()
+            };
+            let outcome =
+                match bots::change_settings(office, session.merchant_id, &slug, &patch).await {
+                    Ok(_) => Ok("Sitios guardados."),
+                    Err(err) => Err(explain(&err)?),
+                };
+            Ok(back("/dashboard/bots", outcome))
+        }
+        "secreto" => match bots::new_identity_secret(office, session.merchant_id, &slug).await {
+            Ok(secret) => {
+                let body = html! {
+                    h1 { "Secreto de identidad" }
+                    p { "Cópialo ahora: no se volverá a mostrar. Tu servidor envía, junto con el identificador del cliente, "
+                        code { "identifier_hash" } " = HMAC-SHA256 de ese identificador con este secreto, en hexadecimal." }
+                    pre.snippet { code { (secret) } }
+                    p { a href="/dashboard/bots" { "Volver a los bots" } }
+                };
+                Ok(Page(page(
+                    "Secreto de identidad",
+                    Some(session.csrf.as_str()),
+                    body,
+                ))
+                .into_response())
+            }
+            Err(err) => Ok(back("/dashboard/bots", Err(explain(&err)?))),
+        },
+        _ => Err(PageError::NotFound),
+    }
 }
 
 /// Where escalations and payment proofs reach the merchant on Telegram.

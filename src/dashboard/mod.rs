@@ -198,6 +198,7 @@ console! {
     get "/dashboard/bots" => bots::page_,
     post "/dashboard/bots/{slug}/ajustes" => bots::settings,
     post "/dashboard/bots/{slug}/avisos" => bots::merchant_chat,
+    post "/dashboard/bots/{slug}/chat-web" => bots::site_chat,
     post "/dashboard/bots/{slug}/{channel}" => bots::channel,
     get "/dashboard/keys" => keys::page_,
     post "/dashboard/keys" => keys::create,

@@ -48,6 +48,7 @@ pub struct Web {
 /// Webhooks, web chat, the merchant API, health and metrics.
 pub fn router(state: Web) -> Router {
     let webchat = Router::new()
+        .route("/webchat/widget.js", get(webchat::widget))
         .route(
             "/webchat/{bot}/messages",
             post(webchat::post_message).layer(axum::middleware::from_fn(timed_ack)),

@@ -48,6 +48,25 @@ struct PostBody {
     client_id: Option<String>,
 }
 
+/// The embeddable widget a merchant's site loads with a `<script>` tag.
+const WIDGET_JS: &str = include_str!("../../assets/widget.js");
+
+/// `GET /webchat/widget.js`: the chat bubble for a merchant's own site.
+pub async fn widget() -> impl axum::response::IntoResponse {
+    (
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "text/javascript; charset=utf-8",
+            ),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=300"),
+            // Any site may load the script; what it may call is up to the bot's origins.
+            (axum::http::header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
+        WIDGET_JS,
+    )
+}
+
 /// An identifier a client chose: 1–128 characters of letters, digits, `_ - . :`.
 fn client_token(field: &str, value: &str) -> Result<String, ApiError> {
     let ok = !value.is_empty()

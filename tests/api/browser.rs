@@ -317,3 +317,152 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
     );
     client.close().await.unwrap();
 }
+
+/// A merchant's site on another origin: one page that embeds the widget.
+async fn merchant_site(widget_base: &str) -> (String, tokio::task::JoinHandle<()>) {
+    let page = format!(
+        "<!doctype html><html lang=\"es\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>Café de la esquina</title></head><body><h1>Café de la esquina</h1>\
+         <script src=\"{widget_base}/webchat/widget.js\" data-bot=\"demo-shop\" defer></script>\
+         </body></html>"
+    );
+    let app = axum::Router::new().route(
+        "/",
+        axum::routing::get(move || {
+            let page = page.clone();
+            async move { axum::response::Html(page) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let server = tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (origin, server)
+}
+
+async fn type_in_widget(client: &Client, text: &str) {
+    let input = client.find(Locator::Id("tendero-text")).await.unwrap();
+    input.send_keys(text).await.unwrap();
+    client
+        .find(Locator::Css("#tendero-form button[type=submit]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_customer_buys_through_the_widget_on_the_merchants_own_site(pool: sqlx::PgPool) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let fake = crate::fake_llm::FakeLlm::start().await;
+    // Unscripted answers take a while: long enough to see the bot typing.
+    fake.set_delay(Duration::from_millis(1500));
+    let mut llm = crate::llm::config(&fake, tendero::config::ResponseMode::JsonSchema);
+    llm.rules_first = true;
+    let settings = tendero::config::Settings::for_tests("postgres://unused");
+    let proposers = tendero::startup::Proposers::llm(std::sync::Arc::new(
+        tendero::llm::Client::new(llm)
+            .unwrap()
+            .with_progress(tendero::startup::progress(&settings, &pool)),
+    ));
+    let app = crate::helpers::spawn_app_with(pool, proposers).await;
+    let (origin, _site) = merchant_site(&app.base).await;
+    let (status, body) = app
+        .api(
+            reqwest::Method::PATCH,
+            "/bots/demo-shop",
+            &app.key,
+            Some(json!({"webchat_origins": [origin]})),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    let (_driver, client) = browser().await;
+    let stop = AtomicBool::new(false);
+    // The worker, as `tendero serve` runs it, while the customer clicks.
+    let worker = async {
+        while !stop.load(Ordering::Relaxed) {
+            app.drain().await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let customer = async {
+        client.goto(&format!("{origin}/")).await.unwrap();
+        client
+            .wait()
+            .for_element(Locator::Id("tendero-bubble"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        type_in_widget(&client, "quiero 2 matcha").await;
+        wait_for_text(&client, ".tendero-me", "quiero 2 matcha").await;
+        wait_for_text(&client, ".tendero-them", "2 × Matcha").await;
+        // Only the model can answer this one: the bot is seen typing meanwhile.
+        type_in_widget(&client, "mira").await;
+        wait_for_text(&client, "#tendero-typing", "Escribiendo").await;
+        wait_for_text(&client, ".tendero-them", "¿Me repites?").await;
+        type_in_widget(&client, "cuánto es").await;
+        wait_for_text(&client, ".tendero-choices button", "Sí").await;
+        screenshot(&client, "20-widget-summary").await;
+        click_button(&client, "Sí").await;
+        wait_for_text(&client, ".tendero-them", "quedó registrado").await;
+        // A reload (or another page of the site) keeps the conversation.
+        client.refresh().await.unwrap();
+        client
+            .wait()
+            .for_element(Locator::Id("tendero-bubble"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        wait_for_text(&client, ".tendero-them", "quedó registrado").await;
+        wait_for_text(&client, ".tendero-me", "quiero 2 matcha").await;
+        screenshot(&client, "21-widget-after-reload").await;
+        // Another browser (its own storage) gets its own, empty chat.
+        let (_other_driver, other) = browser().await;
+        other.goto(&format!("{origin}/")).await.unwrap();
+        other
+            .wait()
+            .for_element(Locator::Id("tendero-bubble"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        let seen = other
+            .find(Locator::Id("tendero-log"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(!seen.contains("Matcha"), "another browser read: {seen}");
+        type_in_widget(&other, "hola").await;
+        wait_for_text(&other, ".tendero-them", "Bienvenido").await;
+        let seen = other
+            .find(Locator::Id("tendero-log"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            !seen.contains("quedó registrado"),
+            "only its own chat: {seen}"
+        );
+        other.close().await.unwrap();
+        client.close().await.unwrap();
+        stop.store(true, Ordering::Relaxed);
+    };
+    tokio::join!(worker, customer);
+    assert_eq!(
+        app.count("SELECT count(*) FROM orders").await,
+        1,
+        "the order the customer confirmed in the widget"
+    );
+}

@@ -1,0 +1,153 @@
+/* Tendero web chat: paste
+ *   <script src="https://YOUR-TENDERO/webchat/widget.js" data-bot="BOT" defer></script>
+ * on a page of an origin the bot allows (webchat_origins). A bubble opens the
+ * chat; the session token stays in this browser (localStorage), so a reload or
+ * another page of the site continues the same conversation. */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  if (!script) return;
+  var bot = script.getAttribute("data-bot");
+  var base = new URL(script.src).origin;
+  var title = script.getAttribute("data-title") || "Chatea con nosotros";
+  var key = "tendero:" + base + ":" + bot;
+  var store = {
+    get: function () {
+      try { return JSON.parse(localStorage.getItem(key)) || {}; } catch (e) { return {}; }
+    },
+    set: function (v) { try { localStorage.setItem(key, JSON.stringify(v)); } catch (e) {} }
+  };
+  var state = store.get();
+  state.log = state.log || [];
+  state.last = state.last || 0;
+
+  var css = "#tendero-bubble{position:fixed;right:16px;bottom:16px;z-index:2147483000;border:0;border-radius:28px;" +
+    "padding:14px 18px;background:#14532d;color:#fff;font:600 15px system-ui,sans-serif;box-shadow:0 4px 14px rgba(0,0,0,.25);cursor:pointer}" +
+    "#tendero-panel{position:fixed;right:16px;bottom:80px;z-index:2147483000;width:360px;max-width:calc(100vw - 32px);height:520px;" +
+    "max-height:calc(100vh - 112px);display:none;flex-direction:column;background:#fff;color:#111;border-radius:12px;" +
+    "box-shadow:0 8px 28px rgba(0,0,0,.3);font:15px/1.4 system-ui,sans-serif;overflow:hidden}" +
+    "#tendero-panel.open{display:flex}" +
+    "#tendero-panel header{background:#14532d;color:#fff;padding:12px 14px;font-weight:600;display:flex;justify-content:space-between}" +
+    "#tendero-panel header button{background:none;border:0;color:#fff;font-size:20px;cursor:pointer}" +
+    "#tendero-log{flex:1;overflow-y:auto;padding:10px;display:flex;flex-direction:column;gap:6px;background:#f6f7f6}" +
+    ".tendero-msg{max-width:85%;padding:8px 10px;border-radius:10px;white-space:pre-wrap;word-wrap:break-word}" +
+    ".tendero-them{align-self:flex-start;background:#fff;border:1px solid #d4d4d4}" +
+    ".tendero-me{align-self:flex-end;background:#dcfce7}" +
+    ".tendero-choices{display:flex;flex-wrap:wrap;gap:6px;align-self:flex-start}" +
+    ".tendero-choices button{border:1px solid #14532d;background:#fff;color:#14532d;border-radius:16px;padding:6px 10px;cursor:pointer;font:inherit}" +
+    "#tendero-typing{padding:0 12px 6px;color:#444;font-style:italic;min-height:1.4em;background:#f6f7f6}" +
+    "#tendero-form{display:flex;border-top:1px solid #ddd}" +
+    "#tendero-form input{flex:1;border:0;padding:12px;font:inherit}" +
+    "#tendero-form button{border:0;background:#14532d;color:#fff;padding:0 16px;font:inherit;cursor:pointer}" +
+    "@media (max-width:480px){#tendero-panel{right:0;bottom:0;width:100vw;max-width:100vw;height:100vh;max-height:100vh;border-radius:0}}";
+  var style = document.createElement("style");
+  style.textContent = css;
+  document.head.appendChild(style);
+
+  var bubble = document.createElement("button");
+  bubble.id = "tendero-bubble";
+  bubble.type = "button";
+  bubble.textContent = title;
+  var panel = document.createElement("section");
+  panel.id = "tendero-panel";
+  panel.setAttribute("aria-label", title);
+  panel.innerHTML = '<header><span></span><button type="button" aria-label="Cerrar">×</button></header>' +
+    '<div id="tendero-log" aria-live="polite"></div><div id="tendero-typing"></div>' +
+    '<form id="tendero-form"><label for="tendero-text" style="position:absolute;left:-9999px">Tu mensaje</label>' +
+    '<input id="tendero-text" autocomplete="off" maxlength="4096" placeholder="Escribe tu mensaje…">' +
+    '<button type="submit">Enviar</button></form>';
+  panel.querySelector("header span").textContent = title;
+  document.body.appendChild(panel);
+  document.body.appendChild(bubble);
+  var log = panel.querySelector("#tendero-log");
+  var typing = panel.querySelector("#tendero-typing");
+  var input = panel.querySelector("#tendero-text");
+
+  function show(who, text, choices) {
+    var item = document.createElement("div");
+    item.className = "tendero-msg " + (who === "me" ? "tendero-me" : "tendero-them");
+    item.textContent = text;
+    log.appendChild(item);
+    var old = log.querySelector(".tendero-choices");
+    if (old) old.remove();
+    if (choices && choices.length) {
+      var row = document.createElement("div");
+      row.className = "tendero-choices";
+      choices.forEach(function (choice) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.textContent = choice;
+        b.onclick = function () { send(choice); };
+        row.appendChild(b);
+      });
+      log.appendChild(row);
+    }
+    log.scrollTop = log.scrollHeight;
+  }
+  function remember(who, text, choices, id) {
+    state.log.push({ who: who, text: text, choices: choices || [] });
+    if (state.log.length > 200) state.log = state.log.slice(-200);
+    if (id) state.last = id;
+    store.set(state);
+  }
+  state.log.forEach(function (m, i) {
+    show(m.who, m.text, i === state.log.length - 1 ? m.choices : null);
+  });
+
+  function session() {
+    if (state.token) return Promise.resolve(state.token);
+    return fetch(base + "/webchat/" + encodeURIComponent(bot) + "/sessions", { method: "POST" })
+      .then(function (r) { if (!r.ok) throw new Error("session " + r.status); return r.json(); })
+      .then(function (body) { state.token = body.token; store.set(state); return body.token; });
+  }
+  var events = null;
+  function listen(token) {
+    if (events) return;
+    events = new EventSource(base + "/webchat/" + encodeURIComponent(bot) + "/events?token=" +
+      encodeURIComponent(token) + "&after=" + state.last);
+    events.onmessage = function (e) {
+      var m = JSON.parse(e.data);
+      if (m.id <= state.last) return;
+      typing.textContent = "";
+      show("them", m.text, m.choices);
+      remember("them", m.text, m.choices, m.id);
+    };
+    events.addEventListener("typing", function () { typing.textContent = "Escribiendo…"; });
+    events.onerror = function () {
+      // A token the server no longer knows: start a new session.
+      if (events.readyState === EventSource.CLOSED) {
+        events = null;
+        state = { log: state.log, last: 0 };
+        store.set(state);
+      }
+    };
+  }
+  function send(text) {
+    text = text.trim();
+    if (!text) return;
+    show("me", text);
+    remember("me", text);
+    session().then(function (token) {
+      listen(token);
+      return fetch(base + "/webchat/" + encodeURIComponent(bot) + "/messages", {
+        method: "POST",
+        headers: { "content-type": "application/json", "authorization": "Bearer " + token },
+        body: JSON.stringify({ text: text, client_id: String(Date.now()) + Math.random().toString(16).slice(2) })
+      });
+    }).catch(function () { show("them", "No pudimos enviar tu mensaje. Inténtalo de nuevo."); });
+  }
+  bubble.onclick = function () {
+    panel.classList.toggle("open");
+    if (panel.classList.contains("open")) {
+      input.focus();
+      if (state.token) listen(state.token);
+    }
+  };
+  panel.querySelector("header button").onclick = function () { panel.classList.remove("open"); };
+  panel.querySelector("#tendero-form").onsubmit = function (e) {
+    e.preventDefault();
+    send(input.value);
+    input.value = "";
+  };
+  if (state.token) listen(state.token);
+})();
