@@ -17,7 +17,11 @@ pub use crate::config::StreamBounds;
 struct Open {
     total: usize,
     by_client: HashMap<Option<IpAddr>, usize>,
+    by_session: HashMap<String, usize>,
 }
+
+/// Streams one session may hold open (a customer with a few tabs).
+pub const PER_SESSION: usize = 5;
 
 /// The streams open in this process.
 #[derive(Debug, Clone)]
@@ -49,11 +53,16 @@ impl StreamLimits {
         connect.map(|c| c.0.ip())
     }
 
-    /// A place for one more stream from `client`, or a refusal.
-    pub fn admit(&self, client: Option<IpAddr>) -> Result<Permit, ApiError> {
+    /// A place for one more stream of `session` from `client`, or a refusal.
+    pub fn admit(&self, client: Option<IpAddr>, session: &str) -> Result<Permit, ApiError> {
         let mut open = self.lock();
         if open.total >= self.bounds.total {
             return Err(ApiError::Unavailable);
+        }
+        if open.by_session.get(session).copied().unwrap_or(0) >= PER_SESSION {
+            return Err(ApiError::TooManyRequests(format!(
+                "at most {PER_SESSION} event streams may be open for one session"
+            )));
         }
         let mine = open.by_client.entry(client).or_default();
         if *mine >= self.bounds.per_client {
@@ -64,9 +73,11 @@ impl StreamLimits {
         }
         *mine += 1;
         open.total += 1;
+        *open.by_session.entry(session.to_owned()).or_default() += 1;
         Ok(Permit {
             limits: self.clone(),
             client,
+            session: session.to_owned(),
         })
     }
 
@@ -87,6 +98,7 @@ impl StreamLimits {
 pub struct Permit {
     limits: StreamLimits,
     client: Option<IpAddr>,
+    session: String,
 }
 
 impl Drop for Permit {
@@ -97,6 +109,12 @@ impl Drop for Permit {
             *count -= 1;
             if *count == 0 {
                 open.by_client.remove(&self.client);
+            }
+        }
+        if let Some(count) = open.by_session.get_mut(&self.session) {
+            *count -= 1;
+            if *count == 0 {
+                open.by_session.remove(&self.session);
             }
         }
     }
@@ -122,20 +140,42 @@ mod tests {
             Some("10.0.0.1".parse().unwrap()),
             Some("10.0.0.2".parse().unwrap()),
         );
-        let first = limits.admit(a).unwrap();
-        let _second = limits.admit(a).unwrap();
-        assert!(matches!(limits.admit(a), Err(ApiError::TooManyRequests(_))));
-        let _third = limits.admit(b).unwrap();
+        let first = limits.admit(a, "s1").unwrap();
+        let _second = limits.admit(a, "s2").unwrap();
+        assert!(matches!(
+            limits.admit(a, "s3"),
+            Err(ApiError::TooManyRequests(_))
+        ));
+        let _third = limits.admit(b, "s4").unwrap();
         assert!(
-            matches!(limits.admit(b), Err(ApiError::Unavailable)),
+            matches!(limits.admit(b, "s5"), Err(ApiError::Unavailable)),
             "the total is reached"
         );
         drop(first);
         assert_eq!(limits.open(), 2);
         assert!(
-            limits.admit(a).is_ok(),
+            limits.admit(a, "s1").is_ok(),
             "a closed stream gives its place back"
         );
+    }
+
+    #[test]
+    fn one_session_holds_a_few_streams_at_most() {
+        let limits = limits(100, 100);
+        let kept: Vec<_> = (0..PER_SESSION)
+            .map(|i| {
+                let address = Some(std::net::IpAddr::from([10, 0, 0, i as u8]));
+                limits.admit(address, "same").unwrap()
+            })
+            .collect();
+        let other_address = Some("10.9.9.9".parse().unwrap());
+        assert!(matches!(
+            limits.admit(other_address, "same"),
+            Err(ApiError::TooManyRequests(_))
+        ));
+        assert!(limits.admit(other_address, "another").is_ok());
+        drop(kept);
+        assert!(limits.admit(other_address, "same").is_ok());
     }
 
     #[test]

@@ -299,7 +299,7 @@ pub async fn events(
     let cursor = resume.or(query.after).unwrap_or(0);
     let permit = state
         .streams
-        .admit(state.streams.client(&headers, connect.as_deref()))?;
+        .admit(state.streams.client(&headers, connect.as_deref()), &session)?;
     // The session's conversation, once: from then on it is told, never polled.
     let conversation_id = conversations::of_webchat_session(&state.pool, bot.id, &session).await?;
     let mut feed = Feed {
