@@ -10,7 +10,8 @@
 //! Environment: `DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/postgres;
 //! a scratch database is created and dropped), `BENCH_SECS` (default 6, per
 //! scenario), `BENCH_LLM_MS` (default 500, the fake model's thinking time),
-//! `BENCH_ONLY` (`rules`, `llm`, `streams` or `baseline`: run just that group),
+//! `BENCH_ONLY` (`rules`, `llm`, `roles`, `streams` or `baseline`: run just that
+//! group; `roles` runs `--role web` and two `--role worker` processes),
 //! `BENCH_IDLE_STREAMS` (default 10,000: idle event streams held open beside 16
 //! buying customers),
 //! `BENCH_SERVER_WRAPPER` (a command to run the server under, such as a profiler).
@@ -106,15 +107,20 @@ fn postgres_cpu_ms() -> f64 {
         .sum()
 }
 
-fn rss_mb(pid: u32) -> f64 {
+/// A memory figure of `/proc/PID/status` (`VmHWM:` the peak, `VmRSS:` now), in MiB.
+fn status_mb(pid: u32, field: &str) -> f64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(field))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+fn rss_mb(pid: u32) -> f64 {
+    status_mb(pid, "VmHWM:")
 }
 
 /// How long until every backend has reported its transactions: an idle backend
@@ -165,6 +171,18 @@ async fn fake_llm(delay: Duration) -> FakeLlm {
             }
         }),
     );
+    // Embeddings too (knowledge search asks for them): small constant vectors.
+    let app = app.route(
+        "/v1/embeddings",
+        post(|Json(body): Json<Value>| async move {
+            let inputs = body["input"].as_array().map_or(1, Vec::len);
+            let data: Vec<Value> = (0..inputs)
+                .map(|i| json!({"object": "embedding", "index": i, "embedding": [0.5, 0.5, 0.5, 0.5]}))
+                .collect();
+            Json(json!({"object": "list", "model": "bench", "data": data,
+                        "usage": {"prompt_tokens": 8, "total_tokens": 8}}))
+        }),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -178,10 +196,27 @@ async fn fake_llm(delay: Duration) -> FakeLlm {
 struct Server {
     child: Child,
     base: String,
+    /// Worker-only processes beside it (`--role worker`), with their probe URLs.
+    workers: Vec<(Child, String)>,
 }
 
 impl Server {
     async fn start(database_url: &str, extra: &[(&str, String)]) -> Server {
+        Self::start_as(database_url, extra, "all").await
+    }
+
+    /// A web process and `workers` worker processes against one database.
+    async fn start_split(database_url: &str, workers: usize) -> Server {
+        let mut server = Self::start_as(database_url, &[], "web").await;
+        for _ in 0..workers {
+            let worker = Self::start_as(database_url, &[], "worker").await;
+            let Server { child, base, .. } = worker;
+            server.workers.push((child, base));
+        }
+        server
+    }
+
+    async fn start_as(database_url: &str, extra: &[(&str, String)], role: &str) -> Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -200,7 +235,7 @@ impl Server {
             None => Command::new(env!("CARGO_BIN_EXE_tendero")),
         };
         command
-            .arg("serve")
+            .args(["serve", "--role", role])
             .env("DATABASE_URL", database_url)
             .env("TENDERO_LISTEN", format!("127.0.0.1:{port}"))
             .env("TENDERO_COUNT_STATEMENTS", "1")
@@ -219,6 +254,7 @@ impl Server {
         let server = Server {
             child: command.spawn().expect("tendero starts"),
             base: format!("http://127.0.0.1:{port}"),
+            workers: Vec::new(),
         };
         let client = reqwest::Client::new();
         for _ in 0..2400 {
@@ -236,22 +272,51 @@ impl Server {
         panic!("tendero did not become ready");
     }
 
+    /// Statements run by every process of the server.
     async fn statements(&self, client: &reqwest::Client) -> f64 {
-        let text = client
-            .get(format!("{}/metrics", self.base))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        text.lines()
-            .find_map(|l| l.strip_prefix("tendero_db_statements_total "))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0.0)
+        let mut total = 0.0;
+        for base in std::iter::once(&self.base).chain(self.workers.iter().map(|(_, b)| b)) {
+            let text = client
+                .get(format!("{base}/metrics"))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            total += text
+                .lines()
+                .find_map(|l| l.strip_prefix("tendero_db_statements_total "))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .unwrap_or(0.0);
+        }
+        total
+    }
+
+    fn pids(&self) -> Vec<u32> {
+        std::iter::once(self.child.id())
+            .chain(self.workers.iter().map(|(c, _)| c.id()))
+            .collect()
+    }
+
+    /// CPU of every process of the server, in milliseconds.
+    fn cpu_ms(&self) -> f64 {
+        self.pids().into_iter().map(cpu_ms).sum()
+    }
+
+    /// Peak RSS, summed over the processes.
+    fn rss_mb(&self) -> f64 {
+        self.pids().into_iter().map(rss_mb).sum()
     }
 
     fn stop(mut self) {
+        for (mut worker, _) in std::mem::take(&mut self.workers) {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(worker.id().to_string())
+                .status();
+            let _ = worker.wait();
+        }
         let _ = Command::new("kill")
             .arg("-TERM")
             .arg(self.child.id().to_string())
@@ -642,13 +707,26 @@ async fn end_to_end(
         .pool_max_idle_per_host(customers * 2)
         .build()
         .unwrap();
+    // Each customer is a device of its own (127.0.x.y): the per-address stream
+    // bound is the default's, as for real visitors.
+    let device = |c: usize| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from([
+                127,
+                0,
+                2 + (c / 250) as u8,
+                1 + (c % 250) as u8,
+            ]))
+            .build()
+            .unwrap()
+    };
     // Each scenario starts from tidy tables, whatever the previous one left.
     sqlx::query("VACUUM ANALYZE").execute(pool).await.unwrap();
     // Open every stream first, so connection set-up is not measured.
     let mut streams = Vec::new();
-    for _ in 0..customers {
+    for c in 0..customers {
         let (token, _) = new_session();
-        let response = client
+        let response = device(c)
             .get(format!(
                 "{}/webchat/demo-shop/events?token={token}",
                 server.base
@@ -668,9 +746,8 @@ async fn end_to_end(
     tokio::time::sleep(STATS_FLUSH).await;
     let tx0 = transactions(pool).await;
     let stop = Arc::new(AtomicBool::new(false));
-    let pid = server.child.id();
     let (cpu0, pg0, st0) = (
-        cpu_ms(pid),
+        server.cpu_ms(),
         postgres_cpu_ms(),
         server.statements(&client).await,
     );
@@ -721,7 +798,7 @@ async fn end_to_end(
     let latencies = by_message.iter().map(|(_, d)| *d).collect::<Vec<_>>();
     let elapsed = started.elapsed();
     let (cpu1, pg1, st1) = (
-        cpu_ms(pid),
+        server.cpu_ms(),
         postgres_cpu_ms(),
         server.statements(&client).await,
     );
@@ -739,7 +816,7 @@ async fn end_to_end(
         // first read.
         transactions: (tx1 - tx0) as f64 - 2.0 * scrape_cost - 1.0,
         llm_peak: None,
-        rss_mb: Some(rss_mb(pid)),
+        rss_mb: Some(server.rss_mb()),
         by_message,
     }
 }
@@ -800,14 +877,7 @@ async fn open_idle_streams(server: &Server, pool: &PgPool, count: usize) -> Vec<
 }
 
 fn rss_now_mb(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| kb / 1024.0)
+    status_mb(pid, "VmRSS:")
 }
 
 /// 16 buying customers alone, then beside `count` idle event streams: the ratios
@@ -1026,6 +1096,25 @@ async fn main() -> anyhow::Result<()> {
             )
             .await;
             row.llm_peak = Some(fake.peak.load(Ordering::SeqCst));
+            row.print();
+        }
+        server.stop();
+    }
+
+    if wanted("roles") {
+        // The same customers against a web process and two workers (`--role`).
+        let server = Server::start_split(&scratch_url, 2).await;
+        for customers in [16, 64] {
+            let row = end_to_end(
+                format!("rules, {customers} c., web+2 workers"),
+                &server,
+                &pool,
+                customers,
+                secs,
+                &format!("roles{customers}"),
+                RULES_MESSAGES,
+            )
+            .await;
             row.print();
         }
         server.stop();

@@ -91,11 +91,19 @@ pub fn tokens(normalized: &str) -> Vec<&str> {
 pub fn contains_phrase(normalized: &str, phrase: &str) -> bool {
     // The same as looking for " phrase " in " normalized ", without building either:
     // the rules ask this of hundreds of phrases per message.
+    // Every occurrence, overlapping ones included ("a a" in "aa a a" is whole at 3,
+    // after a partial one at 1).
     let bytes = normalized.as_bytes();
-    normalized.match_indices(phrase).any(|(at, _)| {
+    let mut from = 0;
+    while let Some(found) = normalized[from..].find(phrase) {
+        let at = from + found;
         let end = at + phrase.len();
-        (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ')
-    })
+        if (at == 0 || bytes[at - 1] == b' ') && (end == bytes.len() || bytes[end] == b' ') {
+            return true;
+        }
+        from = at + normalized[at..].chars().next().map_or(1, char::len_utf8);
+    }
+    false
 }
 
 /// Spanish number words up to twenty, plus "media docena" and "docena" handled by
@@ -312,6 +320,13 @@ mod tests {
             let padded = format!(" {text} ").contains(&format!(" {phrase} "));
             proptest::prop_assert_eq!(contains_phrase(&text, &phrase), padded);
         }
+    }
+
+    #[test]
+    fn an_overlapping_occurrence_still_counts() {
+        assert!(contains_phrase("aa a a", "a a"));
+        assert!(contains_phrase("dos dos dos", "dos dos"));
+        assert!(!contains_phrase("aa a", "a a"));
     }
 
     #[test]

@@ -342,6 +342,29 @@ async fn merchant_site(widget_base: &str) -> (String, tokio::task::JoinHandle<()
     (origin, server)
 }
 
+/// Opens the chat from its bubble, once the page has loaded the widget.
+async fn open_widget(client: &Client) {
+    client
+        .wait()
+        .for_element(Locator::Id("tendero-bubble"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+}
+
+/// Everything the widget shows.
+async fn widget_log(client: &Client) -> String {
+    client
+        .find(Locator::Id("tendero-log"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 async fn type_in_widget(client: &Client, text: &str) {
     let input = client.find(Locator::Id("tendero-text")).await.unwrap();
     input.send_keys(text).await.unwrap();
@@ -371,12 +394,7 @@ async fn a_customer_buys_through_the_widget_on_the_merchants_own_site(pool: sqlx
     let app = crate::helpers::spawn_app_with(pool, proposers).await;
     let (origin, _site) = merchant_site(&app.base).await;
     let (status, body) = app
-        .api(
-            reqwest::Method::PATCH,
-            "/bots/demo-shop",
-            &app.key,
-            Some(json!({"webchat_origins": [origin]})),
-        )
+        .patch_bot("demo-shop", json!({"webchat_origins": [origin]}))
         .await;
     assert_eq!(status, reqwest::StatusCode::OK, "{body}");
     let (_driver, client) = browser().await;
@@ -390,14 +408,7 @@ async fn a_customer_buys_through_the_widget_on_the_merchants_own_site(pool: sqlx
     };
     let customer = async {
         client.goto(&format!("{origin}/")).await.unwrap();
-        client
-            .wait()
-            .for_element(Locator::Id("tendero-bubble"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        open_widget(&client).await;
         type_in_widget(&client, "quiero 2 matcha").await;
         wait_for_text(&client, ".tendero-me", "quiero 2 matcha").await;
         wait_for_text(&client, ".tendero-them", "2 × Matcha").await;
@@ -412,45 +423,19 @@ async fn a_customer_buys_through_the_widget_on_the_merchants_own_site(pool: sqlx
         wait_for_text(&client, ".tendero-them", "quedó registrado").await;
         // A reload (or another page of the site) keeps the conversation.
         client.refresh().await.unwrap();
-        client
-            .wait()
-            .for_element(Locator::Id("tendero-bubble"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
+        open_widget(&client).await;
         wait_for_text(&client, ".tendero-them", "quedó registrado").await;
         wait_for_text(&client, ".tendero-me", "quiero 2 matcha").await;
         screenshot(&client, "21-widget-after-reload").await;
         // Another browser (its own storage) gets its own, empty chat.
         let (_other_driver, other) = browser().await;
         other.goto(&format!("{origin}/")).await.unwrap();
-        other
-            .wait()
-            .for_element(Locator::Id("tendero-bubble"))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap();
-        let seen = other
-            .find(Locator::Id("tendero-log"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        open_widget(&other).await;
+        let seen = widget_log(&other).await;
         assert!(!seen.contains("Matcha"), "another browser read: {seen}");
         type_in_widget(&other, "hola").await;
         wait_for_text(&other, ".tendero-them", "Bienvenido").await;
-        let seen = other
-            .find(Locator::Id("tendero-log"))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let seen = widget_log(&other).await;
         assert!(
             !seen.contains("quedó registrado"),
             "only its own chat: {seen}"

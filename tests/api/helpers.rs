@@ -309,6 +309,17 @@ impl TestApp {
         body
     }
 
+    /// `PATCH /api/v1/bots/{slug}` with `body`.
+    pub async fn patch_bot(&self, slug: &str, body: Value) -> (StatusCode, Value) {
+        self.api(
+            reqwest::Method::PATCH,
+            &format!("/bots/{slug}"),
+            &self.key,
+            Some(body),
+        )
+        .await
+    }
+
     pub async fn post_api(&self, path: &str, body: Option<Value>) -> (StatusCode, Value) {
         self.api(reqwest::Method::POST, path, &self.key, body).await
     }

@@ -268,21 +268,11 @@ async fn a_forgotten_takeover_goes_back_to_the_bot_after_the_idle_time(pool: sql
     // Rosa writes while nobody answers; the bot stays silent.
     assert!(app.say("rosa", "¿hola? ¿hay alguien?").await.is_empty());
     let (status, body) = app
-        .api(
-            reqwest::Method::PATCH,
-            "/bots/demo-shop",
-            &app.key,
-            Some(serde_json::json!({"takeover_idle_secs": 30})),
-        )
+        .patch_bot("demo-shop", serde_json::json!({"takeover_idle_secs": 30}))
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let (status, body) = app
-        .api(
-            reqwest::Method::PATCH,
-            "/bots/demo-shop",
-            &app.key,
-            Some(serde_json::json!({"takeover_idle_secs": 600})),
-        )
+        .patch_bot("demo-shop", serde_json::json!({"takeover_idle_secs": 600}))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["takeover_idle_secs"], 600);
@@ -343,12 +333,7 @@ async fn a_forgotten_takeover_goes_back_to_the_bot_after_the_idle_time(pool: sql
     assert!(replies[0].contains("Croissant"), "{replies:?}");
     // 0 turns the release off.
     let (status, body) = app
-        .api(
-            reqwest::Method::PATCH,
-            "/bots/demo-shop",
-            &app.key,
-            Some(serde_json::json!({"takeover_idle_secs": 0})),
-        )
+        .patch_bot("demo-shop", serde_json::json!({"takeover_idle_secs": 0}))
         .await;
     assert_eq!(status, StatusCode::OK);
     assert!(body["takeover_idle_secs"].is_null(), "{body}");

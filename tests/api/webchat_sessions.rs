@@ -221,20 +221,16 @@ async fn new_sessions_are_rate_limited_per_address(pool: sqlx::PgPool) {
 async fn only_the_origins_a_bot_lists_may_call_its_web_chat_from_a_browser(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
     let (status, body) = app
-        .api(
-            reqwest::Method::PATCH,
-            "/bots/demo-shop",
-            &app.key,
-            Some(json!({"webchat_origins": ["https://tienda.example/", "javascript:alert(1)"]})),
+        .patch_bot(
+            "demo-shop",
+            json!({"webchat_origins": ["https://tienda.example/", "javascript:alert(1)"]}),
         )
         .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
     let (status, body) = app
-        .api(
-            reqwest::Method::PATCH,
-            "/bots/demo-shop",
-            &app.key,
-            Some(json!({"webchat_origins": ["https://Tienda.example/", "http://localhost:8000"]})),
+        .patch_bot(
+            "demo-shop",
+            json!({"webchat_origins": ["https://Tienda.example/", "http://localhost:8000"]}),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
