@@ -8,6 +8,21 @@ use tendero::config::Settings;
 
 use crate::helpers::free_port;
 
+/// Kills the server if the test fails before it is stopped, so a failed run
+/// leaves no `tendero serve` behind to load the machine.
+struct KillOnDrop(u32, bool);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if !self.1 {
+            let _ = Command::new("kill")
+                .arg("-KILL")
+                .arg(self.0.to_string())
+                .status();
+        }
+    }
+}
+
 #[tokio::test]
 async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
     tendero::startup::install_crypto_provider();
@@ -34,6 +49,7 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    let mut guard = KillOnDrop(child.id(), false);
     let stdout = child.stdout.take().unwrap();
     let lines = tokio::task::spawn_blocking(move || {
         BufReader::new(stdout)
@@ -145,6 +161,7 @@ async fn serve_loads_the_demo_answers_and_stops_cleanly_on_sigterm() {
         .await
         .unwrap()
         .unwrap();
+    guard.1 = true;
     let took = signalled.elapsed();
     assert!(
         status.success(),
