@@ -1,5 +1,5 @@
 /* Tendero web chat: paste
- *   <script src="https://YOUR-TENDERO/webchat/widget.js" data-bot="BOT" defer></script>
+ *   <script src="https://YOUR-TENDERO/webchat/BOT/widget.js" defer></script>
  * on a page of an origin the bot allows (webchat_origins). A bubble opens the
  * chat; the session token stays in this browser (localStorage), so a reload or
  * another page of the site continues the same conversation. */
@@ -7,7 +7,9 @@
   "use strict";
   var script = document.currentScript;
   if (!script) return;
-  var bot = script.getAttribute("data-bot");
+  // The bot: `data-bot`, or the path the script came from (/webchat/BOT/widget.js).
+  var bot = script.getAttribute("data-bot") ||
+    decodeURIComponent(new URL(script.src).pathname.split("/")[2] || "");
   var base = new URL(script.src).origin;
   var title = script.getAttribute("data-title") || "Chatea con nosotros";
   var key = "tendero:" + base + ":" + bot;

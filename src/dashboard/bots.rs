@@ -132,7 +132,7 @@ fn public_base(headers: &axum::http::HeaderMap) -> String {
 fn site_chat_card(bot: &crate::bots::Bot, csrf: &str, public: &str) -> maud::Markup {
     let action = format!("/dashboard/bots/{}/chat-web", bot.slug);
     let snippet = format!(
-        "<script src=\"{public}/webchat/widget.js\" data-bot=\"{}\" defer></script>",
+        "<script src=\"{public}/webchat/{}/widget.js\" defer></script>",
         bot.slug
     );
     html! {

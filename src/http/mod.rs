@@ -49,6 +49,7 @@ pub struct Web {
 pub fn router(state: Web) -> Router {
     let webchat = Router::new()
         .route("/webchat/widget.js", get(webchat::widget))
+        .route("/webchat/{bot}/widget.js", get(webchat::widget))
         .route(
             "/webchat/{bot}/messages",
             post(webchat::post_message).layer(axum::middleware::from_fn(timed_ack)),

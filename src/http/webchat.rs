@@ -51,7 +51,8 @@ struct PostBody {
 /// The embeddable widget a merchant's site loads with a `<script>` tag.
 const WIDGET_JS: &str = include_str!("../../assets/widget.js");
 
-/// `GET /webchat/widget.js`: the chat bubble for a merchant's own site.
+/// `GET /webchat/{bot}/widget.js` (or `/webchat/widget.js` with `data-bot`): the
+/// chat bubble for a merchant's own site.
 pub async fn widget() -> impl axum::response::IntoResponse {
     (
         [

@@ -324,7 +324,7 @@ async fn merchant_site(widget_base: &str) -> (String, tokio::task::JoinHandle<()
         "<!doctype html><html lang=\"es\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>Café de la esquina</title></head><body><h1>Café de la esquina</h1>\
-         <script src=\"{widget_base}/webchat/widget.js\" data-bot=\"demo-shop\" defer></script>\
+         <script src=\"{widget_base}/webchat/demo-shop/widget.js\" defer></script>\
          </body></html>"
     );
     let app = axum::Router::new().route(
