@@ -162,11 +162,6 @@ pub fn joined(bot_id: Uuid, session: &str, conversation_id: Uuid) {
     }
 }
 
-/// Web-chat streams open in this process.
-pub fn streams_open() -> usize {
-    streams().open.values().map(|(n, _)| n).sum()
-}
-
 /// Wakes one key's streams may fall behind by before they look again.
 const STREAM_BACKLOG: usize = 64;
 

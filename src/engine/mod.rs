@@ -389,7 +389,8 @@ impl Engine {
         {
             return Ok(None);
         }
-        let last_taken = burst.ids.iter().copied().max().unwrap_or(burst.head_id());
+        // The burst's ids are in arrival order: the last is the newest it took.
+        let last_taken = *burst.ids.last().expect("a burst has its head");
         let newest =
             inbox::newest_pending_message_after(&self.pool, snapshot.conversation.id, last_taken)
                 .await?;
