@@ -71,6 +71,7 @@ kinds! {
     KnowledgeAnswered => "knowledge_answered",
     MessageClassified => "message_classified",
     MessageRewritten => "message_rewritten",
+    OrderStatusChanged => "order_status_changed",
     OutboundNotSent => "outbound_not_sent",
     OutboundRetried => "outbound_retried",
     OutboundDiscarded => "outbound_discarded",

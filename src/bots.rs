@@ -53,12 +53,19 @@ pub struct Bot {
     pub takeover_idle_secs: Option<i32>,
     /// Origins (`https://shop.example`) whose pages may call the web-chat API.
     pub webchat_origins: Vec<String>,
+    /// The merchant's chat is told when a product falls to this many units left
+    /// (`None`: only when it sells out).
+    pub low_stock_threshold: Option<i32>,
+    /// An approved WhatsApp template for order updates outside the 24-hour
+    /// window (body parameters: order number, status in words).
+    pub whatsapp_order_template: Option<String>,
+    pub whatsapp_template_language: String,
 }
 
 const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
      currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
      payment_instructions, config_version, merchant_chat_id, takeover_idle_secs, \
-     webchat_origins";
+     webchat_origins, low_stock_threshold, whatsapp_order_template, whatsapp_template_language";
 
 pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -103,6 +110,11 @@ pub struct BotSettings {
     /// `Some(None)` turns the idle release off.
     pub takeover_idle_secs: Option<Option<i32>>,
     pub webchat_origins: Option<Vec<String>>,
+    /// `Some(None)`: told only when a product sells out.
+    pub low_stock_threshold: Option<Option<i32>>,
+    /// `Some(None)`: no template (order updates wait for the customer to write).
+    pub whatsapp_order_template: Option<Option<String>>,
+    pub whatsapp_template_language: Option<String>,
 }
 
 /// Applies `settings` and returns the bot as it now is.
@@ -117,7 +129,10 @@ pub async fn update_settings(
              payment_timeout_secs = coalesce($4, payment_timeout_secs),
              payment_instructions = coalesce($5, payment_instructions),
              takeover_idle_secs = CASE WHEN $6 THEN $7 ELSE takeover_idle_secs END,
-             webchat_origins = coalesce($8, webchat_origins)
+             webchat_origins = coalesce($8, webchat_origins),
+             low_stock_threshold = CASE WHEN $9 THEN $10 ELSE low_stock_threshold END,
+             whatsapp_order_template = CASE WHEN $11 THEN $12 ELSE whatsapp_order_template END,
+             whatsapp_template_language = coalesce($13, whatsapp_template_language)
          WHERE id = $1
          RETURNING {BOT_COLUMNS}"
     )))
@@ -129,6 +144,11 @@ pub async fn update_settings(
     .bind(settings.takeover_idle_secs.is_some())
     .bind(settings.takeover_idle_secs.flatten())
     .bind(settings.webchat_origins.as_deref())
+    .bind(settings.low_stock_threshold.is_some())
+    .bind(settings.low_stock_threshold.flatten())
+    .bind(settings.whatsapp_order_template.is_some())
+    .bind(settings.whatsapp_order_template.clone().flatten())
+    .bind(settings.whatsapp_template_language.as_deref())
     .fetch_one(db)
     .await
 }

@@ -71,6 +71,9 @@ pub struct ProductFixture {
     pub tags: Vec<String>,
     #[serde(default)]
     pub allergens: Vec<String>,
+    /// Units on hand; absent: not tracked.
+    #[serde(default)]
+    pub stock: Option<i32>,
 }
 
 fn default_timezone() -> String {
@@ -117,6 +120,9 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
         payment_instructions: Some(shop.bot.payment_instructions.clone()),
         takeover_idle_secs: None,
         webchat_origins: None,
+        low_stock_threshold: None,
+        whatsapp_order_template: None,
+        whatsapp_template_language: None,
     };
     crate::bots::update_settings(&mut *tx, bot.id, &settings).await?;
     let products: Vec<crate::shop::catalog::ProductInput> = shop
@@ -130,12 +136,14 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
             active: p.active,
             tags: p.tags.clone(),
             allergens: p.allergens.clone(),
+            stock: p.stock,
         })
         .collect();
     if !products.is_empty() {
         let given = crate::shop::catalog::Given {
             tags: true,
             allergens: true,
+            stock: true,
         };
         crate::shop::catalog::upsert_all(&mut *tx, bot.id, &shop.bot.currency, &products, given)
             .await?;

@@ -28,6 +28,10 @@ pub fn order_status(status: OrderStatus) -> &'static str {
         OrderStatus::AwaitingPayment => "Esperando el pago",
         OrderStatus::ProofReceived => "Comprobante por revisar",
         OrderStatus::Paid => "Pagado",
+        OrderStatus::Preparing => "En preparación",
+        OrderStatus::Ready => "Listo para recoger",
+        OrderStatus::OnTheWay => "En camino",
+        OrderStatus::Delivered => "Entregado",
         OrderStatus::Cancelled => "Cancelado",
         OrderStatus::Expired => "Vencido",
     }

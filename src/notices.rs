@@ -27,6 +27,10 @@ pub enum Notice {
     Parked { last_message: String },
     /// A takeover nobody wrote in for a while went back to the bot.
     TakeoverReleased { idle_minutes: i32 },
+    /// An order took a product down to the bot's low-stock threshold.
+    StockLow { product: String, left: i64 },
+    /// An order took a product's last units.
+    SoldOut { product: String },
     /// A proof of payment arrived for an order.
     PaymentProof {
         order_number: i64,
@@ -58,9 +62,24 @@ pub fn render(
                 vec![format!("/soltar {reference}")],
             )
         }
+        Notice::StockLow { product, left } => (
+            format!(
+                "📦 Quedan {left} de {product} (sin contar lo ya apartado en pedidos). \
+                 Cuando repongas, actualiza las unidades en el catálogo."
+            ),
+            Vec::new(),
+        ),
+        Notice::SoldOut { product } => (
+            format!(
+                "🚫 Se agotó {product}: el bot ya no lo vende. Cuando repongas, actualiza \
+                 las unidades en el catálogo."
+            ),
+            Vec::new(),
+        ),
         Notice::TakeoverReleased { idle_minutes } => (
             format!(
-                "⏱️ La conversación {reference} volvió al bot: nadie del equipo le escribió en                  {idle_minutes} minutos desde que la tomaron.{link}
+                "⏱️ La conversación {reference} volvió al bot: nadie del equipo le escribió en \
+                 {idle_minutes} minutos desde que la tomaron.{link}\n\
                  Escribe /tomar {reference} para atenderla de nuevo."
             ),
             vec![format!("/tomar {reference}")],

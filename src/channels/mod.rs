@@ -66,6 +66,19 @@ pub struct OutPayload {
     /// Quick-reply choices; channels that can show buttons do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<String>,
+    /// An approved WhatsApp template sent instead of `text` (which stays the
+    /// transcript's words): the only message WhatsApp takes when the customer
+    /// last wrote more than 24 hours ago. Other channels send `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<Template>,
+}
+
+/// A WhatsApp message template and its body parameters, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Template {
+    pub name: String,
+    pub language: String,
+    pub parameters: Vec<String>,
 }
 
 #[derive(Debug, Clone)]

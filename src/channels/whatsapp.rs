@@ -334,6 +334,27 @@ impl WhatsAppChannel {
         }
     }
 
+    /// An approved template with its body parameters: what WhatsApp takes
+    /// outside the 24-hour customer-service window.
+    fn template_body(to: &str, template: &super::Template) -> Value {
+        let parameters: Vec<Value> = template
+            .parameters
+            .iter()
+            .map(|p| json!({"type": "text", "text": p}))
+            .collect();
+        json!({
+            "messaging_product": "whatsapp",
+            "recipient_type": "individual",
+            "to": to,
+            "type": "template",
+            "template": {
+                "name": template.name,
+                "language": {"code": template.language},
+                "components": [{"type": "body", "parameters": parameters}],
+            },
+        })
+    }
+
     fn body(to: &str, text: &str, choices: &[String]) -> Value {
         let clip = |s: &str, n: usize| s.chars().take(n).collect::<String>();
         if choices.is_empty() || text.chars().count() > MAX_INTERACTIVE_BODY {
@@ -377,19 +398,32 @@ impl Channel for WhatsAppChannel {
             "{}/{}/{}/messages",
             self.api_url, self.version, creds.phone_number_id
         );
-        let parts = split_text(&message.payload.text, MAX_TEXT);
+        let bodies: Vec<Value> = match &message.payload.template {
+            Some(template) => vec![Self::template_body(&message.recipient, template)],
+            None => {
+                let parts = split_text(&message.payload.text, MAX_TEXT);
+                let last = parts.len().saturating_sub(1);
+                parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, part)| {
+                        let choices: &[String] = if i == last {
+                            &message.payload.choices
+                        } else {
+                            &[]
+                        };
+                        Self::body(&message.recipient, part, choices)
+                    })
+                    .collect()
+            }
+        };
         let mut last_id = None;
-        for (i, part) in parts.iter().enumerate() {
-            let choices: &[String] = if i + 1 == parts.len() {
-                &message.payload.choices
-            } else {
-                &[]
-            };
+        for body in &bodies {
             let response = self
                 .http
                 .post(&url)
                 .bearer_auth(creds.access_token.expose())
-                .json(&Self::body(&message.recipient, part, choices))
+                .json(body)
                 .send()
                 .await
                 .map_err(|e| SendError::Retry {

@@ -200,6 +200,18 @@ async fn conversation_for(
     }
 }
 
+/// Corrects the state a turn just saved, in the turn's own transaction (it holds
+/// the row lock): what the state assumed could not be written (an order whose
+/// units ran out meanwhile).
+pub async fn restate(conn: &mut PgConnection, id: Uuid, state: StoredState) -> sqlx::Result<()> {
+    sqlx::query("UPDATE conversations SET fsm_state = $2 WHERE id = $1")
+        .bind(id)
+        .bind(state.as_str())
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// Saves a turn's update if the conversation is still at the version the turn
 /// read (compare-and-set, taking the row lock), and hands the lease back. False
 /// when something changed since: the turn must be planned again.

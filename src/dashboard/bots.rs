@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::layout::{csrf_field, flash, page};
 use super::session::{CsrfForm, Session};
 use super::{Console, Page, PageError, back, explain};
+use crate::bots::ProfileKind;
 use crate::channels::ChannelKind;
 use crate::channels::credentials::{TelegramSetup, WhatsAppSetup};
 use crate::merchant::bots::{self, BotPatch, ChannelSetup};
@@ -75,6 +76,14 @@ pub async fn page_(
                     input id=(format!("takeover-{}", bot.slug)) name="takeover_minutes" type="number" min="0" max="43200" value=(bot.takeover_idle_secs.map_or(0, |s| s / 60));
                     label for=(format!("instructions-{}", bot.slug)) { "Instrucciones de pago" }
                     textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (bot.payment_instructions) }
+                    @if bot.profile == ProfileKind::Shop {
+                        label for=(format!("low-stock-{}", bot.slug)) { "Avísame en mi chat cuando a un producto le queden estas unidades (0: solo cuando se agote)" }
+                        input id=(format!("low-stock-{}", bot.slug)) name="low_stock" type="number" min="0" max="100000" value=(bot.low_stock_threshold.unwrap_or(0));
+                        label for=(format!("wa-template-{}", bot.slug)) { "Plantilla aprobada de WhatsApp para avisos de pedidos (si el cliente no escribió en 24 horas)" }
+                        input id=(format!("wa-template-{}", bot.slug)) name="wa_template" maxlength="512" placeholder="estado_pedido" value=(bot.whatsapp_order_template.clone().unwrap_or_default());
+                        label for=(format!("wa-language-{}", bot.slug)) { "Idioma de la plantilla" }
+                        input id=(format!("wa-language-{}", bot.slug)) name="wa_language" maxlength="6" value=(bot.whatsapp_template_language);
+                    }
                     p { button type="submit" { "Guardar ajustes" } }
                 }
                 (merchant_chat_card(bot, csrf, channels.iter().any(|c| c.channel == ChannelKind::Telegram)))
@@ -285,6 +294,13 @@ pub struct SettingsForm {
     takeover_minutes: String,
     #[serde(default)]
     payment_instructions: String,
+    /// Absent on finance bots' forms (no stock there).
+    #[serde(default)]
+    low_stock: Option<String>,
+    #[serde(default)]
+    wa_template: Option<String>,
+    #[serde(default)]
+    wa_language: Option<String>,
 }
 
 /// `POST /dashboard/bots/{slug}/ajustes`.
@@ -314,7 +330,30 @@ pub async fn settings(
             Err("Escribe los tiempos con números enteros.".into()),
         ));
     };
+    let low_stock = match form.low_stock.as_deref().map(str::trim) {
+        None => None,
+        Some("") => Some(0),
+        Some(typed) => {
+            match typed.parse::<i32>() {
+                Ok(units) => Some(units),
+                Err(_) => {
+                    return Ok(back(
+                    "/dashboard/bots",
+                    Err("Escribe las unidades del aviso de pocas unidades con un número entero.".into()),
+                ));
+                }
+            }
+        }
+    };
     let patch = BotPatch {
+        low_stock_threshold: low_stock,
+        whatsapp_order_template: form.wa_template.clone(),
+        whatsapp_template_language: form
+            .wa_language
+            .as_deref()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned),
         agent_enabled: Some(form.agent_enabled.is_some()),
         session_timeout_secs: Some(session_secs),
         payment_timeout_secs: Some(payment_secs),

@@ -103,6 +103,8 @@ pub async fn page_(
                 input id="tags" name="tags" maxlength="400" placeholder="frío, sin cafeína, vegano";
                 label for="allergens" { "Alérgenos (separa con comas)" }
                 input id="allergens" name="allergens" maxlength="400" placeholder="gluten, lácteos, frutos secos";
+                label for="stock" { "Unidades en existencia (vacío si no llevas la cuenta)" }
+                input id="stock" name="stock" inputmode="numeric" maxlength="7" placeholder="10";
                 p { button type="submit" { "Agregar" } }
             }
         }
@@ -111,7 +113,13 @@ pub async fn page_(
             @for p in &products {
                 form.card method="post" action=(format!("{base}/productos/{}", p.id)) aria-label=(format!("Editar {}", p.name)) {
                     (csrf_field(csrf))
-                    p.muted { (p.sku) " · " (money(p.price_minor, &bot.currency)) @if !p.active { " · " span.badge.warn { "Oculto" } } }
+                    p.muted { (p.sku) " · " (money(p.price_minor, &bot.currency)) @if !p.active { " · " span.badge.warn { "Oculto" } }
+                        @match p.available {
+                            Some(0) => { " · " span.badge.warn { "Agotado" } }
+                            Some(left) => { " · " (left) " disponibles" @if p.reserved > 0 { " (" (p.reserved) " apartadas en pedidos por pagar)" } }
+                            None => {}
+                        }
+                    }
                     div.row {
                         div {
                             label for=(format!("name-{}", p.id)) { "Nombre" }
@@ -129,6 +137,10 @@ pub async fn page_(
                             label for=(format!("allergens-{}", p.id)) { "Alérgenos" }
                             input id=(format!("allergens-{}", p.id)) name="allergens" value=(p.allergens.join(", ")) maxlength="400";
                         }
+                        div {
+                            label for=(format!("stock-{}", p.id)) { "En existencia" }
+                            input id=(format!("stock-{}", p.id)) name="stock" value=(p.stock.map(|s| s.to_string()).unwrap_or_default()) inputmode="numeric" maxlength="7" size="6";
+                        }
                         label.inline for=(format!("active-{}", p.id)) {
                             input id=(format!("active-{}", p.id)) type="checkbox" name="active" value="si" checked[p.active];
                             "A la venta"
@@ -140,7 +152,7 @@ pub async fn page_(
         }
         section.card aria-labelledby="csv" {
             h2 id="csv" { "Planilla (CSV)" }
-            p { a href=(format!("{base}/productos.csv")) { "Descargar el catálogo" } " (columnas sku, name, description, price, active, tags, allergens)." }
+            p { a href=(format!("{base}/productos.csv")) { "Descargar el catálogo" } " (columnas sku, name, description, price, active, tags, allergens, stock; stock vacío si no llevas la cuenta)." }
             form method="post" action=(format!("{base}/importar")) enctype="multipart/form-data" {
                 (csrf_field(csrf))
                 label for="file" { "Subir una planilla" }
@@ -167,6 +179,25 @@ pub struct ProductForm {
     tags: Option<String>,
     #[serde(default)]
     allergens: Option<String>,
+    /// Units on hand; empty: not tracked.
+    #[serde(default)]
+    stock: Option<String>,
+}
+
+/// The units typed: empty is "not tracked".
+fn stock_typed(typed: Option<&str>) -> Result<Option<i32>, String> {
+    let typed = typed.unwrap_or_default().trim();
+    if typed.is_empty() {
+        return Ok(None);
+    }
+    typed
+        .parse::<i32>()
+        .ok()
+        .filter(|n| (0..=crate::shop::catalog::MAX_STOCK).contains(n))
+        .map(Some)
+        .ok_or_else(|| {
+            format!("«{typed}» no es una cantidad de unidades: escribe un número entero, 0 o más, o déjalo vacío si no llevas la cuenta.")
+        })
 }
 
 /// The price typed, or why it is not one; the bot is checked first, so another
@@ -195,7 +226,12 @@ pub async fn create(
         Ok(price) => price,
         Err(why) => return Ok(back(&to, Err(why))),
     };
+    let stock = match stock_typed(form.stock.as_deref()) {
+        Ok(stock) => stock,
+        Err(why) => return Ok(back(&to, Err(why))),
+    };
     let input = ProductInput {
+        stock,
         sku: form.sku.clone().unwrap_or_default().trim().to_owned(),
         name: form.name.clone(),
         description: form.description.clone().unwrap_or_default(),
@@ -224,7 +260,13 @@ pub async fn update(
         Ok(price) => price,
         Err(why) => return Ok(back(&to, Err(why))),
     };
+    let stock = match stock_typed(form.stock.as_deref()) {
+        Ok(stock) => stock,
+        Err(why) => return Ok(back(&to, Err(why))),
+    };
     let patch = ProductPatch {
+        // A form without the field (an older page) leaves the stock as it is.
+        stock: form.stock.is_some().then_some(stock),
         name: Some(form.name.clone()),
         description: form.description.clone(),
         price_minor: Some(price_minor),

@@ -15,6 +15,7 @@ use super::session::{CsrfForm, Session};
 use super::{Console, Page, PageError, back, explain};
 use crate::labels;
 use crate::merchant::{conversations, orders, payments};
+use crate::shop::orders::OrderStatus;
 use crate::transcript::{Direction, TranscriptLine};
 
 #[derive(Debug, Default, Deserialize)]
@@ -179,7 +180,23 @@ pub async fn act(
     Ok(back(&format!("/dashboard/conversations/{id}"), outcome))
 }
 
-/// `POST /dashboard/orders/{id}/{aprobar|rechazar}`.
+/// What the merchant reads after an order changed.
+fn changed_notice(cancelled: bool, customer_told: bool) -> &'static str {
+    match (cancelled, customer_told) {
+        (true, true) => {
+            "Pedido cancelado: le avisamos al cliente y las unidades vuelven a la venta."
+        }
+        (true, false) => {
+            "Pedido cancelado; las unidades vuelven a la venta. No pudimos avisarle: en WhatsApp pasaron más de 24 horas desde su último mensaje y el bot no tiene plantilla aprobada."
+        }
+        (false, true) => "Pedido actualizado: le avisamos al cliente.",
+        (false, false) => {
+            "Pedido actualizado. No pudimos avisarle: en WhatsApp pasaron más de 24 horas desde su último mensaje y el bot no tiene plantilla aprobada."
+        }
+    }
+}
+
+/// `POST /dashboard/orders/{id}/{aprobar|rechazar|preparando|listo|en-camino|entregado|cancelar}`.
 pub async fn decide(
     State(console): State<Console>,
     Path((id, decision)): Path<(String, String)>,
@@ -198,7 +215,24 @@ pub async fn decide(
                 .await
                 .map(|_| "Pago rechazado: le pedimos otro comprobante al cliente.")
         }
-        _ => return Err(PageError::NotFound),
+        "cancelar" => {
+            let reason = form.reason.as_deref().unwrap_or("");
+            orders::cancel(pool, session.merchant_id, id, reason)
+                .await
+                .map(|changed| changed_notice(true, changed.customer_told))
+        }
+        step => {
+            let status = match step {
+                "preparando" => OrderStatus::Preparing,
+                "listo" => OrderStatus::Ready,
+                "en-camino" => OrderStatus::OnTheWay,
+                "entregado" => OrderStatus::Delivered,
+                _ => return Err(PageError::NotFound),
+            };
+            orders::follow(pool, session.merchant_id, id, status)
+                .await
+                .map(|changed| changed_notice(false, changed.customer_told))
+        }
     };
     let outcome = match outcome {
         Ok(done) => Ok(done),

@@ -140,6 +140,15 @@ pub fn explain(err: &MerchantError) -> Result<String, PageError> {
         MerchantError::NotTakenOver => {
             "No se pudo: la conversación no está tomada; el bot ya la atiende.".into()
         }
+        MerchantError::CannotFollow { from, to } => format!(
+            "No se pudo: el pedido está «{}» y no puede pasar a «{}».",
+            crate::labels::order_status(*from),
+            crate::labels::order_status(*to)
+        ),
+        MerchantError::NotLive(status) => format!(
+            "No se pudo: el pedido ya está «{}».",
+            crate::labels::order_status(*status)
+        ),
         MerchantError::WrongProfile { .. } => {
             "No se pudo: esto no aplica a este tipo de bot.".into()
         }

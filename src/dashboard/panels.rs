@@ -81,6 +81,30 @@ pub fn order_and_cart(cart: &CartView, order: Option<&OrderView>, csrf: &str) ->
                     button.danger type="submit" { "Rechazar" }
                 }
             }
+            @let next = next_steps(order.status);
+            @if !next.is_empty() {
+                div.row {
+                    @for (step, label) in next {
+                        form method="post" action=(format!("/dashboard/orders/{}/{}", order.id, step)) {
+                            (csrf_field(csrf))
+                            button type="submit" { (label) }
+                        }
+                    }
+                }
+            }
+            @if order.status.is_live() {
+                details {
+                    summary { "Cancelar el pedido" }
+                    form.row method="post" action=(format!("/dashboard/orders/{}/cancelar", order.id)) {
+                        (csrf_field(csrf))
+                        div {
+                            label for="cancel-reason" { "Motivo (lo lee el cliente)" }
+                            input id="cancel-reason" name="reason" required maxlength="300" placeholder="Se nos acabó el producto";
+                        }
+                        button.danger type="submit" { "Cancelar el pedido" }
+                    }
+                }
+            }
         }
     }
     @if !cart.cart.lines.is_empty() {
@@ -95,6 +119,20 @@ pub fn order_and_cart(cart: &CartView, order: Option<&OrderView>, csrf: &str) ->
         }
     }
     }
+}
+
+/// The steps a paid order can take next, as (path word, button).
+fn next_steps(status: OrderStatus) -> Vec<(&'static str, &'static str)> {
+    [
+        (OrderStatus::Preparing, "preparando", "En preparación"),
+        (OrderStatus::Ready, "listo", "Listo para recoger"),
+        (OrderStatus::OnTheWay, "en-camino", "En camino"),
+        (OrderStatus::Delivered, "entregado", "Entregado"),
+    ]
+    .into_iter()
+    .filter(|(to, ..)| status.can_follow_with(*to))
+    .map(|(_, step, label)| (step, label))
+    .collect()
 }
 
 fn parse(id: &str) -> Result<Uuid, PageError> {

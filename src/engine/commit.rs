@@ -79,7 +79,11 @@ pub async fn commit(
             &mut tx,
             conversation.id,
             Some(chat),
-            &OutPayload { text, choices },
+            &OutPayload {
+                text,
+                choices,
+                template: None,
+            },
         )
         .await?;
     }

@@ -42,6 +42,7 @@ pub async fn park(
         audit::record(&mut tx, scope, &[entry]).await?;
         if head.is_none_or(|e| e.kind == EventKind::Message) {
             let apology = OutPayload {
+                template: None,
                 text: messages::PARKED_APOLOGY.into(),
                 choices: Vec::new(),
             };
@@ -64,7 +65,11 @@ pub async fn park(
                 conversation.id,
                 console_url,
             );
-            let notice = OutPayload { text, choices };
+            let notice = OutPayload {
+                text,
+                choices,
+                template: None,
+            };
             outbox::enqueue_for_merchant(&mut tx, conversation.id, None, &notice).await?;
         }
     }

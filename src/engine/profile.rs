@@ -175,6 +175,7 @@ impl Decision {
         self.reply = Some((
             author,
             OutPayload {
+                template: None,
                 text: text.into(),
                 choices: Vec::new(),
             },

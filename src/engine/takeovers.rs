@@ -56,7 +56,17 @@ pub async fn release_idle(pool: &PgPool, console_url: Option<&str>) -> anyhow::R
             id,
             console_url,
         );
-        outbox::enqueue_for_merchant(&mut tx, id, None, &OutPayload { text, choices }).await?;
+        outbox::enqueue_for_merchant(
+            &mut tx,
+            id,
+            None,
+            &OutPayload {
+                text,
+                choices,
+                template: None,
+            },
+        )
+        .await?;
         tx.commit().await?;
         released += 1;
     }

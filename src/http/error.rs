@@ -65,6 +65,8 @@ impl From<crate::merchant::MerchantError> for ApiError {
                 error: err.to_string(),
             },
             E::NotAwaitingPayment(_)
+            | E::CannotFollow { .. }
+            | E::NotLive(_)
             | E::NotTakenOver
             | E::WrongProfile { .. }
             | E::LastKey

@@ -150,6 +150,15 @@ pub struct BotPatch {
     /// Origins whose pages may embed the web chat (`https://shop.example`, at
     /// most 20); the list replaces the current one.
     pub webchat_origins: Option<Vec<String>>,
+    /// The merchant's chat is told when a product falls to this many units
+    /// left; `0` tells only when one sells out (the default).
+    pub low_stock_threshold: Option<i32>,
+    /// The name of an approved WhatsApp template for order updates, sent when
+    /// the customer last wrote more than 24 hours ago; its body takes the order
+    /// number and the status in words. `""` removes it.
+    pub whatsapp_order_template: Option<String>,
+    /// The template's language code (`es`, `es_MX`).
+    pub whatsapp_template_language: Option<String>,
 }
 
 /// Checks and stores a bot's settings; returns the bot as it now is.
@@ -182,6 +191,53 @@ pub async fn change_settings(
             Some(Some(secs))
         }
     };
+    let low_stock_threshold = match patch.low_stock_threshold {
+        None => None,
+        Some(0) => Some(None),
+        Some(units) if (1..=100_000).contains(&units) => Some(Some(units)),
+        Some(_) => {
+            return Err(MerchantError::invalid(
+                "low_stock_threshold",
+                "`low_stock_threshold` must be between 0 and 100000 units",
+                "El aviso de pocas unidades va de 0 (solo cuando se agota) a 100000.",
+            ));
+        }
+    };
+    let whatsapp_order_template = match patch.whatsapp_order_template.as_deref().map(str::trim) {
+        None => None,
+        Some("") => Some(None),
+        Some(name)
+            if name.len() <= 512
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') =>
+        {
+            Some(Some(name.to_owned()))
+        }
+        Some(_) => {
+            return Err(MerchantError::invalid(
+                "whatsapp_order_template",
+                "`whatsapp_order_template` is a template name: lowercase letters, digits and underscores",
+                "El nombre de la plantilla de WhatsApp lleva solo minúsculas, números y guiones bajos, como en Meta.",
+            ));
+        }
+    };
+    let language_ok = |code: &str| {
+        let (lang, region) = code.split_once('_').unwrap_or((code, ""));
+        (2..=3).contains(&lang.len())
+            && lang.chars().all(|c| c.is_ascii_lowercase())
+            && (region.is_empty()
+                || (region.len() == 2 && region.chars().all(|c| c.is_ascii_uppercase())))
+    };
+    if let Some(code) = &patch.whatsapp_template_language
+        && !language_ok(code)
+    {
+        return Err(MerchantError::invalid(
+            "whatsapp_template_language",
+            "`whatsapp_template_language` is a language code such as es or es_MX",
+            "El idioma de la plantilla es un código como es o es_MX.",
+        ));
+    }
     let instructions = match &patch.payment_instructions {
         Some(text) if text.trim().is_empty() => Some(String::new()),
         Some(text) => Some(bounded_text("payment_instructions", text, 500)?.to_owned()),
@@ -197,6 +253,9 @@ pub async fn change_settings(
             payment_instructions: instructions,
             takeover_idle_secs,
             webchat_origins,
+            low_stock_threshold,
+            whatsapp_order_template,
+            whatsapp_template_language: patch.whatsapp_template_language.clone(),
         },
     )
     .await?;

@@ -298,6 +298,7 @@ pub async fn send_reply(
         "merchant replied",
     );
     let payload = OutPayload {
+        template: None,
         text: text.to_owned(),
         choices: Vec::new(),
     };

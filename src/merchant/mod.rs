@@ -59,6 +59,12 @@ pub enum MerchantError {
     BadLines(Vec<crate::shop::catalog_csv::LineError>),
     #[error("order is {}, not awaiting payment", .0.as_str())]
     NotAwaitingPayment(OrderStatus),
+    /// An order follows paid → preparing → ready or on the way → delivered.
+    #[error("order is {}; it cannot become {}", .from.as_str(), .to.as_str())]
+    CannotFollow { from: OrderStatus, to: OrderStatus },
+    /// Delivered, cancelled or expired: nothing to cancel.
+    #[error("order is {}; only an order not yet delivered can be cancelled", .0.as_str())]
+    NotLive(OrderStatus),
     #[error("the conversation is not taken over")]
     NotTakenOver,
     #[error("bot `{bot}` is a {} bot; {needs}", .profile.as_str())]

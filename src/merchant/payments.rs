@@ -55,7 +55,7 @@ async fn owned_order(
 
 /// Applies a payment event to the conversation, including one under takeover (the
 /// state it returns to is updated instead).
-fn payment_update(conversation: &Conversation, event: Event) -> Update {
+pub(super) fn payment_update(conversation: &Conversation, event: Event) -> Update {
     // Orders exist only in shop conversations; a state the event does not apply to
     // stays as it is.
     let step = |stored: StoredState| {
@@ -84,6 +84,7 @@ pub async fn approve(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<Decid
     orders::set_status(&mut tx, order.id, OrderStatus::Paid, None).await?;
     let update = payment_update(&conversation, Event::PaymentApproved);
     let payload = OutPayload {
+        template: None,
         text: messages::payment_approved(order.number, order.total_minor, &order.currency),
         choices: Vec::new(),
     };
@@ -121,6 +122,7 @@ pub async fn reject(pool: &PgPool, merchant_id: Uuid, id: Uuid, reason: &str) ->
     .await?;
     let update = payment_update(&conversation, Event::PaymentRejected);
     let payload = OutPayload {
+        template: None,
         text: messages::payment_rejected(order.number, reason),
         choices: Vec::new(),
     };

@@ -1,10 +1,12 @@
 //! The commands the merchant's own Telegram chat answers (`/tomar`, `/soltar`,
-//! `/responder`, `/aprobar N`, `/rechazar N motivo`) and their Spanish answers.
+//! `/responder`, `/aprobar N`, `/rechazar N motivo`, `/preparando N`, `/listo N`,
+//! `/encamino N`, `/entregado N`, `/cancelar N motivo`) and their Spanish answers.
 //! Parsing and wording only; `run` carries them out through the merchant actions.
 //! Everything here is read by the merchant, so it is in Spanish.
 
 use crate::bots::LINK_CODE_LEN;
 use crate::notices::REF_LEN;
+use crate::shop::orders::OrderStatus;
 
 /// A command from the merchant's chat.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +17,9 @@ pub enum Command {
     Reply(String, String),
     Approve(i64),
     Reject(i64, String),
+    /// A paid order moves on (preparing, ready, on the way, delivered).
+    Follow(i64, OrderStatus),
+    Cancel(i64, String),
 }
 
 /// A command the merchant mistyped; the text says how to write it.
@@ -27,7 +32,9 @@ pub const HELP: &str = "Comandos:\n\
     /responder a1b2c3 texto — le escribes al cliente\n\
     /soltar a1b2c3 — el bot vuelve a atenderla\n\
     /aprobar 12 — el pago del pedido #12 es válido\n\
-    /rechazar 12 motivo — el comprobante no sirve; se lo pedimos de nuevo";
+    /rechazar 12 motivo — el comprobante no sirve; se lo pedimos de nuevo\n\
+    /preparando 12, /listo 12, /encamino 12, /entregado 12 — le avisamos al cliente cómo va su pedido\n\
+    /cancelar 12 motivo — cancelas el pedido; le avisamos y las unidades vuelven a la venta";
 
 const USE_TAKE: Usage =
     Usage("Escribe /tomar seguido del código de la conversación, por ejemplo /tomar a1b2c3.");
@@ -40,6 +47,13 @@ const USE_APPROVE: Usage =
     Usage("Escribe /aprobar seguido del número de pedido, por ejemplo /aprobar 12.");
 const USE_REJECT: Usage = Usage(
     "Escribe /rechazar, el número de pedido y el motivo, por ejemplo /rechazar 12 el monto no coincide.",
+);
+
+const USE_FOLLOW: Usage = Usage(
+    "Escribe el paso y el número de pedido, por ejemplo /encamino 12 (o /preparando 12, /listo 12, /entregado 12).",
+);
+const USE_CANCEL: Usage = Usage(
+    "Escribe /cancelar, el número de pedido y el motivo, por ejemplo /cancelar 12 se nos acabó el producto.",
 );
 
 /// Reads a command; any other text gets the help.
@@ -62,6 +76,21 @@ pub fn parse(text: &str) -> Result<Command, Usage> {
         "/rechazar" => match (order_number(first), tail) {
             (Some(n), reason) if !reason.is_empty() => Ok(Command::Reject(n, reason.to_owned())),
             _ => Err(USE_REJECT),
+        },
+        "/preparando" | "/listo" | "/encamino" | "/en_camino" | "/entregado" => {
+            let status = match name.as_str() {
+                "/preparando" => OrderStatus::Preparing,
+                "/listo" => OrderStatus::Ready,
+                "/entregado" => OrderStatus::Delivered,
+                _ => OrderStatus::OnTheWay,
+            };
+            order_number(first)
+                .map(|n| Command::Follow(n, status))
+                .ok_or(USE_FOLLOW)
+        }
+        "/cancelar" => match (order_number(first), tail) {
+            (Some(n), reason) if !reason.is_empty() => Ok(Command::Cancel(n, reason.to_owned())),
+            _ => Err(USE_CANCEL),
         },
         _ => Ok(Command::Help),
     }
@@ -128,6 +157,19 @@ pub fn rejected(number: i64) -> String {
     format!("Comprobante del pedido #{number} rechazado; le pedimos uno nuevo al cliente.")
 }
 
+pub fn followed(number: i64, status: OrderStatus, customer_told: bool) -> String {
+    let mut text = format!(
+        "Pedido #{number}: {}.",
+        crate::labels::order_status(status).to_lowercase()
+    );
+    text.push_str(if customer_told {
+        " Ya le avisamos al cliente."
+    } else {
+        " No pudimos avisarle: en WhatsApp pasaron más de 24 horas desde su último mensaje y el bot no tiene una plantilla aprobada."
+    });
+    text
+}
+
 /// The action could not be done as asked (the order is not waiting for payment,
 /// the conversation is not taken over…); `why` is the server's reason.
 pub fn refused(why: &str) -> String {
@@ -162,6 +204,20 @@ mod tests {
             parse("/responder a1b2c3 Hola, ya voy"),
             Ok(Command::Reply("a1b2c3".into(), "Hola, ya voy".into()))
         );
+        assert_eq!(
+            parse("/encamino #12"),
+            Ok(Command::Follow(12, OrderStatus::OnTheWay))
+        );
+        assert_eq!(
+            parse("/listo 3"),
+            Ok(Command::Follow(3, OrderStatus::Ready))
+        );
+        assert_eq!(
+            parse("/cancelar 12 no tenemos delivery hoy"),
+            Ok(Command::Cancel(12, "no tenemos delivery hoy".into()))
+        );
+        assert_eq!(parse("/cancelar 12"), Err(USE_CANCEL));
+        assert_eq!(parse("/entregado"), Err(USE_FOLLOW));
         assert_eq!(parse("hola"), Ok(Command::Help));
         assert_eq!(parse("/ayuda"), Ok(Command::Help));
     }

@@ -50,6 +50,20 @@ async fn run(
     let merchant_id = bot.merchant_id;
     match &command {
         Command::Help => Ok(words::HELP.to_owned()),
+        Command::Follow(number, status) => match chat_link::order(pool, bot, *number).await? {
+            Some(id) => changed(
+                *number,
+                merchant::orders::follow(pool, merchant_id, id, *status).await,
+            ),
+            None => Ok(words::no_order(*number)),
+        },
+        Command::Cancel(number, reason) => match chat_link::order(pool, bot, *number).await? {
+            Some(id) => changed(
+                *number,
+                merchant::orders::cancel(pool, merchant_id, id, reason).await,
+            ),
+            None => Ok(words::no_order(*number)),
+        },
         Command::Approve(number) | Command::Reject(number, _) => {
             let Some(id) = chat_link::order(pool, bot, *number).await? else {
                 return Ok(words::no_order(*number));
@@ -98,6 +112,21 @@ async fn run(
     }
 }
 
+/// What the chat reads after an order moved (or why it did not).
+fn changed(
+    number: i64,
+    result: Result<merchant::orders::Changed, MerchantError>,
+) -> Result<String, MerchantError> {
+    match result {
+        Ok(changed) => Ok(words::followed(
+            number,
+            changed.status,
+            changed.customer_told,
+        )),
+        Err(err) => refusal(err),
+    }
+}
+
 fn outcome<T>(result: Result<T, MerchantError>, done: String) -> Result<String, MerchantError> {
     match result {
         Ok(_) => Ok(done),
@@ -110,6 +139,15 @@ fn outcome<T>(result: Result<T, MerchantError>, done: String) -> Result<String, 
 fn refusal(err: MerchantError) -> Result<String, MerchantError> {
     let why = match err {
         MerchantError::NotAwaitingPayment(_) => "el pedido ya no espera pago".to_owned(),
+        MerchantError::CannotFollow { from, to } => format!(
+            "el pedido está «{}» y no puede pasar a «{}»",
+            crate::labels::order_status(from).to_lowercase(),
+            crate::labels::order_status(to).to_lowercase()
+        ),
+        MerchantError::NotLive(status) => format!(
+            "el pedido ya está «{}»",
+            crate::labels::order_status(status).to_lowercase()
+        ),
         MerchantError::NotTakenOver => {
             "la conversación no está tomada; el bot ya la atiende".to_owned()
         }

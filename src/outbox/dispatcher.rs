@@ -123,7 +123,7 @@ impl Dispatcher {
     }
 
     #[tracing::instrument(skip_all, fields(outbox_id = row.id, conversation_id = %row.conversation_id))]
-    async fn deliver(&self, row: Claimed) -> anyhow::Result<()> {
+    async fn deliver(&self, mut row: Claimed) -> anyhow::Result<()> {
         if row.to_merchant {
             return self.send(row).await;
         }
@@ -149,6 +149,15 @@ impl Dispatcher {
                     None,
                 )
                 .await;
+        }
+        // A message with an approved template goes out as the template only
+        // where free text cannot (WhatsApp, 24 hours after the customer wrote).
+        let has_template = row.payload.get("template").is_some_and(|t| !t.is_null());
+        if outside_window && has_template {
+            return self.send(row).await;
+        }
+        if let Some(payload) = row.payload.as_object_mut() {
+            payload.remove("template");
         }
         if outside_window {
             return self

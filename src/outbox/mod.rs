@@ -98,6 +98,8 @@ pub async fn enqueue(
         .enumerate()
         .map(|(i, text)| {
             let part = OutPayload {
+                // A template is one message; its fallback text is not split.
+                template: payload.template.clone(),
                 text,
                 choices: if i == last {
                     payload.choices.clone()

@@ -20,7 +20,18 @@ pub struct Product {
     pub tags: Vec<String>,
     /// What it contains that some cannot eat: «gluten», «lácteos», «frutos secos».
     pub allergens: Vec<String>,
+    /// Units on hand; `None` when the merchant does not track them.
+    pub stock: Option<i32>,
+    /// Units held by orders waiting for their payment.
+    pub reserved: i32,
+    /// What a customer can still buy (`stock - reserved`, never below 0);
+    /// `None` when not tracked.
+    pub available: Option<i64>,
 }
+
+/// The product columns, as `Product` reads them.
+pub(crate) const PRODUCT_COLUMNS: &str = "id, sku, name, description, price_minor, active, tags, allergens, \
+     stock, reserved, CASE WHEN stock IS NULL THEN NULL ELSE greatest(stock - reserved, 0)::bigint END AS available";
 
 /// A bot's catalog, loaded once per turn.
 #[derive(Debug, Clone, Default)]
@@ -40,6 +51,7 @@ impl CatalogIndex {
                         id: p.id,
                         active: p.active,
                         price_minor: p.price_minor,
+                        available: p.available,
                     },
                 )
             })
@@ -49,6 +61,24 @@ impl CatalogIndex {
 
     pub fn active(&self) -> impl Iterator<Item = &Product> {
         self.products.iter().filter(|p| p.active)
+    }
+
+    /// Whether any product's stock is tracked (a turn then reads it fresh).
+    pub fn tracks_stock(&self) -> bool {
+        self.products.iter().any(|p| p.stock.is_some())
+    }
+
+    /// This catalog with the stock levels read now: `(id, stock, reserved)`.
+    pub fn with_stock(&self, levels: &[(ProductId, i32, i32)]) -> CatalogIndex {
+        let mut products = self.products.clone();
+        for product in &mut products {
+            if let Some((_, stock, reserved)) = levels.iter().find(|(id, ..)| *id == product.id) {
+                product.stock = Some(*stock);
+                product.reserved = *reserved;
+                product.available = Some(i64::from((stock - reserved).max(0)));
+            }
+        }
+        CatalogIndex::new(products)
     }
 
     pub fn get(&self, id: ProductId) -> Option<&Product> {
@@ -67,14 +97,27 @@ impl Catalog for CatalogIndex {
 }
 
 pub async fn load(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<CatalogIndex> {
-    let products = sqlx::query_as(
-        "SELECT id, sku, name, description, price_minor, active, tags, allergens
-         FROM products WHERE bot_id = $1 ORDER BY id",
-    )
+    let products = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {PRODUCT_COLUMNS} FROM products WHERE bot_id = $1 ORDER BY id"
+    )))
     .bind(bot_id)
     .fetch_all(db)
     .await?;
     Ok(CatalogIndex::new(products))
+}
+
+/// The tracked products' stock now, `(id, stock, reserved)`: what a turn reads
+/// beside its cached catalog.
+pub async fn stock_levels(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+) -> sqlx::Result<Vec<(ProductId, i32, i32)>> {
+    sqlx::query_as(
+        "SELECT id, stock, reserved FROM products WHERE bot_id = $1 AND stock IS NOT NULL",
+    )
+    .bind(bot_id)
+    .fetch_all(db)
+    .await
 }
 
 /// A product as a merchant writes it (API body or CSV row).
@@ -94,6 +137,9 @@ pub struct ProductInput {
     /// What it contains that some cannot eat.
     #[serde(default)]
     pub allergens: Vec<String>,
+    /// Units on hand; absent or `null` when the stock is not tracked.
+    #[serde(default)]
+    pub stock: Option<i32>,
 }
 
 fn active_by_default() -> bool {
@@ -110,6 +156,29 @@ pub struct ProductPatch {
     pub active: Option<bool>,
     pub tags: Option<Vec<String>>,
     pub allergens: Option<Vec<String>>,
+    /// Units on hand; `null` stops tracking the stock, absent leaves it.
+    #[serde(default, deserialize_with = "present")]
+    #[schema(value_type = Option<i32>)]
+    pub stock: Option<Option<i32>>,
+}
+
+/// A field that is present (even as `null`) is `Some`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    serde::Deserialize::deserialize(deserializer).map(Some)
+}
+
+/// Most units on hand a product may have: a typo guard.
+pub const MAX_STOCK: i32 = 1_000_000;
+
+fn check_stock(stock: Option<i32>) -> Result<(), &'static str> {
+    if stock.is_some_and(|s| !(0..=MAX_STOCK).contains(&s)) {
+        return Err("stock must be a whole number between 0 and 1,000,000");
+    }
+    Ok(())
 }
 
 /// Highest price accepted (in minor units): a typo guard, not a business rule.
@@ -130,6 +199,7 @@ pub fn check(input: &ProductInput) -> Result<(), &'static str> {
         Some(&input.description),
         Some(input.price_minor),
     )?;
+    check_stock(input.stock)?;
     check_words(Some(&input.tags), Some(&input.allergens))
 }
 
@@ -187,6 +257,7 @@ impl ProductPatch {
             self.description.as_deref(),
             self.price_minor,
         )?;
+        check_stock(self.stock.flatten())?;
         check_words(self.tags.as_deref(), self.allergens.as_deref())
     }
 }
@@ -210,11 +281,11 @@ pub async fn create(
     currency: &str,
     input: &ProductInput,
 ) -> Result<Product, ProductError> {
-    let created = sqlx::query_as(
-        "INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active, tags, allergens)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         RETURNING id, sku, name, description, price_minor, active, tags, allergens",
-    )
+    let created = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active, tags, allergens, stock)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         RETURNING {PRODUCT_COLUMNS}"
+    )))
     .bind(bot_id)
     .bind(&input.sku)
     .bind(input.name.trim())
@@ -224,6 +295,7 @@ pub async fn create(
     .bind(input.active)
     .bind(tidy(&input.tags))
     .bind(tidy(&input.allergens))
+    .bind(input.stock)
     .fetch_one(db)
     .await;
     match created {
@@ -242,13 +314,16 @@ pub async fn update(
     id: ProductId,
     patch: &ProductPatch,
 ) -> sqlx::Result<Option<Product>> {
-    sqlx::query_as(
+    // A product whose stock stops being tracked holds no reservations either.
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "UPDATE products SET name = coalesce($3, name), description = coalesce($4, description),
                 price_minor = coalesce($5, price_minor), active = coalesce($6, active),
-                tags = coalesce($7, tags), allergens = coalesce($8, allergens)
+                tags = coalesce($7, tags), allergens = coalesce($8, allergens),
+                stock = CASE WHEN $9 THEN $10 ELSE stock END,
+                reserved = CASE WHEN $9 AND $10::integer IS NULL THEN 0 ELSE reserved END
          WHERE bot_id = $1 AND id = $2
-         RETURNING id, sku, name, description, price_minor, active, tags, allergens",
-    )
+         RETURNING {PRODUCT_COLUMNS}"
+    )))
     .bind(bot_id)
     .bind(id)
     .bind(patch.name.as_deref().map(str::trim))
@@ -257,6 +332,8 @@ pub async fn update(
     .bind(patch.active)
     .bind(patch.tags.as_deref().map(tidy))
     .bind(patch.allergens.as_deref().map(tidy))
+    .bind(patch.stock.is_some())
+    .bind(patch.stock.flatten())
     .fetch_optional(db)
     .await
 }
@@ -267,6 +344,7 @@ pub async fn update(
 pub struct Given {
     pub tags: bool,
     pub allergens: bool,
+    pub stock: bool,
 }
 
 /// Creates or updates each product by sku, in one statement (the caller's
@@ -288,19 +366,23 @@ pub async fn upsert_all(
     let allergens = column(|p| tidy(&p.allergens).join("\u{1f}"));
     let prices: Vec<i64> = products.iter().map(|p| p.price_minor).collect();
     let active: Vec<bool> = products.iter().map(|p| p.active).collect();
+    let stock: Vec<Option<i32>> = products.iter().map(|p| p.stock).collect();
     sqlx::query_as(
         "WITH written AS (
-             INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active, tags, allergens)
+             INSERT INTO products (bot_id, sku, name, description, price_minor, currency, active, tags, allergens, stock)
              SELECT $1, r.sku, r.name, r.description, r.price_minor, $2, r.active,
                     coalesce(string_to_array(nullif(r.tags, ''), chr(31)), '{}'),
-                    coalesce(string_to_array(nullif(r.allergens, ''), chr(31)), '{}')
-             FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::bool[], $8::text[], $9::text[])
-                  AS r(sku, name, description, price_minor, active, tags, allergens)
+                    coalesce(string_to_array(nullif(r.allergens, ''), chr(31)), '{}'),
+                    r.stock
+             FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::bool[], $8::text[], $9::text[], $12::integer[])
+                  AS r(sku, name, description, price_minor, active, tags, allergens, stock)
              ON CONFLICT (bot_id, sku) DO UPDATE SET name = excluded.name,
                  description = excluded.description, price_minor = excluded.price_minor,
                  active = excluded.active,
                  tags = CASE WHEN $10 THEN excluded.tags ELSE products.tags END,
-                 allergens = CASE WHEN $11 THEN excluded.allergens ELSE products.allergens END
+                 allergens = CASE WHEN $11 THEN excluded.allergens ELSE products.allergens END,
+                 stock = CASE WHEN $13 THEN excluded.stock ELSE products.stock END,
+                 reserved = CASE WHEN $13 AND excluded.stock IS NULL THEN 0 ELSE products.reserved END
              RETURNING (xmax = 0) AS inserted
          )
          SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM written",
@@ -316,6 +398,8 @@ pub async fn upsert_all(
     .bind(allergens)
     .bind(given.tags)
     .bind(given.allergens)
+    .bind(stock)
+    .bind(given.stock)
     .fetch_one(db)
     .await
 }

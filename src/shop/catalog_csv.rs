@@ -1,7 +1,7 @@
 //! A catalog as CSV, the way a merchant keeps it in a spreadsheet:
-//! `sku,name,description,price,active,tags,allergens`, prices in the bot's
+//! `sku,name,description,price,active,tags,allergens,stock`, prices in the bot's
 //! currency ("30", "30.50" or "30,50"), tags and allergens as lists in one cell
-//! ("frío, sin cafeína"). Reading checks every row and reports every problem with
+//! ("frío, sin cafeína"), stock as units on hand (empty: not tracked). Reading checks every row and reports every problem with
 //! its line, so an import is all or nothing.
 
 use serde::Serialize;
@@ -11,7 +11,7 @@ use super::catalog::{self, Product, ProductInput};
 /// Most rows one import may hold.
 pub const MAX_ROWS: usize = 5000;
 
-const COLUMNS: [&str; 7] = [
+const COLUMNS: [&str; 8] = [
     "sku",
     "name",
     "description",
@@ -19,6 +19,7 @@ const COLUMNS: [&str; 7] = [
     "active",
     "tags",
     "allergens",
+    "stock",
 ];
 
 /// The rows of a file, and which optional columns it had.
@@ -77,6 +78,7 @@ pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
     };
     let (description, active) = (column("description"), column("active"));
     let (tags, allergens) = (column("tags"), column("allergens"));
+    let stock = column("stock");
     let mut products = Vec::new();
     let mut errors = Vec::new();
     let mut seen = std::collections::HashMap::new();
@@ -112,6 +114,7 @@ pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
                 active,
                 tags: list(field(tags)),
                 allergens: list(field(allergens)),
+                stock: parse_stock(field(stock))?,
             };
             catalog::check(&input).map_err(str::to_owned)?;
             Ok::<_, String>(input)
@@ -133,6 +136,7 @@ pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
             given: catalog::Given {
                 tags: tags.is_some(),
                 allergens: allergens.is_some(),
+                stock: stock.is_some(),
             },
         })
     } else {
@@ -171,6 +175,18 @@ pub fn parse_price(raw: &str) -> Result<i64, String> {
         .ok_or_else(bad)
 }
 
+/// Units on hand; an empty cell means the stock is not tracked.
+fn parse_stock(raw: &str) -> Result<Option<i32>, String> {
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    raw.parse::<i32>()
+        .ok()
+        .filter(|n| (0..=catalog::MAX_STOCK).contains(n))
+        .map(Some)
+        .ok_or_else(|| format!("stock `{raw}` must be a whole number of units, 0 or more"))
+}
+
 fn parse_active(raw: &str) -> Result<bool, String> {
     match raw.to_lowercase().as_str() {
         "" | "1" | "true" | "yes" | "si" | "sí" | "activo" => Ok(true),
@@ -191,6 +207,7 @@ pub fn write(products: &[Product]) -> String {
             format!("{whole}.{cents:02}")
         };
         let active = if p.active { "sí" } else { "no" };
+        let stock = p.stock.map(|s| s.to_string()).unwrap_or_default();
         writer
             .write_record([
                 p.sku.as_str(),
@@ -200,6 +217,7 @@ pub fn write(products: &[Product]) -> String {
                 active,
                 &p.tags.join(", "),
                 &p.allergens.join(", "),
+                &stock,
             ])
             .expect("writing to memory");
     }
@@ -241,6 +259,9 @@ mod tests {
                 active: true,
                 tags: vec!["frío".into(), "sin cafeína".into()],
                 allergens: Vec::new(),
+                stock: Some(12),
+                reserved: 2,
+                available: Some(10),
             },
             Product {
                 id: 2,
@@ -251,6 +272,9 @@ mod tests {
                 active: false,
                 tags: Vec::new(),
                 allergens: vec!["lácteos".into()],
+                stock: None,
+                reserved: 0,
+                available: None,
             },
         ];
         let read = read(&write(&products)).unwrap().products;
@@ -260,6 +284,13 @@ mod tests {
         assert_eq!(read[0].description, "Jugo, natural \"de la casa\"");
         assert_eq!(read[0].price_minor, 3050);
         assert!(!read[1].active);
+        assert_eq!(read[0].stock, Some(12), "units on hand, not what is left");
+        assert_eq!(read[1].stock, None);
+        assert!(
+            super::read("sku,name,price,stock\nx,X,1,-3\n").unwrap_err()[0]
+                .error
+                .contains("stock")
+        );
     }
 
     #[test]
@@ -278,7 +309,7 @@ mod tests {
             read("sku,nombre,price\n").unwrap_err()[0],
             at(
                 1,
-                "unknown column `nombre` (expected sku, name, description, price, active, tags, allergens)"
+                "unknown column `nombre` (expected sku, name, description, price, active, tags, allergens, stock)"
             )
         );
         assert!(read("sku,price\n").unwrap_err()[0].error.contains("needs"));

@@ -11,15 +11,95 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::catalog::CatalogIndex;
+use super::core::State;
 use super::core::{Cart, CartLine, Evaluation, ProductId};
 use super::orders::{self, Order, OrderStatus};
 use super::plan::OpenOrder;
 use super::reply::{self, OrderRef, ReplyContext};
-use super::{cart, payments};
+use super::{cart, messages, payments, stock};
 use crate::audit::{Actor, Entry, Kind};
 use crate::channels::OutPayload;
 use crate::engine::{Effects, Written};
-use crate::outbox::Author;
+use crate::notices::{self, Notice};
+use crate::outbox::{self, Author};
+
+/// The units of a confirmed order ran out while the customer decided (another
+/// customer's order took them): no order, the cart as it was, the conversation
+/// back to its cart, and the customer told which item and how many are left.
+async fn ran_short(
+    tx: &mut PgConnection,
+    at: &Written<'_>,
+    audit: &mut Vec<Entry>,
+    short: &stock::Shortage,
+) -> anyhow::Result<Option<(Author, OutPayload)>> {
+    crate::conversations::restate(&mut *tx, at.conversation.id, State::CartOpen.into()).await?;
+    audit.push(
+        Entry::new(Actor::Backend, Kind::ActionRejected)
+            .action("CONFIRM_ORDER")
+            .reason(format!(
+                "out of stock when the order was written: {} asked {}, {} left",
+                short.name, short.requested, short.available
+            ))
+            .detail(json!({
+                "code": "out_of_stock",
+                "value": {"product_id": short.product_id, "requested": short.requested, "available": short.available},
+            })),
+    );
+    audit.extend(Entry::state_change(
+        Actor::Backend,
+        State::AwaitingPayment,
+        State::CartOpen,
+        "an item ran out before the order was written",
+    ));
+    Ok(Some((
+        Author::Bot,
+        OutPayload {
+            template: None,
+            text: messages::ran_short(&short.name, short.requested, short.available),
+            choices: Vec::new(),
+        },
+    )))
+}
+
+/// Tells the merchant's chat which products this order took to the bot's
+/// low-stock threshold, or sold out.
+async fn tell_stock(
+    tx: &mut PgConnection,
+    at: &Written<'_>,
+    levels: &[stock::Level],
+) -> anyhow::Result<()> {
+    for level in levels {
+        let notice = if level.fell_to(0) {
+            Notice::SoldOut {
+                product: level.name.clone(),
+            }
+        } else if at
+            .bot
+            .low_stock_threshold
+            .is_some_and(|threshold| level.fell_to(i64::from(threshold)))
+        {
+            Notice::StockLow {
+                product: level.name.clone(),
+                left: level.after,
+            }
+        } else {
+            continue;
+        };
+        let (text, choices) = notices::render(&notice, at.conversation.id, None);
+        outbox::enqueue_for_merchant(
+            &mut *tx,
+            at.conversation.id,
+            None,
+            &OutPayload {
+                text,
+                choices,
+                template: None,
+            },
+        )
+        .await?;
+    }
+    Ok(())
+}
 
 /// An order change a turn makes.
 pub enum StoreOp {
@@ -82,13 +162,19 @@ impl Effects for ShopEffects {
         for op in self.store {
             match op {
                 StoreOp::CreateOrder { lines, audit_index } => {
-                    let order =
+                    let made =
                         orders::create(&mut *tx, at.bot, conversation.id, &lines, &self.catalog)
                             .await?;
-                    let detail = &mut audit[audit_index].detail;
-                    detail["order_id"] = json!(order.id);
-                    detail["order_number"] = json!(order.number);
-                    created = Some(order);
+                    match made {
+                        Ok(orders::Created { order, levels }) => {
+                            let detail = &mut audit[audit_index].detail;
+                            detail["order_id"] = json!(order.id);
+                            detail["order_number"] = json!(order.number);
+                            tell_stock(&mut *tx, at, &levels).await?;
+                            created = Some(order);
+                        }
+                        Err(short) => return ran_short(&mut *tx, at, audit, &short).await,
+                    }
                 }
                 StoreOp::CancelOrder { audit_index } => {
                     let target = created
@@ -154,6 +240,7 @@ impl Effects for ShopEffects {
         Ok(Some((
             job.author,
             OutPayload {
+                template: None,
                 text: composed.text,
                 choices: composed.choices,
             },

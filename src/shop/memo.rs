@@ -33,6 +33,9 @@ pub struct ShopMemo {
     pub person_offered: bool,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub abuse: u32,
+    /// "Solo nos quedan 3; ¿te pongo 3?": a yes makes the product's line this many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stock_offer: Option<(ProductId, i64)>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -2,6 +2,7 @@
 //! of the engine and the merchant's actions. One home, so the wording stays
 //! consistent and a translator finds it all here.
 
+use super::orders::OrderStatus;
 use crate::text::money;
 
 /// Told to the customer when a person takes over at their request.
@@ -88,4 +89,100 @@ pub fn payment_rejected(order_number: i64, reason: &str) -> String {
     format!(
         "No pudimos confirmar el pago de tu pedido #{order_number}: {reason}. Por favor, envíanos de nuevo el comprobante por aquí."
     )
+}
+
+/// A line that would hold more than the shop has left.
+pub fn out_of_stock(name: &str, available: i64) -> String {
+    if available <= 0 {
+        format!("Se nos agotó {name} por ahora. Escribe «catálogo» para ver lo que sí tenemos.")
+    } else {
+        format!("De {name} solo nos quedan {available}; ¿te pongo {available}?")
+    }
+}
+
+/// A confirmation whose units ran out while the customer decided: the order was
+/// not created and the cart is still there to change.
+pub fn ran_short(name: &str, requested: i64, available: i64) -> String {
+    let left = if available <= 0 {
+        format!("se nos acaba de agotar {name}")
+    } else {
+        format!("de {name} solo nos quedan {available} (pediste {requested})")
+    };
+    format!(
+        "Lo siento, no pude registrar tu pedido: {left}. Tu carrito sigue como estaba; cámbialo y vuelve a escribir «cuánto es» para ver el resumen."
+    )
+}
+
+/// A paid order's status in a few words, for the customer.
+pub fn status_words(status: OrderStatus) -> &'static str {
+    match status {
+        OrderStatus::Preparing => "en preparación",
+        OrderStatus::Ready => "listo para recoger",
+        OrderStatus::OnTheWay => "en camino",
+        OrderStatus::Delivered => "entregado",
+        OrderStatus::Cancelled => "cancelado",
+        OrderStatus::Paid => "pagado",
+        OrderStatus::AwaitingPayment | OrderStatus::ProofReceived => "pendiente de pago",
+        OrderStatus::Expired => "vencido",
+    }
+}
+
+/// What the customer is told when the merchant moves their paid order on.
+pub fn order_followed(order_number: i64, status: OrderStatus) -> String {
+    match status {
+        OrderStatus::Preparing => {
+            format!("Estamos preparando tu pedido #{order_number}. Te avisamos cuando esté listo.")
+        }
+        OrderStatus::Ready => format!("¡Tu pedido #{order_number} está listo para recoger!"),
+        OrderStatus::OnTheWay => format!("¡Tu pedido #{order_number} está en camino!"),
+        OrderStatus::Delivered => {
+            format!("Tu pedido #{order_number} fue entregado. ¡Gracias por tu compra!")
+        }
+        other => format!("Tu pedido #{order_number} está {}.", status_words(other)),
+    }
+}
+
+/// What the customer is told when the merchant cancels their order.
+pub fn order_cancelled_by_shop(order_number: i64, reason: &str, was_paid: bool) -> String {
+    let mut text =
+        format!("Lo sentimos: el comercio canceló tu pedido #{order_number}. Motivo: {reason}.");
+    if was_paid {
+        text.push_str(" Como ya pagaste, el comercio se pondrá en contacto contigo para devolverte el dinero.");
+    }
+    text
+}
+
+/// "¿Y mi pedido?": where the customer's latest order stands.
+pub fn order_status_answer(
+    order_number: i64,
+    status: OrderStatus,
+    total_minor: i64,
+    currency: &str,
+) -> String {
+    let total = money(total_minor, currency);
+    match status {
+        OrderStatus::AwaitingPayment => format!(
+            "Tu pedido #{order_number} por {total} está pendiente de pago. Envíanos por aquí la foto del comprobante."
+        ),
+        OrderStatus::ProofReceived => format!(
+            "Recibimos el comprobante de tu pedido #{order_number} por {total}; el comercio lo está revisando y te avisaremos por aquí."
+        ),
+        OrderStatus::Paid => format!(
+            "Tu pedido #{order_number} por {total} está pagado; el comercio te avisará por aquí cuando lo esté preparando."
+        ),
+        OrderStatus::Preparing => {
+            format!("Tu pedido #{order_number} está en preparación. Te avisamos cuando esté listo.")
+        }
+        OrderStatus::Ready => format!("Tu pedido #{order_number} está listo para recoger."),
+        OrderStatus::OnTheWay => format!("Tu pedido #{order_number} está en camino."),
+        OrderStatus::Delivered => format!(
+            "Tu pedido #{order_number} ya fue entregado. Si algo no está bien, escribe «hablar con una persona»."
+        ),
+        OrderStatus::Cancelled => format!(
+            "Tu pedido #{order_number} fue cancelado. Si quieres, puedes hacer uno nuevo: escribe «catálogo»."
+        ),
+        OrderStatus::Expired => format!(
+            "Tu pedido #{order_number} se canceló porque no recibimos el pago a tiempo. Si aún lo quieres, puedes pedirlo de nuevo."
+        ),
+    }
 }

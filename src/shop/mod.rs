@@ -20,6 +20,7 @@ pub mod prompt;
 pub mod proposer;
 pub mod reply;
 pub mod rules;
+pub mod stock;
 
 use std::sync::Arc;
 
@@ -34,7 +35,7 @@ use self::knowledge::answer::Library;
 use self::knowledge::model::Model;
 use self::plan::ShopSnapshot;
 use crate::bots::ProfileKind;
-use crate::engine::{Decision, Profile, Turn, VersionedCache};
+use crate::engine::{Command, Decision, Profile, Turn, VersionedCache};
 
 /// The shop, as the engine runs it.
 pub struct Shop {
@@ -85,6 +86,14 @@ impl Profile for Shop {
                 Ok::<_, sqlx::Error>((turn.snapshot.config_version, catalog))
             })
             .await?;
+        // Stock moves without a catalog change: what is left is read now, and only
+        // for shops that count it.
+        let catalog = if catalog.tracks_stock() {
+            let levels = catalog::stock_levels(&self.pool, bot_id).await?;
+            Arc::new(catalog.with_stock(&levels))
+        } else {
+            catalog
+        };
         let version = turn.snapshot.config_version;
         let library = self
             .libraries
@@ -103,7 +112,24 @@ impl Profile for Shop {
             context: &turn.call_context(),
         };
         let read = ShopSnapshot::read(turn.snapshot)?;
-        let plan = plan::plan(self.proposer.as_ref(), turn, &catalog, &read.cart, &desk).await?;
+        // «¿Y mi pedido?» with nothing in the cart: the latest order answers it.
+        let asked_order = match &turn.burst.command {
+            Command::Message(payload)
+                if read.cart.is_empty() && rules::asks_order_status(&payload.text) =>
+            {
+                orders::latest_for(&self.pool, turn.snapshot.conversation.id).await?
+            }
+            _ => None,
+        };
+        let plan = plan::plan(
+            self.proposer.as_ref(),
+            turn,
+            &catalog,
+            &read.cart,
+            &desk,
+            asked_order.as_ref(),
+        )
+        .await?;
         let input = TurnInput::new(turn, &catalog, read.open_order.as_ref());
         Ok(apply::apply(&input, plan))
     }

@@ -1,5 +1,7 @@
-//! Orders: created at confirmation with a copy of names and prices, then paid,
-//! cancelled or expired.
+//! Orders: created at confirmation with a copy of names and prices (and their
+//! units reserved), then paid, cancelled or expired; a paid order is followed to
+//! the door (preparing, ready or on its way, delivered) or cancelled by the
+//! merchant.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -7,6 +9,7 @@ use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
 
 use super::catalog::CatalogIndex;
+use super::stock::{self, Level, Shortage, StockState};
 use crate::bots::Bot;
 use crate::shop::core::CartLine;
 
@@ -18,19 +21,48 @@ pub enum OrderStatus {
     AwaitingPayment,
     ProofReceived,
     Paid,
+    Preparing,
+    /// Ready for the customer to pick up.
+    Ready,
+    OnTheWay,
+    Delivered,
     Cancelled,
     Expired,
 }
 
 impl OrderStatus {
+    pub const ALL: [OrderStatus; 9] = [
+        OrderStatus::AwaitingPayment,
+        OrderStatus::ProofReceived,
+        OrderStatus::Paid,
+        OrderStatus::Preparing,
+        OrderStatus::Ready,
+        OrderStatus::OnTheWay,
+        OrderStatus::Delivered,
+        OrderStatus::Cancelled,
+        OrderStatus::Expired,
+    ];
+
     /// Statuses in which an order still waits for the customer's payment.
     pub const OPEN: [OrderStatus; 2] = [OrderStatus::AwaitingPayment, OrderStatus::ProofReceived];
+
+    /// Paid and on its way to the customer, not there yet.
+    pub const FULFILLING: [OrderStatus; 4] = [
+        OrderStatus::Paid,
+        OrderStatus::Preparing,
+        OrderStatus::Ready,
+        OrderStatus::OnTheWay,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             OrderStatus::AwaitingPayment => "awaiting_payment",
             OrderStatus::ProofReceived => "proof_received",
             OrderStatus::Paid => "paid",
+            OrderStatus::Preparing => "preparing",
+            OrderStatus::Ready => "ready",
+            OrderStatus::OnTheWay => "on_the_way",
+            OrderStatus::Delivered => "delivered",
             OrderStatus::Cancelled => "cancelled",
             OrderStatus::Expired => "expired",
         }
@@ -39,12 +71,39 @@ impl OrderStatus {
     pub fn is_open(self) -> bool {
         Self::OPEN.contains(&self)
     }
+
+    /// Not finished: waiting for payment or on its way to the customer. A
+    /// merchant may cancel it.
+    pub fn is_live(self) -> bool {
+        self.is_open() || Self::FULFILLING.contains(&self)
+    }
+
+    /// Whether a merchant may move an order from `self` to `to` after its
+    /// payment: forward only (paid → preparing → ready or on the way →
+    /// delivered; a step may be skipped, a ready order may still be sent).
+    pub fn can_follow_with(self, to: OrderStatus) -> bool {
+        fn rank(status: OrderStatus) -> Option<u8> {
+            Some(match status {
+                OrderStatus::Paid => 0,
+                OrderStatus::Preparing => 1,
+                OrderStatus::Ready | OrderStatus::OnTheWay => 2,
+                OrderStatus::Delivered => 3,
+                _ => return None,
+            })
+        }
+        match (rank(self), rank(to)) {
+            (Some(from), Some(next)) => {
+                next > from || (self == OrderStatus::Ready && to == OrderStatus::OnTheWay)
+            }
+            _ => false,
+        }
+    }
 }
 
-/// A status name that is not one of the five.
+/// A status name that is not one of the nine.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown order status `{0}` (awaiting_payment, proof_received, paid, cancelled or expired)"
+    "unknown order status `{0}` (awaiting_payment, proof_received, paid, preparing, ready, on_the_way, delivered, cancelled or expired)"
 )]
 pub struct UnknownStatus(pub String);
 
@@ -52,16 +111,10 @@ impl std::str::FromStr for OrderStatus {
     type Err = UnknownStatus;
 
     fn from_str(s: &str) -> Result<Self, UnknownStatus> {
-        [
-            OrderStatus::AwaitingPayment,
-            OrderStatus::ProofReceived,
-            OrderStatus::Paid,
-            OrderStatus::Cancelled,
-            OrderStatus::Expired,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == s)
-        .ok_or_else(|| UnknownStatus(s.to_owned()))
+        OrderStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| UnknownStatus(s.to_owned()))
     }
 }
 
@@ -115,8 +168,10 @@ pub struct Order {
     pub currency: String,
     pub payment_due_at: DateTime<Utc>,
     pub rejection_reason: Option<String>,
+    pub cancel_reason: Option<String>,
     pub created_at: DateTime<Utc>,
     pub paid_at: Option<DateTime<Utc>>,
+    pub stock_state: StockState,
 }
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
@@ -129,15 +184,32 @@ pub struct OrderItem {
 }
 
 const ORDER_COLUMNS: &str = "id, bot_id, number, conversation_id, status, total_minor, currency::text AS currency, \
-     payment_due_at, rejection_reason, created_at, paid_at";
+     payment_due_at, rejection_reason, cancel_reason, created_at, paid_at, stock_state";
 
+/// An order created with its units held, and the tracked products' levels.
+pub struct Created {
+    pub order: Order,
+    pub levels: Vec<Level>,
+}
+
+/// Creates the order and reserves its units in the caller's transaction, or
+/// creates nothing when a line no longer fits in what is left.
 pub async fn create(
     conn: &mut PgConnection,
     bot: &Bot,
     conversation_id: Uuid,
     lines: &[CartLine],
     catalog: &CatalogIndex,
-) -> sqlx::Result<Order> {
+) -> sqlx::Result<Result<Created, Shortage>> {
+    let levels = match stock::reserve(&mut *conn, lines).await? {
+        Ok(levels) => levels,
+        Err(shortage) => return Ok(Err(shortage)),
+    };
+    let held = if levels.is_empty() {
+        StockState::None
+    } else {
+        StockState::Held
+    };
     // The bot row lock serializes numbering per bot only for this short update.
     let number: i64 = sqlx::query_scalar(
         "UPDATE bots SET last_order_number = last_order_number + 1 WHERE id = $1 RETURNING last_order_number",
@@ -147,8 +219,8 @@ pub async fn create(
     .await?;
     let total: i64 = lines.iter().map(CartLine::line_total_minor).sum();
     let order: Order = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO orders (bot_id, number, conversation_id, status, total_minor, currency, payment_due_at)
-         VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, now() + make_interval(secs => $6))
+        "INSERT INTO orders (bot_id, number, conversation_id, status, total_minor, currency, payment_due_at, stock_state)
+         VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, now() + make_interval(secs => $6), $7)
          RETURNING {ORDER_COLUMNS}"
     )))
     .bind(bot.id)
@@ -157,6 +229,7 @@ pub async fn create(
     .bind(total)
     .bind(&bot.currency)
     .bind(f64::from(bot.payment_timeout_secs))
+    .bind(held)
     .fetch_one(&mut *conn)
     .await?;
     let mut builder = sqlx::QueryBuilder::new(
@@ -172,7 +245,7 @@ pub async fn create(
             .push_bind(i as i32);
     });
     builder.build().execute(conn).await?;
-    Ok(order)
+    Ok(Ok(Created { order, levels }))
 }
 
 /// The order of a conversation that still waits for payment, if any.
@@ -243,26 +316,45 @@ pub async fn items(db: impl PgExecutor<'_>, order_id: Uuid) -> sqlx::Result<Vec<
     .await
 }
 
-/// Moves an order to `status`; `closed_at` or `paid_at` follow from it.
+/// Moves an order to `status` and its units with it: a payment consumes the
+/// units it held, an end (cancelled, expired) returns them, held or sold.
+/// `reason` is why a proof was rejected (back to `awaiting_payment`) or why the
+/// order was cancelled. `closed_at` or `paid_at` follow from the status.
 pub async fn set_status(
     conn: &mut PgConnection,
     id: Uuid,
     status: OrderStatus,
-    rejection_reason: Option<&str>,
+    reason: Option<&str>,
 ) -> sqlx::Result<()> {
+    let units: Option<StockState> =
+        sqlx::query_scalar("SELECT stock_state FROM orders WHERE id = $1 FOR UPDATE")
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?;
     sqlx::query(
         "UPDATE orders SET status = $2,
-            rejection_reason = coalesce($3, rejection_reason),
+            rejection_reason = CASE WHEN $2 = 'awaiting_payment' THEN coalesce($3, rejection_reason)
+                                    ELSE rejection_reason END,
+            cancel_reason = CASE WHEN $2 = 'cancelled' THEN $3 ELSE cancel_reason END,
             paid_at = CASE WHEN $2 = 'paid' THEN now() ELSE paid_at END,
-            closed_at = CASE WHEN $2 IN ('paid', 'cancelled', 'expired') THEN now() ELSE closed_at END
+            closed_at = CASE WHEN $2 IN ('paid', 'cancelled', 'expired') THEN now() ELSE closed_at END,
+            status_changed_at = now()
          WHERE id = $1",
     )
     .bind(id)
     .bind(status)
-    .bind(rejection_reason)
-    .execute(conn)
+    .bind(reason)
+    .execute(&mut *conn)
     .await?;
-    Ok(())
+    let Some(units) = units else {
+        return Ok(());
+    };
+    let to = match status {
+        OrderStatus::Paid => StockState::Consumed,
+        OrderStatus::Cancelled | OrderStatus::Expired => StockState::Returned,
+        _ => return Ok(()),
+    };
+    stock::settle(conn, id, units, to).await
 }
 
 /// Queues a payment timeout for every order past its payment deadline, as an

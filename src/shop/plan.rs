@@ -73,10 +73,10 @@ pub enum Plan {
         start: State,
         payload: MessagePayload,
     },
-    /// A fixed answer that needs no proposer.
+    /// An answer that needs no proposer (fixed, or from the backend's rows).
     Say {
         start: State,
-        text: &'static str,
+        text: std::borrow::Cow<'static, str>,
     },
     /// A proposal to validate against the matrix.
     Propose(Box<ProposePlan>),
@@ -162,12 +162,15 @@ pub struct ProposePlan {
 
 /// The shop's plan for a turn. A conversation whose stored state is not a shop
 /// state is an error (the turn is retried, then parked), never read as IDLE.
+/// `asked_order` is the customer's latest order when the message asks where it
+/// stands (read by the caller only then).
 pub async fn plan(
     proposer: &ShopProposer,
     turn: &Turn<'_>,
     catalog: &CatalogIndex,
     cart: &Cart,
     desk: &super::knowledge::Desk<'_>,
+    asked_order: Option<&super::orders::Order>,
 ) -> anyhow::Result<Plan> {
     let snapshot = turn.snapshot;
     let conversation = &snapshot.conversation;
@@ -202,16 +205,29 @@ pub async fn plan(
     if payload.is_unsupported() {
         return Ok(Plan::Say {
             start,
-            text: messages::UNSUPPORTED_MEDIA,
+            text: messages::UNSUPPORTED_MEDIA.into(),
         });
     }
     if payload.media.is_some() && payload.text.trim().is_empty() {
         return Ok(Plan::Say {
             start,
-            text: messages::IMAGE_WITHOUT_ORDER,
+            text: messages::IMAGE_WITHOUT_ORDER.into(),
         });
     }
 
+    // «¿Y mi pedido?»: the backend's order says where it stands.
+    if let Some(order) = asked_order {
+        return Ok(Plan::Say {
+            start,
+            text: messages::order_status_answer(
+                order.number,
+                order.status,
+                order.total_minor,
+                &order.currency,
+            )
+            .into(),
+        });
+    }
     let bot = turn.bot;
     let memo = ShopMemo::read(conversation.draft.as_ref());
     // The bot offered a person after getting nowhere; a yes takes it.
@@ -220,6 +236,31 @@ pub async fn plan(
             start,
             notice: messages::ESCALATED,
         });
+    }
+    // «De X solo nos quedan 3; ¿te pongo 3?» — «sí» makes the line what is left
+    // (checked again by the matrix against what is left now).
+    if let Some((product_id, quantity)) = memo.stock_offer
+        && super::rules::is_yes(&payload.text)
+        && matches!(start, State::Idle | State::Browsing | State::CartOpen)
+    {
+        let action = if cart.line(product_id).is_some() {
+            ProposedAction::new("UPDATE_QUANTITY")
+        } else {
+            ProposedAction::new("ADD_TO_CART")
+        };
+        return Ok(Plan::Propose(Box::new(ProposePlan {
+            start,
+            greeted: false,
+            proposal: Proposal::new(vec![action.product(product_id).quantity(quantity)], ""),
+            proposer: Origin::Named("stock_offer"),
+            cart: cart.clone(),
+            memo,
+            rewritten: None,
+            ungrounded: Vec::new(),
+            asked: None,
+            replaced: Vec::new(),
+            answered: Vec::new(),
+        })));
     }
     let catalog_entries: Vec<CatalogEntry> = catalog
         .active()

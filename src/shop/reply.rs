@@ -73,6 +73,9 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                     if !p.description.is_empty() {
                         line.push_str(&format!(". {}", p.description));
                     }
+                    if p.available == Some(0) {
+                        line.push_str(". Agotado por ahora");
+                    }
                     blocks.push(line);
                 }
             }
@@ -192,10 +195,15 @@ fn numbered(
         .filter_map(|(i, id)| {
             ctx.catalog.get(id).map(|p| {
                 format!(
-                    "{}. {} — {}",
+                    "{}. {} — {}{}",
                     i + 1,
                     p.name,
-                    money(p.price_minor, ctx.currency)
+                    money(p.price_minor, ctx.currency),
+                    if p.available == Some(0) {
+                        " (agotado)"
+                    } else {
+                        ""
+                    }
                 )
             })
         })
@@ -333,6 +341,11 @@ fn rejection_message(rejection: &Rejection, eval: &Evaluation, ctx: &ReplyContex
         }
         Rejection::NotInCart(id) => format!("{} no está en tu carrito.", ctx.catalog.name(*id)),
         Rejection::CartEmpty => "Tu carrito está vacío. Escribe «catálogo» para ver nuestros productos.".into(),
+        Rejection::OutOfStock {
+            product_id,
+            available,
+            ..
+        } => super::messages::out_of_stock(ctx.catalog.name(*product_id), *available),
         Rejection::ConfirmWithoutReview => {
             if eval.state == State::Checkout {
                 "Antes de confirmar, revisa el resumen de arriba.".into()

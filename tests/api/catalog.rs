@@ -191,7 +191,10 @@ async fn a_catalog_exported_edited_and_imported_updates_and_adds_all_or_nothing(
     let (status, exported) = csv(&app, &app.key).await;
     assert_eq!(status, StatusCode::OK);
     let lines: Vec<&str> = exported.lines().collect();
-    assert_eq!(lines[0], "sku,name,description,price,active,tags,allergens");
+    assert_eq!(
+        lines[0],
+        "sku,name,description,price,active,tags,allergens,stock"
+    );
     assert_eq!(lines.len(), 11);
     assert!(lines[1].starts_with("maracuya,Maracuya,"), "{}", lines[1]);
 

@@ -331,6 +331,62 @@ async fn a_payment_proof_is_shown_through_the_server_and_approved_in_two_taps(po
         "approving twice is explained, not done"
     );
 
+    // The paid order shows its next steps, and one tap tells the customer.
+    let page = browser
+        .page(&format!("/dashboard/conversations/{id}"))
+        .await;
+    assert!(
+        page.contains("En preparación") && page.contains("Cancelar el pedido"),
+        "{page}"
+    );
+    let sent = browser
+        .post(
+            &format!("/dashboard/orders/{order}/en-camino"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(sent.status(), StatusCode::SEE_OTHER);
+    assert!(location(&sent).contains("aviso="), "{}", location(&sent));
+    settle(&app).await;
+    assert!(
+        fake.texts("sendMessage")
+            .last()
+            .unwrap()
+            .contains("está en camino")
+    );
+    let page = browser
+        .page(&format!("/dashboard/conversations/{id}"))
+        .await;
+    assert!(
+        page.contains("En camino") && !page.contains(">En preparación<"),
+        "{page}"
+    );
+    let unknown = browser
+        .post(
+            &format!("/dashboard/orders/{order}/volando"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    let cancelled = browser
+        .post(
+            &format!("/dashboard/orders/{order}/cancelar"),
+            &[("csrf", &csrf), ("reason", "se cayó en el camino")],
+        )
+        .await;
+    assert!(
+        location(&cancelled).contains("aviso="),
+        "{}",
+        location(&cancelled)
+    );
+    settle(&app).await;
+    assert!(
+        fake.texts("sendMessage")
+            .iter()
+            .any(|t| t.contains("Motivo: se cayó en el camino.")
+                && t.contains("devolverte el dinero"))
+    );
+
     // Another merchant's session sees none of it.
     let other = tendero::merchants::create(&app.pool, "otra", "Otra")
         .await

@@ -31,11 +31,13 @@ mod merchant;
 mod merchant_chat;
 mod observability;
 mod openapi;
+mod order_follow;
 mod override_;
 mod purchase;
 
 mod resilience;
 mod serve;
+mod stock;
 mod streams;
 mod timeouts;
 mod understanding;

@@ -331,6 +331,43 @@ async fn a_payment_proof_reaches_the_merchant_who_approves_it_from_telegram(pool
     );
     let twice = merchant_says(&app, &fake, 63, "/aprobar 1").await;
     assert!(twice.contains("ya no espera pago"), "{twice}");
+
+    // The paid order, followed to the door from the same chat.
+    let sent = merchant_says(&app, &fake, 64, "/encamino #1").await;
+    assert!(
+        sent.contains("Pedido #1: en camino. Ya le avisamos"),
+        "{sent}"
+    );
+    settle(&app).await;
+    assert!(
+        customer_texts(&fake)
+            .await
+            .last()
+            .unwrap()
+            .contains("¡Tu pedido #1 está en camino!")
+    );
+    let backwards = merchant_says(&app, &fake, 65, "/preparando 1").await;
+    assert!(
+        backwards
+            .contains("No se pudo: el pedido está «en camino» y no puede pasar a «en preparación»"),
+        "{backwards}"
+    );
+    let usage = merchant_says(&app, &fake, 66, "/cancelar 1").await;
+    assert!(usage.contains("el motivo"), "{usage}");
+    customer_says(&app, 5, "¿y mi pedido? ¿ya viene?").await;
+    assert!(
+        customer_texts(&fake)
+            .await
+            .last()
+            .unwrap()
+            .contains("Tu pedido #1 está en camino."),
+        "answered from the order"
+    );
+    let delivered = merchant_says(&app, &fake, 67, "/entregado 1").await;
+    assert!(delivered.contains("entregado"), "{delivered}");
+    let late = merchant_says(&app, &fake, 68, "/cancelar 1 ya no hay").await;
+    assert!(late.contains("ya está «entregado»"), "{late}");
+    settle(&app).await;
     assert_eq!(
         app.count("SELECT count(*) FROM outbox WHERE status <> 'sent'")
             .await,

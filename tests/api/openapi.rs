@@ -223,7 +223,7 @@ async fn the_document_is_openapi_3_1_and_covers_the_merchant_api(pool: sqlx::PgP
         doc["openapi"]
     );
     let ops = operations(&doc);
-    assert_eq!(ops.len(), 37, "every merchant operation");
+    assert_eq!(ops.len(), 39, "every merchant operation");
     for (method, path) in [
         (Method::POST, "/conversations/{id}/reply"),
         (Method::POST, "/bots/{slug}/products.csv"),
@@ -407,6 +407,8 @@ fn valid_body(method: &Method, path: &str) -> Option<Value> {
     let body = match (method.as_str(), path) {
         ("POST", "/conversations/{id}/reply") => json!({"text": "hola"}),
         ("POST", "/orders/{id}/reject-payment") => json!({"reason": "no se lee"}),
+        ("POST", "/orders/{id}/cancel") => json!({"reason": "sin motorista"}),
+        ("POST", "/orders/{id}/status") => json!({"status": "delivered"}),
         ("PATCH", "/bots/{slug}") => json!({"agent_enabled": false}),
         ("PUT", "/bots/{slug}/channels/{channel}") => json!({"token": "1:x", "secret_token": "s"}),
         ("POST", "/bots/{slug}/products") => json!({"sku": "z", "name": "Z", "price_minor": 1}),
@@ -424,7 +426,7 @@ pub async fn snapshot(app: &TestApp) -> Vec<String> {
     sqlx::query_scalar(
         "SELECT 'c ' || id || fsm_state || human_override FROM conversations
          UNION ALL SELECT 'o ' || id || status FROM orders
-         UNION ALL SELECT 'p ' || id || price_minor || active FROM products
+         UNION ALL SELECT 'p ' || id || price_minor || active || coalesce(stock, -1) || reserved FROM products
          UNION ALL SELECT 'k ' || id || coalesce(revoked_at::text, '') FROM api_keys
              WHERE merchant_id = (SELECT id FROM merchants WHERE slug = 'demo')
          UNION ALL SELECT 'm ' || id || status FROM outbox

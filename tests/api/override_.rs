@@ -228,6 +228,7 @@ async fn a_web_chat_bot_message_queued_under_override_is_suppressed_at_once(pool
         id,
         tendero::outbox::Author::Bot,
         &tendero::channels::OutPayload {
+            template: None,
             text: "no debe salir".into(),
             choices: Vec::new(),
         },

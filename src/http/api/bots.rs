@@ -33,6 +33,9 @@ pub async fn update_bot(
         "payment_instructions": updated.payment_instructions,
         "takeover_idle_secs": updated.takeover_idle_secs,
         "webchat_origins": updated.webchat_origins,
+        "low_stock_threshold": updated.low_stock_threshold.unwrap_or(0),
+        "whatsapp_order_template": updated.whatsapp_order_template,
+        "whatsapp_template_language": updated.whatsapp_template_language,
     })))
 }
 

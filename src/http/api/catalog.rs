@@ -28,6 +28,10 @@ fn view(product: &Product, currency: &str) -> Value {
         "active": product.active,
         "tags": product.tags,
         "allergens": product.allergens,
+        "stock": product.stock,
+        "reserved": product.reserved,
+        "available": product.available,
+        "sold_out": product.available == Some(0),
     })
 }
 
@@ -46,7 +50,8 @@ pub async fn list(
     ))
 }
 
-/// `POST /api/v1/bots/{slug}/products`: `{"sku","name","description","price_minor","active","tags","allergens"}`.
+/// `POST /api/v1/bots/{slug}/products`: `{"sku","name","description","price_minor","active","tags","allergens","stock"}`
+/// (`stock`: units on hand, absent or null when not tracked).
 #[utoipa::path(post, path = "/bots/{slug}/products", tag = "catalog", params(("slug" = String, Path, description = "the slug")), request_body = ProductInput,
     responses((status = 201, body = Answer, description = "the product"), Errors))]
 pub async fn create(

@@ -41,6 +41,8 @@ pub fn router() -> OpenApiRouter<Web> {
         .routes(routes!(conversations::reply))
         .routes(routes!(audit::query))
         .routes(routes!(orders::list))
+        .routes(routes!(orders::set_status))
+        .routes(routes!(orders::cancel))
         .routes(routes!(payments::approve_payment))
         .routes(routes!(payments::reject_payment))
         .routes(routes!(undelivered::list))

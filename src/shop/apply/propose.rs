@@ -251,6 +251,19 @@ fn remember(
         memo.choice_quantity = None;
         memo.choices_named = false;
     }
+    // What is left was offered: a yes next takes it.
+    memo.stock_offer = eval.rejected().find_map(|(_, rejection)| match rejection {
+        crate::shop::core::Rejection::OutOfStock {
+            product_id,
+            available,
+            ..
+        } if *available > 0
+            && matches!(eval.state, State::Idle | State::Browsing | State::CartOpen) =>
+        {
+            Some((*product_id, *available))
+        }
+        _ => None,
+    });
     if progress {
         memo.clarifications = 0;
         memo.person_offered = false;

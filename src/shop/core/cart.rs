@@ -14,6 +14,19 @@ pub struct ProductInfo {
     pub id: ProductId,
     pub active: bool,
     pub price_minor: i64,
+    /// Units a customer can still buy (on hand less those held by orders waiting
+    /// for payment); `None` when the merchant does not track its stock.
+    pub available: Option<i64>,
+}
+
+impl ProductInfo {
+    /// The units short if a cart line held `quantity`: `Err(available)`.
+    pub fn fits(&self, quantity: i64) -> Result<(), i64> {
+        match self.available {
+            Some(available) if quantity > available => Err(available.max(0)),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Read-only product lookup; implemented over whatever the caller loaded.

@@ -47,6 +47,13 @@ pub enum Rejection {
     CartEmpty,
     #[error("the order can only be confirmed after the customer saw its summary")]
     ConfirmWithoutReview,
+    /// The line would hold more than the shop has left.
+    #[error("product {product_id}: {requested} asked for, {available} left")]
+    OutOfStock {
+        product_id: ProductId,
+        requested: i64,
+        available: i64,
+    },
 }
 
 /// What an accepted action does, for the executor and the reply composer.
@@ -217,6 +224,7 @@ fn step(
                 });
             }
             let product = catalog.product(product_id).expect("checked above");
+            in_stock(product, total)?;
             next.set(product, total);
             Ok((
                 State::CartOpen,
@@ -235,7 +243,10 @@ fn step(
             // The line keeps its price unless the product is still in the catalog,
             // in which case the current price applies, as it would on a new add.
             match catalog.product(product_id) {
-                Some(product) if product.active => next.set(product, quantity),
+                Some(product) if product.active => {
+                    in_stock(product, quantity)?;
+                    next.set(product, quantity)
+                }
                 Some(_) => return Err(Rejection::ProductInactive(product_id)),
                 None => return Err(Rejection::ProductNotFound(product_id)),
             }
@@ -279,6 +290,13 @@ fn step(
             if began_in != State::Checkout {
                 return Err(Rejection::ConfirmWithoutReview);
             }
+            // What ran out since the summary (the order's own transaction checks
+            // again, under the products' row locks).
+            for line in cart.lines() {
+                if let Some(product) = catalog.product(line.product_id) {
+                    in_stock(product, line.quantity)?;
+                }
+            }
             let effect = Effect::OrderConfirmed {
                 lines: cart.lines().to_vec(),
                 total_minor: cart.total_minor(),
@@ -295,6 +313,16 @@ fn step(
         ActionKind::Clarify => Ok((state, Effect::Clarified, next)),
         ActionKind::Escalate => Ok((State::HumanTakeover, Effect::Escalated, next)),
     }
+}
+
+fn in_stock(product: &super::cart::ProductInfo, quantity: i64) -> Result<(), Rejection> {
+    product
+        .fits(quantity)
+        .map_err(|available| Rejection::OutOfStock {
+            product_id: product.id,
+            requested: quantity,
+            available,
+        })
 }
 
 fn product_ref(param: &Param<ProductId>) -> Result<ProductId, Rejection> {

@@ -17,6 +17,7 @@ fn catalog() -> HashMap<ProductId, ProductInfo> {
                     id,
                     active,
                     price_minor,
+                    available: None,
                 },
             )
         })
@@ -332,6 +333,82 @@ fn confirm_snapshots_backend_prices_and_empties_the_cart() {
         other => panic!("{other:?}"),
     }
     assert!(eval.cart.is_empty());
+}
+
+/// Product 1 with only `left` units a customer can still buy.
+fn catalog_with_left(left: i64) -> HashMap<ProductId, ProductInfo> {
+    let mut catalog = catalog();
+    catalog.get_mut(&1).unwrap().available = Some(left);
+    catalog
+}
+
+#[test]
+fn a_line_never_holds_more_than_is_left() {
+    let catalog = catalog_with_left(3);
+    let add = |q: i64| {
+        Action::of(ActionKind::AddToCart)
+            .with_product(1)
+            .with_quantity(q)
+    };
+    let eval = evaluate(State::Browsing, &Cart::default(), &catalog, &[add(3)]);
+    assert_eq!(eval.cart.quantity_of(1), 3, "exactly what is left fits");
+    let eval = evaluate(State::Browsing, &Cart::default(), &catalog, &[add(4)]);
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::OutOfStock {
+            product_id: 1,
+            requested: 4,
+            available: 3
+        })
+    );
+    assert!(eval.cart.is_empty(), "nothing is added past what is left");
+    // Two in the cart and two more asked for: the line would hold four.
+    let cart = cart_for(State::CartOpen);
+    let eval = evaluate(State::CartOpen, &cart, &catalog, &[add(2)]);
+    assert!(matches!(
+        eval.decisions[0].outcome,
+        Err(Rejection::OutOfStock { requested: 4, .. })
+    ));
+    assert_eq!(eval.cart, cart);
+    let set = Action::of(ActionKind::UpdateQuantity)
+        .with_product(1)
+        .with_quantity(5);
+    let eval = evaluate(State::CartOpen, &cart, &catalog, &[set]);
+    assert!(matches!(
+        eval.decisions[0].outcome,
+        Err(Rejection::OutOfStock { available: 3, .. })
+    ));
+    // Untracked products (2) take any quantity up to the line's maximum.
+    let eval = evaluate(
+        State::Browsing,
+        &Cart::default(),
+        &catalog,
+        &[Action::of(ActionKind::AddToCart)
+            .with_product(2)
+            .with_quantity(50)],
+    );
+    assert_eq!(eval.cart.quantity_of(2), 50);
+}
+
+#[test]
+fn a_summary_whose_product_ran_out_is_not_confirmed() {
+    let cart = cart_for(State::Checkout);
+    let eval = evaluate(
+        State::Checkout,
+        &cart,
+        &catalog_with_left(0),
+        &[Action::of(ActionKind::ConfirmOrder)],
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::OutOfStock {
+            product_id: 1,
+            requested: 2,
+            available: 0
+        })
+    );
+    assert_eq!(eval.state, State::Checkout);
+    assert_eq!(eval.cart, cart, "the cart stays to change");
 }
 
 #[test]

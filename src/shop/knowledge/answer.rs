@@ -1000,6 +1000,9 @@ mod tests {
             active: true,
             tags: vec![],
             allergens: vec![],
+            stock: None,
+            reserved: 0,
+            available: None,
         }])
     }
 

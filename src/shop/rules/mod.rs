@@ -13,6 +13,7 @@ pub mod grounding;
 mod lexicon;
 mod memo;
 mod mentions;
+mod order_status;
 
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ use mentions::Mention;
 
 pub use memo::CatalogMemo;
 pub use mentions::{singular, word_matches};
+pub use order_status::asks_order_status;
 
 /// What the rules made of a message.
 #[derive(Debug, Clone, PartialEq)]
