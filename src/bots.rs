@@ -60,12 +60,17 @@ pub struct Bot {
     /// window (body parameters: order number, status in words).
     pub whatsapp_order_template: Option<String>,
     pub whatsapp_template_language: String,
+    /// Customers may pick their order up at the shop.
+    pub pickup_enabled: bool,
+    /// The shop delivers to its zones (`delivery_zones`).
+    pub delivery_enabled: bool,
 }
 
 const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
      currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
      payment_instructions, config_version, merchant_chat_id, takeover_idle_secs, \
-     webchat_origins, low_stock_threshold, whatsapp_order_template, whatsapp_template_language";
+     webchat_origins, low_stock_threshold, whatsapp_order_template, whatsapp_template_language, \
+     pickup_enabled, delivery_enabled";
 
 pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(

@@ -47,6 +47,11 @@ pub async fn page_(
         let cost = usage.cost_micros;
         let tokens_today = usage.today.tokens;
         let over_budget = usage.today.turns_on_rules_over_budget;
+        let zones = if bot.profile == ProfileKind::Shop {
+            crate::shop::delivery::zones(&console.office.pool, bot.id).await?
+        } else {
+            Vec::new()
+        };
         cards.push(html! {
             section.card aria-labelledby=(format!("bot-{}", bot.slug)) {
                 h2 id=(format!("bot-{}", bot.slug)) { (bot.name) " " span.muted { "(" (bot.slug) ", " (bot.profile.as_str()) ")" } }
@@ -86,6 +91,7 @@ pub async fn page_(
                     }
                     p { button type="submit" { "Guardar ajustes" } }
                 }
+                @if bot.profile == ProfileKind::Shop { (delivery_card(bot, &zones, csrf)) }
                 (merchant_chat_card(bot, csrf, channels.iter().any(|c| c.channel == ChannelKind::Telegram)))
                 (site_chat_card(bot, csrf, &public))
                 details {
@@ -301,6 +307,131 @@ pub struct SettingsForm {
     wa_template: Option<String>,
     #[serde(default)]
     wa_language: Option<String>,
+}
+
+/// Pickup, delivery and the zones, one per line as «Zona; costo; pedido mínimo».
+fn delivery_card(
+    bot: &crate::bots::Bot,
+    zones: &[crate::shop::core::Zone],
+    csrf: &str,
+) -> maud::Markup {
+    let money_text = |minor: i64| {
+        if minor % 100 == 0 {
+            (minor / 100).to_string()
+        } else {
+            format!("{}.{:02}", minor / 100, minor % 100)
+        }
+    };
+    let lines: Vec<String> = zones
+        .iter()
+        .map(|z| match z.min_order_minor {
+            Some(min) => format!(
+                "{}; {}; {}",
+                z.name,
+                money_text(z.fee_minor),
+                money_text(min)
+            ),
+            None => format!("{}; {}", z.name, money_text(z.fee_minor)),
+        })
+        .collect();
+    html! {
+        details {
+            summary { "Entrega de pedidos" }
+            form method="post" action=(format!("/dashboard/bots/{}/entrega", bot.slug)) {
+                (csrf_field(csrf))
+                label.inline for=(format!("pickup-{}", bot.slug)) {
+                    input id=(format!("pickup-{}", bot.slug)) type="checkbox" name="pickup" value="si" checked[bot.pickup_enabled];
+                    "Recojo en la tienda"
+                }
+                label.inline for=(format!("delivery-{}", bot.slug)) {
+                    input id=(format!("delivery-{}", bot.slug)) type="checkbox" name="delivery" value="si" checked[bot.delivery_enabled];
+                    "Envío a domicilio"
+                }
+                label for=(format!("zones-{}", bot.slug)) { "Zonas de envío: una por línea, «zona; costo; pedido mínimo» (el mínimo es opcional)" }
+                textarea id=(format!("zones-{}", bot.slug)) name="zones" rows="5" maxlength="5000" placeholder="Sopocachi; 10\nMiraflores; 12; 50" { (lines.join("\n")) }
+                p.muted { "El bot pregunta al cliente si recoge o se lo enviamos, y suma el costo de su zona. Nadie más puede fijar ese costo." }
+                p { button type="submit" { "Guardar entrega" } }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DeliveryForm {
+    #[serde(default)]
+    pickup: Option<String>,
+    #[serde(default)]
+    delivery: Option<String>,
+    #[serde(default)]
+    zones: String,
+}
+
+/// «Zona; costo; pedido mínimo» lines as zones, or the first line that is not one.
+fn zones_typed(text: &str) -> Result<Vec<crate::shop::delivery::ZoneInput>, String> {
+    let mut zones = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let cells: Vec<&str> = line.split([';', '|', '\t']).map(str::trim).collect();
+        let bad = || {
+            format!(
+                "Línea {} de las zonas: escribe «zona; costo» o «zona; costo; pedido mínimo», por ejemplo «Sopocachi; 10».",
+                n + 1
+            )
+        };
+        let (name, fee, min) = match cells.as_slice() {
+            [name, fee] => (*name, *fee, None),
+            [name, fee, ""] => (*name, *fee, None),
+            [name, fee, min] => (*name, *fee, Some(*min)),
+            _ => return Err(bad()),
+        };
+        let fee_minor = crate::shop::catalog_csv::parse_price(fee).map_err(|_| bad())?;
+        let min_order_minor = match min {
+            Some(min) => Some(crate::shop::catalog_csv::parse_price(min).map_err(|_| bad())?),
+            None => None,
+        };
+        zones.push(crate::shop::delivery::ZoneInput {
+            name: name.to_owned(),
+            fee_minor,
+            min_order_minor,
+        });
+    }
+    Ok(zones)
+}
+
+/// `POST /dashboard/bots/{slug}/entrega`.
+pub async fn delivery(
+    State(console): State<Console>,
+    Path(slug): Path<String>,
+    CsrfForm { session, form }: CsrfForm<DeliveryForm>,
+) -> Result<Response, PageError> {
+    let zones = match zones_typed(&form.zones) {
+        Ok(zones) => zones,
+        Err(why) => {
+            // The bot first: another merchant's is a 404, whatever was typed.
+            crate::merchant::catalog::shop_bot(&console.office.pool, session.merchant_id, &slug)
+                .await?;
+            return Ok(back("/dashboard/bots", Err(why)));
+        }
+    };
+    let settings = crate::merchant::delivery::DeliverySettings {
+        pickup: form.pickup.is_some(),
+        delivery: form.delivery.is_some(),
+        zones,
+    };
+    let outcome = match crate::merchant::delivery::set(
+        &console.office,
+        session.merchant_id,
+        &slug,
+        &settings,
+    )
+    .await
+    {
+        Ok(_) => Ok("Entrega guardada: el bot la usa desde el próximo mensaje."),
+        Err(err) => Err(explain(&err)?),
+    };
+    Ok(back("/dashboard/bots", outcome))
 }
 
 /// `POST /dashboard/bots/{slug}/ajustes`.

@@ -206,6 +206,7 @@ console! {
     post "/dashboard/conocimiento/{slug}/entradas/{id}/borrar" => knowledge::delete,
     get "/dashboard/bots" => bots::page_,
     post "/dashboard/bots/{slug}/ajustes" => bots::settings,
+    post "/dashboard/bots/{slug}/entrega" => bots::delivery,
     post "/dashboard/bots/{slug}/avisos" => bots::merchant_chat,
     post "/dashboard/bots/{slug}/chat-web" => bots::site_chat,
     post "/dashboard/bots/{slug}/{channel}" => bots::channel,

@@ -45,6 +45,31 @@ pub struct ScriptTurn {
     pub history: Option<String>,
     #[serde(default)]
     pub expect: Expect,
+    /// Shop: how the shop is set up from this line to the end of its script
+    /// (stock counted, delivery zones); each script starts from the demo shop.
+    #[serde(default)]
+    pub setup: Option<Setup>,
+}
+
+/// A shop set up for a script.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// Units on hand by sku; other products are not counted.
+    #[serde(default)]
+    pub stock: BTreeMap<String, i32>,
+    /// Pickup, delivery and the zones.
+    #[serde(default)]
+    pub delivery: Option<SetupDelivery>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetupDelivery {
+    pub pickup: bool,
+    pub delivery: bool,
+    #[serde(default)]
+    pub zones: Vec<crate::shop::delivery::ZoneInput>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

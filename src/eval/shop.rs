@@ -7,7 +7,9 @@ use std::sync::Arc;
 use sqlx::PgPool;
 
 use super::oracle::Oracle;
-use super::{Recording, Report, ScriptTurn, audit_of, check_state, ingest, reply_of, tokens_of};
+use super::{
+    Recording, Report, ScriptTurn, Setup, audit_of, check_state, ingest, reply_of, tokens_of,
+};
 use crate::engine::{Engine, EngineSettings};
 use crate::shop::core::ForbiddenKind;
 
@@ -181,6 +183,9 @@ pub async fn run(
             if let Some(state) = &turn.expect.state {
                 script.1 = state.clone();
             }
+            if let Some(setup) = &turn.setup {
+                set_up(pool, bot.id, setup).await?;
+            }
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
             engine.run_until_idle().await?;
             report.turns += 1;
@@ -323,8 +328,46 @@ pub async fn run(
             let shown = (!problems.is_empty()).then_some(reply.as_str());
             report.score(script_name, index, turn, &problems, shown);
         }
+        if turns.iter().any(|t| t.setup.is_some()) {
+            set_up(pool, bot.id, &Setup::default()).await?;
+        }
     }
     Ok(report)
+}
+
+/// Sets the shop up as a script asks (the default: the demo shop as loaded,
+/// no stock counted, pickup only).
+async fn set_up(pool: &PgPool, bot_id: uuid::Uuid, setup: &Setup) -> anyhow::Result<()> {
+    let mut tx = pool.begin().await?;
+    sqlx::query("UPDATE products SET stock = NULL, reserved = 0 WHERE bot_id = $1")
+        .bind(bot_id)
+        .execute(&mut *tx)
+        .await?;
+    for (sku, units) in &setup.stock {
+        let found = sqlx::query("UPDATE products SET stock = $3 WHERE bot_id = $1 AND sku = $2")
+            .bind(bot_id)
+            .bind(sku)
+            .bind(units)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        anyhow::ensure!(found == 1, "setup: no product `{sku}`");
+    }
+    let delivery = setup.delivery.clone().unwrap_or(super::SetupDelivery {
+        pickup: true,
+        delivery: false,
+        zones: Vec::new(),
+    });
+    crate::shop::delivery::replace(
+        &mut tx,
+        bot_id,
+        delivery.pickup,
+        delivery.delivery,
+        &delivery.zones,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Scores a turn's knowledge answers against what the script expects: the

@@ -9,6 +9,7 @@ pub mod bots;
 pub mod catalog;
 pub mod chat_link;
 pub mod conversations;
+pub mod delivery;
 pub mod keys;
 pub mod knowledge;
 pub mod orders;

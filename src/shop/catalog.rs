@@ -38,6 +38,9 @@ pub(crate) const PRODUCT_COLUMNS: &str = "id, sku, name, description, price_mino
 pub struct CatalogIndex {
     products: Vec<Product>,
     info: HashMap<ProductId, ProductInfo>,
+    /// Where the shop delivers (loaded with the catalog for turns; empty when
+    /// read for a merchant's list).
+    pub zones: Vec<crate::shop::core::Zone>,
 }
 
 impl CatalogIndex {
@@ -56,7 +59,11 @@ impl CatalogIndex {
                 )
             })
             .collect();
-        CatalogIndex { products, info }
+        CatalogIndex {
+            products,
+            info,
+            zones: Vec::new(),
+        }
     }
 
     pub fn active(&self) -> impl Iterator<Item = &Product> {
@@ -78,7 +85,9 @@ impl CatalogIndex {
                 product.available = Some(i64::from((stock - reserved).max(0)));
             }
         }
-        CatalogIndex::new(products)
+        let mut fresh = CatalogIndex::new(products);
+        fresh.zones = self.zones.clone();
+        fresh
     }
 
     pub fn get(&self, id: ProductId) -> Option<&Product> {

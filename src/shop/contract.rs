@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::catalog::CatalogIndex;
-use super::core::{Action, ActionType, Cart, Event, ProductId, State};
+use super::core::{Action, ActionType, Cart, Event, Missing, Mode, ProductId, State};
 use crate::llm::CallContext;
 use crate::proposal::Param;
 pub use crate::proposal::{HistoryEntry, MAX_RESPONSE_TEXT, ProposalOf, RawAction};
@@ -34,9 +34,56 @@ pub struct ProposalInput {
     /// The product the customer last asked about: "dame 2" means two of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focus: Option<ProductId>,
+    /// How orders reach customers, when the shop delivers (pickup only: absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<DeliveryView>,
+    /// What the bot last asked about the order's delivery: the next message
+    /// likely answers it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked: Option<Missing>,
     /// Where the turn happens; never part of a prompt.
     #[serde(skip)]
     pub context: CallContext,
+}
+
+/// The shop's delivery as a proposer sees it: zones by id, with their fees
+/// (shown, never set: SET_FULFILMENT names a zone).
+#[derive(Debug, Clone, Serialize)]
+pub struct DeliveryView {
+    pub pickup: bool,
+    pub zones: Vec<ZoneEntry>,
+    /// What the customer chose so far.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<super::core::Choice>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ZoneEntry {
+    pub zone_id: i64,
+    pub name: String,
+    pub fee_minor: i64,
+}
+
+impl DeliveryView {
+    /// `None` when the shop only offers pickup (nothing to ask).
+    pub fn of(
+        options: &super::core::Options,
+        chosen: Option<&super::core::Choice>,
+    ) -> Option<DeliveryView> {
+        options.asks().then(|| DeliveryView {
+            pickup: options.pickup,
+            zones: options
+                .zones
+                .iter()
+                .map(|z| ZoneEntry {
+                    zone_id: z.id,
+                    name: z.name.clone(),
+                    fee_minor: z.fee_minor,
+                })
+                .collect(),
+            chosen: chosen.cloned(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -110,6 +157,25 @@ pub struct ProposedParams {
     /// CLARIFY: the products the customer may mean, offered as choices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidates: Option<Vec<Value>>,
+    /// SET_FULFILMENT: `pickup` or `delivery`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Value>,
+    /// SET_FULFILMENT: one of `delivery.zones[].zone_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_id: Option<Value>,
+    /// SET_FULFILMENT: the delivery address in the customer's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// Never the proposer's: an amount for delivery is refused (the fee is the
+    /// zone's).
+    #[serde(
+        default,
+        alias = "delivery_fee",
+        alias = "delivery_fee_minor",
+        alias = "fee_minor",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub fee: Option<Value>,
 }
 
 impl ProposedAction {
@@ -130,12 +196,43 @@ impl ProposedAction {
         self
     }
 
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.params.mode = Some(Value::from(mode.as_str()));
+        self
+    }
+
+    pub fn zone(mut self, zone_id: i64) -> Self {
+        self.params.zone_id = Some(Value::from(zone_id));
+        self
+    }
+
+    pub fn address(mut self, address: &str) -> Self {
+        self.params.address = Some(address.to_owned());
+        self
+    }
+
     /// Parses the untrusted parameters into the core's `Action`.
     pub fn to_action(&self) -> Action {
+        let mode = match &self.params.mode {
+            None | Some(Value::Null) => Param::Missing,
+            Some(Value::String(raw)) => match Mode::parse(raw) {
+                Some(mode) => Param::Given(mode),
+                None => Param::Invalid(raw.chars().take(40).collect()),
+            },
+            Some(other) => Param::Invalid(other.to_string().chars().take(40).collect()),
+        };
         Action {
             kind: ActionType::parse(&self.action_type),
             product_id: integer_param(self.params.product_id.as_ref()),
             quantity: integer_param(self.params.quantity.as_ref()),
+            mode,
+            zone_id: integer_param(self.params.zone_id.as_ref()),
+            address: self.params.address.as_ref().map(|a| {
+                a.chars()
+                    .take(super::core::fulfilment::MAX_ADDRESS)
+                    .collect()
+            }),
+            proposes_fee: self.params.fee.as_ref().is_some_and(|fee| !fee.is_null()),
             reason: self
                 .params
                 .reason

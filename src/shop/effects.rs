@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::catalog::CatalogIndex;
 use super::core::State;
-use super::core::{Cart, CartLine, Evaluation, ProductId};
+use super::core::{Cart, CartLine, Evaluation, ProductId, Settled};
 use super::orders::{self, Order, OrderStatus};
 use super::plan::OpenOrder;
 use super::reply::{self, OrderRef, ReplyContext};
@@ -107,6 +107,8 @@ pub enum StoreOp {
     /// `audit_index` learns its id and number.
     CreateOrder {
         lines: Vec<CartLine>,
+        /// Pickup or delivery, with the zone's fee (none when nothing was asked).
+        fulfilment: Option<Settled>,
         audit_index: usize,
     },
     /// Cancels the order created by this turn, or else the one waiting for payment.
@@ -161,10 +163,20 @@ impl Effects for ShopEffects {
         let mut created: Option<Order> = None;
         for op in self.store {
             match op {
-                StoreOp::CreateOrder { lines, audit_index } => {
-                    let made =
-                        orders::create(&mut *tx, at.bot, conversation.id, &lines, &self.catalog)
-                            .await?;
+                StoreOp::CreateOrder {
+                    lines,
+                    fulfilment,
+                    audit_index,
+                } => {
+                    let made = orders::create(
+                        &mut *tx,
+                        at.bot,
+                        conversation.id,
+                        &lines,
+                        fulfilment.as_ref(),
+                        &self.catalog,
+                    )
+                    .await?;
                     match made {
                         Ok(orders::Created { order, levels }) => {
                             let detail = &mut audit[audit_index].detail;
@@ -227,6 +239,7 @@ impl Effects for ShopEffects {
                 offer: &job.offer,
                 offer_person: job.offer_person,
                 preface: &job.preface,
+                delivery: &super::delivery::options(bot, &self.catalog.zones),
             },
         );
         if let Some(why) = &composed.replaced {

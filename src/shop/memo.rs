@@ -36,6 +36,13 @@ pub struct ShopMemo {
     /// "Solo nos quedan 3; ¿te pongo 3?": a yes makes the product's line this many.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stock_offer: Option<(ProductId, i64)>,
+    /// How the order will reach the customer, as chosen so far (checked again
+    /// against the shop's zones when the order is confirmed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fulfilment: Option<crate::shop::core::Choice>,
+    /// What the bot last asked about the order's delivery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<crate::shop::core::Missing>,
 }
 
 fn is_zero(n: &u32) -> bool {

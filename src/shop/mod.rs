@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod catalog_csv;
 pub mod contract;
 pub mod core;
+pub mod delivery;
 pub mod effects;
 pub mod knowledge;
 pub mod memo;
@@ -82,7 +83,8 @@ impl Profile for Shop {
             .catalogs
             .get(bot_id, turn.snapshot.config_version, || async {
                 // Read after the snapshot: at least as new as its version.
-                let catalog = catalog::load(&self.pool, bot_id).await?;
+                let mut catalog = catalog::load(&self.pool, bot_id).await?;
+                catalog.zones = delivery::zones(&self.pool, bot_id).await?;
                 Ok::<_, sqlx::Error>((turn.snapshot.config_version, catalog))
             })
             .await?;

@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::catalog::CatalogIndex;
 use super::stock::{self, Level, Shortage, StockState};
 use crate::bots::Bot;
-use crate::shop::core::CartLine;
+use crate::shop::core::{CartLine, Settled};
 
 /// Where an order stands; stored as its snake_case name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, sqlx::Type)]
@@ -172,6 +172,12 @@ pub struct Order {
     pub created_at: DateTime<Utc>,
     pub paid_at: Option<DateTime<Utc>>,
     pub stock_state: StockState,
+    /// `pickup` or `delivery` (none when the shop asked nothing).
+    pub fulfilment: Option<String>,
+    pub delivery_zone: Option<String>,
+    pub delivery_address: Option<String>,
+    /// Part of `total_minor`.
+    pub delivery_fee_minor: i64,
 }
 
 #[derive(Debug, Clone, Serialize, sqlx::FromRow)]
@@ -184,7 +190,8 @@ pub struct OrderItem {
 }
 
 const ORDER_COLUMNS: &str = "id, bot_id, number, conversation_id, status, total_minor, currency::text AS currency, \
-     payment_due_at, rejection_reason, cancel_reason, created_at, paid_at, stock_state";
+     payment_due_at, rejection_reason, cancel_reason, created_at, paid_at, stock_state, \
+     fulfilment, delivery_zone, delivery_address, delivery_fee_minor";
 
 /// An order created with its units held, and the tracked products' levels.
 pub struct Created {
@@ -199,6 +206,7 @@ pub async fn create(
     bot: &Bot,
     conversation_id: Uuid,
     lines: &[CartLine],
+    fulfilment: Option<&Settled>,
     catalog: &CatalogIndex,
 ) -> sqlx::Result<Result<Created, Shortage>> {
     let levels = match stock::reserve(&mut *conn, lines).await? {
@@ -217,10 +225,12 @@ pub async fn create(
     .bind(bot.id)
     .fetch_one(&mut *conn)
     .await?;
-    let total: i64 = lines.iter().map(CartLine::line_total_minor).sum();
+    let fee = fulfilment.map_or(0, |f| f.fee_minor);
+    let total: i64 = lines.iter().map(CartLine::line_total_minor).sum::<i64>() + fee;
     let order: Order = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO orders (bot_id, number, conversation_id, status, total_minor, currency, payment_due_at, stock_state)
-         VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, now() + make_interval(secs => $6), $7)
+        "INSERT INTO orders (bot_id, number, conversation_id, status, total_minor, currency, payment_due_at,
+                             stock_state, fulfilment, delivery_zone, delivery_address, delivery_fee_minor)
+         VALUES ($1, $2, $3, 'awaiting_payment', $4, $5, now() + make_interval(secs => $6), $7, $8, $9, $10, $11)
          RETURNING {ORDER_COLUMNS}"
     )))
     .bind(bot.id)
@@ -230,6 +240,10 @@ pub async fn create(
     .bind(&bot.currency)
     .bind(f64::from(bot.payment_timeout_secs))
     .bind(held)
+    .bind(fulfilment.map(|f| f.mode.as_str()))
+    .bind(fulfilment.and_then(|f| f.zone.as_ref().map(|z| z.name.clone())))
+    .bind(fulfilment.and_then(|f| f.address.clone()))
+    .bind(fee)
     .fetch_one(&mut *conn)
     .await?;
     let mut builder = sqlx::QueryBuilder::new(

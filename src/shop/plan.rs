@@ -248,19 +248,27 @@ pub async fn plan(
         } else {
             ProposedAction::new("ADD_TO_CART")
         };
-        return Ok(Plan::Propose(Box::new(ProposePlan {
+        let action = action.product(product_id).quantity(quantity);
+        return Ok(direct(
             start,
-            greeted: false,
-            proposal: Proposal::new(vec![action.product(product_id).quantity(quantity)], ""),
-            proposer: Origin::Named("stock_offer"),
-            cart: cart.clone(),
+            vec![action],
+            "stock_offer",
+            cart,
             memo,
-            rewritten: None,
-            ungrounded: Vec::new(),
-            asked: None,
-            replaced: Vec::new(),
-            answered: Vec::new(),
-        })));
+            Vec::new(),
+        ));
+    }
+    // Pickup or delivery, read before anything else: an address is neither small
+    // talk nor a question for the knowledge, and its numbers are no quantities.
+    let delivery = super::contract::DeliveryView::of(
+        &super::delivery::options(bot, &catalog.zones),
+        memo.fulfilment.as_ref(),
+    );
+    if let Some(view) = &delivery
+        && let Some(action) =
+            super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
+    {
+        return Ok(direct(start, vec![action], "rules", cart, memo, Vec::new()));
     }
     let catalog_entries: Vec<CatalogEntry> = catalog
         .active()
@@ -317,19 +325,7 @@ pub async fn plan(
             .map(|id| ProposedAction::new("SHOW_PRODUCT").product(id))
             .collect();
         if !shown.is_empty() {
-            return Ok(Plan::Propose(Box::new(ProposePlan {
-                start,
-                greeted: false,
-                proposal: Proposal::new(shown, ""),
-                proposer: Origin::Named("knowledge"),
-                cart: cart.clone(),
-                memo,
-                rewritten: None,
-                ungrounded: Vec::new(),
-                asked: None,
-                replaced: Vec::new(),
-                answered,
-            })));
+            return Ok(direct(start, shown, "knowledge", cart, memo, answered));
         }
     }
     // «¿Puede recoger mi hermano? yo no llego»: what is left beside an answer,
@@ -360,6 +356,8 @@ pub async fn plan(
         choice_quantity: memo.choice_quantity,
         choices_named: memo.choices_named,
         focus: memo.focus,
+        delivery,
+        asked: memo.asked,
         context: turn.call_context(),
     };
     // «El matcha es frío, ¿no? Dame uno»: the product the question named is
@@ -459,6 +457,30 @@ pub async fn plan(
         replaced,
         answered,
     })))
+}
+
+/// A plan whose actions the backend read itself (no proposer, no grounding).
+fn direct(
+    start: State,
+    actions: Vec<ProposedAction>,
+    origin: &'static str,
+    cart: &Cart,
+    memo: ShopMemo,
+    answered: Vec<Answered>,
+) -> Plan {
+    Plan::Propose(Box::new(ProposePlan {
+        start,
+        greeted: false,
+        proposal: Proposal::new(actions, ""),
+        proposer: Origin::Named(origin),
+        cart: cart.clone(),
+        memo,
+        rewritten: None,
+        ungrounded: Vec::new(),
+        asked: None,
+        replaced: Vec::new(),
+        answered,
+    }))
 }
 
 fn fallback_proposal() -> Proposal {

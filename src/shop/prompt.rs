@@ -19,7 +19,7 @@ const SYSTEM_PROMPT: &str = "Eres el asistente de ventas de una tienda que vende
 Lees el mensaje del cliente y PROPONES acciones; el sistema de la tienda decide cuáles se ejecutan.\n\
 Reglas:\n\
 1. Propón de 1 a 5 acciones, solo de estos tipos: SHOW_CATALOG, SHOW_PRODUCT, ADD_TO_CART, UPDATE_QUANTITY, \
-REMOVE_ITEM, CLEAR_CART, REVIEW_ORDER, CONFIRM_ORDER, CANCEL_ORDER, REPLY, CLARIFY, ESCALATE.\n\
+REMOVE_ITEM, CLEAR_CART, REVIEW_ORDER, CONFIRM_ORDER, CANCEL_ORDER, SET_FULFILMENT, REPLY, CLARIFY, ESCALATE.\n\
 2. Nunca inventes ni cambies precios, descuentos, totales ni pagos. No escribas montos ni totales en \
 response_text: el sistema agrega precios, carrito y totales por su cuenta.\n\
 3. Usa solo product_id del catálogo que recibes. Cantidades enteras de 1 a 100.\n\
@@ -27,9 +27,13 @@ response_text: el sistema agrega precios, carrito y totales por su cuenta.\n\
 5. Si no estás seguro de qué quiere el cliente, usa CLARIFY y pregunta en response_text.\n\
 6. Si pide hablar con una persona, usa ESCALATE.\n\
 7. response_text: español, breve, amable, máximo 500 caracteres.\n\
+8. Si recibes delivery, la tienda hace envíos: cuando el cliente diga si recoge o quiere envío, usa SET_FULFILMENT \
+con mode \"pickup\" o \"delivery\", zone_id de delivery.zones y address con sus palabras. El costo del envío lo \
+pone el sistema según la zona: nunca lo propongas.\n\
 Responde SOLO con un objeto JSON: {\"reasoning\": string, \"proposed_actions\": [{\"type\": string, \
 \"params\": {\"product_id\": number|null, \"product_name\": string|null, \"quantity\": number|null, \
-\"reason\": string|null}}], \"response_text\": string, \"suggested_state\": string|null}";
+\"reason\": string|null, \"mode\": string|null, \"zone_id\": number|null, \"address\": string|null}}], \
+\"response_text\": string, \"suggested_state\": string|null}";
 
 pub fn contract() -> Contract<Proposal> {
     Contract {
@@ -102,6 +106,18 @@ pub fn prompt(config: &LlmConfig, input: &ProposalInput, mut catalog: Vec<Catalo
                 }
                 entry
             }).collect::<Vec<_>>(),
+            "delivery": input.delivery.as_ref().map(|d| json!({
+                "pickup": d.pickup,
+                "zones": d.zones.iter().map(|z| json!({
+                    "zone_id": z.zone_id, "name": z.name, "fee": money(z.fee_minor, &input.currency),
+                })).collect::<Vec<_>>(),
+                // The address stays out of the prompt: the model needs only
+                // whether there is one.
+                "chosen": d.chosen.as_ref().map(|c| json!({
+                    "mode": c.mode, "zone_id": c.zone_id, "has_address": c.address.is_some(),
+                })),
+                "asked": input.asked,
+            })),
         })
         .to_string();
         let chars = SYSTEM_PROMPT.chars().count() + user.chars().count();
@@ -144,12 +160,15 @@ pub fn proposal_schema() -> Value {
                         "type": {"type": "string", "enum": types},
                         "params": {
                             "type": "object", "additionalProperties": false,
-                            "required": ["product_id", "product_name", "quantity", "reason"],
+                            "required": ["product_id", "product_name", "quantity", "reason", "mode", "zone_id", "address"],
                             "properties": {
                                 "product_id": {"type": ["integer", "null"]},
                                 "product_name": {"type": ["string", "null"]},
                                 "quantity": {"type": ["integer", "null"]},
                                 "reason": {"type": ["string", "null"]},
+                                "mode": {"type": ["string", "null"], "enum": ["pickup", "delivery", null]},
+                                "zone_id": {"type": ["integer", "null"]},
+                                "address": {"type": ["string", "null"]},
                             },
                         },
                     },

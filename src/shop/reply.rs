@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::shop::core::fulfilment::{self, Missing, Mode, Options, Settled};
 use crate::shop::core::{Cart, Effect, Evaluation, MAX_QUANTITY, Rejection, State};
 use crate::text::{money, numbers_in_hundredths};
 
@@ -36,6 +37,8 @@ pub struct ReplyContext<'a> {
     pub offer_person: bool,
     /// Blocks that come first (the knowledge's answers to the message's questions).
     pub preface: &'a [String],
+    /// How orders reach customers (pickup, delivery zones).
+    pub delivery: &'a Options,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,8 +106,22 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 cart_touched = true;
                 blocks.push("Vacié tu carrito.".into());
             }
-            Effect::OrderReviewed => blocks.push(review_block(&eval.cart, ctx)),
-            Effect::OrderConfirmed { .. } => blocks.push(confirmed_block(ctx)),
+            Effect::OrderReviewed => blocks.push(review_block(&eval.cart, eval, ctx)),
+            Effect::OrderConfirmed { fulfilment, .. } => {
+                blocks.push(confirmed_block(ctx, fulfilment.as_ref()))
+            }
+            Effect::FulfilmentSet { choice, missing } => {
+                blocks.push(chosen_block(choice, ctx));
+                // At the summary, a complete choice shows the summary again
+                // (with the fee); otherwise the next question.
+                match missing {
+                    Some(missing) => blocks.push(question(*missing, ctx)),
+                    None if eval.state == State::Checkout => {
+                        blocks.push(review_block(&eval.cart, eval, ctx))
+                    }
+                    None => {}
+                }
+            }
             Effect::OrderCancelled { had_order } => {
                 blocks.push(match (had_order, ctx.open_order) {
                     (true, Some(order)) => format!("Cancelé tu pedido #{}.", order.number),
@@ -174,6 +191,8 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
             .iter()
             .map(|id| ctx.catalog.name(*id).to_owned())
             .collect()
+    } else if let Some(asked) = asked_next(eval, ctx.delivery) {
+        asked_choices(asked, ctx)
     } else if eval.state == State::Checkout {
         checkout_choices()
     } else {
@@ -250,20 +269,140 @@ fn cart_block(cart: &Cart, ctx: &ReplyContext<'_>) -> String {
     lines.join("\n")
 }
 
-fn review_block(cart: &Cart, ctx: &ReplyContext<'_>) -> String {
+fn review_block(cart: &Cart, eval: &Evaluation, ctx: &ReplyContext<'_>) -> String {
     let mut lines = vec!["Resumen de tu pedido:".to_string()];
     lines.extend(cart_lines(cart, ctx));
+    let settled = fulfilment::settle(ctx.delivery, eval.choice.as_ref());
+    let fee = settled.as_ref().map_or(0, |s| s.fee_minor);
+    if let Some(settled) = &settled {
+        lines.push(format!("• {}", fulfilment_line(settled, ctx)));
+    }
     lines.push(format!(
         "Total: {}",
-        money(cart.total_minor(), ctx.currency)
+        money(cart.total_minor() + fee, ctx.currency)
     ));
-    lines.push(
-        "¿Confirmas tu pedido? Responde «sí» para confirmar o «cancelar» para anularlo.".into(),
-    );
+    match fulfilment::missing(ctx.delivery, eval.choice.as_ref()) {
+        Some(missing) => lines.push(question(missing, ctx)),
+        None => lines.push(
+            "¿Confirmas tu pedido? Responde «sí» para confirmar o «cancelar» para anularlo.".into(),
+        ),
+    }
     lines.join("\n")
 }
 
-fn confirmed_block(ctx: &ReplyContext<'_>) -> String {
+/// How a settled order reaches the customer, with its fee.
+fn fulfilment_line(settled: &Settled, ctx: &ReplyContext<'_>) -> String {
+    match (&settled.zone, &settled.address) {
+        (Some(zone), Some(address)) => format!(
+            "Envío a {address} ({}) — {}",
+            zone.name,
+            money(settled.fee_minor, ctx.currency)
+        ),
+        (Some(zone), None) => format!(
+            "Envío a {} — {}",
+            zone.name,
+            money(settled.fee_minor, ctx.currency)
+        ),
+        _ => "Recoges en la tienda — sin costo".into(),
+    }
+}
+
+/// What the customer just said about delivery, in the backend's words.
+fn chosen_block(choice: &fulfilment::Choice, ctx: &ReplyContext<'_>) -> String {
+    match choice.mode {
+        Mode::Pickup => "Perfecto: lo recoges en la tienda.".into(),
+        Mode::Delivery => match choice.zone_id.and_then(|id| ctx.delivery.zone(id)) {
+            Some(zone) => format!(
+                "Envío a {}: {}.",
+                zone.name,
+                money(zone.fee_minor, ctx.currency)
+            ),
+            None => "Te lo enviamos.".into(),
+        },
+    }
+}
+
+/// The shop's zones, numbered, with their fees and minimum orders.
+fn zone_list(ctx: &ReplyContext<'_>) -> String {
+    ctx.delivery
+        .zones
+        .iter()
+        .enumerate()
+        .map(|(i, zone)| {
+            let mut line = format!(
+                "{}. {} — {}",
+                i + 1,
+                zone.name,
+                money(zone.fee_minor, ctx.currency)
+            );
+            if let Some(min) = zone.min_order_minor {
+                line.push_str(&format!(" (pedido mínimo {})", money(min, ctx.currency)));
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The question for what is missing before the order can be confirmed.
+fn question(missing: Missing, ctx: &ReplyContext<'_>) -> String {
+    let pickup = ctx.delivery.pickup;
+    match missing {
+        Missing::Mode if pickup => format!(
+            "¿Cómo quieres recibir tu pedido? Puedes recogerlo en la tienda (sin costo) o te lo enviamos a una de estas zonas:\n{}",
+            zone_list(ctx)
+        ),
+        Missing::Mode | Missing::Zone => format!(
+            "¿A qué zona te lo enviamos?\n{}\nSi tu zona no está en la lista, por ahora no llegamos ahí{}.",
+            zone_list(ctx),
+            if pickup {
+                "; puedes recogerlo en la tienda"
+            } else {
+                ""
+            }
+        ),
+        Missing::Address => {
+            "¿A qué dirección te lo enviamos? Escribe la calle, el número y una referencia.".into()
+        }
+    }
+}
+
+fn asked_choices(asked: Missing, ctx: &ReplyContext<'_>) -> Vec<String> {
+    match asked {
+        Missing::Mode if ctx.delivery.pickup => {
+            vec!["Recoger en la tienda".into(), "Envío a domicilio".into()]
+        }
+        Missing::Mode | Missing::Zone => {
+            ctx.delivery.zones.iter().map(|z| z.name.clone()).collect()
+        }
+        Missing::Address => Vec::new(),
+    }
+}
+
+/// What the bot asks next about delivery after this evaluation: remembered so
+/// the next message is read as its answer.
+pub fn asked_next(eval: &Evaluation, delivery: &Options) -> Option<Missing> {
+    let set = eval.accepted().find_map(|(_, a)| match &a.effect {
+        Effect::FulfilmentSet { missing, .. } => Some(*missing),
+        _ => None,
+    });
+    let refused = eval.rejected().find_map(|(_, r)| match r {
+        Rejection::FulfilmentMissing(missing) => Some(*missing),
+        Rejection::ZoneNotFound(_) | Rejection::PickupUnavailable => Some(Missing::Zone),
+        Rejection::MissingMode => Some(Missing::Mode),
+        _ => None,
+    });
+    match (set, refused) {
+        (_, Some(missing)) => Some(missing),
+        (Some(missing), None) => missing,
+        (None, None) if eval.state == State::Checkout => {
+            fulfilment::missing(delivery, eval.choice.as_ref())
+        }
+        _ => None,
+    }
+}
+
+fn confirmed_block(ctx: &ReplyContext<'_>, settled: Option<&Settled>) -> String {
     let Some(order) = ctx.confirmed_order else {
         return "¡Listo! Registré tu pedido.".into();
     };
@@ -272,6 +411,17 @@ fn confirmed_block(ctx: &ReplyContext<'_>) -> String {
         order.number,
         money(order.total_minor, ctx.currency)
     );
+    if let Some(settled) = settled {
+        text.push(' ');
+        text.push_str(&match (&settled.zone, &settled.address) {
+            (Some(zone), Some(address)) => format!(
+                "Te lo enviamos a {address} ({}); el envío ({}) está incluido.",
+                zone.name,
+                money(settled.fee_minor, ctx.currency)
+            ),
+            _ => "Lo recoges en la tienda.".into(),
+        });
+    }
     if !ctx.payment_instructions.is_empty() {
         text.push(' ');
         text.push_str(ctx.payment_instructions);
@@ -295,7 +445,7 @@ fn state_help(eval: &Evaluation, ctx: &ReplyContext<'_>) -> String {
             ),
             None => "Tu pedido está pendiente de pago.".into(),
         },
-        State::Checkout => review_block(&eval.cart, ctx),
+        State::Checkout => review_block(&eval.cart, eval, ctx),
         State::CartOpen => cart_block(&eval.cart, ctx),
         State::HumanTakeover => ESCALATED.into(),
         _ => "¿En qué te ayudo? Escribe «catálogo» para ver nuestros productos.".into(),
@@ -341,6 +491,32 @@ fn rejection_message(rejection: &Rejection, eval: &Evaluation, ctx: &ReplyContex
         }
         Rejection::NotInCart(id) => format!("{} no está en tu carrito.", ctx.catalog.name(*id)),
         Rejection::CartEmpty => "Tu carrito está vacío. Escribe «catálogo» para ver nuestros productos.".into(),
+        Rejection::FulfilmentMissing(missing) => question(*missing, ctx),
+        Rejection::MissingMode => question(Missing::Mode, ctx),
+        Rejection::PickupUnavailable => format!(
+            "Por ahora no tenemos recojo en la tienda; te lo enviamos. {}",
+            question(Missing::Zone, ctx)
+        ),
+        Rejection::DeliveryUnavailable => {
+            "Por ahora no hacemos envíos: puedes recoger tu pedido en la tienda.".into()
+        }
+        Rejection::ZoneNotFound(_) => format!(
+            "No encontré esa zona entre las que llegamos. {}",
+            question(Missing::Zone, ctx)
+        ),
+        Rejection::BelowZoneMinimum {
+            zone_id,
+            min_order_minor,
+        } => format!(
+            "Para enviar a {} el pedido mínimo es {} (sin contar el envío). Puedes agregar algo más{}.",
+            ctx.delivery.zone(*zone_id).map_or("esa zona", |z| z.name.as_str()),
+            money(*min_order_minor, ctx.currency),
+            if ctx.delivery.pickup {
+                " o recogerlo en la tienda"
+            } else {
+                ""
+            }
+        ),
         Rejection::OutOfStock {
             product_id,
             available,
@@ -377,6 +553,10 @@ fn unaccounted_number(
         }
         allowed.insert(cart.total_minor());
         allowed.insert(cart.item_count() * 100);
+    }
+    for zone in &ctx.delivery.zones {
+        allowed.insert(zone.fee_minor);
+        allowed.extend(zone.min_order_minor);
     }
     for order in [ctx.open_order, ctx.confirmed_order].into_iter().flatten() {
         allowed.insert(order.number * 100);

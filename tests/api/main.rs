@@ -14,6 +14,7 @@ mod cli;
 mod concurrency;
 mod console_api;
 mod dashboard;
+mod delivery;
 mod deploy;
 mod engine;
 mod eval;

@@ -223,7 +223,7 @@ async fn the_document_is_openapi_3_1_and_covers_the_merchant_api(pool: sqlx::PgP
         doc["openapi"]
     );
     let ops = operations(&doc);
-    assert_eq!(ops.len(), 39, "every merchant operation");
+    assert_eq!(ops.len(), 41, "every merchant operation");
     for (method, path) in [
         (Method::POST, "/conversations/{id}/reply"),
         (Method::POST, "/bots/{slug}/products.csv"),

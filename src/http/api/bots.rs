@@ -13,6 +13,7 @@ use crate::http::Web;
 use crate::http::error::{ApiError, parse_json};
 use crate::merchant::bots::{self, BotPatch, ChannelSetup, NewBot};
 use crate::merchant::chat_link;
+use crate::merchant::delivery::{self, DeliverySettings};
 
 /// `PATCH /api/v1/bots/{slug}`: bot settings a merchant may change.
 #[utoipa::path(patch, path = "/bots/{slug}", tag = "bots", params(("slug" = String, Path, description = "the slug")), request_body = BotPatch,
@@ -170,4 +171,34 @@ pub async fn clear_identity_secret(
 ) -> Result<axum::http::StatusCode, ApiError> {
     bots::clear_identity_secret(&web.office, merchant_id, &slug).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/v1/bots/{slug}/delivery`: pickup, delivery and the zones with
+/// their fees.
+#[utoipa::path(get, path = "/bots/{slug}/delivery", tag = "bots", params(("slug" = String, Path, description = "the slug")),
+    responses((status = 200, body = Answer, description = "`{pickup, delivery, zones: [{id, name, fee_minor, min_order_minor}]}`"), Errors))]
+pub async fn get_delivery(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(web): State<Web>,
+    Path(slug): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let delivery = delivery::get(&web.pool, merchant_id, &slug).await?;
+    Ok(Json(json!(delivery)))
+}
+
+/// `PUT /api/v1/bots/{slug}/delivery`: replaces pickup, delivery and the
+/// zones; the fee a customer pays is only ever their zone's.
+#[utoipa::path(put, path = "/bots/{slug}/delivery", tag = "bots", params(("slug" = String, Path, description = "the slug")), request_body = DeliverySettings,
+    responses((status = 200, body = Answer, description = "the settings as stored"), Errors))]
+pub async fn set_delivery(
+    MerchantAuth(merchant_id): MerchantAuth,
+    State(web): State<Web>,
+    Path(slug): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    // The bot first: another merchant's bot is a 404 whatever the body says.
+    crate::merchant::catalog::shop_bot(&web.pool, merchant_id, &slug).await?;
+    let settings: DeliverySettings = parse_json(&body?)?;
+    let stored = delivery::set(&web.office, merchant_id, &slug, &settings).await?;
+    Ok(Json(json!(stored)))
 }

@@ -54,6 +54,7 @@ pub fn router() -> OpenApiRouter<Web> {
         .routes(routes!(bots::update_bot))
         .routes(routes!(bots::set_channel))
         .routes(routes!(bots::llm_usage))
+        .routes(routes!(bots::get_delivery, bots::set_delivery))
         .routes(routes!(
             bots::new_identity_secret,
             bots::clear_identity_secret

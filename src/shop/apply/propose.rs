@@ -8,7 +8,7 @@ use super::{Decision, ReplyPlan, TurnInput};
 use crate::audit::{Actor, Entry, Kind};
 use crate::outbox::Author;
 use crate::shop::contract::Proposal;
-use crate::shop::core::{Action, ActionKind, ActionType, Effect, State, evaluate};
+use crate::shop::core::{Action, ActionKind, ActionType, Effect, State, evaluate_with};
 use crate::shop::effects::{ComposeJob, StoreOp};
 use crate::shop::plan::ProposePlan;
 use crate::shop::reply::OrderRef;
@@ -56,7 +56,15 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
     }
     let catalog = input.catalog.as_ref();
     let (actions, positions) = grounded(&proposal, &ungrounded);
-    let eval = evaluate(start, &cart, catalog, &actions);
+    let delivery = crate::shop::delivery::options(input.bot, &catalog.zones);
+    let eval = evaluate_with(
+        start,
+        &cart,
+        catalog,
+        &delivery,
+        memo.fulfilment.as_ref(),
+        &actions,
+    );
     let mut escalated_from: Option<State> = None;
     // Refusals are audited in the order the actions were proposed.
     let mut refused = ungrounded.iter().peekable();
@@ -84,8 +92,11 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         );
         let executed = audit.len();
         match &accepted.effect {
-            Effect::OrderConfirmed { lines, .. } => decision.store.push(StoreOp::CreateOrder {
+            Effect::OrderConfirmed {
+                lines, fulfilment, ..
+            } => decision.store.push(StoreOp::CreateOrder {
                 lines: lines.clone(),
+                fulfilment: fulfilment.clone(),
                 audit_index: executed,
             }),
             Effect::OrderCancelled { had_order: true } => {
@@ -127,6 +138,8 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
                 .detail(json!({"human_override": true, "by": "customer"})),
         );
     }
+    memo.fulfilment = eval.choice.clone();
+    memo.asked = crate::shop::reply::asked_next(&eval, &delivery);
     let offer = offered(input, &proposal, &eval);
     let offer_person = remember(&mut memo, input, &eval, &offer);
     if offer_person {

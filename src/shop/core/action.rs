@@ -21,13 +21,15 @@ pub enum ActionKind {
     ReviewOrder,
     ConfirmOrder,
     CancelOrder,
+    /// Pickup or delivery (with the zone and the address): the fee is the zone's.
+    SetFulfilment,
     Reply,
     Clarify,
     Escalate,
 }
 
 impl ActionKind {
-    pub const ALL: [ActionKind; 12] = [
+    pub const ALL: [ActionKind; 13] = [
         ActionKind::ShowCatalog,
         ActionKind::ShowProduct,
         ActionKind::AddToCart,
@@ -37,6 +39,7 @@ impl ActionKind {
         ActionKind::ReviewOrder,
         ActionKind::ConfirmOrder,
         ActionKind::CancelOrder,
+        ActionKind::SetFulfilment,
         ActionKind::Reply,
         ActionKind::Clarify,
         ActionKind::Escalate,
@@ -53,6 +56,7 @@ impl ActionKind {
             ActionKind::ReviewOrder => "REVIEW_ORDER",
             ActionKind::ConfirmOrder => "CONFIRM_ORDER",
             ActionKind::CancelOrder => "CANCEL_ORDER",
+            ActionKind::SetFulfilment => "SET_FULFILMENT",
             ActionKind::Reply => "REPLY",
             ActionKind::Clarify => "CLARIFY",
             ActionKind::Escalate => "ESCALATE",
@@ -70,15 +74,18 @@ pub enum ForbiddenKind {
     ApprovePayment,
     RejectPayment,
     DisableOverride,
+    /// A delivery fee is the zone's, set by the merchant.
+    SetDeliveryFee,
 }
 
 impl ForbiddenKind {
-    pub const ALL: [ForbiddenKind; 5] = [
+    pub const ALL: [ForbiddenKind; 6] = [
         ForbiddenKind::ModifyPrice,
         ForbiddenKind::ApplyDiscount,
         ForbiddenKind::ApprovePayment,
         ForbiddenKind::RejectPayment,
         ForbiddenKind::DisableOverride,
+        ForbiddenKind::SetDeliveryFee,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -88,6 +95,7 @@ impl ForbiddenKind {
             ForbiddenKind::ApprovePayment => "APPROVE_PAYMENT",
             ForbiddenKind::RejectPayment => "REJECT_PAYMENT",
             ForbiddenKind::DisableOverride => "DISABLE_OVERRIDE",
+            ForbiddenKind::SetDeliveryFee => "SET_DELIVERY_FEE",
         }
     }
 }
@@ -137,6 +145,7 @@ impl fmt::Display for ActionType {
     }
 }
 
+use super::fulfilment::Mode;
 use crate::proposal::Param;
 
 /// Catalog identifier of a product.
@@ -148,6 +157,12 @@ pub struct Action {
     pub kind: ActionType,
     pub product_id: Param<ProductId>,
     pub quantity: Param<i64>,
+    /// SET_FULFILMENT: pickup or delivery, the zone, the address.
+    pub mode: Param<Mode>,
+    pub zone_id: Param<i64>,
+    pub address: Option<String>,
+    /// The proposer named an amount for delivery: refused, the fee is the zone's.
+    pub proposes_fee: bool,
     /// The proposer's stated reason; audited, never shown to the customer.
     pub reason: Option<String>,
 }
@@ -158,6 +173,10 @@ impl Action {
             kind,
             product_id: Param::Missing,
             quantity: Param::Missing,
+            mode: Param::Missing,
+            zone_id: Param::Missing,
+            address: None,
+            proposes_fee: false,
             reason: None,
         }
     }
@@ -173,6 +192,21 @@ impl Action {
 
     pub fn with_quantity(mut self, quantity: i64) -> Self {
         self.quantity = Param::Given(quantity);
+        self
+    }
+
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = Param::Given(mode);
+        self
+    }
+
+    pub fn with_zone(mut self, zone_id: i64) -> Self {
+        self.zone_id = Param::Given(zone_id);
+        self
+    }
+
+    pub fn with_address(mut self, address: &str) -> Self {
+        self.address = Some(address.to_owned());
         self
     }
 }

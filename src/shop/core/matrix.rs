@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::action::{Action, ActionKind, ActionType, ForbiddenKind, ProductId};
 use super::cart::{Cart, CartLine, Catalog, MAX_QUANTITY};
+use super::fulfilment::{self, Choice, Missing, Mode, Options, Settled};
 use super::state::State;
 
 use crate::proposal::{MAX_ACTIONS, Param};
@@ -47,6 +48,20 @@ pub enum Rejection {
     CartEmpty,
     #[error("the order can only be confirmed after the customer saw its summary")]
     ConfirmWithoutReview,
+    /// The order cannot be confirmed before the customer says how it reaches them.
+    #[error("the order needs its {0:?} before it is confirmed")]
+    FulfilmentMissing(Missing),
+    #[error("SET_FULFILMENT needs a mode (pickup or delivery)")]
+    MissingMode,
+    #[error("the shop does not offer pickup")]
+    PickupUnavailable,
+    #[error("the shop does not deliver")]
+    DeliveryUnavailable,
+    #[error("zone {0} is not one of the shop's delivery zones")]
+    ZoneNotFound(String),
+    /// The zone's smallest order, before its fee.
+    #[error("delivery to this zone needs an order of at least {min_order_minor}")]
+    BelowZoneMinimum { zone_id: i64, min_order_minor: i64 },
     /// The line would hold more than the shop has left.
     #[error("product {product_id}: {requested} asked for, {available} left")]
     OutOfStock {
@@ -74,10 +89,18 @@ pub enum Effect {
     },
     CartCleared,
     OrderReviewed,
-    /// The order is created from exactly these lines, with these prices.
+    /// The order is created from exactly these lines, with these prices, and
+    /// how it reaches the customer (its fee in the total).
     OrderConfirmed {
         lines: Vec<CartLine>,
         total_minor: i64,
+        fulfilment: Option<Settled>,
+    },
+    /// How the order reaches the customer, as far as they said; what is still
+    /// missing is asked next.
+    FulfilmentSet {
+        choice: Choice,
+        missing: Option<Missing>,
     },
     /// `had_order` is true when a placed order (AWAITING_PAYMENT) is cancelled.
     OrderCancelled {
@@ -108,6 +131,8 @@ pub struct Evaluation {
     pub decisions: Vec<Decision>,
     pub state: State,
     pub cart: Cart,
+    /// How the order will reach the customer, as chosen so far.
+    pub choice: Option<Choice>,
 }
 
 impl Evaluation {
@@ -136,26 +161,54 @@ pub fn valid_in(action: ActionKind, state: State) -> bool {
         UpdateQuantity | RemoveItem | ClearCart => matches!(state, CartOpen | Checkout),
         ReviewOrder => state == CartOpen,
         ConfirmOrder => state == Checkout,
+        SetFulfilment => matches!(state, CartOpen | Checkout),
         CancelOrder => matches!(state, CartOpen | Checkout | AwaitingPayment),
     }
 }
 
 /// Validates every action in order, each against the state and cart the previous
-/// accepted action produced.
+/// accepted action produced, for a shop that offers pickup only.
 pub fn evaluate(
     began_in: State,
     cart: &Cart,
     catalog: &impl Catalog,
     actions: &[Action],
 ) -> Evaluation {
+    evaluate_with(began_in, cart, catalog, &Options::default(), None, actions)
+}
+
+/// `evaluate` for a shop with `options` (pickup, delivery zones) and what the
+/// customer chose so far.
+pub fn evaluate_with(
+    began_in: State,
+    cart: &Cart,
+    catalog: &impl Catalog,
+    options: &Options,
+    choice: Option<&Choice>,
+    actions: &[Action],
+) -> Evaluation {
     let mut state = began_in;
     let mut cart = cart.clone();
+    let mut choice = choice.cloned();
+    let began_with = choice.clone();
     let mut decisions = Vec::with_capacity(actions.len());
     for (index, action) in actions.iter().enumerate() {
         let outcome = if index >= MAX_ACTIONS {
             Err(Rejection::TooManyActions)
         } else {
-            step(began_in, state, &cart, catalog, action).map(|(to, effect, next_cart)| {
+            let at = Checkout {
+                options,
+                choice: choice.as_ref(),
+                began_with: began_with.as_ref(),
+            };
+            step(began_in, state, &cart, catalog, &at, action).map(|(to, effect, next_cart)| {
+                match &effect {
+                    Effect::FulfilmentSet { choice: chosen, .. } => choice = Some(chosen.clone()),
+                    Effect::OrderConfirmed { .. }
+                    | Effect::OrderCancelled { .. }
+                    | Effect::CartCleared => choice = None,
+                    _ => {}
+                }
                 let accepted = Accepted {
                     from: state,
                     to,
@@ -176,7 +229,16 @@ pub fn evaluate(
         decisions,
         state,
         cart,
+        choice,
     }
+}
+
+/// What the shop offers and what the customer chose, as a step sees them.
+struct Checkout<'a> {
+    options: &'a Options,
+    choice: Option<&'a Choice>,
+    /// The choice the summary the customer saw was made with.
+    began_with: Option<&'a Choice>,
 }
 
 fn step(
@@ -184,8 +246,12 @@ fn step(
     state: State,
     cart: &Cart,
     catalog: &impl Catalog,
+    at: &Checkout<'_>,
     action: &Action,
 ) -> Result<(State, Effect, Cart), Rejection> {
+    if action.proposes_fee {
+        return Err(Rejection::Forbidden(ForbiddenKind::SetDeliveryFee));
+    }
     let kind = match &action.kind {
         ActionType::Allowed(kind) => *kind,
         ActionType::Forbidden(kind) => return Err(Rejection::Forbidden(*kind)),
@@ -297,9 +363,29 @@ fn step(
                     in_stock(product, line.quantity)?;
                 }
             }
+            if let Some(missing) = fulfilment::missing(at.options, at.choice) {
+                return Err(Rejection::FulfilmentMissing(missing));
+            }
+            // Delivery changed in this same proposal: the customer sees the new
+            // summary (and its fee) before anything is confirmed.
+            if at.choice != at.began_with {
+                return Err(Rejection::ConfirmWithoutReview);
+            }
+            let settled = fulfilment::settle(at.options, at.choice);
+            if let Some(zone) = settled.as_ref().and_then(|s| s.zone.as_ref())
+                && let Some(min) = zone.min_order_minor
+                && cart.total_minor() < min
+            {
+                return Err(Rejection::BelowZoneMinimum {
+                    zone_id: zone.id,
+                    min_order_minor: min,
+                });
+            }
+            let fee = settled.as_ref().map_or(0, |s| s.fee_minor);
             let effect = Effect::OrderConfirmed {
                 lines: cart.lines().to_vec(),
-                total_minor: cart.total_minor(),
+                total_minor: cart.total_minor() + fee,
+                fulfilment: settled,
             };
             next.clear();
             Ok((State::AwaitingPayment, effect, next))
@@ -309,10 +395,61 @@ fn step(
             let had_order = state == State::AwaitingPayment;
             Ok((State::Idle, Effect::OrderCancelled { had_order }, next))
         }
+        ActionKind::SetFulfilment => {
+            let choice = chosen(at, action)?;
+            let missing = fulfilment::missing(at.options, Some(&choice));
+            Ok((state, Effect::FulfilmentSet { choice, missing }, next))
+        }
         ActionKind::Reply => Ok((state, Effect::Replied, next)),
         ActionKind::Clarify => Ok((state, Effect::Clarified, next)),
         ActionKind::Escalate => Ok((State::HumanTakeover, Effect::Escalated, next)),
     }
+}
+
+/// The customer's choice after SET_FULFILMENT: what it says over what they
+/// chose before (a zone named later keeps the delivery and its address).
+fn chosen(at: &Checkout<'_>, action: &Action) -> Result<Choice, Rejection> {
+    let before = at.choice;
+    let mode = match &action.mode {
+        Param::Given(mode) => *mode,
+        Param::Invalid(_) => return Err(Rejection::MissingMode),
+        // A zone or an address alone means delivery.
+        Param::Missing if action.zone_id != Param::Missing || action.address.is_some() => {
+            Mode::Delivery
+        }
+        Param::Missing => return Err(Rejection::MissingMode),
+    };
+    match mode {
+        Mode::Pickup if !at.options.pickup => return Err(Rejection::PickupUnavailable),
+        Mode::Delivery if !at.options.delivery || at.options.zones.is_empty() => {
+            return Err(Rejection::DeliveryUnavailable);
+        }
+        Mode::Pickup => {
+            return Ok(Choice {
+                mode,
+                zone_id: None,
+                address: None,
+            });
+        }
+        Mode::Delivery => {}
+    }
+    let kept = before.filter(|b| b.mode == Mode::Delivery);
+    let zone_id = match &action.zone_id {
+        Param::Given(id) if at.options.zone(*id).is_some() => Some(*id),
+        Param::Given(id) => return Err(Rejection::ZoneNotFound(id.to_string())),
+        Param::Invalid(raw) => return Err(Rejection::ZoneNotFound(raw.clone())),
+        Param::Missing => kept.and_then(|b| b.zone_id),
+    };
+    let address = action
+        .address
+        .as_deref()
+        .and_then(fulfilment::tidy_address)
+        .or_else(|| kept.and_then(|b| b.address.clone()));
+    Ok(Choice {
+        mode,
+        zone_id,
+        address,
+    })
 }
 
 fn in_stock(product: &super::cart::ProductInfo, quantity: i64) -> Result<(), Rejection> {

@@ -63,6 +63,7 @@ CLEAR_CART       -     -     BROW  BROW  -     -     -
 REVIEW_ORDER     -     -     CHK   -     -     -     -
 CONFIRM_ORDER    -     -     -     AWAIT -     -     -
 CANCEL_ORDER     -     -     IDLE  IDLE  IDLE  -     -
+SET_FULFILMENT   -     -     CART  CHK   -     -     -
 REPLY            IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
 CLARIFY          IDLE  BROW  CART  CHK   AWAIT DONE  HUMAN
 ESCALATE         HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN HUMAN
@@ -99,7 +100,10 @@ fn every_state_action_pair_follows_the_matrix() {
     for (kind, row) in rows {
         assert_eq!(row.len(), State::ALL.len());
         for (state, expected) in row {
-            let action = Action::of(kind).with_product(1).with_quantity(2);
+            let action = Action::of(kind)
+                .with_product(1)
+                .with_quantity(2)
+                .with_mode(Mode::Pickup);
             let eval = evaluate(state, &cart_for(state), &catalog(), &[action]);
             let outcome = &eval.decisions[0].outcome;
             match expected {
@@ -130,7 +134,7 @@ fn every_state_action_pair_follows_the_matrix() {
             pairs += 1;
         }
     }
-    assert_eq!(pairs, 84);
+    assert_eq!(pairs, 91);
 }
 
 #[test]
@@ -183,7 +187,7 @@ fn checks_reject_bad_products_quantities_and_empty_carts() {
         kind: ActionType::Allowed(ActionKind::AddToCart),
         product_id: p,
         quantity: q,
-        reason: None,
+        ..Action::of(ActionKind::AddToCart)
     };
     let cases = [
         (
@@ -326,7 +330,9 @@ fn confirm_snapshots_backend_prices_and_empties_the_cart() {
     );
     let accepted = eval.decisions[0].outcome.as_ref().unwrap();
     match &accepted.effect {
-        Effect::OrderConfirmed { lines, total_minor } => {
+        Effect::OrderConfirmed {
+            lines, total_minor, ..
+        } => {
             assert_eq!(*total_minor, 2 * 3000 + 2900);
             assert_eq!(lines.len(), 2);
         }
@@ -409,6 +415,182 @@ fn a_summary_whose_product_ran_out_is_not_confirmed() {
     );
     assert_eq!(eval.state, State::Checkout);
     assert_eq!(eval.cart, cart, "the cart stays to change");
+}
+
+fn delivering() -> Options {
+    Options {
+        pickup: true,
+        delivery: true,
+        zones: vec![Zone {
+            id: 7,
+            name: "Sopocachi".into(),
+            fee_minor: 1000,
+            min_order_minor: Some(5000),
+        }],
+    }
+}
+
+#[test]
+fn a_delivery_is_priced_by_its_zone_and_a_proposed_fee_is_refused() {
+    let options = delivering();
+    let cart = cart_for(State::Checkout); // 2 × 3000 + 1 × 2900
+    let chosen = Action::of(ActionKind::SetFulfilment)
+        .with_zone(7)
+        .with_address("Calle 5 #12");
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        None,
+        &[chosen],
+    );
+    let choice = eval.choice.clone().unwrap();
+    assert_eq!((choice.mode, choice.zone_id), (Mode::Delivery, Some(7)));
+    assert_eq!(eval.state, State::Checkout);
+
+    let confirm = [Action::of(ActionKind::ConfirmOrder)];
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        Some(&choice),
+        &confirm,
+    );
+    match &eval.decisions[0].outcome.as_ref().unwrap().effect {
+        Effect::OrderConfirmed {
+            total_minor,
+            fulfilment,
+            ..
+        } => {
+            assert_eq!(
+                *total_minor,
+                8900 + 1000,
+                "the zone's fee, from the backend"
+            );
+            assert_eq!(fulfilment.as_ref().unwrap().fee_minor, 1000);
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let mut priced = Action::of(ActionKind::SetFulfilment).with_zone(7);
+    priced.proposes_fee = true;
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        None,
+        &[priced],
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::Forbidden(ForbiddenKind::SetDeliveryFee))
+    );
+    assert_eq!(
+        ActionType::parse("set_delivery_fee"),
+        ActionType::Forbidden(ForbiddenKind::SetDeliveryFee)
+    );
+    let unknown = Action::of(ActionKind::SetFulfilment).with_zone(99);
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        None,
+        &[unknown],
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::ZoneNotFound("99".into()))
+    );
+    assert_eq!(eval.choice, None, "a refusal changes nothing");
+}
+
+#[test]
+fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum() {
+    let options = delivering();
+    let cart = cart_for(State::Checkout);
+    let confirm = Action::of(ActionKind::ConfirmOrder);
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        None,
+        std::slice::from_ref(&confirm),
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::FulfilmentMissing(Missing::Mode))
+    );
+    let no_address = Choice {
+        mode: Mode::Delivery,
+        zone_id: Some(7),
+        address: None,
+    };
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        Some(&no_address),
+        std::slice::from_ref(&confirm),
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::FulfilmentMissing(Missing::Address))
+    );
+    // Chosen and confirmed in one proposal: the new summary comes first.
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        Some(&no_address),
+        &[
+            Action::of(ActionKind::SetFulfilment).with_address("Calle 5"),
+            confirm.clone(),
+        ],
+    );
+    assert_eq!(
+        eval.decisions[1].outcome,
+        Err(Rejection::ConfirmWithoutReview)
+    );
+    // A small order does not reach the zone's minimum.
+    let mut small = Cart::default();
+    small.set(&catalog()[&2], 1);
+    let complete = Choice {
+        address: Some("Calle 5".into()),
+        ..no_address
+    };
+    let eval = evaluate_with(
+        State::Checkout,
+        &small,
+        &catalog(),
+        &options,
+        Some(&complete),
+        &[confirm],
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::BelowZoneMinimum {
+            zone_id: 7,
+            min_order_minor: 5000
+        })
+    );
+    // A pickup-only shop refuses delivery and asks nothing.
+    let eval = evaluate(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &[Action::of(ActionKind::SetFulfilment).with_mode(Mode::Delivery)],
+    );
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::DeliveryUnavailable)
+    );
 }
 
 #[test]
@@ -507,7 +689,7 @@ fn any_action() -> impl Strategy<Value = Action> {
         kind: ActionType::parse(&name),
         product_id,
         quantity,
-        reason: None,
+        ..Action::of(ActionKind::Reply)
     })
 }
 

@@ -186,6 +186,10 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
             ActionKind::Escalate => {
                 asked(kind, grounds.read_as(&["ESCALATE"]) || grounds.says(PERSON))
             }
+            ActionKind::SetFulfilment => asked(
+                kind,
+                grounds.read_as(&["SET_FULFILMENT"]) || super::delivery::mentions(input),
+            ),
             ActionKind::ShowCatalog
             | ActionKind::ShowProduct
             | ActionKind::ReviewOrder

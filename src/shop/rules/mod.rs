@@ -9,6 +9,7 @@
 //! follow-up ("otro", "uno menos", "el segundo", "quítalo") is read against the
 //! cart and the choices last offered.
 
+pub mod delivery;
 pub mod grounding;
 mod lexicon;
 mod memo;
@@ -317,6 +318,11 @@ impl Reader<'_> {
         if input.detected_events.contains(&Event::EscalationRequested) {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("ESCALATE"));
+        }
+        // Pickup or delivery, read whole: an address's numbers are no quantities.
+        if let Some(action) = delivery::read(input) {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return one(action);
         }
         if let Some(proposal) = self.by_kind() {
             return proposal;

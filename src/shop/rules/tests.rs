@@ -55,6 +55,8 @@ fn input(state: State, message: &str, cart: &[(ProductId, i64)]) -> ProposalInpu
         choice_quantity: None,
         choices_named: false,
         focus: None,
+        delivery: None,
+        asked: None,
         context: Default::default(),
     }
 }

@@ -1,0 +1,203 @@
+//! How an order reaches the customer: picked up at the shop, or delivered to an
+//! address in one of the shop's zones for the zone's fee. The fee is the
+//! backend's, like a price: a proposer names a zone, never an amount.
+
+use serde::{Deserialize, Serialize};
+
+/// Longest delivery address kept.
+pub const MAX_ADDRESS: usize = 300;
+
+/// Pickup or delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Pickup,
+    Delivery,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Pickup => "pickup",
+            Mode::Delivery => "delivery",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Mode> {
+        match raw.trim().to_ascii_lowercase().as_str() {
+            "pickup" | "recoger" | "retiro" => Some(Mode::Pickup),
+            "delivery" | "envio" | "envío" => Some(Mode::Delivery),
+            _ => None,
+        }
+    }
+}
+
+/// A zone the shop delivers to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    pub id: i64,
+    pub name: String,
+    pub fee_minor: i64,
+    /// Smallest order (before the fee) delivered to this zone.
+    pub min_order_minor: Option<i64>,
+}
+
+/// What the shop offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Options {
+    pub pickup: bool,
+    pub delivery: bool,
+    pub zones: Vec<Zone>,
+}
+
+impl Default for Options {
+    /// Pickup only: nothing to ask.
+    fn default() -> Self {
+        Options {
+            pickup: true,
+            delivery: false,
+            zones: Vec::new(),
+        }
+    }
+}
+
+impl Options {
+    /// Whether a customer must say how the order reaches them before confirming:
+    /// only when the shop delivers (pickup alone needs no question).
+    pub fn asks(&self) -> bool {
+        self.delivery && !self.zones.is_empty()
+    }
+
+    pub fn zone(&self, id: i64) -> Option<&Zone> {
+        self.zones.iter().find(|z| z.id == id)
+    }
+}
+
+/// What the customer chose so far.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choice {
+    pub mode: Mode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+}
+
+/// What is still missing before an order can be confirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Missing {
+    /// Pickup or delivery.
+    Mode,
+    Zone,
+    Address,
+}
+
+/// The choice as an order takes it: the zone's fee, from the backend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Settled {
+    pub mode: Mode,
+    pub zone: Option<Zone>,
+    pub address: Option<String>,
+    pub fee_minor: i64,
+}
+
+/// What is missing from `choice`, if anything, under `options`.
+pub fn missing(options: &Options, choice: Option<&Choice>) -> Option<Missing> {
+    if !options.asks() {
+        return None;
+    }
+    match choice {
+        None => Some(Missing::Mode),
+        Some(Choice {
+            mode: Mode::Pickup, ..
+        }) => None,
+        Some(choice) => {
+            if choice.zone_id.and_then(|id| options.zone(id)).is_none() {
+                Some(Missing::Zone)
+            } else if choice.address.as_deref().is_none_or(str::is_empty) {
+                Some(Missing::Address)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// The fee and zone a complete choice comes to (`None`: nothing was asked).
+pub fn settle(options: &Options, choice: Option<&Choice>) -> Option<Settled> {
+    if !options.asks() {
+        return None;
+    }
+    let choice = choice?;
+    let zone = match choice.mode {
+        Mode::Pickup => None,
+        Mode::Delivery => Some(options.zone(choice.zone_id?)?.clone()),
+    };
+    Some(Settled {
+        mode: choice.mode,
+        fee_minor: zone.as_ref().map_or(0, |z| z.fee_minor),
+        zone,
+        address: choice.address.clone(),
+    })
+}
+
+/// An address as kept: trimmed, at most `MAX_ADDRESS` characters, none if blank.
+pub fn tidy_address(raw: &str) -> Option<String> {
+    let trimmed = raw.trim();
+    (!trimmed.is_empty()).then(|| trimmed.chars().take(MAX_ADDRESS).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> Options {
+        Options {
+            pickup: true,
+            delivery: true,
+            zones: vec![Zone {
+                id: 7,
+                name: "Sopocachi".into(),
+                fee_minor: 1000,
+                min_order_minor: Some(5000),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_delivery_needs_a_known_zone_then_an_address() {
+        let options = options();
+        assert_eq!(missing(&options, None), Some(Missing::Mode));
+        let mut choice = Choice {
+            mode: Mode::Delivery,
+            zone_id: None,
+            address: None,
+        };
+        assert_eq!(missing(&options, Some(&choice)), Some(Missing::Zone));
+        choice.zone_id = Some(99);
+        assert_eq!(
+            missing(&options, Some(&choice)),
+            Some(Missing::Zone),
+            "unknown zone"
+        );
+        choice.zone_id = Some(7);
+        assert_eq!(missing(&options, Some(&choice)), Some(Missing::Address));
+        choice.address = Some("Calle 5 #12".into());
+        assert_eq!(missing(&options, Some(&choice)), None);
+        assert_eq!(settle(&options, Some(&choice)).unwrap().fee_minor, 1000);
+        let pickup = Choice {
+            mode: Mode::Pickup,
+            zone_id: None,
+            address: None,
+        };
+        assert_eq!(missing(&options, Some(&pickup)), None);
+        assert_eq!(settle(&options, Some(&pickup)).unwrap().fee_minor, 0);
+    }
+
+    #[test]
+    fn a_pickup_only_shop_asks_nothing() {
+        assert_eq!(missing(&Options::default(), None), None);
+        assert_eq!(settle(&Options::default(), None), None);
+    }
+}

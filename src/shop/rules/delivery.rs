@@ -1,0 +1,244 @@
+//! How the customer wants the order: «lo recojo», «envíenlo a Sopocachi, calle
+//! Guachalla 123», a zone's number from the list, or the address the bot asked
+//! for. Read only when the shop delivers, and read before anything else: an
+//! address's numbers are never quantities.
+
+use super::lexicon::{self, any};
+use crate::shop::contract::{DeliveryView, ProposalInput, ProposedAction};
+use crate::shop::core::{Missing, Mode, State};
+use crate::text::{contains_phrase, normalize, token_number, tokens};
+
+/// Picking the order up.
+const PICKUP: &[&str] = &[
+    "recoger",
+    "recojo",
+    "recogo",
+    "recogerlo",
+    "recogerla",
+    "recogerlos",
+    "lo recojo",
+    "paso a recoger",
+    "paso por el",
+    "paso por la",
+    "paso yo",
+    "voy yo",
+    "retiro",
+    "retirar",
+    "retirarlo",
+    "lo retiro",
+    "para llevar",
+    "en tienda",
+    "en la tienda",
+    "en el local",
+    "pickup",
+    "pick up",
+];
+
+/// Having it brought.
+const DELIVERY: &[&str] = &[
+    "delivery",
+    "domicilio",
+    "a domicilio",
+    "envio",
+    "envios",
+    "enviar",
+    "envien",
+    "envienlo",
+    "envienla",
+    "envialo",
+    "enviamelo",
+    "enviamela",
+    "enviarlo",
+    "me lo envian",
+    "me lo traen",
+    "traer",
+    "traigan",
+    "traiganlo",
+    "me lo lleven",
+    "llevenlo",
+    "llevamelo",
+    "despacho",
+    "deliver",
+    "send it",
+];
+
+/// Words that start the street part of an address.
+const STREET: &[&str] = &[
+    "calle",
+    "c/",
+    "av",
+    "av.",
+    "avenida",
+    "pasaje",
+    "psje",
+    "nro",
+    "n°",
+    "numero",
+    "número",
+    "#",
+    "esquina",
+    "edificio",
+    "edif",
+    "casa",
+    "depto",
+    "departamento",
+    "piso",
+    "manzana",
+    "mz",
+    "lote",
+    "barrio",
+    "urbanizacion",
+    "urbanización",
+    "condominio",
+    "frente",
+];
+
+/// The SET_FULFILMENT the message makes, when the shop delivers and the cart is
+/// being checked out.
+pub fn read(input: &ProposalInput) -> Option<ProposedAction> {
+    read_message(
+        &input.customer_message,
+        input.delivery.as_ref()?,
+        input.asked,
+        input.current_state,
+    )
+}
+
+/// `read`, from the message and what the turn knows of delivery: the plan asks
+/// this before classifying a message (an address is no small talk).
+pub fn read_message(
+    message: &str,
+    delivery: &DeliveryView,
+    asked: Option<Missing>,
+    state: State,
+) -> Option<ProposedAction> {
+    if !matches!(state, State::CartOpen | State::Checkout) {
+        return None;
+    }
+    let raw = message.trim();
+    let text = normalize(raw);
+    let words = tokens(&text);
+    if words.is_empty() {
+        return None;
+    }
+    let zone = delivery
+        .zones
+        .iter()
+        .filter(|z| {
+            let name = normalize(&z.name);
+            !name.is_empty() && contains_phrase(&text, &name)
+        })
+        .max_by_key(|z| z.name.len())
+        .map(|z| z.zone_id);
+    let answering_list = matches!(asked, Some(Missing::Mode | Missing::Zone));
+    // «2» after the list of zones.
+    let numbered = match words.as_slice() {
+        [only] if answering_list => token_number(only)
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| (1..=delivery.zones.len()).contains(n))
+            .map(|n| delivery.zones[n - 1].zone_id),
+        _ => None,
+    };
+    let address = address_in(raw);
+    let wants_pickup = any(&text, PICKUP);
+    let wants_delivery = any(&text, DELIVERY);
+    if wants_pickup && !wants_delivery && zone.is_none() {
+        return Some(ProposedAction::new("SET_FULFILMENT").mode(Mode::Pickup));
+    }
+    if let Some(zone) = zone.or(numbered) {
+        let mut action = ProposedAction::new("SET_FULFILMENT")
+            .mode(Mode::Delivery)
+            .zone(zone);
+        if let Some(address) = address {
+            action = action.address(&address);
+        }
+        return Some(action);
+    }
+    if asked == Some(Missing::Address) && looks_like_an_address(raw, &text) {
+        return Some(
+            ProposedAction::new("SET_FULFILMENT")
+                .mode(Mode::Delivery)
+                .address(raw),
+        );
+    }
+    if wants_delivery {
+        let mut action = ProposedAction::new("SET_FULFILMENT").mode(Mode::Delivery);
+        if let Some(address) = address {
+            action = action.address(&address);
+        }
+        return Some(action);
+    }
+    // A place the list does not have («El Alto»), said where a zone was asked:
+    // named, so the backend answers honestly that it does not deliver there.
+    if asked == Some(Missing::Zone) && names_a_place(&text) {
+        let mut action = ProposedAction::new("SET_FULFILMENT").mode(Mode::Delivery);
+        action.params.zone_id = Some(serde_json::Value::from(
+            raw.chars().take(40).collect::<String>(),
+        ));
+        return Some(action);
+    }
+    None
+}
+
+/// Whether the message speaks of pickup or delivery at all (for grounding a
+/// model's SET_FULFILMENT).
+pub fn mentions(input: &ProposalInput) -> bool {
+    let text = normalize(&input.customer_message);
+    input.asked.is_some() || any(&text, PICKUP) || any(&text, DELIVERY) || read(input).is_some()
+}
+
+/// The street part of the message, from its first street word or number.
+fn address_in(raw: &str) -> Option<String> {
+    let lower = raw.to_lowercase();
+    let mut at = None;
+    for (i, word) in lower.split_whitespace().enumerate() {
+        let bare = word.trim_matches(|c: char| c == ',' || c == ':' || c == ';');
+        let street = STREET.contains(&bare) || bare.starts_with('#');
+        let number = bare.chars().any(|c| c.is_ascii_digit());
+        if street || (number && i > 0) {
+            at = Some(i);
+            break;
+        }
+    }
+    let at = at?;
+    let address: Vec<&str> = raw.split_whitespace().skip(at).collect();
+    (!address.is_empty()).then(|| address.join(" "))
+}
+
+/// An answer to «¿a qué dirección?»: not a yes, a no, a cancel or a question.
+fn looks_like_an_address(raw: &str, text: &str) -> bool {
+    let words = tokens(text);
+    let command = any(text, lexicon::CONFIRM)
+        || any(text, lexicon::DENY)
+        || any(text, lexicon::CANCEL)
+        || raw.contains('?');
+    !command && (words.len() >= 2 || raw.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// A few words that could name a place (no digits, no question, no yes or no).
+fn names_a_place(text: &str) -> bool {
+    let words = tokens(text);
+    (1..=4).contains(&words.len())
+        && !words.iter().any(|w| token_number(w).is_some())
+        && !any(text, lexicon::CONFIRM)
+        && !any(text, lexicon::DENY)
+        && !any(text, lexicon::CANCEL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_street_part_starts_at_its_first_street_word_or_number() {
+        assert_eq!(
+            address_in("Envíenlo a Sopocachi, calle Guachalla 123").as_deref(),
+            Some("calle Guachalla 123")
+        );
+        assert_eq!(
+            address_in("a Miraflores av. Busch #1420, edificio Azul").as_deref(),
+            Some("av. Busch #1420, edificio Azul")
+        );
+        assert_eq!(address_in("delivery a Sopocachi porfa"), None);
+    }
+}

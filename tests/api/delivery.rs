@@ -1,0 +1,279 @@
+//! Pickup or delivery, priced by the backend: the bot asks how the order
+//! reaches the customer, the zone's fee joins the summary and the total, an
+//! address outside every zone gets an honest answer, and a proposed fee is
+//! refused like a proposed price.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use tendero::proposal::ProposerError;
+use tendero::shop::contract::{Proposal, ProposalInput, ProposedAction};
+use tendero::shop::proposer::{Proposer, RulesProposer, ShopContract};
+use tendero::startup::Proposers;
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+
+async fn deliver(app: &TestApp) -> Value {
+    let (status, body) = app
+        .api(
+            Method::PUT,
+            "/bots/demo-shop/delivery",
+            &app.key,
+            Some(json!({
+                "pickup": true,
+                "delivery": true,
+                "zones": [
+                    {"name": "Sopocachi", "fee_minor": 1000, "min_order_minor": 5000},
+                    {"name": "Miraflores", "fee_minor": 1200},
+                ],
+            })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    body
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_merchant_sets_pickup_delivery_and_zones_and_bad_settings_change_nothing(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    let before = app.get_json("/bots/demo-shop/delivery").await;
+    assert_eq!(
+        before,
+        json!({"pickup": true, "delivery": false, "zones": []})
+    );
+    let stored = deliver(&app).await;
+    assert_eq!(stored["zones"][0]["name"], "Sopocachi");
+    assert_eq!(stored["zones"][1]["fee_minor"], 1200);
+    for bad in [
+        json!({"pickup": false, "delivery": false}),
+        json!({"pickup": true, "delivery": true, "zones": []}),
+        json!({"pickup": true, "delivery": true, "zones": [{"name": "A", "fee_minor": 1}, {"name": "a", "fee_minor": 2}]}),
+        json!({"pickup": true, "delivery": true, "zones": [{"name": "A", "fee_minor": -1}]}),
+        json!({"pickup": true, "delivery": true, "zones": [{"name": " ", "fee_minor": 1}]}),
+        json!({"pickup": true, "delivery": true, "zones": [{"name": "A", "fee_minor": 1, "eta": "1h"}]}),
+        json!({"pickup": "sí"}),
+    ] {
+        let (status, body) = app
+            .api(
+                Method::PUT,
+                "/bots/demo-shop/delivery",
+                &app.key,
+                Some(bad.clone()),
+            )
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {body}");
+    }
+    assert_eq!(
+        app.get_json("/bots/demo-shop/delivery").await,
+        stored,
+        "nothing changed"
+    );
+    tendero::demo::load_shop(&app.pool, tendero::demo::DEMO_FINANCE)
+        .await
+        .unwrap();
+    let (status, _) = app
+        .api(
+            Method::PUT,
+            "/bots/demo-finanzas/delivery",
+            &app.key,
+            Some(json!({"pickup": true, "delivery": false})),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CONFLICT,
+        "a finance bot delivers nothing"
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_delivery_order_asks_the_zone_and_address_and_adds_the_zones_fee(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    deliver(&app).await;
+    let s = "dora";
+    app.say(s, "quiero 2 maracuyá").await;
+    let summary = app.say(s, "cuánto es").await;
+    assert!(
+        summary[0].contains("¿Cómo quieres recibir tu pedido?")
+            && summary[0].contains("1. Sopocachi — Bs 10 (pedido mínimo Bs 50)")
+            && summary[0].contains("2. Miraflores — Bs 12"),
+        "{summary:?}"
+    );
+    let early = app.say(s, "sí").await;
+    assert!(
+        early[0].contains("¿Cómo quieres recibir tu pedido?"),
+        "{early:?}"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM orders").await,
+        0,
+        "not before it is said"
+    );
+
+    let outside = app.say(s, "envíenlo a El Alto por favor").await;
+    assert!(
+        outside[0].contains("¿A qué zona te lo enviamos?")
+            && outside[0].contains("por ahora no llegamos ahí; puedes recogerlo en la tienda"),
+        "{outside:?}"
+    );
+    let still = app.say(s, "El Alto").await;
+    assert!(still[0].contains("No encontré esa zona"), "{still:?}");
+
+    let zone = app.say(s, "Sopocachi").await;
+    assert!(
+        zone[0].contains("Envío a Sopocachi: Bs 10.") && zone[0].contains("¿A qué dirección"),
+        "{zone:?}"
+    );
+    let address = app
+        .say(s, "Calle Guachalla 123, edificio Azul, piso 2")
+        .await;
+    assert!(
+        address[0]
+            .contains("Envío a Calle Guachalla 123, edificio Azul, piso 2 (Sopocachi) — Bs 10")
+            && address[0].contains("Total: Bs 70")
+            && address[0].contains("¿Confirmas tu pedido?"),
+        "{address:?}"
+    );
+    assert_eq!(
+        app.cart(s).await,
+        vec![("maracuya".into(), 2)],
+        "the address's numbers are no quantities"
+    );
+    let confirmed = app.say(s, "sí").await;
+    assert!(
+        confirmed[0].contains("Tu pedido #1 por Bs 70 quedó registrado")
+            && confirmed[0].contains("el envío (Bs 10) está incluido"),
+        "{confirmed:?}"
+    );
+    let (fulfilment, zone, address, fee, total): (String, String, String, i64, i64) = sqlx::query_as(
+        "SELECT fulfilment, delivery_zone, delivery_address, delivery_fee_minor, total_minor FROM orders",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (
+            fulfilment.as_str(),
+            zone.as_str(),
+            address.as_str(),
+            fee,
+            total
+        ),
+        (
+            "delivery",
+            "Sopocachi",
+            "Calle Guachalla 123, edificio Azul, piso 2",
+            1000,
+            7000
+        )
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn pickup_costs_nothing_and_a_small_order_meets_the_zones_minimum(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    deliver(&app).await;
+    app.say("pia", "quiero 1 brownie").await;
+    app.say("pia", "cuánto es").await;
+    let chosen = app.say("pia", "lo recojo yo").await;
+    assert!(
+        chosen[0].contains("Recoges en la tienda — sin costo")
+            && chosen[0].contains("Total: Bs 16"),
+        "{chosen:?}"
+    );
+    let confirmed = app.say("pia", "sí").await;
+    assert!(
+        confirmed[0].contains("Lo recoges en la tienda"),
+        "{confirmed:?}"
+    );
+
+    app.say("leo", "quiero 1 brownie").await;
+    app.say("leo", "cuánto es").await;
+    app.say("leo", "delivery a Sopocachi, calle 5 #12").await;
+    let small = app.say("leo", "sí").await;
+    assert!(
+        small[0].contains("Para enviar a Sopocachi el pedido mínimo es Bs 50"),
+        "{small:?}"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM orders").await,
+        1,
+        "only the pickup order"
+    );
+    // Another zone has no minimum; the address said before stays.
+    let other = app.say("leo", "entonces a Miraflores").await;
+    assert!(
+        other[0].contains("Envío a calle 5 #12 (Miraflores) — Bs 12")
+            && other[0].contains("Total: Bs 28"),
+        "{other:?}"
+    );
+    app.say("leo", "sí").await;
+    let totals: Vec<i64> = sqlx::query_scalar("SELECT total_minor FROM orders ORDER BY number")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(totals, [1600, 2800]);
+}
+
+/// A proposer that names a delivery fee of its own.
+struct FeeSetter;
+
+#[async_trait]
+impl Proposer<ShopContract> for FeeSetter {
+    fn name(&self) -> &'static str {
+        "fee-setter"
+    }
+
+    async fn propose(&self, input: &ProposalInput) -> Result<Proposal, ProposerError> {
+        if input.customer_message.contains("gratis") {
+            let mut free = ProposedAction::new("SET_FULFILMENT");
+            free.params.zone_id = Some(json!(input.delivery.as_ref().unwrap().zones[0].zone_id));
+            free.params.address = Some("Calle 1".into());
+            free.params.fee = Some(json!(0));
+            return Ok(Proposal::new(
+                vec![free, ProposedAction::new("SET_DELIVERY_FEE")],
+                "Te lo envío gratis.",
+            ));
+        }
+        Proposer::<ShopContract>::propose(&RulesProposer, input).await
+    }
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_proposed_delivery_fee_is_refused_like_a_proposed_price(pool: sqlx::PgPool) {
+    let app = spawn_app_with(pool, Proposers::shop(Arc::new(FeeSetter))).await;
+    deliver(&app).await;
+    app.say("fer", "quiero 2 maracuyá").await;
+    app.say("fer", "cuánto es").await;
+    let told = app.say("fer", "¿me lo mandan gratis?").await;
+    assert!(
+        !told[0].contains("gratis"),
+        "the model's words are not used: {told:?}"
+    );
+    let conversation_id = app.conversation_id("fer").await;
+    let refused: Vec<(String, Option<String>, Option<String>)> = app
+        .audit(conversation_id)
+        .await
+        .into_iter()
+        .filter(|(kind, ..)| kind == "action_rejected")
+        .collect();
+    assert_eq!(refused.len(), 2, "{refused:?}");
+    assert!(
+        refused.iter().all(|(_, _, reason)| reason
+            .as_deref()
+            .is_some_and(|r| r.contains("SetDeliveryFee"))),
+        "{refused:?}"
+    );
+    let chosen: Option<Value> = sqlx::query_scalar("SELECT draft->'fulfilment' FROM conversations")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(
+        chosen.as_ref().is_none_or(Value::is_null),
+        "nothing was chosen: {chosen:?}"
+    );
+}
