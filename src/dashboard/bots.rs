@@ -240,7 +240,7 @@ fn merchant_chat_card(bot: &crate::bots::Bot, csrf: &str, on_telegram: bool) -> 
         } @else if bot.merchant_chat_id.is_some() {
             p {
                 span.badge.ok { "Chat vinculado" }
-                " Ahí llegan los avisos; desde ese chat puedes usar /tomar, /responder, /soltar, /aprobar y /rechazar."
+                " Ahí llegan los avisos; desde ese chat puedes usar /tomar, /responder, /soltar, /aprobar, /rechazar, /preparando, /listo, /encamino, /entregado y /cancelar."
             }
             form method="post" action=(action) {
                 (csrf_field(csrf))
