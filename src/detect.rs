@@ -16,7 +16,13 @@ pub struct Inbound<'a> {
 pub const GREETINGS: &[&str] = &[
     "hola",
     "holi",
+    "holis",
+    "ola",
     "buenas",
+    "wenas",
+    "wena",
+    "guenas",
+    "que onda",
     "buenos dias",
     "buen dia",
     "buenas tardes",

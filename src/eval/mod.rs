@@ -109,6 +109,11 @@ pub struct ExpectedAction {
     /// Shop: the products a CLARIFY offers as numbered choices, by SKU (what the
     /// oracle proposes; not scored).
     pub candidates: Option<Vec<String>>,
+    /// Shop, SET_FULFILMENT: `pickup` or `delivery`, the zone by name and the
+    /// address (what the oracle proposes; not scored).
+    pub mode: Option<String>,
+    pub zone: Option<String>,
+    pub address: Option<String>,
 }
 
 /// One audit row of a turn, as the eval reads it.

@@ -59,10 +59,33 @@ fn wrong_effect(
 fn expected_proposal(
     turn: &ScriptTurn,
     ids: &HashMap<&str, i64>,
+    zones: &HashMap<String, i64>,
     before: &(BTreeMap<String, i64>, String),
 ) -> Vec<serde_json::Value> {
     let action = |kind: &str, sku: Option<&str>, quantity: Option<i64>| {
         let mut params = serde_json::Map::new();
+        if let Some(expected) = turn
+            .expect
+            .actions
+            .iter()
+            .flatten()
+            .find(|a| a.kind == kind && a.kind == "SET_FULFILMENT")
+        {
+            if let Some(mode) = &expected.mode {
+                params.insert("mode".into(), mode.as_str().into());
+            }
+            if let Some(zone) = &expected.zone {
+                // A place that is no zone is named as the customer said it.
+                let id = zones.get(&zone.to_lowercase());
+                params.insert(
+                    "zone_id".into(),
+                    id.map_or_else(|| zone.as_str().into(), |id| (*id).into()),
+                );
+            }
+            if let Some(address) = &expected.address {
+                params.insert("address".into(), address.as_str().into());
+            }
+        }
         if let Some(offered) = turn
             .expect
             .actions
@@ -174,17 +197,22 @@ pub async fn run(
             let script = written
                 .entry(key)
                 .or_insert_with(|| (BTreeMap::new(), "IDLE".into()));
+            if let Some(setup) = &turn.setup {
+                set_up(pool, bot.id, setup).await?;
+            }
             if let Some(oracle) = oracle {
-                oracle.answer(expected_proposal(turn, &ids, script));
+                let zones: HashMap<String, i64> = crate::shop::delivery::zones(pool, bot.id)
+                    .await?
+                    .into_iter()
+                    .map(|z| (z.name.to_lowercase(), z.id))
+                    .collect();
+                oracle.answer(expected_proposal(turn, &ids, &zones, script));
             }
             if let Some(cart) = &turn.expect.cart {
                 script.0 = cart.clone();
             }
             if let Some(state) = &turn.expect.state {
                 script.1 = state.clone();
-            }
-            if let Some(setup) = &turn.setup {
-                set_up(pool, bot.id, setup).await?;
             }
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
             engine.run_until_idle().await?;
@@ -228,6 +256,19 @@ pub async fn run(
                 // No proposer was asked (a knowledge answer that shows the
                 // product it was about): the actions the backend executed.
                 None => {
+                    // What the backend read itself (a delivery answer, an offer
+                    // taken): the actions it proposed, refused ones included.
+                    let proposed: Vec<_> = audit
+                        .iter()
+                        .filter(|row| row.kind == crate::audit::Kind::ActionProposed)
+                        .filter_map(|row| {
+                            let params = &row.detail["params"];
+                            let product = params["product_id"]
+                                .as_i64()
+                                .and_then(|id| skus.get(&id).cloned());
+                            Some((row.action.clone()?, product, params["quantity"].as_i64()))
+                        })
+                        .collect();
                     let executed: Vec<_> = audit
                         .iter()
                         .filter(|row| row.kind == crate::audit::Kind::ActionExecuted)
@@ -238,6 +279,11 @@ pub async fn run(
                             Some((row.action.clone()?, product, None))
                         })
                         .collect();
+                    let executed = if proposed.is_empty() {
+                        executed
+                    } else {
+                        proposed
+                    };
                     // «Quiero hablar con alguien»: the backend hands over on the
                     // words alone, with no proposer asked.
                     let was_human = before

@@ -96,7 +96,8 @@ pub fn out_of_stock(name: &str, available: i64) -> String {
     if available <= 0 {
         format!("Se nos agotó {name} por ahora. Escribe «catálogo» para ver lo que sí tenemos.")
     } else {
-        format!("De {name} solo nos quedan {available}; ¿te pongo {available}?")
+        let left = if available == 1 { "queda" } else { "quedan" };
+        format!("De {name} solo nos {left} {available}; ¿te pongo {available}?")
     }
 }
 
@@ -106,7 +107,8 @@ pub fn ran_short(name: &str, requested: i64, available: i64) -> String {
     let left = if available <= 0 {
         format!("se nos acaba de agotar {name}")
     } else {
-        format!("de {name} solo nos quedan {available} (pediste {requested})")
+        let left = if available == 1 { "queda" } else { "quedan" };
+        format!("de {name} solo nos {left} {available} (pediste {requested})")
     };
     format!(
         "Lo siento, no pude registrar tu pedido: {left}. Tu carrito sigue como estaba; cámbialo y vuelve a escribir «cuánto es» para ver el resumen."

@@ -240,7 +240,7 @@ pub async fn plan(
     // «De X solo nos quedan 3; ¿te pongo 3?» — «sí» makes the line what is left
     // (checked again by the matrix against what is left now).
     if let Some((product_id, quantity)) = memo.stock_offer
-        && super::rules::is_yes(&payload.text)
+        && super::rules::takes_offer(&payload.text, quantity)
         && matches!(start, State::Idle | State::Browsing | State::CartOpen)
     {
         let action = if cart.line(product_id).is_some() {

@@ -398,7 +398,7 @@ async fn units_taken_while_the_turn_thought_leave_no_order_and_the_cart_as_it_wa
     let told = app.say("eva", "sí, confirmo").await;
     assert!(
         told[0].contains("no pude registrar tu pedido")
-            && told[0].contains("solo nos quedan 1 (pediste 2)"),
+            && told[0].contains("solo nos queda 1 (pediste 2)"),
         "{told:?}"
     );
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);

@@ -57,6 +57,14 @@ const DELIVERY: &[&str] = &[
     "me lo lleven",
     "llevenlo",
     "llevamelo",
+    "mandalo",
+    "mandala",
+    "mandamelo",
+    "mandamela",
+    "mandenlo",
+    "mandenmelo",
+    "me lo mandan",
+    "me lo mandas",
     "despacho",
     "deliver",
     "send it",
@@ -131,15 +139,20 @@ pub fn read_message(
         .max_by_key(|z| z.name.len())
         .map(|z| z.zone_id);
     let answering_list = matches!(asked, Some(Missing::Mode | Missing::Zone));
-    // «2» after the list of zones.
-    let numbered = match words.as_slice() {
-        [only] if answering_list => token_number(only)
-            .and_then(|n| usize::try_from(n).ok())
+    // «2», «la 2», «la segunda» after the list of zones.
+    let numbered = if answering_list {
+        picked(&words)
             .filter(|n| (1..=delivery.zones.len()).contains(n))
-            .map(|n| delivery.zones[n - 1].zone_id),
-        _ => None,
+            .map(|n| delivery.zones[n - 1].zone_id)
+    } else {
+        None
     };
-    let address = address_in(raw);
+    // «la 2» picks a zone; it is no address.
+    let address = if numbered.is_some() && zone.is_none() {
+        None
+    } else {
+        address_in(raw)
+    };
     let wants_pickup = any(&text, PICKUP);
     let wants_delivery = any(&text, DELIVERY);
     if wants_pickup && !wants_delivery && zone.is_none() {
@@ -165,6 +178,10 @@ pub fn read_message(
         let mut action = ProposedAction::new("SET_FULFILMENT").mode(Mode::Delivery);
         if let Some(address) = address {
             action = action.address(&address);
+        } else if let Some(place) = place_named(&words) {
+            // «mándalo a El Alto»: a place that is no zone is named, so the
+            // backend says honestly it does not deliver there.
+            action.params.zone_id = Some(serde_json::Value::from(place));
         }
         return Some(action);
     }
@@ -202,7 +219,12 @@ fn address_in(raw: &str) -> Option<String> {
     }
     let at = at?;
     let address: Vec<&str> = raw.split_whitespace().skip(at).collect();
-    (!address.is_empty()).then(|| address.join(" "))
+    // A bare number is no address («2 porfa»); a street word or two words are.
+    let street_word = address.first().is_some_and(|w| {
+        let bare = w.to_lowercase();
+        STREET.contains(&bare.as_str()) || bare.starts_with('#')
+    });
+    (street_word || address.len() >= 2).then(|| address.join(" "))
 }
 
 /// An answer to «¿a qué dirección?»: not a yes, a no, a cancel or a question.
@@ -213,6 +235,70 @@ fn looks_like_an_address(raw: &str, text: &str) -> bool {
         || any(text, lexicon::CANCEL)
         || raw.contains('?');
     !command && (words.len() >= 2 || raw.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// Ordinal words a list is answered with.
+const ORDINALS: &[(&str, usize)] = &[
+    ("primera", 1),
+    ("primero", 1),
+    ("segunda", 2),
+    ("segundo", 2),
+    ("tercera", 3),
+    ("tercero", 3),
+    ("cuarta", 4),
+    ("cuarto", 4),
+    ("quinta", 5),
+    ("quinto", 5),
+];
+
+/// Words around a pick from a list: «la 2», «opción 3», «la segunda porfa».
+const AROUND_A_PICK: &[&str] = &[
+    "la", "el", "opcion", "numero", "nro", "zona", "de", "esa", "ese", "porfa", "por", "favor",
+    "xfa", "pls", "entonces", "mejor", "a",
+];
+
+/// The number of the item a short answer picks from a list.
+fn picked(words: &[&str]) -> Option<usize> {
+    if words.is_empty() || words.len() > 4 {
+        return None;
+    }
+    let mut found = None;
+    for word in words {
+        let n = token_number(word)
+            .and_then(|n| usize::try_from(n).ok())
+            .or_else(|| ORDINALS.iter().find(|(w, _)| w == word).map(|(_, n)| *n));
+        match n {
+            Some(n) if found.is_none() => found = Some(n),
+            Some(_) => return None,
+            None if AROUND_A_PICK.contains(word) => {}
+            None => return None,
+        }
+    }
+    found
+}
+
+/// The place a delivery request names after «a», «hasta», «para» or «en»
+/// («mándalo a El Alto xfa» → «el alto»), when it is a few plain words.
+fn place_named(words: &[&str]) -> Option<String> {
+    let at = words
+        .iter()
+        .rposition(|w| matches!(*w, "a" | "hasta" | "para" | "en" | "al"))?;
+    let place: Vec<&str> = words[at + 1..]
+        .iter()
+        .copied()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "porfa" | "xfa" | "pls" | "plis" | "por" | "favor" | "please" | "gracias"
+            )
+        })
+        .collect();
+    let plain = !place.is_empty()
+        && place.len() <= 4
+        && place
+            .iter()
+            .all(|w| token_number(w).is_none() && !DELIVERY.contains(w) && !PICKUP.contains(w));
+    plain.then(|| place.join(" "))
 }
 
 /// A few words that could name a place (no digits, no question, no yes or no).
@@ -240,5 +326,21 @@ mod tests {
             Some("av. Busch #1420, edificio Azul")
         );
         assert_eq!(address_in("delivery a Sopocachi porfa"), None);
+        assert_eq!(address_in("la 2"), None);
+    }
+
+    #[test]
+    fn a_pick_from_a_list_and_a_place_are_read_in_few_words() {
+        assert_eq!(picked(&["la", "2"]), Some(2));
+        assert_eq!(picked(&["la", "segunda", "porfa"]), Some(2));
+        assert_eq!(picked(&["opcion", "3"]), Some(3));
+        assert_eq!(picked(&["2", "y", "3"]), None);
+        assert_eq!(picked(&["quiero", "2"]), None);
+        assert_eq!(
+            place_named(&["mandalo", "a", "el", "alto", "xfa"]).as_deref(),
+            Some("el alto")
+        );
+        assert_eq!(place_named(&["a", "domicilio"]), None);
+        assert_eq!(place_named(&["delivery", "pls"]), None);
     }
 }

@@ -51,6 +51,37 @@ pub fn is_yes(text: &str) -> bool {
     only_words_of(&text, lexicon::CONFIRM)
 }
 
+/// A yes to «¿te pongo 3?», with or without the number: «sí», «dale, los 3»,
+/// «ok ponme las 3», «los 3 nomás».
+pub fn takes_offer(text: &str, quantity: i64) -> bool {
+    const AROUND: &[&str] = &[
+        "los", "las", "esos", "esas", "nomas", "entonces", "ponme", "dame", "pon", "me", "pues",
+        "solo", "todos", "todas", "unidades",
+    ];
+    let prepared = prepared(text);
+    let words = tokens(&prepared);
+    let mut said_number = false;
+    let rest: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| {
+            if token_number(w) == Some(quantity) {
+                said_number = true;
+                return false;
+            }
+            !AROUND.contains(w)
+        })
+        .collect();
+    if rest.iter().any(|w| token_number(w).is_some()) {
+        return false;
+    }
+    let rest = rest.join(" ");
+    if rest.is_empty() {
+        return said_number;
+    }
+    only_words_of(&rest, lexicon::CONFIRM)
+}
+
 /// Every word of `text` belongs to a phrase of `phrases` or is a filler, and at
 /// least one phrase is there: "listo, dale", "sí por favor", "ok 👍".
 fn only_words_of(text: &str, phrases: &[&str]) -> bool {

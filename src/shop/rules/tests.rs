@@ -828,3 +828,26 @@ fn a_swap_is_grounded_on_the_line_it_replaces() {
         &["REMOVE_ITEM 2", "ADD_TO_CART 8 x2"],
     )]);
 }
+
+#[test]
+fn an_offer_of_what_is_left_is_taken_with_or_without_its_number() {
+    for said in [
+        "sí",
+        "dale, los 3",
+        "ok ponme las 3",
+        "los 3 nomás",
+        "3",
+        "va, esos 3",
+    ] {
+        assert!(super::takes_offer(said, 3), "{said}");
+    }
+    for said in [
+        "no",
+        "los 2",
+        "dale, 3 y un brownie",
+        "mejor un brownie",
+        "sí, 4",
+    ] {
+        assert!(!super::takes_offer(said, 3), "{said}");
+    }
+}
