@@ -13,15 +13,15 @@ use super::{Console, Page, PageError};
 
 #[derive(Debug, Default, Deserialize)]
 pub struct LoginQuery {
-    #[serde(default)]
-    error: Option<String>,
+    #[serde(flatten)]
+    flash: super::layout::Flash,
 }
 
 /// `GET /dashboard/login`.
 pub async fn form(Query(query): Query<LoginQuery>) -> Page {
     let body = html! {
         h1 { "Entrar a la consola" }
-        (flash(None, query.error.as_deref()))
+        (flash(&query.flash))
         form.card method="post" action="/dashboard/login" {
             label for="key" { "Llave de API" }
             input id="key" name="key" type="password" autocomplete="current-password" required
@@ -48,9 +48,11 @@ pub async fn sign_in(
     let Some((merchant_id, key_id)) =
         crate::merchant::keys::authenticate_key(&console.office.pool, &login.key).await?
     else {
-        return Ok(
-            Redirect::to("/dashboard/login?error=Esa+llave+no+es+v%C3%A1lida.").into_response(),
-        );
+        return Ok(Redirect::to(&format!(
+            "/dashboard/login?{}",
+            super::layout::signed_flash("error", "Esa llave no es válida.")
+        ))
+        .into_response());
     };
     let token = session::open(&console.pool, merchant_id, key_id).await?;
     Ok((

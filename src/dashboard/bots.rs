@@ -17,10 +17,8 @@ use crate::merchant::chat_link;
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Notice {
-    #[serde(default)]
-    aviso: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
+    #[serde(flatten)]
+    flash: super::layout::Flash,
 }
 
 /// `GET /dashboard/bots`.
@@ -125,7 +123,7 @@ pub async fn page_(
     }
     let body = html! {
         h1 { "Bots" }
-        (flash(notice.aviso.as_deref(), notice.error.as_deref()))
+        (flash(&notice.flash))
         p.muted { "Los secretos se guardan cifrados y nunca se muestran de vuelta." }
         @for card in &cards { (card) }
     };

@@ -20,10 +20,8 @@ use crate::text::money;
 pub struct CatalogQuery {
     #[serde(default)]
     bot: Option<String>,
-    #[serde(default)]
-    aviso: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
+    #[serde(flatten)]
+    flash: super::layout::Flash,
 }
 
 /// The merchant's shop bots, and the one asked for (or the first).
@@ -75,7 +73,7 @@ pub async fn page_(
     let base = format!("/dashboard/catalog/{}", bot.slug);
     let body = html! {
         h1 { "Catálogo de " (bot.name) }
-        (flash(query.aviso.as_deref(), query.error.as_deref()))
+        (flash(&query.flash))
         @if bots.len() > 1 {
             form.row method="get" action="/dashboard/catalog" {
                 div {

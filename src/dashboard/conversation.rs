@@ -20,10 +20,8 @@ use crate::transcript::{Direction, TranscriptLine};
 
 #[derive(Debug, Default, Deserialize)]
 pub struct Notice {
-    #[serde(default)]
-    aviso: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
+    #[serde(flatten)]
+    flash: super::layout::Flash,
 }
 
 /// `GET /dashboard/conversations/{id}`.
@@ -50,7 +48,7 @@ pub async fn page_(
         p { a href="/dashboard" { "← Bandeja" } }
         h1 { (name) }
         p.muted { (bot.slug) " · " (labels::channel(contact.channel)) " · " (contact.external_id) }
-        (flash(notice.aviso.as_deref(), notice.error.as_deref()))
+        (flash(&notice.flash))
         p id="news" hidden { "Hay novedades: " a href=(format!("/dashboard/conversations/{id}")) { "actualizar" } }
         section.card aria-labelledby="now" {
             h2 id="now" { "Ahora" }

@@ -20,10 +20,8 @@ pub struct InboxQuery {
     state: Option<String>,
     #[serde(default)]
     needs: Option<String>,
-    #[serde(default)]
-    aviso: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
+    #[serde(flatten)]
+    flash: super::layout::Flash,
 }
 
 impl InboxQuery {
@@ -89,7 +87,7 @@ pub async fn page_(
         .collect();
     let body = html! {
         h1 { "Bandeja" }
-        (layout::flash(query.aviso.as_deref(), query.error.as_deref()))
+        (layout::flash(&query.flash))
         form.row method="get" action="/dashboard" aria-label="Filtros" {
             div {
                 label for="bot" { "Bot" }

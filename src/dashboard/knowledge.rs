@@ -20,10 +20,8 @@ pub struct KnowledgeQuery {
     /// A question to try.
     #[serde(default)]
     pregunta: Option<String>,
-    #[serde(default)]
-    aviso: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
+    #[serde(flatten)]
+    flash: super::layout::Flash,
 }
 
 /// `GET /dashboard/conocimiento?bot=&pregunta=`.
@@ -57,7 +55,7 @@ pub async fn page_(
     let body = html! {
         h1 { "Lo que sabe " (bot.name) }
         p.muted { "El bot responde con esto las preguntas que el catálogo no contesta: horarios, envíos, pagos, alérgenos, devoluciones. Cita la entrada que usó; si no está aquí, dice que no tiene el dato y ofrece una persona." }
-        (flash(query.aviso.as_deref(), query.error.as_deref()))
+        (flash(&query.flash))
         @if bots.len() > 1 {
             form.row method="get" action="/dashboard/conocimiento" {
                 div {

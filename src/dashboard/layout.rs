@@ -90,7 +90,59 @@ pub fn csrf_field(csrf: &str) -> Markup {
 }
 
 /// A message after an action, from the `aviso` / `error` query parameters.
-pub fn flash(done: Option<&str>, error: Option<&str>) -> Markup {
+/// A banner the server asked a page to show after a redirect (`aviso` when
+/// something was done, `error` when it was not), signed by the server: text in
+/// a crafted link is never shown as the console's own words.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct Flash {
+    #[serde(default)]
+    aviso: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+    /// `<unix seconds>.<hex tag>` over the kind, the time and the text.
+    #[serde(default)]
+    firma: Option<String>,
+}
+
+/// How long a signed banner is shown after its redirect.
+const FLASH_SECS: i64 = 600;
+const FLASH_PURPOSE: &str = "console-flash";
+
+fn flash_message(kind: &str, at: i64, text: &str) -> Vec<u8> {
+    format!("{kind}\0{at}\0{text}").into_bytes()
+}
+
+/// The query string of a signed banner.
+pub fn signed_flash(kind: &str, text: &str) -> String {
+    let at = chrono::Utc::now().timestamp();
+    let tag = crate::secret::keyring()
+        .map(|keys| hex::encode(keys.sign(FLASH_PURPOSE, &flash_message(kind, at, text))))
+        .unwrap_or_default();
+    form_urlencoded::Serializer::new(String::new())
+        .append_pair(kind, text)
+        .append_pair("firma", &format!("{at}.{tag}"))
+        .finish()
+}
+
+impl Flash {
+    /// The banner's text, when the server signed it in the last few minutes.
+    fn verified(&self, kind: &str, text: Option<&String>) -> Option<String> {
+        let text = text?;
+        let (at, tag) = self.firma.as_deref()?.split_once('.')?;
+        let at: i64 = at.parse().ok()?;
+        let age = chrono::Utc::now().timestamp() - at;
+        let tag = hex::decode(tag).ok()?;
+        let keys = crate::secret::keyring().ok()?;
+        ((0..=FLASH_SECS).contains(&age)
+            && keys.verify(FLASH_PURPOSE, &flash_message(kind, at, text), &tag))
+        .then(|| text.clone())
+    }
+}
+
+/// The server's banner, if the link carries one it signed.
+pub fn flash(flash: &Flash) -> Markup {
+    let error = flash.verified("error", flash.error.as_ref());
+    let done = flash.verified("aviso", flash.aviso.as_ref());
     html! {
         @if let Some(error) = error { p.flash.error role="alert" { (error) } }
         @if let Some(done) = done { p.flash.done role="status" { (done) } }
@@ -127,7 +179,14 @@ pub const SCRIPT: &str = r#"
       if (typingIn(root)) { news(); return; }
       var query = watch ? '' : window.location.search;
       fetch(fragment + query, {credentials: 'same-origin'})
-        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (r) {
+          // An ended session: the whole sign-in page, not a piece of it here.
+          if (r.status === 401 || r.status === 403 || (r.redirected && r.url.indexOf('/dashboard/login') !== -1)) {
+            window.location.assign('/dashboard/login');
+            return null;
+          }
+          return r.ok ? r.text() : null;
+        })
         .then(function (html) { if (html !== null && !typingIn(root)) { root.innerHTML = html; } });
     });
   }

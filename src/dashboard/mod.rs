@@ -110,9 +110,7 @@ pub fn back(to: &str, outcome: Result<&str, String>) -> Response {
         Ok(done) => ("aviso", (*done).to_owned()),
         Err(error) => ("error", error.clone()),
     };
-    let query: String = form_urlencoded::Serializer::new(String::new())
-        .append_pair(key, &text)
-        .finish();
+    let query = layout::signed_flash(key, &text);
     let joiner = if to.contains('?') { '&' } else { '?' };
     Redirect::to(&format!("{to}{joiner}{query}")).into_response()
 }
@@ -212,6 +210,7 @@ console! {
     post "/dashboard/bots/{slug}/{channel}" => bots::channel,
     get "/dashboard/keys" => keys::page_,
     post "/dashboard/keys" => keys::create,
+    get "/dashboard/keys/{id}/revocar" => keys::confirm_revoke,
     post "/dashboard/keys/{id}/revocar" => keys::revoke,
     get "/dashboard/app.css" => || async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], layout::STYLE) },
     get "/dashboard/app.js" => || async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], layout::SCRIPT) },

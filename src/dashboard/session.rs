@@ -27,6 +27,8 @@ pub const LIFETIME_SECS: i64 = 12 * 3600;
 pub struct Session {
     pub merchant_id: Uuid,
     pub csrf: String,
+    /// The API key this session was opened with.
+    pub key_id: Uuid,
     token: String,
 }
 
@@ -66,17 +68,18 @@ pub async fn find(pool: &PgPool, token: &str) -> sqlx::Result<Option<Session>> {
     if token.len() != 64 {
         return Ok(None);
     }
-    let row: Option<(Uuid, String)> = sqlx::query_as(
-        "SELECT s.merchant_id, s.csrf FROM dashboard_sessions s
+    let row: Option<(Uuid, String, Uuid)> = sqlx::query_as(
+        "SELECT s.merchant_id, s.csrf, s.key_id FROM dashboard_sessions s
          JOIN api_keys k ON k.id = s.key_id AND k.revoked_at IS NULL
          WHERE s.token_hash = $1 AND s.expires_at > now()",
     )
     .bind(hash(token))
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|(merchant_id, csrf)| Session {
+    Ok(row.map(|(merchant_id, csrf, key_id)| Session {
         merchant_id,
         csrf,
+        key_id,
         token: token.to_owned(),
     }))
 }
@@ -87,6 +90,41 @@ pub async fn close(pool: &PgPool, session: &Session) -> sqlx::Result<()> {
         .execute(pool)
         .await?;
     Ok(())
+}
+
+fn new_key_context(session: &Session) -> String {
+    format!("console-new-key:{}", session.merchant_id)
+}
+
+/// Keeps a key just created for the next page of this session, sealed.
+pub async fn stash_key(pool: &PgPool, session: &Session, key: &str) -> anyhow::Result<()> {
+    let sealed = crate::secret::keyring()?.encrypt(key, &new_key_context(session));
+    sqlx::query("UPDATE dashboard_sessions SET new_key_sealed = $2 WHERE token_hash = $1")
+        .bind(hash(&session.token))
+        .bind(sealed)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// The key this session just created, once: taking it clears it.
+pub async fn take_key(pool: &PgPool, session: &Session) -> anyhow::Result<Option<String>> {
+    let sealed: Option<Option<String>> = sqlx::query_scalar(
+        "UPDATE dashboard_sessions s SET new_key_sealed = NULL
+         FROM (SELECT token_hash, new_key_sealed FROM dashboard_sessions
+               WHERE token_hash = $1 FOR UPDATE) old
+         WHERE s.token_hash = old.token_hash
+         RETURNING old.new_key_sealed",
+    )
+    .bind(hash(&session.token))
+    .fetch_optional(pool)
+    .await?;
+    match sealed.flatten() {
+        Some(sealed) => Ok(Some(
+            crate::secret::keyring()?.decrypt(&sealed, &new_key_context(session))?,
+        )),
+        None => Ok(None),
+    }
 }
 
 impl Session {

@@ -315,6 +315,30 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
             .path()
             .ends_with("/dashboard/login")
     );
+
+    // A session that ends while the inbox is open: the next live update shows
+    // the sign-in page whole, not pasted inside the list.
+    client
+        .find(Locator::Id("key"))
+        .await
+        .unwrap()
+        .send_keys(&app.key)
+        .await
+        .unwrap();
+    click_button(&client, "Entrar").await;
+    wait_for_text(&client, "h1", "Bandeja").await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    sqlx::query("DELETE FROM dashboard_sessions")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    say(&app, "beto-web", "hola").await;
+    wait_for_text(&client, "h1", "Entrar a la consola").await;
+    let pasted: Value = client
+        .execute("return document.querySelectorAll('#inbox').length;", vec![])
+        .await
+        .unwrap();
+    assert_eq!(pasted, 0, "the sign-in page alone");
     client.close().await.unwrap();
 }
 

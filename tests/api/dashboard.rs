@@ -508,6 +508,17 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         )
         .await;
     assert!(location(&added).contains("aviso="), "{}", location(&added));
+    // The server's own banner shows; the same words in a crafted link, or a
+    // signed banner whose text was changed, do not.
+    let shown = browser.page(&location(&added)).await;
+    assert!(shown.contains("Agregaste Alfajor."), "{shown}");
+    let crafted = browser
+        .page("/dashboard/catalog?bot=demo-shop&aviso=Tu+cuenta+fue+suspendida")
+        .await;
+    assert!(!crafted.contains("suspendida"), "{crafted}");
+    let tampered = location(&added).replace("Agregaste", "Borraste");
+    let tampered = browser.page(&tampered).await;
+    assert!(!tampered.contains("Borraste"), "{tampered}");
     let id: i64 = sqlx::query_scalar("SELECT id FROM products WHERE sku = 'alfajor'")
         .fetch_one(&app.pool)
         .await
@@ -627,18 +638,26 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
     assert!(page.contains("telegram"));
     assert!(!page.contains("SECRET-TOKEN") && !page.contains("hook-secret"));
 
-    // Keys: a new one is shown once; revoking it works at once.
+    // Keys: a new one is shown once, after a redirect (a reload creates none);
+    // revoking asks first, marks the key in use, and works at once.
+    let keys_before = app.count("SELECT count(*) FROM api_keys").await;
     let created = browser
         .post("/dashboard/keys", &[("csrf", &csrf), ("label", "tablet")])
         .await;
-    assert_eq!(created.status(), StatusCode::OK);
-    let html = created.text().await.unwrap();
+    assert_eq!(created.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&created), "/dashboard/keys", "no key in the URL");
+    let html = browser.page("/dashboard/keys").await;
     let at = html.find("id=\"key-value\">").unwrap() + 15;
-    let key = &html[at..at + 52];
+    let key = html[at..at + 52].to_owned();
+    let key = key.as_str();
     assert!(key.starts_with("tdr_"), "{key}");
-    assert!(
-        !browser.page("/dashboard/keys").await.contains(key),
-        "shown once"
+    let reloaded = browser.page("/dashboard/keys").await;
+    assert!(!reloaded.contains(key), "shown once");
+    assert!(reloaded.contains("Con esta entraste"), "{reloaded}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM api_keys").await,
+        keys_before + 1,
+        "reloading created nothing"
     );
     let (status, _) = app.api(reqwest::Method::GET, "/keys", key, None).await;
     assert_eq!(status, StatusCode::OK);
@@ -646,6 +665,15 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         .fetch_one(&app.pool)
         .await
         .unwrap();
+    let asked = browser.page(&format!("/dashboard/keys/{id}/revocar")).await;
+    assert!(
+        asked.contains("dejará de funcionar") && asked.contains("Sí, revocar"),
+        "{asked}"
+    );
+    assert!(
+        !asked.contains("Es la llave con la que entraste"),
+        "not the one in use"
+    );
     let revoked = browser
         .post(&format!("/dashboard/keys/{id}/revocar"), &[("csrf", &csrf)])
         .await;
