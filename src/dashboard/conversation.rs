@@ -142,6 +142,9 @@ pub struct ActionForm {
     text: Option<String>,
     #[serde(default)]
     reason: Option<String>,
+    /// How an order without a proof was paid.
+    #[serde(default)]
+    note: Option<String>,
 }
 
 /// `POST /dashboard/conversations/{id}/{tomar|soltar|soltar-inicio|responder}`.
@@ -204,7 +207,7 @@ pub async fn decide(
     let pool = &console.office.pool;
     let conversation = orders::conversation_of(pool, session.merchant_id, id).await?;
     let outcome = match decision.as_str() {
-        "aprobar" => payments::approve(pool, session.merchant_id, id)
+        "aprobar" => payments::approve(pool, session.merchant_id, id, form.note.as_deref())
             .await
             .map(|_| "Pago aprobado: le avisamos al cliente."),
         "rechazar" => {

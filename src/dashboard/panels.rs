@@ -81,6 +81,19 @@ pub fn order_and_cart(cart: &CartView, order: Option<&OrderView>, csrf: &str) ->
                     button.danger type="submit" { "Rechazar" }
                 }
             }
+            @if order.status == OrderStatus::AwaitingPayment {
+                details {
+                    summary { "Ya me pagó (sin comprobante)" }
+                    form.row method="post" action=(format!("/dashboard/orders/{}/aprobar", order.id)) {
+                        (csrf_field(csrf))
+                        div {
+                            label for="paid-note" { "Cómo te pagó" }
+                            input id="paid-note" name="note" required maxlength="300" placeholder="Efectivo al entregar";
+                        }
+                        button type="submit" { "Marcar como pagado" }
+                    }
+                }
+            }
             @let next = next_steps(order.status);
             @if !next.is_empty() {
                 div.row {

@@ -77,8 +77,19 @@ pub(super) fn payment_update(conversation: &Conversation, event: Event) -> Updat
     update
 }
 
-/// The proof is good: the order is paid and the customer told.
-pub async fn approve(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<Decided> {
+/// The proof is good (or the merchant was paid another way — cash, a transfer
+/// they checked — and says how in `note`): the order is paid and the customer
+/// told. Audited with the note.
+pub async fn approve(
+    pool: &PgPool,
+    merchant_id: Uuid,
+    id: Uuid,
+    note: Option<&str>,
+) -> Result<Decided> {
+    let note = match note.map(str::trim) {
+        Some(note) if !note.is_empty() => Some(bounded_text("note", note, 300)?),
+        _ => None,
+    };
     let mut tx = pool.begin().await?;
     let (order, conversation) = owned_order(&mut tx, merchant_id, id).await?;
     orders::set_status(&mut tx, order.id, OrderStatus::Paid, None).await?;
@@ -89,11 +100,17 @@ pub async fn approve(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<Decid
         choices: Vec::new(),
     };
     outbox::enqueue(&mut tx, conversation.id, Author::Human, &payload, None).await?;
-    let mut rows = vec![
-        Entry::new(Actor::Merchant, Kind::EventDetected)
-            .action(Event::PaymentApproved.as_str())
-            .detail(json!({"order_id": order.id, "order_number": order.number})),
-    ];
+    let mut approved = Entry::new(Actor::Merchant, Kind::EventDetected)
+        .action(Event::PaymentApproved.as_str())
+        .detail(json!({
+            "order_id": order.id,
+            "order_number": order.number,
+            "without_proof": order.status == OrderStatus::AwaitingPayment,
+        }));
+    if let Some(note) = note {
+        approved = approved.reason(note);
+    }
+    let mut rows = vec![approved];
     rows.extend(Entry::state_change(
         Actor::Merchant,
         conversation.state(),

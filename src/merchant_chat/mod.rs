@@ -72,7 +72,7 @@ async fn run(
                 let rejected = merchant::payments::reject(pool, merchant_id, id, reason).await;
                 outcome(rejected, words::rejected(*number))
             } else {
-                let approved = merchant::payments::approve(pool, merchant_id, id).await;
+                let approved = merchant::payments::approve(pool, merchant_id, id, None).await;
                 outcome(approved, words::approved(*number))
             }
         }

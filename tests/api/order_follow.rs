@@ -296,3 +296,60 @@ async fn on_whatsapp_a_day_later_only_the_approved_template_goes(pool: sqlx::PgP
         .unwrap();
     assert_eq!(status, "sent");
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn an_order_paid_in_cash_is_marked_paid_without_a_proof_with_a_note(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    for text in ["quiero 1 brownie", "cuánto es", "sí"] {
+        app.say("eli", text).await;
+    }
+    let order = order_of(&app, "eli").await;
+    let (status, _) = app
+        .post_api(
+            &format!("/orders/{order}/approve-payment"),
+            Some(json!({"note": "x".repeat(301)})),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "a note fits in 300 characters"
+    );
+    let (status, _) = app
+        .post_api(
+            &format!("/orders/{order}/approve-payment"),
+            Some(json!({"nota": "efectivo"})),
+        )
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::BAD_REQUEST,
+        "unknown fields are refused"
+    );
+    assert_eq!(app.state("eli").await, "AWAITING_PAYMENT", "nothing moved");
+    let (status, body) = app
+        .post_api(
+            &format!("/orders/{order}/approve-payment"),
+            Some(json!({"note": "efectivo al entregar"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    app.drain().await;
+    assert_eq!(app.state("eli").await, "COMPLETED");
+    assert!(
+        app.replies("eli")
+            .await
+            .last()
+            .unwrap()
+            .starts_with("¡Pago confirmado!")
+    );
+    let (reason, without): (Option<String>, bool) = sqlx::query_as(
+        "SELECT reason, (detail->>'without_proof')::boolean FROM audit_log
+         WHERE kind = 'event_detected' AND action = 'PAYMENT_APPROVED'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(reason.as_deref(), Some("efectivo al entregar"));
+    assert!(without);
+}

@@ -14,15 +14,33 @@ use crate::http::Web;
 use crate::http::error::{ApiError, parse_json};
 use crate::merchant::payments;
 
-#[utoipa::path(post, path = "/orders/{id}/approve-payment", tag = "orders", params(("id" = String, Path, description = "the id")),
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+struct ApproveBody {
+    /// How it was paid when there is no proof («efectivo al entregar»,
+    /// «transferencia revisada»); audited.
+    #[serde(default)]
+    note: Option<String>,
+}
+
+/// `POST /api/v1/orders/{id}/approve-payment`: with a proof under review, or
+/// without one (`{"note"}` says how it was paid).
+#[utoipa::path(post, path = "/orders/{id}/approve-payment", tag = "orders", params(("id" = String, Path, description = "the id")), request_body = ApproveBody,
     responses((status = 200, body = Answer, description = "`{order_id, status, conversation_state}`"), Errors))]
 pub async fn approve_payment(
     MerchantAuth(merchant_id): MerchantAuth,
     State(web): State<Web>,
     Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let id = parse_id(&id, "order")?;
-    let decided = payments::approve(&web.pool, merchant_id, id).await?;
+    let body = body?;
+    let body: ApproveBody = if body.is_empty() {
+        ApproveBody::default()
+    } else {
+        parse_json(&body)?
+    };
+    let decided = payments::approve(&web.pool, merchant_id, id, body.note.as_deref()).await?;
     Ok(Json(json!(decided)))
 }
 
