@@ -402,9 +402,19 @@ fn router(
         http::health_router(web)
     };
     router
-        .fallback(http::not_found)
+        .fallback(not_found)
         .layer(axum::middleware::from_fn(http::refuse_nul_in_uri))
         .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+/// No such route: a Spanish page under the console, the API's JSON elsewhere.
+async fn not_found(uri: axum::http::Uri) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    if uri.path() == "/dashboard" || uri.path().starts_with("/dashboard/") {
+        crate::dashboard::not_found()
+    } else {
+        http::not_found().await.into_response()
+    }
 }
 
 async fn run_dispatcher(

@@ -63,8 +63,30 @@ pub async fn page_(
     State(console): State<Console>,
     Query(query): Query<CatalogQuery>,
 ) -> Result<Page, PageError> {
-    let (bots, chosen) = shops(&console, &session, query.bot.as_deref()).await?;
+    catalog_page(
+        &console,
+        &session,
+        query.bot.as_deref(),
+        flash(&query.flash),
+        None,
+    )
+    .await
+}
+
+/// The catalog page; `draft` is a new product the merchant typed and the
+/// server refused, shown again in the form with what to fix.
+async fn catalog_page(
+    console: &Console,
+    session: &Session,
+    wanted: Option<&str>,
+    banner: maud::Markup,
+    draft: Option<&ProductForm>,
+) -> Result<Page, PageError> {
+    let (bots, chosen) = shops(console, session, wanted).await?;
     let csrf = session.csrf.as_str();
+    let typed = |field: fn(&ProductForm) -> Option<&str>| {
+        draft.and_then(field).unwrap_or_default().to_owned()
+    };
     let Some(bot) = chosen else {
         let body = html! { h1 { "Catálogo" } p { "Todavía no tienes una tienda." } };
         return Ok(Page(page("Catálogo", Some(csrf), body)));
@@ -73,7 +95,7 @@ pub async fn page_(
     let base = format!("/dashboard/catalog/{}", bot.slug);
     let body = html! {
         h1 { "Catálogo de " (bot.name) }
-        (flash(&query.flash))
+        (banner)
         @if bots.len() > 1 {
             form.row method="get" action="/dashboard/catalog" {
                 div {
@@ -90,19 +112,20 @@ pub async fn page_(
             form method="post" action=(format!("{base}/productos")) {
                 (csrf_field(csrf))
                 label for="sku" { "Código (sku)" }
-                input id="sku" name="sku" required maxlength="64" pattern="[A-Za-z0-9._-]+";
+                input id="sku" name="sku" required maxlength="64" pattern="[A-Za-z0-9._\\-]+" value=(typed(|f| f.sku.as_deref()))
+                      title="Letras sin tilde, números, guiones, puntos o guiones bajos, sin espacios; por ejemplo torta-chocolate";
                 label for="name" { "Nombre" }
-                input id="name" name="name" required maxlength="100";
+                input id="name" name="name" required maxlength="100" value=(typed(|f| Some(f.name.as_str())));
                 label for="description" { "Descripción" }
-                input id="description" name="description" maxlength="500";
+                input id="description" name="description" maxlength="500" value=(typed(|f| f.description.as_deref()));
                 label for="price" { "Precio (" (bot.currency) ")" }
-                input id="price" name="price" required inputmode="decimal" placeholder="30,50";
+                input id="price" name="price" required inputmode="decimal" placeholder="30,50" value=(typed(|f| Some(f.price.as_str())));
                 label for="tags" { "Cómo es (separa con comas)" }
-                input id="tags" name="tags" maxlength="400" placeholder="frío, sin cafeína, vegano";
+                input id="tags" name="tags" maxlength="400" placeholder="frío, sin cafeína, vegano" value=(typed(|f| f.tags.as_deref()));
                 label for="allergens" { "Alérgenos (separa con comas)" }
-                input id="allergens" name="allergens" maxlength="400" placeholder="gluten, lácteos, frutos secos";
+                input id="allergens" name="allergens" maxlength="400" placeholder="gluten, lácteos, frutos secos" value=(typed(|f| f.allergens.as_deref()));
                 label for="stock" { "Unidades en existencia (vacío si no llevas la cuenta)" }
-                input id="stock" name="stock" inputmode="numeric" maxlength="7" placeholder="10";
+                input id="stock" name="stock" inputmode="numeric" maxlength="7" placeholder="10" value=(typed(|f| f.stock.as_deref()));
                 p { button type="submit" { "Agregar" } }
             }
         }
@@ -150,7 +173,7 @@ pub async fn page_(
         }
         section.card aria-labelledby="csv" {
             h2 id="csv" { "Planilla (CSV)" }
-            p { a href=(format!("{base}/productos.csv")) { "Descargar el catálogo" } " (columnas sku, name, description, price, active, tags, allergens, stock; stock vacío si no llevas la cuenta)." }
+            p { a href=(format!("{base}/productos.csv")) { "Descargar el catálogo" } " (columnas código, nombre, descripción, precio, activo, etiquetas, alérgenos y existencias, separadas por comas o punto y coma; existencias vacío si no llevas la cuenta)." }
             form method="post" action=(format!("{base}/importar")) enctype="multipart/form-data" {
                 (csrf_field(csrf))
                 label for="file" { "Subir una planilla" }
@@ -210,7 +233,21 @@ async fn price(
     if price.is_err() {
         catalog::shop_bot(&console.office.pool, session.merchant_id, slug).await?;
     }
-    Ok(price)
+    Ok(price.map_err(|e| e.es()))
+}
+
+/// A new product the server refused: the page again, what was typed in the
+/// form, what to fix above it.
+async fn refused(
+    console: &Console,
+    session: &Session,
+    slug: &str,
+    form: &ProductForm,
+    why: String,
+) -> Result<Response, PageError> {
+    let banner = html! { p.flash.error role="alert" { (why) } };
+    let page = catalog_page(console, session, Some(slug), banner, Some(form)).await?;
+    Ok((axum::http::StatusCode::UNPROCESSABLE_ENTITY, page).into_response())
 }
 
 /// `POST /dashboard/catalog/{slug}/productos`.
@@ -220,13 +257,14 @@ pub async fn create(
     CsrfForm { session, form }: CsrfForm<ProductForm>,
 ) -> Result<Response, PageError> {
     let to = format!("/dashboard/catalog?bot={slug}");
+    let again = |why: String| refused(&console, &session, &slug, &form, why);
     let price_minor = match price(&console, &session, &slug, &form.price).await? {
         Ok(price) => price,
-        Err(why) => return Ok(back(&to, Err(why))),
+        Err(why) => return again(why).await,
     };
     let stock = match stock_typed(form.stock.as_deref()) {
         Ok(stock) => stock,
-        Err(why) => return Ok(back(&to, Err(why))),
+        Err(why) => return again(why).await,
     };
     let input = ProductInput {
         stock,
@@ -238,12 +276,10 @@ pub async fn create(
         tags: list(form.tags.as_deref().unwrap_or_default()),
         allergens: list(form.allergens.as_deref().unwrap_or_default()),
     };
-    let outcome =
-        match catalog::create(&console.office.pool, session.merchant_id, &slug, &input).await {
-            Ok((_, product)) => Ok(format!("Agregaste {}.", product.name)),
-            Err(err) => Err(explain(&err)?),
-        };
-    Ok(back(&to, outcome.as_deref().map_err(Clone::clone)))
+    match catalog::create(&console.office.pool, session.merchant_id, &slug, &input).await {
+        Ok((_, product)) => Ok(back(&to, Ok(&format!("Agregaste {}.", product.name)))),
+        Err(err) => again(explain(&err)?).await,
+    }
 }
 
 /// `POST /dashboard/catalog/{slug}/productos/{id}`.

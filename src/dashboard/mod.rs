@@ -128,7 +128,7 @@ pub fn explain(err: &MerchantError) -> Result<String, PageError> {
         MerchantError::BadLines(lines) => {
             let mut text = String::from("No se importó nada. Corrige estas líneas:");
             for line in lines.iter().take(20) {
-                text.push_str(&format!(" línea {}: {};", line.line, line.error));
+                text.push_str(&format!(" línea {}: {}", line.line, line.es));
             }
             text
         }
@@ -214,6 +214,11 @@ console! {
     post "/dashboard/keys/{id}/revocar" => keys::revoke,
     get "/dashboard/app.css" => || async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], layout::STYLE) },
     get "/dashboard/app.js" => || async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], layout::SCRIPT) },
+}
+
+/// The console's page for an address it does not have.
+pub fn not_found() -> Response {
+    PageError::NotFound.into_response()
 }
 
 pub fn router(console: Console) -> Router {

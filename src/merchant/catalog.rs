@@ -47,7 +47,7 @@ pub async fn create(
     input: &ProductInput,
 ) -> Result<(Bot, Product)> {
     let bot = shop_bot(pool, merchant_id, slug).await?;
-    catalog::check(input).map_err(|why| MerchantError::invalid("product", why, why))?;
+    catalog::check(input).map_err(|why| MerchantError::invalid("product", why.en, why.es))?;
     let product = catalog::create(pool, bot.id, &bot.currency, input).await?;
     Ok((bot, product))
 }
@@ -64,7 +64,7 @@ pub async fn update(
     let bot = shop_bot(pool, merchant_id, slug).await?;
     patch
         .check()
-        .map_err(|why| MerchantError::invalid("product", why, why))?;
+        .map_err(|why| MerchantError::invalid("product", why.en, why.es))?;
     let product = catalog::update(pool, bot.id, id, patch)
         .await?
         .ok_or(MerchantError::NotFound("product"))?;

@@ -183,9 +183,24 @@ where
 /// Most units on hand a product may have: a typo guard.
 pub const MAX_STOCK: i32 = 1_000_000;
 
-fn check_stock(stock: Option<i32>) -> Result<(), &'static str> {
+/// What is wrong with a product as written: for the API (English) and for the
+/// merchant's console and files (Spanish, in the page's words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Problem {
+    pub en: &'static str,
+    pub es: &'static str,
+}
+
+const fn problem(en: &'static str, es: &'static str) -> Problem {
+    Problem { en, es }
+}
+
+fn check_stock(stock: Option<i32>) -> Result<(), Problem> {
     if stock.is_some_and(|s| !(0..=MAX_STOCK).contains(&s)) {
-        return Err("stock must be a whole number between 0 and 1,000,000");
+        return Err(problem(
+            "stock must be a whole number between 0 and 1,000,000",
+            "Las unidades en existencia son un número entero de 0 a 1.000.000.",
+        ));
     }
     Ok(())
 }
@@ -194,14 +209,17 @@ fn check_stock(stock: Option<i32>) -> Result<(), &'static str> {
 pub const MAX_PRICE_MINOR: i64 = 10_000_000_000;
 
 /// What is wrong with a product as written, if anything.
-pub fn check(input: &ProductInput) -> Result<(), &'static str> {
+pub fn check(input: &ProductInput) -> Result<(), Problem> {
     let sku_ok = (1..=64).contains(&input.sku.len())
         && input
             .sku
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if !sku_ok {
-        return Err("sku must be 1-64 letters, digits, dashes, dots or underscores");
+        return Err(problem(
+            "sku must be 1-64 letters, digits, dashes, dots or underscores",
+            "El código lleva de 1 a 64 letras sin tilde, números, guiones, puntos o guiones bajos, sin espacios; por ejemplo «torta-chocolate».",
+        ));
     }
     check_fields(
         Some(&input.name),
@@ -213,7 +231,7 @@ pub fn check(input: &ProductInput) -> Result<(), &'static str> {
 }
 
 /// Tags and allergens: at most 20 each, each 1-40 characters.
-fn check_words(tags: Option<&[String]>, allergens: Option<&[String]>) -> Result<(), &'static str> {
+fn check_words(tags: Option<&[String]>, allergens: Option<&[String]>) -> Result<(), Problem> {
     let bad = |words: Option<&[String]>| {
         words.is_some_and(|w| {
             w.len() > 20
@@ -222,10 +240,16 @@ fn check_words(tags: Option<&[String]>, allergens: Option<&[String]>) -> Result<
         })
     };
     if bad(tags) {
-        return Err("tags: at most 20, each 1-40 characters");
+        return Err(problem(
+            "tags: at most 20, each 1-40 characters",
+            "«Cómo es»: hasta 20 palabras separadas por comas, cada una de 1 a 40 letras.",
+        ));
     }
     if bad(allergens) {
-        return Err("allergens: at most 20, each 1-40 characters");
+        return Err(problem(
+            "allergens: at most 20, each 1-40 characters",
+            "Alérgenos: hasta 20 separados por comas, cada uno de 1 a 40 letras.",
+        ));
     }
     Ok(())
 }
@@ -246,21 +270,30 @@ fn check_fields(
     name: Option<&str>,
     description: Option<&str>,
     price_minor: Option<i64>,
-) -> Result<(), &'static str> {
+) -> Result<(), Problem> {
     if name.is_some_and(|n| n.trim().is_empty() || n.chars().count() > 100) {
-        return Err("name must be 1-100 characters");
+        return Err(problem(
+            "name must be 1-100 characters",
+            "El nombre lleva de 1 a 100 letras.",
+        ));
     }
     if description.is_some_and(|d| d.chars().count() > 500) {
-        return Err("description must be at most 500 characters");
+        return Err(problem(
+            "description must be at most 500 characters",
+            "La descripción lleva hasta 500 letras.",
+        ));
     }
     if price_minor.is_some_and(|p| !(0..=MAX_PRICE_MINOR).contains(&p)) {
-        return Err("price must be between 0 and 100,000,000");
+        return Err(problem(
+            "price must be between 0 and 100,000,000",
+            "El precio va de 0 a 100.000.000.",
+        ));
     }
     Ok(())
 }
 
 impl ProductPatch {
-    pub fn check(&self) -> Result<(), &'static str> {
+    pub fn check(&self) -> Result<(), Problem> {
         check_fields(
             self.name.as_deref(),
             self.description.as_deref(),

@@ -11,16 +11,53 @@ use super::catalog::{self, Product, ProductInput};
 /// Most rows one import may hold.
 pub const MAX_ROWS: usize = 5000;
 
-const COLUMNS: [&str; 8] = [
-    "sku",
-    "name",
-    "description",
-    "price",
-    "active",
-    "tags",
-    "allergens",
-    "stock",
+/// The columns, as exported (Spanish), each with the names an import takes
+/// for it (accents and case aside).
+const COLUMNS: [(&str, &[&str]); 8] = [
+    ("código", &["codigo", "sku"]),
+    ("nombre", &["nombre", "name", "producto"]),
+    ("descripción", &["descripcion", "description"]),
+    ("precio", &["precio", "price"]),
+    ("activo", &["activo", "active", "a la venta"]),
+    ("etiquetas", &["etiquetas", "tags", "como es"]),
+    ("alérgenos", &["alergenos", "allergens"]),
+    ("existencias", &["existencias", "stock", "unidades"]),
 ];
+
+/// A header cell as compared: lowercase, without accents or surrounding space.
+fn header_key(cell: &str) -> String {
+    cell.trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| match c {
+            'á' => 'a',
+            'é' => 'e',
+            'í' => 'i',
+            'ó' => 'o',
+            'ú' | 'ü' => 'u',
+            other => other,
+        })
+        .collect()
+}
+
+/// Which column (by its index in `COLUMNS`) a header cell names.
+fn column_of(cell: &str) -> Option<usize> {
+    let key = header_key(cell);
+    COLUMNS
+        .iter()
+        .position(|(_, names)| names.contains(&key.as_str()))
+}
+
+/// `;` when the first line has more of them than commas (what a spreadsheet in
+/// a Spanish locale writes), else `,`.
+fn delimiter(text: &str) -> u8 {
+    let first = text.lines().next().unwrap_or_default();
+    if first.matches(';').count() > first.matches(',').count() {
+        b';'
+    } else {
+        b','
+    }
+}
 
 /// The rows of a file, and which optional columns it had.
 #[derive(Debug, Clone)]
@@ -38,47 +75,79 @@ pub fn list(cell: &str) -> Vec<String> {
         .collect()
 }
 
-/// A problem on one line of the file (1 is the header).
+/// A problem on one line of the file (1 is the header): `error` for the API,
+/// `es` for the merchant's console.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LineError {
     pub line: u64,
     pub error: String,
+    #[serde(skip)]
+    pub es: String,
 }
 
-fn at(line: u64, error: impl Into<String>) -> LineError {
+fn at(line: u64, error: impl Into<String>, es: impl Into<String>) -> LineError {
     LineError {
         line,
         error: error.into(),
+        es: es.into(),
     }
 }
 
+/// A cell that is not what its column holds: (English, Spanish).
+type CellError = (String, String);
+
 /// Every row as a product, or every problem found.
 pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
+    let text = text.trim_start_matches('\u{feff}');
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .trim(csv::Trim::All)
-        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+        .delimiter(delimiter(text))
+        .from_reader(text.as_bytes());
     let header: Vec<String> = match reader.headers() {
-        Ok(h) => h.iter().map(|c| c.to_ascii_lowercase()).collect(),
-        Err(e) => return Err(vec![at(1, format!("unreadable header: {e}"))]),
+        Ok(h) => h.iter().map(str::to_owned).collect(),
+        Err(e) => {
+            return Err(vec![at(
+                1,
+                format!("unreadable header: {e}"),
+                "No se pudo leer la primera fila (los nombres de las columnas).",
+            )]);
+        }
     };
-    if let Some(unknown) = header.iter().find(|c| !COLUMNS.contains(&c.as_str())) {
+    let expected: Vec<&str> = COLUMNS.iter().map(|(name, _)| *name).collect();
+    let mut index = [None; COLUMNS.len()];
+    for (i, cell) in header.iter().enumerate() {
+        match column_of(cell) {
+            Some(column) => index[column] = Some(i),
+            None => {
+                return Err(vec![at(
+                    1,
+                    format!("unknown column `{cell}` (expected {})", expected.join(", ")),
+                    format!(
+                        "La columna «{cell}» no es de la planilla; las columnas son: {}.",
+                        expected.join(", ")
+                    ),
+                )]);
+            }
+        }
+    }
+    let [
+        sku,
+        name,
+        description,
+        price,
+        active,
+        tags,
+        allergens,
+        stock,
+    ] = index;
+    let (Some(sku), Some(name), Some(price)) = (sku, name, price) else {
         return Err(vec![at(
             1,
-            format!(
-                "unknown column `{unknown}` (expected {})",
-                COLUMNS.join(", ")
-            ),
+            "the header needs code (sku), name and price columns",
+            "La primera fila necesita al menos las columnas código, nombre y precio.",
         )]);
-    }
-    let column = |name: &str| header.iter().position(|c| c == name);
-    let (Some(sku), Some(name), Some(price)) = (column("sku"), column("name"), column("price"))
-    else {
-        return Err(vec![at(1, "the header needs sku, name and price columns")]);
     };
-    let (description, active) = (column("description"), column("active"));
-    let (tags, allergens) = (column("tags"), column("allergens"));
-    let stock = column("stock");
     let mut products = Vec::new();
     let mut errors = Vec::new();
     let mut seen = std::collections::HashMap::new();
@@ -87,7 +156,11 @@ pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
             Ok(record) => record,
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line());
-                errors.push(at(line, format!("unreadable row: {e}")));
+                errors.push(at(
+                    line,
+                    format!("unreadable row: {e}"),
+                    "No se pudo leer la fila (¿una comilla sin cerrar?).",
+                ));
                 continue;
             }
         };
@@ -96,12 +169,16 @@ pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
             continue;
         }
         if products.len() + errors.len() >= MAX_ROWS {
-            errors.push(at(line, format!("more than {MAX_ROWS} rows")));
+            errors.push(at(
+                line,
+                format!("more than {MAX_ROWS} rows"),
+                format!("La planilla tiene más de {MAX_ROWS} filas."),
+            ));
             break;
         }
         let field = |i: Option<usize>| i.and_then(|i| record.get(i)).unwrap_or("");
         let row = (|| {
-            let price_minor = parse_price(field(Some(price)))?;
+            let price_minor = parse_price(field(Some(price))).map_err(|e| (e.en(), e.es()))?;
             let active = match active {
                 None => true,
                 Some(_) => parse_active(field(active))?,
@@ -116,18 +193,19 @@ pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
                 allergens: list(field(allergens)),
                 stock: parse_stock(field(stock))?,
             };
-            catalog::check(&input).map_err(str::to_owned)?;
-            Ok::<_, String>(input)
+            catalog::check(&input).map_err(|p| (p.en.to_owned(), p.es.to_owned()))?;
+            Ok::<_, CellError>(input)
         })();
         match row {
             Ok(input) => match seen.insert(input.sku.clone(), line) {
                 Some(first) => errors.push(at(
                     line,
                     format!("sku `{}` is already on line {first}", input.sku),
+                    format!("El código «{}» ya está en la línea {first}.", input.sku),
                 )),
                 None => products.push(input),
             },
-            Err(error) => errors.push(at(line, error)),
+            Err((en, es)) => errors.push(at(line, en, es)),
         }
     }
     if errors.is_empty() {
@@ -144,12 +222,37 @@ pub fn read(text: &str) -> Result<Sheet, Vec<LineError>> {
     }
 }
 
+/// A price cell that is not an amount.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriceError(pub String);
+
+impl PriceError {
+    pub fn en(&self) -> String {
+        if self.0.is_empty() {
+            "price is missing".into()
+        } else {
+            format!("price `{}` is not an amount such as 30 or 30.50", self.0)
+        }
+    }
+
+    pub fn es(&self) -> String {
+        if self.0.is_empty() {
+            "Falta el precio.".into()
+        } else {
+            format!(
+                "El precio «{}» no es un monto: escríbelo como 30 o 30,50.",
+                self.0
+            )
+        }
+    }
+}
+
 /// "30", "30.5", "30.50", "30,50", "1 200", "1,200.50" → minor units.
-pub fn parse_price(raw: &str) -> Result<i64, String> {
-    let bad = || format!("price `{raw}` is not an amount such as 30 or 30.50");
+pub fn parse_price(raw: &str) -> Result<i64, PriceError> {
+    let bad = || PriceError(raw.trim().to_owned());
     let compact: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
     if compact.is_empty() {
-        return Err("price is missing".into());
+        return Err(PriceError(String::new()));
     }
     // The last separator followed by one or two digits is the decimal point.
     let (whole, cents) = match compact.rfind(['.', ',']) {
@@ -176,7 +279,7 @@ pub fn parse_price(raw: &str) -> Result<i64, String> {
 }
 
 /// Units on hand; an empty cell means the stock is not tracked.
-fn parse_stock(raw: &str) -> Result<Option<i32>, String> {
+fn parse_stock(raw: &str) -> Result<Option<i32>, CellError> {
     if raw.is_empty() {
         return Ok(None);
     }
@@ -184,21 +287,32 @@ fn parse_stock(raw: &str) -> Result<Option<i32>, String> {
         .ok()
         .filter(|n| (0..=catalog::MAX_STOCK).contains(n))
         .map(Some)
-        .ok_or_else(|| format!("stock `{raw}` must be a whole number of units, 0 or more"))
+        .ok_or_else(|| {
+            (
+                format!("stock `{raw}` must be a whole number of units, 0 or more"),
+                format!("Las existencias «{raw}» van en unidades enteras, 0 o más; vacío si no llevas la cuenta."),
+            )
+        })
 }
 
-fn parse_active(raw: &str) -> Result<bool, String> {
+fn parse_active(raw: &str) -> Result<bool, CellError> {
     match raw.to_lowercase().as_str() {
         "" | "1" | "true" | "yes" | "si" | "sí" | "activo" => Ok(true),
         "0" | "false" | "no" | "inactivo" => Ok(false),
-        _ => Err(format!("active `{raw}` must be sí or no")),
+        _ => Err((
+            format!("active `{raw}` must be sí or no"),
+            format!("«Activo» dice «{raw}»: escribe sí o no."),
+        )),
     }
 }
 
 /// The catalog as CSV, in the format `read` takes back.
 pub fn write(products: &[Product]) -> String {
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(COLUMNS).expect("writing to memory");
+    // A byte-order mark first: spreadsheets then read the accents as UTF-8.
+    let mut writer = csv::Writer::from_writer("\u{feff}".as_bytes().to_vec());
+    writer
+        .write_record(COLUMNS.iter().map(|(name, _)| *name))
+        .expect("writing to memory");
     for p in products {
         let (whole, cents) = (p.price_minor / 100, p.price_minor % 100);
         let price = if cents == 0 {
@@ -305,13 +419,28 @@ mod tests {
         let lines: Vec<u64> = errors.iter().map(|e| e.line).collect();
         assert_eq!(lines, [3, 4, 5, 6], "{errors:?}");
         assert!(errors[2].error.contains("line 2"));
+        assert_eq!(errors[2].es, "El código «ok» ya está en la línea 2.");
         assert_eq!(
-            read("sku,nombre,price\n").unwrap_err()[0],
-            at(
-                1,
-                "unknown column `nombre` (expected sku, name, description, price, active, tags, allergens, stock)"
-            )
+            errors[1].es,
+            "El precio «diez» no es un monto: escríbelo como 30 o 30,50."
         );
+        let unknown = &read("sku,nombre,precio,color\n").unwrap_err()[0];
+        assert_eq!(unknown.line, 1);
+        assert!(unknown.es.contains("«color»"), "{unknown:?}");
         assert!(read("sku,price\n").unwrap_err()[0].error.contains("needs"));
+    }
+
+    #[test]
+    fn a_spanish_sheet_with_semicolons_reads_like_any_other() {
+        let text = "\u{feff}Código;Nombre;Precio;Existencias;Alérgenos\n\
+                    torta;Torta de chocolate;45,50;3;gluten, lácteos\n\
+                    te;Té;12;;\n";
+        let sheet = read(text).unwrap();
+        assert_eq!(sheet.products.len(), 2);
+        assert_eq!(sheet.products[0].price_minor, 4550);
+        assert_eq!(sheet.products[0].stock, Some(3));
+        assert_eq!(sheet.products[0].allergens, ["gluten", "lácteos"]);
+        assert_eq!(sheet.products[1].stock, None);
+        assert!(sheet.given.allergens && !sheet.given.tags);
     }
 }

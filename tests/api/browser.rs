@@ -301,6 +301,20 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
         check_accessibility(&client, name).await;
         screenshot(&client, &format!("06-{name}")).await;
     }
+    // The product code's pattern is one the browser can use: it checks before sending.
+    client
+        .goto(&format!("{}/dashboard/catalog", app.base))
+        .await
+        .unwrap();
+    let validity: Value = client
+        .execute(
+            "var sku = document.getElementById('sku'); sku.value = 'con espacio'; var bad = sku.checkValidity();
+             sku.value = 'torta-chocolate'; return [bad, sku.checkValidity()];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(validity, serde_json::json!([false, true]));
     click_button(&client, "Salir").await;
     wait_for_text(&client, "h1", "Entrar a la consola").await;
     client

@@ -192,8 +192,8 @@ async fn a_catalog_exported_edited_and_imported_updates_and_adds_all_or_nothing(
     assert_eq!(status, StatusCode::OK);
     let lines: Vec<&str> = exported.lines().collect();
     assert_eq!(
-        lines[0],
-        "sku,name,description,price,active,tags,allergens,stock"
+        lines[0], "\u{feff}código,nombre,descripción,precio,activo,etiquetas,alérgenos,existencias",
+        "Spanish headers, after a byte-order mark for spreadsheets"
     );
     assert_eq!(lines.len(), 11);
     assert!(lines[1].starts_with("maracuya,Maracuya,"), "{}", lines[1]);

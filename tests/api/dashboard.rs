@@ -496,6 +496,41 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         page.contains("Maracuya") && page.contains("<label for=\"price\">"),
         "{page}"
     );
+    // A refused product comes back as typed, with what to fix in Spanish.
+    for (field, value, why) in [
+        ("price", "doce", "El precio «doce» no es un monto"),
+        ("sku", "con espacio", "El código lleva"),
+    ] {
+        let mut form = vec![
+            ("csrf", csrf.as_str()),
+            ("sku", "alfajor"),
+            ("name", "Alfajor de maicena"),
+            ("price", "8,50"),
+            ("tags", "dulce, con coco"),
+        ];
+        form.retain(|(k, _)| *k != field);
+        form.push((field, value));
+        let refused = browser
+            .post("/dashboard/catalog/demo-shop/productos", &form)
+            .await;
+        assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+        let html = refused.text().await.unwrap();
+        assert!(html.contains(why), "{html}");
+        assert!(
+            html.contains("value=\"Alfajor de maicena\"")
+                && html.contains("value=\"dulce, con coco\""),
+            "{html}"
+        );
+        assert!(
+            !html.contains("price `") && !html.contains("sku must"),
+            "no English: {html}"
+        );
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM products WHERE sku = 'alfajor'")
+            .await,
+        0
+    );
     let added = browser
         .post(
             "/dashboard/catalog/demo-shop/productos",
@@ -552,7 +587,7 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
             ],
         )
         .await;
-    assert!(location(&bad).contains("error="));
+    assert_eq!(bad.status(), StatusCode::UNPROCESSABLE_ENTITY);
     let csv = browser
         .get("/dashboard/catalog/demo-shop/productos.csv")
         .await;
@@ -583,6 +618,11 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         .await
         .unwrap();
     assert!(location(&refused).contains("error="));
+    let explained = browser.page(&location(&refused)).await;
+    assert!(
+        explained.contains("línea 2: El precio «gratis» no es un monto"),
+        "Spanish, with the line: {explained}"
+    );
     assert_eq!(
         app.count("SELECT count(*) FROM products WHERE sku = 'flan'")
             .await,

@@ -139,7 +139,7 @@ async fn a_merchant_counts_stock_through_the_api_and_the_csv(pool: sqlx::PgPool)
         .await
         .unwrap();
     assert!(
-        exported.lines().next().unwrap().ends_with(",stock"),
+        exported.lines().next().unwrap().ends_with(",existencias"),
         "{exported}"
     );
     assert!(exported.contains("Maracuya,"), "{exported}");
