@@ -37,7 +37,7 @@ pub async fn page_(
     let csrf = session.csrf.as_str();
     let status = panels::status(conversation, csrf);
     let order = panels::order_and_cart(&detail.cart, detail.order.as_ref(), csrf);
-    let audit: Vec<&crate::audit::Row> = detail.audit.iter().rev().collect();
+    let audit: Vec<&crate::audit::Row> = detail.audit.iter().collect();
     let transcript = &detail.transcript;
     let name = contact
         .display_name
@@ -55,13 +55,6 @@ pub async fn page_(
             div data-live data-conversation=(id) data-fragment=(action("estado")) {
                 (status)
             }
-            form method="post" action=(action("responder")) {
-                (csrf_field(csrf))
-                label for="text" { "Responder al cliente" }
-                textarea id="text" name="text" required maxlength="4000" {}
-                p.muted { "Al responder, tomas la conversación: el bot deja de contestar." }
-                button type="submit" { "Enviar" }
-            }
         }
         div data-live data-conversation=(id) data-fragment=(action("pedido")) {
             (order)
@@ -71,21 +64,21 @@ pub async fn page_(
             div.transcript data-live data-conversation=(id) data-fragment=(format!("/dashboard/conversations/{id}/mensajes")) aria-live="polite" {
                 (transcript_lines(transcript))
             }
+            form.reply method="post" action=(action("responder")) {
+                (csrf_field(csrf))
+                label for="text" { "Responder al cliente" }
+                textarea id="text" name="text" required maxlength="4000" {}
+                p.muted { "Al responder, tomas la conversación: el bot deja de contestar." }
+                button type="submit" { "Enviar" }
+            }
         }
         section aria-labelledby="audit" {
-            h2 id="audit" { "Historial de decisiones" }
-            table {
-                thead { tr { th scope="col" { "Hora" } th scope="col" { "Quién" } th scope="col" { "Qué" } th scope="col" { "Detalle" } } }
-                tbody {
+            details {
+                summary id="audit" { "Detalles: qué hizo el bot y por qué" }
+                ol.history {
                     @for row in &audit {
-                        tr {
-                            td { (row.created_at.format("%d/%m %H:%M:%S")) }
-                            td { (labels::actor(row.actor)) }
-                            td { (row.kind) @if let Some(action) = &row.action { " " code { (action) } } }
-                            td {
-                                @if let (Some(from), Some(to)) = (&row.from_state, &row.to_state) { (from) " → " (to) " " }
-                                @if let Some(reason) = &row.reason { span.muted { (reason) } }
-                            }
+                        @if let Some(line) = labels::history(row) {
+                            li { span.muted { (row.created_at.format("%d/%m %H:%M")) " · " } (line) }
                         }
                     }
                 }
@@ -105,7 +98,7 @@ fn transcript_lines(transcript: &[TranscriptLine]) -> Markup {
                         span class={ "badge " (delivery_class(status)) } { (delivery) }
                     }
                 }
-                div { (line.text) }
+                div.text { (line.text) }
                 @if let Some(error) = &line.delivery_error {
                     @if line.delivery.is_some_and(|d| d.undelivered()) { div.muted { (error) } }
                 }

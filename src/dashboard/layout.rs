@@ -25,6 +25,9 @@ textarea { width: 100%; min-height: 4.5rem; }
 label { display: block; font-weight: 600; margin: .4rem 0 .2rem; }
 label.inline { display: inline-flex; gap: .35rem; align-items: center; font-weight: 400; }
 form.row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
+.msg .text { white-space: pre-wrap; overflow-wrap: anywhere; }
+ol.history { padding-left: 1.2rem; }
+ol.history li { margin: .25rem 0; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: .5rem; padding: .8rem 1rem; margin: .6rem 0; }
 ul.list { list-style: none; padding: 0; margin: 0; }
 ul.list li a { display: block; text-decoration: none; color: var(--ink); }
@@ -187,8 +190,20 @@ pub const SCRIPT: &str = r#"
           }
           return r.ok ? r.text() : null;
         })
-        .then(function (html) { if (html !== null && !typingIn(root)) { root.innerHTML = html; } });
+        .then(function (html) {
+          if (html !== null && !typingIn(root)) {
+            root.innerHTML = html;
+            // The newest message stays in view, just above the reply box.
+            if (root.classList.contains('transcript') && root.lastElementChild) {
+              root.lastElementChild.scrollIntoView({block: 'nearest'});
+            }
+          }
+        });
     });
+  }
+  var transcript = document.querySelector('.transcript');
+  if (transcript && transcript.lastElementChild) {
+    transcript.lastElementChild.scrollIntoView({block: 'nearest'});
   }
   var source = new EventSource('/dashboard/events');
   source.addEventListener('changed', function (event) {

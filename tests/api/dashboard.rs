@@ -254,7 +254,24 @@ async fn the_inbox_flags_what_needs_the_merchant_and_every_write_needs_the_csrf_
         .await;
     assert!(page.contains("¡Hola Tomás! Aquí estoy."));
     assert!(page.contains("Entregado"));
-    assert!(page.contains("Historial de decisiones"));
+    // The reply box sits under the transcript, whose newest line is last; the
+    // history reads as Spanish sentences, no kind or action names.
+    let (newest, reply_box) = (
+        page.find("¡Hola Tomás! Aquí estoy.").unwrap(),
+        page.find("Responder al cliente").unwrap(),
+    );
+    assert!(newest < reply_box, "newest message above the reply box");
+    assert!(page.contains("Detalles: qué hizo el bot y por qué"));
+    assert!(page.contains("Le escribiste al cliente."), "{page}");
+    for raw in [
+        "action_executed",
+        "state_changed",
+        "CART_OPEN",
+        "ADD_TO_CART",
+        "backend",
+    ] {
+        assert!(!page.contains(raw), "«{raw}» shown to the merchant");
+    }
     let released = browser
         .post(
             &format!("/dashboard/conversations/{id}/soltar"),
@@ -495,6 +512,14 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
     assert!(
         page.contains("Maracuya") && page.contains("<label for=\"price\">"),
         "{page}"
+    );
+    // An address the console does not have: a Spanish page, not the API's JSON.
+    let missing = browser.get("/dashboard/no-existe").await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+    let missing = missing.text().await.unwrap();
+    assert!(
+        missing.contains("No encontramos esa página") && !missing.contains("{\"error\""),
+        "{missing}"
     );
     // A refused product comes back as typed, with what to fix in Spanish.
     for (field, value, why) in [
