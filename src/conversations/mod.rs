@@ -264,6 +264,14 @@ pub struct Listed {
     pub proof_waiting: bool,
     /// A message to the customer failed or ran out of retries.
     pub undelivered: bool,
+    /// The latest line of the transcript (either side), cut short.
+    pub last_message: Option<String>,
+    /// The latest order: its number, total and currency.
+    pub order_number: Option<i64>,
+    pub order_total_minor: Option<i64>,
+    pub order_currency: Option<String>,
+    /// `updated_at` in the bot's time zone, as the shop reads it (`25/11 14:05`).
+    pub updated_local: String,
 }
 
 /// Which of a merchant's conversations to list.
@@ -276,6 +284,10 @@ pub struct ListFilter<'a> {
     /// Text in the contact's name or id, or anywhere in the transcript.
     pub text: Option<&'a str>,
     pub limit: i64,
+    /// Rows skipped (a page after the first).
+    pub offset: i64,
+    /// Chats waiting for a person first, then proofs to review, then the rest.
+    pub pinned: bool,
 }
 
 /// A merchant's conversations, most recently changed first.
@@ -300,15 +312,25 @@ pub async fn list_for_merchant(
                             WHERE o.conversation_id = c.id AND o.status = 'proof_received') AS proof_waiting,
                     EXISTS (SELECT 1 FROM outbox o
                             WHERE o.conversation_id = c.id AND o.audience = 'customer'
-                              AND o.status IN ('failed', 'dead')) AS undelivered
+                              AND o.status IN ('failed', 'dead')) AS undelivered,
+                    (SELECT left(m.text, 140) FROM messages m WHERE m.conversation_id = c.id
+                     ORDER BY m.conversation_id DESC, m.id DESC LIMIT 1) AS last_message,
+                    lo.number AS order_number, lo.total_minor AS order_total_minor,
+                    lo.currency::text AS order_currency,
+                    to_char(c.updated_at AT TIME ZONE b.timezone, 'DD/MM HH24:MI') AS updated_local
              FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
+             LEFT JOIN LATERAL (SELECT number, total_minor, currency FROM orders o
+                                WHERE o.conversation_id = c.id ORDER BY o.created_at DESC LIMIT 1) lo ON true
              WHERE b.merchant_id = $1 AND ($2::text IS NULL OR b.slug = $2)
                AND ($3::text IS NULL OR c.fsm_state = $3)
                AND ($4::text IS NULL OR ct.display_name ILIKE $4 OR ct.external_id ILIKE $4
                     OR EXISTS (SELECT 1 FROM messages m WHERE m.conversation_id = c.id AND m.text ILIKE $4))
          ) listed
          WHERE NOT $5 OR escalated OR proof_waiting OR undelivered
-         ORDER BY updated_at DESC LIMIT $6",
+         ORDER BY CASE WHEN $7 THEN escalated ELSE false END DESC,
+                  CASE WHEN $7 THEN proof_waiting ELSE false END DESC,
+                  updated_at DESC
+         LIMIT $6 OFFSET $8",
     )
     .bind(merchant_id)
     .bind(filter.bot)
@@ -316,6 +338,8 @@ pub async fn list_for_merchant(
     .bind(pattern)
     .bind(filter.needs_me)
     .bind(filter.limit)
+    .bind(filter.pinned)
+    .bind(filter.offset)
     .fetch_all(db)
     .await
 }

@@ -25,6 +25,7 @@ textarea { width: 100%; min-height: 4.5rem; }
 label { display: block; font-weight: 600; margin: .4rem 0 .2rem; }
 label.inline { display: inline-flex; gap: .35rem; align-items: center; font-weight: 400; }
 form.row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
+span.last { color: var(--muted); display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .msg .text { white-space: pre-wrap; overflow-wrap: anywhere; }
 ol.history { padding-left: 1.2rem; }
 ol.history li { margin: .25rem 0; }

@@ -32,6 +32,10 @@ pub struct Search {
     /// Text in the contact's name or id, or anywhere in the transcript.
     pub text: Option<String>,
     pub limit: i64,
+    /// Rows skipped: a page after the first.
+    pub offset: i64,
+    /// Chats waiting for a person, then proofs to review, before the rest.
+    pub pinned: bool,
 }
 
 /// The merchant's conversations, most recently changed first.
@@ -54,6 +58,8 @@ pub async fn list(pool: &PgPool, merchant_id: Uuid, search: &Search) -> Result<V
         needs_me: search.needs_me,
         text,
         limit: search.limit.clamp(1, 500),
+        offset: search.offset.clamp(0, 1_000_000),
+        pinned: search.pinned,
     };
     Ok(conversations::list_for_merchant(pool, merchant_id, &filter).await?)
 }

@@ -200,6 +200,47 @@ async fn the_inbox_flags_what_needs_the_merchant_and_every_write_needs_the_csrf_
     assert!(inbox.contains("Pidió una persona"), "{inbox}");
     let needs = browser.page("/dashboard/inbox?needs=me").await;
     assert_eq!(needs.matches("<li class=\"card\">").count(), 1, "{needs}");
+    // The chat waiting for a person is pinned above a newer one; rows show the
+    // last message and the time in the shop's zone (La Paz, not UTC).
+    let (lola, tomas) = (
+        inbox.find("Pidió una persona").unwrap(),
+        inbox.find("quiero 1 brownie").unwrap_or(usize::MAX),
+    );
+    assert!(lola < tomas, "pinned first: {inbox}");
+    assert!(
+        inbox.contains("Agregué 1 × Brownie"),
+        "the last message: {inbox}"
+    );
+    let local: String = sqlx::query_scalar(
+        "SELECT to_char(c.updated_at AT TIME ZONE 'America/La_Paz', 'DD/MM HH24:MI')
+         FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = ANY($1)",
+    )
+    .bind(app.session_ids("tomas"))
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!(
+        inbox.contains(&local) && !inbox.contains(" UTC"),
+        "{local}: {inbox}"
+    );
+    assert!(!inbox.contains("Cliente sin nombre"), "{inbox}");
+    let found = browser.page("/dashboard?q=brownie").await;
+    assert_eq!(found.matches("<li class=\"card\">").count(), 1, "{found}");
+    // Paging: fifty to a page.
+    for n in 0..55 {
+        app.post_message(&format!("cliente-{n}"), "hola", "m1")
+            .await;
+    }
+    let first = browser.page("/dashboard").await;
+    assert_eq!(first.matches("<li class=\"card\">").count(), 50);
+    assert!(first.contains("pagina=2"), "a link to the next page");
+    let second = browser.page("/dashboard?pagina=2").await;
+    assert_eq!(
+        second.matches("<li class=\"card\">").count(),
+        7,
+        "57 in all"
+    );
+    assert!(second.contains("pagina=1") && !second.contains("pagina=3"));
 
     let id = app.conversation_id("tomas").await;
     let csrf = browser.csrf().await;

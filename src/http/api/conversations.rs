@@ -26,13 +26,15 @@ pub struct ListQuery {
     /// Text to look for in the contact or the transcript.
     q: Option<String>,
     limit: Option<i64>,
+    /// Rows to skip: the next page starts at the previous `offset + limit`.
+    offset: Option<i64>,
 }
 
-/// `GET /api/v1/conversations?bot=&state=&needs=me&q=&limit=`: the merchant's
+/// `GET /api/v1/conversations?bot=&state=&needs=me&q=&limit=&offset=`: the merchant's
 /// conversations, each flagged when it needs them (escalated, a proof waiting,
 /// a reply undelivered).
 #[utoipa::path(get, path = "/conversations", tag = "conversations", params(ListQuery),
-    responses((status = 200, body = Answer, description = "`{conversations: [{id, bot, channel, state, human_override, contact_name, updated_at, escalated, proof_waiting, undelivered}]}`"), Errors))]
+    responses((status = 200, body = Answer, description = "`{conversations: [{id, bot, channel, state, human_override, contact_name, updated_at, escalated, proof_waiting, undelivered, last_message, order_number, order_total_minor, order_currency, updated_local}]}`"), Errors))]
 pub async fn list_conversations(
     MerchantAuth(merchant_id): MerchantAuth,
     State(web): State<Web>,
@@ -60,6 +62,8 @@ pub async fn list_conversations(
         needs_me,
         text: query.q,
         limit: query.limit.unwrap_or(50),
+        offset: query.offset.unwrap_or(0),
+        pinned: false,
     };
     let items = conversations::list(&web.pool, merchant_id, &search).await?;
     Ok(Json(json!({ "conversations": items })))
