@@ -396,6 +396,7 @@ fn router(
             notifier: notifier.clone(),
             shutdown: cancel.clone(),
             office,
+            public_url: settings.public_url.clone(),
         };
         http::router(web).merge(crate::dashboard::router(console))
     } else {

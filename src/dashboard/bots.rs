@@ -50,36 +50,57 @@ pub async fn page_(
         } else {
             Vec::new()
         };
+        let shop = bot.profile == ProfileKind::Shop;
+        let model = console.office.llm_daily_tokens.is_some();
+        let site = console.public_url.clone().unwrap_or_else(|| public.clone());
         cards.push(html! {
             section.card aria-labelledby=(format!("bot-{}", bot.slug)) {
-                h2 id=(format!("bot-{}", bot.slug)) { (bot.name) " " span.muted { "(" (bot.slug) ", " (bot.profile.as_str()) ")" } }
+                h2 id=(format!("bot-{}", bot.slug)) {
+                    (bot.name) " "
+                    span.muted { "(" (if shop { "tienda" } else { "finanzas personales" }) " · código " (bot.slug) ")" }
+                }
                 p {
                     "Canales: "
                     @if channels.is_empty() { "solo chat web" }
                     @for connected in channels { span.badge.ok { (crate::labels::channel(connected.channel)) } }
                 }
-                p.muted { "Webhooks: /webhooks/telegram/" (bot.slug) " · /webhooks/whatsapp/" (bot.slug) " · chat web: /webchat/" (bot.slug) "/messages" }
-                p {
-                    "IA: " (calls) " consultas, costo estimado US$ " (format!("{:.4}", cost as f64 / 1_000_000.0))
-                    " · hoy " (tokens_today) " tokens"
-                    @if let Some(budget) = usage.today.daily_budget_tokens { " de " (budget) }
-                    @if over_budget > 0 { " " span.badge.warn { "Presupuesto diario agotado: responden las reglas" } }
+                details {
+                    summary { "Direcciones para Telegram y WhatsApp" }
+                    p.muted { "Cópialas tal cual donde te las pidan." }
+                    p { "Telegram (setWebhook): " code { (site) "/webhooks/telegram/" (bot.slug) } }
+                    p { "WhatsApp (URL de devolución de llamada en Meta): " code { (site) "/webhooks/whatsapp/" (bot.slug) } }
+                }
+                @if model {
+                    p {
+                        "Inteligencia artificial: " (calls) " consultas, costo estimado "
+                        (usd(cost)) " (el proveedor cobra en dólares)"
+                        " · hoy " (tokens_today) " unidades de texto"
+                        @if let Some(budget) = usage.today.daily_budget_tokens { " de " (budget) " por día" }
+                        @if over_budget > 0 { " " span.badge.warn { "Se acabó el presupuesto de hoy: responden las reglas" } }
+                    }
+                } @else {
+                    p.muted { "Este servidor no tiene un modelo de inteligencia artificial configurado: el bot responde con sus reglas, sin costo." }
                 }
                 form method="post" action=(format!("{base}/ajustes")) {
                     (csrf_field(csrf))
-                    label.inline for=(format!("ai-{}", bot.slug)) {
-                        input id=(format!("ai-{}", bot.slug)) type="checkbox" name="agent_enabled" value="si" checked[bot.agent_enabled];
-                        "Usar IA (si no, responden las reglas)"
+                    @if model {
+                        input type="hidden" name="ai_shown" value="si";
+                        label.inline for=(format!("ai-{}", bot.slug)) {
+                            input id=(format!("ai-{}", bot.slug)) type="checkbox" name="agent_enabled" value="si" checked[bot.agent_enabled];
+                            "Usar inteligencia artificial (si no, responden las reglas)"
+                        }
                     }
-                    label for=(format!("session-{}", bot.slug)) { "Minutos sin actividad para cerrar un carrito" }
+                    label for=(format!("session-{}", bot.slug)) {
+                        @if shop { "Minutos sin actividad para cerrar un carrito" } @else { "Minutos sin actividad para olvidar una pregunta a medias" }
+                    }
                     input id=(format!("session-{}", bot.slug)) name="session_minutes" type="number" min="1" max="43200" value=(bot.session_timeout_secs / 60);
-                    label for=(format!("payment-{}", bot.slug)) { "Horas para pagar un pedido" }
-                    input id=(format!("payment-{}", bot.slug)) name="payment_hours" type="number" min="1" max="720" value=(bot.payment_timeout_secs / 3600);
                     label for=(format!("takeover-{}", bot.slug)) { "Minutos sin que escribas para que el bot retome una conversación que tomaste (0: nunca)" }
                     input id=(format!("takeover-{}", bot.slug)) name="takeover_minutes" type="number" min="0" max="43200" value=(bot.takeover_idle_secs.map_or(0, |s| s / 60));
-                    label for=(format!("instructions-{}", bot.slug)) { "Instrucciones de pago" }
-                    textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (bot.payment_instructions) }
-                    @if bot.profile == ProfileKind::Shop {
+                    @if shop {
+                        label for=(format!("payment-{}", bot.slug)) { "Horas para pagar un pedido" }
+                        input id=(format!("payment-{}", bot.slug)) name="payment_hours" type="number" min="1" max="720" value=(bot.payment_timeout_secs / 3600);
+                        label for=(format!("instructions-{}", bot.slug)) { "Instrucciones de pago" }
+                        textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (bot.payment_instructions) }
                         label for=(format!("low-stock-{}", bot.slug)) { "Avísame en mi chat cuando a un producto le queden estas unidades (0: solo cuando se agote)" }
                         input id=(format!("low-stock-{}", bot.slug)) name="low_stock" type="number" min="0" max="100000" value=(bot.low_stock_threshold.unwrap_or(0));
                         label for=(format!("wa-template-{}", bot.slug)) { "Plantilla aprobada de WhatsApp para avisos de pedidos (si el cliente no escribió en 24 horas)" }
@@ -96,10 +117,12 @@ pub async fn page_(
                     summary { "Conectar Telegram" }
                     form method="post" action=(format!("{base}/telegram")) {
                         (csrf_field(csrf))
-                        label for=(format!("tg-token-{}", bot.slug)) { "Token del bot (de @BotFather)" }
-                        input id=(format!("tg-token-{}", bot.slug)) name="token" type="password" autocomplete="off" required;
-                        label for=(format!("tg-secret-{}", bot.slug)) { "Secreto del webhook" }
-                        input id=(format!("tg-secret-{}", bot.slug)) name="secret_token" type="password" autocomplete="off" required;
+                        label for=(format!("tg-token-{}", bot.slug)) { "Token del bot" }
+                        input id=(format!("tg-token-{}", bot.slug)) name="token" type="password" autocomplete="off" required aria-describedby=(format!("tg-token-help-{}", bot.slug));
+                        p.muted id=(format!("tg-token-help-{}", bot.slug)) { "Te lo da @BotFather en Telegram cuando creas el bot (/newbot); se ve como 123456:ABC…" }
+                        label for=(format!("tg-secret-{}", bot.slug)) { "Clave secreta del webhook" }
+                        input id=(format!("tg-secret-{}", bot.slug)) name="secret_token" type="password" autocomplete="off" required aria-describedby=(format!("tg-secret-help-{}", bot.slug));
+                        p.muted id=(format!("tg-secret-help-{}", bot.slug)) { "Invéntala (letras, números, _ o -) y úsala también al registrar la dirección de arriba: así sabemos que los mensajes vienen de Telegram." }
                         p { button type="submit" { "Conectar" } }
                     }
                 }
@@ -107,14 +130,18 @@ pub async fn page_(
                     summary { "Conectar WhatsApp" }
                     form method="post" action=(format!("{base}/whatsapp")) {
                         (csrf_field(csrf))
-                        label for=(format!("wa-phone-{}", bot.slug)) { "Phone number ID" }
-                        input id=(format!("wa-phone-{}", bot.slug)) name="phone_number_id" required;
-                        label for=(format!("wa-token-{}", bot.slug)) { "Access token" }
-                        input id=(format!("wa-token-{}", bot.slug)) name="access_token" type="password" autocomplete="off" required;
-                        label for=(format!("wa-app-{}", bot.slug)) { "App secret" }
-                        input id=(format!("wa-app-{}", bot.slug)) name="app_secret" type="password" autocomplete="off" required;
-                        label for=(format!("wa-verify-{}", bot.slug)) { "Verify token" }
-                        input id=(format!("wa-verify-{}", bot.slug)) name="verify_token" type="password" autocomplete="off" required;
+                        label for=(format!("wa-phone-{}", bot.slug)) { "Identificador del número de teléfono" }
+                        input id=(format!("wa-phone-{}", bot.slug)) name="phone_number_id" required inputmode="numeric" aria-describedby=(format!("wa-phone-help-{}", bot.slug));
+                        p.muted id=(format!("wa-phone-help-{}", bot.slug)) { "En Meta for Developers: tu app → WhatsApp → Configuración de la API; es un número largo, no tu teléfono." }
+                        label for=(format!("wa-token-{}", bot.slug)) { "Token de acceso" }
+                        input id=(format!("wa-token-{}", bot.slug)) name="access_token" type="password" autocomplete="off" required aria-describedby=(format!("wa-token-help-{}", bot.slug));
+                        p.muted id=(format!("wa-token-help-{}", bot.slug)) { "Un token permanente de un usuario del sistema en el Business Manager (el temporal vence en 24 horas)." }
+                        label for=(format!("wa-app-{}", bot.slug)) { "Clave secreta de la app" }
+                        input id=(format!("wa-app-{}", bot.slug)) name="app_secret" type="password" autocomplete="off" required aria-describedby=(format!("wa-app-help-{}", bot.slug));
+                        p.muted id=(format!("wa-app-help-{}", bot.slug)) { "En tu app: Configuración → Básica → Clave secreta de la app." }
+                        label for=(format!("wa-verify-{}", bot.slug)) { "Token de verificación" }
+                        input id=(format!("wa-verify-{}", bot.slug)) name="verify_token" type="password" autocomplete="off" required aria-describedby=(format!("wa-verify-help-{}", bot.slug));
+                        p.muted id=(format!("wa-verify-help-{}", bot.slug)) { "Invéntalo y escríbelo también en Meta al configurar el webhook con la dirección de arriba." }
                         p { button type="submit" { "Conectar" } }
                     }
                 }
@@ -131,6 +158,16 @@ pub async fn page_(
 }
 
 /// This server as the merchant's browser reached it, for the embed snippet.
+/// An estimated cost in dollars, in a shop's words.
+fn usd(micros: i64) -> String {
+    let cents = micros / 10_000;
+    if micros > 0 && cents == 0 {
+        "menos de US$ 0,01".into()
+    } else {
+        format!("US$ {},{:02}", cents / 100, cents % 100)
+    }
+}
+
 fn public_base(headers: &axum::http::HeaderMap) -> String {
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let host = header("x-forwarded-host")
@@ -290,14 +327,19 @@ pub async fn merchant_chat(
 
 #[derive(Debug, Deserialize)]
 pub struct SettingsForm {
+    /// The AI switch was on the page (only when a model is configured).
+    #[serde(default)]
+    ai_shown: Option<String>,
     #[serde(default)]
     agent_enabled: Option<String>,
     session_minutes: String,
-    payment_hours: String,
+    /// Absent on finance bots' forms (no orders there).
+    #[serde(default)]
+    payment_hours: Option<String>,
     #[serde(default)]
     takeover_minutes: String,
     #[serde(default)]
-    payment_instructions: String,
+    payment_instructions: Option<String>,
     /// Absent on finance bots' forms (no stock there).
     #[serde(default)]
     low_stock: Option<String>,
@@ -449,11 +491,13 @@ pub async fn settings(
     } else {
         number(&form.takeover_minutes, 60)
     };
-    let (Some(session_secs), Some(payment_secs), Some(takeover_secs)) = (
-        number(&form.session_minutes, 60),
-        number(&form.payment_hours, 3600),
-        takeover,
-    ) else {
+    let payment = match form.payment_hours.as_deref() {
+        None => Some(None),
+        Some(hours) => number(hours, 3600).map(Some),
+    };
+    let (Some(session_secs), Some(payment_secs), Some(takeover_secs)) =
+        (number(&form.session_minutes, 60), payment, takeover)
+    else {
         return Ok(back(
             "/dashboard/bots",
             Err("Escribe los tiempos con números enteros.".into()),
@@ -483,10 +527,11 @@ pub async fn settings(
             .map(str::trim)
             .filter(|l| !l.is_empty())
             .map(str::to_owned),
-        agent_enabled: Some(form.agent_enabled.is_some()),
+        // Without a model configured the switch is not on the page: it stays.
+        agent_enabled: form.ai_shown.as_ref().map(|_| form.agent_enabled.is_some()),
         session_timeout_secs: Some(session_secs),
-        payment_timeout_secs: Some(payment_secs),
-        payment_instructions: Some(form.payment_instructions.clone()),
+        payment_timeout_secs: payment_secs,
+        payment_instructions: form.payment_instructions.clone(),
         takeover_idle_secs: Some(takeover_secs),
         webchat_origins: None,
     };

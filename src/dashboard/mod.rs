@@ -38,6 +38,9 @@ pub struct Console {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// What merchant actions reach.
     pub office: Office,
+    /// The server's public address (`TENDERO_PUBLIC_URL`), for the webhook
+    /// addresses a merchant pastes into Telegram and Meta.
+    pub public_url: Option<String>,
 }
 
 /// An HTML page or fragment.

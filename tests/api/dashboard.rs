@@ -699,7 +699,31 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         .unwrap();
     assert_eq!(forged.status(), StatusCode::FORBIDDEN);
 
-    // Bots: settings and a channel; the secret never comes back.
+    // Bots: plain words, the full webhook addresses, and the settings that
+    // apply; with no model configured there is no AI switch (and none is turned).
+    let bots_page = browser.page("/dashboard/bots").await;
+    assert!(
+        bots_page.contains("(tienda · código demo-shop)"),
+        "{bots_page}"
+    );
+    assert!(
+        bots_page.contains("/webhooks/whatsapp/demo-shop</code>") && bots_page.contains("http"),
+        "{bots_page}"
+    );
+    assert!(
+        bots_page.contains("no tiene un modelo de inteligencia artificial configurado"),
+        "{bots_page}"
+    );
+    for raw in [
+        "US$ 0.0000",
+        "Phone number ID",
+        "Access token",
+        "App secret",
+        "Verify token",
+        ", shop)",
+    ] {
+        assert!(!bots_page.contains(raw), "«{raw}» on the bots page");
+    }
     let saved = browser
         .post(
             "/dashboard/bots/demo-shop/ajustes",
@@ -722,7 +746,8 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
             bot.payment_timeout_secs,
             bot.agent_enabled
         ),
-        (2700, 43200, false)
+        (2700, 43200, true),
+        "the AI switch was not on the page: it stayed as it was"
     );
     assert_eq!(bot.payment_instructions, "QR en caja");
     let connected = browser
