@@ -1030,3 +1030,133 @@ async fn the_knowledge_page_adds_edits_deletes_and_tries_a_question(pool: sqlx::
     assert!(location(&deleted).contains("aviso="));
     assert_eq!(app.count("SELECT count(*) FROM knowledge_entries").await, 0);
 }
+
+/// The visible words of a page: its text and the attributes a person reads
+/// (placeholders, titles, labels for screen readers), without scripts or styles.
+fn visible_words(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        out.push(' ');
+        let Some(close) = rest[open..].find('>') else {
+            break;
+        };
+        let tag = &rest[open..open + close + 1];
+        for attribute in ["placeholder=\"", "title=\"", "aria-label=\""] {
+            if let Some(at) = tag.find(attribute) {
+                let value = &tag[at + attribute.len()..];
+                out.push_str(&value[..value.find('"').unwrap_or(0)]);
+                out.push(' ');
+            }
+        }
+        rest = &rest[open + close + 1..];
+        for skipped in ["script", "style"] {
+            if tag.starts_with(&format!("<{skipped}")) {
+                let end = format!("</{skipped}>");
+                rest = rest.find(&end).map_or("", |at| &rest[at + end.len()..]);
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Words and names a shop owner should never read in the console.
+const TECHNICAL: &[&str] = &[
+    "route not found",
+    "not found",
+    " must ",
+    " the ",
+    "null",
+    "undefined",
+    "CART_OPEN",
+    "AWAITING_PAYMENT",
+    "HUMAN_TAKEOVER",
+    "CHECKOUT",
+    "BROWSING",
+    "action_",
+    "state_changed",
+    "_secs",
+    "_minor",
+    "awaiting_payment",
+    "proof_received",
+    "Phone number",
+    "Access token",
+    "App secret",
+    "Verify token",
+    "backend",
+    "Bearer",
+    "US$ 0.0",
+    "{\"",
+];
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn no_page_of_the_console_shows_english_or_the_backends_names(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    tendero::demo::load_shop(&app.pool, tendero::demo::DEMO_FINANCE)
+        .await
+        .unwrap();
+    for text in ["quiero 2 maracuyá", "cuánto es", "sí", "ya pagué"] {
+        app.say("ana", text).await;
+    }
+    app.say("beto", "quiero hablar con una persona").await;
+    let browser = Browser::sign_in(&app, &app.key).await;
+    let conversation = app.conversation_id("ana").await.to_string();
+    let key: uuid::Uuid = sqlx::query_scalar("SELECT id FROM api_keys LIMIT 1")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let key = key.to_string();
+    let mut checked = 0;
+    for (method, template) in tendero::dashboard::ROUTES {
+        let skipped = *method != "get"
+            || template.contains("{proof}")
+            || template.ends_with(".csv")
+            || template.ends_with(".css")
+            || template.ends_with(".js")
+            || *template == "/dashboard/events";
+        if skipped {
+            continue;
+        }
+        let path = template
+            .replace(
+                "{id}",
+                if template.contains("keys") {
+                    &key
+                } else {
+                    &conversation
+                },
+            )
+            .to_string();
+        let html = if *template == "/dashboard/login" {
+            app.client
+                .get(format!("{}{path}", app.base))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap()
+        } else {
+            browser.page(&path).await
+        };
+        let words = visible_words(&html)
+            .replace("demo-shop", "")
+            .replace("demo-finanzas", "");
+        for token in TECHNICAL {
+            assert!(!words.contains(token), "{path} shows «{token}»: {words}");
+        }
+        if path.ends_with(&conversation) {
+            assert!(
+                words.contains("Pedido #1") && words.contains("Responder al cliente"),
+                "{words}"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 11, "{checked} pages");
+    let missing = browser.get("/dashboard/no-existe").await;
+    let words = visible_words(&missing.text().await.unwrap());
+    assert!(TECHNICAL.iter().all(|t| !words.contains(t)), "{words}");
+}
