@@ -102,7 +102,7 @@ fn list(items: &[Listed], query: &InboxQuery) -> Markup {
         @if shown.is_empty() {
             p.muted { "No hay conversaciones con estos filtros." }
         }
-        ul.list aria-label="Conversaciones" {
+        ul.list aria-label="Conversaciones" data-waiting=(shown.iter().filter(|c| c.escalated || c.proof_waiting).count()) {
             @for c in shown {
                 li.card {
                     a href={ "/dashboard/conversations/" (c.id) } {
@@ -172,6 +172,9 @@ pub async fn page_(
                 "Solo lo que me necesita"
             }
             button type="submit" { "Filtrar" }
+        }
+        p {
+            button.secondary type="button" id="notify" hidden { "Avisarme en este navegador" }
         }
         div id="inbox" data-live data-fragment="/dashboard/inbox" aria-live="polite" {
             (list(&items, &query))

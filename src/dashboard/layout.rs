@@ -194,6 +194,7 @@ pub const SCRIPT: &str = r#"
         .then(function (html) {
           if (html !== null && !typingIn(root)) {
             root.innerHTML = html;
+            announce();
             // The newest message stays in view, just above the reply box.
             if (root.classList.contains('transcript') && root.lastElementChild) {
               root.lastElementChild.scrollIntoView({block: 'nearest'});
@@ -202,6 +203,41 @@ pub const SCRIPT: &str = r#"
         });
     });
   }
+  // Chats waiting for a person or a proof: in the tab's title, with a sound
+  // and a notification (if the merchant allowed it) when one more arrives.
+  var baseTitle = document.title;
+  var waiting = null;
+  function waitingNow() {
+    var list = document.querySelector('[data-waiting]');
+    return list ? parseInt(list.getAttribute('data-waiting'), 10) || 0 : null;
+  }
+  function announce() {
+    var now = waitingNow();
+    if (now === null) return;
+    document.title = (now > 0 ? '(' + now + ') ' : '') + baseTitle;
+    if (waiting !== null && now > waiting) {
+      try {
+        var audio = new (window.AudioContext || window.webkitAudioContext)();
+        var tone = audio.createOscillator();
+        tone.frequency.value = 880;
+        tone.connect(audio.destination);
+        tone.start();
+        tone.stop(audio.currentTime + 0.2);
+      } catch (e) {}
+      if (window.Notification && Notification.permission === 'granted') {
+        new Notification('Tendero', {body: 'Un cliente te necesita: pidió una persona o envió un comprobante.'});
+      }
+    }
+    waiting = now;
+  }
+  var ask = document.getElementById('notify');
+  if (ask && window.Notification && Notification.permission === 'default') {
+    ask.hidden = false;
+    ask.addEventListener('click', function () {
+      Notification.requestPermission().then(function () { ask.hidden = true; });
+    });
+  }
+  announce();
   var transcript = document.querySelector('.transcript');
   if (transcript && transcript.lastElementChild) {
     transcript.lastElementChild.scrollIntoView({block: 'nearest'});

@@ -216,11 +216,23 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
         .await
         .unwrap();
     assert_eq!(stayed, 1, "the list changed in place (no reload)");
+    // A customer who asks for a person shows in the tab's title at once.
+    say(&app, "eva-web", "quiero hablar con una persona").await;
+    let mut title = String::new();
+    for _ in 0..100 {
+        title = client.title().await.unwrap();
+        if title.starts_with("(1) ") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(title, "(1) Bandeja · Tendero");
     screenshot(&client, "02-inbox-live").await;
 
     // Open it and take it over: the bot goes silent. Reply.
+    // Ana's row, under the pinned one that waits for a person.
     client
-        .find(Locator::Css("#inbox li a"))
+        .find(Locator::Css("#inbox li:nth-child(2) a"))
         .await
         .unwrap()
         .click()
