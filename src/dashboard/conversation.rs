@@ -59,6 +59,20 @@ pub async fn page_(
         div data-live data-conversation=(id) data-fragment=(action("pedido")) {
             (order)
         }
+        @if !detail.past_orders.is_empty() {
+            details.card {
+                summary { "Pedidos anteriores de este cliente (" (detail.past_orders.len()) ")" }
+                ul {
+                    @for past in &detail.past_orders {
+                        li {
+                            "#" (past.number) " · " (past.created_at.format("%d/%m/%Y")) " · "
+                            (crate::text::money(past.total_minor, &past.currency)) " · "
+                            (labels::order_status(past.status))
+                        }
+                    }
+                }
+            }
+        }
         section aria-labelledby="chat" {
             h2 id="chat" { "Conversación" }
             div.transcript data-live data-conversation=(id) data-fragment=(format!("/dashboard/conversations/{id}/mensajes")) aria-live="polite" {

@@ -94,6 +94,8 @@ pub struct Detail {
     pub transcript: Vec<TranscriptLine>,
     pub cart: CartView,
     pub order: Option<OrderView>,
+    /// The customer's earlier orders, newest first (the latest is `order`).
+    pub past_orders: Vec<crate::shop::orders::Order>,
     /// The latest audit rows, oldest first.
     pub audit: Vec<audit::Row>,
 }
@@ -160,6 +162,11 @@ pub async fn detail(
     let contact = crate::contacts::by_id(pool, conversation.contact_id).await?;
     let transcript = crate::transcript::of_conversation(pool, id).await?;
     let (cart, order) = cart_and_order(pool, &bot, id).await?;
+    let past_orders = orders::of_conversation(pool, id, 21)
+        .await?
+        .into_iter()
+        .skip(1)
+        .collect();
     let audit = audit::of_conversation(pool, id, audit_limit).await?;
     Ok(Detail {
         conversation,
@@ -168,6 +175,7 @@ pub async fn detail(
         transcript,
         cart,
         order,
+        past_orders,
         audit,
     })
 }

@@ -62,6 +62,9 @@ pub const UNSUPPORTED_MEDIA: &str =
 /// An image with no order waiting for payment.
 pub const IMAGE_WITHOUT_ORDER: &str = "Recibí tu imagen, pero no tienes un pedido pendiente de pago. Escribe «catálogo» para ver nuestros productos.";
 
+/// Some of a product, without how many.
+pub const HOW_MANY: &str = "¿Cuántos quieres? Dímelo con un número y el nombre del producto.";
+
 /// Payment words with no order waiting for payment.
 pub const NO_PENDING_ORDER: &str = "No encontré un pedido pendiente de pago.";
 

@@ -289,6 +289,22 @@ pub async fn latest_for(
     .await
 }
 
+/// A conversation's orders, newest first (its whole history with the shop).
+pub async fn of_conversation(
+    db: impl PgExecutor<'_>,
+    conversation_id: Uuid,
+    limit: i64,
+) -> sqlx::Result<Vec<Order>> {
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE conversation_id = $1
+         ORDER BY created_at DESC LIMIT $2"
+    )))
+    .bind(conversation_id)
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}
+
 /// The id of the bot's order with this number (what customers and merchants see).
 pub async fn by_number(
     db: impl PgExecutor<'_>,

@@ -1097,7 +1097,10 @@ async fn no_page_of_the_console_shows_english_or_the_backends_names(pool: sqlx::
     tendero::demo::load_shop(&app.pool, tendero::demo::DEMO_FINANCE)
         .await
         .unwrap();
-    for text in ["quiero 2 maracuyá", "cuánto es", "sí", "ya pagué"] {
+    for text in ["quiero 2 maracuyá", "cuánto es", "sí", "cancelar"] {
+        app.say("ana", text).await;
+    }
+    for text in ["quiero 1 brownie", "cuánto es", "sí", "ya pagué"] {
         app.say("ana", text).await;
     }
     app.say("beto", "quiero hablar con una persona").await;
@@ -1149,7 +1152,11 @@ async fn no_page_of_the_console_shows_english_or_the_backends_names(pool: sqlx::
         }
         if path.ends_with(&conversation) {
             assert!(
-                words.contains("Pedido #1") && words.contains("Responder al cliente"),
+                words.contains("Pedido #2") && words.contains("Responder al cliente"),
+                "{words}"
+            );
+            assert!(
+                words.contains("Pedidos anteriores de este cliente (1)") && words.contains("#1 ·"),
                 "{words}"
             );
         }

@@ -133,11 +133,14 @@ async fn the_held_out_sets_keep_the_safety_bars(pool: sqlx::PgPool) {
 /// backend never refuses or misapplies a correct proposal.
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
+    // `tienda-terceras` is held apart: where the rules still misread it, a
+    // correct model and the rules disagree and the customer is asked (checked
+    // below: never a wrong effect, but not whole).
     let mut sets = scripts(false, false);
     sets.extend(
         scripts(false, true)
             .into_iter()
-            .filter(|(name, _)| !name.starts_with("conocimiento")),
+            .filter(|(name, _)| !name.starts_with("conocimiento") && name != "tienda-terceras"),
     );
     tendero::startup::install_crypto_provider();
     let (oracle, config) = tendero::eval::oracle::Oracle::start(false).await.unwrap();
@@ -148,6 +151,28 @@ async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
     assert!(oracle.calls() > 500, "{} model calls", oracle.calls());
     assert_eq!(report.wrong_effects, 0, "{}", report.render());
     assert_eq!(report.fully_correct, report.turns, "{}", report.render());
+}
+
+/// Where the rules still misread the third blind set, a correct model and the
+/// rules disagree and the customer is asked: never a wrong effect.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_perfect_model_makes_no_wrong_effect_where_the_rules_misread(pool: sqlx::PgPool) {
+    let sets: Vec<_> = scripts(false, true)
+        .into_iter()
+        .filter(|(name, _)| name == "tienda-terceras")
+        .collect();
+    assert_eq!(sets.len(), 1);
+    tendero::startup::install_crypto_provider();
+    let (oracle, config) = tendero::eval::oracle::Oracle::start(false).await.unwrap();
+    let client = tendero::llm::Client::new(config).unwrap();
+    let proposer = tendero::startup::Proposers::llm(std::sync::Arc::new(client)).shop;
+    let report = shop_report(&pool, &sets, proposer, Some(&oracle)).await;
+    assert_eq!(report.wrong_effects, 0, "{}", report.render());
+    assert!(
+        report.fully_correct * 100 >= report.turns * 85,
+        "{}",
+        report.render()
+    );
 }
 
 #[test]

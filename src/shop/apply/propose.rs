@@ -142,6 +142,13 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
     memo.asked = crate::shop::reply::asked_next(&eval, &delivery);
     let offer = offered(input, &proposal, &eval);
     let offer_person = remember(&mut memo, input, &eval, &offer);
+    // «¿Cuántos?» about one product: the next number is how many of it.
+    if let Some(product) = asked_how_many(input, &proposal, &eval) {
+        memo.focus = Some(product);
+        memo.choices.clear();
+        memo.choice_quantity = None;
+        memo.choices_named = false;
+    }
     if offer_person {
         decision.audit.push(
             Entry::new(Actor::Backend, Kind::PersonOffered)
@@ -213,6 +220,30 @@ fn offered(
     if out.len() < 2 { Vec::new() } else { out }
 }
 
+/// The one product an accepted CLARIFY asks about, when it names exactly one.
+fn asked_how_many(
+    input: &TurnInput<'_>,
+    proposal: &Proposal,
+    eval: &crate::shop::core::Evaluation,
+) -> Option<crate::shop::core::ProductId> {
+    let clarified = eval
+        .accepted()
+        .any(|(_, accepted)| accepted.effect == Effect::Clarified);
+    if !clarified {
+        return None;
+    }
+    let asking = proposal
+        .proposed_actions
+        .iter()
+        .find(|a| a.action_type.eq_ignore_ascii_case("CLARIFY"))?;
+    match asking.params.candidates.as_deref()? {
+        [only] => only
+            .as_i64()
+            .filter(|id| input.catalog.get(*id).is_some_and(|p| p.active)),
+        _ => None,
+    }
+}
+
 /// Updates what the conversation remembers; true when a person should be offered
 /// now (three clarifications in a row got nowhere).
 fn remember(
@@ -254,6 +285,12 @@ fn remember(
     // What was asked about is the subject of the next message only.
     if shown.is_none() {
         memo.focus = None;
+    }
+    // A question back about something else: a number next answers it, not the
+    // catalog listed earlier.
+    let clarified_now = eval.accepted().any(|(_, a)| a.effect == Effect::Clarified);
+    if clarified_now && offer.is_empty() && !memo.choices_named {
+        memo.choices.clear();
     }
     // A list stays pickable while the customer shops; past the summary it is done.
     if !matches!(eval.state, State::Idle | State::Browsing | State::CartOpen) {

@@ -431,13 +431,13 @@ pub const THANKS: &[&str] = &[
 
 /// Words that carry no request of their own: politeness, articles, fillers.
 pub const FILLER: &[&str] = &[
-    "por", "favor", "porfa", "porfis", "porfavor", "pls", "plis", "please", "gracias", "hola",
-    "buenas", "buenos", "dias", "tardes", "noches", "buen", "dia", "oye", "oiga", "mira", "este",
-    "esta", "pues", "bueno", "ok", "okay", "entonces", "y", "e", "tambien", "de", "del", "la",
-    "el", "lo", "los", "las", "un", "una", "unos", "unas", "con", "a", "al", "para", "en", "mi",
-    "mis", "me", "te", "que", "se", "le", "les", "porfavor", "amigo", "amiga", "senor", "senorita",
-    "joven", "jefe", "jefa", "mas", "ahora", "tu", "su", "carrito", "pedido", "ya", "si", "nos",
-    "eh", "ah", "mmm", "ehh", "ese", "esa", "eso", "esos", "esas",
+    "por", "favor", "porfa", "porfis", "porfavor", "pls", "plis", "please", "gracias", "muchas",
+    "mil", "hola", "buenas", "buenos", "dias", "tardes", "noches", "buen", "dia", "oye", "oiga",
+    "mira", "este", "esta", "pues", "bueno", "ok", "okay", "entonces", "y", "e", "tambien", "de",
+    "del", "la", "el", "lo", "los", "las", "un", "una", "unos", "unas", "con", "a", "al", "para",
+    "en", "mi", "mis", "me", "te", "que", "se", "le", "les", "porfavor", "amigo", "amiga", "senor",
+    "senorita", "joven", "jefe", "jefa", "mas", "ahora", "tu", "su", "carrito", "pedido", "ya",
+    "si", "nos", "eh", "ah", "mmm", "ehh", "ese", "esa", "eso", "esos", "esas",
 ];
 
 /// Ordinals a customer uses to pick from a numbered list.

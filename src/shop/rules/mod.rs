@@ -339,6 +339,34 @@ impl Reader<'_> {
             .map_or(0, |l| l.quantity)
     }
 
+    /// An indefinite plural before a product («unos croissants», «varias
+    /// limonadas», «algunos de los brownies»), with no number anywhere in the
+    /// message: the customer wants some, how many is not said.
+    fn unsaid_quantity(&mut self) -> Option<Proposal> {
+        const SOME: &[&str] = &["unos", "unas", "varios", "varias", "algunos", "algunas"];
+        if self
+            .words
+            .iter()
+            .any(|w| token_number(w).is_some() && !SOME.contains(w))
+        {
+            return None;
+        }
+        let at = self.words.iter().position(|w| SOME.contains(w))?;
+        let next: Vec<&str> = self.words[at + 1..]
+            .iter()
+            .copied()
+            .skip_while(|w| matches!(*w, "de" | "los" | "las" | "del"))
+            .take(3)
+            .collect();
+        let found = mentions::find(&next, &self.input.product_catalog);
+        let product = found.first()?.product()?;
+        self.covered.iter_mut().for_each(|c| *c = true);
+        // The product is the one asked about: «4» next is four of it.
+        let mut asking = ProposedAction::new("CLARIFY");
+        asking.params.candidates = Some(vec![serde_json::Value::from(product)]);
+        Some(Proposal::new(vec![asking], messages::HOW_MANY))
+    }
+
     /// The product a bare follow-up means: the last line added to the cart.
     fn last_line(&self) -> Option<ProductId> {
         self.input.cart.lines.last().map(|l| l.product_id)
@@ -349,6 +377,11 @@ impl Reader<'_> {
         if input.detected_events.contains(&Event::EscalationRequested) {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("ESCALATE"));
+        }
+        // «unos croissants», «varios capuchinos»: how many is not said; a
+        // question back beats a guess.
+        if let Some(asked) = self.unsaid_quantity() {
+            return asked;
         }
         // Pickup or delivery, read whole: an address's numbers are no quantities.
         if let Some(action) = delivery::read(input) {
@@ -1115,7 +1148,12 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
     let number_after = after
         .iter()
         .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")));
-    !number_after
+    // «cámbialo a 2» sets a quantity; «cambia los brownies por 2 croissants»
+    // swaps for a number of another product.
+    let counted_swap = after
+        .windows(3)
+        .any(|w| w[0] == "por" && token_number(w[1]).is_some());
+    (!number_after || counted_swap)
         && (instead
             || (before.iter().any(changes) && by)
             || (after.iter().any(changes) && by)
