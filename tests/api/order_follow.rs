@@ -30,6 +30,17 @@ async fn paid_order(app: &TestApp, session: &str) -> String {
     order
 }
 
+/// Moves the order on and checks what the customer of `session` read last.
+async fn step(app: &TestApp, order: &str, status: &str, session: &str, told: &str) {
+    let (code, body) = follow(app, order, status).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    assert_eq!(body["status"], status);
+    assert_eq!(body["customer_told"], true);
+    app.drain().await;
+    let last = app.replies(session).await.pop().unwrap();
+    assert!(last.contains(told), "{last}");
+}
+
 async fn follow(app: &TestApp, order: &str, status: &str) -> (StatusCode, Value) {
     app.post_api(
         &format!("/orders/{order}/status"),
@@ -43,18 +54,14 @@ async fn a_paid_order_is_followed_to_the_door_and_the_customer_hears_each_step(p
     let app = spawn_app(pool).await;
     let order = paid_order(&app, "ana").await;
 
-    let (status, body) = follow(&app, &order, "preparing").await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(body["status"], "preparing");
-    assert_eq!(body["customer_told"], true);
-    app.drain().await;
-    assert!(
-        app.replies("ana")
-            .await
-            .last()
-            .unwrap()
-            .contains("Estamos preparando tu pedido #1")
-    );
+    step(
+        &app,
+        &order,
+        "preparing",
+        "ana",
+        "Estamos preparando tu pedido #1",
+    )
+    .await;
 
     let asked = app.say("ana", "¿cuánto falta?").await;
     assert!(
@@ -62,16 +69,14 @@ async fn a_paid_order_is_followed_to_the_door_and_the_customer_hears_each_step(p
         "{asked:?}"
     );
 
-    let (status, _) = follow(&app, &order, "on_the_way").await;
-    assert_eq!(status, StatusCode::OK);
-    app.drain().await;
-    assert!(
-        app.replies("ana")
-            .await
-            .last()
-            .unwrap()
-            .contains("¡Tu pedido #1 está en camino!")
-    );
+    step(
+        &app,
+        &order,
+        "on_the_way",
+        "ana",
+        "¡Tu pedido #1 está en camino!",
+    )
+    .await;
 
     // Forward only.
     let (status, body) = follow(&app, &order, "preparing").await;
@@ -81,16 +86,7 @@ async fn a_paid_order_is_followed_to_the_door_and_the_customer_hears_each_step(p
         "{body}"
     );
 
-    let (status, _) = follow(&app, &order, "delivered").await;
-    assert_eq!(status, StatusCode::OK);
-    app.drain().await;
-    assert!(
-        app.replies("ana")
-            .await
-            .last()
-            .unwrap()
-            .contains("fue entregado")
-    );
+    step(&app, &order, "delivered", "ana", "fue entregado").await;
     let (status, _) = app
         .post_api(
             &format!("/orders/{order}/cancel"),

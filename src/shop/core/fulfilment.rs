@@ -148,21 +148,27 @@ pub fn tidy_address(raw: &str) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.chars().take(MAX_ADDRESS).collect())
 }
 
+/// A shop with pickup and one zone (Sopocachi, Bs 10, at least Bs 50), for tests.
+#[cfg(test)]
+pub(crate) fn sample_options() -> Options {
+    Options {
+        pickup: true,
+        delivery: true,
+        zones: vec![Zone {
+            id: 7,
+            name: "Sopocachi".into(),
+            fee_minor: 1000,
+            min_order_minor: Some(5000),
+        }],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn options() -> Options {
-        Options {
-            pickup: true,
-            delivery: true,
-            zones: vec![Zone {
-                id: 7,
-                name: "Sopocachi".into(),
-                fee_minor: 1000,
-                min_order_minor: Some(5000),
-            }],
-        }
+        sample_options()
     }
 
     #[test]

@@ -418,16 +418,7 @@ fn a_summary_whose_product_ran_out_is_not_confirmed() {
 }
 
 fn delivering() -> Options {
-    Options {
-        pickup: true,
-        delivery: true,
-        zones: vec![Zone {
-            id: 7,
-            name: "Sopocachi".into(),
-            fee_minor: 1000,
-            min_order_minor: Some(5000),
-        }],
-    }
+    super::fulfilment::sample_options()
 }
 
 #[test]
