@@ -629,6 +629,9 @@ impl Reader<'_> {
         let mut actions: Vec<ProposedAction> = Vec::new();
         // The quantity a product takes when the customer swaps it for another.
         let mut swapped_quantity: Option<i64> = None;
+        // «que sean 3 limonadas y 2 croissants»: the «que sean» sets every line
+        // of the list, until a clause brings a verb of its own.
+        let mut setting = false;
         for (i, mention) in found.iter().enumerate() {
             let Some(id) = mention.product() else {
                 continue;
@@ -685,13 +688,17 @@ impl Reader<'_> {
             }
             // Cut at «y», the words after this product are all its own.
             let followed = next.is_some() && !cut_short;
+            let own_verb = any(&clause, lexicon::ADD)
+                || clause
+                    .split(' ')
+                    .any(|w| lexicon::adds(w) || lexicon::removes(w));
+            let carried = setting && !own_verb;
+            setting = carried || any(&clause, ONLY);
             let action = clause_action(
                 &clause,
                 (before, after),
-                id,
-                in_cart,
-                question,
-                followed,
+                (id, in_cart),
+                (question, followed, carried),
                 &mut covered,
             );
             self.mark_clause(clause_start, &covered);
@@ -1151,7 +1158,7 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
     // «cámbialo a 2» sets a quantity; «cambia los brownies por 2 croissants»
     // swaps for a number of another product.
     let counted_swap = after
-        .windows(3)
+        .windows(2)
         .any(|w| w[0] == "por" && token_number(w[1]).is_some());
     (!number_after || counted_swap)
         && (instead
@@ -1187,13 +1194,12 @@ fn mark_phrase(clause: &str, phrases: &[&str]) -> Vec<bool> {
 }
 
 /// What one clause asks of one product. `covered` marks the clause's words it used.
+/// `carried`: an earlier clause's «que sean» sets this line too.
 fn clause_action(
     clause: &str,
     (before, after): (&[&str], &[&str]),
-    id: ProductId,
-    in_cart: i64,
-    question: bool,
-    followed: bool,
+    (id, in_cart): (ProductId, i64),
+    (question, followed, carried): (bool, bool, bool),
     covered: &mut [bool],
 ) -> Option<ProposedAction> {
     let clause_words: Vec<&str> = clause.split(' ').collect();
@@ -1213,7 +1219,7 @@ fn clause_action(
     // uno": a partitive with a quantity sets the line.
     let partitive = matches!(before.last(), Some(&("de" | "del" | "los" | "las")))
         && before.iter().any(|w| matches!(*w, "de" | "del"));
-    let only = any(clause, ONLY);
+    let only = any(clause, ONLY) || carried;
     if in_cart > 0
         && (partitive || only)
         && !any(clause, &["mas", "otro", "otra", "otros", "otras"])

@@ -851,3 +851,28 @@ fn an_offer_of_what_is_left_is_taken_with_or_without_its_number() {
         assert!(!super::takes_offer(said, 3), "{said}");
     }
 }
+
+#[test]
+fn a_swap_for_a_count_and_a_set_over_a_list_read_every_item() {
+    use State::*;
+    for (text, cart, expected) in [
+        (
+            "mejor cambia los brownies por 2 croissants",
+            vec![(5, 2), (6, 2)],
+            vec!["REMOVE_ITEM 6", "ADD_TO_CART 7 x2"],
+        ),
+        (
+            "mejor que sean 3 maracuyas y 2 croissants",
+            vec![(1, 2), (7, 4)],
+            vec!["UPDATE_QUANTITY 1 x3", "UPDATE_QUANTITY 7 x2"],
+        ),
+        (
+            "que sean 3 maracuyas y agrega 2 croissants",
+            vec![(1, 2), (7, 4)],
+            vec!["UPDATE_QUANTITY 1 x3", "ADD_TO_CART 7 x2"],
+        ),
+    ] {
+        let reading = read(&input(CartOpen, text, &cart));
+        assert_eq!(describe(&reading.proposal), expected, "{text}");
+    }
+}
