@@ -25,7 +25,7 @@ async fn csv(app: &TestApp, key: &str) -> (StatusCode, String) {
     (response.status(), response.text().await.unwrap())
 }
 
-async fn import(app: &TestApp, body: String) -> (StatusCode, Value) {
+pub async fn import(app: &TestApp, body: String) -> (StatusCode, Value) {
     let response = app
         .client
         .post(format!("{}/api/v1/bots/demo-shop/products.csv", app.base))

@@ -239,6 +239,15 @@ impl TestApp {
         .unwrap()
     }
 
+    /// The id of the latest order of `session`'s conversation, as the API shows it.
+    pub async fn order_of(&self, session: &str) -> String {
+        let conversation_id = self.conversation_id(session).await;
+        let detail = self
+            .get_json(&format!("/conversations/{conversation_id}"))
+            .await;
+        detail["order"]["order"]["id"].as_str().unwrap().to_owned()
+    }
+
     pub async fn state(&self, session: &str) -> String {
         sqlx::query_scalar(
             "SELECT c.fsm_state FROM conversations c JOIN contacts ct ON ct.id = c.contact_id WHERE ct.external_id = ANY($1)",

@@ -9,19 +9,11 @@ use serde_json::{Value, json};
 use crate::channels::{channel_app, post_whatsapp, settle, wa_text};
 use crate::helpers::{TestApp, spawn_app};
 
-async fn order_of(app: &TestApp, session: &str) -> String {
-    let conversation_id = app.conversation_id(session).await;
-    let detail = app
-        .get_json(&format!("/conversations/{conversation_id}"))
-        .await;
-    detail["order"]["order"]["id"].as_str().unwrap().to_owned()
-}
-
 async fn paid_order(app: &TestApp, session: &str) -> String {
     for text in ["quiero 2 maracuyá", "cuánto es", "sí", "ya pagué"] {
         app.say(session, text).await;
     }
-    let order = order_of(app, session).await;
+    let order = app.order_of(session).await;
     let (status, body) = app
         .post_api(&format!("/orders/{order}/approve-payment"), None)
         .await;
@@ -118,7 +110,7 @@ async fn order_changes_that_cannot_be_are_refused_and_change_nothing(pool: sqlx:
     for text in ["quiero 1 brownie", "cuánto es", "sí"] {
         app.say("beto", text).await;
     }
-    let unpaid = order_of(&app, "beto").await;
+    let unpaid = app.order_of("beto").await;
     let (status, _) = follow(&app, &unpaid, "on_the_way").await;
     assert_eq!(status, StatusCode::CONFLICT, "not before it is paid");
     let (status, body) = follow(&app, &unpaid, "shipped").await;
@@ -183,7 +175,7 @@ async fn a_merchant_cancels_an_unpaid_order_and_the_customer_starts_afresh(pool:
     for text in ["quiero 1 brownie", "cuánto es", "sí"] {
         app.say("caro", text).await;
     }
-    let order = order_of(&app, "caro").await;
+    let order = app.order_of("caro").await;
     let (status, body) = app
         .post_api(
             &format!("/orders/{order}/cancel"),
@@ -299,7 +291,7 @@ async fn an_order_paid_in_cash_is_marked_paid_without_a_proof_with_a_note(pool: 
     for text in ["quiero 1 brownie", "cuánto es", "sí"] {
         app.say("eli", text).await;
     }
-    let order = order_of(&app, "eli").await;
+    let order = app.order_of("eli").await;
     let (status, _) = app
         .post_api(
             &format!("/orders/{order}/approve-payment"),

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use sqlx::postgres::PgPoolOptions;
 use tendero::startup::{self, Proposers};
 
+use crate::catalog::import;
 use crate::helpers::{TestApp, spawn_app};
 
 async fn product(app: &TestApp, sku: &str) -> Value {
@@ -39,14 +40,6 @@ async fn units(app: &TestApp, sku: &str) -> (Option<i32>, i32) {
         .fetch_one(&app.pool)
         .await
         .unwrap()
-}
-
-async fn order_of(app: &TestApp, session: &str) -> String {
-    let conversation_id = app.conversation_id(session).await;
-    let detail = app
-        .get_json(&format!("/conversations/{conversation_id}"))
-        .await;
-    detail["order"]["order"]["id"].as_str().unwrap().to_owned()
 }
 
 async fn buy(app: &TestApp, session: &str, what: &str) -> Vec<String> {
@@ -97,32 +90,24 @@ async fn a_merchant_counts_stock_through_the_api_and_the_csv(pool: sqlx::PgPool)
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["stock"], Value::Null, "null stops counting");
 
-    let response = app
-        .client
-        .post(format!("{}/api/v1/bots/demo-shop/products.csv", app.base))
-        .bearer_auth(&app.key)
-        .header("content-type", "text/csv")
-        .body("sku,name,price,stock\nmaracuya,Maracuya,30,7\nmatcha,Matcha,29,\n")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+    let (status, _) = import(
+        &app,
+        "sku,name,price,stock\nmaracuya,Maracuya,30,7\nmatcha,Matcha,29,\n".into(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
     assert_eq!(units(&app, "maracuya").await.0, Some(7));
     assert_eq!(
         units(&app, "matcha").await.0,
         None,
         "an empty cell: not counted"
     );
-    let response = app
-        .client
-        .post(format!("{}/api/v1/bots/demo-shop/products.csv", app.base))
-        .bearer_auth(&app.key)
-        .header("content-type", "text/csv")
-        .body("sku,name,price,stock\nmaracuya,Maracuya,30,-2\n")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, _) = import(
+        &app,
+        "sku,name,price,stock\nmaracuya,Maracuya,30,-2\n".into(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
         units(&app, "maracuya").await.0,
         Some(7),
@@ -209,7 +194,7 @@ async fn an_order_holds_its_units_until_paid_and_every_end_gives_them_back(pool:
     // approval consumes them.
     buy(&app, "c", "quiero 4 cheesecakes").await;
     app.say("c", "ya pagué").await;
-    let order = order_of(&app, "c").await;
+    let order = app.order_of("c").await;
     let (status, _) = app
         .post_api(
             &format!("/orders/{order}/reject-payment"),
