@@ -98,6 +98,8 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
                 | "favor"
                 | "porfa"
                 | "gracias"
+                | "muchas"
+                | "mil"
                 | "y"
                 | "ya"
                 | "pues"
@@ -1304,7 +1306,9 @@ fn clause_action(
         mark(covered, lexicon::QUESTION);
         return Some(ProposedAction::new("SHOW_PRODUCT").product(id));
     }
-    let sets = has(lexicon::SET) && in_cart > 0;
+    // «mejor otro matcha», «mejor 2 más»: one more is an addition, whatever
+    // word sets the line elsewhere.
+    let sets = has(lexicon::SET) && in_cart > 0 && !has(&["otro", "otra", "otros", "otras", "mas"]);
     if sets && let Some(q) = target_quantity(before, after) {
         mark(covered, lexicon::SET);
         mark(covered, &["a", "por", "en"]);

@@ -876,3 +876,19 @@ fn a_swap_for_a_count_and_a_set_over_a_list_read_every_item() {
         assert_eq!(describe(&reading.proposal), expected, "{text}");
     }
 }
+
+#[test]
+fn a_polite_yes_confirms_and_one_more_adds_after_a_change_of_mind() {
+    use State::*;
+    let confirmed = read(&input(Checkout, "Sí, confirmo. Muchas gracias.", &[(5, 2)]));
+    assert_eq!(describe(&confirmed.proposal), ["CONFIRM_ORDER"]);
+    let swapped = read(&input(
+        CartOpen,
+        "no, el chai no, mejor otro matcha",
+        &[(3, 3), (7, 2), (2, 1), (4, 1)],
+    ));
+    assert_eq!(
+        describe(&swapped.proposal),
+        ["REMOVE_ITEM 4", "ADD_TO_CART 2 x1"]
+    );
+}
