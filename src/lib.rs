@@ -30,6 +30,7 @@ pub mod llm;
 pub mod merchant;
 pub mod merchant_chat;
 pub mod merchants;
+pub mod notes;
 pub mod notices;
 pub mod notify;
 pub mod outbox;

@@ -45,6 +45,9 @@ pub async fn page_(
         let cost = usage.cost_micros;
         let tokens_today = usage.today.tokens;
         let over_budget = usage.today.turns_on_rules_over_budget;
+        let canned =
+            crate::merchant::notes::canned(&console.office.pool, session.merchant_id, &bot.slug)
+                .await?;
         let zones = if bot.profile == ProfileKind::Shop {
             crate::shop::delivery::zones(&console.office.pool, bot.id).await?
         } else {
@@ -111,6 +114,7 @@ pub async fn page_(
                     p { button type="submit" { "Guardar ajustes" } }
                 }
                 @if bot.profile == ProfileKind::Shop { (delivery_card(bot, &zones, csrf)) }
+                (canned_card(bot, &canned, csrf))
                 (merchant_chat_card(bot, csrf, channels.iter().any(|c| c.channel == ChannelKind::Telegram)))
                 (site_chat_card(bot, csrf, &public))
                 details {
@@ -347,6 +351,84 @@ pub struct SettingsForm {
     wa_template: Option<String>,
     #[serde(default)]
     wa_language: Option<String>,
+}
+
+/// Canned replies: their shortcuts, texts, a form for a new one.
+fn canned_card(
+    bot: &crate::bots::Bot,
+    canned: &[crate::notes::Canned],
+    csrf: &str,
+) -> maud::Markup {
+    let base = format!("/dashboard/bots/{}/respuestas", bot.slug);
+    html! {
+        details {
+            summary { "Respuestas rápidas (" (canned.len()) ")" }
+            @for reply in canned {
+                form.row method="post" action=(format!("{base}/{}/borrar", reply.id)) {
+                    (csrf_field(csrf))
+                    p { code { "/" (reply.shortcut) } " " (reply.text) }
+                    button.secondary type="submit" aria-label=(format!("Borrar /{}", reply.shortcut)) { "Borrar" }
+                }
+            }
+            form method="post" action=(base) {
+                (csrf_field(csrf))
+                label for=(format!("shortcut-{}", bot.slug)) { "Atajo" }
+                input id=(format!("shortcut-{}", bot.slug)) name="shortcut" required maxlength="30" pattern="[a-z0-9\\-]+" placeholder="horario";
+                label for=(format!("canned-{}", bot.slug)) { "Texto" }
+                textarea id=(format!("canned-{}", bot.slug)) name="text" required maxlength="1000" {}
+                p { button type="submit" { "Guardar respuesta rápida" } }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CannedForm {
+    #[serde(default)]
+    shortcut: String,
+    #[serde(default)]
+    text: String,
+}
+
+/// `POST /dashboard/bots/{slug}/respuestas`.
+pub async fn add_canned(
+    State(console): State<Console>,
+    Path(slug): Path<String>,
+    CsrfForm { session, form }: CsrfForm<CannedForm>,
+) -> Result<Response, PageError> {
+    let pool = &console.office.pool;
+    let outcome = match crate::merchant::notes::set_canned(
+        pool,
+        session.merchant_id,
+        &slug,
+        &form.shortcut,
+        &form.text,
+    )
+    .await
+    {
+        Ok(reply) => Ok(format!("Guardaste /{}.", reply.shortcut)),
+        Err(err) => Err(explain(&err)?),
+    };
+    Ok(back(
+        "/dashboard/bots",
+        outcome.as_deref().map_err(Clone::clone),
+    ))
+}
+
+/// `POST /dashboard/bots/{slug}/respuestas/{id}/borrar`.
+pub async fn delete_canned(
+    State(console): State<Console>,
+    Path((slug, id)): Path<(String, String)>,
+    CsrfForm { session, .. }: CsrfForm<serde::de::IgnoredAny>,
+) -> Result<Response, PageError> {
+    let id: i64 = id.parse().map_err(|_| PageError::NotFound)?;
+    let pool = &console.office.pool;
+    let outcome =
+        match crate::merchant::notes::delete_canned(pool, session.merchant_id, &slug, id).await {
+            Ok(()) => Ok("Respuesta rápida borrada."),
+            Err(err) => Err(explain(&err)?),
+        };
+    Ok(back("/dashboard/bots", outcome))
 }
 
 /// Pickup, delivery and the zones, one per line as «Zona; costo; pedido mínimo».

@@ -33,6 +33,12 @@ pub async fn page_(
 ) -> Result<Page, PageError> {
     let id: Uuid = id.parse().map_err(|_| PageError::NotFound)?;
     let detail = conversations::detail(&console.office.pool, session.merchant_id, id, 100).await?;
+    let notes =
+        crate::merchant::notes::of_conversation(&console.office.pool, session.merchant_id, id)
+            .await?;
+    let canned =
+        crate::merchant::notes::canned(&console.office.pool, session.merchant_id, &detail.bot.slug)
+            .await?;
     let (conversation, bot, contact) = (&detail.conversation, &detail.bot, &detail.contact);
     let csrf = session.csrf.as_str();
     let status = panels::status(conversation, csrf);
@@ -81,9 +87,30 @@ pub async fn page_(
             form.reply method="post" action=(action("responder")) {
                 (csrf_field(csrf))
                 label for="text" { "Responder al cliente" }
-                textarea id="text" name="text" required maxlength="4000" {}
+                textarea id="text" name="text" required maxlength="4000" aria-describedby="canned-help" {}
+                @if !canned.is_empty() {
+                    p.muted id="canned-help" { "Respuestas rápidas: escribe «/» y el atajo, o tócala." }
+                    div.row.canned {
+                        @for reply in &canned {
+                            button.secondary type="button" data-canned=(reply.text) data-shortcut=(reply.shortcut) { "/" (reply.shortcut) }
+                        }
+                    }
+                }
                 p.muted { "Al responder, tomas la conversación: el bot deja de contestar." }
                 button type="submit" { "Enviar" }
+            }
+        }
+        section.card aria-labelledby="notes" {
+            h2 id="notes" { "Notas privadas" }
+            p.muted { "Solo las ve tu equipo; el cliente nunca las recibe." }
+            @for note in &notes {
+                p.note { span.muted { (note.created_at.format("%d/%m %H:%M")) " · " } span.text { (note.text) } }
+            }
+            form method="post" action=(action("nota")) {
+                (csrf_field(csrf))
+                label for="note" { "Nueva nota" }
+                textarea id="note" name="text" required maxlength="2000" {}
+                button.secondary type="submit" { "Guardar nota" }
             }
         }
         section aria-labelledby="audit" {
@@ -178,6 +205,12 @@ pub async fn act(
             conversations::send_reply(pool, merchant, id, text, None)
                 .await
                 .map(|_| "Mensaje enviado.")
+        }
+        "nota" => {
+            let text = form.text.as_deref().unwrap_or("");
+            crate::merchant::notes::add(pool, merchant, id, text)
+                .await
+                .map(|_| "Nota guardada: solo la ve tu equipo.")
         }
         _ => return Err(PageError::NotFound),
     };

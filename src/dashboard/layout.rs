@@ -26,6 +26,7 @@ label { display: block; font-weight: 600; margin: .4rem 0 .2rem; }
 label.inline { display: inline-flex; gap: .35rem; align-items: center; font-weight: 400; }
 form.row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; }
 span.last { color: var(--muted); display: inline-block; max-width: 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.note .text { white-space: pre-wrap; }
 .msg .text { white-space: pre-wrap; overflow-wrap: anywhere; }
 ol.history { padding-left: 1.2rem; }
 ol.history li { margin: .25rem 0; }
@@ -158,6 +159,28 @@ pub fn flash(flash: &Flash) -> Markup {
 /// something changed; a part the merchant is typing in is left alone and a note
 /// offers the refresh instead, so nothing typed is lost.
 pub const SCRIPT: &str = r#"
+(function () {
+  // Canned replies: a tap inserts one; «/atajo» followed by a space becomes its text.
+  var box = document.getElementById('text');
+  var canned = Array.prototype.slice.call(document.querySelectorAll('[data-canned]'));
+  if (box && canned.length) {
+    canned.forEach(function (button) {
+      button.addEventListener('click', function () {
+        box.value = (box.value ? box.value + ' ' : '') + button.getAttribute('data-canned');
+        box.focus();
+      });
+    });
+    box.addEventListener('input', function () {
+      var match = /(^|\s)\/([a-z0-9-]+)\s$/.exec(box.value);
+      if (!match) return;
+      canned.forEach(function (button) {
+        if (button.getAttribute('data-shortcut') === match[2]) {
+          box.value = box.value.slice(0, match.index + match[1].length) + button.getAttribute('data-canned');
+        }
+      });
+    });
+  }
+})();
 (function () {
   var roots = Array.prototype.slice.call(document.querySelectorAll('[data-live]'));
   if (!roots.length || !window.EventSource) return;

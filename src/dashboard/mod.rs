@@ -208,6 +208,8 @@ console! {
     get "/dashboard/bots" => bots::page_,
     post "/dashboard/bots/{slug}/ajustes" => bots::settings,
     post "/dashboard/bots/{slug}/entrega" => bots::delivery,
+    post "/dashboard/bots/{slug}/respuestas" => bots::add_canned,
+    post "/dashboard/bots/{slug}/respuestas/{id}/borrar" => bots::delete_canned,
     post "/dashboard/bots/{slug}/avisos" => bots::merchant_chat,
     post "/dashboard/bots/{slug}/chat-web" => bots::site_chat,
     post "/dashboard/bots/{slug}/{channel}" => bots::channel,

@@ -12,6 +12,7 @@ pub mod conversations;
 pub mod delivery;
 pub mod keys;
 pub mod knowledge;
+pub mod notes;
 pub mod orders;
 pub mod payments;
 pub mod undelivered;

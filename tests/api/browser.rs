@@ -176,6 +176,13 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
     let app = spawn_app(pool).await;
     let (_driver, client) = browser().await;
 
+    sqlx::query(
+        "INSERT INTO canned_replies (bot_id, shortcut, text)
+         SELECT id, 'saludo', '¡Hola! Gracias por escribirnos.' FROM bots WHERE slug = 'demo-shop'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
     // Sign in.
     client
         .goto(&format!("{}/dashboard", app.base))
@@ -249,10 +256,16 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
     );
     // The transcript shows it in place, without touching the reply box.
     wait_for_text(&client, ".transcript", "¿hola?").await;
-    client
-        .find(Locator::Id("text"))
+    // A canned reply comes in by its shortcut; then the message is typed over it.
+    let reply_box = client.find(Locator::Id("text")).await.unwrap();
+    reply_box.send_keys("/saludo ").await.unwrap();
+    let typed: Value = client
+        .execute("return document.getElementById('text').value;", vec![])
         .await
-        .unwrap()
+        .unwrap();
+    assert_eq!(typed, "¡Hola! Gracias por escribirnos.");
+    reply_box.clear().await.unwrap();
+    reply_box
         .send_keys("¡Hola Ana! Soy Carla, de la tienda. ¿En qué te ayudo?")
         .await
         .unwrap();

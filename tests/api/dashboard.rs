@@ -290,6 +290,69 @@ async fn the_inbox_flags_what_needs_the_merchant_and_every_write_needs_the_csrf_
         "an empty reply is explained"
     );
 
+    // Private notes stay with the team; canned replies come from the bot's page.
+    let noted = browser
+        .post(
+            &format!("/dashboard/conversations/{id}/nota"),
+            &[
+                ("csrf", &csrf),
+                ("text", "Cliente frecuente: paga en efectivo."),
+            ],
+        )
+        .await;
+    assert!(location(&noted).contains("aviso="), "{}", location(&noted));
+    let bad = browser
+        .post(
+            "/dashboard/bots/demo-shop/respuestas",
+            &[("csrf", &csrf), ("shortcut", "con espacio"), ("text", "x")],
+        )
+        .await;
+    assert!(location(&bad).contains("error="));
+    let canned = browser
+        .post(
+            "/dashboard/bots/demo-shop/respuestas",
+            &[
+                ("csrf", &csrf),
+                ("shortcut", "/Horario"),
+                ("text", "Abrimos de 8:00 a 20:00."),
+            ],
+        )
+        .await;
+    assert!(
+        location(&canned).contains("aviso="),
+        "{}",
+        location(&canned)
+    );
+    assert!(
+        !app.replies("tomas")
+            .await
+            .iter()
+            .any(|r| r.contains("efectivo")),
+        "a note never reaches the customer"
+    );
+    let page = browser
+        .page(&format!("/dashboard/conversations/{id}"))
+        .await;
+    assert!(
+        page.contains("Cliente frecuente: paga en efectivo."),
+        "{page}"
+    );
+    assert!(
+        page.contains("data-shortcut=\"horario\"") && page.contains("Abrimos de 8:00 a 20:00."),
+        "{page}"
+    );
+    let canned_id: i64 = sqlx::query_scalar("SELECT id FROM canned_replies")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let deleted = browser
+        .post(
+            &format!("/dashboard/bots/demo-shop/respuestas/{canned_id}/borrar"),
+            &[("csrf", &csrf)],
+        )
+        .await;
+    assert!(location(&deleted).contains("aviso="));
+    assert_eq!(app.count("SELECT count(*) FROM canned_replies").await, 0);
     let page = browser
         .page(&format!("/dashboard/conversations/{id}"))
         .await;
