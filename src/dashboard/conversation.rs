@@ -45,10 +45,15 @@ pub async fn page_(
     let order = panels::order_and_cart(&detail.cart, detail.order.as_ref(), csrf);
     let audit: Vec<&crate::audit::Row> = detail.audit.iter().collect();
     let transcript = &detail.transcript;
+    let unnamed = format!(
+        "Cliente de {}",
+        labels::channel(contact.channel).to_lowercase()
+    );
     let name = contact
         .display_name
         .as_deref()
-        .unwrap_or("Cliente sin nombre");
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or(&unnamed);
     let action = |what: &str| format!("/dashboard/conversations/{id}/{what}");
     let body = html! {
         p { a href="/dashboard" { "← Bandeja" } }

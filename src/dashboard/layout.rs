@@ -11,7 +11,9 @@ pub const STYLE: &str = r#"
 body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
 header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .6rem 1rem; background: #fff; border-bottom: 1px solid var(--line); }
 header.top strong { margin-right: auto; }
-nav a { color: var(--brand); margin-right: .8rem; }
+nav { display: flex; flex-wrap: wrap; gap: .3rem .8rem; }
+nav a { color: var(--brand); }
+main { overflow-wrap: anywhere; }
 main { max-width: 56rem; margin: 0 auto; padding: 1rem; }
 h1 { font-size: 1.35rem; margin: .2rem 0 1rem; }
 h2 { font-size: 1.1rem; margin: 1.4rem 0 .5rem; }

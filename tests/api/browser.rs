@@ -326,6 +326,34 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
         check_accessibility(&client, name).await;
         screenshot(&client, &format!("06-{name}")).await;
     }
+    // Every page, on a phone and on a desktop: labels, focus, contrast, and a
+    // screenshot of each (target/screenshots/, linked from the README).
+    let conversation = app.conversation_id("ana-web").await;
+    let key: uuid::Uuid = sqlx::query_scalar("SELECT id FROM api_keys LIMIT 1")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    for (width, height) in [(390, 844), (1280, 900)] {
+        client.set_window_size(width, height).await.unwrap();
+        for (path, name) in [
+            ("/dashboard".to_owned(), "inbox"),
+            (
+                format!("/dashboard/conversations/{conversation}"),
+                "conversation",
+            ),
+            ("/dashboard/catalog".to_owned(), "catalog"),
+            ("/dashboard/conocimiento".to_owned(), "knowledge"),
+            ("/dashboard/bots".to_owned(), "bots"),
+            ("/dashboard/keys".to_owned(), "keys"),
+            (format!("/dashboard/keys/{key}/revocar"), "revoke"),
+            ("/dashboard/no-existe".to_owned(), "not-found"),
+        ] {
+            client.goto(&format!("{}{path}", app.base)).await.unwrap();
+            check_accessibility(&client, &format!("{name} at {width} px")).await;
+            screenshot(&client, &format!("w{width}-{name}")).await;
+        }
+    }
+    client.set_window_size(412, 915).await.unwrap();
     // The product code's pattern is one the browser can use: it checks before sending.
     client
         .goto(&format!("{}/dashboard/catalog", app.base))
