@@ -3,6 +3,7 @@
 //! handing it back are `handoff`; the per-conversation lease and the claim that
 //! reads a turn's snapshot belong to the engine (`engine::claim`).
 
+pub mod reads;
 mod state;
 
 pub use state::{ForeignState, StoredState, UnknownState};
@@ -272,6 +273,8 @@ pub struct Listed {
     pub order_currency: Option<String>,
     /// `updated_at` in the bot's time zone, as the shop reads it (`25/11 14:05`).
     pub updated_local: String,
+    /// The customer's messages the team has not seen (counted up to 100).
+    pub unread: i64,
 }
 
 /// Which of a merchant's conversations to list.
@@ -317,7 +320,13 @@ pub async fn list_for_merchant(
                      ORDER BY m.conversation_id DESC, m.id DESC LIMIT 1) AS last_message,
                     lo.number AS order_number, lo.total_minor AS order_total_minor,
                     lo.currency::text AS order_currency,
-                    to_char(c.updated_at AT TIME ZONE b.timezone, 'DD/MM HH24:MI') AS updated_local
+                    to_char(c.updated_at AT TIME ZONE b.timezone, 'DD/MM HH24:MI') AS updated_local,
+                    (SELECT count(*) FROM (
+                         SELECT 1 FROM messages m
+                         WHERE m.conversation_id = c.id AND m.direction = 'in'
+                           AND m.id > coalesce((SELECT r.seen_message_id FROM conversation_reads r
+                                                WHERE r.conversation_id = c.id), 0)
+                         ORDER BY m.conversation_id DESC, m.id DESC LIMIT 100) u) AS unread
              FROM conversations c JOIN bots b ON b.id = c.bot_id JOIN contacts ct ON ct.id = c.contact_id
              LEFT JOIN LATERAL (SELECT number, total_minor, currency FROM orders o
                                 WHERE o.conversation_id = c.id ORDER BY o.created_at DESC LIMIT 1) lo ON true

@@ -33,6 +33,7 @@ pub async fn page_(
 ) -> Result<Page, PageError> {
     let id: Uuid = id.parse().map_err(|_| PageError::NotFound)?;
     let detail = conversations::detail(&console.office.pool, session.merchant_id, id, 100).await?;
+    conversations::mark_seen(&console.office.pool, session.merchant_id, id).await?;
     let notes =
         crate::merchant::notes::of_conversation(&console.office.pool, session.merchant_id, id)
             .await?;

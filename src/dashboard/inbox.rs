@@ -107,6 +107,9 @@ fn list(items: &[Listed], query: &InboxQuery) -> Markup {
                 li.card {
                     a href={ "/dashboard/conversations/" (c.id) } {
                         strong { (customer(c)) }
+                        @if c.unread > 0 {
+                            " " span.badge.info { (if c.unread >= 100 { "99+".to_owned() } else { c.unread.to_string() }) " sin leer" }
+                        }
                         " "
                         span.muted { (labels::state(c.state)) " · " (c.updated_local) }
                         @if let (Some(number), Some(total), Some(currency)) = (c.order_number, c.order_total_minor, c.order_currency.as_deref()) {

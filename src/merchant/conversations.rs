@@ -100,6 +100,13 @@ pub struct Detail {
     pub audit: Vec<audit::Row>,
 }
 
+/// The merchant's team saw everything in the conversation so far.
+pub async fn mark_seen(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<()> {
+    let mut conn = pool.acquire().await?;
+    ensure_conversation(&mut conn, merchant_id, id).await?;
+    Ok(conversations::reads::mark_seen(&mut *conn, id).await?)
+}
+
 /// The merchant's conversation, read now.
 pub async fn state(pool: &PgPool, merchant_id: Uuid, id: Uuid) -> Result<Conversation> {
     let mut conn = pool.acquire().await?;

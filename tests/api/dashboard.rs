@@ -224,6 +224,14 @@ async fn the_inbox_flags_what_needs_the_merchant_and_every_write_needs_the_csrf_
         "{local}: {inbox}"
     );
     assert!(!inbox.contains("Cliente sin nombre"), "{inbox}");
+    // Unread: each customer wrote once; opening a conversation reads it.
+    assert_eq!(inbox.matches("1 sin leer").count(), 2, "{inbox}");
+    let tomas_id = app.conversation_id("tomas").await;
+    browser
+        .page(&format!("/dashboard/conversations/{tomas_id}"))
+        .await;
+    let read = browser.page("/dashboard").await;
+    assert_eq!(read.matches("sin leer").count(), 1, "{read}");
     let found = browser.page("/dashboard?q=brownie").await;
     assert_eq!(found.matches("<li class=\"card\">").count(), 1, "{found}");
     // Paging: fifty to a page.

@@ -34,7 +34,7 @@ pub struct ListQuery {
 /// conversations, each flagged when it needs them (escalated, a proof waiting,
 /// a reply undelivered).
 #[utoipa::path(get, path = "/conversations", tag = "conversations", params(ListQuery),
-    responses((status = 200, body = Answer, description = "`{conversations: [{id, bot, channel, state, human_override, contact_name, updated_at, escalated, proof_waiting, undelivered, last_message, order_number, order_total_minor, order_currency, updated_local}]}`"), Errors))]
+    responses((status = 200, body = Answer, description = "`{conversations: [{id, bot, channel, state, human_override, contact_name, updated_at, escalated, proof_waiting, undelivered, last_message, order_number, order_total_minor, order_currency, updated_local, unread}]}`"), Errors))]
 pub async fn list_conversations(
     MerchantAuth(merchant_id): MerchantAuth,
     State(web): State<Web>,
