@@ -38,6 +38,8 @@
     ".tendero-choices{display:flex;flex-wrap:wrap;gap:6px;align-self:flex-start}" +
     ".tendero-choices button{border:1px solid #14532d;background:#fff;color:#14532d;border-radius:16px;padding:6px 10px;cursor:pointer;font:inherit}" +
     "#tendero-typing{padding:0 12px 6px;color:#444;font-style:italic;min-height:1.4em;background:#f6f7f6}" +
+    "#tendero-name-row{display:flex;gap:6px;align-items:center;padding:6px 10px;border-bottom:1px solid #ddd;font-size:13px;color:#333}" +
+    "#tendero-name-row input{flex:1;border:1px solid #bbb;border-radius:6px;padding:4px 6px;font:inherit}" +
     "#tendero-form{display:flex;border-top:1px solid #ddd}" +
     "#tendero-form input{flex:1;border:0;padding:12px;font:inherit}" +
     "#tendero-form button{border:0;background:#14532d;color:#fff;padding:0 16px;font:inherit;cursor:pointer}" +
@@ -54,6 +56,8 @@
   panel.id = "tendero-panel";
   panel.setAttribute("aria-label", title);
   panel.innerHTML = '<header><span></span><button type="button" aria-label="Cerrar">×</button></header>' +
+    '<div id="tendero-name-row"><label for="tendero-name">Tu nombre (opcional)</label>' +
+    '<input id="tendero-name" maxlength="80" autocomplete="name"></div>' +
     '<div id="tendero-log" aria-live="polite"></div><div id="tendero-typing"></div>' +
     '<form id="tendero-form"><label for="tendero-text" style="position:absolute;left:-9999px">Tu mensaje</label>' +
     '<input id="tendero-text" autocomplete="off" maxlength="4096" placeholder="Escribe tu mensaje…">' +
@@ -64,6 +68,9 @@
   var log = panel.querySelector("#tendero-log");
   var typing = panel.querySelector("#tendero-typing");
   var input = panel.querySelector("#tendero-text");
+  var nameInput = panel.querySelector("#tendero-name");
+  nameInput.value = state.name || "";
+  nameInput.onchange = function () { state.name = nameInput.value.trim(); store.set(state); };
 
   function show(who, text, choices) {
     var item = document.createElement("div");
@@ -119,7 +126,7 @@
       // A token the server no longer knows: start a new session.
       if (events.readyState === EventSource.CLOSED) {
         events = null;
-        state = { log: state.log, last: 0 };
+        state = { log: state.log, last: 0, name: state.name };
         store.set(state);
       }
     };
@@ -134,7 +141,8 @@
       return fetch(base + "/webchat/" + encodeURIComponent(bot) + "/messages", {
         method: "POST",
         headers: { "content-type": "application/json", "authorization": "Bearer " + token },
-        body: JSON.stringify({ text: text, client_id: String(Date.now()) + Math.random().toString(16).slice(2) })
+        body: JSON.stringify({ text: text, name: state.name || undefined,
+                               client_id: String(Date.now()) + Math.random().toString(16).slice(2) })
       });
     }).catch(function () { show("them", "No pudimos enviar tu mensaje. Inténtalo de nuevo."); });
   }

@@ -46,7 +46,14 @@ struct PostBody {
     text: String,
     #[serde(default)]
     client_id: Option<String>,
+    /// The name the customer gave the widget (optional, at most 80 characters):
+    /// what the merchant's inbox calls them.
+    #[serde(default)]
+    name: Option<String>,
 }
+
+/// Longest customer name a web chat may give.
+const MAX_NAME_CHARS: usize = 80;
 
 /// The embeddable widget a merchant's site loads with a `<script>` tag.
 const WIDGET_JS: &str = include_str!("../../assets/widget.js");
@@ -225,6 +232,17 @@ pub async fn post_message(
             "`text` is longer than {MAX_TEXT_CHARS} characters"
         )));
     }
+    let name = match parsed.name.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(name)
+            if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) =>
+        {
+            return Err(ApiError::BadRequest(format!(
+                "`name` must be at most {MAX_NAME_CHARS} characters, without control characters"
+            )));
+        }
+        Some(name) => Some(name.to_owned()),
+    };
     let bot = bot_or_404(&state, &slug).await?;
     let session = who(
         &state,
@@ -237,7 +255,7 @@ pub async fn post_message(
     let inbound = Inbound {
         channel: ChannelKind::Webchat,
         sender: session.clone(),
-        display_name: None,
+        display_name: name,
         external_id: format!("webchat:{session}:{client_id}"),
         message: MessagePayload {
             text: text.to_owned(),

@@ -500,6 +500,14 @@ async fn a_customer_buys_through_the_widget_on_the_merchants_own_site(pool: sqlx
     let customer = async {
         client.goto(&format!("{origin}/")).await.unwrap();
         open_widget(&client).await;
+        // The customer gives a name: the merchant's inbox calls them by it.
+        client
+            .execute(
+                "var n = document.getElementById('tendero-name'); n.value = 'Ana Web'; n.dispatchEvent(new Event('change'));",
+                vec![],
+            )
+            .await
+            .unwrap();
         type_in_widget(&client, "quiero 2 matcha").await;
         wait_for_text(&client, ".tendero-me", "quiero 2 matcha").await;
         wait_for_text(&client, ".tendero-them", "2 × Matcha").await;
@@ -518,6 +526,13 @@ async fn a_customer_buys_through_the_widget_on_the_merchants_own_site(pool: sqlx
         wait_for_text(&client, ".tendero-them", "quedó registrado").await;
         wait_for_text(&client, ".tendero-me", "quiero 2 matcha").await;
         screenshot(&client, "21-widget-after-reload").await;
+        let named: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM contacts WHERE channel = 'webchat' AND display_name = 'Ana Web'",
+        )
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+        assert_eq!(named, 1, "the name the widget asked for");
         // Another browser (its own storage) gets its own, empty chat.
         let (_other_driver, other) = browser().await;
         other.goto(&format!("{origin}/")).await.unwrap();

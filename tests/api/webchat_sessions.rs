@@ -313,3 +313,44 @@ async fn only_the_origins_a_bot_lists_may_call_its_web_chat_from_a_browser(pool:
         .unwrap();
     assert_eq!(finance.status(), StatusCode::FORBIDDEN);
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_web_chat_customer_may_give_a_name_the_inbox_shows(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let token = app.token("demo-shop", "nina").await;
+    let post = |body: Value| {
+        let app = &app;
+        async move {
+            app.client
+                .post(format!("{}/webchat/demo-shop/messages", app.base))
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    let long = "n".repeat(81);
+    for bad in [
+        json!({"token": token, "text": "hola", "name": long}),
+        json!({"token": token, "text": "hola", "name": "Ana\u{7}"}),
+    ] {
+        assert_eq!(post(bad).await, StatusCode::BAD_REQUEST);
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM inbox").await,
+        0,
+        "nothing stored"
+    );
+    assert_eq!(
+        post(json!({"token": token, "text": "hola", "name": "  Nina Quispe "})).await,
+        StatusCode::ACCEPTED
+    );
+    let name: Option<String> = sqlx::query_scalar("SELECT display_name FROM contacts")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(name.as_deref(), Some("Nina Quispe"));
+    let listed = app.get_json("/conversations").await;
+    assert_eq!(listed["conversations"][0]["contact_name"], "Nina Quispe");
+}
