@@ -46,13 +46,22 @@ pub enum TelegramEvent {
 #[error("not a Telegram update: {0}")]
 pub struct UpdateError(#[from] serde_json::Error);
 
+/// How the merchant sees a Telegram customer: the first name, and the
+/// username when there is one («Ana (@ana_p)»).
+fn shown_name(user: &teloxide_core::types::User) -> String {
+    match &user.username {
+        Some(username) => format!("{} (@{username})", user.first_name),
+        None => user.first_name.clone(),
+    }
+}
+
 /// Parses one webhook body.
 pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, UpdateError> {
     let update: Update = serde_json::from_slice(&crate::text::without_nul_escapes(body))?;
     let update_id = update.id.0;
     Ok(match update.kind {
         UpdateKind::Message(message) => {
-            let name = message.from.as_ref().map(|u| u.first_name.clone());
+            let name = message.from.as_ref().map(shown_name);
             let payload = match &message.kind {
                 MessageKind::Common(common) => match &common.media_kind {
                     MediaKind::Text(text) => MessagePayload {
@@ -94,7 +103,7 @@ pub fn parse_update(body: &[u8]) -> Result<TelegramEvent, UpdateError> {
             TelegramEvent::Callback {
                 update_id,
                 chat_id,
-                name: Some(query.from.first_name.clone()),
+                name: Some(shown_name(&query.from)),
                 data: query.data.clone().unwrap_or_default(),
                 callback_query_id: query.id.0.clone(),
             }
@@ -301,6 +310,20 @@ fn truncate_bytes(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_customer_is_named_by_first_name_and_username() {
+        let path = format!("{}/fixtures/telegram/text.json", env!("CARGO_MANIFEST_DIR"));
+        let mut update: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        update["message"]["from"]["username"] = json!("ana_p");
+        let TelegramEvent::Message { name, .. } =
+            parse_update(update.to_string().as_bytes()).unwrap()
+        else {
+            panic!("a message");
+        };
+        let first = update["message"]["from"]["first_name"].as_str().unwrap();
+        assert_eq!(name, Some(format!("{first} (@ana_p)")));
+    }
 
     fn fixture(name: &str) -> TelegramEvent {
         let path = format!(
