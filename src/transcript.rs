@@ -52,6 +52,9 @@ pub struct TranscriptLine {
     /// Outbox status of an outbound message.
     pub delivery: Option<crate::outbox::Status>,
     pub delivery_error: Option<String>,
+    /// The quick answers the customer was offered with it (buttons on Telegram
+    /// and WhatsApp, in the widget).
+    pub choices: sqlx::types::Json<Vec<String>>,
     pub created_at: Timestamp,
 }
 
@@ -60,7 +63,8 @@ pub async fn of_conversation(
     conversation_id: Uuid,
 ) -> sqlx::Result<Vec<TranscriptLine>> {
     sqlx::query_as(
-        "SELECT m.id, m.direction, m.author, m.text, o.status AS delivery, o.last_error AS delivery_error, m.created_at
+        "SELECT m.id, m.direction, m.author, m.text, o.status AS delivery, o.last_error AS delivery_error,
+                coalesce(o.payload->'choices', '[]'::jsonb) AS choices, m.created_at
          FROM messages m LEFT JOIN outbox o ON o.id = m.outbox_id
          WHERE m.conversation_id = $1 ORDER BY m.id",
     )

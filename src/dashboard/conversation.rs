@@ -146,6 +146,11 @@ fn transcript_lines(transcript: &[TranscriptLine]) -> Markup {
                     }
                 }
                 div.text { (line.text) }
+                @if !line.choices.is_empty() {
+                    div.row aria-label="Botones que vio el cliente" {
+                        @for choice in line.choices.iter() { span.badge.info { (choice) } }
+                    }
+                }
                 @if let Some(error) = &line.delivery_error {
                     @if line.delivery.is_some_and(|d| d.undelivered()) { div.muted { (error) } }
                 }

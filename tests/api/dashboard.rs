@@ -1230,6 +1230,11 @@ async fn no_page_of_the_console_shows_english_or_the_backends_names(pool: sqlx::
                 words.contains("Pedidos anteriores de este cliente (1)") && words.contains("#1 ·"),
                 "{words}"
             );
+            // The summary's buttons, as the customer saw them.
+            assert!(
+                html.contains("aria-label=\"Botones que vio el cliente\""),
+                "{html}"
+            );
         }
         checked += 1;
     }
