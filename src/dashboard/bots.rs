@@ -28,8 +28,23 @@ pub async fn page_(
     Query(notice): Query<Notice>,
     headers: axum::http::HeaderMap,
 ) -> Result<Page, PageError> {
+    bots_page(&console, &session, &headers, flash(&notice.flash), None).await
+}
+
+/// Delivery settings a merchant typed and the server refused, for their bot's
+/// card: (slug, the form as typed).
+type DeliveryDraft<'a> = (&'a str, &'a DeliveryForm);
+
+/// The bots page; `draft` is a delivery form shown again as typed.
+async fn bots_page(
+    console: &Console,
+    session: &Session,
+    headers: &axum::http::HeaderMap,
+    banner: maud::Markup,
+    draft: Option<DeliveryDraft<'_>>,
+) -> Result<Page, PageError> {
     let csrf = session.csrf.as_str();
-    let public = public_base(&headers);
+    let public = public_base(headers);
     let mut cards = Vec::new();
     for summary in bots::list(&console.office.pool, session.merchant_id).await? {
         let bot = &summary.bot;
@@ -113,7 +128,9 @@ pub async fn page_(
                     }
                     p { button type="submit" { "Guardar ajustes" } }
                 }
-                @if bot.profile == ProfileKind::Shop { (delivery_card(bot, &zones, csrf)) }
+                @if bot.profile == ProfileKind::Shop {
+                    (delivery_card(bot, &zones, csrf, draft.filter(|(slug, _)| *slug == bot.slug).map(|(_, form)| form)))
+                }
                 (canned_card(bot, &canned, csrf))
                 (merchant_chat_card(bot, csrf, channels.iter().any(|c| c.channel == ChannelKind::Telegram)))
                 (site_chat_card(bot, csrf, &public))
@@ -154,7 +171,7 @@ pub async fn page_(
     }
     let body = html! {
         h1 { "Bots" }
-        (flash(&notice.flash))
+        (banner)
         p.muted { "Los secretos se guardan cifrados y nunca se muestran de vuelta." }
         @for card in &cards { (card) }
     };
@@ -436,6 +453,7 @@ fn delivery_card(
     bot: &crate::bots::Bot,
     zones: &[crate::shop::core::Zone],
     csrf: &str,
+    typed: Option<&DeliveryForm>,
 ) -> maud::Markup {
     let money_text = |minor: i64| {
         if minor % 100 == 0 {
@@ -456,21 +474,25 @@ fn delivery_card(
             None => format!("{}; {}", z.name, money_text(z.fee_minor)),
         })
         .collect();
+    let zones_text = typed.map_or_else(|| lines.join("\n"), |form| form.zones.clone());
+    let (pickup, delivery) = typed.map_or((bot.pickup_enabled, bot.delivery_enabled), |form| {
+        (form.pickup.is_some(), form.delivery.is_some())
+    });
     html! {
-        details {
+        details open[typed.is_some()] {
             summary { "Entrega de pedidos" }
             form method="post" action=(format!("/dashboard/bots/{}/entrega", bot.slug)) {
                 (csrf_field(csrf))
                 label.inline for=(format!("pickup-{}", bot.slug)) {
-                    input id=(format!("pickup-{}", bot.slug)) type="checkbox" name="pickup" value="si" checked[bot.pickup_enabled];
+                    input id=(format!("pickup-{}", bot.slug)) type="checkbox" name="pickup" value="si" checked[pickup];
                     "Recojo en la tienda"
                 }
                 label.inline for=(format!("delivery-{}", bot.slug)) {
-                    input id=(format!("delivery-{}", bot.slug)) type="checkbox" name="delivery" value="si" checked[bot.delivery_enabled];
+                    input id=(format!("delivery-{}", bot.slug)) type="checkbox" name="delivery" value="si" checked[delivery];
                     "Envío a domicilio"
                 }
                 label for=(format!("zones-{}", bot.slug)) { "Zonas de envío: una por línea, «zona; costo; pedido mínimo» (el mínimo es opcional)" }
-                textarea id=(format!("zones-{}", bot.slug)) name="zones" rows="5" maxlength="5000" placeholder="Sopocachi; 10\nMiraflores; 12; 50" { (lines.join("\n")) }
+                textarea id=(format!("zones-{}", bot.slug)) name="zones" rows="5" maxlength="5000" placeholder="Sopocachi; 10\nMiraflores; 12; 50" { (zones_text) }
                 p.muted { "El bot pregunta al cliente si recoge o se lo enviamos, y suma el costo de su zona. Nadie más puede fijar ese costo." }
                 p { button type="submit" { "Guardar entrega" } }
             }
@@ -526,15 +548,28 @@ fn zones_typed(text: &str) -> Result<Vec<crate::shop::delivery::ZoneInput>, Stri
 pub async fn delivery(
     State(console): State<Console>,
     Path(slug): Path<String>,
+    headers: axum::http::HeaderMap,
     CsrfForm { session, form }: CsrfForm<DeliveryForm>,
 ) -> Result<Response, PageError> {
+    // What was typed comes back in the form, with what to fix above it.
+    let again = |why: String| {
+        let (console, session, headers, slug, form) = (&console, &session, &headers, &slug, &form);
+        async move {
+            let banner = html! { p.flash.error role="alert" { (why) } };
+            let page = bots_page(console, session, headers, banner, Some((slug, form))).await?;
+            Ok::<Response, PageError>(axum::response::IntoResponse::into_response((
+                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                page,
+            )))
+        }
+    };
     let zones = match zones_typed(&form.zones) {
         Ok(zones) => zones,
         Err(why) => {
             // The bot first: another merchant's is a 404, whatever was typed.
             crate::merchant::catalog::shop_bot(&console.office.pool, session.merchant_id, &slug)
                 .await?;
-            return Ok(back("/dashboard/bots", Err(why)));
+            return again(why).await;
         }
     };
     let settings = crate::merchant::delivery::DeliverySettings {
@@ -542,7 +577,7 @@ pub async fn delivery(
         delivery: form.delivery.is_some(),
         zones,
     };
-    let outcome = match crate::merchant::delivery::set(
+    let outcome: Result<Response, PageError> = match crate::merchant::delivery::set(
         &console.office,
         session.merchant_id,
         &slug,
@@ -550,10 +585,13 @@ pub async fn delivery(
     )
     .await
     {
-        Ok(_) => Ok("Entrega guardada: el bot la usa desde el próximo mensaje."),
-        Err(err) => Err(explain(&err)?),
+        Ok(_) => Ok(back(
+            "/dashboard/bots",
+            Ok("Entrega guardada: el bot la usa desde el próximo mensaje."),
+        )),
+        Err(err) => again(explain(&err)?).await,
     };
-    Ok(back("/dashboard/bots", outcome))
+    outcome
 }
 
 /// `POST /dashboard/bots/{slug}/ajustes`.

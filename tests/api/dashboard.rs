@@ -795,6 +795,49 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
     ] {
         assert!(!bots_page.contains(raw), "«{raw}» on the bots page");
     }
+    // Delivery from the console: a line that is not «zona; costo» comes back as
+    // typed with what to fix; a good one is stored.
+    let refused = browser
+        .post(
+            "/dashboard/bots/demo-shop/entrega",
+            &[
+                ("csrf", &csrf),
+                ("pickup", "si"),
+                ("delivery", "si"),
+                ("zones", "Sopocachi; 10\nMiraflores doce"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = refused.text().await.unwrap();
+    assert!(
+        html.contains("Línea 2 de las zonas") && html.contains("Miraflores doce"),
+        "{html}"
+    );
+    assert_eq!(
+        app.count("SELECT count(*) FROM delivery_zones").await,
+        0,
+        "nothing stored"
+    );
+    let stored = browser
+        .post(
+            "/dashboard/bots/demo-shop/entrega",
+            &[
+                ("csrf", &csrf),
+                ("pickup", "si"),
+                ("delivery", "si"),
+                ("zones", "Sopocachi; 10; 50\nMiraflores; 12"),
+            ],
+        )
+        .await;
+    assert!(
+        location(&stored).contains("aviso="),
+        "{}",
+        location(&stored)
+    );
+    let delivery = app.get_json("/bots/demo-shop/delivery").await;
+    assert_eq!(delivery["zones"][0]["min_order_minor"], 5000);
+    assert_eq!(delivery["zones"][1]["fee_minor"], 1200);
     let saved = browser
         .post(
             "/dashboard/bots/demo-shop/ajustes",
