@@ -167,6 +167,19 @@ async fn check_accessibility(client: &Client, page: &str) {
     );
 }
 
+/// Signs in on the page the browser is at (the sign-in page) and waits for the inbox.
+async fn sign_in(client: &Client, key: &str) {
+    client
+        .find(Locator::Id("key"))
+        .await
+        .unwrap()
+        .send_keys(key)
+        .await
+        .unwrap();
+    click_button(client, "Entrar").await;
+    wait_for_text(client, "h1", "Bandeja").await;
+}
+
 async fn say(app: &TestApp, session: &str, text: &str) -> Vec<String> {
     app.say(session, text).await
 }
@@ -198,15 +211,7 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
     );
     check_accessibility(&client, "sign-in").await;
     screenshot(&client, "01-sign-in").await;
-    client
-        .find(Locator::Id("key"))
-        .await
-        .unwrap()
-        .send_keys(&app.key)
-        .await
-        .unwrap();
-    click_button(&client, "Entrar").await;
-    wait_for_text(&client, "h1", "Bandeja").await;
+    sign_in(&client, &app.key).await;
     check_accessibility(&client, "inbox").await;
 
     // A customer writes on web chat: the inbox shows it without a reload.
@@ -385,15 +390,7 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
 
     // A session that ends while the inbox is open: the next live update shows
     // the sign-in page whole, not pasted inside the list.
-    client
-        .find(Locator::Id("key"))
-        .await
-        .unwrap()
-        .send_keys(&app.key)
-        .await
-        .unwrap();
-    click_button(&client, "Entrar").await;
-    wait_for_text(&client, "h1", "Bandeja").await;
+    sign_in(&client, &app.key).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     sqlx::query("DELETE FROM dashboard_sessions")
         .execute(&app.pool)
