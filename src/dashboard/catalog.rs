@@ -73,19 +73,28 @@ pub async fn page_(
     .await
 }
 
-/// The catalog page; `draft` is a new product the merchant typed and the
-/// server refused, shown again in the form with what to fix.
+/// A product form the server refused: the product it edits (`None`: a new
+/// one) and what was typed.
+type Draft<'a> = (Option<i64>, &'a ProductForm);
+
+/// The catalog page; `draft` is shown again in its form with what to fix.
 async fn catalog_page(
     console: &Console,
     session: &Session,
     wanted: Option<&str>,
     banner: maud::Markup,
-    draft: Option<&ProductForm>,
+    draft: Option<Draft<'_>>,
 ) -> Result<Page, PageError> {
     let (bots, chosen) = shops(console, session, wanted).await?;
     let csrf = session.csrf.as_str();
+    let new_draft = draft.filter(|(id, _)| id.is_none()).map(|(_, form)| form);
     let typed = |field: fn(&ProductForm) -> Option<&str>| {
-        draft.and_then(field).unwrap_or_default().to_owned()
+        new_draft.and_then(field).unwrap_or_default().to_owned()
+    };
+    let edited = |id: i64| {
+        draft
+            .filter(|(at, _)| *at == Some(id))
+            .map(|(_, form)| form)
     };
     let Some(bot) = chosen else {
         let body = html! { h1 { "Catálogo" } p { "Todavía no tienes una tienda." } };
@@ -132,6 +141,8 @@ async fn catalog_page(
         section aria-labelledby="list" {
             h2 id="list" { "Productos" }
             @for p in &products {
+                @let edit = edited(p.id);
+                @let shown = |typed: Option<&str>, stored: String| typed.map_or(stored, str::to_owned);
                 form.card method="post" action=(format!("{base}/productos/{}", p.id)) aria-label=(format!("Editar {}", p.name)) {
                     (csrf_field(csrf))
                     p.muted { (p.sku) " · " (money(p.price_minor, &bot.currency)) @if !p.active { " · " span.badge.warn { "Oculto" } }
@@ -144,23 +155,23 @@ async fn catalog_page(
                     div.row {
                         div {
                             label for=(format!("name-{}", p.id)) { "Nombre" }
-                            input id=(format!("name-{}", p.id)) name="name" value=(p.name) required maxlength="100";
+                            input id=(format!("name-{}", p.id)) name="name" value=(shown(edit.map(|f| f.name.as_str()), p.name.clone())) required maxlength="100";
                         }
                         div {
                             label for=(format!("price-{}", p.id)) { "Precio" }
-                            input id=(format!("price-{}", p.id)) name="price" value=(price_text(p.price_minor)) required inputmode="decimal" size="8";
+                            input id=(format!("price-{}", p.id)) name="price" value=(shown(edit.map(|f| f.price.as_str()), price_text(p.price_minor))) required inputmode="decimal" size="8";
                         }
                         div {
                             label for=(format!("tags-{}", p.id)) { "Cómo es" }
-                            input id=(format!("tags-{}", p.id)) name="tags" value=(p.tags.join(", ")) maxlength="400";
+                            input id=(format!("tags-{}", p.id)) name="tags" value=(shown(edit.and_then(|f| f.tags.as_deref()), p.tags.join(", "))) maxlength="400";
                         }
                         div {
                             label for=(format!("allergens-{}", p.id)) { "Alérgenos" }
-                            input id=(format!("allergens-{}", p.id)) name="allergens" value=(p.allergens.join(", ")) maxlength="400";
+                            input id=(format!("allergens-{}", p.id)) name="allergens" value=(shown(edit.and_then(|f| f.allergens.as_deref()), p.allergens.join(", "))) maxlength="400";
                         }
                         div {
                             label for=(format!("stock-{}", p.id)) { "En existencia" }
-                            input id=(format!("stock-{}", p.id)) name="stock" value=(p.stock.map(|s| s.to_string()).unwrap_or_default()) inputmode="numeric" maxlength="7" size="6";
+                            input id=(format!("stock-{}", p.id)) name="stock" value=(shown(edit.and_then(|f| f.stock.as_deref()), p.stock.map(|s| s.to_string()).unwrap_or_default())) inputmode="numeric" maxlength="7" size="6";
                         }
                         label.inline for=(format!("active-{}", p.id)) {
                             input id=(format!("active-{}", p.id)) type="checkbox" name="active" value="si" checked[p.active];
@@ -241,12 +252,12 @@ async fn price(
 async fn refused(
     console: &Console,
     session: &Session,
-    slug: &str,
+    (slug, id): (&str, Option<i64>),
     form: &ProductForm,
     why: String,
 ) -> Result<Response, PageError> {
     let banner = html! { p.flash.error role="alert" { (why) } };
-    let page = catalog_page(console, session, Some(slug), banner, Some(form)).await?;
+    let page = catalog_page(console, session, Some(slug), banner, Some((id, form))).await?;
     Ok((axum::http::StatusCode::UNPROCESSABLE_ENTITY, page).into_response())
 }
 
@@ -257,7 +268,7 @@ pub async fn create(
     CsrfForm { session, form }: CsrfForm<ProductForm>,
 ) -> Result<Response, PageError> {
     let to = format!("/dashboard/catalog?bot={slug}");
-    let again = |why: String| refused(&console, &session, &slug, &form, why);
+    let again = |why: String| refused(&console, &session, (&slug, None), &form, why);
     let price_minor = match price(&console, &session, &slug, &form.price).await? {
         Ok(price) => price,
         Err(why) => return again(why).await,
@@ -290,13 +301,14 @@ pub async fn update(
 ) -> Result<Response, PageError> {
     let id: i64 = id.parse().map_err(|_| PageError::NotFound)?;
     let to = format!("/dashboard/catalog?bot={slug}");
+    let again = |why: String| refused(&console, &session, (&slug, Some(id)), &form, why);
     let price_minor = match price(&console, &session, &slug, &form.price).await? {
         Ok(price) => price,
-        Err(why) => return Ok(back(&to, Err(why))),
+        Err(why) => return again(why).await,
     };
     let stock = match stock_typed(form.stock.as_deref()) {
         Ok(stock) => stock,
-        Err(why) => return Ok(back(&to, Err(why))),
+        Err(why) => return again(why).await,
     };
     let patch = ProductPatch {
         // A form without the field (an older page) leaves the stock as it is.
@@ -309,11 +321,10 @@ pub async fn update(
         allergens: form.allergens.as_deref().map(list),
     };
     let pool = &console.office.pool;
-    let outcome = match catalog::update(pool, session.merchant_id, &slug, id, &patch).await {
-        Ok((_, product)) => Ok(format!("Guardaste {}.", product.name)),
-        Err(err) => Err(explain(&err)?),
-    };
-    Ok(back(&to, outcome.as_deref().map_err(Clone::clone)))
+    match catalog::update(pool, session.merchant_id, &slug, id, &patch).await {
+        Ok((_, product)) => Ok(back(&to, Ok(&format!("Guardaste {}.", product.name)))),
+        Err(err) => again(explain(&err)?).await,
+    }
 }
 
 /// `GET /dashboard/catalog/{slug}/productos.csv`.

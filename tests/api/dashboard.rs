@@ -695,6 +695,22 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         .fetch_one(&app.pool)
         .await
         .unwrap();
+    let refused = browser
+        .post(
+            &format!("/dashboard/catalog/demo-shop/productos/{id}"),
+            &[
+                ("csrf", &csrf),
+                ("name", "Alfajor grande"),
+                ("price", "nueve"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = refused.text().await.unwrap();
+    assert!(
+        html.contains("value=\"Alfajor grande\"") && html.contains("El precio «nueve»"),
+        "an edit refused comes back as typed: {html}"
+    );
     let edited = browser
         .post(
             &format!("/dashboard/catalog/demo-shop/productos/{id}"),
