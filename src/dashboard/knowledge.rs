@@ -30,7 +30,24 @@ pub async fn page_(
     State(console): State<Console>,
     Query(query): Query<KnowledgeQuery>,
 ) -> Result<Page, PageError> {
-    let (bots, chosen) = super::catalog::shops(&console, &session, query.bot.as_deref()).await?;
+    let banner = flash(&query.flash);
+    knowledge_page(&console, &session, &query, banner, None).await
+}
+
+/// An entry form the server refused: the entry it edits (`None`: a new one)
+/// and what was typed.
+type Draft<'a> = (Option<i64>, &'a EntryForm);
+
+/// The knowledge page; `draft` is shown again in its form with what to fix.
+async fn knowledge_page(
+    console: &Console,
+    session: &Session,
+    query: &KnowledgeQuery,
+    banner: Markup,
+    draft: Option<Draft<'_>>,
+) -> Result<Page, PageError> {
+    let typed = |id: Option<i64>| draft.filter(|(at, _)| *at == id).map(|(_, form)| form);
+    let (bots, chosen) = super::catalog::shops(console, session, query.bot.as_deref()).await?;
     let csrf = session.csrf.as_str();
     let Some(bot) = chosen else {
         let body = html! { h1 { "Lo que sabe tu tienda" } p { "Todavía no tienes una tienda." } };
@@ -55,7 +72,7 @@ pub async fn page_(
     let body = html! {
         h1 { "Lo que sabe " (bot.name) }
         p.muted { "El bot responde con esto las preguntas que el catálogo no contesta: horarios, envíos, pagos, alérgenos, devoluciones. Cita la entrada que usó; si no está aquí, dice que no tiene el dato y ofrece una persona." }
-        (flash(&query.flash))
+        (banner)
         @if bots.len() > 1 {
             form.row method="get" action="/dashboard/conocimiento" {
                 div {
@@ -86,9 +103,9 @@ pub async fn page_(
             form method="post" action=(format!("{base}/entradas")) {
                 (csrf_field(csrf))
                 label for="title" { "Título" }
-                input id="title" name="title" required maxlength="200" placeholder="Envíos";
+                input id="title" name="title" required maxlength="200" placeholder="Envíos" value=(typed(None).map_or("", |f| f.title.as_str()));
                 label for="body" { "Texto (puede ser Markdown)" }
-                textarea id="body" name="body" required maxlength="20000" rows="5" placeholder="Hacemos envíos a Sopocachi por Bs 10…" {}
+                textarea id="body" name="body" required maxlength="20000" rows="5" placeholder="Hacemos envíos a Sopocachi por Bs 10…" { (typed(None).map_or("", |f| f.body.as_str())) }
                 p { button type="submit" { "Agregar" } }
             }
         }
@@ -102,9 +119,9 @@ pub async fn page_(
                     form method="post" action=(format!("{base}/entradas/{}", entry.id)) aria-label=(format!("Editar {}", entry.title)) {
                         (csrf_field(csrf))
                         label for=(format!("title-{}", entry.id)) { "Título" }
-                        input id=(format!("title-{}", entry.id)) name="title" value=(entry.title) required maxlength="200";
+                        input id=(format!("title-{}", entry.id)) name="title" value=(typed(Some(entry.id)).map_or(entry.title.as_str(), |f| f.title.as_str())) required maxlength="200";
                         label for=(format!("body-{}", entry.id)) { "Texto" }
-                        textarea id=(format!("body-{}", entry.id)) name="body" required maxlength="20000" rows="4" { (entry.body) }
+                        textarea id=(format!("body-{}", entry.id)) name="body" required maxlength="20000" rows="4" { (typed(Some(entry.id)).map_or(entry.body.as_str(), |f| f.body.as_str())) }
                         p { button type="submit" { "Guardar" } }
                     }
                     form method="post" action=(format!("{base}/entradas/{}/borrar", entry.id)) aria-label=(format!("Borrar {}", entry.title)) {
@@ -167,12 +184,33 @@ pub async fn create(
         title: form.title.trim().to_owned(),
         body: form.body.trim().to_owned(),
     };
-    let outcome =
-        match knowledge::create(&console.office.pool, session.merchant_id, &slug, &new).await {
-            Ok(entry) => Ok(format!("Agregaste «{}».", entry.title)),
-            Err(err) => Err(explain(&err)?),
-        };
-    Ok(back(&to(&slug), outcome.as_deref().map_err(Clone::clone)))
+    match knowledge::create(&console.office.pool, session.merchant_id, &slug, &new).await {
+        Ok(entry) => Ok(back(
+            &to(&slug),
+            Ok(&format!("Agregaste «{}».", entry.title)),
+        )),
+        Err(err) => refused(&console, &session, (&slug, None), &form, explain(&err)?).await,
+    }
+}
+
+/// An entry the server refused: the page again, what was typed in its form.
+async fn refused(
+    console: &Console,
+    session: &Session,
+    (slug, id): (&str, Option<i64>),
+    form: &EntryForm,
+    why: String,
+) -> Result<Response, PageError> {
+    let query = KnowledgeQuery {
+        bot: Some(slug.to_owned()),
+        ..KnowledgeQuery::default()
+    };
+    let banner = html! { p.flash.error role="alert" { (why) } };
+    let page = knowledge_page(console, session, &query, banner, Some((id, form))).await?;
+    Ok(axum::response::IntoResponse::into_response((
+        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+        page,
+    )))
 }
 
 /// `POST /dashboard/conocimiento/{slug}/entradas/{id}`.
@@ -187,11 +225,13 @@ pub async fn update(
         body: Some(form.body.trim().to_owned()),
     };
     let pool = &console.office.pool;
-    let outcome = match knowledge::update(pool, session.merchant_id, &slug, id, &patch).await {
-        Ok(entry) => Ok(format!("Guardaste «{}».", entry.title)),
-        Err(err) => Err(explain(&err)?),
-    };
-    Ok(back(&to(&slug), outcome.as_deref().map_err(Clone::clone)))
+    match knowledge::update(pool, session.merchant_id, &slug, id, &patch).await {
+        Ok(entry) => Ok(back(
+            &to(&slug),
+            Ok(&format!("Guardaste «{}».", entry.title)),
+        )),
+        Err(err) => refused(&console, &session, (&slug, Some(id)), &form, explain(&err)?).await,
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -1108,13 +1108,18 @@ async fn the_knowledge_page_adds_edits_deletes_and_tries_a_question(pool: sqlx::
     let refused = browser
         .post(
             "/dashboard/conocimiento/demo-shop/entradas",
-            &[("csrf", &csrf), ("title", ""), ("body", "x")],
+            &[
+                ("csrf", &csrf),
+                ("title", ""),
+                ("body", "Un texto largo que no se pierde."),
+            ],
         )
         .await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = refused.text().await.unwrap();
     assert!(
-        location(&refused).contains("error="),
-        "{}",
-        location(&refused)
+        html.contains("Un texto largo que no se pierde.") && html.contains("role=\"alert\""),
+        "a refused entry comes back as typed: {html}"
     );
     let edited = browser
         .post(
