@@ -31,17 +31,20 @@ pub async fn page_(
     bots_page(&console, &session, &headers, flash(&notice.flash), None).await
 }
 
-/// Delivery settings a merchant typed and the server refused, for their bot's
-/// card: (slug, the form as typed).
-type DeliveryDraft<'a> = (&'a str, &'a DeliveryForm);
+/// A form of a bot's card the server refused, shown again as typed.
+#[derive(Clone, Copy)]
+enum Draft<'a> {
+    Delivery(&'a str, &'a DeliveryForm),
+    Settings(&'a str, &'a SettingsForm),
+}
 
-/// The bots page; `draft` is a delivery form shown again as typed.
+/// The bots page; `draft` is a form shown again as typed.
 async fn bots_page(
     console: &Console,
     session: &Session,
     headers: &axum::http::HeaderMap,
     banner: maud::Markup,
-    draft: Option<DeliveryDraft<'_>>,
+    draft: Option<Draft<'_>>,
 ) -> Result<Page, PageError> {
     let csrf = session.csrf.as_str();
     let public = public_base(headers);
@@ -69,6 +72,18 @@ async fn bots_page(
             Vec::new()
         };
         let shop = bot.profile == ProfileKind::Shop;
+        let typed_settings = match draft {
+            Some(Draft::Settings(slug, form)) if slug == bot.slug => Some(form),
+            _ => None,
+        };
+        let typed_delivery = match draft {
+            Some(Draft::Delivery(slug, form)) if slug == bot.slug => Some(form),
+            _ => None,
+        };
+        // What the field shows: what was typed, if refused, else what is stored.
+        let value = |typed: fn(&SettingsForm) -> Option<&str>, stored: String| {
+            typed_settings.and_then(typed).map_or(stored, str::to_owned)
+        };
         let model = console.office.llm_daily_tokens.is_some();
         let site = console.public_url.clone().unwrap_or_else(|| public.clone());
         cards.push(html! {
@@ -111,25 +126,25 @@ async fn bots_page(
                     label for=(format!("session-{}", bot.slug)) {
                         @if shop { "Minutos sin actividad para cerrar un carrito" } @else { "Minutos sin actividad para olvidar una pregunta a medias" }
                     }
-                    input id=(format!("session-{}", bot.slug)) name="session_minutes" type="number" min="1" max="43200" value=(bot.session_timeout_secs / 60);
+                    input id=(format!("session-{}", bot.slug)) name="session_minutes" type="number" min="1" max="43200" value=(value(|f| Some(f.session_minutes.as_str()), (bot.session_timeout_secs / 60).to_string()));
                     label for=(format!("takeover-{}", bot.slug)) { "Minutos sin que escribas para que el bot retome una conversación que tomaste (0: nunca)" }
-                    input id=(format!("takeover-{}", bot.slug)) name="takeover_minutes" type="number" min="0" max="43200" value=(bot.takeover_idle_secs.map_or(0, |s| s / 60));
+                    input id=(format!("takeover-{}", bot.slug)) name="takeover_minutes" type="number" min="0" max="43200" value=(value(|f| Some(f.takeover_minutes.as_str()), bot.takeover_idle_secs.map_or(0, |s| s / 60).to_string()));
                     @if shop {
                         label for=(format!("payment-{}", bot.slug)) { "Horas para pagar un pedido" }
-                        input id=(format!("payment-{}", bot.slug)) name="payment_hours" type="number" min="1" max="720" value=(bot.payment_timeout_secs / 3600);
+                        input id=(format!("payment-{}", bot.slug)) name="payment_hours" type="number" min="1" max="720" value=(value(|f| f.payment_hours.as_deref(), (bot.payment_timeout_secs / 3600).to_string()));
                         label for=(format!("instructions-{}", bot.slug)) { "Instrucciones de pago" }
-                        textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (bot.payment_instructions) }
+                        textarea id=(format!("instructions-{}", bot.slug)) name="payment_instructions" maxlength="500" { (value(|f| f.payment_instructions.as_deref(), bot.payment_instructions.clone())) }
                         label for=(format!("low-stock-{}", bot.slug)) { "Avísame en mi chat cuando a un producto le queden estas unidades (0: solo cuando se agote)" }
-                        input id=(format!("low-stock-{}", bot.slug)) name="low_stock" type="number" min="0" max="100000" value=(bot.low_stock_threshold.unwrap_or(0));
+                        input id=(format!("low-stock-{}", bot.slug)) name="low_stock" type="number" min="0" max="100000" value=(value(|f| f.low_stock.as_deref(), bot.low_stock_threshold.unwrap_or(0).to_string()));
                         label for=(format!("wa-template-{}", bot.slug)) { "Plantilla aprobada de WhatsApp para avisos de pedidos (si el cliente no escribió en 24 horas)" }
-                        input id=(format!("wa-template-{}", bot.slug)) name="wa_template" maxlength="512" placeholder="estado_pedido" value=(bot.whatsapp_order_template.clone().unwrap_or_default());
+                        input id=(format!("wa-template-{}", bot.slug)) name="wa_template" maxlength="512" placeholder="estado_pedido" value=(value(|f| f.wa_template.as_deref(), bot.whatsapp_order_template.clone().unwrap_or_default()));
                         label for=(format!("wa-language-{}", bot.slug)) { "Idioma de la plantilla" }
-                        input id=(format!("wa-language-{}", bot.slug)) name="wa_language" maxlength="6" value=(bot.whatsapp_template_language);
+                        input id=(format!("wa-language-{}", bot.slug)) name="wa_language" maxlength="6" value=(value(|f| f.wa_language.as_deref(), bot.whatsapp_template_language.clone()));
                     }
                     p { button type="submit" { "Guardar ajustes" } }
                 }
                 @if bot.profile == ProfileKind::Shop {
-                    (delivery_card(bot, &zones, csrf, draft.filter(|(slug, _)| *slug == bot.slug).map(|(_, form)| form)))
+                    (delivery_card(bot, &zones, csrf, typed_delivery))
                 }
                 (canned_card(bot, &canned, csrf))
                 (merchant_chat_card(bot, csrf, channels.iter().any(|c| c.channel == ChannelKind::Telegram)))
@@ -556,7 +571,14 @@ pub async fn delivery(
         let (console, session, headers, slug, form) = (&console, &session, &headers, &slug, &form);
         async move {
             let banner = html! { p.flash.error role="alert" { (why) } };
-            let page = bots_page(console, session, headers, banner, Some((slug, form))).await?;
+            let page = bots_page(
+                console,
+                session,
+                headers,
+                banner,
+                Some(Draft::Delivery(slug, form)),
+            )
+            .await?;
             Ok::<Response, PageError>(axum::response::IntoResponse::into_response((
                 axum::http::StatusCode::UNPROCESSABLE_ENTITY,
                 page,
@@ -598,8 +620,24 @@ pub async fn delivery(
 pub async fn settings(
     State(console): State<Console>,
     Path(slug): Path<String>,
+    headers: axum::http::HeaderMap,
     CsrfForm { session, form }: CsrfForm<SettingsForm>,
 ) -> Result<Response, PageError> {
+    // What was typed comes back in the form, with what to fix above it.
+    let again = |why: String| {
+        let (console, session, headers, slug, form) = (&console, &session, &headers, &slug, &form);
+        async move {
+            // The bot first: another merchant's is a 404, whatever was typed.
+            crate::merchant::owned_bot(&console.office.pool, session.merchant_id, slug).await?;
+            let banner = html! { p.flash.error role="alert" { (why) } };
+            let draft = Some(Draft::Settings(slug, form));
+            let page = bots_page(console, session, headers, banner, draft).await?;
+            Ok::<Response, PageError>(axum::response::IntoResponse::into_response((
+                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                page,
+            )))
+        }
+    };
     let number = |raw: &str, per: i32| {
         raw.trim()
             .parse::<i32>()
@@ -618,25 +656,20 @@ pub async fn settings(
     let (Some(session_secs), Some(payment_secs), Some(takeover_secs)) =
         (number(&form.session_minutes, 60), payment, takeover)
     else {
-        return Ok(back(
-            "/dashboard/bots",
-            Err("Escribe los tiempos con números enteros.".into()),
-        ));
+        return again("Escribe los tiempos con números enteros.".into()).await;
     };
     let low_stock = match form.low_stock.as_deref().map(str::trim) {
         None => None,
         Some("") => Some(0),
-        Some(typed) => {
-            match typed.parse::<i32>() {
-                Ok(units) => Some(units),
-                Err(_) => {
-                    return Ok(back(
-                    "/dashboard/bots",
-                    Err("Escribe las unidades del aviso de pocas unidades con un número entero.".into()),
-                ));
-                }
+        Some(typed) => match typed.parse::<i32>() {
+            Ok(units) => Some(units),
+            Err(_) => {
+                return again(
+                    "Escribe las unidades del aviso de pocas unidades con un número entero.".into(),
+                )
+                .await;
             }
-        }
+        },
     };
     let patch = BotPatch {
         low_stock_threshold: low_stock,
@@ -655,12 +688,10 @@ pub async fn settings(
         takeover_idle_secs: Some(takeover_secs),
         webchat_origins: None,
     };
-    let outcome =
-        match bots::change_settings(&console.office, session.merchant_id, &slug, &patch).await {
-            Ok(_) => Ok("Ajustes guardados."),
-            Err(err) => Err(explain(&err)?),
-        };
-    Ok(back("/dashboard/bots", outcome))
+    match bots::change_settings(&console.office, session.merchant_id, &slug, &patch).await {
+        Ok(_) => Ok(back("/dashboard/bots", Ok("Ajustes guardados."))),
+        Err(err) => again(explain(&err)?).await,
+    }
 }
 
 #[derive(Debug, Deserialize)]

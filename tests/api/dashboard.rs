@@ -854,6 +854,23 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
     let delivery = app.get_json("/bots/demo-shop/delivery").await;
     assert_eq!(delivery["zones"][0]["min_order_minor"], 5000);
     assert_eq!(delivery["zones"][1]["fee_minor"], 1200);
+    let refused = browser
+        .post(
+            "/dashboard/bots/demo-shop/ajustes",
+            &[
+                ("csrf", &csrf),
+                ("session_minutes", "cuarenta"),
+                ("payment_hours", "12"),
+                ("payment_instructions", "QR en caja, sin cambio"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let html = refused.text().await.unwrap();
+    assert!(
+        html.contains("value=\"cuarenta\"") && html.contains("QR en caja, sin cambio"),
+        "settings refused come back as typed: {html}"
+    );
     let saved = browser
         .post(
             "/dashboard/bots/demo-shop/ajustes",
