@@ -105,8 +105,8 @@ async fn bots_page(
                 }
                 @if model {
                     p {
-                        "Inteligencia artificial: " (calls) " consultas, costo estimado "
-                        (usd(cost)) " (el proveedor cobra en dólares)"
+                        "Inteligencia artificial: este mes costó " (usd(usage.month_cost_micros))
+                        " (el proveedor cobra en dólares); desde el inicio, " (calls) " consultas por " (usd(cost))
                         " · hoy " (tokens_today) " unidades de texto"
                         @if let Some(budget) = usage.today.daily_budget_tokens { " de " (budget) " por día" }
                         @if over_budget > 0 { " " span.badge.warn { "Se acabó el presupuesto de hoy: responden las reglas" } }

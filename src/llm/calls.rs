@@ -180,6 +180,19 @@ pub async fn usage(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Us
     .await
 }
 
+/// What a bot's model calls cost since the start of this month (in the bot's
+/// time zone), in millionths of a dollar.
+pub async fn month_cost(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "SELECT coalesce(sum(l.cost_micros), 0)::bigint FROM llm_calls l JOIN bots b ON b.id = l.bot_id
+         WHERE l.bot_id = $1
+           AND l.created_at >= date_trunc('month', now() AT TIME ZONE b.timezone) AT TIME ZONE b.timezone",
+    )
+    .bind(bot_id)
+    .fetch_one(db)
+    .await
+}
+
 /// A bot's use today (UTC): tokens, and turns the rules answered because the
 /// budget was spent.
 pub async fn today(

@@ -380,6 +380,8 @@ pub struct LlmUsage {
     pub prompt_tokens: i64,
     pub completion_tokens: i64,
     pub cost_micros: i64,
+    /// Since the start of this month, in the bot's time zone.
+    pub month_cost_micros: i64,
     pub by_outcome: Vec<crate::llm::calls::Usage>,
 }
 
@@ -407,6 +409,7 @@ pub async fn llm_usage_of(office: &Office, bot: &Bot) -> Result<LlmUsage> {
         prompt_tokens: total(|r| r.prompt_tokens),
         completion_tokens: total(|r| r.completion_tokens),
         cost_micros: total(|r| r.cost_micros),
+        month_cost_micros: crate::llm::calls::month_cost(&office.pool, bot.id).await?,
         by_outcome: rows,
     })
 }

@@ -126,6 +126,23 @@ async fn a_correct_multi_action_proposal_is_executed_and_accounted(pool: sqlx::P
     assert_eq!(usage["calls"], 1);
     assert_eq!(usage["prompt_tokens"], 420);
     assert_eq!(usage["cost_micros"], 504);
+    assert_eq!(
+        usage["month_cost_micros"], 504,
+        "this month's, in the bot's zone"
+    );
+    // Last month's calls count in the total, not in this month's.
+    sqlx::query("UPDATE llm_calls SET created_at = now() - interval '40 days'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let usage = app.get_json("/bots/demo-shop/llm-usage").await;
+    assert_eq!(
+        (
+            usage["cost_micros"].clone(),
+            usage["month_cost_micros"].clone()
+        ),
+        (json!(504), json!(0))
+    );
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
