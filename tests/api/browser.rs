@@ -357,6 +357,28 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
             check_accessibility(&client, &format!("{name} at {width} px")).await;
             screenshot(&client, &format!("w{width}-{name}")).await;
         }
+        // A catalog error, as the merchant sees it: in Spanish, the form as typed.
+        client
+            .goto(&format!("{}/dashboard/catalog", app.base))
+            .await
+            .unwrap();
+        for (field, value) in [
+            ("sku", "torta"),
+            ("name", "Torta de chocolate"),
+            ("price", "doce"),
+        ] {
+            client
+                .find(Locator::Id(field))
+                .await
+                .unwrap()
+                .send_keys(value)
+                .await
+                .unwrap();
+        }
+        click_button(&client, "Agregar").await;
+        wait_for_text(&client, "p.flash", "El precio «doce» no es un monto").await;
+        check_accessibility(&client, &format!("catalog error at {width} px")).await;
+        screenshot(&client, &format!("w{width}-catalog-error")).await;
     }
     client.set_window_size(412, 915).await.unwrap();
     // The product code's pattern is one the browser can use: it checks before sending.
