@@ -139,14 +139,19 @@ pub fn token_number(token: &str) -> Option<i64> {
 }
 
 /// Formats minor units for a customer: "Bs 30" for whole amounts, "Bs 30.50" otherwise.
-pub fn money(minor: i64, currency: &str) -> String {
-    let symbol = match currency {
+/// How a currency is written before an amount: «Bs», «$», «€», «S/».
+pub fn currency_symbol(currency: &str) -> &str {
+    match currency {
         "BOB" => "Bs",
         "MXN" | "USD" | "ARS" | "COP" | "CLP" => "$",
         "EUR" => "€",
         "PEN" => "S/",
         other => other,
-    };
+    }
+}
+
+pub fn money(minor: i64, currency: &str) -> String {
+    let symbol = currency_symbol(currency);
     let sign = if minor < 0 { "-" } else { "" };
     let abs = minor.unsigned_abs();
     let (whole, cents) = (abs / 100, abs % 100);

@@ -127,7 +127,7 @@ async fn catalog_page(
                 input id="name" name="name" required maxlength="100" value=(typed(|f| Some(f.name.as_str())));
                 label for="description" { "Descripción" }
                 input id="description" name="description" maxlength="500" value=(typed(|f| f.description.as_deref()));
-                label for="price" { "Precio (" (bot.currency) ")" }
+                label for="price" { "Precio (" (crate::text::currency_symbol(&bot.currency)) ")" }
                 input id="price" name="price" required inputmode="decimal" placeholder="30,50" value=(typed(|f| Some(f.price.as_str())));
                 label for="tags" { "Cómo es (separa con comas)" }
                 input id="tags" name="tags" maxlength="400" placeholder="frío, sin cafeína, vegano" value=(typed(|f| f.tags.as_deref()));
