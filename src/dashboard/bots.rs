@@ -559,6 +559,29 @@ fn zones_typed(text: &str) -> Result<Vec<crate::shop::delivery::ZoneInput>, Stri
     Ok(zones)
 }
 
+/// A bot's form the server refused: the page again, what was typed in the
+/// form, what to fix above it.
+async fn refused(
+    console: &Console,
+    session: &Session,
+    headers: &axum::http::HeaderMap,
+    draft: Draft<'_>,
+    why: String,
+) -> Result<Response, PageError> {
+    let (Draft::Delivery(slug, _) | Draft::Settings(slug, _)) = draft;
+    // The bot first: another merchant's is a 404, whatever was typed.
+    crate::merchant::owned_bot(&console.office.pool, session.merchant_id, slug).await?;
+    let page = bots_page(
+        console,
+        session,
+        headers,
+        super::why_banner(&why),
+        Some(draft),
+    )
+    .await?;
+    Ok(super::unprocessable(page))
+}
+
 /// `POST /dashboard/bots/{slug}/entrega`.
 pub async fn delivery(
     State(console): State<Console>,
@@ -566,24 +589,14 @@ pub async fn delivery(
     headers: axum::http::HeaderMap,
     CsrfForm { session, form }: CsrfForm<DeliveryForm>,
 ) -> Result<Response, PageError> {
-    // What was typed comes back in the form, with what to fix above it.
     let again = |why: String| {
-        let (console, session, headers, slug, form) = (&console, &session, &headers, &slug, &form);
-        async move {
-            let banner = html! { p.flash.error role="alert" { (why) } };
-            let page = bots_page(
-                console,
-                session,
-                headers,
-                banner,
-                Some(Draft::Delivery(slug, form)),
-            )
-            .await?;
-            Ok::<Response, PageError>(axum::response::IntoResponse::into_response((
-                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
-                page,
-            )))
-        }
+        refused(
+            &console,
+            &session,
+            &headers,
+            Draft::Delivery(&slug, &form),
+            why,
+        )
     };
     let zones = match zones_typed(&form.zones) {
         Ok(zones) => zones,
@@ -599,21 +612,15 @@ pub async fn delivery(
         delivery: form.delivery.is_some(),
         zones,
     };
-    let outcome: Result<Response, PageError> = match crate::merchant::delivery::set(
-        &console.office,
-        session.merchant_id,
-        &slug,
-        &settings,
-    )
-    .await
+    match crate::merchant::delivery::set(&console.office, session.merchant_id, &slug, &settings)
+        .await
     {
         Ok(_) => Ok(back(
             "/dashboard/bots",
             Ok("Entrega guardada: el bot la usa desde el próximo mensaje."),
         )),
         Err(err) => again(explain(&err)?).await,
-    };
-    outcome
+    }
 }
 
 /// `POST /dashboard/bots/{slug}/ajustes`.
@@ -623,20 +630,14 @@ pub async fn settings(
     headers: axum::http::HeaderMap,
     CsrfForm { session, form }: CsrfForm<SettingsForm>,
 ) -> Result<Response, PageError> {
-    // What was typed comes back in the form, with what to fix above it.
     let again = |why: String| {
-        let (console, session, headers, slug, form) = (&console, &session, &headers, &slug, &form);
-        async move {
-            // The bot first: another merchant's is a 404, whatever was typed.
-            crate::merchant::owned_bot(&console.office.pool, session.merchant_id, slug).await?;
-            let banner = html! { p.flash.error role="alert" { (why) } };
-            let draft = Some(Draft::Settings(slug, form));
-            let page = bots_page(console, session, headers, banner, draft).await?;
-            Ok::<Response, PageError>(axum::response::IntoResponse::into_response((
-                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
-                page,
-            )))
-        }
+        refused(
+            &console,
+            &session,
+            &headers,
+            Draft::Settings(&slug, &form),
+            why,
+        )
     };
     let number = |raw: &str, per: i32| {
         raw.trim()

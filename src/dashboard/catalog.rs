@@ -256,9 +256,9 @@ async fn refused(
     form: &ProductForm,
     why: String,
 ) -> Result<Response, PageError> {
-    let banner = html! { p.flash.error role="alert" { (why) } };
+    let banner = super::why_banner(&why);
     let page = catalog_page(console, session, Some(slug), banner, Some((id, form))).await?;
-    Ok((axum::http::StatusCode::UNPROCESSABLE_ENTITY, page).into_response())
+    Ok(super::unprocessable(page))
 }
 
 /// `POST /dashboard/catalog/{slug}/productos`.

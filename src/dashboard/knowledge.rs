@@ -205,12 +205,15 @@ async fn refused(
         bot: Some(slug.to_owned()),
         ..KnowledgeQuery::default()
     };
-    let banner = html! { p.flash.error role="alert" { (why) } };
-    let page = knowledge_page(console, session, &query, banner, Some((id, form))).await?;
-    Ok(axum::response::IntoResponse::into_response((
-        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
-        page,
-    )))
+    let page = knowledge_page(
+        console,
+        session,
+        &query,
+        super::why_banner(&why),
+        Some((id, form)),
+    )
+    .await?;
+    Ok(super::unprocessable(page))
 }
 
 /// `POST /dashboard/conocimiento/{slug}/entradas/{id}`.

@@ -221,6 +221,16 @@ console! {
     get "/dashboard/app.js" => || async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], layout::SCRIPT) },
 }
 
+/// What a refused form says above it, shown again as typed.
+pub fn why_banner(why: &str) -> Markup {
+    maud::html! { p.flash.error role="alert" { (why) } }
+}
+
+/// A page shown again because the server refused its form (422).
+pub fn unprocessable(page: Page) -> Response {
+    (StatusCode::UNPROCESSABLE_ENTITY, page).into_response()
+}
+
 /// The console's page for an address it does not have.
 pub fn not_found() -> Response {
     PageError::NotFound.into_response()
