@@ -10,8 +10,10 @@
 //! Environment: `DATABASE_URL` (default postgres://postgres@127.0.0.1:5432/postgres;
 //! a scratch database is created and dropped), `BENCH_SECS` (default 6, per
 //! scenario), `BENCH_LLM_MS` (default 500, the fake model's thinking time),
-//! `BENCH_ONLY` (`rules`, `llm`, `roles`, `streams` or `baseline`: run just that
-//! group; `roles` runs `--role web` and two `--role worker` processes),
+//! `BENCH_ONLY` (`rules`, `llm`, `roles`, `streams`, `platforms` or `baseline`: run
+//! just that group; `roles` runs `--role web` and two `--role worker` processes;
+//! `platforms` sends Telegram and WhatsApp customers through their webhooks to a
+//! fake platform that enforces the real send limits),
 //! `BENCH_IDLE_STREAMS` (default 10,000: idle event streams held open beside 16
 //! buying customers),
 //! `BENCH_SERVER_WRAPPER` (a command to run the server under, such as a profiler).
@@ -26,6 +28,9 @@
 //! Statements are counted by tendero itself (`TENDERO_COUNT_STATEMENTS=1`),
 //! transactions by PostgreSQL (`pg_stat_database`), CPU from /proc: the child's own
 //! and the sum over every `postgres` process.
+
+#[path = "turns/platforms.rs"]
+mod platforms;
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -469,11 +474,12 @@ async fn baseline(pool: &PgPool, bot_id: uuid::Uuid, secs: u64, concurrency: usi
                 .await
                 .unwrap();
                 sqlx::query(
-                    "INSERT INTO messages (conversation_id, direction, author, text, outbox_id)
-                     VALUES ($1, 'out', 'bot', 'hola', $2)",
+                    "INSERT INTO messages (bot_id, conversation_id, direction, author, text, outbox_id)
+                     VALUES ($3, $1, 'out', 'bot', 'hola', $2)",
                 )
                 .bind(conversation)
                 .bind(outbox_id)
+                .bind(bot_id)
                 .execute(&mut *tx)
                 .await
                 .unwrap();
@@ -534,10 +540,10 @@ async fn seed_history(pool: &PgPool, bot_id: uuid::Uuid, conversations: u64) -> 
         "INSERT INTO outbox (conversation_id, bot_id, channel, recipient, author, payload, status, inbox_id, sent_at)
          SELECT i.conversation_id, $1, 'webchat', 'x', 'bot', '{\"text\": \"¡Hola!\"}', 'sent', i.id, now()
          FROM inbox i WHERE i.bot_id = $1 AND $2 > 0",
-        "INSERT INTO messages (conversation_id, direction, author, text, inbox_id)
-         SELECT conversation_id, 'in', 'customer', 'hola', id FROM inbox WHERE bot_id = $1 AND $2 > 0",
-        "INSERT INTO messages (conversation_id, direction, author, text, outbox_id)
-         SELECT conversation_id, 'out', 'bot', '¡Hola!', id FROM outbox WHERE bot_id = $1 AND $2 > 0",
+        "INSERT INTO messages (bot_id, conversation_id, direction, author, text, inbox_id)
+         SELECT $1, conversation_id, 'in', 'customer', 'hola', id FROM inbox WHERE bot_id = $1 AND $2 > 0",
+        "INSERT INTO messages (bot_id, conversation_id, direction, author, text, outbox_id)
+         SELECT $1, conversation_id, 'out', 'bot', '¡Hola!', id FROM outbox WHERE bot_id = $1 AND $2 > 0",
         "INSERT INTO audit_log (bot_id, conversation_id, inbox_id, actor, kind)
          SELECT $1, conversation_id, id, a, k FROM inbox
          CROSS JOIN (VALUES ('agent', 'action_proposed'), ('backend', 'action_accepted'),
@@ -1124,6 +1130,50 @@ async fn main() -> anyhow::Result<()> {
         let server = Server::start(&scratch_url, &[]).await;
         let count = env_number("BENCH_IDLE_STREAMS", 10_000) as usize;
         beside_idle_streams(&server, &pool, secs, count).await;
+        server.stop();
+    }
+
+    if wanted("platforms") {
+        let fakes = platforms::start().await;
+        platforms::connect(&pool, shop.bot_id).await?;
+        let server = Server::start(
+            &scratch_url,
+            &[
+                ("TELEGRAM_API_URL", fakes.base_url.clone()),
+                ("WHATSAPP_API_URL", fakes.base_url.clone()),
+            ],
+        )
+        .await;
+        platforms::header();
+        let secs = secs.max(8);
+        let mut first = 0;
+        for (channel, customers, think_ms) in [
+            (platforms::Channel::Telegram, 16, 1000),
+            (platforms::Channel::Telegram, 64, 0),
+            (platforms::Channel::WhatsApp, 16, 1000),
+            (platforms::Channel::WhatsApp, 128, 0),
+        ] {
+            platforms::run(
+                &fakes,
+                &server.base,
+                &pool,
+                channel,
+                customers,
+                first,
+                Duration::from_millis(think_ms),
+                secs,
+                RULES_MESSAGES,
+            )
+            .await;
+            first += customers;
+        }
+        println!(
+            "  msgs: customer messages posted to the webhook; sends/s: replies the platform \
+             took per second; p50/p99: webhook POST to the platform's receipt of the first \
+             reply; 429s: sends the platform refused (the dispatcher paces itself to avoid \
+             them); lost/doubled/reordered: each customer's received replies against what \
+             Tendero queued for them, and posts against inbox rows. Server defaults."
+        );
         server.stop();
     }
 

@@ -114,6 +114,40 @@ impl Redis {
         let _ = tokio::time::timeout(CALL_TIMEOUT, call).await;
     }
 
+    /// Paces sends across replicas: every key holds the earliest time (Redis's own
+    /// clock, in microseconds) its next send may go. If all keys are due, each is
+    /// moved on by its interval and `Some(0)` returns; otherwise nothing changes and
+    /// the longest wait (µs) returns. `None` when Redis cannot answer.
+    pub async fn pace(&self, keys: &[(String, u64)]) -> Option<u64> {
+        let mut conn = self.manager.clone();
+        let script = redis::Script::new(
+            "local t = redis.call('TIME')
+             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+             local wait = 0
+             for i, key in ipairs(KEYS) do
+                 local due = tonumber(redis.call('GET', key) or '0')
+                 if due - now > wait then wait = due - now end
+             end
+             if wait > 0 then return wait end
+             for i, key in ipairs(KEYS) do
+                 local interval = tonumber(ARGV[i])
+                 redis.call('SET', key, now + interval, 'PX', math.floor(interval / 1000) + 1000)
+             end
+             return 0",
+        );
+        let mut invocation = script.prepare_invoke();
+        for (key, interval_us) in keys {
+            invocation
+                .key(format!("{}:pace:{key}", self.prefix))
+                .arg(*interval_us);
+        }
+        let call = invocation.invoke_async::<u64>(&mut conn);
+        match tokio::time::timeout(CALL_TIMEOUT, call).await {
+            Ok(Ok(wait)) => Some(wait),
+            _ => None,
+        }
+    }
+
     /// Adds to a counter only if it is set: an unset counter is seeded from the
     /// durable record, which already holds this addition.
     pub async fn add_to_counter(&self, key: &str, by: u64) {

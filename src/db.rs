@@ -15,6 +15,19 @@ use crate::config::Settings;
 
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
+/// Tables that stay whole on every node when the schema is distributed by
+/// `bot_id` (Citus `create_reference_table`): small, read everywhere, above the
+/// bot. Every other table carries `bot_id` and is distributed by it (README,
+/// "When one PostgreSQL is not enough"; `tests/api/schema.rs` holds the rules).
+pub const REFERENCE_TABLES: &[&str] = &[
+    "merchants",
+    "bots",
+    "bot_channels",
+    "api_keys",
+    "api_idempotency",
+    "dashboard_sessions",
+];
+
 const DATABASE_NAME: &str = "tendero";
 
 /// A PostgreSQL cluster this process started; stopped when dropped.

@@ -59,7 +59,7 @@ pub async fn ingest_one(pool: &PgPool, bot_id: Uuid, inbound: &Inbound) -> sqlx:
          ), conversation AS (
              INSERT INTO conversations (bot_id, contact_id, last_customer_at)
              SELECT $1, id, now() FROM contact
-             ON CONFLICT (contact_id) DO UPDATE SET last_customer_at = now()
+             ON CONFLICT (bot_id, contact_id) DO UPDATE SET last_customer_at = now()
              RETURNING id
          ), event AS (
              INSERT INTO inbox (bot_id, conversation_id, external_id, kind, payload)
@@ -67,8 +67,8 @@ pub async fn ingest_one(pool: &PgPool, bot_id: Uuid, inbound: &Inbound) -> sqlx:
              ON CONFLICT (bot_id, external_id) DO NOTHING
              RETURNING id, conversation_id
          ), transcript AS (
-             INSERT INTO messages (conversation_id, direction, author, text, inbox_id)
-             SELECT conversation_id, 'in', 'customer', $7, id FROM event
+             INSERT INTO messages (bot_id, conversation_id, direction, author, text, inbox_id)
+             SELECT $1, conversation_id, 'in', 'customer', $7, id FROM event
          ), wake AS (
              SELECT pg_notify('tendero_inbox', conversation_id::text) AS notified FROM event
          )
@@ -171,7 +171,7 @@ pub async fn ingest_many(
              SELECT ct.bot_id, ct.id, now() FROM contact ct
              WHERE NOT EXISTS (SELECT 1 FROM conversation_found f WHERE f.contact_id = ct.id)
              ORDER BY ct.id
-             ON CONFLICT (contact_id) DO UPDATE SET last_customer_at = now()
+             ON CONFLICT (bot_id, contact_id) DO UPDATE SET last_customer_at = now()
              RETURNING id, contact_id
          ), stamped AS (
              -- The reply window (WhatsApp's 24 hours) opens at the customer's last
@@ -193,8 +193,8 @@ pub async fn ingest_many(
              ON CONFLICT (bot_id, external_id) DO NOTHING
              RETURNING id, bot_id, external_id, conversation_id
          ), transcript AS (
-             INSERT INTO messages (conversation_id, direction, author, text, inbox_id)
-             SELECT e.conversation_id, 'in', 'customer', f.transcript, e.id
+             INSERT INTO messages (bot_id, conversation_id, direction, author, text, inbox_id)
+             SELECT e.bot_id, e.conversation_id, 'in', 'customer', f.transcript, e.id
              FROM event e JOIN fresh f ON f.bot_id = e.bot_id AND f.external_id = e.external_id
              ORDER BY e.id
          ), wake AS (

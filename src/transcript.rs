@@ -76,12 +76,15 @@ pub async fn of_conversation(
 /// A line the merchant wrote outside Tendero (from the WhatsApp Business app).
 pub async fn record_human(
     db: impl PgExecutor<'_>,
+    bot_id: Uuid,
     conversation_id: Uuid,
     text: &str,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO messages (conversation_id, direction, author, text) VALUES ($1, 'out', 'human', $2)",
+        "INSERT INTO messages (bot_id, conversation_id, direction, author, text) \
+         VALUES ($1, $2, 'out', 'human', $3)",
     )
+    .bind(bot_id)
     .bind(conversation_id)
     .bind(text)
     .execute(db)

@@ -184,7 +184,7 @@ async fn conversation_for(
         return Ok(id);
     }
     let inserted: Option<Uuid> = sqlx::query_scalar(
-        "INSERT INTO conversations (bot_id, contact_id) VALUES ($1, $2) ON CONFLICT (contact_id) DO NOTHING RETURNING id",
+        "INSERT INTO conversations (bot_id, contact_id) VALUES ($1, $2) ON CONFLICT (bot_id, contact_id) DO NOTHING RETURNING id",
     )
     .bind(bot_id)
     .bind(contact_id)

@@ -11,7 +11,7 @@ pub async fn mark_seen(db: impl PgExecutor<'_>, conversation_id: Uuid) -> sqlx::
          SELECT c.id, c.bot_id,
                 coalesce((SELECT max(m.id) FROM messages m WHERE m.conversation_id = c.id), 0)
          FROM conversations c WHERE c.id = $1
-         ON CONFLICT (conversation_id) DO UPDATE
+         ON CONFLICT (bot_id, conversation_id) DO UPDATE
              SET seen_message_id = greatest(conversation_reads.seen_message_id, excluded.seen_message_id),
                  seen_at = now()",
     )

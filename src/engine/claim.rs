@@ -83,16 +83,17 @@ fn snapshot_select(history_len: i64, max_events: i64) -> String {
                 ct.channel, ct.external_id AS recipient, b.config_version, hd.head_id, hd.head_attempts, hd.head_gathered,
                 (SELECT coalesce(json_agg(e ORDER BY e.id), '[]') FROM (
                     SELECT id, kind, payload, external_id, attempts, received_at FROM inbox
-                    WHERE conversation_id = c.id AND status = 'pending' AND id >= hd.head_id
+                    WHERE bot_id = c.bot_id AND conversation_id = c.id AND status = 'pending'
+                      AND id >= hd.head_id
                       AND available_at <= now()
                     ORDER BY id LIMIT {max_events}) e) AS events,
                 (SELECT coalesce(json_agg(json_build_array(ci.product_id, ci.quantity, p.price_minor)
                                           ORDER BY ci.position), '[]')
-                 FROM cart_items ci JOIN products p ON p.id = ci.product_id
-                 WHERE ci.conversation_id = c.id) AS cart,
+                 FROM cart_items ci JOIN products p ON p.id = ci.product_id AND p.bot_id = ci.bot_id
+                 WHERE ci.bot_id = c.bot_id AND ci.conversation_id = c.id) AS cart,
                 (SELECT row_to_json(o) FROM (
                     SELECT id, number, status, total_minor, currency::text AS currency, payment_due_at
-                    FROM orders WHERE conversation_id = c.id
+                    FROM orders WHERE bot_id = c.bot_id AND conversation_id = c.id
                       AND status IN ('awaiting_payment', 'proof_received')
                     ORDER BY created_at DESC LIMIT 1) o) AS open_order,
                 -- The latest lines but the customer's pending messages (the head's
@@ -101,17 +102,19 @@ fn snapshot_select(history_len: i64, max_events: i64) -> String {
                 (SELECT coalesce(json_agg(json_build_object('author', m.author, 'text', m.text)
                                           ORDER BY m.id), '[]')
                  FROM (SELECT id, author, text FROM messages
-                       WHERE conversation_id = c.id
+                       WHERE bot_id = c.bot_id AND conversation_id = c.id
                          AND NOT (direction = 'in' AND coalesce(inbox_id, 0) >= hd.head_id)
                        ORDER BY conversation_id DESC, id DESC LIMIT {history_len}) m) AS history,
                 (SELECT count(*) FROM inbox
-                 WHERE conversation_id = c.id AND kind = 'message' AND id < hd.head_id
+                 WHERE bot_id = c.bot_id AND conversation_id = c.id AND kind = 'message'
+                   AND id < hd.head_id
                    AND received_at > now() - interval '60 seconds') AS recent_messages,
                 coalesce((SELECT tokens FROM llm_usage_daily
                           WHERE bot_id = c.bot_id AND day = (now() AT TIME ZONE 'UTC')::date), 0)
                     AS tokens_today
          FROM hd JOIN conversations c ON c.id = hd.id
-         JOIN contacts ct ON ct.id = c.contact_id JOIN bots b ON b.id = c.bot_id"
+         JOIN contacts ct ON ct.id = c.contact_id AND ct.bot_id = c.bot_id
+         JOIN bots b ON b.id = c.bot_id"
     )
 }
 

@@ -19,7 +19,7 @@ pub async fn set(
     sqlx::query(
         "INSERT INTO fin_budgets (bot_id, contact_id, category, starts_on, cap_cents, inbox_id)
          VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (contact_id, category, starts_on)
+         ON CONFLICT (bot_id, contact_id, category, starts_on)
          DO UPDATE SET cap_cents = excluded.cap_cents, inbox_id = excluded.inbox_id, updated_at = now()",
     )
     .bind(user.bot_id)

@@ -19,7 +19,7 @@ pub async fn set(
     sqlx::query(
         "INSERT INTO fin_debts (bot_id, contact_id, name, name_key, balance_cents, minimum_payment_cents, due_day)
          VALUES ($1, $2, $3, $4, coalesce($5, 0), $6, $7)
-         ON CONFLICT (contact_id, name_key) DO UPDATE SET
+         ON CONFLICT (bot_id, contact_id, name_key) DO UPDATE SET
              balance_cents = coalesce($5, fin_debts.balance_cents),
              minimum_payment_cents = coalesce($6, fin_debts.minimum_payment_cents),
              due_day = coalesce($7, fin_debts.due_day),

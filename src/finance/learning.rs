@@ -59,7 +59,7 @@ pub async fn record_correction(
          )
          INSERT INTO fin_merchant_rules (bot_id, contact_id, merchant, category, corrections)
          SELECT $1, $2, $3, $4, n FROM seen WHERE n >= $5
-         ON CONFLICT (contact_id, merchant) DO UPDATE SET
+         ON CONFLICT (bot_id, contact_id, merchant) DO UPDATE SET
              category = excluded.category, corrections = excluded.corrections, updated_at = now()
          RETURNING category",
     )

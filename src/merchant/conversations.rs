@@ -364,7 +364,8 @@ pub async fn answered_from_phone(
         conversations::save(&mut tx, &conversation, &update).await?;
     }
     if !text.is_empty() {
-        crate::transcript::record_human(&mut *tx, conversation_id, text).await?;
+        crate::transcript::record_human(&mut *tx, conversation.bot_id, conversation_id, text)
+            .await?;
     }
     rows.push(Entry::new(Actor::Merchant, Kind::PhoneEcho));
     let scope = Scope {

@@ -125,10 +125,10 @@ pub async fn enqueue(
                     CASE WHEN t.status = 'suppressed' THEN 'human override is on' END
              FROM target t CROSS JOIN unnest($3::jsonb[]) WITH ORDINALITY AS p(payload, n)
              ORDER BY p.n
-             RETURNING id, payload, status
+             RETURNING id, bot_id, payload, status
          ), transcript AS (
-             INSERT INTO messages (conversation_id, direction, author, text, inbox_id, outbox_id)
-             SELECT $1, 'out', $2, q.payload->>'text', $4, q.id FROM queued q ORDER BY q.id
+             INSERT INTO messages (bot_id, conversation_id, direction, author, text, inbox_id, outbox_id)
+             SELECT q.bot_id, $1, 'out', $2, q.payload->>'text', $4, q.id FROM queued q ORDER BY q.id
          ), wake AS (
              -- Web chat readers get the message itself when it fits a notification;
              -- otherwise (and for the dispatcher) the conversation id to look up.

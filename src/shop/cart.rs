@@ -27,22 +27,29 @@ pub async fn load(db: impl PgExecutor<'_>, conversation_id: Uuid) -> sqlx::Resul
 }
 
 /// Replaces the stored cart with `cart`, in one statement.
-pub async fn save(conn: &mut PgConnection, conversation_id: Uuid, cart: &Cart) -> sqlx::Result<()> {
+pub async fn save(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    conversation_id: Uuid,
+    cart: &Cart,
+) -> sqlx::Result<()> {
     let products: Vec<i64> = cart.lines().iter().map(|l| l.product_id).collect();
     let quantities: Vec<i32> = cart.lines().iter().map(|l| l.quantity as i32).collect();
     sqlx::query(
         "WITH gone AS (
-             DELETE FROM cart_items WHERE conversation_id = $1 AND product_id <> ALL($2)
+             DELETE FROM cart_items
+             WHERE bot_id = $4 AND conversation_id = $1 AND product_id <> ALL($2)
          )
-         INSERT INTO cart_items (conversation_id, product_id, quantity, position)
-         SELECT $1, t.product_id, t.quantity, t.n::int - 1
+         INSERT INTO cart_items (bot_id, conversation_id, product_id, quantity, position)
+         SELECT $4, $1, t.product_id, t.quantity, t.n::int - 1
          FROM unnest($2::bigint[], $3::int[]) WITH ORDINALITY AS t(product_id, quantity, n)
-         ON CONFLICT (conversation_id, product_id)
+         ON CONFLICT (bot_id, conversation_id, product_id)
          DO UPDATE SET quantity = excluded.quantity, position = excluded.position",
     )
     .bind(conversation_id)
     .bind(products)
     .bind(quantities)
+    .bind(bot_id)
     .execute(conn)
     .await?;
     Ok(())

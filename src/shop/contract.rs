@@ -34,6 +34,9 @@ pub struct ProposalInput {
     /// The product the customer last asked about: "dame 2" means two of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focus: Option<ProductId>,
+    /// The lines the last change to the cart set (`ShopMemo::last_changed`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_changed: Vec<ProductId>,
     /// How orders reach customers, when the shop delivers (pickup only: absent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub delivery: Option<DeliveryView>,

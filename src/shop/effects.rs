@@ -208,13 +208,20 @@ impl Effects for ShopEffects {
                     media,
                     text,
                 } => {
-                    payments::record_proof(&mut *tx, order_id, inbox_id, media.as_ref(), &text)
-                        .await?;
+                    payments::record_proof(
+                        &mut *tx,
+                        conversation.bot_id,
+                        order_id,
+                        inbox_id,
+                        media.as_ref(),
+                        &text,
+                    )
+                    .await?;
                 }
             }
         }
         if let Some(cart) = &self.cart {
-            cart::save(&mut *tx, conversation.id, cart).await?;
+            cart::save(&mut *tx, conversation.bot_id, conversation.id, cart).await?;
         }
         let Some(job) = self.compose else {
             return Ok(None);

@@ -43,6 +43,10 @@ pub struct ShopMemo {
     /// What the bot last asked about the order's delivery.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked: Option<crate::shop::core::Missing>,
+    /// The lines the last change to the cart set: «otro» is one more of the only
+    /// one, and a question when there were several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub last_changed: Vec<ProductId>,
 }
 
 fn is_zero(n: &u32) -> bool {

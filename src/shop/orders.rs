@@ -247,10 +247,11 @@ pub async fn create(
     .fetch_one(&mut *conn)
     .await?;
     let mut builder = sqlx::QueryBuilder::new(
-        "INSERT INTO order_items (order_id, product_id, name, unit_price_minor, quantity, line_total_minor, position) ",
+        "INSERT INTO order_items (bot_id, order_id, product_id, name, unit_price_minor, quantity, line_total_minor, position) ",
     );
     builder.push_values(lines.iter().enumerate(), |mut row, (i, line)| {
-        row.push_bind(order.id)
+        row.push_bind(order.bot_id)
+            .push_bind(order.id)
             .push_bind(line.product_id)
             .push_bind(catalog.name(line.product_id).to_owned())
             .push_bind(line.unit_price_minor)

@@ -9,14 +9,16 @@ use super::orders::{self, OrderStatus};
 /// Keeps a proof and marks its order as having one.
 pub async fn record_proof(
     conn: &mut PgConnection,
+    bot_id: Uuid,
     order_id: Uuid,
     inbox_id: i64,
     media: Option<&serde_json::Value>,
     text: &str,
 ) -> sqlx::Result<()> {
     sqlx::query(
-        "INSERT INTO payment_proofs (order_id, inbox_id, media, text) VALUES ($1, $2, $3, $4)",
+        "INSERT INTO payment_proofs (bot_id, order_id, inbox_id, media, text) VALUES ($1, $2, $3, $4, $5)",
     )
+    .bind(bot_id)
     .bind(order_id)
     .bind(inbox_id)
     .bind(media)

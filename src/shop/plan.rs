@@ -356,6 +356,7 @@ pub async fn plan(
         choice_quantity: memo.choice_quantity,
         choices_named: memo.choices_named,
         focus: memo.focus,
+        last_changed: memo.last_changed.clone(),
         delivery,
         asked: memo.asked,
         context: turn.call_context(),
@@ -407,14 +408,34 @@ pub async fn plan(
         ungrounded = super::rules::grounding::ungrounded(&input, &proposal);
         super::rules::grounding::refuse_half_changes(&proposal, &mut ungrounded);
         if !ungrounded.is_empty() && ungrounded.len() == proposal.proposed_actions.len() {
+            // Some of it stood on the customer's words and fell only with the rest.
+            let grounded_in_part = ungrounded
+                .iter()
+                .any(|(_, why)| *why == super::rules::grounding::Ungrounded::PartOfARefusedChange);
             replaced = std::mem::take(&mut ungrounded)
                 .into_iter()
                 .map(|(i, why)| (proposal.proposed_actions[i].action_type.clone(), why))
                 .collect();
             // The rules' reading takes the turn only where they read the whole
-            // message; otherwise the customer is asked.
+            // message, and not over a model whose change stood in part on the
+            // customer's words: there, where the rules would change the cart too,
+            // nothing silently wins and the customer is asked.
             let reading = super::rules::read(&input);
-            proposal = if reading.confident {
+            let changes = |p: &Proposal| {
+                p.proposed_actions.iter().any(|a| {
+                    matches!(
+                        a.action_type.as_str(),
+                        "ADD_TO_CART"
+                            | "REMOVE_ITEM"
+                            | "UPDATE_QUANTITY"
+                            | "CLEAR_CART"
+                            | "CANCEL_ORDER"
+                            | "CONFIRM_ORDER"
+                    )
+                })
+            };
+            let model_changed = grounded_in_part && changes(&proposal);
+            proposal = if reading.confident && !(model_changed && changes(&reading.proposal)) {
                 reading.proposal
             } else {
                 fallback_proposal()

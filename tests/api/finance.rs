@@ -93,6 +93,44 @@ async fn an_expense_is_written_only_after_an_exact_confirmation(pool: PgPool) {
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn at_a_confirmation_prompt_a_correction_patches_and_a_new_request_starts_anew(pool: PgPool) {
+    let app = finance_app(pool).await;
+    // A category named at the prompt replaces the draft's; nothing is written.
+    app.say_to("finanzas", "eva", "gaste 600 en la farmacia")
+        .await;
+    let reply = joined(
+        &app.say_to("finanzas", "eva", "no me equivoque era en el super")
+            .await,
+    );
+    assert!(reply.contains("supermercado"), "{reply}");
+    assert!(reply.contains("$600.00"), "{reply}");
+    assert_eq!(app.state("eva").await, "AWAITING_CONFIRMATION");
+    assert_eq!(rows(&app, "fin_transactions", "eva").await, 0);
+    // A complete new request drops the old draft, says so, and asks the new one.
+    let reply = joined(&app.say_to("finanzas", "eva", "pague 200 de gasolina").await);
+    assert!(reply.contains("Dejé de lado"), "{reply}");
+    assert!(
+        reply.contains("$200.00") && reply.contains("transporte"),
+        "{reply}"
+    );
+    assert!(!reply.contains("$600.00"), "{reply}");
+    assert_eq!(app.state("eva").await, "AWAITING_CONFIRMATION");
+    assert_eq!(rows(&app, "fin_transactions", "eva").await, 0);
+    // A no in words cancels; anything else still asks again and writes nothing.
+    let reply = joined(&app.say_to("finanzas", "eva", "mmm deja lo pienso").await);
+    assert_eq!(reply, "Responde exactamente: sí / no");
+    let reply = joined(&app.say_to("finanzas", "eva", "no mejor cancela").await);
+    assert!(reply.contains("No registré nada"), "{reply}");
+    assert_eq!(app.state("eva").await, "IDLE");
+    assert_eq!(rows(&app, "fin_transactions", "eva").await, 0);
+    // Then a yes confirms only what was asked.
+    app.say_to("finanzas", "eva", "gaste 150 en tacos").await;
+    let reply = joined(&app.say_to("finanzas", "eva", "sí").await);
+    assert!(reply.contains("$150.00"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "eva").await, 1);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_clarifying_reply_patches_the_draft_and_never_restarts_it(pool: PgPool) {
     let app = finance_app(pool).await;
     let reply = joined(&app.say_to("finanzas", "beto", "gasté 300").await);

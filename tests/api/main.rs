@@ -35,6 +35,7 @@ mod openapi;
 mod order_follow;
 mod override_;
 mod purchase;
+mod schema;
 
 mod resilience;
 mod serve;

@@ -392,7 +392,7 @@ pub static CATEGORIES: &[Category] = &[
         label: "salario",
         kind: CategoryType::Ingreso,
         fixed: false,
-        words: &["salario", "sueldo", "quincena", "nomina", "me pagaron"],
+        words: &["salario", "sueldo", "quincena", "nomina"],
         related: &["otros_ingresos"],
         umbrella: false,
     },

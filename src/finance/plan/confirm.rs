@@ -21,7 +21,10 @@ pub async fn answer(
     pending: &Draft,
     text: &str,
 ) -> anyhow::Result<()> {
-    let answer = confirm::answer(text);
+    let answer = match confirm::answer(text) {
+        Answer::Other if cancels(text) => Answer::Reject,
+        answer => answer,
+    };
     let heard = match answer {
         Answer::Confirm => "confirm",
         Answer::Reject => "reject",
@@ -92,6 +95,48 @@ pub async fn answer(
         }
     }
     Ok(())
+}
+
+/// Whether `text` answers the pending prompt here: a yes or a no (exact
+/// tokens; a no may also be said in words, since rejecting writes nothing), or a
+/// new amount. Anything else goes to the proposer as a correction or a new request.
+pub fn settles(pending: &Draft, text: &str) -> bool {
+    confirm::answer(text) != Answer::Other
+        || cancels(text)
+        || corrected_amount(pending, text).is_some()
+}
+
+/// «no, cancela», «mejor no lo anotes», «olvídalo»: a rejection in words, with no
+/// amount in it (an amount makes it a correction).
+fn cancels(text: &str) -> bool {
+    use crate::finance::core::amount::amounts_in;
+    let folded = normalize(text);
+    let words: Vec<&str> = folded.split(' ').collect();
+    let cancel_word = words.iter().any(|w| {
+        matches!(
+            *w,
+            "cancela"
+                | "cancelar"
+                | "cancelalo"
+                | "cancelala"
+                | "olvidalo"
+                | "olvidala"
+                | "borralo"
+                | "borrala"
+                | "descartalo"
+                | "descartala"
+        )
+    });
+    let dont = [
+        "no lo anotes",
+        "no lo registres",
+        "no la anotes",
+        "no la registres",
+        "mejor no",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(&folded, p));
+    (cancel_word || dont) && amounts_in(&folded).is_empty()
 }
 
 /// The write queued behind the one just answered, asked now.

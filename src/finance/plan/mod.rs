@@ -155,9 +155,14 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Planned> {
             .ok_or_else(|| anyhow::anyhow!("the contact vanished"))?;
     }
     match (plan.state, draft) {
-        (FinanceState::AwaitingConfirmation, Some(pending)) => {
+        (FinanceState::AwaitingConfirmation, Some(pending))
+            if confirm::settles(&pending, &payload.text) =>
+        {
             confirm::answer(deps, &mut plan, &ctx, &pending, &payload.text).await?
         }
+        // Neither a yes, a no nor a new amount: a correction of the draft
+        // («era en el súper») or a new request, read by the proposer; anything
+        // else asks the question again. Nothing is written either way.
         (_, draft) => propose::turn(deps, &mut plan, &ctx, draft, &payload.text, detected).await?,
     }
     Ok(Planned::Plan(Box::new(plan)))

@@ -30,11 +30,22 @@ pub async fn turn(
     detected: Detected,
 ) -> anyhow::Result<()> {
     let turn = deps.turn;
+    // At a confirmation prompt (a message that was neither a yes, a no nor a new
+    // amount) the draft is read as if its question were open: a reply that fits
+    // patches it, a complete new request sets it aside, anything else asks again.
+    let confirming = plan.state == FinanceState::AwaitingConfirmation;
     let input = FinanceInput {
-        current_state: plan.state,
-        draft: draft
-            .clone()
-            .filter(|_| plan.state == FinanceState::Clarifying),
+        current_state: if confirming {
+            FinanceState::Clarifying
+        } else {
+            plan.state
+        },
+        draft: draft.clone().filter(|_| {
+            matches!(
+                plan.state,
+                FinanceState::Clarifying | FinanceState::AwaitingConfirmation
+            )
+        }),
         customer_message: text.to_owned(),
         recent_history: turn.history(),
         today: ctx.today,
@@ -44,25 +55,63 @@ pub async fn turn(
         corrections: ctx.examples.clone(),
         context: turn.call_context(),
     };
-    let proposal = propose(deps, &input).await;
+    let mut proposal = propose(deps, &input).await;
     // A complete new request while a draft waited for an answer (a question, a
     // budget, another expense with its amount): the draft is set aside and the
     // request read from IDLE; only a reply that fits the open question patches.
     let mut draft = draft;
     let mut set_aside = false;
-    if plan.state == FinanceState::Clarifying
-        && proposal.proposed_actions.first().is_some_and(|a| {
+    let first = proposal
+        .proposed_actions
+        .first()
+        .map(|a| a.action_type.to_ascii_uppercase());
+    let has_amount = !amount::stated(text).is_empty();
+    let new_request = match first.as_deref() {
+        Some("QUERY_DATA") => true,
+        // A write read at a confirmation prompt is new only with its own amount:
+        // «era en el súper» names a category, not a new expense.
+        Some(
+            "LOG_TRANSACTION" | "SET_BUDGET" | "MANAGE_DEBT" | "SIMULATE_PURCHASE"
+            | "SET_BANK_BALANCE",
+        ) => !confirming || has_amount,
+        Some("CORRECT_CATEGORY") => !confirming,
+        _ => false,
+    };
+    if confirming && !new_request {
+        let patch = proposal.proposed_actions.iter().find(|a| {
             matches!(
                 a.action_type.to_ascii_uppercase().as_str(),
-                "LOG_TRANSACTION"
-                    | "QUERY_DATA"
-                    | "SET_BUDGET"
-                    | "MANAGE_DEBT"
-                    | "SIMULATE_PURCHASE"
-                    | "SET_BANK_BALANCE"
-                    | "CORRECT_CATEGORY"
+                "PATCH_DRAFT" | "LOG_TRANSACTION" | "CORRECT_CATEGORY"
             )
-        })
+        });
+        let category = patch.and_then(|a| a.params.category.clone());
+        match (draft.clone(), category) {
+            // «no, era en el súper»: the category the user named replaces the draft's.
+            (Some(pending), Some(category)) if !has_amount => {
+                plan.move_to(
+                    FinanceState::Clarifying,
+                    Some(pending),
+                    Actor::Customer,
+                    "a correction at the prompt",
+                );
+                proposal.proposed_actions = vec![RawFinanceAction {
+                    action_type: "PATCH_DRAFT".into(),
+                    params: crate::finance::contract::RawFinanceParams {
+                        category: Some(category),
+                        ..Default::default()
+                    },
+                }];
+            }
+            _ => {
+                plan.reply = Some(messages::ASK_AGAIN.into());
+                return Ok(());
+            }
+        }
+    }
+    if matches!(
+        plan.state,
+        FinanceState::Clarifying | FinanceState::AwaitingConfirmation
+    ) && new_request
     {
         plan.audit.push(
             Entry::new(Actor::Backend, Kind::DraftDiscarded)

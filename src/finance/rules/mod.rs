@@ -411,7 +411,12 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
     let category = message.category().or_else(|| {
         income
             .then(|| {
-                if any(&message.norm, &["quincena", "sueldo", "nomina", "salario"]) {
+                // «me pagaron» is how pay arrives, not what it was: a category
+                // named in the message (a freelance, a sale) wins over it.
+                if any(
+                    &message.norm,
+                    &["quincena", "sueldo", "nomina", "salario", "me pagaron"],
+                ) {
                     category::by_key("salario")
                 } else {
                     None

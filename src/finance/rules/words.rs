@@ -93,8 +93,11 @@ pub const SIMULATE: &[&str] = &[
 ];
 pub const BUDGET: &[&str] = &[
     "presupuesto",
+    "presupuestos",
     "limite",
+    "limites",
     "tope",
+    "topes",
     "gastar maximo",
     "maximo al mes",
     "un maximo",
@@ -114,8 +117,18 @@ pub const BALANCE: &[&str] = &[
     "tengo en el banco",
 ];
 pub const DEBT: &[&str] = &[
+    // «deber» as owing, in the tenses people tell a debt in (not «debería», «debido a»).
     "debo",
     "le debo",
+    "debes",
+    "debemos",
+    "le debemos",
+    "debia",
+    "le debia",
+    "debiamos",
+    "debiendo",
+    "adeudo",
+    "adeudos",
     "deuda",
     "deudas",
     "prestamo",

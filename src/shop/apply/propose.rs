@@ -252,6 +252,23 @@ fn remember(
     eval: &crate::shop::core::Evaluation,
     offer: &[(crate::shop::core::ProductId, Option<i64>)],
 ) -> bool {
+    let changed: Vec<crate::shop::core::ProductId> = eval
+        .accepted()
+        .filter_map(|(_, a)| match a.effect {
+            Effect::CartLineSet { product_id, .. } => Some(product_id),
+            _ => None,
+        })
+        .collect();
+    if !changed.is_empty() {
+        memo.last_changed = changed;
+    } else if eval.accepted().any(|(_, a)| {
+        matches!(
+            a.effect,
+            Effect::CartLineRemoved { .. } | Effect::CartCleared
+        )
+    }) {
+        memo.last_changed.clear();
+    }
     let progress = eval
         .accepted()
         .any(|(_, a)| !matches!(a.effect, Effect::Replied | Effect::Clarified));

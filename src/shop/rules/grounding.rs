@@ -63,6 +63,9 @@ struct Grounds {
     /// message before this one took something away («quita uno» → «uno de los
     /// croissants»).
     asked_which_to_take_out: bool,
+    /// The product the customer asked about last («¿cuánto cuestan 3
+    /// brownies?» → «dame los 3»), when this message says a count.
+    focus: Option<ProductId>,
 }
 
 fn grounds(input: &ProposalInput) -> Grounds {
@@ -95,7 +98,11 @@ fn grounds(input: &ProposalInput) -> Grounds {
             quantities.insert(q);
         }
     }
+    let counts = words
+        .iter()
+        .any(|w| token_number(w).is_some() || matches!(*w, "otro" | "otra"));
     Grounds {
+        focus: input.focus.filter(|_| counts),
         products,
         names_none,
         last_line: input.cart.lines.last().map(|l| l.product_id),
@@ -119,7 +126,9 @@ fn grounds(input: &ProposalInput) -> Grounds {
 
 impl Grounds {
     fn names(&self, id: ProductId) -> bool {
-        self.products.contains(&id) || (self.names_none && self.last_line == Some(id))
+        self.products.contains(&id)
+            || (self.names_none && self.last_line == Some(id))
+            || self.focus == Some(id)
     }
 
     fn read_as(&self, kinds: &[&str]) -> bool {

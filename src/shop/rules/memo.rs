@@ -12,10 +12,10 @@ use crate::shop::core::ProductId;
 /// Catalogs remembered at once (bots served, and a catalog's recent versions).
 const KEPT: usize = 64;
 
-/// A value derived from a catalog's product ids and names, in catalog order.
+/// A value derived from a catalog's product ids, names and tags, in catalog order.
 struct Derived<T> {
     /// What it was derived from, to tell one catalog from another for certain.
-    names: Vec<(ProductId, String)>,
+    names: Vec<(ProductId, String, Vec<String>)>,
     value: Arc<T>,
 }
 
@@ -40,15 +40,14 @@ impl<T> CatalogMemo<T> {
     ) -> Arc<T> {
         let mut hasher = DefaultHasher::new();
         for entry in catalog {
-            (entry.product_id, entry.name.as_str()).hash(&mut hasher);
+            (entry.product_id, entry.name.as_str(), &entry.tags).hash(&mut hasher);
         }
         let key = hasher.finish();
-        let same = |names: &[(ProductId, String)]| {
+        let same = |names: &[(ProductId, String, Vec<String>)]| {
             names.len() == catalog.len()
-                && names
-                    .iter()
-                    .zip(catalog)
-                    .all(|((id, name), e)| *id == e.product_id && *name == e.name)
+                && names.iter().zip(catalog).all(|((id, name, tags), e)| {
+                    *id == e.product_id && *name == e.name && *tags == e.tags
+                })
         };
         if let Some(hit) = self.kept.lock().expect("catalog memo lock").get(&key)
             && same(&hit.names)
@@ -58,7 +57,7 @@ impl<T> CatalogMemo<T> {
         let value = Arc::new(derive(catalog));
         let names = catalog
             .iter()
-            .map(|e| (e.product_id, e.name.clone()))
+            .map(|e| (e.product_id, e.name.clone(), e.tags.clone()))
             .collect();
         let mut kept = self.kept.lock().expect("catalog memo lock");
         if kept.len() >= KEPT {

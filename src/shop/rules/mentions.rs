@@ -176,6 +176,9 @@ struct NameWord {
     chars: usize,
     /// How many products' names have this word (by its singular).
     shared: usize,
+    /// The word is also a tag of several products («caliente», «frío»): an
+    /// attribute, which alone does not name one of them.
+    attribute: bool,
 }
 
 impl NameWord {
@@ -187,6 +190,7 @@ impl NameWord {
             sound: sound(singular),
             chars: singular.chars().count(),
             shared: 0,
+            attribute: false,
         }
     }
 }
@@ -248,6 +252,15 @@ impl NameIndex {
             .collect();
         for (word, shared) in words.iter_mut().zip(shared) {
             word.shared = shared;
+            let tagged = catalog
+                .iter()
+                .filter(|e| {
+                    e.tags
+                        .iter()
+                        .any(|t| singular(&normalize(t)) == word.singular)
+                })
+                .count();
+            word.attribute = tagged >= 2;
         }
         NameIndex { words, products }
     }
@@ -290,7 +303,7 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 let full = matched == name.len() && k == 0;
                 let first = &index.words[first];
                 let distinctive = first.word.chars().count() >= 4 || first.shared == 1;
-                if full || (distinctive && first.word.chars().count() >= 3) {
+                if full || (distinctive && !first.attribute && first.word.chars().count() >= 3) {
                     found.push((matched * 10 + usize::from(full) * 5, start, end, *id));
                 }
             }
@@ -323,6 +336,32 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             start: *start,
             end: *end,
         });
+    }
+    // «el de chocolate»: the one that has chocolate, when another product's
+    // description has it too (the brownie is «de chocolate»), could be either.
+    for m in &mut mentions {
+        let full = found
+            .iter()
+            .any(|f| f.1 == m.start && f.2 == m.end && f.3 == m.candidates[0] && f.0 % 10 == 5);
+        // Only «el de X», «la de X»: the one that has X, not the one named X.
+        let the_one_with = m.start >= 2
+            && words[m.start - 1] == "de"
+            && matches!(words[m.start - 2], "el" | "la" | "los" | "las");
+        if full || !the_one_with || m.candidates.len() != 1 || m.end != m.start + 1 {
+            continue;
+        }
+        let word = singular(words[m.start]).to_owned();
+        if word.chars().count() < 4 {
+            continue;
+        }
+        for entry in catalog {
+            let described = tokens(&normalize(&entry.description))
+                .iter()
+                .any(|w| singular(w) == word);
+            if described && !m.candidates.contains(&entry.product_id) {
+                m.candidates.push(entry.product_id);
+            }
+        }
     }
     mentions.sort_by_key(|m| m.start);
     mentions

@@ -38,11 +38,26 @@ pub struct Reading {
     /// Every word was accounted for and the answer is not a question back: an
     /// LLM would add nothing.
     pub confident: bool,
+    /// The message's words, and which of them a reading explained.
+    pub words: Vec<String>,
+    pub covered: Vec<bool>,
 }
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
-    read(input).proposal
+    let reading = read(input);
+    if reading.confident || !reading.changes_anything() {
+        return reading.proposal;
+    }
+    let unread: Vec<String> = reading
+        .unread_clause(input)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    if unread.is_empty() {
+        return reading.proposal;
+    }
+    reading.asked_back(input, &unread)
 }
 
 /// A plain yes (to an offer of a person, for instance).
@@ -292,9 +307,183 @@ pub fn read(input: &ProposalInput) -> Reading {
         .iter()
         .any(|a| a.action_type == "CLARIFY");
     let confident = !asks_back && !words.is_empty() && reader.covered.iter().all(|c| *c);
-    Reading {
+    let mut reading = Reading {
         proposal,
         confident,
+        words: words.iter().map(|w| (*w).to_owned()).collect(),
+        covered: reader.covered,
+    };
+    // Every word read, yet a count points back at something no action took.
+    if reading.confident && reading.changes_anything() && !reading.unread_clause(input).is_empty() {
+        reading.confident = false;
+    }
+    reading
+}
+
+/// Actions that change the cart or the order.
+const EFFECTS: &[&str] = &[
+    "ADD_TO_CART",
+    "REMOVE_ITEM",
+    "UPDATE_QUANTITY",
+    "CLEAR_CART",
+    "CANCEL_ORDER",
+    "CONFIRM_ORDER",
+];
+
+impl Reading {
+    /// Words no reading explained that carry a request of their own: a quantity
+    /// nothing took («2 medialunas»), the word a quantity was said for, or any
+    /// word left over beside an action that empties the cart or calls the order off
+    /// («déjalo así» is not «cancela»).
+    fn unread_clause(&self, input: &ProposalInput) -> Vec<&str> {
+        let unread = |i: usize| !self.covered[i];
+        // Words that join or qualify a clause, never the thing asked for.
+        let joining = |w: &str| {
+            w.chars().count() <= 3
+                || matches!(
+                    w,
+                    "porque"
+                        | "para"
+                        | "pero"
+                        | "tambien"
+                        | "entonces"
+                        | "porfa"
+                        | "favor"
+                        | "nomas"
+                        | "solo"
+                        | "mejor"
+                        | "ahora"
+                        | "luego"
+                        | "quiero"
+                        | "nada"
+                        | "todo"
+                        | "todos"
+                        | "gracias"
+                        | "bueno"
+                        | "listo"
+                        | "dale"
+                )
+        };
+        // A count («2», «tres») or a plural pointer («las»); an article («un»,
+        // «la») is too often the start of something else («para una reunión»).
+        let counted = |w: &str| {
+            (token_number(w).is_some() && !matches!(w, "un" | "una" | "uno"))
+                || matches!(w, "los" | "las")
+        };
+        let destructive = self
+            .proposal
+            .proposed_actions
+            .iter()
+            .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
+        let flagged = |i: usize| {
+            let word = self.words[i].as_str();
+            let before = i.checked_sub(1).map(|j| self.words[j].as_str());
+            let after = self.words.get(i + 1).map(String::as_str);
+            // «2 medialunas», «cambia las medialunas»: a thing counted or pointed
+            // at that no product explained.
+            let unknown_thing = !joining(word)
+                && before.is_some_and(counted)
+                && after != Some("de")
+                && !names_a_product(word, &input.product_catalog);
+            // «dame los 3»: a count that points back at something named before.
+            let pointed = token_number(word).is_some()
+                && matches!(before, Some("los" | "las"))
+                && after.is_none_or(|next| !names_a_product(next, &input.product_catalog));
+            // «cambia uno de los cafés»: a part of a line that no action took.
+            let partitive = matches!(word, "uno" | "una") && after == Some("de");
+            // «déjalo así, ¿cuánto es?» beside a cancellation: anything else said.
+            let beside_a_cancel = destructive && !joining(word);
+            unknown_thing || pointed || partitive || beside_a_cancel
+        };
+        let points_back = |i: usize| {
+            token_number(&self.words[i]).is_some()
+                && i > 0
+                && matches!(self.words[i - 1].as_str(), "los" | "las")
+                && self
+                    .words
+                    .get(i + 1)
+                    .is_none_or(|next| !names_a_product(next, &input.product_catalog))
+                && self.proposal.proposed_actions.iter().all(|a| {
+                    a.params.quantity.as_ref().and_then(|q| q.as_i64())
+                        != token_number(&self.words[i])
+                })
+        };
+        // «el americano» alone, with americano already in the cart: what about it
+        // (one more, out, the answer to some question) is not said.
+        let bare_definite = matches!(
+            self.words.first().map(String::as_str),
+            Some("el" | "la" | "los" | "las")
+        ) && self.words.iter().all(|w| token_number(w).is_none())
+            && !self
+                .words
+                .iter()
+                .any(|w| lexicon::adds(w) || lexicon::removes(w))
+            && matches!(
+                self.proposal.proposed_actions.as_slice(),
+                [a] if a.action_type == "ADD_TO_CART"
+                    && a.params.product_id.as_ref().and_then(|v| v.as_i64()).is_some_and(|id| {
+                        input.cart.lines.iter().any(|l| l.product_id == id)
+                    })
+            );
+        if bare_definite {
+            return self.words.iter().skip(1).map(String::as_str).collect();
+        }
+        (0..self.words.len())
+            .filter(|&i| (unread(i) && flagged(i)) || points_back(i))
+            .map(|i| self.words[i].as_str())
+            .collect()
+    }
+
+    fn changes_anything(&self) -> bool {
+        self.proposal
+            .proposed_actions
+            .iter()
+            .any(|a| EFFECTS.contains(&a.action_type.as_str()))
+    }
+
+    /// No wrong effect, ever: a reading that left words unexplained does not act
+    /// on the cart or the order. The customer is told what was understood and
+    /// which words were not, and asked to say it again; nothing changes.
+    fn asked_back(self, input: &ProposalInput, unread: &[String]) -> Proposal {
+        let name = |a: &ProposedAction| {
+            a.params
+                .product_id
+                .as_ref()
+                .and_then(|v| v.as_i64())
+                .and_then(|id| input.product_catalog.iter().find(|p| p.product_id == id))
+                .map(|p| p.name.clone())
+        };
+        let understood: Vec<String> = self
+            .proposal
+            .proposed_actions
+            .iter()
+            .filter_map(|a| {
+                let quantity = a.params.quantity.as_ref().and_then(|q| q.as_i64());
+                Some(match (a.action_type.as_str(), name(a), quantity) {
+                    ("ADD_TO_CART", Some(n), Some(q)) => format!("agregar {q} × {n}"),
+                    ("REMOVE_ITEM", Some(n), _) => format!("quitar {n}"),
+                    ("UPDATE_QUANTITY", Some(n), Some(q)) => format!("dejar {q} × {n}"),
+                    ("CLEAR_CART", ..) => "vaciar el carrito".to_owned(),
+                    ("CANCEL_ORDER", ..) => "cancelar el pedido".to_owned(),
+                    ("CONFIRM_ORDER", ..) => "confirmar el pedido".to_owned(),
+                    _ => return None,
+                })
+            })
+            .collect();
+        let unread: Vec<&str> = unread.iter().map(String::as_str).take(4).collect();
+        let mut text = String::from("Para no equivocarme, todavía no cambié nada.");
+        if !understood.is_empty() {
+            text.push_str(&format!(" Entendí: {}", understood.join(", ")));
+            if unread.is_empty() {
+                text.push('.');
+            } else {
+                text.push_str(&format!("; pero no entendí «{}».", unread.join(" ")));
+            }
+        }
+        text.push_str(
+            " ¿Me lo escribes de nuevo, por partes? Por ejemplo: «2 capuchinos y 1 brownie».",
+        );
+        clarify(&text)
     }
 }
 
@@ -634,11 +823,26 @@ impl Reader<'_> {
         // «que sean 3 limonadas y 2 croissants»: the «que sean» sets every line
         // of the list, until a clause brings a verb of its own.
         let mut setting = false;
+        // «matcha dos croissant tres»: when every product is followed by its
+        // count and the first has none before it, a count between two products is
+        // the earlier one's, not the later one's.
+        let counted_after = |m: &Mention| {
+            words
+                .get(m.end)
+                .is_some_and(|w| token_number(w).is_some() && !matches!(*w, "un" | "una"))
+        };
+        let products: Vec<&Mention> = found.iter().filter(|m| m.product().is_some()).collect();
+        let postfix = products.len() > 1
+            && products.iter().all(|m| counted_after(m))
+            && quantity_before(&words[..products[0].start]).is_none();
         for (i, mention) in found.iter().enumerate() {
             let Some(id) = mention.product() else {
                 continue;
             };
-            let clause_start = if i == 0 { 0 } else { found[i - 1].end };
+            let mut clause_start = if i == 0 { 0 } else { found[i - 1].end };
+            if postfix && i > 0 && counted_after(&found[i - 1]) {
+                clause_start = (clause_start + 1).min(mention.start);
+            }
             let clause_end = found.get(i + 1).map_or(words.len(), |m| m.start);
             let before = &words[clause_start..mention.start];
             let mut after = &words[mention.end..clause_end];
@@ -940,6 +1144,37 @@ impl Reader<'_> {
     /// about the last line of the cart.
     fn follow_up(&mut self) -> Option<Proposal> {
         let id = self.last_line()?;
+        // The last change set several lines: «otro» could be any of them.
+        let changed: Vec<ProductId> = self
+            .input
+            .last_changed
+            .iter()
+            .copied()
+            .filter(|p| self.cart_quantity(*p) > 0)
+            .collect();
+        if changed.len() > 1
+            && self.has(&[
+                "otro",
+                "otra",
+                "uno mas",
+                "una mas",
+                "uno menos",
+                "una menos",
+            ])
+        {
+            let mut action = ProposedAction::new("CLARIFY");
+            action.params.candidates = Some(
+                changed
+                    .iter()
+                    .map(|id| serde_json::Value::from(*id))
+                    .collect(),
+            );
+            return Some(Proposal::new(vec![action], messages::WHICH_ONE));
+        }
+        let id = match changed.as_slice() {
+            [only] => *only,
+            _ => id,
+        };
         let quantity = self.cart_quantity(id);
         let more = [
             "otro",

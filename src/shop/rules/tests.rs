@@ -55,6 +55,7 @@ fn input(state: State, message: &str, cart: &[(ProductId, i64)]) -> ProposalInpu
         choice_quantity: None,
         choices_named: false,
         focus: None,
+        last_changed: Vec::new(),
         delivery: None,
         asked: None,
         context: Default::default(),
@@ -891,4 +892,142 @@ fn a_polite_yes_confirms_and_one_more_adds_after_a_change_of_mind() {
         describe(&swapped.proposal),
         ["REMOVE_ITEM 4", "ADD_TO_CART 2 x1"]
     );
+}
+
+#[test]
+fn a_count_after_each_product_is_that_products() {
+    use State::*;
+    check(&[
+        (
+            Browsing,
+            "matcha dos croissant tres",
+            &[],
+            &["ADD_TO_CART 2 x2", "ADD_TO_CART 7 x3"],
+        ),
+        // A count before each product is still the next one's.
+        (
+            Browsing,
+            "2 matcha 3 croissant",
+            &[],
+            &["ADD_TO_CART 2 x2", "ADD_TO_CART 7 x3"],
+        ),
+    ]);
+}
+
+/// The catalog with the tags and descriptions a real shop writes.
+fn described(message: &str, state: State, cart: &[(ProductId, i64)]) -> ProposalInput {
+    let mut input = input(state, message, cart);
+    for entry in &mut input.product_catalog {
+        let (tags, description): (&[&str], &str) = match entry.product_id {
+            3 => (&["caliente"], "Café de altura."),
+            4 => (&["caliente"], "Té negro especiado."),
+            5 => (&["caliente", "dulce"], "Cacao con leche."),
+            6 => (&["dulce"], "Brownie de chocolate con nueces."),
+            8 => (&["caliente"], "Espresso con leche."),
+            _ => (&[], ""),
+        };
+        entry.tags = tags.iter().map(|t| (*t).to_owned()).collect();
+        entry.description = description.into();
+    }
+    input
+}
+
+#[test]
+fn an_attribute_or_a_description_never_picks_one_product_alone() {
+    // «calientito» is what four products are, not the name of one.
+    let polite =
+        "quisiera tres capuchinos y dos tés chai, les agradecería si todo llega calientito";
+    assert_eq!(
+        describe(&propose(&described(polite, State::Browsing, &[]))),
+        ["ADD_TO_CART 8 x3", "ADD_TO_CART 4 x2"]
+    );
+    // «el de chocolate»: the hot chocolate, or the brownie that has chocolate.
+    let asked = describe(&propose(&described(
+        "me das el de chocolate?",
+        State::Browsing,
+        &[],
+    )));
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert!(asked[0].starts_with("CLARIFY") && asked[0].contains('5') && asked[0].contains('6'));
+    // Named, it is the drink.
+    assert_eq!(
+        describe(&propose(&described("un chocolate", State::Browsing, &[]))),
+        ["ADD_TO_CART 5 x1"]
+    );
+}
+
+#[test]
+fn a_clause_left_unread_means_nothing_changes_and_the_customer_is_told() {
+    use State::*;
+    for (state, message, cart) in [
+        // A count said for a word that names nothing here.
+        (
+            Browsing,
+            "quería pedir 2 cafés americanos y 2 medialunas",
+            &[][..],
+        ),
+        // «uno de» a line, then a swap: the part is not read.
+        (
+            CartOpen,
+            "cambia uno de los cafés por un matcha",
+            &[(3, 1), (8, 1)][..],
+        ),
+        // «déjalo así» beside what reads as a cancellation.
+        (CartOpen, "bueno, dejalo así. cuánto es?", &[(3, 1)][..]),
+    ] {
+        let proposal = propose(&input(state, message, cart));
+        assert_eq!(describe(&proposal), ["CLARIFY"], "{message:?}");
+        assert!(
+            proposal
+                .response_text
+                .starts_with("Para no equivocarme, todavía no cambié nada."),
+            "{message:?}: {}",
+            proposal.response_text
+        );
+    }
+    let proposal = propose(&input(
+        Browsing,
+        "quería pedir 2 cafés americanos y 2 medialunas",
+        &[],
+    ));
+    assert!(
+        proposal
+            .response_text
+            .contains("agregar 2 × Café americano")
+    );
+    assert!(proposal.response_text.contains("«medialunas»"));
+    // Read whole, the same shapes still act.
+    check(&[(
+        Browsing,
+        "quiero 2 cafés americanos y 2 croissants",
+        &[],
+        &["ADD_TO_CART 3 x2", "ADD_TO_CART 7 x2"],
+    )]);
+}
+
+#[test]
+fn one_more_of_several_just_added_is_asked_about() {
+    let mut several = input(State::CartOpen, "otro", &[(3, 2), (7, 1)]);
+    several.last_changed = vec![3, 7];
+    let asked = describe(&propose(&several));
+    assert_eq!(asked.len(), 1);
+    assert!(asked[0].starts_with("CLARIFY"), "{asked:?}");
+    // One line changed last: it is that one, even if it is not the cart's last.
+    let mut one = input(State::CartOpen, "otro", &[(3, 2), (7, 1)]);
+    one.last_changed = vec![3];
+    assert_eq!(describe(&propose(&one)), ["ADD_TO_CART 3 x1"]);
+}
+
+#[test]
+fn a_bare_mention_of_a_line_already_in_the_cart_is_asked_about() {
+    // «el americano» alone, with one in the cart: more, out, or an answer?
+    let asked = propose(&input(State::CartOpen, "el americano", &[(3, 1), (8, 1)]));
+    assert_eq!(describe(&asked), ["CLARIFY"]);
+    // Not in the cart yet, it is an order of one.
+    check(&[(
+        State::CartOpen,
+        "el americano",
+        &[(8, 1)],
+        &["ADD_TO_CART 3 x1"],
+    )]);
 }
