@@ -43,6 +43,8 @@
     "#tendero-form{display:flex;border-top:1px solid #ddd}" +
     "#tendero-form input{flex:1;border:0;padding:12px;font:inherit}" +
     "#tendero-form button{border:0;background:#14532d;color:#fff;padding:0 16px;font:inherit;cursor:pointer}" +
+    "#tendero-form #tendero-attach{background:#fff;color:#14532d;padding:0 12px;display:flex;align-items:center}" +
+    ".tendero-msg img{display:block;max-width:100%;max-height:220px;border-radius:6px;margin-bottom:4px}" +
     "@media (max-width:480px){#tendero-panel{right:0;bottom:0;width:100vw;max-width:100vw;height:100vh;max-height:100vh;border-radius:0}}";
   var style = document.createElement("style");
   style.textContent = css;
@@ -60,6 +62,8 @@
     '<input id="tendero-name" maxlength="80" autocomplete="name"></div>' +
     '<div id="tendero-log" aria-live="polite"></div><div id="tendero-typing"></div>' +
     '<form id="tendero-form"><label for="tendero-text" style="position:absolute;left:-9999px">Tu mensaje</label>' +
+    '<button type="button" id="tendero-attach" aria-label="Enviar una foto o PDF (comprobante de pago)" title="Enviar una foto o PDF"><svg width="20" height="20" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" aria-hidden="true"><path d="M21 11.5l-8.6 8.6a5.5 5.5 0 0 1-7.8-7.8l8.6-8.6a3.7 3.7 0 0 1 5.2 5.2l-8.6 8.6a1.8 1.8 0 0 1-2.6-2.6l7.9-7.9"/></svg></button>' +
+    '<input id="tendero-file" type="file" accept="image/jpeg,image/png,image/webp,application/pdf" hidden>' +
     '<input id="tendero-text" autocomplete="off" maxlength="4096" placeholder="Escribe tu mensaje…">' +
     '<button type="submit">Enviar</button></form>';
   panel.querySelector("header span").textContent = title;
@@ -72,10 +76,16 @@
   nameInput.value = state.name || "";
   nameInput.onchange = function () { state.name = nameInput.value.trim(); store.set(state); };
 
-  function show(who, text, choices) {
+  function show(who, text, choices, picture) {
     var item = document.createElement("div");
     item.className = "tendero-msg " + (who === "me" ? "tendero-me" : "tendero-them");
-    item.textContent = text;
+    if (picture) {
+      var img = document.createElement("img");
+      img.src = picture;
+      img.alt = text;
+      item.appendChild(img);
+    }
+    item.appendChild(document.createTextNode(text));
     log.appendChild(item);
     var old = log.querySelector(".tendero-choices");
     if (old) old.remove();
@@ -131,6 +141,47 @@
       }
     };
   }
+  function newId() { return String(Date.now()) + Math.random().toString(16).slice(2); }
+  // A payment proof: the file goes as it is (its type in Content-Type); Tendero
+  // keeps it and takes it like a photo on Telegram. Retries reuse the client id.
+  var MAX_FILE = 5 * 1024 * 1024;
+  function sendFile(file) {
+    if (!file) return;
+    if (["image/jpeg", "image/png", "image/webp", "application/pdf"].indexOf(file.type) < 0) {
+      show("them", "Solo podemos recibir fotos (JPG, PNG o WebP) o un PDF.");
+      return;
+    }
+    if (file.size > MAX_FILE) {
+      show("them", "El archivo pesa más de 5 MB; envía una foto más liviana.");
+      return;
+    }
+    var label = "Archivo enviado: " + file.name;
+    show("me", label, null, file.type.indexOf("image/") === 0 ? URL.createObjectURL(file) : null);
+    remember("me", label);
+    var id = newId();
+    session().then(function (token) {
+      listen(token);
+      var url = base + "/webchat/" + encodeURIComponent(bot) + "/uploads?client_id=" + id +
+        (state.name ? "&name=" + encodeURIComponent(state.name) : "");
+      var attempt = function (left) {
+        return fetch(url, {
+          method: "POST",
+          headers: { "content-type": file.type, "authorization": "Bearer " + token },
+          body: file
+        }).then(function (r) {
+          if (r.status === 415) throw new Error("type");
+          if (r.status === 413) throw new Error("size");
+          if (!r.ok && r.status >= 500 && left > 0) return attempt(left - 1);
+          if (!r.ok) throw new Error("upload " + r.status);
+        }, function (e) { if (left > 0) return attempt(left - 1); throw e; });
+      };
+      return attempt(2);
+    }).catch(function (e) {
+      show("them", e.message === "type" ? "Solo podemos recibir fotos (JPG, PNG o WebP) o un PDF." :
+        e.message === "size" ? "El archivo pesa más de 5 MB; envía una foto más liviana." :
+        "No pudimos enviar tu archivo. Inténtalo de nuevo.");
+    });
+  }
   function send(text) {
     text = text.trim();
     if (!text) return;
@@ -142,7 +193,7 @@
         method: "POST",
         headers: { "content-type": "application/json", "authorization": "Bearer " + token },
         body: JSON.stringify({ text: text, name: state.name || undefined,
-                               client_id: String(Date.now()) + Math.random().toString(16).slice(2) })
+                               client_id: newId() })
       });
     }).catch(function () { show("them", "No pudimos enviar tu mensaje. Inténtalo de nuevo."); });
   }
@@ -154,6 +205,12 @@
     }
   };
   panel.querySelector("header button").onclick = function () { panel.classList.remove("open"); };
+  var fileInput = panel.querySelector("#tendero-file");
+  panel.querySelector("#tendero-attach").onclick = function () { fileInput.click(); };
+  fileInput.onchange = function () {
+    sendFile(fileInput.files[0]);
+    fileInput.value = "";
+  };
   panel.querySelector("#tendero-form").onsubmit = function (e) {
     e.preventDefault();
     send(input.value);

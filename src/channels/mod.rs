@@ -5,6 +5,7 @@ pub mod credentials;
 mod inbound;
 pub mod media;
 pub mod telegram;
+pub mod uploads;
 pub mod webchat;
 pub mod whatsapp;
 

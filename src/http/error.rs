@@ -28,6 +28,9 @@ pub enum ApiError {
     Conflict(String),
     #[error("request body too large")]
     PayloadTooLarge,
+    /// A file of a type Tendero does not take, or not the type it declares (415).
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     /// Too much from one client (429, with a `Retry-After`).
     #[error("{0}")]
     TooManyRequests(String),
@@ -110,6 +113,7 @@ impl IntoResponse for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::TooManyRequests(_) => {
                 let body = Json(json!({ "error": self.to_string() }));
                 return (

@@ -54,6 +54,14 @@ pub fn router(state: Web) -> Router {
             "/webchat/{bot}/messages",
             post(webchat::post_message).layer(axum::middleware::from_fn(timed_ack)),
         )
+        .route(
+            "/webchat/{bot}/uploads",
+            post(webchat::post_upload)
+                .layer(DefaultBodyLimit::max(
+                    crate::channels::uploads::MAX_UPLOAD_BYTES + 1,
+                ))
+                .layer(axum::middleware::from_fn(timed_ack)),
+        )
         .route("/webchat/{bot}/events", get(webchat::events))
         .route("/webchat/{bot}/sessions", post(webchat::post_session))
         .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES))

@@ -22,8 +22,9 @@ use uuid::Uuid;
 use super::Web;
 use super::error::{ApiError, parse_json};
 use crate::bots::Bot;
+use crate::channels::uploads::{self, UploadRefused};
 use crate::channels::webchat::session;
-use crate::channels::{ChannelKind, Inbound, MessagePayload};
+use crate::channels::{ChannelKind, Inbound, Media, MessagePayload};
 use crate::conversations;
 use crate::inbox::Ingested;
 use crate::notify::{Notifier, StreamKey, Wake, Watching};
@@ -232,17 +233,7 @@ pub async fn post_message(
             "`text` is longer than {MAX_TEXT_CHARS} characters"
         )));
     }
-    let name = match parsed.name.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(name)
-            if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) =>
-        {
-            return Err(ApiError::BadRequest(format!(
-                "`name` must be at most {MAX_NAME_CHARS} characters, without control characters"
-            )));
-        }
-        Some(name) => Some(name.to_owned()),
-    };
+    let name = customer_name(parsed.name.as_deref())?;
     let bot = bot_or_404(&state, &slug).await?;
     let session = who(
         &state,
@@ -252,17 +243,37 @@ pub async fn post_message(
         parsed.session.as_deref(),
     )
     .await?;
+    accept(
+        &state,
+        &bot,
+        session,
+        &client_id,
+        name,
+        MessagePayload {
+            text: text.to_owned(),
+            media: None,
+        },
+    )
+    .await
+}
+
+/// Stores a customer's message (text or file) once per `client_id` and answers 202.
+async fn accept(
+    state: &Web,
+    bot: &Bot,
+    session: String,
+    client_id: &str,
+    name: Option<String>,
+    message: MessagePayload,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let inbound = Inbound {
         channel: ChannelKind::Webchat,
         sender: session.clone(),
         display_name: name,
-        external_id: format!("webchat:{session}:{client_id}"),
-        message: MessagePayload {
-            text: text.to_owned(),
-            media: None,
-        },
+        external_id: external_id(&session, client_id),
+        message,
     };
-    let ingested = state.ingest.ingest(&bot, inbound).await?;
+    let ingested = state.ingest.ingest(bot, inbound).await?;
     if let Ingested::New {
         conversation_id, ..
     } = ingested
@@ -277,6 +288,95 @@ pub async fn post_message(
             "duplicate": matches!(ingested, Ingested::Duplicate { .. }),
         })),
     ))
+}
+
+/// The dedupe key of a web-chat message: its session and the client's id for it.
+fn external_id(session: &str, client_id: &str) -> String {
+    format!("webchat:{session}:{client_id}")
+}
+
+/// A customer's name as the widget gives it: trimmed, bounded, no control characters.
+fn customer_name(name: Option<&str>) -> Result<Option<String>, ApiError> {
+    match name.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(name)
+            if name.chars().count() > MAX_NAME_CHARS || name.chars().any(char::is_control) =>
+        {
+            Err(ApiError::BadRequest(format!(
+                "`name` must be at most {MAX_NAME_CHARS} characters, without control characters"
+            )))
+        }
+        Some(name) => Ok(Some(name.to_owned())),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct UploadQuery {
+    /// The session token (or `Authorization: Bearer`).
+    #[serde(default)]
+    token: Option<String>,
+    #[serde(default)]
+    client_id: Option<String>,
+    /// Words sent with the file (optional).
+    #[serde(default)]
+    caption: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// `POST /webchat/{bot}/uploads?client_id=…`: a file the customer sends (a
+/// payment proof), the body its bytes and `Content-Type` its type (JPEG, PNG,
+/// WebP or PDF, at most 5 MiB, its bytes matching the type). Kept by Tendero,
+/// then taken as a message with that attachment, exactly as a photo on Telegram;
+/// a retry with the same `client_id` is stored once.
+pub async fn post_upload(
+    State(state): State<Web>,
+    Path(slug): Path<String>,
+    Query(query): Query<UploadQuery>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let body = body?;
+    let client_id = match query.client_id {
+        Some(id) => client_token("client_id", &id)?,
+        None => Uuid::new_v4().to_string(),
+    };
+    let caption = query.caption.as_deref().map(str::trim).unwrap_or_default();
+    if caption.chars().count() > MAX_TEXT_CHARS || caption.contains('\0') {
+        return Err(ApiError::BadRequest(format!(
+            "`caption` must be at most {MAX_TEXT_CHARS} characters, without NUL"
+        )));
+    }
+    let name = customer_name(query.name.as_deref())?;
+    let bot = bot_or_404(&state, &slug).await?;
+    let session = who(&state, &bot, &headers, query.token.as_deref(), None).await?;
+    let content_type = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let kind = uploads::check(content_type, &body).map_err(|refused| match refused {
+        UploadRefused::TooLarge => ApiError::PayloadTooLarge,
+        UploadRefused::Empty => ApiError::BadRequest(refused.to_string()),
+        UploadRefused::UnsupportedType | UploadRefused::Mismatch => {
+            ApiError::UnsupportedMediaType(refused.to_string())
+        }
+    })?;
+    let upload = uploads::store(
+        &state.pool,
+        bot.id,
+        &external_id(&session, &client_id),
+        kind,
+        &body,
+    )
+    .await?;
+    let message = MessagePayload {
+        text: caption.to_owned(),
+        media: Some(Media {
+            kind: kind.media_kind().into(),
+            id: upload.to_string(),
+        }),
+    };
+    accept(&state, &bot, session, &client_id, name, message).await
 }
 
 #[derive(Debug, Deserialize)]

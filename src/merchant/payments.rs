@@ -190,7 +190,12 @@ pub async fn proof_media(
     let fetched = match channel {
         ChannelKind::Telegram => office.telegram.download(bot_id, media_id).await,
         ChannelKind::Whatsapp => office.whatsapp.download(bot_id, media_id).await,
-        ChannelKind::Webchat => return Err(MerchantError::NotFound("proof").into()),
+        ChannelKind::Webchat => {
+            return crate::channels::uploads::fetch(&office.pool, bot_id, media_id)
+                .await
+                .map_err(MerchantError::from)?
+                .ok_or(MerchantError::NotFound("proof").into());
+        }
     };
     match fetched {
         Ok(download) => Ok(download),

@@ -428,6 +428,15 @@ async fn a_merchant_works_a_conversation_from_the_console_in_a_real_browser(pool
     client.close().await.unwrap();
 }
 
+/// A 1×1 PNG: what a customer's photo of a transfer is, as far as the type check sees.
+const PROOF_PNG: &[u8] = &[
+    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
+    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x60, 0x60, 0xF8, 0xCF,
+    0x00, 0x00, 0x03, 0x03, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+];
+
 /// A merchant's site on another origin: one page that embeds the widget.
 async fn merchant_site(widget_base: &str) -> (String, tokio::task::JoinHandle<()>) {
     let page = format!(
@@ -539,6 +548,32 @@ async fn a_customer_buys_through_the_widget_on_the_merchants_own_site(pool: sqlx
         screenshot(&client, "20-widget-summary").await;
         click_button(&client, "Sí").await;
         wait_for_text(&client, ".tendero-them", "quedó registrado").await;
+        // The payment proof: a photo picked with the clip, shown in the chat.
+        let proof = std::env::temp_dir().join(format!("comprobante-{}.png", std::process::id()));
+        std::fs::write(&proof, PROOF_PNG).unwrap();
+        client
+            .find(Locator::Id("tendero-file"))
+            .await
+            .unwrap()
+            .send_keys(proof.to_str().unwrap())
+            .await
+            .unwrap();
+        wait_for_text(&client, ".tendero-me", "Archivo enviado: comprobante").await;
+        wait_for_text(&client, ".tendero-them", "Recibimos tu comprobante").await;
+        let pictures = client
+            .find_all(Locator::Css(".tendero-me img"))
+            .await
+            .unwrap();
+        assert_eq!(pictures.len(), 1, "the photo is shown as sent");
+        screenshot(&client, "22-widget-proof").await;
+        let stored: Vec<u8> = sqlx::query_scalar("SELECT bytes FROM webchat_uploads")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        assert_eq!(
+            stored, PROOF_PNG,
+            "the file the customer picked, byte for byte"
+        );
         // A reload (or another page of the site) keeps the conversation.
         client.refresh().await.unwrap();
         open_widget(&client).await;

@@ -44,3 +44,4 @@ mod streams;
 mod timeouts;
 mod understanding;
 mod webchat_sessions;
+mod webchat_uploads;
