@@ -130,14 +130,14 @@ async fn the_held_out_sets_keep_the_safety_bars(pool: sqlx::PgPool) {
 
 /// Blind sets a correct model does not score whole: the rules read some of their
 /// lines otherwise, and the customer is asked rather than either reading winning.
-const HELD_APART: &[&str] = &["tienda-terceras", "tienda-cuartas"];
+const HELD_APART: &[&str] = &["tienda-cuartas", "tienda-quintas"];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it
 /// expects, over the real model path) scores every shop action set whole: the
 /// backend never refuses or misapplies a correct proposal.
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
-    // `tienda-terceras` and `tienda-cuartas` are held apart: where the rules
+    // `tienda-cuartas` and `tienda-quintas` are held apart: where the rules
     // still misread them, a correct model and the rules disagree and the customer
     // is asked (checked below: never a wrong effect, but not whole).
     let mut sets = scripts(false, false);
@@ -155,7 +155,7 @@ async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
     assert_eq!(report.fully_correct, report.turns, "{}", report.render());
 }
 
-/// Where the rules still misread the third blind set, a correct model and the
+/// Where the rules still misread the newest blind sets, a correct model and the
 /// rules disagree and the customer is asked: never a wrong effect.
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_perfect_model_makes_no_wrong_effect_where_the_rules_misread(pool: sqlx::PgPool) {

@@ -82,6 +82,16 @@ fn grounds(input: &ProposalInput) -> Grounds {
         // No number at all: one is what "quiero brownie" means.
         quantities.insert(1);
     }
+    if lexicon::any(&text, &["media docena"]) {
+        quantities.insert(6);
+    }
+    if lexicon::any(&text, &["un par"]) {
+        quantities.insert(2);
+    }
+    // «y lo mismo de chocolate»: as many as a line already has.
+    if lexicon::any(&text, &["lo mismo", "igual"]) {
+        quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
+    }
     let mut changes = Vec::new();
     for action in &reading.proposed_actions {
         if let (Some(id), "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM") = (
@@ -98,9 +108,31 @@ fn grounds(input: &ProposalInput) -> Grounds {
             quantities.insert(q);
         }
     }
-    let counts = words
-        .iter()
-        .any(|w| token_number(w).is_some() || matches!(*w, "otro" | "otra"));
+    // «tres», answering «¿cuántos?» after «y unos croissants»: a bare count is
+    // about what the customer's message before it named.
+    let bare_count = !words.is_empty()
+        && words.iter().any(|w| token_number(w).is_some())
+        && words
+            .iter()
+            .all(|w| token_number(w).is_some() || lexicon::FILLER.contains(w));
+    if bare_count
+        && let Some(before) = input
+            .recent_history
+            .iter()
+            .rev()
+            .filter(|h| h.role == "customer")
+            .find(|h| h.text != input.customer_message)
+    {
+        let before = prepared(&before.text);
+        products.extend(
+            mentions::find(&tokens(&before), &input.product_catalog)
+                .into_iter()
+                .flat_map(|m| m.candidates),
+        );
+    }
+    let counts = words.iter().any(|w| {
+        token_number(w).is_some() || matches!(*w, "otro" | "otra" | "ese" | "esa" | "esos" | "esas")
+    });
     Grounds {
         focus: input.focus.filter(|_| counts),
         products,

@@ -132,6 +132,23 @@ pub const SET: &[&str] = &[
     "corrige",
 ];
 
+/// What makes a message a question rather than a request, when no order verb is
+/// said («¿qué hago?», «¿pueden…?», «¿cómo…?»).
+pub const ASKS: &[&str] = &[
+    "que hago",
+    "como",
+    "donde",
+    "puedo",
+    "pueden",
+    "podrian",
+    "podria",
+    "se puede",
+    "cuanto",
+    "hasta que",
+    "a que hora",
+    "por que",
+];
+
 /// Questions about a product: price, availability, description.
 pub const QUESTION: &[&str] = &[
     "cuanto",
@@ -437,7 +454,8 @@ pub const FILLER: &[&str] = &[
     "del", "la", "el", "lo", "los", "las", "un", "una", "unos", "unas", "con", "a", "al", "para",
     "en", "mi", "mis", "me", "te", "que", "se", "le", "les", "porfavor", "amigo", "amiga", "senor",
     "senorita", "joven", "jefe", "jefa", "mas", "ahora", "tu", "su", "carrito", "pedido", "ya",
-    "si", "nos", "eh", "ah", "mmm", "ehh", "ese", "esa", "eso", "esos", "esas",
+    "si", "nos", "eh", "ah", "mmm", "ehh", "ese", "esa", "eso", "esos", "esas", "sabes", "sabe",
+    "fijate", "jaja", "jajaja",
 ];
 
 /// Ordinals a customer uses to pick from a numbered list.

@@ -49,6 +49,10 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     if reading.confident || !reading.changes_anything() {
         return reading.proposal;
     }
+    if reading.asks_instead(input) {
+        let unread = reading.unread_words();
+        return reading.asked_back(input, &unread);
+    }
     let unread: Vec<String> = reading
         .unread_clause(input)
         .into_iter()
@@ -385,6 +389,25 @@ impl Reading {
                 && before.is_some_and(counted)
                 && after != Some("de")
                 && !names_a_product(word, &input.product_catalog);
+            // «medialunas tres»: a thing with its count after it.
+            let counted_after = !joining(word)
+                && after.is_some_and(|a| {
+                    token_number(a).is_some() && !matches!(a, "un" | "una" | "uno")
+                })
+                // «serían 2 chocolates»: the count is the next product's.
+                && self.words.get(i + 2).is_none_or(|next| {
+                    !matches!(next.as_str(), "de" | "del")
+                        && !names_a_product(next, &input.product_catalog)
+                })
+                && token_number(word).is_none()
+                && !names_a_product(word, &input.product_catalog);
+            // «…y un croasan»: an item of a list that no product explained.
+            let listed = !joining(word)
+                && matches!(before, Some("un" | "una"))
+                && i >= 2
+                && matches!(self.words[i - 2].as_str(), "y" | "e" | "mas" | "tambien")
+                && !matches!(after, Some("de" | "del"))
+                && !names_a_product(word, &input.product_catalog);
             // «dame los 3»: a count that points back at something named before.
             let pointed = token_number(word).is_some()
                 && matches!(before, Some("los" | "las"))
@@ -393,7 +416,7 @@ impl Reading {
             let partitive = matches!(word, "uno" | "una") && after == Some("de");
             // «déjalo así, ¿cuánto es?» beside a cancellation: anything else said.
             let beside_a_cancel = destructive && !joining(word);
-            unknown_thing || pointed || partitive || beside_a_cancel
+            unknown_thing || counted_after || listed || pointed || partitive || beside_a_cancel
         };
         let points_back = |i: usize| {
             token_number(&self.words[i]).is_some()
@@ -432,6 +455,42 @@ impl Reading {
             .filter(|&i| (unread(i) && flagged(i)) || points_back(i))
             .map(|i| self.words[i].as_str())
             .collect()
+    }
+
+    /// Words no reading explained (longer than a joining word).
+    fn unread_words(&self) -> Vec<String> {
+        self.words
+            .iter()
+            .zip(&self.covered)
+            .filter(|(w, c)| !**c && w.chars().count() > 3)
+            .map(|(w, _)| w.clone())
+            .collect()
+    }
+
+    /// A message shaped as a question («¿me lo pueden calentar…?», «falta un
+    /// croissant, ¿qué hago?») that the rules did not read whole and that asks for
+    /// nothing in an order verb: a product it names is what it is about, not an
+    /// order for one.
+    fn asks_instead(&self, input: &ProposalInput) -> bool {
+        let text = prepared(&input.customer_message);
+        let adds = self
+            .proposal
+            .proposed_actions
+            .iter()
+            .any(|a| a.action_type == "ADD_TO_CART");
+        let ordered = lexicon::ADD
+            .iter()
+            .filter(|p| !matches!(**p, "tambien" | "ademas" | "mas"))
+            .any(|p| crate::text::contains_phrase(&text, p));
+        // «4 limonadas y 4 croissants, ¿con yapa?» counts what it orders.
+        let counts = self
+            .words
+            .iter()
+            .any(|w| token_number(w).is_some() && !matches!(w.as_str(), "un" | "una" | "uno"));
+        adds && !ordered
+            && !counts
+            && (input.customer_message.contains('?') || any(&text, lexicon::ASKS))
+            && !self.unread_words().is_empty()
     }
 
     fn changes_anything(&self) -> bool {
@@ -864,6 +923,15 @@ impl Reader<'_> {
             let clause_end = mention.end + after.len();
             let clause = words[clause_start..clause_end].join(" ");
             let mut covered = vec![false; clause_end - clause_start];
+            // «y lo mismo (pero) de chocolate»: the quantity of the line before.
+            let same = any(&before.join(" "), &["lo mismo", "igual"]);
+            if same {
+                lexicon::cover(
+                    &clause.split(' ').collect::<Vec<_>>(),
+                    &["lo mismo", "igual", "pero"],
+                    &mut covered,
+                );
+            }
             let in_cart = self.cart_quantity(id);
             // "ok no brownie then", "el brownie no": not this one.
             if refuses(before) && !before.iter().any(|w| lexicon::adds(w)) {
@@ -925,12 +993,11 @@ impl Reader<'_> {
                         !lexicon::FILLER.contains(&words[*k]) && !SMALL.contains(&words[*k])
                     })
                     .count();
-                if !verb && said.is_none() && unread >= 2 {
+                if !verb && !same && said.is_none() && unread >= 2 {
                     return vec![ProposedAction::new("CLARIFY")];
                 }
                 // "2 matchas y lo mismo de brownie", "y lo mismo de croissant":
                 // the quantity of the line just ordered.
-                let same = any(&before.join(" "), &["lo mismo", "igual"]);
                 let copied = if same {
                     actions
                         .iter()
@@ -1101,13 +1168,29 @@ impl Reader<'_> {
             self.covered.iter_mut().for_each(|c| *c = true);
             return Some(one(ProposedAction::new("SHOW_PRODUCT").product(focus)));
         }
-        let (at, n) = self
+        // «dame ese», «uno de esos también»: the product just shown.
+        let pointer = |w: &str| matches!(w, "ese" | "esa" | "esos" | "esas");
+        let pointed = self.words.iter().position(|w| pointer(w));
+        let (at, n) = match self
             .words
             .iter()
             .enumerate()
-            .find_map(|(k, w)| token_number(w).map(|n| (k, n)))?;
+            .find_map(|(k, w)| token_number(w).map(|n| (k, n)))
+        {
+            Some(found) => found,
+            None => (pointed?, 1),
+        };
+        if pointed.is_some()
+            && !self
+                .words
+                .iter()
+                .any(|w| lexicon::adds(w) || lexicon::ADD.contains(w) || token_number(w).is_some())
+        {
+            return None;
+        }
         let rest_known = self.words.iter().enumerate().all(|(k, w)| {
             k == at
+                || pointed.is_some() && (pointer(w) || matches!(*w, "de" | "ya" | "tambien"))
                 || lexicon::FILLER.contains(w)
                 || lexicon::ADD.contains(w)
                 || lexicon::adds(w)
@@ -1407,6 +1490,11 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
 /// Whether the words after a product take it back before the next one: «un
 /// capuchino… no, mejor que sea chai».
 fn takes_back(after: &[&str]) -> bool {
+    // «una limonada, ah no, mejor maracuyá»: a sound of surprise says nothing.
+    let after = &after[after
+        .iter()
+        .take_while(|w| matches!(**w, "ah" | "ahh" | "oh" | "uy" | "uh" | "eh" | "mm" | "ay"))
+        .count()..];
     // «3 limonadas, no, mejor 2» corrects the quantity, not the product.
     if after
         .iter()
@@ -1473,7 +1561,7 @@ fn clause_action(
         mark(covered, ONLY);
         mark(covered, lexicon::SET);
         for (k, w) in clause_words.iter().enumerate() {
-            if token_number(w).is_some() {
+            if token_number(w).is_some() || matches!(*w, "media" | "par") {
                 covered[k] = true;
             }
         }
@@ -1600,6 +1688,10 @@ fn quantity_before(before: &[&str]) -> Option<i64> {
     let &last = words.last()?;
     let n = words.len();
     let previous = (n >= 2).then(|| words[n - 2]);
+    // «medialunas tres y brownie»: a count before «y» is the item's before it.
+    if matches!(last, "y" | "e" | "o") {
+        return None;
+    }
     if token_number(last).is_none()
         && !matches!(last, "docena" | "docenas" | "par" | "otro" | "otra")
     {
@@ -1668,6 +1760,7 @@ fn quantity_after(after: &[&str]) -> Option<i64> {
         .count();
     let after = &after[skipped..];
     match after {
+        ["media", "docena", ..] => Some(6),
         [first, ..] if token_number(first).is_some() && !matches!(*first, "un" | "una" | "uno") => {
             token_number(first)
         }
@@ -1687,8 +1780,12 @@ fn target_quantity(before: &[&str], after: &[&str]) -> Option<i64> {
     // "el americano, que sean 2": the first number after the verb.
     let later = after
         .iter()
-        .find(|w| token_number(w).is_some() && !matches!(**w, "un" | "una" | "uno"))
-        .and_then(|w| token_number(w));
+        .position(|w| token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
+        .and_then(|k| match (k.checked_sub(1).map(|j| after[j]), after[k]) {
+            // «media docena»: six, not twelve.
+            (Some("media"), "docena") => Some(6),
+            _ => token_number(after[k]),
+        });
     quantity_after(after)
         .or(later)
         .or_else(|| quantity_before(before))

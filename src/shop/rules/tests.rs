@@ -1031,3 +1031,168 @@ fn a_bare_mention_of_a_line_already_in_the_cart_is_asked_about() {
         &["ADD_TO_CART 3 x1"],
     )]);
 }
+
+#[test]
+fn a_question_that_names_a_product_orders_nothing() {
+    use State::*;
+    for (state, message, cart) in [
+        (
+            CartOpen,
+            "me lo pueden calentar el brownie antes de mandarlo?",
+            &[(6, 1)][..],
+        ),
+        (
+            Browsing,
+            "me llegó el pedido y falta un croissant que hago",
+            &[][..],
+        ),
+        (
+            Browsing,
+            "cuanto me cobra mas o menos un taxi desde el prado hasta su cafe",
+            &[][..],
+        ),
+    ] {
+        let proposal = propose(&input(state, message, cart));
+        assert!(
+            proposal
+                .proposed_actions
+                .iter()
+                .all(|a| a.action_type != "ADD_TO_CART"),
+            "{message:?}: {:?}",
+            describe(&proposal)
+        );
+    }
+    // An order that also asks something still orders what it counts.
+    check(&[
+        (
+            Browsing,
+            "4 croissants y 2 brownies, con yapa ya?",
+            &[],
+            &["ADD_TO_CART 7 x4", "ADD_TO_CART 6 x2"],
+        ),
+        (Browsing, "me das 2 brownies?", &[], &["ADD_TO_CART 6 x2"]),
+    ]);
+}
+
+#[test]
+fn a_list_item_or_a_count_after_a_word_no_product_explains_stops_the_list() {
+    use State::*;
+    for message in [
+        "medialunas tres y brownie uno",
+        "quiero un par de matchas un americano y un croasan porfa",
+    ] {
+        let proposal = propose(&input(Browsing, message, &[]));
+        assert_eq!(describe(&proposal), ["CLARIFY"], "{message:?}");
+    }
+    // Counts of the next product, and descriptions of a named one, still read.
+    check(&[
+        (
+            Browsing,
+            "serían 2 chocolates calientes y 1 brownie",
+            &[],
+            &["ADD_TO_CART 5 x2", "ADD_TO_CART 6 x1"],
+        ),
+        (
+            Browsing,
+            "un croissant y un jugo de maracuyá",
+            &[],
+            &["ADD_TO_CART 7 x1", "ADD_TO_CART 1 x1"],
+        ),
+    ]);
+}
+
+#[test]
+fn corrections_halves_and_the_same_again_inside_one_message() {
+    use State::*;
+    check(&[
+        // «ah no, mejor»: the first product is taken back.
+        (
+            CartOpen,
+            "agrega una matcha, ah no, mejor maracuya",
+            &[(7, 2)],
+            &["ADD_TO_CART 1 x1"],
+        ),
+        // «media docena» is six.
+        (
+            CartOpen,
+            "uy no, de brownies media docena nomás",
+            &[(6, 12), (7, 1)],
+            &["UPDATE_QUANTITY 6 x6"],
+        ),
+        // «lo mismo pero de X»: as many as the line before.
+        (
+            CartOpen,
+            "y lo mismo pero de chocolate",
+            &[(8, 2)],
+            &["ADD_TO_CART 5 x2"],
+        ),
+        // «sabes qué» is a way of speaking, not an unread clause.
+        (
+            CartOpen,
+            "sabes qué, mejor borra todo",
+            &[(8, 1)],
+            &["CLEAR_CART"],
+        ),
+    ]);
+}
+
+#[test]
+fn that_one_is_the_product_just_shown() {
+    let mut shown = input(State::Browsing, "ya, dame ese", &[]);
+    shown.focus = Some(6);
+    assert_eq!(describe(&propose(&shown)), ["ADD_TO_CART 6 x1"]);
+    let mut one_of = input(State::CartOpen, "ok uno de esos tambien", &[(4, 1)]);
+    one_of.focus = Some(6);
+    assert_eq!(describe(&propose(&one_of)), ["ADD_TO_CART 6 x1"]);
+    // Without an order word, pointing is not ordering.
+    let mut bare = input(State::Browsing, "ese es rico?", &[]);
+    bare.focus = Some(6);
+    assert!(
+        !describe(&propose(&bare))
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+}
+
+#[test]
+fn a_model_may_point_back_copy_a_count_or_answer_how_many() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let set = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    // «lo mismo pero de chocolate» after 2 capuchinos: two chocolates.
+    assert!(refused("y lo mismo pero de chocolate", &[(8, 2)], vec![add(5, 2)]).is_empty());
+    // «media docena» is six, said.
+    assert!(
+        refused(
+            "de brownies media docena nomás",
+            &[(6, 12)],
+            vec![set(6, 6)]
+        )
+        .is_empty()
+    );
+    // «dame ese» after asking about the brownie.
+    let mut shown = input(State::Browsing, "ya, dame ese", &[]);
+    shown.focus = Some(6);
+    assert!(grounding::ungrounded(&shown, &Proposal::new(vec![add(6, 1)], "")).is_empty());
+    // «tres» right after «y unos croissants»: three croissants, nothing else.
+    let mut answer = input(State::CartOpen, "tres", &[(3, 1)]);
+    answer.recent_history = vec![
+        crate::proposal::HistoryEntry {
+            role: "customer".into(),
+            text: "y unos croissants".into(),
+        },
+        crate::proposal::HistoryEntry {
+            role: "bot".into(),
+            text: "¿Cuántos quieres?".into(),
+        },
+    ];
+    assert!(grounding::ungrounded(&answer, &Proposal::new(vec![add(7, 3)], "")).is_empty());
+    assert_eq!(
+        grounding::ungrounded(&answer, &Proposal::new(vec![add(6, 3)], "")).len(),
+        1,
+        "a product neither message named"
+    );
+}
