@@ -7,7 +7,16 @@ use uuid::Uuid;
 
 /// What a bot is for: which state machine, proposer contract and replies it runs.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, sqlx::Type,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    sqlx::Type,
+    utoipa::ToSchema,
 )]
 #[serde(rename_all = "lowercase")]
 #[sqlx(type_name = "text", rename_all = "lowercase")]
@@ -235,15 +244,18 @@ pub async fn unlink_merchant_chat(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx
 
 #[derive(Debug, thiserror::Error)]
 pub enum CreateBotError {
+    /// What is wrong, in English (the API) and in Spanish (the console).
     #[error("{0}")]
-    Invalid(&'static str),
+    Invalid(&'static str, &'static str),
     #[error("a bot with that slug already exists")]
     Taken,
     #[error(transparent)]
     Database(#[from] sqlx::Error),
 }
 
-/// Creates a shop bot for a merchant.
+const TZ_EN: &str = "timezone must be an IANA zone such as America/La_Paz";
+const TZ_ES: &str = "La zona horaria debe ser una como America/La_Paz o America/Mexico_City.";
+
 /// A bot to create; the rest of its settings start at their defaults.
 #[derive(Debug, Clone)]
 pub struct NewBot<'a> {
@@ -290,19 +302,31 @@ pub async fn create(
     if !slug_ok {
         return Err(CreateBotError::Invalid(
             "slug must be 1-63 lowercase letters, digits or dashes",
+            "El código debe tener de 1 a 63 letras minúsculas, números o guiones.",
         ));
     }
     if name.trim().is_empty() || name.chars().count() > 100 {
-        return Err(CreateBotError::Invalid("name must be 1-100 characters"));
+        return Err(CreateBotError::Invalid(
+            "name must be 1-100 characters",
+            "El nombre debe tener de 1 a 100 caracteres.",
+        ));
     }
     if currency.len() != 3 || !currency.chars().all(|c| c.is_ascii_uppercase()) {
         return Err(CreateBotError::Invalid(
             "currency must be a three-letter ISO code such as BOB",
+            "La moneda debe ser un código de tres letras, como BOB o MXN.",
         ));
     }
+    if new.timezone.is_empty() || new.timezone.len() > 64 {
+        return Err(CreateBotError::Invalid(TZ_EN, TZ_ES));
+    }
+    // The zone is checked against PostgreSQL's own list in the same statement:
+    // «today» for a finance bot is computed there.
     let created = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "INSERT INTO bots (merchant_id, slug, name, currency, profile, timezone, sample_history)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {BOT_COLUMNS}"
+         SELECT $1, $2, $3, $4, $5, $6, $7
+         WHERE EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $6)
+         RETURNING {BOT_COLUMNS}"
     )))
     .bind(merchant_id)
     .bind(slug)
@@ -311,10 +335,11 @@ pub async fn create(
     .bind(new.profile)
     .bind(new.timezone)
     .bind(new.sample_history)
-    .fetch_one(db)
+    .fetch_optional(db)
     .await;
     match created {
-        Ok(bot) => Ok(bot),
+        Ok(Some(bot)) => Ok(bot),
+        Ok(None) => Err(CreateBotError::Invalid(TZ_EN, TZ_ES)),
         Err(sqlx::Error::Database(e)) if e.constraint() == Some("bots_slug_key") => {
             Err(CreateBotError::Taken)
         }

@@ -31,6 +31,8 @@ pub async fn bot_command(pool: &sqlx::PgPool, command: BotCommand) -> anyhow::Re
         merchant: merchant_slug,
         name,
         currency,
+        profile,
+        timezone,
         telegram_token,
         telegram_secret_token,
         whatsapp_phone_number_id,
@@ -70,10 +72,17 @@ pub async fn bot_command(pool: &sqlx::PgPool, command: BotCommand) -> anyhow::Re
             "WhatsApp needs a phone number id, access token, app secret and verify token"
         ),
     };
+    let profile = match profile.as_str() {
+        "shop" => crate::bots::ProfileKind::Shop,
+        "finance" => crate::bots::ProfileKind::Finance,
+        other => anyhow::bail!("--profile must be `shop` or `finance`, not `{other}`"),
+    };
     let new = crate::merchant::bots::NewBot {
         slug: slug.clone(),
         name,
         currency,
+        profile: Some(profile),
+        timezone: Some(timezone),
         payment_instructions: None,
         telegram,
         whatsapp,

@@ -74,7 +74,7 @@ enum Command {
     /// Manage bots and their channels.
     Bot {
         #[command(subcommand)]
-        command: BotCommand,
+        command: Box<BotCommand>,
     },
     /// Manage merchants and their API keys.
     Merchant {
@@ -95,6 +95,12 @@ pub enum BotCommand {
         name: String,
         #[arg(long, default_value = "BOB")]
         currency: String,
+        /// `shop` or `finance`.
+        #[arg(long, default_value = "shop")]
+        profile: String,
+        /// IANA time zone, e.g. America/La_Paz.
+        #[arg(long, default_value = "America/Mexico_City")]
+        timezone: String,
         #[arg(long, env = "TENDERO_TELEGRAM_TOKEN", hide_env_values = true)]
         telegram_token: Option<String>,
         #[arg(long, env = "TENDERO_TELEGRAM_SECRET_TOKEN", hide_env_values = true)]
@@ -199,7 +205,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             startup::install_secret_keys(&settings)?;
             let database = db::connect(&settings).await?;
             db::migrate(&database.pool).await?;
-            let result = admin::bot_command(&database.pool, command).await;
+            let result = admin::bot_command(&database.pool, *command).await;
             shutdown_cluster(database).await;
             result
         }

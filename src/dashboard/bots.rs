@@ -189,6 +189,26 @@ async fn bots_page(
         (banner)
         p.muted { "Los secretos se guardan cifrados y nunca se muestran de vuelta." }
         @for card in &cards { (card) }
+        section.card aria-labelledby="nuevo-bot" {
+            h2 id="nuevo-bot" { "Crear un bot" }
+            form method="post" action="/dashboard/bots/nuevo" {
+                (csrf_field(csrf))
+                p { label for="nuevo-tipo" { "Tipo" } " "
+                    select id="nuevo-tipo" name="tipo" {
+                        option value="tienda" { "Tienda (catálogo, carrito y pedidos)" }
+                        option value="finanzas" { "Finanzas personales (gastos, presupuestos y deudas)" }
+                    } }
+                p { label for="nuevo-codigo" { "Código (va en las direcciones; minúsculas, números y guiones)" } " "
+                    input id="nuevo-codigo" name="codigo" required pattern="[a-z0-9][a-z0-9\\-]{0,62}" maxlength="63"; }
+                p { label for="nuevo-nombre" { "Nombre" } " "
+                    input id="nuevo-nombre" name="nombre" required maxlength="100"; }
+                p { label for="nuevo-moneda" { "Moneda (código de tres letras)" } " "
+                    input id="nuevo-moneda" name="moneda" required value="BOB" pattern="[A-Za-z]{3}" maxlength="3"; }
+                p { label for="nuevo-zona" { "Zona horaria" } " "
+                    input id="nuevo-zona" name="zona" required value="America/La_Paz" maxlength="64"; }
+                p { button type="submit" { "Crear el bot" } }
+            }
+        }
     };
     Ok(Page(page("Bots", Some(csrf), body)))
 }
@@ -241,6 +261,43 @@ fn site_chat_card(bot: &crate::bots::Bot, csrf: &str, public: &str) -> maud::Mar
             }
         }
     }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct NewBotForm {
+    tipo: String,
+    codigo: String,
+    nombre: String,
+    moneda: String,
+    zona: String,
+}
+
+/// `POST /dashboard/bots/nuevo`: a new shop or finance bot (web chat at once;
+/// channels connected from its card). Never with sample history.
+pub async fn create(
+    State(console): State<Console>,
+    CsrfForm { session, form }: CsrfForm<NewBotForm>,
+) -> Result<Response, PageError> {
+    let profile = match form.tipo.as_str() {
+        "tienda" => ProfileKind::Shop,
+        "finanzas" => ProfileKind::Finance,
+        _ => return Ok(back("/dashboard/bots", Err("Elige el tipo de bot.".into()))),
+    };
+    let new = bots::NewBot {
+        slug: form.codigo.trim().to_owned(),
+        name: form.nombre.trim().to_owned(),
+        currency: form.moneda.trim().to_uppercase(),
+        profile: Some(profile),
+        timezone: Some(form.zona.trim().to_owned()),
+        payment_instructions: None,
+        telegram: None,
+        whatsapp: None,
+    };
+    let outcome = match bots::create(&console.office.pool, session.merchant_id, &new).await {
+        Ok(_) => Ok("Bot creado. Conecta sus canales en su tarjeta."),
+        Err(err) => Err(explain(&err)?),
+    };
+    Ok(back("/dashboard/bots", outcome))
 }
 
 #[derive(Debug, Deserialize)]

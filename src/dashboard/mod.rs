@@ -206,6 +206,7 @@ console! {
     post "/dashboard/conocimiento/{slug}/entradas/{id}" => knowledge::update,
     post "/dashboard/conocimiento/{slug}/entradas/{id}/borrar" => knowledge::delete,
     get "/dashboard/bots" => bots::page_,
+    post "/dashboard/bots/nuevo" => bots::create,
     post "/dashboard/bots/{slug}/ajustes" => bots::settings,
     post "/dashboard/bots/{slug}/entrega" => bots::delivery,
     post "/dashboard/bots/{slug}/respuestas" => bots::add_canned,

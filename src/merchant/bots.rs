@@ -27,7 +27,7 @@ impl From<SetupError> for MerchantError {
 impl From<CreateBotError> for MerchantError {
     fn from(err: CreateBotError) -> Self {
         match err {
-            CreateBotError::Invalid(why) => MerchantError::invalid("bot", why, why),
+            CreateBotError::Invalid(why, es) => MerchantError::invalid("bot", why, es),
             CreateBotError::Taken => MerchantError::SlugTaken,
             CreateBotError::Database(e) => e.into(),
         }
@@ -47,6 +47,8 @@ pub struct Summary {
     pub slug: String,
     pub name: String,
     pub currency: String,
+    pub profile: crate::bots::ProfileKind,
+    pub timezone: String,
     pub agent_enabled: bool,
     pub merchant_chat_linked: bool,
     pub channels: Vec<Connected>,
@@ -62,6 +64,8 @@ async fn summary(pool: &PgPool, bot: Bot) -> Result<Summary> {
         slug: bot.slug.clone(),
         name: bot.name.clone(),
         currency: bot.currency.clone(),
+        profile: bot.profile,
+        timezone: bot.timezone.clone(),
         agent_enabled: bot.agent_enabled,
         merchant_chat_linked: bot.merchant_chat_id.is_some(),
         channels: channels
@@ -97,6 +101,13 @@ pub struct NewBot {
     pub slug: String,
     pub name: String,
     pub currency: String,
+    /// `shop` (the default) or `finance`.
+    #[serde(default)]
+    pub profile: Option<crate::bots::ProfileKind>,
+    /// IANA zone (default `America/Mexico_City`): "today" for a finance bot, and
+    /// the times a merchant reads.
+    #[serde(default)]
+    pub timezone: Option<String>,
     #[serde(default)]
     pub payment_instructions: Option<String>,
     #[serde(default)]
@@ -105,10 +116,17 @@ pub struct NewBot {
     pub whatsapp: Option<WhatsAppSetup>,
 }
 
-/// Creates a shop bot with its channels, all or nothing.
+/// Creates a bot (a shop unless `profile` says finance) with its channels, all
+/// or nothing. Sample history is only ever for the demo.
 pub async fn create(pool: &PgPool, merchant_id: Uuid, new: &NewBot) -> Result<Summary> {
     let mut tx = pool.begin().await?;
-    let spec = bots::NewBot::shop(&new.slug, &new.name, &new.currency);
+    let mut spec = bots::NewBot::shop(&new.slug, &new.name, &new.currency);
+    if let Some(profile) = new.profile {
+        spec.profile = profile;
+    }
+    if let Some(timezone) = &new.timezone {
+        spec.timezone = timezone.trim();
+    }
     let bot = bots::create(&mut *tx, merchant_id, &spec).await?;
     if let Some(instructions) = &new.payment_instructions {
         let instructions = bounded_text("payment_instructions", instructions, 500)?;

@@ -252,3 +252,166 @@ async fn rotation_seals_secrets_stored_in_the_clear_and_is_idempotent(pool: sqlx
             .is_err()
     );
 }
+
+/// Issue 22 point 3: a merchant makes finance bots for real — through the API,
+/// the command line and the console — in their own zone and currency, with no
+/// sample history; a bad profile or zone is refused and creates nothing.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_merchant_creates_a_finance_bot_that_starts_empty(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let (status, body) = app
+        .api(
+            Method::POST,
+            "/bots",
+            &app.key,
+            Some(
+                json!({"slug": "mis-cuentas", "name": "Mis cuentas", "currency": "MXN",
+                        "profile": "finance", "timezone": "America/Mexico_City"}),
+            ),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["profile"], "finance");
+    assert_eq!(body["timezone"], "America/Mexico_City");
+    let reply = app
+        .say_to("mis-cuentas", "lu", "gasté 250 en el súper")
+        .await
+        .join("\n");
+    assert!(reply.contains("¿Registro este gasto?"), "{reply}");
+    assert!(reply.contains("$250.00"), "pesos, not bolivianos: {reply}");
+    app.say_to("mis-cuentas", "lu", "sí").await;
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM fin_transactions t JOIN bots b ON b.id = t.bot_id
+             WHERE b.slug = 'mis-cuentas'"
+        )
+        .await,
+        1,
+        "only what the person wrote: no sample history"
+    );
+
+    for (bad, why) in [
+        (
+            json!({"slug": "a1", "name": "x", "currency": "MXN", "profile": "crypto"}),
+            "`shop` or `finance`",
+        ),
+        (
+            json!({"slug": "a2", "name": "x", "currency": "MXN", "timezone": "Mars/Olympus"}),
+            "timezone",
+        ),
+        (
+            json!({"slug": "a3", "name": "x", "currency": "MXN", "timezone": ""}),
+            "timezone",
+        ),
+    ] {
+        let (status, body) = app.api(Method::POST, "/bots", &app.key, Some(bad)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{why}: {body}");
+        assert!(body["error"].as_str().unwrap().contains(why), "{body}");
+    }
+    assert_eq!(
+        app.count("SELECT count(*) FROM bots WHERE slug IN ('a1', 'a2', 'a3')")
+            .await,
+        0
+    );
+
+    // The command line.
+    let url = app.database_url();
+    let run = move |profile: &str, zone: &str, slug: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tendero"))
+            .env("TENDERO_SECRET_KEY", tendero::config::TEST_SECRET_KEY)
+            .args([
+                "bot",
+                "add",
+                slug,
+                "--merchant",
+                "demo",
+                "--name",
+                "Gastos",
+                "--currency",
+                "BOB",
+                "--profile",
+                profile,
+                "--timezone",
+                zone,
+            ])
+            .env("DATABASE_URL", &url)
+            .env("RUST_LOG", "error")
+            .output()
+            .unwrap()
+    };
+    let (ok, bad_zone, bad_profile) = tokio::task::spawn_blocking(move || {
+        (
+            run("finance", "America/La_Paz", "gastos-cli"),
+            run("finance", "La_Paz", "gastos-mal"),
+            run("bank", "America/La_Paz", "gastos-peor"),
+        )
+    })
+    .await
+    .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let (profile, zone, sample): (String, String, bool) = sqlx::query_as(
+        "SELECT profile, timezone, sample_history FROM bots WHERE slug = 'gastos-cli'",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (profile.as_str(), zone.as_str(), sample),
+        ("finance", "America/La_Paz", false)
+    );
+    assert!(!bad_zone.status.success());
+    assert!(String::from_utf8_lossy(&bad_zone.stderr).contains("timezone"));
+    assert!(!bad_profile.status.success());
+    assert!(String::from_utf8_lossy(&bad_profile.stderr).contains("--profile"));
+
+    // The console.
+    let browser = crate::dashboard::Browser::sign_in(&app, &app.key).await;
+    let page = browser.page("/dashboard/bots").await;
+    assert!(page.contains("Crear un bot") && page.contains("Finanzas personales"));
+    let csrf = browser.csrf().await;
+    let made = browser
+        .post(
+            "/dashboard/bots/nuevo",
+            &[
+                ("csrf", csrf.as_str()),
+                ("tipo", "finanzas"),
+                ("codigo", "gastos-web"),
+                ("nombre", "Gastos de casa"),
+                ("moneda", "bob"),
+                ("zona", "America/La_Paz"),
+            ],
+        )
+        .await;
+    assert_eq!(made.status(), StatusCode::SEE_OTHER);
+    let (profile, currency): (String, String) =
+        sqlx::query_as("SELECT profile, currency FROM bots WHERE slug = 'gastos-web'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!((profile.as_str(), currency.as_str()), ("finance", "BOB"));
+    let refused = browser
+        .post(
+            "/dashboard/bots/nuevo",
+            &[
+                ("csrf", csrf.as_str()),
+                ("tipo", "finanzas"),
+                ("codigo", "gastos-luna"),
+                ("nombre", "Luna"),
+                ("moneda", "BOB"),
+                ("zona", "Luna/Mar_de_la_Tranquilidad"),
+            ],
+        )
+        .await;
+    let to = refused.headers()["location"].to_str().unwrap().to_owned();
+    let page = browser.page(&to).await;
+    assert!(page.contains("La zona horaria debe ser"), "{page}");
+    assert_eq!(
+        app.count("SELECT count(*) FROM bots WHERE slug = 'gastos-luna'")
+            .await,
+        0
+    );
+}
