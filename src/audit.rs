@@ -62,6 +62,7 @@ kinds! {
     ActionRejected => "action_rejected",
     ConfirmationAnswer => "confirmation_answer",
     ConfirmationAsked => "confirmation_asked",
+    DataErased => "data_erased",
     DisclaimerAdded => "disclaimer_added",
     DraftDiscarded => "draft_discarded",
     DraftPatched => "draft_patched",
@@ -268,4 +269,22 @@ pub async fn query(
     .bind(limit)
     .fetch_all(db)
     .await
+}
+
+/// Blanks the details of a conversation's audit trail (an erasure the person
+/// confirmed): what happened and when stay, the amounts and words go.
+pub async fn forget_details(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    conversation_id: Uuid,
+) -> sqlx::Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE audit_log SET detail = '{}'::jsonb, reason = NULL
+         WHERE bot_id = $1 AND conversation_id = $2",
+    )
+    .bind(bot_id)
+    .bind(conversation_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
 }

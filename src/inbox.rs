@@ -415,3 +415,22 @@ pub async fn park(conn: &mut PgConnection, id: i64, error: &str) -> sqlx::Result
 fn truncate(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
+
+/// Blanks the words of a conversation's received messages (an erasure the person
+/// confirmed). The rows stay, with their platform ids: a platform's retry of an
+/// old message is still recognised and never taken twice.
+pub async fn forget_texts(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    conversation_id: Uuid,
+) -> sqlx::Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE inbox SET payload = jsonb_set(payload, '{text}', '\"\"')
+         WHERE bot_id = $1 AND conversation_id = $2 AND payload ? 'text'",
+    )
+    .bind(bot_id)
+    .bind(conversation_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+}

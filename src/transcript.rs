@@ -91,3 +91,19 @@ pub async fn record_human(
     .await?;
     Ok(())
 }
+
+/// Deletes a conversation's transcript (an erasure the person confirmed).
+pub async fn forget(
+    db: impl PgExecutor<'_>,
+    bot_id: Uuid,
+    conversation_id: Uuid,
+) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM messages WHERE bot_id = $1 AND conversation_id = $2")
+            .bind(bot_id)
+            .bind(conversation_id)
+            .execute(db)
+            .await?
+            .rows_affected(),
+    )
+}

@@ -58,14 +58,22 @@ impl Effects for FinanceWrites {
         self: Box<Self>,
         tx: &mut PgConnection,
         at: &Written<'_>,
-        _audit: &mut Vec<Entry>,
+        audit: &mut Vec<Entry>,
     ) -> anyhow::Result<Option<(Author, OutPayload)>> {
         let user = UserScope {
             bot_id: at.conversation.bot_id,
             contact_id: at.conversation.contact_id,
         };
         for write in &self.0 {
-            writes::execute(&mut *tx, user, &at.bot.currency, write, at.head_id).await?;
+            if let Some(erased) =
+                writes::execute(&mut *tx, user, &at.bot.currency, write, at.head_id).await?
+            {
+                // How many rows went, never what they held.
+                audit.push(
+                    Entry::new(Actor::Customer, Kind::DataErased)
+                        .detail(serde_json::to_value(erased).expect("counts serialize")),
+                );
+            }
         }
         Ok(None)
     }

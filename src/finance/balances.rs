@@ -40,3 +40,15 @@ pub async fn current(
     .fetch_optional(db)
     .await
 }
+
+/// Deletes every recorded bank balance of the person (an erasure they confirmed); how many.
+pub async fn forget(conn: &mut PgConnection, user: UserScope) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM fin_balances WHERE bot_id = $1 AND contact_id = $2")
+            .bind(user.bot_id)
+            .bind(user.contact_id)
+            .execute(conn)
+            .await?
+            .rows_affected(),
+    )
+}

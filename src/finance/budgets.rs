@@ -52,3 +52,15 @@ pub async fn cap_for(
     .fetch_optional(db)
     .await
 }
+
+/// Deletes every budget of the person (an erasure they confirmed); how many.
+pub async fn forget(conn: &mut PgConnection, user: UserScope) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM fin_budgets WHERE bot_id = $1 AND contact_id = $2")
+            .bind(user.bot_id)
+            .bind(user.contact_id)
+            .execute(conn)
+            .await?
+            .rows_affected(),
+    )
+}

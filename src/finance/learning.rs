@@ -189,3 +189,20 @@ pub async fn metrics(db: &sqlx::PgPool, bot_id: Uuid) -> sqlx::Result<Metrics> {
         top_misclassified,
     })
 }
+
+/// Deletes the person's corrections and the rules learned from them (an erasure
+/// they confirmed); how many rows.
+pub async fn forget(conn: &mut PgConnection, user: UserScope) -> sqlx::Result<u64> {
+    let mut gone = 0;
+    for table in ["fin_corrections", "fin_merchant_rules"] {
+        gone += sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM {table} WHERE bot_id = $1 AND contact_id = $2"
+        )))
+        .bind(user.bot_id)
+        .bind(user.contact_id)
+        .execute(&mut *conn)
+        .await?
+        .rows_affected();
+    }
+    Ok(gone)
+}

@@ -144,3 +144,15 @@ pub async fn count(db: impl PgExecutor<'_>, user: UserScope) -> sqlx::Result<i64
     .fetch_one(db)
     .await
 }
+
+/// Deletes every transaction of the person (an erasure they confirmed); how many.
+pub async fn forget(conn: &mut PgConnection, user: UserScope) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM fin_transactions WHERE bot_id = $1 AND contact_id = $2")
+            .bind(user.bot_id)
+            .bind(user.contact_id)
+            .execute(conn)
+            .await?
+            .rows_affected(),
+    )
+}

@@ -12,6 +12,7 @@ pub mod contract;
 pub mod core;
 pub mod debts;
 pub mod demo;
+pub mod erase;
 pub mod learning;
 pub mod ledger;
 pub mod messages;

@@ -9,13 +9,14 @@ use super::learning::NewCorrection;
 use super::ledger::{NewTransaction, UserScope};
 use super::{balances, budgets, debts, learning, ledger};
 
+/// Executes `write`; an erasure says how many rows it took.
 pub async fn execute(
     conn: &mut PgConnection,
     user: UserScope,
     currency: &str,
     write: &Write,
     inbox_id: i64,
-) -> sqlx::Result<()> {
+) -> sqlx::Result<Option<super::erase::Erased>> {
     match write {
         Write::LogTransaction {
             kind,
@@ -88,6 +89,9 @@ pub async fn execute(
                 learning::record_correction(conn, user, &correction, inbox_id).await?;
             }
         }
+        Write::EraseMyData => {
+            return Ok(Some(super::erase::erase(conn, user, inbox_id).await?));
+        }
     }
-    Ok(())
+    Ok(None)
 }

@@ -247,3 +247,22 @@ pub fn backoff(base: Duration, attempt: i32) -> Duration {
     let millis = capped.as_millis() as u64;
     Duration::from_millis(rand::rng().random_range(millis / 2..=millis))
 }
+
+/// Blanks the words of a conversation's replies already sent or given up on (an
+/// erasure the person confirmed); replies still to be sent keep theirs.
+pub async fn forget_texts(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    conversation_id: Uuid,
+) -> sqlx::Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE outbox SET payload = jsonb_set(payload, '{text}', '\"\"')
+         WHERE bot_id = $1 AND conversation_id = $2 AND payload ? 'text'
+           AND status NOT IN ('pending', 'sending')",
+    )
+    .bind(bot_id)
+    .bind(conversation_id)
+    .execute(conn)
+    .await?
+    .rows_affected())
+}

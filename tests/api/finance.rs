@@ -479,3 +479,141 @@ async fn two_movements_confirm_one_by_one_and_a_new_request_sets_a_draft_aside(p
     assert!(reply.contains("presupuesto"), "{reply}");
     assert_eq!(rows(&app, "fin_transactions", "dani").await, 2);
 }
+
+/// Issue 22 point 3: «borra mis datos» asks for the exact token, then every row
+/// of that person in that bot goes in one transaction — ledger, budgets, debts,
+/// what was learned, the transcript — the words of old messages and replies are
+/// blanked, and the erasure is audited with counts only. Nobody else's rows move,
+/// a «no» keeps everything, and a replayed «sí» does nothing twice.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn my_data_is_erased_only_after_an_exact_yes_and_only_mine(pool: PgPool) {
+    let app = finance_app(pool).await;
+    for (who, text) in [
+        ("rita", "gasté 250 en el súper"),
+        ("rita", "sí"),
+        ("rita", "gasté 80 en taxi"),
+        ("rita", "sí"),
+        ("beto", "gasté 120 en el cine"),
+        ("beto", "sí"),
+    ] {
+        app.say_to("finanzas", who, text).await;
+    }
+    assert_eq!(rows(&app, "fin_transactions", "rita").await, 2);
+    // A no keeps everything.
+    let asked = joined(&app.say_to("finanzas", "rita", "borra mis datos").await);
+    assert!(asked.contains("¿Borro todos tus datos"), "{asked}");
+    assert!(asked.contains("No se puede deshacer"), "{asked}");
+    app.say_to("finanzas", "rita", "no").await;
+    assert_eq!(rows(&app, "fin_transactions", "rita").await, 2);
+    // Only the exact token erases.
+    app.say_to(
+        "finanzas",
+        "rita",
+        "quiero que eliminen toda mi información",
+    )
+    .await;
+    let near = joined(&app.say_to("finanzas", "rita", "claro").await);
+    assert_eq!(near, "Responde exactamente: sí / no");
+    assert_eq!(rows(&app, "fin_transactions", "rita").await, 2);
+    let token = app.token("finanzas", "rita").await;
+    let yes = |client_id: &'static str| {
+        app.client
+            .post(format!("{}/webchat/finanzas/messages", app.base))
+            .json(&json!({"token": token, "text": "sí", "client_id": client_id}))
+            .send()
+    };
+    assert_eq!(yes("erase-yes").await.unwrap().status(), 202);
+    app.drain().await;
+    let done = app.replies("rita").await;
+    assert!(
+        done.last()
+            .unwrap()
+            .starts_with("Listo, borré todos tus datos"),
+        "{done:?}"
+    );
+    for table in [
+        "fin_transactions",
+        "fin_budgets",
+        "fin_debts",
+        "fin_balances",
+        "fin_corrections",
+        "fin_merchant_rules",
+    ] {
+        assert_eq!(rows(&app, table, "rita").await, 0, "{table}");
+    }
+    assert_eq!(
+        rows(&app, "fin_transactions", "beto").await,
+        1,
+        "not beto's"
+    );
+    let conversation = app.conversation_id("rita").await;
+    let said: Vec<String> = sqlx::query_scalar(
+        "SELECT text FROM messages WHERE conversation_id = $1
+         UNION ALL SELECT payload->>'text' FROM inbox WHERE conversation_id = $1
+         UNION ALL SELECT payload->>'text' FROM outbox WHERE conversation_id = $1
+         UNION ALL SELECT detail::text FROM audit_log WHERE conversation_id = $1",
+    )
+    .bind(conversation)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    for text in &said {
+        assert!(
+            !text.contains("250") && !text.contains("taxi") && !text.contains("súper"),
+            "left behind: {text}"
+        );
+    }
+    let erased: serde_json::Value = sqlx::query_scalar(
+        "SELECT detail FROM audit_log WHERE conversation_id = $1 AND kind = 'data_erased'",
+    )
+    .bind(conversation)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(erased["transactions"], 2, "{erased}");
+    // The same «sí» again (a retry): already taken, nothing more happens.
+    let again: serde_json::Value = yes("erase-yes").await.unwrap().json().await.unwrap();
+    assert_eq!(again["duplicate"], true);
+    app.drain().await;
+    assert_eq!(
+        app.count("SELECT count(*) FROM audit_log WHERE kind = 'data_erased'")
+            .await,
+        1
+    );
+    // Beto's conversation still reads whole.
+    let beto = app.conversation_id("beto").await;
+    let kept: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM messages WHERE conversation_id = $1 AND text LIKE '%120%'",
+    )
+    .bind(beto)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!(kept >= 1);
+}
+
+/// A model that proposes an erasure the person never asked for gets no
+/// confirmation prompt: an erasure stands only on the person's own words.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_model_cannot_stage_an_erasure_nobody_asked_for(pool: PgPool) {
+    let proposer = ScriptedProposer::new(|_| {
+        Ok(FinanceProposal::new(
+            vec![RawFinanceAction::new("ERASE_MY_DATA")],
+            "",
+        ))
+    });
+    let app = with_bots(spawn_app_with(pool, Proposers::finance(Arc::new(proposer))).await).await;
+    let reply = joined(
+        &app.say_to("finanzas", "iris", "hola, ¿cómo voy este mes?")
+            .await,
+    );
+    assert!(!reply.contains("Borro"), "{reply}");
+    assert_eq!(app.state("iris").await, "IDLE");
+    // Asked in words, the same proposal stages it (and still waits for «sí»).
+    let reply = joined(
+        &app.say_to("finanzas", "iris", "borra mis datos por favor")
+            .await,
+    );
+    assert!(reply.contains("¿Borro todos tus datos"), "{reply}");
+    assert_eq!(app.state("iris").await, "AWAITING_CONFIRMATION");
+}

@@ -20,6 +20,9 @@ pub enum FinanceActionKind {
     SimulatePurchase,
     SetBankBalance,
     CorrectCategory,
+    /// «Borra mis datos»: stages the erasure of the person's rows (confirmed like
+    /// any write).
+    EraseMyData,
     /// Answers the open questions of the draft (CLARIFYING only).
     PatchDraft,
     /// Drops the draft.
@@ -30,7 +33,7 @@ pub enum FinanceActionKind {
 }
 
 impl FinanceActionKind {
-    pub const ALL: [FinanceActionKind; 12] = [
+    pub const ALL: [FinanceActionKind; 13] = [
         FinanceActionKind::LogTransaction,
         FinanceActionKind::QueryData,
         FinanceActionKind::SetBudget,
@@ -38,6 +41,7 @@ impl FinanceActionKind {
         FinanceActionKind::SimulatePurchase,
         FinanceActionKind::SetBankBalance,
         FinanceActionKind::CorrectCategory,
+        FinanceActionKind::EraseMyData,
         FinanceActionKind::PatchDraft,
         FinanceActionKind::Cancel,
         FinanceActionKind::Reply,
@@ -54,6 +58,7 @@ impl FinanceActionKind {
             FinanceActionKind::SimulatePurchase => "SIMULATE_PURCHASE",
             FinanceActionKind::SetBankBalance => "SET_BANK_BALANCE",
             FinanceActionKind::CorrectCategory => "CORRECT_CATEGORY",
+            FinanceActionKind::EraseMyData => "ERASE_MY_DATA",
             FinanceActionKind::PatchDraft => "PATCH_DRAFT",
             FinanceActionKind::Cancel => "CANCEL",
             FinanceActionKind::Reply => "REPLY",

@@ -21,6 +21,8 @@ pub enum Intent {
     SetBankBalance,
     /// "Eso era transporte, no comida": fixes the category of the last transaction.
     CorrectCategory,
+    /// «Borra mis datos»: every row of this person in this bot, once confirmed.
+    EraseMyData,
 }
 
 impl Intent {
@@ -33,6 +35,7 @@ impl Intent {
             Intent::SimulatePurchase => "SIMULATE_PURCHASE",
             Intent::SetBankBalance => "SET_BANK_BALANCE",
             Intent::CorrectCategory => "CORRECT_CATEGORY",
+            Intent::EraseMyData => "ERASE_MY_DATA",
         }
     }
 
@@ -226,7 +229,7 @@ impl Draft {
                     missing.push(Field::Category);
                 }
             }
-            Intent::QueryData => {}
+            Intent::QueryData | Intent::EraseMyData => {}
         }
         missing
     }
@@ -282,6 +285,7 @@ impl Draft {
                     description: self.description.clone().unwrap_or_default(),
                 }
             }
+            Intent::EraseMyData => Write::EraseMyData,
             Intent::QueryData | Intent::SimulatePurchase => return None,
         })
     }
@@ -331,6 +335,9 @@ pub enum Write {
         merchant: Option<String>,
         description: String,
     },
+    /// Every row of the person in this bot: their ledger, budgets, debts,
+    /// balance, what was learned from them and their transcript.
+    EraseMyData,
 }
 
 impl Write {
@@ -341,6 +348,7 @@ impl Write {
             Write::SetDebt { .. } | Write::DebtPayment { .. } => "MANAGE_DEBT",
             Write::SetBankBalance { .. } => "SET_BANK_BALANCE",
             Write::CorrectCategory { .. } => "CORRECT_CATEGORY",
+            Write::EraseMyData => "ERASE_MY_DATA",
         }
     }
 }

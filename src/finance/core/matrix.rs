@@ -192,7 +192,7 @@ pub fn valid_in(action: FinanceActionKind, state: FinanceState) -> bool {
     match action {
         Reply | Clarify | Escalate => true,
         LogTransaction | QueryData | SetBudget | ManageDebt | SimulatePurchase | SetBankBalance
-        | CorrectCategory => state == Idle,
+        | CorrectCategory | EraseMyData => state == Idle,
         PatchDraft => state == Clarifying,
         Cancel => matches!(state, Clarifying | AwaitingConfirmation),
     }
@@ -346,6 +346,7 @@ fn step(
         K::SimulatePurchase => Intent::SimulatePurchase,
         K::SetBankBalance => Intent::SetBankBalance,
         K::CorrectCategory => Intent::CorrectCategory,
+        K::EraseMyData => Intent::EraseMyData,
     };
     let mut staged = Draft::new(intent);
     if intent == Intent::CorrectCategory {

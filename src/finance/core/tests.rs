@@ -62,7 +62,7 @@ fn complete(kind: FinanceActionKind) -> FinanceAction {
         K::SetBankBalance => p.amount = Param::Given(1_200_000),
         K::CorrectCategory => p.category = Param::Given(cat("transporte")),
         K::PatchDraft => p.category = Param::Given(cat("comida")),
-        K::Cancel | K::Reply | K::Clarify | K::Escalate => {}
+        K::EraseMyData | K::Cancel | K::Reply | K::Clarify | K::Escalate => {}
     })
 }
 
@@ -109,6 +109,7 @@ MANAGE_DEBT        CONF  -     -     -
 SIMULATE_PURCHASE  IDLE  -     -     -
 SET_BANK_BALANCE   CONF  -     -     -
 CORRECT_CATEGORY   CONF  -     -     -
+ERASE_MY_DATA      CONF  -     -     -
 PATCH_DRAFT        -     CONF  -     -
 CANCEL             -     IDLE  IDLE  -
 REPLY              IDLE  CLAR  CONF  HUMAN

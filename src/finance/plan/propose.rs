@@ -56,6 +56,22 @@ pub async fn turn(
         context: turn.call_context(),
     };
     let mut proposal = propose(deps, &input).await;
+    // An erasure stands only on the person's own words, whoever proposed it.
+    if !crate::finance::rules::asks_to_erase(text)
+        && proposal
+            .proposed_actions
+            .iter()
+            .any(|a| a.action_type.eq_ignore_ascii_case("ERASE_MY_DATA"))
+    {
+        proposal
+            .proposed_actions
+            .retain(|a| !a.action_type.eq_ignore_ascii_case("ERASE_MY_DATA"));
+        if proposal.proposed_actions.is_empty() {
+            proposal
+                .proposed_actions
+                .push(RawFinanceAction::new("CLARIFY"));
+        }
+    }
     // A complete new request while a draft waited for an answer (a question, a
     // budget, another expense with its amount): the draft is set aside and the
     // request read from IDLE; only a reply that fits the open question patches.

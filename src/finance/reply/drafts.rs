@@ -139,6 +139,13 @@ pub fn prompt(draft: &Draft, debt_balance: Option<i64>) -> String {
                 ));
             }
         }
+        Intent::EraseMyData => {
+            lines.push("¿Borro todos tus datos de este asistente?".into());
+            lines.push(
+                "Se borran para siempre tus movimientos, presupuestos, deudas, tu saldo, lo que aprendí de tus categorías y esta conversación. No se puede deshacer."
+                    .into(),
+            );
+        }
         Intent::QueryData | Intent::SimulatePurchase => {}
     }
     if let Some(next) = draft.then.as_deref() {
@@ -210,6 +217,7 @@ pub fn executed(write: &Write, debt_after: Option<i64>, learned: Option<&str>) -
             }
             text
         }
+        Write::EraseMyData => "Listo, borré todos tus datos de este asistente. Si vuelves a escribir, empiezas de cero.".into(),
     }
 }
 

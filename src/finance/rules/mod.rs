@@ -41,6 +41,14 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
     }
 }
 
+/// Whether `text` asks to erase the person's data («borra mis datos», «quiero que
+/// eliminen toda mi información»): an erasing verb, one's data, and no amount.
+/// Nothing else, whoever proposes it, may stage an erasure.
+pub fn asks_to_erase(text: &str) -> bool {
+    let norm = normalize(text);
+    any(&norm, words::ERASE) && any(&norm, words::MY_DATA) && amount::amounts_in(&norm).is_empty()
+}
+
 /// A message read once: its text, normalized form, tokens, and the date phrase it
 /// holds (cut out before amounts are read, so "el 15" is not fifteen pesos).
 struct Message {
@@ -194,6 +202,10 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     let norm = message.norm.as_str();
     if norm.is_empty() {
         return clarify();
+    }
+    // «Borra mis datos»: confirmed like any write, exact token only.
+    if asks_to_erase(&message.raw) {
+        return one(action("ERASE_MY_DATA"));
     }
     if message.has(words::CORRECTION)
         && let Some(target) = corrected_category(&message.tokens)

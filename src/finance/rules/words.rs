@@ -315,3 +315,25 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         })
         .collect()
 }
+/// Verbs of erasing, with what is erased: «borra mis datos», «quiero que eliminen
+/// toda mi información», «olvida todo lo mío».
+pub const ERASE: &[&str] = &[
+    "borra", "borrar", "borren", "borres", "borralos", "elimina", "eliminar", "eliminen",
+    "elimines", "olvida", "olvidate", "olviden", "suprime", "suprimir", "quita", "quitar",
+];
+
+/// What an erasure of one's data names.
+pub const MY_DATA: &[&str] = &[
+    "mis datos",
+    "todos mis datos",
+    "mi informacion",
+    "toda mi informacion",
+    "mi historial",
+    "todo mi historial",
+    "todo lo mio",
+    "mis registros",
+    "todos mis registros",
+    "mi cuenta",
+    "mis movimientos",
+    "todos mis movimientos",
+];
