@@ -216,6 +216,24 @@ pub const CATALOG: &[&str] = &[
 ];
 
 /// The customer is done adding: show the summary.
+/// What closes an order said after its last item («ponme uno de matcha y es
+/// todo»): the items, then the summary.
+pub const CLOSES: &[&str] = &[
+    "es todo",
+    "eso es todo",
+    "seria todo",
+    "eso seria todo",
+    "con eso es todo",
+    "nada mas",
+    "y listo",
+    "cerrame el pedido",
+    "cierrame el pedido",
+    "cierra el pedido",
+    "cerra el pedido",
+    "nomas eso",
+    "solo eso",
+];
+
 pub const DONE: &[&str] = &[
     "cuanto es",
     "cuanto seria",
@@ -642,6 +660,8 @@ pub fn read_english(normalized: &str) -> String {
         "have",
         "hi",
         "hello",
+        "what",
+        "menu",
         "thanks",
         "thank",
         "you",
@@ -721,6 +741,7 @@ pub fn read_english(normalized: &str) -> String {
         .split(' ')
         .map(|word| match word {
             "add" => "agrega",
+            "what" => "que",
             "remove" | "delete" => "quita",
             "checkout" | "total" | "bill" => "cuanto es",
             "done" => "listo",

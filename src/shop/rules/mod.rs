@@ -713,8 +713,24 @@ impl Reader<'_> {
         if let Some(ambiguous) = found.iter().find(|m| m.candidates.len() > 1) {
             return self.ask_which(ambiguous);
         }
-        let actions = self.product_actions(&found);
+        let mut actions = self.product_actions(&found);
         if !actions.is_empty() {
+            // «ponme uno de matcha y es todo»: the items, then the summary.
+            let tail_at = found.last().map_or(self.words.len(), |m| m.end);
+            let tail = self.words[tail_at..].join(" ");
+            let changes_cart = actions
+                .iter()
+                .all(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY"));
+            if changes_cart && any(&tail, lexicon::CLOSES) {
+                let mut closing = vec![false; self.words.len() - tail_at];
+                lexicon::cover(&self.words[tail_at..], lexicon::CLOSES, &mut closing);
+                lexicon::cover(&self.words[tail_at..], &["y"], &mut closing);
+                for (k, c) in closing.into_iter().enumerate() {
+                    self.covered[tail_at + k] |= c;
+                }
+                actions.truncate(4);
+                actions.push(ProposedAction::new("REVIEW_ORDER"));
+            }
             return Proposal::new(actions.into_iter().take(5).collect(), "");
         }
         if let Some(proposal) = self.follow_up() {

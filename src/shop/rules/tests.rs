@@ -1196,3 +1196,31 @@ fn a_model_may_point_back_copy_a_count_or_answer_how_many() {
         "a product neither message named"
     );
 }
+
+#[test]
+fn an_order_closed_in_the_same_message_goes_to_the_summary() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "bueno, ponme uno de matcha y es todo",
+            &[(7, 2)],
+            &["ADD_TO_CART 2 x1", "REVIEW_ORDER"],
+        ),
+        (
+            Browsing,
+            "2 brownies y 1 croissant, nada más",
+            &[],
+            &["ADD_TO_CART 6 x2", "ADD_TO_CART 7 x1", "REVIEW_ORDER"],
+        ),
+        // Said before the items, it is not a close.
+        (
+            Browsing,
+            "es todo lo que quiero: 2 brownies",
+            &[],
+            &["ADD_TO_CART 6 x2"],
+        ),
+    ]);
+    // English is read too: «what do you have?» is the catalog.
+    check(&[(Idle, "hello! what do you have?", &[], &["SHOW_CATALOG"])]);
+}
