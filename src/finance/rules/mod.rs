@@ -176,7 +176,13 @@ fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
             || message.has(words::TRENDS)
             || message.has(words::PREDICT)
             || message.has(words::ANOMALIES)
-            || message.has(words::SEARCH));
+            || message.has(words::SEARCH)
+            // «y cuánto llevamos gastado en salud»: how much, of spending.
+            || (message.has(&["cuanto", "cuanta", "cuantos", "cuantas"])
+                && message
+                    .norm
+                    .split(' ')
+                    .any(|w| w.starts_with("gast") || w.starts_with("llev"))));
     let other = |intent: Intent| draft.intent != intent;
     let logs = message.has(&[
         "anota",

@@ -300,4 +300,10 @@ fn in_clarifying_only_a_fitting_reply_patches() {
         kind(&clarifying("¿cuánto llevo gastado este mes?")[0]),
         "QUERY_DATA"
     );
+    // A category named inside a question about spending is the question's, not
+    // the open draft's answer.
+    assert_eq!(
+        kind(&clarifying("y cuanto llevamos gastado en salud este mes")[0]),
+        "QUERY_DATA"
+    );
 }
