@@ -69,6 +69,19 @@ impl<'a> Browser<'a> {
         let at = page.find("name=\"csrf\" value=\"").unwrap() + 19;
         page[at..at + 48].to_owned()
     }
+
+    /// The conversation's page, which must show a proof to review, and the
+    /// proof's image as the console serves it (with its address).
+    pub async fn proof_image(&self, conversation: uuid::Uuid) -> (String, reqwest::Response) {
+        let page = self
+            .page(&format!("/dashboard/conversations/{conversation}"))
+            .await;
+        assert!(page.contains("Comprobante por revisar"), "{page}");
+        let at = page.find("/dashboard/media/").unwrap();
+        let src: String = page[at..].chars().take_while(|c| *c != '"').collect();
+        let image = self.get(&src).await;
+        (src, image)
+    }
 }
 
 fn location(response: &reqwest::Response) -> String {
@@ -416,11 +429,8 @@ async fn a_payment_proof_is_shown_through_the_server_and_approved_in_two_taps(po
     let page = browser
         .page(&format!("/dashboard/conversations/{id}"))
         .await;
-    assert!(page.contains("Comprobante por revisar"), "{page}");
-    let at = page.find("/dashboard/media/").unwrap();
-    let src: String = page[at..].chars().take_while(|c| *c != '"').collect();
     assert!(!page.contains("123456:ABC-test"), "no token in the page");
-    let image = browser.get(&src).await;
+    let (src, image) = browser.proof_image(id).await;
     assert_eq!(image.status(), StatusCode::OK);
     assert_eq!(image.headers()["content-type"], "image/jpeg");
     let file_id = fake.calls("getFile")[0].body["file_id"]

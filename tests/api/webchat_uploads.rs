@@ -72,13 +72,7 @@ async fn a_proof_sent_from_the_web_chat_reaches_the_merchant_once(pool: sqlx::Pg
     // The merchant sees it in the console, served by Tendero, byte for byte.
     let browser = Browser::sign_in(&app, &app.key).await;
     let id = app.conversation_id("eva").await;
-    let page = browser
-        .page(&format!("/dashboard/conversations/{id}"))
-        .await;
-    assert!(page.contains("Comprobante por revisar"), "{page}");
-    let at = page.find("/dashboard/media/").unwrap();
-    let src: String = page[at..].chars().take_while(|c| *c != '"').collect();
-    let image = browser.get(&src).await;
+    let (src, image) = browser.proof_image(id).await;
     assert_eq!(image.status(), StatusCode::OK);
     assert_eq!(image.headers()["content-type"], "image/png");
     assert_eq!(image.bytes().await.unwrap().to_vec(), PNG.to_vec());
