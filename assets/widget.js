@@ -76,7 +76,7 @@
   nameInput.value = state.name || "";
   nameInput.onchange = function () { state.name = nameInput.value.trim(); store.set(state); };
 
-  function show(who, text, choices, picture) {
+  function show(who, text, choices, picture, file) {
     var item = document.createElement("div");
     item.className = "tendero-msg " + (who === "me" ? "tendero-me" : "tendero-them");
     if (picture) {
@@ -86,6 +86,15 @@
       item.appendChild(img);
     }
     item.appendChild(document.createTextNode(text));
+    if (file && file.url) {
+      var link = document.createElement("a");
+      link.href = base + file.url;
+      link.textContent = "Descargar " + file.filename;
+      link.setAttribute("download", file.filename);
+      link.style.display = "block";
+      link.style.marginTop = "6px";
+      item.appendChild(link);
+    }
     log.appendChild(item);
     var old = log.querySelector(".tendero-choices");
     if (old) old.remove();
@@ -103,14 +112,14 @@
     }
     log.scrollTop = log.scrollHeight;
   }
-  function remember(who, text, choices, id) {
-    state.log.push({ who: who, text: text, choices: choices || [] });
+  function remember(who, text, choices, id, file) {
+    state.log.push({ who: who, text: text, choices: choices || [], file: file || null });
     if (state.log.length > 200) state.log = state.log.slice(-200);
     if (id) state.last = id;
     store.set(state);
   }
   state.log.forEach(function (m, i) {
-    show(m.who, m.text, i === state.log.length - 1 ? m.choices : null);
+    show(m.who, m.text, i === state.log.length - 1 ? m.choices : null, null, m.file);
   });
 
   function session() {
@@ -128,8 +137,8 @@
       var m = JSON.parse(e.data);
       if (m.id <= state.last) return;
       typing.textContent = "";
-      show("them", m.text, m.choices);
-      remember("them", m.text, m.choices, m.id);
+      show("them", m.text, m.choices, null, m.file);
+      remember("them", m.text, m.choices, m.id, m.file);
     };
     events.addEventListener("typing", function () { typing.textContent = "Escribiendo…"; });
     events.onerror = function () {

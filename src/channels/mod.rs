@@ -2,6 +2,7 @@
 //! at the edge (see `http`) and implements `Channel` for sending.
 
 pub mod credentials;
+pub mod files;
 mod inbound;
 pub mod media;
 pub mod telegram;
@@ -61,7 +62,7 @@ impl TryFrom<String> for ChannelKind {
 }
 
 /// An outbound message as stored in the outbox.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutPayload {
     pub text: String,
     /// Quick-reply choices; channels that can show buttons do.
@@ -72,6 +73,9 @@ pub struct OutPayload {
     /// last wrote more than 24 hours ago. Other channels send `text`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<Template>,
+    /// A file sent after the text (a person's data as CSV).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<files::FileRef>,
 }
 
 /// A WhatsApp message template and its body parameters, in order.

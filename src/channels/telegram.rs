@@ -12,6 +12,8 @@ use super::credentials;
 use super::{Channel, ChannelKind, Delivered, Outgoing, SendError, split_text};
 use super::{Media, MessagePayload};
 
+/// Longest caption of a document.
+const MAX_CAPTION: usize = 1024;
 /// Longest text of one `sendMessage`.
 pub const MAX_TEXT: usize = 4096;
 /// Longest `callback_data` of an inline button, in bytes.
@@ -139,16 +141,41 @@ impl TelegramChannel {
     }
 
     async fn call(&self, token: &str, method: &str, body: &Value) -> Result<Value, SendError> {
-        let response = self
+        let request = self
             .http
             .post(format!("{}/bot{token}/{method}", self.api_url))
-            .json(body)
-            .send()
-            .await
-            .map_err(|e| SendError::Retry {
-                reason: format!("Telegram unreachable: {}", e.without_url()),
-                after: None,
-            })?;
+            .json(body);
+        Self::answered(request).await
+    }
+
+    /// `sendDocument` with the file's bytes (multipart), as Telegram takes an upload.
+    async fn send_document(
+        &self,
+        token: &str,
+        chat_id: i64,
+        file: super::files::File,
+        caption: &str,
+    ) -> Result<Value, SendError> {
+        let part = reqwest::multipart::Part::bytes(file.bytes)
+            .file_name(file.filename)
+            .mime_str(&file.content_type)
+            .map_err(|e| SendError::Permanent(format!("bad file type: {e}")))?;
+        let form = reqwest::multipart::Form::new()
+            .text("chat_id", chat_id.to_string())
+            .text("caption", caption.to_owned())
+            .part("document", part);
+        let request = self
+            .http
+            .post(format!("{}/bot{token}/sendDocument", self.api_url))
+            .multipart(form);
+        Self::answered(request).await
+    }
+
+    async fn answered(request: reqwest::RequestBuilder) -> Result<Value, SendError> {
+        let response = request.send().await.map_err(|e| SendError::Retry {
+            reason: format!("Telegram unreachable: {}", e.without_url()),
+            after: None,
+        })?;
         let status = response.status();
         let answer: Value = response.json().await.unwrap_or(Value::Null);
         if status.is_success() && answer["ok"] == true {
@@ -273,6 +300,31 @@ impl Channel for TelegramChannel {
             .recipient
             .parse()
             .map_err(|_| SendError::Permanent("not a Telegram chat id".into()))?;
+        // A file goes alone, its text as the caption: one call, so a retry never
+        // sends half of it twice.
+        if let Some(file) = &message.payload.file {
+            let stored = super::files::fetch(&self.pool, message.bot_id, file.id)
+                .await
+                .map_err(|e| SendError::Retry {
+                    reason: e.to_string(),
+                    after: None,
+                })?
+                .ok_or_else(|| {
+                    SendError::Permanent("the file expired before it was sent".into())
+                })?;
+            let caption = split_text(&message.payload.text, MAX_CAPTION)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            let answer = self
+                .send_document(creds.token.expose(), chat_id, stored, &caption)
+                .await?;
+            return Ok(Delivered {
+                provider_message_id: answer["result"]["message_id"]
+                    .as_i64()
+                    .map(|id| id.to_string()),
+            });
+        }
         let parts = split_text(&message.payload.text, MAX_TEXT);
         let mut last_id = None;
         for (i, part) in parts.iter().enumerate() {

@@ -19,6 +19,8 @@ const MAX_BUTTONS: usize = 3;
 const MAX_BUTTON_TITLE: usize = 20;
 const MAX_LIST_ROWS: usize = 10;
 const MAX_ROW_TITLE: usize = 24;
+/// Longest caption of a document.
+const MAX_CAPTION: usize = 1024;
 const MAX_INTERACTIVE_BODY: usize = 1024;
 /// Error code for a free-form message outside the customer-service window.
 pub const OUTSIDE_WINDOW: &str = "outside the 24-hour window";
@@ -355,6 +357,49 @@ impl WhatsAppChannel {
         })
     }
 
+    /// Uploads a file to the number's media (`POST /{phone}/media`); its media id.
+    async fn upload(
+        &self,
+        creds: &credentials::WhatsAppCredentials,
+        file: super::files::File,
+    ) -> Result<String, SendError> {
+        let url = format!(
+            "{}/{}/{}/media",
+            self.api_url, self.version, creds.phone_number_id
+        );
+        let part = reqwest::multipart::Part::bytes(file.bytes)
+            .file_name(file.filename)
+            .mime_str(&file.content_type)
+            .map_err(|e| SendError::Permanent(format!("bad file type: {e}")))?;
+        let form = reqwest::multipart::Form::new()
+            .text("messaging_product", "whatsapp")
+            .text("type", file.content_type)
+            .part("file", part);
+        let response = self
+            .http
+            .post(&url)
+            .bearer_auth(creds.access_token.expose())
+            .multipart(form)
+            .send()
+            .await
+            .map_err(|e| SendError::Retry {
+                reason: format!("WhatsApp unreachable: {}", e.without_url()),
+                after: None,
+            })?;
+        let status = response.status();
+        let answer: Value = response.json().await.unwrap_or(Value::Null);
+        match answer["id"].as_str() {
+            Some(id) if status.is_success() => Ok(id.to_owned()),
+            _ if status.is_server_error() || status.as_u16() == 429 => Err(SendError::Retry {
+                reason: format!("WhatsApp media upload {status}"),
+                after: None,
+            }),
+            _ => Err(SendError::Permanent(format!(
+                "WhatsApp media upload refused: {status}"
+            ))),
+        }
+    }
+
     fn body(to: &str, text: &str, choices: &[String]) -> Value {
         let clip = |s: &str, n: usize| s.chars().take(n).collect::<String>();
         if choices.is_empty() || text.chars().count() > MAX_INTERACTIVE_BODY {
@@ -398,9 +443,29 @@ impl Channel for WhatsAppChannel {
             "{}/{}/{}/messages",
             self.api_url, self.version, creds.phone_number_id
         );
-        let bodies: Vec<Value> = match &message.payload.template {
-            Some(template) => vec![Self::template_body(&message.recipient, template)],
-            None => {
+        let bodies: Vec<Value> = match (&message.payload.template, &message.payload.file) {
+            (Some(template), _) => vec![Self::template_body(&message.recipient, template)],
+            // A file goes alone, uploaded first, its text as the caption.
+            (None, Some(file)) => {
+                let stored = super::files::fetch(&self.pool, message.bot_id, file.id)
+                    .await
+                    .map_err(|e| SendError::Retry {
+                        reason: e.to_string(),
+                        after: None,
+                    })?
+                    .ok_or_else(|| {
+                        SendError::Permanent("the file expired before it was sent".into())
+                    })?;
+                let filename = stored.filename.clone();
+                let media = self.upload(&creds, stored).await?;
+                let caption: String = message.payload.text.chars().take(MAX_CAPTION).collect();
+                vec![
+                    json!({"messaging_product": "whatsapp", "recipient_type": "individual",
+                            "to": message.recipient, "type": "document",
+                            "document": {"id": media, "filename": filename, "caption": caption}}),
+                ]
+            }
+            (None, None) => {
                 let parts = split_text(&message.payload.text, MAX_TEXT);
                 let last = parts.len().saturating_sub(1);
                 parts

@@ -29,6 +29,7 @@ pub async fn chat(url: &str, bot: &str, token: Option<String>) -> anyhow::Result
         );
     }
     let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let files_base = base.clone();
     let reader = tokio::spawn(async move {
         let mut stream = events.bytes_stream();
         // Bytes until a whole line is in: a chunk may end inside a character.
@@ -62,6 +63,9 @@ pub async fn chat(url: &str, bot: &str, token: Option<String>) -> anyhow::Result
                         .unwrap_or_default();
                     if !choices.is_empty() {
                         println!("{}[{}]", " ".repeat(who.len() + 2), choices.join("] ["));
+                    }
+                    if let Some(url) = parsed["file"]["url"].as_str() {
+                        println!("{}archivo: {files_base}{url}", " ".repeat(who.len() + 2));
                     }
                     let _ = std::io::stdout().flush();
                     let _ = seen_tx.send(());

@@ -83,6 +83,7 @@ pub async fn commit(
                 text,
                 choices,
                 template: None,
+                file: None,
             },
         )
         .await?;

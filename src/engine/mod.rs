@@ -156,6 +156,8 @@ impl Engine {
         for profile in self.profiles.all() {
             queued += profile.sweep().await?;
         }
+        // Files past their 24 hours are gone for good (their links already 404).
+        crate::channels::files::prune(&self.pool).await?;
         Ok(queued)
     }
 

@@ -45,6 +45,7 @@ pub async fn park(
                 template: None,
                 text: messages::PARKED_APOLOGY.into(),
                 choices: Vec::new(),
+                file: None,
             };
             outbox::enqueue(
                 &mut tx,
@@ -69,6 +70,7 @@ pub async fn park(
                 text,
                 choices,
                 template: None,
+                file: None,
             };
             outbox::enqueue_for_merchant(&mut tx, conversation.id, None, &notice).await?;
         }

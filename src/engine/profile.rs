@@ -178,6 +178,7 @@ impl Decision {
                 template: None,
                 text: text.into(),
                 choices: Vec::new(),
+                file: None,
             },
         ));
     }

@@ -64,6 +64,7 @@ pub async fn release_idle(pool: &PgPool, console_url: Option<&str>) -> anyhow::R
                 text,
                 choices,
                 template: None,
+                file: None,
             },
         )
         .await?;

@@ -27,6 +27,8 @@ pub fn apply(turn: &Turn<'_>, plan: FinancePlan) -> Decision {
     decision.update.activity = plan.activity;
     if !plan.writes.is_empty() {
         decision.effects = Some(Box::new(FinanceWrites(plan.writes)));
+    } else if plan.export {
+        decision.effects = Some(Box::new(FinanceExport));
     }
     let mut author = Author::Bot;
     if plan.escalate {
@@ -76,5 +78,51 @@ impl Effects for FinanceWrites {
             }
         }
         Ok(None)
+    }
+}
+
+/// «Mándame mis datos»: the person's transactions as a CSV file, read and stored
+/// in the turn's own transaction; the reply carries it.
+struct FinanceExport;
+
+#[async_trait]
+impl Effects for FinanceExport {
+    async fn write(
+        self: Box<Self>,
+        tx: &mut PgConnection,
+        at: &Written<'_>,
+        _audit: &mut Vec<Entry>,
+    ) -> anyhow::Result<Option<(Author, OutPayload)>> {
+        let user = UserScope {
+            bot_id: at.conversation.bot_id,
+            contact_id: at.conversation.contact_id,
+        };
+        let (csv, rows) = crate::finance::ledger::export_csv(&mut *tx, user).await?;
+        if rows == 0 {
+            return Ok(Some((
+                Author::Bot,
+                OutPayload {
+                    text: crate::finance::messages::EXPORT_EMPTY.into(),
+                    ..Default::default()
+                },
+            )));
+        }
+        let file = crate::channels::files::store(
+            &mut *tx,
+            at.conversation.bot_id,
+            at.conversation.id,
+            "mis-movimientos.csv",
+            "text/csv; charset=utf-8",
+            csv.as_bytes(),
+        )
+        .await?;
+        Ok(Some((
+            Author::Bot,
+            OutPayload {
+                text: crate::finance::messages::export_ready(rows),
+                file: Some(file),
+                ..Default::default()
+            },
+        )))
     }
 }

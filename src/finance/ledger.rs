@@ -156,3 +156,59 @@ pub async fn forget(conn: &mut PgConnection, user: UserScope) -> sqlx::Result<u6
             .rows_affected(),
     )
 }
+
+/// Every transaction of the person, oldest first, as a CSV document (a header,
+/// then one line per row; amounts in units with two decimals, fields quoted when
+/// they need it); with how many rows.
+pub async fn export_csv(conn: &mut PgConnection, user: UserScope) -> sqlx::Result<(String, usize)> {
+    type Row = (
+        NaiveDate,
+        String,
+        i64,
+        String,
+        String,
+        String,
+        String,
+        Option<String>,
+    );
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT occurred_on, kind, amount_cents, currency, category, category_type,
+                description, merchant
+         FROM fin_transactions WHERE bot_id = $1 AND contact_id = $2
+         ORDER BY occurred_on, id",
+    )
+    .bind(user.bot_id)
+    .bind(user.contact_id)
+    .fetch_all(conn)
+    .await?;
+    let quote = |field: &str| {
+        // A leading = + - @ would be a formula in a spreadsheet.
+        let field = if field.starts_with(['=', '+', '-', '@']) {
+            format!("'{field}")
+        } else {
+            field.to_owned()
+        };
+        if field.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", field.replace('"', "\"\""))
+        } else {
+            field
+        }
+    };
+    let mut csv =
+        String::from("fecha,tipo,monto,moneda,categoria,tipo_de_categoria,concepto,comercio\n");
+    for (date, kind, cents, currency, category, category_type, description, merchant) in &rows {
+        let kind = if kind == "income" { "ingreso" } else { "gasto" };
+        csv.push_str(&format!(
+            "{},{kind},{}.{:02},{},{},{},{},{}\n",
+            date.format("%Y-%m-%d"),
+            cents / 100,
+            cents % 100,
+            quote(currency.trim()),
+            quote(category),
+            quote(category_type),
+            quote(description),
+            quote(merchant.as_deref().unwrap_or("")),
+        ));
+    }
+    Ok((csv, rows.len()))
+}

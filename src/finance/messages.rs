@@ -181,3 +181,19 @@ pub fn fixed_texts() -> Vec<String> {
     }
     texts
 }
+
+/// «Mándame mis datos» with nothing recorded.
+pub const EXPORT_EMPTY: &str =
+    "Todavía no tienes movimientos registrados, así que no hay datos que enviarte.";
+
+/// The caption of a person's data as CSV.
+pub fn export_ready(rows: usize) -> String {
+    let what = if rows == 1 {
+        "tu movimiento".to_owned()
+    } else {
+        format!("tus {rows} movimientos")
+    };
+    format!(
+        "Aquí tienes {what} en un archivo CSV (se abre con Excel o Google Sheets). El enlace vence en 24 horas."
+    )
+}

@@ -63,6 +63,7 @@ pub fn router(state: Web) -> Router {
                 .layer(axum::middleware::from_fn(timed_ack)),
         )
         .route("/webchat/{bot}/events", get(webchat::events))
+        .route("/webchat/{bot}/files/{id}/{filename}", get(webchat::file))
         .route("/webchat/{bot}/sessions", post(webchat::post_session))
         .layer(DefaultBodyLimit::max(webchat::MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn_with_state(

@@ -22,6 +22,7 @@ use uuid::Uuid;
 use super::Web;
 use super::error::{ApiError, parse_json};
 use crate::bots::Bot;
+use crate::channels::files::{self, FileRef};
 use crate::channels::uploads::{self, UploadRefused};
 use crate::channels::webchat::session;
 use crate::channels::{ChannelKind, Inbound, Media, MessagePayload};
@@ -310,6 +311,36 @@ fn customer_name(name: Option<&str>) -> Result<Option<String>, ApiError> {
     }
 }
 
+/// `GET /webchat/{bot}/files/{id}/{filename}`: a file a reply carried (a
+/// person's data as CSV), while it has not expired. The id is the key (122
+/// random bits); anything else is a bare 404.
+pub async fn file(
+    State(state): State<Web>,
+    Path((slug, id, _filename)): Path<(String, String, String)>,
+) -> Result<axum::response::Response, ApiError> {
+    use axum::http::header;
+    use axum::response::IntoResponse;
+    let id = Uuid::parse_str(&id).map_err(|_| ApiError::NotFound("file"))?;
+    let bot = bot_or_404(&state, &slug).await?;
+    let file = files::fetch(&state.pool, bot.id, id)
+        .await?
+        .ok_or(ApiError::NotFound("file"))?;
+    let disposition = format!(
+        "attachment; filename=\"{}\"",
+        file.filename.replace(['"', '\\', '\r', '\n'], "_")
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, file.content_type),
+            (header::CONTENT_DISPOSITION, disposition),
+            (header::CACHE_CONTROL, "private, no-store".to_owned()),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+        ],
+        file.bytes,
+    )
+        .into_response())
+}
+
 #[derive(Debug, Deserialize)]
 pub struct UploadQuery {
     /// The session token (or `Authorization: Bearer`).
@@ -426,6 +457,7 @@ pub async fn events(
         notifier: state.notifier.clone(),
         wakes: None,
         bot_id: bot.id,
+        slug: bot.slug.clone(),
         session,
         conversation_id: None,
         cursor,
@@ -449,6 +481,8 @@ struct Feed {
     /// has one) and its mark as open in this process.
     wakes: Option<(Watching, broadcast::Receiver<Wake>)>,
     bot_id: Uuid,
+    /// The bot's slug, for the addresses of files a reply carries.
+    slug: String,
     session: String,
     conversation_id: Option<Uuid>,
     cursor: i64,
@@ -555,12 +589,18 @@ impl Feed {
 
     fn push(&mut self, id: i64, author: outbox::Author, payload: &serde_json::Value) {
         self.cursor = id;
-        let data = json!({
+        let mut data = json!({
             "id": id,
             "author": author,
             "text": payload["text"],
             "choices": payload.get("choices").cloned().unwrap_or_else(|| json!([])),
         });
+        if let Some(file) = payload
+            .get("file")
+            .and_then(|f| serde_json::from_value::<FileRef>(f.clone()).ok())
+        {
+            data["file"] = json!({"url": file.path(&self.slug), "filename": file.filename});
+        }
         self.buffer
             .push_back(Event::default().id(id.to_string()).data(data.to_string()));
     }

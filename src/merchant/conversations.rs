@@ -322,6 +322,7 @@ pub async fn send_reply(
         template: None,
         text: text.to_owned(),
         choices: Vec::new(),
+        file: None,
     };
     let outbox_id = outbox::enqueue(&mut tx, id, Author::Human, &payload, None).await?;
     rows.push(

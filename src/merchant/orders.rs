@@ -112,6 +112,7 @@ async fn tell_customer(
         } else {
             None
         },
+        file: None,
     };
     outbox::enqueue(conn, conversation.id, Author::Human, &payload, None).await?;
     Ok(true)

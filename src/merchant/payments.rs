@@ -98,6 +98,7 @@ pub async fn approve(
         template: None,
         text: messages::payment_approved(order.number, order.total_minor, &order.currency),
         choices: Vec::new(),
+        file: None,
     };
     outbox::enqueue(&mut tx, conversation.id, Author::Human, &payload, None).await?;
     let mut approved = Entry::new(Actor::Merchant, Kind::EventDetected)
@@ -142,6 +143,7 @@ pub async fn reject(pool: &PgPool, merchant_id: Uuid, id: Uuid, reason: &str) ->
         template: None,
         text: messages::payment_rejected(order.number, reason),
         choices: Vec::new(),
+        file: None,
     };
     outbox::enqueue(&mut tx, conversation.id, Author::Human, &payload, None).await?;
     let rows = vec![

@@ -106,6 +106,12 @@ pub async fn enqueue(
                 } else {
                     Vec::new()
                 },
+                // A file rides on the last part, its caption.
+                file: if i == last {
+                    payload.file.clone()
+                } else {
+                    None
+                },
             };
             serde_json::to_value(part).expect("payload serializes")
         })

@@ -57,6 +57,7 @@ async fn ran_short(
             template: None,
             text: messages::ran_short(&short.name, short.requested, short.available),
             choices: Vec::new(),
+            file: None,
         },
     )))
 }
@@ -94,6 +95,7 @@ async fn tell_stock(
                 text,
                 choices,
                 template: None,
+                file: None,
             },
         )
         .await?;
@@ -263,6 +265,7 @@ impl Effects for ShopEffects {
                 template: None,
                 text: composed.text,
                 choices: composed.choices,
+                file: None,
             },
         )))
     }

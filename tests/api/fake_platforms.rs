@@ -70,6 +70,7 @@ impl FakePlatform {
             // Telegram methods are POSTs; WhatsApp media lookups are GETs of the same shape.
             .route("/{bot_token}/{method}", post(telegram).get(whatsapp_media))
             .route("/{version}/{phone}/messages", post(whatsapp))
+            .route("/{version}/{phone}/media", post(whatsapp_upload))
             .route(
                 "/file/{bot_token}/{*path}",
                 axum::routing::get(telegram_file),
@@ -184,18 +185,58 @@ async fn answer(
     outcome
 }
 
+/// A multipart upload read as JSON: each text field by name, each file as
+/// `{filename, content_type, text}` (its bytes as UTF-8, lossy).
+async fn multipart_body(request: axum::extract::Request) -> Value {
+    use axum::extract::FromRequest;
+    let mut form = axum::extract::Multipart::from_request(request, &())
+        .await
+        .unwrap();
+    let mut body = json!({});
+    while let Some(field) = form.next_field().await.unwrap() {
+        let name = field.name().unwrap_or_default().to_owned();
+        match field.file_name().map(str::to_owned) {
+            Some(filename) => {
+                let content_type = field.content_type().unwrap_or_default().to_owned();
+                let bytes = field.bytes().await.unwrap();
+                body[name] = json!({"filename": filename, "content_type": content_type,
+                                    "text": String::from_utf8_lossy(&bytes)});
+            }
+            None => body[name] = json!(field.text().await.unwrap()),
+        }
+    }
+    body
+}
+
+/// A JSON body, or a multipart one (`sendDocument`, a media upload) read as JSON.
+async fn body_of(request: axum::extract::Request) -> Value {
+    let multipart = request
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/"));
+    if multipart {
+        return multipart_body(request).await;
+    }
+    let bytes = axum::body::to_bytes(request.into_body(), 16 * 1024 * 1024)
+        .await
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+}
+
 async fn telegram(
     State(shared): State<Shared>,
     Path((_token, method)): Path<(String, String)>,
     headers: HeaderMap,
-    Json(body): Json<Value>,
+    request: axum::extract::Request,
 ) -> Response {
+    let body = body_of(request).await;
     if let Some((status, answer)) = answer(&shared, &method, &headers, body).await {
         return (StatusCode::from_u16(status).unwrap(), Json(answer)).into_response();
     }
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst) + 1;
     let result = match method.as_str() {
-        "sendMessage" => json!({"message_id": id}),
+        "sendMessage" | "sendDocument" => json!({"message_id": id}),
         "getFile" => {
             json!({"file_id": body_file_id(&shared, &method), "file_path": format!("photos/{}.jpg", body_file_id(&shared, &method))})
         }
@@ -216,6 +257,20 @@ async fn whatsapp(
     let id = shared.next_id.fetch_add(1, Ordering::SeqCst) + 1;
     Json(json!({"messaging_product": "whatsapp", "messages": [{"id": format!("wamid.OUT{id}")}]}))
         .into_response()
+}
+
+async fn whatsapp_upload(
+    State(shared): State<Shared>,
+    Path((_version, _phone)): Path<(String, String)>,
+    headers: HeaderMap,
+    request: axum::extract::Request,
+) -> Response {
+    let body = body_of(request).await;
+    if let Some((status, answer)) = answer(&shared, "upload", &headers, body).await {
+        return (StatusCode::from_u16(status).unwrap(), Json(answer)).into_response();
+    }
+    let id = shared.next_id.fetch_add(1, Ordering::SeqCst) + 1;
+    Json(json!({"id": format!("media-{id}")})).into_response()
 }
 
 /// The `file_id` of the last call to `method`.

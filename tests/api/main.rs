@@ -20,6 +20,7 @@ mod engine;
 mod eval;
 mod fake_llm;
 mod fake_platforms;
+mod files;
 mod finance;
 mod finance_llm;
 mod finance_tools;

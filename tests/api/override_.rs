@@ -231,6 +231,7 @@ async fn a_web_chat_bot_message_queued_under_override_is_suppressed_at_once(pool
             template: None,
             text: "no debe salir".into(),
             choices: Vec::new(),
+            file: None,
         },
         None,
     )

@@ -39,6 +39,9 @@ pub struct FinancePlan {
     pub escalate: bool,
     /// The user wrote (resets the inactivity clock).
     pub activity: bool,
+    /// «Mándame mis datos»: the reply carries their transactions as CSV, built in
+    /// the turn's commit.
+    pub export: bool,
 }
 
 impl FinancePlan {
@@ -52,6 +55,7 @@ impl FinancePlan {
             reply: None,
             escalate: false,
             activity: false,
+            export: false,
         }
     }
 
@@ -153,6 +157,13 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Planned> {
         ctx = context::load(deps.pool, bot.id, user.contact_id, &bot.timezone)
             .await?
             .ok_or_else(|| anyhow::anyhow!("the contact vanished"))?;
+    }
+    // «Mándame mis datos»: a read of their own rows, decided from their words.
+    if plan.state == FinanceState::Idle && crate::finance::rules::asks_for_my_data(&payload.text) {
+        plan.export = true;
+        plan.audit
+            .push(Entry::new(Actor::Customer, Kind::ActionExecuted).reason("EXPORT_MY_DATA"));
+        return Ok(Planned::Plan(Box::new(plan)));
     }
     match (plan.state, draft) {
         (FinanceState::AwaitingConfirmation, Some(pending))

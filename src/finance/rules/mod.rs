@@ -49,6 +49,17 @@ pub fn asks_to_erase(text: &str) -> bool {
     any(&norm, words::ERASE) && any(&norm, words::MY_DATA) && amount::amounts_in(&norm).is_empty()
 }
 
+/// Whether `text` asks for a copy of the person's data («mándame mis datos»,
+/// «quiero descargar mi historial»): a verb of sending or downloading and one's
+/// data, no amount, and not an erasure.
+pub fn asks_for_my_data(text: &str) -> bool {
+    let norm = normalize(text);
+    any(&norm, words::SEND_ME)
+        && any(&norm, words::MY_DATA)
+        && amount::amounts_in(&norm).is_empty()
+        && !asks_to_erase(text)
+}
+
 /// A message read once: its text, normalized form, tokens, and the date phrase it
 /// holds (cut out before amounts are read, so "el 15" is not fifteen pesos).
 struct Message {

@@ -322,7 +322,25 @@ pub const ERASE: &[&str] = &[
     "elimines", "olvida", "olvidate", "olviden", "suprime", "suprimir", "quita", "quitar",
 ];
 
-/// What an erasure of one's data names.
+/// Verbs of asking for a copy: «mándame mis datos», «quiero descargar mi historial».
+pub const SEND_ME: &[&str] = &[
+    "mandame",
+    "mandamelos",
+    "enviame",
+    "enviamelos",
+    "pasame",
+    "pasamelos",
+    "descargar",
+    "descarga",
+    "exportar",
+    "exporta",
+    "exportame",
+    "dame una copia",
+    "quiero una copia",
+    "copia de",
+];
+
+/// What an erasure (or a copy) of one's data names.
 pub const MY_DATA: &[&str] = &[
     "mis datos",
     "todos mis datos",
