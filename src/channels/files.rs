@@ -91,3 +91,19 @@ pub async fn prune(pool: &PgPool) -> sqlx::Result<u64> {
             .rows_affected(),
     )
 }
+
+/// Deletes the files sent in a conversation (an erasure the person confirmed).
+pub async fn forget(
+    conn: &mut PgConnection,
+    bot_id: Uuid,
+    conversation_id: Uuid,
+) -> sqlx::Result<u64> {
+    Ok(
+        sqlx::query("DELETE FROM chat_files WHERE bot_id = $1 AND conversation_id = $2")
+            .bind(bot_id)
+            .bind(conversation_id)
+            .execute(conn)
+            .await?
+            .rows_affected(),
+    )
+}

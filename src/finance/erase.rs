@@ -1,6 +1,7 @@
 //! «Borra mis datos»: once the person confirms with the exact token, every row of
 //! theirs in this bot goes in the turn's own transaction — their ledger, budgets,
-//! debts, balances, corrections and learned rules deleted; the transcript deleted;
+//! debts, balances, corrections and learned rules deleted; the transcript and any
+//! file sent to them (their data as CSV) deleted;
 //! the words of their messages and of the replies already sent blanked (the rows
 //! stay, so a platform's retry is still recognised and never taken twice); the
 //! audit trail keeps what happened and when, without amounts or words. The
@@ -23,6 +24,8 @@ pub struct Erased {
     pub transcript: u64,
     pub messages_blanked: u64,
     pub replies_blanked: u64,
+    /// Files sent to them (their data as CSV).
+    pub files: u64,
 }
 
 /// Erases the person's rows; `inbox_id` is the confirming message, whose
@@ -54,6 +57,7 @@ pub async fn erase(
             crate::inbox::forget_texts(conn, user.bot_id, conversation).await?;
         erased.replies_blanked =
             crate::outbox::forget_texts(conn, user.bot_id, conversation).await?;
+        erased.files = crate::channels::files::forget(conn, user.bot_id, conversation).await?;
         crate::audit::forget_details(conn, user.bot_id, conversation).await?;
     }
     Ok(erased)

@@ -499,6 +499,9 @@ async fn my_data_is_erased_only_after_an_exact_yes_and_only_mine(pool: PgPool) {
         app.say_to("finanzas", who, text).await;
     }
     assert_eq!(rows(&app, "fin_transactions", "rita").await, 2);
+    // A copy of the data she asked for earlier goes with the rest.
+    app.say_to("finanzas", "rita", "mándame mis datos").await;
+    assert_eq!(app.count("SELECT count(*) FROM chat_files").await, 1);
     // A no keeps everything.
     let asked = joined(&app.say_to("finanzas", "rita", "borra mis datos").await);
     assert!(asked.contains("¿Borro todos tus datos"), "{asked}");
@@ -571,6 +574,8 @@ async fn my_data_is_erased_only_after_an_exact_yes_and_only_mine(pool: PgPool) {
     .await
     .unwrap();
     assert_eq!(erased["transactions"], 2, "{erased}");
+    assert_eq!(erased["files"], 1, "{erased}");
+    assert_eq!(app.count("SELECT count(*) FROM chat_files").await, 0);
     // The same «sí» again (a retry): already taken, nothing more happens.
     let again: serde_json::Value = yes("erase-yes").await.unwrap().json().await.unwrap();
     assert_eq!(again["duplicate"], true);
