@@ -107,3 +107,29 @@ pub async fn forget(
             .rows_affected(),
     )
 }
+
+/// The stored file a reply carries, for a channel about to send it: an expired
+/// one is a permanent failure (its link already 404s), a database error a retry.
+pub async fn to_send(
+    pool: &PgPool,
+    bot_id: Uuid,
+    file: &FileRef,
+) -> Result<File, super::SendError> {
+    fetch(pool, bot_id, file.id)
+        .await
+        .map_err(|e| super::SendError::Retry {
+            reason: e.to_string(),
+            after: None,
+        })?
+        .ok_or_else(|| super::SendError::Permanent("the file expired before it was sent".into()))
+}
+
+impl File {
+    /// The file as a multipart part (its name and type), for an upload.
+    pub fn part(self) -> Result<reqwest::multipart::Part, super::SendError> {
+        reqwest::multipart::Part::bytes(self.bytes)
+            .file_name(self.filename)
+            .mime_str(&self.content_type)
+            .map_err(|e| super::SendError::Permanent(format!("bad file type: {e}")))
+    }
+}

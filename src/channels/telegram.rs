@@ -156,14 +156,10 @@ impl TelegramChannel {
         file: super::files::File,
         caption: &str,
     ) -> Result<Value, SendError> {
-        let part = reqwest::multipart::Part::bytes(file.bytes)
-            .file_name(file.filename)
-            .mime_str(&file.content_type)
-            .map_err(|e| SendError::Permanent(format!("bad file type: {e}")))?;
         let form = reqwest::multipart::Form::new()
             .text("chat_id", chat_id.to_string())
             .text("caption", caption.to_owned())
-            .part("document", part);
+            .part("document", file.part()?);
         let request = self
             .http
             .post(format!("{}/bot{token}/sendDocument", self.api_url))
@@ -303,15 +299,7 @@ impl Channel for TelegramChannel {
         // A file goes alone, its text as the caption: one call, so a retry never
         // sends half of it twice.
         if let Some(file) = &message.payload.file {
-            let stored = super::files::fetch(&self.pool, message.bot_id, file.id)
-                .await
-                .map_err(|e| SendError::Retry {
-                    reason: e.to_string(),
-                    after: None,
-                })?
-                .ok_or_else(|| {
-                    SendError::Permanent("the file expired before it was sent".into())
-                })?;
+            let stored = super::files::to_send(&self.pool, message.bot_id, file).await?;
             let caption = split_text(&message.payload.text, MAX_CAPTION)
                 .into_iter()
                 .next()

@@ -357,6 +357,19 @@ impl WhatsAppChannel {
         })
     }
 
+    /// Sends a request to the Cloud API: its status and JSON answer, or a retry
+    /// when the API could not be reached.
+    async fn answered(
+        request: reqwest::RequestBuilder,
+    ) -> Result<(reqwest::StatusCode, Value), SendError> {
+        let response = request.send().await.map_err(|e| SendError::Retry {
+            reason: format!("WhatsApp unreachable: {}", e.without_url()),
+            after: None,
+        })?;
+        let status = response.status();
+        Ok((status, response.json().await.unwrap_or(Value::Null)))
+    }
+
     /// Uploads a file to the number's media (`POST /{phone}/media`); its media id.
     async fn upload(
         &self,
@@ -367,27 +380,17 @@ impl WhatsAppChannel {
             "{}/{}/{}/media",
             self.api_url, self.version, creds.phone_number_id
         );
-        let part = reqwest::multipart::Part::bytes(file.bytes)
-            .file_name(file.filename)
-            .mime_str(&file.content_type)
-            .map_err(|e| SendError::Permanent(format!("bad file type: {e}")))?;
+        let kind = file.content_type.clone();
         let form = reqwest::multipart::Form::new()
             .text("messaging_product", "whatsapp")
-            .text("type", file.content_type)
-            .part("file", part);
-        let response = self
+            .text("type", kind)
+            .part("file", file.part()?);
+        let request = self
             .http
             .post(&url)
             .bearer_auth(creds.access_token.expose())
-            .multipart(form)
-            .send()
-            .await
-            .map_err(|e| SendError::Retry {
-                reason: format!("WhatsApp unreachable: {}", e.without_url()),
-                after: None,
-            })?;
-        let status = response.status();
-        let answer: Value = response.json().await.unwrap_or(Value::Null);
+            .multipart(form);
+        let (status, answer) = Self::answered(request).await?;
         match answer["id"].as_str() {
             Some(id) if status.is_success() => Ok(id.to_owned()),
             _ if status.is_server_error() || status.as_u16() == 429 => Err(SendError::Retry {
@@ -447,15 +450,7 @@ impl Channel for WhatsAppChannel {
             (Some(template), _) => vec![Self::template_body(&message.recipient, template)],
             // A file goes alone, uploaded first, its text as the caption.
             (None, Some(file)) => {
-                let stored = super::files::fetch(&self.pool, message.bot_id, file.id)
-                    .await
-                    .map_err(|e| SendError::Retry {
-                        reason: e.to_string(),
-                        after: None,
-                    })?
-                    .ok_or_else(|| {
-                        SendError::Permanent("the file expired before it was sent".into())
-                    })?;
+                let stored = super::files::to_send(&self.pool, message.bot_id, file).await?;
                 let filename = stored.filename.clone();
                 let media = self.upload(&creds, stored).await?;
                 let caption: String = message.payload.text.chars().take(MAX_CAPTION).collect();
@@ -484,19 +479,12 @@ impl Channel for WhatsAppChannel {
         };
         let mut last_id = None;
         for body in &bodies {
-            let response = self
+            let request = self
                 .http
                 .post(&url)
                 .bearer_auth(creds.access_token.expose())
-                .json(body)
-                .send()
-                .await
-                .map_err(|e| SendError::Retry {
-                    reason: format!("WhatsApp unreachable: {}", e.without_url()),
-                    after: None,
-                })?;
-            let status = response.status();
-            let answer: Value = response.json().await.unwrap_or(Value::Null);
+                .json(body);
+            let (status, answer) = Self::answered(request).await?;
             if status.is_success() {
                 last_id = answer["messages"][0]["id"].as_str().map(str::to_owned);
                 continue;
