@@ -120,22 +120,7 @@ impl Redis {
     /// the longest wait (µs) returns. `None` when Redis cannot answer.
     pub async fn pace(&self, keys: &[(String, u64)]) -> Option<u64> {
         let mut conn = self.manager.clone();
-        let script = redis::Script::new(
-            "local t = redis.call('TIME')
-             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-             local wait = 0
-             for i, key in ipairs(KEYS) do
-                 local due = tonumber(redis.call('GET', key) or '0')
-                 if due - now > wait then wait = due - now end
-             end
-             if wait > 0 then return wait end
-             for i, key in ipairs(KEYS) do
-                 local interval = tonumber(ARGV[i])
-                 redis.call('SET', key, now + interval, 'PX', math.floor(interval / 1000) + 1000)
-             end
-             return 0",
-        );
-        let mut invocation = script.prepare_invoke();
+        let mut invocation = PACE.prepare_invoke();
         for (key, interval_us) in keys {
             invocation
                 .key(format!("{}:pace:{key}", self.prefix))
@@ -153,12 +138,35 @@ impl Redis {
     pub async fn add_to_counter(&self, key: &str, by: u64) {
         let key = format!("{}:count:{key}", self.prefix);
         let mut conn = self.manager.clone();
-        let script = redis::Script::new(
-            "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return nil",
-        );
-        let mut invocation = script.key(&key);
+        let mut invocation = ADD_IF_SET.key(&key);
         invocation.arg(by);
         let call = invocation.invoke_async::<Option<u64>>(&mut conn);
         let _ = tokio::time::timeout(CALL_TIMEOUT, call).await;
     }
 }
+
+/// The pacing script of [`Redis::pace`], hashed once.
+static PACE: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        "local t = redis.call('TIME')
+             local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+             local wait = 0
+             for i, key in ipairs(KEYS) do
+                 local due = tonumber(redis.call('GET', key) or '0')
+                 if due - now > wait then wait = due - now end
+             end
+             if wait > 0 then return wait end
+             for i, key in ipairs(KEYS) do
+                 local interval = tonumber(ARGV[i])
+                 redis.call('SET', key, now + interval, 'PX', math.floor(interval / 1000) + 1000)
+             end
+             return 0",
+    )
+});
+
+/// The script of [`Redis::add_to_counter`], hashed once.
+static ADD_IF_SET: std::sync::LazyLock<redis::Script> = std::sync::LazyLock::new(|| {
+    redis::Script::new(
+        "if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('INCRBY', KEYS[1], ARGV[1]) end return nil",
+    )
+});

@@ -421,19 +421,7 @@ pub async fn plan(
             // customer's words: there, where the rules would change the cart too,
             // nothing silently wins and the customer is asked.
             let reading = super::rules::read(&input);
-            let changes = |p: &Proposal| {
-                p.proposed_actions.iter().any(|a| {
-                    matches!(
-                        a.action_type.as_str(),
-                        "ADD_TO_CART"
-                            | "REMOVE_ITEM"
-                            | "UPDATE_QUANTITY"
-                            | "CLEAR_CART"
-                            | "CANCEL_ORDER"
-                            | "CONFIRM_ORDER"
-                    )
-                })
-            };
+            let changes = super::rules::changes_anything;
             let model_changed = grounded_in_part && changes(&proposal);
             proposal = if reading.confident && !(model_changed && changes(&reading.proposal)) {
                 reading.proposal

@@ -334,6 +334,14 @@ const EFFECTS: &[&str] = &[
     "CONFIRM_ORDER",
 ];
 
+/// Whether `proposal` changes the cart or the order.
+pub fn changes_anything(proposal: &Proposal) -> bool {
+    proposal
+        .proposed_actions
+        .iter()
+        .any(|a| EFFECTS.contains(&a.action_type.as_str()))
+}
+
 impl Reading {
     /// Words no reading explained that carry a request of their own: a quantity
     /// nothing took («2 medialunas»), the word a quantity was said for, or any
@@ -370,10 +378,7 @@ impl Reading {
         };
         // A count («2», «tres») or a plural pointer («las»); an article («un»,
         // «la») is too often the start of something else («para una reunión»).
-        let counted = |w: &str| {
-            (token_number(w).is_some() && !matches!(w, "un" | "una" | "uno"))
-                || matches!(w, "los" | "las")
-        };
+        let counted = |w: &str| count(w).is_some() || matches!(w, "los" | "las");
         let destructive = self
             .proposal
             .proposed_actions
@@ -392,7 +397,7 @@ impl Reading {
             // «medialunas tres»: a thing with its count after it.
             let counted_after = !joining(word)
                 && after.is_some_and(|a| {
-                    token_number(a).is_some() && !matches!(a, "un" | "una" | "uno")
+                    count(a).is_some()
                 })
                 // «serían 2 chocolates»: the count is the next product's.
                 && self.words.get(i + 2).is_none_or(|next| {
@@ -483,10 +488,7 @@ impl Reading {
             .filter(|p| !matches!(**p, "tambien" | "ademas" | "mas"))
             .any(|p| crate::text::contains_phrase(&text, p));
         // «4 limonadas y 4 croissants, ¿con yapa?» counts what it orders.
-        let counts = self
-            .words
-            .iter()
-            .any(|w| token_number(w).is_some() && !matches!(w.as_str(), "un" | "una" | "uno"));
+        let counts = self.words.iter().any(|w| count(w).is_some());
         adds && !ordered
             && !counts
             && (input.customer_message.contains('?') || any(&text, lexicon::ASKS))
@@ -494,10 +496,7 @@ impl Reading {
     }
 
     fn changes_anything(&self) -> bool {
-        self.proposal
-            .proposed_actions
-            .iter()
-            .any(|a| EFFECTS.contains(&a.action_type.as_str()))
+        changes_anything(&self.proposal)
     }
 
     /// No wrong effect, ever: a reading that left words unexplained does not act
@@ -1162,11 +1161,7 @@ impl Reader<'_> {
         if in_cart == 0 {
             return None;
         }
-        let n = self
-            .words
-            .iter()
-            .find_map(|w| token_number(w).filter(|_| !matches!(*w, "un" | "una" | "uno")))
-            .unwrap_or(1);
+        let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);
         self.covered.iter_mut().for_each(|c| *c = true);
         Some(one(decrease(id, in_cart, n)))
     }
@@ -1360,11 +1355,7 @@ impl Reader<'_> {
             .any(|w| token_number(w[0]).is_some() && w[1] == "mas");
         if self.has(&more) || counted_more {
             lexicon::cover(self.words, lexicon::ADD, &mut self.covered);
-            let n = self
-                .words
-                .iter()
-                .find_map(|w| token_number(w).filter(|_| !matches!(*w, "un" | "una" | "uno")))
-                .unwrap_or(1);
+            let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);
             self.words
                 .iter()
                 .enumerate()
@@ -1488,9 +1479,7 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
     let changes = |w: &&str| w.starts_with("cambi") || w.starts_with("reemplaz");
     let instead = any(&before.join(" "), &["en vez", "en lugar"]);
     let by = after.iter().any(|w| matches!(*w, "por" | "a" | "x"));
-    let number_after = after
-        .iter()
-        .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")));
+    let number_after = after.iter().any(|w| count(w).is_some());
     // «cámbialo a 2» sets a quantity; «cambia los brownies por 2 croissants»
     // swaps for a number of another product.
     let counted_swap = after
@@ -1512,10 +1501,7 @@ fn takes_back(after: &[&str]) -> bool {
         .take_while(|w| matches!(**w, "ah" | "ahh" | "oh" | "uy" | "uh" | "eh" | "mm" | "ay"))
         .count()..];
     // «3 limonadas, no, mejor 2» corrects the quantity, not the product.
-    if after
-        .iter()
-        .any(|w| token_number(w).is_some_and(|_| !matches!(*w, "un" | "una" | "uno")))
-    {
+    if after.iter().any(|w| count(w).is_some()) {
         return false;
     }
     let text = after.join(" ");
@@ -1670,6 +1656,11 @@ fn clause_action(
     )
 }
 
+/// A number said as a count («2», «tres»), not an article («un», «una», «uno»).
+fn count(word: &str) -> Option<i64> {
+    token_number(word).filter(|_| !matches!(word, "un" | "una" | "uno"))
+}
+
 /// "2 maracuyá", "tres de matcha", "una docena de brownies", "media docena",
 /// "un par de", "otros dos".
 fn quantity_before(before: &[&str]) -> Option<i64> {
@@ -1742,7 +1733,7 @@ fn corrected_quantity(after: &[&str]) -> Option<i64> {
         .position(|w| matches!(*w, "no" | "perdon" | "digo" | "mejor"))?;
     after[at..]
         .iter()
-        .find(|w| token_number(w).is_some_and(|_| !matches!(**w, "un" | "una" | "uno")))
+        .find(|w| count(w).is_some())
         .and_then(|w| token_number(w))
 }
 
@@ -1777,9 +1768,7 @@ fn quantity_after(after: &[&str]) -> Option<i64> {
     let after = &after[skipped..];
     match after {
         ["media", "docena", ..] => Some(6),
-        [first, ..] if token_number(first).is_some() && !matches!(*first, "un" | "una" | "uno") => {
-            token_number(first)
-        }
+        [first, ..] if count(first).is_some() => token_number(first),
         ["x" | "por", n, ..] => token_number(n),
         [first, ..] if first.starts_with('x') => token_number(&first[1..]),
         _ => None,
@@ -1794,14 +1783,13 @@ fn target_quantity(before: &[&str], after: &[&str]) -> Option<i64> {
         return Some(n);
     }
     // "el americano, que sean 2": the first number after the verb.
-    let later = after
-        .iter()
-        .position(|w| token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
-        .and_then(|k| match (k.checked_sub(1).map(|j| after[j]), after[k]) {
+    let later = after.iter().position(|w| count(w).is_some()).and_then(|k| {
+        match (k.checked_sub(1).map(|j| after[j]), after[k]) {
             // «media docena»: six, not twelve.
             (Some("media"), "docena") => Some(6),
             _ => token_number(after[k]),
-        });
+        }
+    });
     quantity_after(after)
         .or(later)
         .or_else(|| quantity_before(before))
