@@ -94,8 +94,10 @@ pub async fn run(
     let today = context::today(pool, &bot.timezone).await?;
     let yesterday = today.pred_opt().unwrap_or(today);
     let fill = |text: &str| {
-        text.replace("{today}", &today.to_string())
-            .replace("{yesterday}", &yesterday.to_string())
+        let text = text
+            .replace("{today}", &today.to_string())
+            .replace("{yesterday}", &yesterday.to_string());
+        super::figures::fill_months(&text, today)
     };
     let mut fixed = BTreeSet::new();
     for text in messages::fixed_texts() {
@@ -105,6 +107,9 @@ pub async fn run(
     let mut report = Report::default();
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
+            let mut filled = turn.clone();
+            filled.message = fill(&turn.message);
+            let turn = &filled;
             let inbox_id = ingest(pool, &bot, script_name, index, turn).await?;
             let contact_id = contact_of(pool, inbox_id).await?;
             if turn.history.as_deref() == Some("sample") {
@@ -212,15 +217,23 @@ pub async fn run(
                 }
             }
             if let Some(expected) = &e.tools {
-                let ran: Vec<String> = audit
+                // Plans compared side by side run the same tool more than once.
+                let mut ran: Vec<String> = audit
                     .iter()
                     .filter(|row| row.kind == crate::audit::Kind::ToolExecuted)
                     .filter_map(|row| row.action.clone())
                     .filter(|a| a != "simulatePurchase")
                     .collect();
+                ran.dedup();
                 if &ran != expected {
                     problems.push(format!("tools {ran:?}, expected {expected:?}"));
                 }
+            }
+            for spec in e.figures.iter().flatten() {
+                problems.extend(super::figures::check(spec, &reply, today));
+            }
+            if e.no_data == Some(true) && !reply.contains("No encontré") {
+                problems.push("the reply does not say nothing was found".into());
             }
             for text in e.reply.iter().flatten() {
                 let text = fill(text);

@@ -15,6 +15,7 @@
 //! and `"reply"` substrings. Every `expect` field is optional; a turn is fully correct when all
 //! given ones hold.
 
+mod figures;
 mod finance;
 pub mod oracle;
 mod report;
@@ -89,6 +90,12 @@ pub struct Expect {
     pub sources: Option<Vec<String>>,
     /// Shop knowledge: the question is one the knowledge cannot answer.
     pub gray: Option<bool>,
+    /// Finance: figures the reply shows, computed from the sample history.
+    pub figures: Option<Vec<figures::FigureSpec>>,
+    /// Finance: the question has no answer in the person's rows.
+    pub no_data: Option<bool>,
+    /// Finance: the answer comes from a relaxed retry (what `figures` checks).
+    pub relaxed: Option<bool>,
 }
 
 /// Tells `"written": null` (checked: nothing written) from an absent field.

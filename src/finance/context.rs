@@ -37,6 +37,9 @@ pub struct UserContext {
     pub recent: Vec<Recent>,
     /// Corrections so far, by merchant and the category it went to.
     pub corrections: Vec<Corrected>,
+    /// What their movements are called, most frequent first (at most 80): the
+    /// places a question may name.
+    pub descriptions: Vec<String>,
 }
 
 /// A transaction logged lately, for the duplicate check.
@@ -137,6 +140,7 @@ type Row = (
     Json<Vec<Correction>>,
     Json<Vec<Recent>>,
     Json<Vec<Corrected>>,
+    Json<Vec<String>>,
 );
 
 /// The context of `contact_id`, or `None` when the contact is not this bot's
@@ -176,7 +180,11 @@ pub async fn load(
             (SELECT coalesce(json_agg(k), '[]') FROM (
                  SELECT merchant, to_category, count(*) AS times FROM fin_corrections
                  WHERE contact_id = $2 AND bot_id = $1 AND merchant IS NOT NULL
-                 GROUP BY merchant, to_category) k)
+                 GROUP BY merchant, to_category) k),
+            (SELECT coalesce(json_agg(d.description), '[]') FROM (
+                 SELECT description FROM fin_transactions
+                 WHERE contact_id = $2 AND bot_id = $1 AND description <> ''
+                 GROUP BY description ORDER BY count(*) DESC, description LIMIT 80) d)
          FROM contacts WHERE id = $2 AND bot_id = $1",
     )
     .bind(bot_id)
@@ -197,6 +205,7 @@ pub async fn load(
         examples,
         recent,
         corrections,
+        descriptions,
     )) = row
     else {
         return Ok(None);
@@ -249,6 +258,7 @@ pub async fn load(
             .collect(),
         recent: recent.0,
         corrections: corrections.0,
+        descriptions: descriptions.0,
     }))
 }
 

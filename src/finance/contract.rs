@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::finance::core::category::{self, CategoryType};
 use crate::finance::core::draft::{Draft, TxKind};
+use crate::finance::core::query::QueryPlan;
 use crate::finance::core::tools::{DataQuality, Period, Sensitivity, ToolName, ToolRequest};
 use crate::finance::core::{FinanceAction, FinanceActionType, FinanceParams, FinanceState};
 use crate::finance::learning::Example;
@@ -30,6 +31,12 @@ pub struct FinanceInput {
     pub debts: Vec<String>,
     /// The user's latest category corrections (few-shot examples).
     pub corrections: Vec<Example>,
+    /// What the user's movements are called (the places a question may name);
+    /// the rules' only, never sent to a model.
+    #[serde(skip)]
+    pub descriptions: Vec<String>,
+    /// The plan of the question just answered, which a follow-up refines.
+    pub last_query: Option<QueryPlan>,
     #[serde(skip)]
     pub context: CallContext,
 }
@@ -234,6 +241,16 @@ fn tool_request(value: &Value) -> Param<ToolRequest> {
         return Param::Invalid(echo(value));
     };
     let mut request = ToolRequest::new(tool);
+    if tool == ToolName::QueryTransactions {
+        let empty = serde_json::Map::new();
+        return match QueryPlan::parse(params.unwrap_or(&empty)) {
+            Ok(plan) => {
+                request.plan = Some(plan);
+                Param::Given(request)
+            }
+            Err(why) => Param::Invalid(format!("queryTransactions: {why}")),
+        };
+    }
     if let Some(map) = params {
         let string = |key: &str| map.get(key).and_then(Value::as_str);
         request.category = string("category").and_then(category::named);

@@ -104,6 +104,7 @@ pub fn tool_purpose(tool: ToolName) -> &'static str {
         ToolName::SearchExpenses => "buscar gastos",
         ToolName::GetBankBalance => "ver tu saldo",
         ToolName::GetDebts => "ver tus deudas",
+        ToolName::QueryTransactions => "consultar tus movimientos",
     }
 }
 

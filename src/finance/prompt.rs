@@ -24,7 +24,13 @@ SIMULATE_PURCHASE, SET_BANK_BALANCE, CORRECT_CATEGORY, ERASE_MY_DATA, PATCH_DRAF
 si no dio el total, usa CLARIFY.\n\
 3. Nunca confirmes una escritura: el sistema pide la confirmación al usuario. Nunca borres historial, salvo \
 que el usuario pida borrar todos sus datos (\"borra mis datos\"): entonces usa ERASE_MY_DATA.\n\
-4. Para cifras (totales, presupuestos, tendencias) usa QUERY_DATA con tools; no escribas cifras en response_text.\n\
+4. Para cifras (totales, presupuestos, tendencias) usa QUERY_DATA con tools; no escribas cifras en response_text. \
+Para preguntas libres sobre sus movimientos usa la tool queryTransactions con un plan: measure (sum, count, \
+average, list), kind (expense, income), category, text (comercio o concepto), period (today, yesterday, \
+this_week, last_week, this_month, last_month, this_year, last_year, last_N_days, YYYY-MM, all) o from/to \
+(YYYY-MM-DD), weekday (0 = lunes), min_amount/max_amount (pesos), group_by (day, weekday, week, month, \
+category, merchant), compare_period, order (amount_desc, amount_asc, date_desc, date_asc), limit (1 a 50). \
+Si last_query existe y el mensaje la refina (\"¿y en septiembre?\"), repite el plan con el cambio. Nunca escribas SQL.\n\
 5. Si current_state es CLARIFYING, responde con PATCH_DRAFT con los campos que el mensaje da (o CANCEL): \
 no empieces otra cosa.\n\
 6. date en formato YYYY-MM-DD; today es la fecha de hoy. category debe ser una de las categorías dadas.\n\
@@ -79,6 +85,7 @@ pub fn prompt(config: &LlmConfig, input: &FinanceInput) -> Prompt {
             "debts": input.debts.iter().map(|d| mask(d)).collect::<Vec<_>>(),
             "categories": categories,
             "tools": ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+            "last_query": input.last_query,
             "correcciones_recientes": corrections,
         })
         .to_string();
@@ -110,15 +117,45 @@ pub fn finance_schema() -> Value {
         options.push(Value::Null);
         json!({"type": ["string", "null"], "enum": options})
     };
+    let mut tool_fields = serde_json::Map::new();
+    tool_fields.insert("name".into(), json!({"type": "string", "enum": tools}));
+    for text in [
+        "category",
+        "period",
+        "query",
+        "text",
+        "from",
+        "to",
+        "compare_period",
+    ] {
+        tool_fields.insert(text.into(), nullable("string"));
+    }
+    tool_fields.insert(
+        "measure".into(),
+        one_of(vec!["sum", "count", "average", "list"]),
+    );
+    tool_fields.insert("kind".into(), one_of(vec!["expense", "income"]));
+    tool_fields.insert(
+        "group_by".into(),
+        one_of(vec![
+            "day", "weekday", "week", "month", "category", "merchant",
+        ]),
+    );
+    tool_fields.insert(
+        "order".into(),
+        one_of(vec!["amount_desc", "amount_asc", "date_desc", "date_asc"]),
+    );
+    for number in ["min_amount", "max_amount"] {
+        tool_fields.insert(number.into(), nullable("number"));
+    }
+    for integer in ["weekday", "limit"] {
+        tool_fields.insert(integer.into(), nullable("integer"));
+    }
+    let tool_required: Vec<String> = tool_fields.keys().cloned().collect();
     let tool = json!({
         "type": "object", "additionalProperties": false,
-        "required": ["name", "category", "period", "query"],
-        "properties": {
-            "name": {"type": "string", "enum": tools},
-            "category": nullable("string"),
-            "period": nullable("string"),
-            "query": nullable("string"),
-        },
+        "required": tool_required,
+        "properties": tool_fields,
     });
     let mut params = serde_json::Map::new();
     params.insert("kind".into(), one_of(vec!["expense", "income"]));

@@ -23,6 +23,7 @@ mod fake_platforms;
 mod files;
 mod finance;
 mod finance_llm;
+mod finance_query;
 mod finance_tools;
 mod fuzz;
 mod hostile;

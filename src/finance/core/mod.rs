@@ -12,6 +12,7 @@ pub mod date;
 pub mod draft;
 pub mod matrix;
 pub mod output;
+pub mod query;
 pub mod rerank;
 pub mod simulate;
 pub mod state;

@@ -238,6 +238,8 @@ pub enum ToolOutput {
     Balance(Balance),
     #[serde(rename = "getDebts")]
     Debts(Debts),
+    #[serde(rename = "queryTransactions")]
+    Query(Box<QueryResult>),
 }
 
 impl ToolOutput {
@@ -251,6 +253,7 @@ impl ToolOutput {
             ToolOutput::Search(_) => ToolName::SearchExpenses,
             ToolOutput::Balance(_) => ToolName::GetBankBalance,
             ToolOutput::Debts(_) => ToolName::GetDebts,
+            ToolOutput::Query(_) => ToolName::QueryTransactions,
         }
     }
 }
@@ -289,4 +292,59 @@ pub struct ToolError {
     pub tool: ToolName,
     pub kind: ToolErrorKind,
     pub detail: String,
+}
+
+/// One group of a grouped query: its key, what a reply calls it, its sum and count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueryGroup {
+    pub key: String,
+    pub label: String,
+    pub total_cents: i64,
+    pub count: i64,
+}
+
+/// The same filters over a second period.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QueryComparison {
+    /// The period in a reply's words.
+    pub period: String,
+    pub source: Source,
+    pub total_cents: i64,
+    pub count: i64,
+    /// The main period's total minus this one's.
+    pub difference_cents: i64,
+    /// The change from this period to the main one, in basis points (none from 0).
+    pub change_bp: Option<i64>,
+}
+
+/// A step the query took when the plan as asked found nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum Relaxation {
+    /// The words as written matched nothing; these descriptions are close to them.
+    Spelling { asked: String, found: Vec<String> },
+    /// Nothing carries the name; its category was looked at instead.
+    Category { asked: String, category: String },
+    /// Nothing in the period asked; the whole history was looked at instead.
+    WiderRange { asked: String },
+}
+
+/// queryTransactions: what a validated plan found in the person's rows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QueryResult {
+    /// The plan as it finally ran (after any relaxation).
+    pub plan: super::query::QueryPlan,
+    /// The period in a reply's words.
+    pub period: String,
+    pub source: Source,
+    pub total_cents: i64,
+    pub count: i64,
+    /// Total over count, rounded; 0 without rows.
+    pub average_cents: i64,
+    /// The rows in the plan's order, at most its limit.
+    pub rows: Vec<ExpenseLine>,
+    /// With a grouping: the groups, largest first, at most the limit.
+    pub groups: Vec<QueryGroup>,
+    pub compare: Option<QueryComparison>,
+    pub relaxed: Vec<Relaxation>,
 }

@@ -29,10 +29,12 @@ pub enum ToolName {
     GetBankBalance,
     #[serde(rename = "getDebts")]
     GetDebts,
+    #[serde(rename = "queryTransactions")]
+    QueryTransactions,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 8] = [
+    pub const ALL: [ToolName; 9] = [
         ToolName::AnalyzeSpendingPattern,
         ToolName::GetBudgetStatus,
         ToolName::DetectAnomalies,
@@ -41,6 +43,7 @@ impl ToolName {
         ToolName::SearchExpenses,
         ToolName::GetBankBalance,
         ToolName::GetDebts,
+        ToolName::QueryTransactions,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +56,7 @@ impl ToolName {
             ToolName::SearchExpenses => "searchExpenses",
             ToolName::GetBankBalance => "getBankBalance",
             ToolName::GetDebts => "getDebts",
+            ToolName::QueryTransactions => "queryTransactions",
         }
     }
 
@@ -116,6 +120,42 @@ impl Period {
     }
 }
 
+impl From<Period> for super::query::Span {
+    fn from(period: Period) -> super::query::Span {
+        use super::query::Span;
+        use Period;
+        match period {
+            Period::CurrentMonth => Span::ThisMonth,
+            Period::LastMonth => Span::LastMonth,
+            Period::Last30Days => Span::LastDays(30),
+            Period::Last90Days => Span::LastDays(90),
+            Period::Month(first) => Span::Month(first),
+        }
+    }
+}
+
+impl super::query::QueryPlan {
+    /// The plan a fixed tool's request amounts to, so a follow-up can refine a
+    /// question the older tools answered («¿cuánto en transporte el mes
+    /// pasado?» → «¿y de eso en Uber?»).
+    pub fn of_request(request: &ToolRequest) -> Option<super::query::QueryPlan> {
+        use super::query::QueryPlan;
+        if let Some(plan) = &request.plan {
+            return Some(plan.clone());
+        }
+        let default = match request.name {
+            ToolName::AnalyzeSpendingPattern => Period::CurrentMonth,
+            ToolName::SearchExpenses => Period::Last90Days,
+            _ => return None,
+        };
+        Some(QueryPlan {
+            category: request.category.map(|c| c.key.to_owned()),
+            span: request.period.unwrap_or(default).into(),
+            ..QueryPlan::default()
+        })
+    }
+}
+
 /// How closely anomalies are looked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -155,6 +195,9 @@ pub struct ToolRequest {
     pub max_cents: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sensitivity: Option<Sensitivity>,
+    /// queryTransactions: the validated plan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<super::query::QueryPlan>,
 }
 
 fn category_key<S: serde::Serializer>(
@@ -174,6 +217,7 @@ impl ToolRequest {
             min_cents: None,
             max_cents: None,
             sensitivity: None,
+            plan: None,
         }
     }
 
@@ -261,7 +305,10 @@ pub fn plan_tools(requested: &[ToolRequest], history: History) -> ToolPlan {
     let mut plan = ToolPlan::default();
     let mut wanted: Vec<ToolRequest> = Vec::new();
     for request in requested {
-        if wanted.iter().any(|w| w.name == request.name) {
+        // Several plans may be compared side by side; the same one twice may not.
+        if wanted.iter().any(|w| {
+            w.name == request.name && (request.name != ToolName::QueryTransactions || w == request)
+        }) {
             plan.dropped.push((request.name, Dropped::Duplicate));
             continue;
         }

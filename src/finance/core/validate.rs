@@ -152,7 +152,70 @@ pub fn validate(output: &ToolOutput) -> Result<(), Invalid> {
                 format!("debts add up to {sum}, not {}", d.total_cents)
             })
         }
+        ToolOutput::Query(q) => query(q),
     }
+}
+
+/// A query's figures agree with each other and with its plan: the rows are
+/// inside its period and amount bounds and within its limit, the groups add up to
+/// no more than the total, the average is the total over the count, and a
+/// comparison's difference is the two totals'.
+fn query(q: &super::output::QueryResult) -> Result<(), Invalid> {
+    check(q.total_cents >= 0 && q.count >= 0, || {
+        "negative total or count".into()
+    })?;
+    check(q.source.transactions == q.count, || {
+        "the source does not count the rows".into()
+    })?;
+    let average = if q.count > 0 {
+        (q.total_cents as f64 / q.count as f64).round() as i64
+    } else {
+        0
+    };
+    check(q.average_cents == average, || {
+        format!("average {} is not {average}", q.average_cents)
+    })?;
+    check(q.rows.len() <= q.plan.limit as usize, || {
+        "more rows than the limit".into()
+    })?;
+    let inside = |l: &super::output::ExpenseLine| {
+        l.amount_cents > 0
+            && (q.source.from..=q.source.to).contains(&l.date)
+            && q.plan.min_cents.is_none_or(|m| l.amount_cents >= m)
+            && q.plan.max_cents.is_none_or(|m| l.amount_cents <= m)
+    };
+    check(q.rows.iter().all(inside), || {
+        "a row outside the plan's period or amounts".into()
+    })?;
+    let rows: i64 = q.rows.iter().map(|l| l.amount_cents).sum();
+    check(rows <= q.total_cents, || "rows exceed the total".into())?;
+    let parts: i64 = q.groups.iter().map(|g| g.total_cents).sum();
+    let counted: i64 = q.groups.iter().map(|g| g.count).sum();
+    check(parts <= q.total_cents && counted <= q.count, || {
+        format!("groups add up to {parts}, over the total {}", q.total_cents)
+    })?;
+    check(
+        q.groups
+            .windows(2)
+            .all(|w| w[0].total_cents >= w[1].total_cents),
+        || "groups not ordered".into(),
+    )?;
+    if let Some(c) = &q.compare {
+        check(c.total_cents >= 0 && c.count >= 0, || {
+            "negative comparison".into()
+        })?;
+        check(c.difference_cents == q.total_cents - c.total_cents, || {
+            "the difference is not the totals'".into()
+        })?;
+        let change = (c.total_cents > 0).then(|| {
+            ((q.total_cents - c.total_cents) as f64 * 10_000.0 / c.total_cents as f64).round()
+                as i64
+        });
+        check(c.change_bp == change, || {
+            "the change is not the totals'".into()
+        })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

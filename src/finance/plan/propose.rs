@@ -34,6 +34,11 @@ pub async fn turn(
     // amount) the draft is read as if its question were open: a reply that fits
     // patches it, a complete new request sets it aside, anything else asks again.
     let confirming = plan.state == FinanceState::AwaitingConfirmation;
+    let last_query = if plan.state == FinanceState::Idle {
+        last_query(deps).await?
+    } else {
+        None
+    };
     let input = FinanceInput {
         current_state: if confirming {
             FinanceState::Clarifying
@@ -53,6 +58,8 @@ pub async fn turn(
         data_quality: ctx.history.quality(),
         debts: ctx.debts.iter().map(|d| d.name.clone()).collect(),
         corrections: ctx.examples.clone(),
+        descriptions: ctx.descriptions.clone(),
+        last_query,
         context: turn.call_context(),
     };
     let mut proposal = propose(deps, &input).await;
@@ -357,6 +364,45 @@ fn duplicate_of(
         .or_else(|| draft.merchant.clone())
         .unwrap_or_default();
     ctx.duplicate_of(amount, &concept, draft.category.as_deref())
+}
+
+/// How long a question's plan stays the one a follow-up refines.
+const FOLLOW_UP_MINUTES: i64 = 30;
+
+/// The plan of the question this conversation asked last, if the last tool it
+/// ran answered a question about its movements a short while ago.
+async fn last_query(
+    deps: &Deps<'_>,
+) -> sqlx::Result<Option<crate::finance::core::query::QueryPlan>> {
+    let conversation = deps.turn.conversation();
+    let rows = crate::audit::query(
+        deps.pool,
+        conversation.id,
+        Some(Kind::ToolExecuted),
+        None,
+        1,
+    )
+    .await?;
+    Ok(rows.into_iter().next().and_then(|row| {
+        let fresh =
+            chrono::Utc::now() - row.created_at < chrono::Duration::minutes(FOLLOW_UP_MINUTES);
+        let request = row.detail.get("request")?;
+        let name = ToolName::parse(request.get("name")?.as_str()?)?;
+        let mut asked = ToolRequest::new(name);
+        asked.plan = request
+            .get("plan")
+            .and_then(|p| serde_json::from_value(p.clone()).ok());
+        asked.category = request
+            .get("category")
+            .and_then(|c| c.as_str())
+            .and_then(crate::finance::core::category::by_key);
+        asked.period = request
+            .get("period")
+            .and_then(|p| serde_json::from_value(p.clone()).ok());
+        fresh
+            .then(|| crate::finance::core::query::QueryPlan::of_request(&asked))
+            .flatten()
+    }))
 }
 
 /// QUERY_DATA: the limits of KakeBot applied to what was asked, the tools that

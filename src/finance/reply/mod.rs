@@ -3,12 +3,15 @@
 //! nothing was rejected and every number in it is one those facts contain.
 
 mod drafts;
+mod query;
+mod source;
 mod tools;
 
 use std::collections::BTreeSet;
 
 pub use drafts::{executed, prompt, questions, rejection};
-pub use tools::{render as render_tool, simulation, source_line};
+pub use source::source_line;
+pub use tools::{render as render_tool, simulation};
 
 use crate::proposal::MAX_RESPONSE_TEXT;
 use crate::text::numbers_in_hundredths;

@@ -4,24 +4,10 @@
 use super::super::core::amount::pesos;
 use super::super::core::category;
 use super::super::core::output::{
-    BudgetLevel, BudgetStatus, Confidence, Severity, Source, SpendingPattern, ToolOutput, Trend,
+    BudgetLevel, BudgetStatus, Confidence, Severity, SpendingPattern, ToolOutput, Trend,
 };
 use super::super::core::simulate::{Simulation, Verdict};
-
-/// "(basado en 12 transacciones, 2026-11-01 a 2026-11-22)".
-pub fn source_line(source: &Source) -> String {
-    let noun = if source.transactions == 1 {
-        "transacción"
-    } else {
-        "transacciones"
-    };
-    format!(
-        "(basado en {} {noun}, {} a {})",
-        source.transactions,
-        source.from.format("%Y-%m-%d"),
-        source.to.format("%Y-%m-%d")
-    )
-}
+use super::source::source_line;
 
 fn label(key: &str) -> &str {
     category::by_key(key).map_or(key, |c| c.label)
@@ -52,6 +38,7 @@ fn percent(bp: i64) -> String {
 
 pub fn render(output: &ToolOutput) -> String {
     match output {
+        ToolOutput::Query(q) => super::query::render(q),
         ToolOutput::SpendingPattern(p) => pattern(p),
         ToolOutput::BudgetStatus(b) => budget(b),
         ToolOutput::Anomalies(a) => {

@@ -4,6 +4,7 @@
 //! mínimo 500 el día 15"). It answers with the same `FinanceProposal` an LLM
 //! would, and its proposals face the same matrix. When it is not sure it asks.
 
+mod query;
 mod words;
 
 use serde_json::json;
@@ -259,7 +260,30 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
             p.amount_cents = message.main_amount().map(|c| json!(c));
         }));
     }
-    if let Some(tools) = analysis(message, asks) {
+    let older = analysis(message, asks);
+    if let Some(read) = query::read(message, &input.descriptions, input.last_query.as_ref()) {
+        // A category's total over a period the older tool reads is its to answer,
+        // even when the message has none of its words («¿y en septiembre?»).
+        let offered = older.clone().or_else(|| {
+            (read.said_span && read.others.is_empty())
+                .then(|| vec![ToolName::AnalyzeSpendingPattern])
+        });
+        let requests = match offered
+            .as_deref()
+            .filter(|_| read.others.is_empty())
+            .map(|tools| (tools, query::older_answer(tools, &read)))
+        {
+            // The older tool, asked for the plan's own category and period.
+            Some((_, Some(requests))) if !requests.is_empty() => Some(requests),
+            // The older tools as the message asks them.
+            Some((_, None)) if older.is_some() => None,
+            _ => Some(std::iter::once(read.request).chain(read.others).collect()),
+        };
+        if let Some(requests) = requests {
+            return one(action("QUERY_DATA").with(|p| p.tools = Some(requests)));
+        }
+    }
+    if let Some(tools) = older {
         return query(&tools, message);
     }
     let income = message.has(words::INCOME);

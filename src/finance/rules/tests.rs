@@ -16,6 +16,8 @@ fn today() -> NaiveDate {
 
 fn input(state: FinanceState, draft: Option<Draft>, message: &str) -> FinanceInput {
     FinanceInput {
+        descriptions: Vec::new(),
+        last_query: None,
         current_state: state,
         draft,
         customer_message: message.into(),

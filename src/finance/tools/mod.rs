@@ -4,6 +4,7 @@
 //! error, a failed check a `validation` error, nothing to show `not_found`.
 
 mod anomalies;
+mod query;
 mod search;
 mod spending;
 
@@ -67,6 +68,7 @@ pub async fn run(
         ToolName::SearchExpenses => search::search(context, request).await,
         ToolName::GetBankBalance => balance(context).await,
         ToolName::GetDebts => debt_list(context).await,
+        ToolName::QueryTransactions => query::query(context, request).await,
     }?;
     tracing::debug!(
         tool = request.name.as_str(),
