@@ -85,6 +85,17 @@
       img.alt = text;
       item.appendChild(img);
     }
+    // A chart the bot drew is shown; its figures are in the text beside it.
+    if (file && file.url && /^image\//.test(file.content_type || "")) {
+      var chart = document.createElement("img");
+      chart.src = base + file.url;
+      chart.alt = text;
+      chart.className = "tendero-chart";
+      chart.style.maxWidth = "100%";
+      chart.style.display = "block";
+      chart.style.marginBottom = "6px";
+      item.appendChild(chart);
+    }
     item.appendChild(document.createTextNode(text));
     if (file && file.url) {
       var link = document.createElement("a");

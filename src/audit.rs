@@ -60,6 +60,7 @@ kinds! {
     ActionExecuted => "action_executed",
     ActionProposed => "action_proposed",
     ActionRejected => "action_rejected",
+    ChartDrawn => "chart_drawn",
     ConfirmationAnswer => "confirmation_answer",
     ConfirmationAsked => "confirmation_asked",
     DataErased => "data_erased",

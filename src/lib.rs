@@ -7,6 +7,7 @@ pub mod audit;
 pub mod bots;
 pub mod cache;
 pub mod channels;
+pub mod chart;
 pub mod cli;
 pub mod config;
 pub mod contacts;

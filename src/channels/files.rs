@@ -1,4 +1,4 @@
-//! Files the bot sends (a person's data as CSV): stored once in `chat_files`, then
+//! Files the bot sends (a person's data as CSV, a chart as PNG): stored once in `chat_files`, then
 //! delivered by each channel its own way — uploaded to Telegram (`sendDocument`)
 //! and WhatsApp (media upload, then a document message), linked in web chat under
 //! `/webchat/{bot}/files/{id}/{filename}`. The id is 122 random bits, so the
@@ -125,6 +125,11 @@ pub async fn to_send(
 }
 
 impl File {
+    /// A picture a chat shows inline (a chart), rather than a document.
+    pub fn is_picture(&self) -> bool {
+        matches!(self.content_type.as_str(), "image/png" | "image/jpeg")
+    }
+
     /// The file as a multipart part (its name and type), for an upload.
     pub fn part(self) -> Result<reqwest::multipart::Part, super::SendError> {
         reqwest::multipart::Part::bytes(self.bytes)

@@ -148,7 +148,8 @@ impl TelegramChannel {
         Self::answered(request).await
     }
 
-    /// `sendDocument` with the file's bytes (multipart), as Telegram takes an upload.
+    /// The file's bytes as an upload (multipart): a picture with `sendPhoto`,
+    /// shown in the chat; anything else with `sendDocument`.
     async fn send_document(
         &self,
         token: &str,
@@ -156,13 +157,18 @@ impl TelegramChannel {
         file: super::files::File,
         caption: &str,
     ) -> Result<Value, SendError> {
+        let (method, field) = if file.is_picture() {
+            ("sendPhoto", "photo")
+        } else {
+            ("sendDocument", "document")
+        };
         let form = reqwest::multipart::Form::new()
             .text("chat_id", chat_id.to_string())
             .text("caption", caption.to_owned())
-            .part("document", file.part()?);
+            .part(field, file.part()?);
         let request = self
             .http
-            .post(format!("{}/bot{token}/sendDocument", self.api_url))
+            .post(format!("{}/bot{token}/{method}", self.api_url))
             .multipart(form);
         Self::answered(request).await
     }

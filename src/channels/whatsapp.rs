@@ -452,13 +452,20 @@ impl Channel for WhatsAppChannel {
             (None, Some(file)) => {
                 let stored = super::files::to_send(&self.pool, message.bot_id, file).await?;
                 let filename = stored.filename.clone();
+                let picture = stored.is_picture();
                 let media = self.upload(&creds, stored).await?;
                 let caption: String = message.payload.text.chars().take(MAX_CAPTION).collect();
-                vec![
+                // A picture is shown in the chat; anything else is a document.
+                let body = if picture {
+                    json!({"messaging_product": "whatsapp", "recipient_type": "individual",
+                            "to": message.recipient, "type": "image",
+                            "image": {"id": media, "caption": caption}})
+                } else {
                     json!({"messaging_product": "whatsapp", "recipient_type": "individual",
                             "to": message.recipient, "type": "document",
-                            "document": {"id": media, "filename": filename, "caption": caption}}),
-                ]
+                            "document": {"id": media, "filename": filename, "caption": caption}})
+                };
+                vec![body]
             }
             (None, None) => {
                 let parts = split_text(&message.payload.text, MAX_TEXT);

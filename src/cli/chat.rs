@@ -65,7 +65,15 @@ pub async fn chat(url: &str, bot: &str, token: Option<String>) -> anyhow::Result
                         println!("{}[{}]", " ".repeat(who.len() + 2), choices.join("] ["));
                     }
                     if let Some(url) = parsed["file"]["url"].as_str() {
-                        println!("{}archivo: {files_base}{url}", " ".repeat(who.len() + 2));
+                        let what = if parsed["file"]["content_type"]
+                            .as_str()
+                            .is_some_and(|t| t.starts_with("image/"))
+                        {
+                            "gráfica"
+                        } else {
+                            "archivo"
+                        };
+                        println!("{}{what}: {files_base}{url}", " ".repeat(who.len() + 2));
                     }
                     let _ = std::io::stdout().flush();
                     let _ = seen_tx.send(());

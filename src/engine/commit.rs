@@ -52,18 +52,24 @@ pub async fn commit(
     if !conversations::save_turn(&mut tx, conversation, &update, owner).await? {
         return Ok(CommitOutcome::Conflict);
     }
+    let mut after = None;
     if let Some(effects) = effects {
         let at = Written {
             conversation,
             bot,
             head_id: burst.head_id(),
         };
+        let follows = effects.follows_reply();
         if let Some(composed) = effects.write(&mut tx, &at, &mut audit).await? {
-            reply = Some(composed);
+            if follows {
+                after = Some(composed);
+            } else {
+                reply = Some(composed);
+            }
         }
     }
     inbox::mark_done(&mut tx, &burst.ids).await?;
-    if let Some((author, payload)) = &reply {
+    for (author, payload) in reply.iter().chain(&after) {
         outbox::enqueue(
             &mut tx,
             conversation.id,

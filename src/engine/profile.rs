@@ -112,6 +112,12 @@ pub trait Profile: Send + Sync + 'static {
 /// the turn's transaction right after the conversation's compare-and-set.
 #[async_trait]
 pub trait Effects: Send {
+    /// Whether what `write` returns goes out after the decision's reply (a
+    /// chart after its figures) instead of replacing it.
+    fn follows_reply(&self) -> bool {
+        false
+    }
+
     /// Writes them, adding to the audit rows; returns the reply when it is
     /// composed from what was written (an order's number), which then replaces
     /// the decision's.

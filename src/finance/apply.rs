@@ -29,6 +29,8 @@ pub fn apply(turn: &Turn<'_>, plan: FinancePlan) -> Decision {
         decision.effects = Some(Box::new(FinanceWrites(plan.writes)));
     } else if plan.export {
         decision.effects = Some(Box::new(FinanceExport));
+    } else if let Some(chart) = plan.chart {
+        decision.effects = Some(Box::new(FinanceChart(chart)));
     }
     let mut author = Author::Bot;
     if plan.escalate {
@@ -120,6 +122,43 @@ impl Effects for FinanceExport {
             Author::Bot,
             OutPayload {
                 text: crate::finance::messages::export_ready(rows),
+                file: Some(file),
+                ..Default::default()
+            },
+        )))
+    }
+}
+
+/// A result drawn: the picture stored in the turn's own transaction and sent
+/// after the reply, its figures in words as the caption.
+struct FinanceChart(crate::finance::charts::Drawn);
+
+#[async_trait]
+impl Effects for FinanceChart {
+    fn follows_reply(&self) -> bool {
+        true
+    }
+
+    async fn write(
+        self: Box<Self>,
+        tx: &mut PgConnection,
+        at: &Written<'_>,
+        _audit: &mut Vec<Entry>,
+    ) -> anyhow::Result<Option<(Author, OutPayload)>> {
+        let chart = self.0;
+        let file = crate::channels::files::store(
+            &mut *tx,
+            at.conversation.bot_id,
+            at.conversation.id,
+            &chart.filename,
+            "image/png",
+            &chart.png,
+        )
+        .await?;
+        Ok(Some((
+            Author::Bot,
+            OutPayload {
+                text: chart.caption,
                 file: Some(file),
                 ..Default::default()
             },

@@ -7,6 +7,7 @@
 pub mod apply;
 pub mod balances;
 pub mod budgets;
+pub mod charts;
 pub mod context;
 pub mod contract;
 pub mod core;

@@ -312,7 +312,7 @@ fn customer_name(name: Option<&str>) -> Result<Option<String>, ApiError> {
 }
 
 /// `GET /webchat/{bot}/files/{id}/{filename}`: a file a reply carried (a
-/// person's data as CSV), while it has not expired. The id is the key (122
+/// person's data as CSV, a chart), while it has not expired. The id is the key (122
 /// random bits); anything else is a bare 404.
 pub async fn file(
     State(state): State<Web>,
@@ -325,8 +325,14 @@ pub async fn file(
     let file = files::fetch(&state.pool, bot.id, id)
         .await?
         .ok_or(ApiError::NotFound("file"))?;
+    // A picture (a chart) is shown where it is linked; anything else downloads.
     let disposition = format!(
-        "attachment; filename=\"{}\"",
+        "{}; filename=\"{}\"",
+        if file.is_picture() {
+            "inline"
+        } else {
+            "attachment"
+        },
         file.filename.replace(['"', '\\', '\r', '\n'], "_")
     );
     Ok((
@@ -599,7 +605,8 @@ impl Feed {
             .get("file")
             .and_then(|f| serde_json::from_value::<FileRef>(f.clone()).ok())
         {
-            data["file"] = json!({"url": file.path(&self.slug), "filename": file.filename});
+            data["file"] = json!({"url": file.path(&self.slug), "filename": file.filename,
+                                  "content_type": file.content_type});
         }
         self.buffer
             .push_back(Event::default().id(id.to_string()).data(data.to_string()));

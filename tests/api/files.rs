@@ -1,7 +1,9 @@
 //! Files the bot sends: «mándame mis datos» gives a finance user their rows as CSV
 //! — a link in web chat under an unguessable, expiring address; an upload on
 //! Telegram (`sendDocument`) and WhatsApp (media, then a document message), each
-//! in one delivery so a retry never sends half of it twice.
+//! in one delivery so a retry never sends half of it twice. A chart the bot
+//! draws goes the same way as a picture: `sendPhoto`, a WhatsApp image, a web-chat
+//! event whose address ends in `.png`, its figures in words as the caption.
 
 use reqwest::StatusCode;
 use serde_json::Value;
@@ -182,4 +184,161 @@ async fn telegram_and_whatsapp_receive_the_file_as_an_upload(pool: sqlx::PgPool)
             .await,
         2
     );
+}
+
+/// Whether a caption's figures are exactly those of the chart the audit says was
+/// drawn: every amount in it is one of the tool's results.
+async fn caption_of(app: &crate::helpers::TestApp) -> String {
+    sqlx::query_scalar(
+        "SELECT detail->>'caption' FROM audit_log WHERE kind = 'chart_drawn' ORDER BY id DESC LIMIT 1",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap()
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_chart_reaches_every_channel_as_a_picture_with_its_figures(pool: sqlx::PgPool) {
+    let (app, fake) = channel_app(pool, |_| {}).await;
+    // The channels' bot becomes a finance bot with sample history.
+    sqlx::query(
+        "UPDATE bots SET profile = 'finance', sample_history = true WHERE slug = 'demo-shop'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let question = "¿qué día de la semana gasto más?";
+    post_telegram(&app, &tg_text(1, question), Some(TG_SECRET)).await;
+    crate::channels::post_whatsapp(&app, &crate::channels::wa_text("wamid.C1", question)).await;
+    settle(&app).await;
+
+    let photos = fake.calls("sendPhoto");
+    assert_eq!(photos.len(), 1, "one picture on Telegram");
+    let png = &photos[0].body["photo"]["png"];
+    assert!(
+        png["width"].as_u64().unwrap() >= 800 && png["height"].as_u64().unwrap() >= 450,
+        "{png}"
+    );
+    assert_eq!(photos[0].body["photo"]["content_type"], "image/png");
+    let caption = photos[0].body["caption"].as_str().unwrap().to_owned();
+    assert!(
+        caption.contains("Por día de la semana") || caption.contains("sábado"),
+        "{caption}"
+    );
+    // The figures in the caption are the tool's own.
+    let result: Value = sqlx::query_scalar(
+        "SELECT detail->'result'->'result' FROM audit_log WHERE kind = 'tool_executed'
+         AND action = 'queryTransactions' ORDER BY id LIMIT 1",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    let mut drawn: Vec<i64> = caption
+        .split('$')
+        .skip(1)
+        .filter_map(|t| {
+            tendero::text::numbers_in_hundredths(t.split([' ', ';']).next()?)
+                .first()
+                .copied()
+        })
+        .collect();
+    drawn.sort();
+    let mut groups: Vec<i64> = result["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["total_cents"].as_i64().unwrap())
+        .collect();
+    groups.sort();
+    assert_eq!(drawn, groups, "{caption}");
+    // The figures also came as text first, before the picture.
+    let texts: Vec<String> = fake.texts("sendMessage");
+    assert!(texts.iter().any(|t| t.contains("Donde más:")), "{texts:?}");
+
+    let images: Vec<_> = fake
+        .calls("messages")
+        .into_iter()
+        .filter(|c| c.body["type"] == "image")
+        .collect();
+    assert_eq!(images.len(), 1, "one picture on WhatsApp");
+    assert!(
+        images[0].body["image"]["id"]
+            .as_str()
+            .unwrap()
+            .starts_with("media-")
+    );
+    assert_eq!(images[0].body["image"]["caption"], caption.as_str());
+    let uploads = fake.calls("upload");
+    assert_eq!(uploads.len(), 1);
+    assert_eq!(uploads[0].body["file"]["content_type"], "image/png");
+    assert!(uploads[0].body["file"]["png"]["width"].as_u64().unwrap() >= 800);
+    assert_eq!(caption_of(&app).await, caption);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn web_chat_shows_a_chart_under_an_expiring_png_address(pool: sqlx::PgPool) {
+    let app = finance_app(pool).await;
+    sqlx::query("UPDATE bots SET sample_history = true WHERE slug = 'finanzas'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let reply = app
+        .say_to("finanzas", "lola", "¿en qué tienda gasto más?")
+        .await;
+    assert_eq!(reply.len(), 2, "the figures, then the chart: {reply:?}");
+    assert!(reply[0].contains("Por comercio:"), "{reply:?}");
+    assert!(reply[1].starts_with("📊"), "{reply:?}");
+    let all = events(&app, "lola", 3).await;
+    let chart = all
+        .iter()
+        .find(|e| e["file"].is_object())
+        .expect("a chart event");
+    let url = chart["file"]["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("/webchat/finanzas/files/") && url.ends_with(".png"),
+        "{url}"
+    );
+    assert_eq!(chart["file"]["content_type"], "image/png");
+    let fetched = app
+        .client
+        .get(format!("{}{url}", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fetched.status(), StatusCode::OK);
+    assert_eq!(fetched.headers()["content-type"], "image/png");
+    assert!(
+        fetched.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .starts_with("inline"),
+        "shown, not downloaded"
+    );
+    let bytes = fetched.bytes().await.unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes.to_vec()));
+    let reader = decoder.read_info().unwrap();
+    let (width, height) = (reader.info().width, reader.info().height);
+    assert!(width >= 800 && height >= 450, "{width}x{height}");
+    // No data, no chart: a question about nothing draws nothing.
+    let reply = app
+        .say_to(
+            "finanzas",
+            "lola",
+            "¿qué día de la semana gasto más en Amazon?",
+        )
+        .await;
+    assert_eq!(reply.len(), 1, "{reply:?}");
+    assert!(reply[0].contains("No encontré"), "{reply:?}");
+    // Expired, the address is gone.
+    sqlx::query("UPDATE chat_files SET expires_at = now() - interval '1 second'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let gone = app
+        .client
+        .get(format!("{}{url}", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), StatusCode::NOT_FOUND);
 }

@@ -287,7 +287,8 @@ async fn a_turn_with_tools_streams_typing_then_the_tools_then_the_reply(pool: Pg
     let engine = tendero::startup::engine(&app.pool, &app.settings, &proposers)
         .with_progress(tendero::startup::progress(&app.settings, &app.pool));
     let url = app.events_url("demo-finanzas", "live").await;
-    let listening = tokio::spawn(sse(app.client.clone(), url, None, 4));
+    // The first turn's answer is two messages: the figures, then their chart.
+    let listening = tokio::spawn(sse(app.client.clone(), url, None, 6));
     tokio::time::sleep(Duration::from_millis(300)).await;
     app.post_to("demo-finanzas", "live", "¿cuánto llevo en comida?", "c-2")
         .await;
@@ -296,11 +297,14 @@ async fn a_turn_with_tools_streams_typing_then_the_tools_then_the_reply(pool: Pg
     let names: Vec<&str> = events.iter().map(|(name, _)| name.as_str()).collect();
     assert_eq!(
         names,
-        ["message", "typing", "tools", "message"],
+        [
+            "message", "message", "typing", "tools", "message", "message"
+        ],
         "{events:?}"
     );
-    assert_eq!(events[2].1["tools"], json!(["analyzeSpendingPattern"]));
-    assert!(events[3].1["text"].as_str().unwrap().contains("basado en"));
+    assert_eq!(events[3].1["tools"], json!(["analyzeSpendingPattern"]));
+    assert!(events[4].1["text"].as_str().unwrap().contains("basado en"));
+    assert_eq!(events[5].1["file"]["content_type"], "image/png");
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]

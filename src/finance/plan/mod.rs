@@ -42,6 +42,8 @@ pub struct FinancePlan {
     /// «Mándame mis datos»: the reply carries their transactions as CSV, built in
     /// the turn's commit.
     pub export: bool,
+    /// A result drawn: sent after the reply, stored in the turn's commit.
+    pub chart: Option<crate::finance::charts::Drawn>,
 }
 
 impl FinancePlan {
@@ -56,6 +58,7 @@ impl FinancePlan {
             escalate: false,
             activity: false,
             export: false,
+            chart: None,
         }
     }
 

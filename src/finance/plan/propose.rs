@@ -455,6 +455,18 @@ async fn query(
                         .detail(json!({"request": request, "result": output})),
                 );
                 blocks.push(reply::render_tool(&output));
+                // One picture a turn: the first result worth one.
+                if plan.chart.is_none()
+                    && let Some(drawn) = crate::finance::charts::draw(&output)
+                {
+                    plan.audit.push(
+                        Entry::new(Actor::Backend, Kind::ChartDrawn)
+                            .action(request.name.as_str())
+                            .reason(drawn.kind)
+                            .detail(json!({"values": drawn.values, "caption": drawn.caption})),
+                    );
+                    plan.chart = Some(drawn);
+                }
             }
             Err(error) => {
                 plan.audit.push(

@@ -10,6 +10,7 @@ mod tools;
 use std::collections::BTreeSet;
 
 pub use drafts::{executed, prompt, questions, rejection};
+pub use query::subject as query_subject;
 pub use source::source_line;
 pub use tools::{render as render_tool, simulation};
 

@@ -99,7 +99,7 @@ async fn run_once(
            (SELECT coalesce(json_agg(g ORDER BY g.total_cents DESC, g.key), '[]')
               FROM (SELECT {group} AS key, min(description) AS label,
                            sum(amount_cents)::bigint AS total_cents, count(*) AS count
-                    FROM rows WHERE $13 GROUP BY 1 ORDER BY 3 DESC, 1 LIMIT $12) g)
+                    FROM rows WHERE $13 GROUP BY 1 ORDER BY 3 DESC, 1 LIMIT $14) g)
          FROM rows",
         order = order_by(plan.order),
     );
@@ -126,6 +126,7 @@ async fn run_once(
             .bind(plan.weekday.map(i32::from))
             .bind(i64::from(plan.limit))
             .bind(plan.group_by.is_some())
+            .bind(i64::from(crate::finance::core::query::MAX_LIMIT))
             .fetch_one(context.pool)
             .await?;
     let mut groups = groups.0;
