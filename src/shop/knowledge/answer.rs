@@ -185,6 +185,11 @@ impl Library {
         out
     }
 
+    /// Whether the shop wrote `word` itself (not a form of it).
+    pub fn wrote(&self, word: &str) -> bool {
+        self.vocabulary.contains_key(word)
+    }
+
     /// How much finding `word` says: a word few chunks hold says more.
     pub fn rarity(&self, word: &str) -> f32 {
         let count = self.vocabulary.get(word).copied().unwrap_or(0) as f32;
@@ -303,6 +308,13 @@ const NEUTRAL: &[&str] = &[
     "barato",
 ];
 
+/// The customer's voice: interjections, quantities and the verb of doing. They
+/// neither make a question unanswerable nor steer its search.
+const VOICE: &[&str] = &[
+    "oye", "oiga", "hago", "haga", "hacemos", "extra", "limite", "harto", "harta", "hartos",
+    "bastante", "poquito", "monton",
+];
+
 pub struct Ask<'a> {
     pub pool: &'a PgPool,
     pub bot_id: Uuid,
@@ -329,13 +341,30 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     if !topical && let Some(answer) = from_catalog(ask, &question, &mut steps) {
         return Ok(answer);
     }
+    let circumstances = super::words::circumstances(ask.question);
+    let around: Vec<String> = circumstances
+        .context
+        .iter()
+        .chain(&circumstances.verbs)
+        .cloned()
+        .collect();
+    let folded: Vec<&str> = crate::text::tokens(&question.folded);
+    // «tarjeta de débito», «leche de almendras»: a word that only narrows one
+    // the shop wrote about is that thing's, and its passage decides.
+    let narrows = |w: &str| {
+        folded.windows(3).any(|t| {
+            t[2] == w && t[1] == "de" && ask.library.wrote(t[0]) && !NEUTRAL.contains(&t[0])
+        })
+    };
     let unknown: Vec<String> = question
         .words
         .iter()
         .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
+        .filter(|w| !VOICE.contains(&w.as_str()))
         .filter(|w| !is_topic_word(w))
         .filter(|w| w.parse::<f64>().is_err())
         .filter(|w| !ask.library.knows(w))
+        .filter(|w| !around.contains(w) && !narrows(w))
         .cloned()
         .collect();
     // Words the shop never wrote make a question unanswerable unless it is about
@@ -365,11 +394,15 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             steps.push(Step::Limit);
             return Ok(gray(steps));
         }
-        let words = if widen {
+        // The customer's circumstances and voice never steer the search.
+        let words: Vec<String> = if widen {
             question.widened()
         } else {
             question.words.clone()
-        };
+        }
+        .into_iter()
+        .filter(|w| !circumstances.context.contains(w) && !VOICE.contains(&w.as_str()))
+        .collect();
         let near = ask.library.near(&words);
         let hits = search(
             ask.pool,
