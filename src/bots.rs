@@ -68,6 +68,9 @@ pub struct Bot {
     /// An approved WhatsApp template for order updates outside the 24-hour
     /// window (body parameters: order number, status in words).
     pub whatsapp_order_template: Option<String>,
+    /// An approved WhatsApp template for a finance bot's reminders outside the
+    /// 24-hour window (body parameters: what to remember, the date).
+    pub whatsapp_reminder_template: Option<String>,
     pub whatsapp_template_language: String,
     /// Customers may pick their order up at the shop.
     pub pickup_enabled: bool,
@@ -78,7 +81,7 @@ pub struct Bot {
 const BOT_COLUMNS: &str = "id, merchant_id, slug, name, profile, timezone, sample_history, \
      currency::text AS currency, session_timeout_secs, payment_timeout_secs, agent_enabled, \
      payment_instructions, config_version, merchant_chat_id, takeover_idle_secs, \
-     webchat_origins, low_stock_threshold, whatsapp_order_template, whatsapp_template_language, \
+     webchat_origins, low_stock_threshold, whatsapp_order_template, whatsapp_reminder_template, whatsapp_template_language, \
      pickup_enabled, delivery_enabled";
 
 pub async fn by_slug(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Bot>> {
@@ -128,6 +131,8 @@ pub struct BotSettings {
     pub low_stock_threshold: Option<Option<i32>>,
     /// `Some(None)`: no template (order updates wait for the customer to write).
     pub whatsapp_order_template: Option<Option<String>>,
+    /// `Some(None)`: no template (reminders wait for the person to write).
+    pub whatsapp_reminder_template: Option<Option<String>>,
     pub whatsapp_template_language: Option<String>,
 }
 
@@ -146,7 +151,8 @@ pub async fn update_settings(
              webchat_origins = coalesce($8, webchat_origins),
              low_stock_threshold = CASE WHEN $9 THEN $10 ELSE low_stock_threshold END,
              whatsapp_order_template = CASE WHEN $11 THEN $12 ELSE whatsapp_order_template END,
-             whatsapp_template_language = coalesce($13, whatsapp_template_language)
+             whatsapp_template_language = coalesce($13, whatsapp_template_language),
+             whatsapp_reminder_template = CASE WHEN $14 THEN $15 ELSE whatsapp_reminder_template END
          WHERE id = $1
          RETURNING {BOT_COLUMNS}"
     )))
@@ -163,6 +169,8 @@ pub async fn update_settings(
     .bind(settings.whatsapp_order_template.is_some())
     .bind(settings.whatsapp_order_template.clone().flatten())
     .bind(settings.whatsapp_template_language.as_deref())
+    .bind(settings.whatsapp_reminder_template.is_some())
+    .bind(settings.whatsapp_reminder_template.clone().flatten())
     .fetch_one(db)
     .await
 }

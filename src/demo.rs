@@ -122,6 +122,7 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
         webchat_origins: None,
         low_stock_threshold: None,
         whatsapp_order_template: None,
+        whatsapp_reminder_template: None,
         whatsapp_template_language: None,
     };
     crate::bots::update_settings(&mut *tx, bot.id, &settings).await?;

@@ -988,3 +988,105 @@ async fn a_platform_answering_429_500_and_timing_out_loses_and_doubles_nothing()
     assert!(failed > 0, "the platform did refuse sends");
     assert!(t.clean(), "{}", t.row("platform"));
 }
+
+/// Reminders through worker kills: every due reminder is claimed, marked sent and
+/// queued in one transaction by whichever worker's sweeper gets it, so SIGKILLs
+/// mid-sweep and two sweepers racing send each exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reminders_are_sent_once_through_worker_kills() {
+    tendero::startup::install_crypto_provider();
+    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
+    let admin = PgPool::connect(&admin_url).await.unwrap();
+    let (pool, scratch) = tendero::db::create_scratch(&admin, "tendero_reminders")
+        .await
+        .unwrap();
+    tendero::db::migrate(&pool).await.unwrap();
+    let mut fixture: serde_json::Value = serde_json::from_str(tendero::demo::DEMO_FINANCE).unwrap();
+    fixture["bot"]["sample_history"] = json!(false);
+    let loaded = tendero::demo::load_shop(&pool, &fixture.to_string())
+        .await
+        .unwrap();
+    let bot = tendero::bots::by_id(&pool, loaded.bot_id).await.unwrap();
+    // 40 people, each with a conversation and five reminders falling due over
+    // the next three seconds.
+    let (people, each) = (40, 5);
+    for person in 0..people {
+        let inbound = tendero::channels::Inbound {
+            channel: tendero::channels::ChannelKind::Webchat,
+            sender: format!("reminded-{person}"),
+            display_name: None,
+            external_id: format!("reminded-{person}"),
+            message: tendero::channels::MessagePayload {
+                text: "hola".into(),
+                media: None,
+            },
+        };
+        tendero::inbox::ingest(&pool, &bot, &inbound).await.unwrap();
+    }
+    sqlx::query(
+        "INSERT INTO fin_reminders (bot_id, contact_id, conversation_id, kind, what, due_on, send_at, dedupe_key)
+         SELECT c.bot_id, c.contact_id, c.id, 'custom', 'pagar ' || n, current_date + 1,
+                now() + make_interval(secs => (n * 0.6)::float8), 'fault:' || n
+         FROM conversations c CROSS JOIN generate_series(1, $1) n WHERE c.bot_id = $2",
+    )
+    .bind(each)
+    .bind(bot.id)
+    .execute(&pool)
+    .await
+    .unwrap();
+    let server = admin_url
+        .split('?')
+        .next()
+        .unwrap()
+        .rsplit_once('/')
+        .unwrap()
+        .0;
+    let url = format!("{server}/{scratch}");
+    let cluster = Arc::new(tokio::sync::Mutex::new(
+        Cluster::start_with(&url, None, vec![("TENDERO_SWEEP_SECS", "1".into())]).await,
+    ));
+    let started = Instant::now();
+    let mut kills = 0;
+    while started.elapsed() < Duration::from_secs(6) {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        cluster.lock().await.kill_and_restart_worker(kills % 2);
+        kills += 1;
+    }
+    // Then let them finish.
+    let expected = (people * each) as i64;
+    let mut queued = 0;
+    for _ in 0..100 {
+        queued = sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM outbox WHERE payload->>'text' LIKE '⏰ Recordatorio:%'",
+        )
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        let pending: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM fin_reminders WHERE status <> 'sent'")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+        if pending == 0 && queued >= expected {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let doubled: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT conversation_id, payload->>'text' FROM outbox
+         WHERE payload->>'text' LIKE '⏰ Recordatorio:%' GROUP BY 1, 2 HAVING count(*) > 1) d",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    println!(
+        "reminders: {expected} due, {queued} queued, {doubled} doubled, through {kills} worker kills"
+    );
+    assert!(kills > 0);
+    assert_eq!(doubled, 0, "no reminder twice");
+    assert_eq!(queued, expected, "every reminder once");
+    drop(cluster);
+    tendero::db::drop_scratch(&admin, pool, &scratch)
+        .await
+        .unwrap();
+}

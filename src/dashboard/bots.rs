@@ -732,6 +732,8 @@ pub async fn settings(
     let patch = BotPatch {
         low_stock_threshold: low_stock,
         whatsapp_order_template: form.wa_template.clone(),
+        // Set through the API (`PATCH /api/v1/bots/{slug}`); the page leaves it.
+        whatsapp_reminder_template: None,
         whatsapp_template_language: form
             .wa_language
             .as_deref()

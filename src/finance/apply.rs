@@ -31,6 +31,8 @@ pub fn apply(turn: &Turn<'_>, plan: FinancePlan) -> Decision {
         decision.effects = Some(Box::new(FinanceExport));
     } else if let Some(chart) = plan.chart {
         decision.effects = Some(Box::new(FinanceChart(chart)));
+    } else if let Some(change) = plan.reminder {
+        decision.effects = Some(Box::new(FinanceReminder(change)));
     }
     let mut author = Author::Bot;
     if plan.escalate {
@@ -69,6 +71,13 @@ impl Effects for FinanceWrites {
             contact_id: at.conversation.contact_id,
         };
         for write in &self.0 {
+            let expense = matches!(
+                write,
+                Write::LogTransaction {
+                    kind: super::core::draft::TxKind::Expense,
+                    ..
+                }
+            );
             if let Some(erased) =
                 writes::execute(&mut *tx, user, &at.bot.currency, write, at.head_id).await?
             {
@@ -77,6 +86,16 @@ impl Effects for FinanceWrites {
                     Entry::new(Actor::Customer, Kind::DataErased)
                         .detail(serde_json::to_value(erased).expect("counts serialize")),
                 );
+            }
+            // An expense may cross a budget's 80 % or 100 %: told once a month.
+            if expense {
+                crate::finance::reminders::budget_notices(
+                    &mut *tx,
+                    user,
+                    at.conversation.id,
+                    &at.bot.timezone,
+                )
+                .await?;
             }
         }
         Ok(None)
@@ -160,6 +179,54 @@ impl Effects for FinanceChart {
             OutPayload {
                 text: chart.caption,
                 file: Some(file),
+                ..Default::default()
+            },
+        )))
+    }
+}
+
+/// A reminder scheduled or cancelled, in the turn's own transaction; the reply
+/// says what happened with the rows themselves.
+struct FinanceReminder(super::plan::ReminderChange);
+
+#[async_trait]
+impl Effects for FinanceReminder {
+    async fn write(
+        self: Box<Self>,
+        tx: &mut PgConnection,
+        at: &Written<'_>,
+        _audit: &mut Vec<Entry>,
+    ) -> anyhow::Result<Option<(Author, OutPayload)>> {
+        let user = UserScope {
+            bot_id: at.conversation.bot_id,
+            contact_id: at.conversation.contact_id,
+        };
+        let text = match self.0 {
+            super::plan::ReminderChange::Add { what, due_on } => {
+                let new = crate::finance::reminders::add(
+                    &mut *tx,
+                    user,
+                    at.conversation.id,
+                    &what,
+                    due_on,
+                    &at.bot.timezone,
+                )
+                .await?;
+                if new {
+                    return Ok(None);
+                }
+                crate::finance::messages::reminder_already(&what, due_on)
+            }
+            super::plan::ReminderChange::Cancel { about } => {
+                let cancelled =
+                    crate::finance::reminders::cancel(&mut *tx, user, about.as_deref()).await?;
+                crate::finance::messages::reminders_cancelled(cancelled)
+            }
+        };
+        Ok(Some((
+            Author::Bot,
+            OutPayload {
+                text,
                 ..Default::default()
             },
         )))

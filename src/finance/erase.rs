@@ -21,6 +21,7 @@ pub struct Erased {
     pub debts: u64,
     pub balances: u64,
     pub learned: u64,
+    pub reminders: u64,
     pub transcript: u64,
     pub messages_blanked: u64,
     pub replies_blanked: u64,
@@ -48,6 +49,7 @@ pub async fn erase(
         debts: debts::forget(conn, user).await?,
         balances: balances::forget(conn, user).await?,
         learned: learning::forget(conn, user).await?,
+        reminders: super::reminders::forget(conn, user).await?,
         ..Erased::default()
     };
     if let Some(conversation) = conversation {

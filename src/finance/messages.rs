@@ -198,3 +198,55 @@ pub fn export_ready(rows: usize) -> String {
         "Aquí tienes {what} en un archivo CSV (se abre con Excel o Google Sheets). El enlace vence en 24 horas."
     )
 }
+
+/// A reminder scheduled (the day before, at the hour reminders go out).
+pub fn reminder_set(what: &str, due_on: chrono::NaiveDate) -> String {
+    format!(
+        "Listo: te recordaré «{what}» el día anterior, {} a las {}:00, para el {due_on}. \
+         Para cancelarlo escribe «ya no me recuerdes».",
+        due_on.pred_opt().unwrap_or(due_on),
+        crate::finance::reminders::HOUR
+    )
+}
+
+/// The same reminder was already scheduled.
+pub fn reminder_already(what: &str, due_on: chrono::NaiveDate) -> String {
+    format!("Ya tenía anotado recordarte «{what}» para el {due_on}; no lo dupliqué.")
+}
+
+/// A reminder asked for without a day.
+pub fn reminder_when(what: &str) -> String {
+    format!("¿Qué día te recuerdo «{what}»? Por ejemplo: «recuérdame {what} el 20».")
+}
+
+/// A reminder asked for a day already gone.
+pub fn reminder_past(what: &str, due_on: chrono::NaiveDate) -> String {
+    format!(
+        "El {due_on} ya pasó o es hoy, así que no puedo recordarte «{what}» el día anterior. \
+         Dime otro día."
+    )
+}
+
+/// The person's pending reminders.
+pub fn reminders_list(pending: &[crate::finance::reminders::Pending]) -> String {
+    if pending.is_empty() {
+        return "No tienes recordatorios pendientes. Puedes pedirme uno: «recuérdame pagar la tarjeta el 20».".into();
+    }
+    let mut lines = vec!["Tus recordatorios pendientes:".to_owned()];
+    for p in pending {
+        lines.push(format!("• {}: {}", p.due_on, p.what));
+    }
+    lines.push(
+        "Para cancelarlos escribe «ya no me recuerdes» (o «ya no me recuerdes lo de …»).".into(),
+    );
+    lines.join("\n")
+}
+
+/// Reminders cancelled.
+pub fn reminders_cancelled(count: u64) -> String {
+    match count {
+        0 => "No tenía recordatorios pendientes que cancelar.".into(),
+        1 => "Listo, cancelé tu recordatorio.".into(),
+        n => format!("Listo, cancelé tus {n} recordatorios."),
+    }
+}

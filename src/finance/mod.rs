@@ -20,6 +20,7 @@ pub mod messages;
 pub mod plan;
 pub mod prompt;
 pub mod proposer;
+pub mod reminders;
 pub mod reply;
 pub mod rules;
 pub mod tools;
@@ -63,5 +64,12 @@ impl Profile for Finance {
             plan::Planned::Decided(decision) => *decision,
             plan::Planned::Plan(plan) => apply::apply(turn, *plan),
         })
+    }
+
+    /// Debts' next payments scheduled, then every reminder that is due sent
+    /// (claimed and queued in one transaction: once, whichever replica runs it).
+    async fn sweep(&self) -> anyhow::Result<u64> {
+        reminders::schedule_debts(&self.pool).await?;
+        Ok(reminders::send_due(&self.pool).await?)
     }
 }

@@ -175,8 +175,34 @@ pub struct BotPatch {
     /// the customer last wrote more than 24 hours ago; its body takes the order
     /// number and the status in words. `""` removes it.
     pub whatsapp_order_template: Option<String>,
-    /// The template's language code (`es`, `es_MX`).
+    /// The name of an approved WhatsApp template for a finance bot's reminders,
+    /// sent when the person last wrote more than 24 hours ago; its body takes
+    /// what to remember and the date. `""` removes it (such reminders then wait
+    /// for WhatsApp's window and are never sent as free text).
+    pub whatsapp_reminder_template: Option<String>,
+    /// The templates' language code (`es`, `es_MX`).
     pub whatsapp_template_language: Option<String>,
+}
+
+/// A template name as Meta writes them, `""` to remove it.
+fn template_name(field: &'static str, value: Option<&str>) -> Result<Option<Option<String>>> {
+    match value.map(str::trim) {
+        None => Ok(None),
+        Some("") => Ok(Some(None)),
+        Some(name)
+            if name.len() <= 512
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') =>
+        {
+            Ok(Some(Some(name.to_owned())))
+        }
+        Some(_) => Err(MerchantError::invalid(
+            field,
+            format!("`{field}` is a template name: lowercase letters, digits and underscores"),
+            "El nombre de la plantilla de WhatsApp lleva solo minúsculas, números y guiones bajos, como en Meta.",
+        )),
+    }
 }
 
 /// Checks and stores a bot's settings; returns the bot as it now is.
@@ -221,25 +247,14 @@ pub async fn change_settings(
             ));
         }
     };
-    let whatsapp_order_template = match patch.whatsapp_order_template.as_deref().map(str::trim) {
-        None => None,
-        Some("") => Some(None),
-        Some(name)
-            if name.len() <= 512
-                && name
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') =>
-        {
-            Some(Some(name.to_owned()))
-        }
-        Some(_) => {
-            return Err(MerchantError::invalid(
-                "whatsapp_order_template",
-                "`whatsapp_order_template` is a template name: lowercase letters, digits and underscores",
-                "El nombre de la plantilla de WhatsApp lleva solo minúsculas, números y guiones bajos, como en Meta.",
-            ));
-        }
-    };
+    let whatsapp_order_template = template_name(
+        "whatsapp_order_template",
+        patch.whatsapp_order_template.as_deref(),
+    )?;
+    let whatsapp_reminder_template = template_name(
+        "whatsapp_reminder_template",
+        patch.whatsapp_reminder_template.as_deref(),
+    )?;
     let language_ok = |code: &str| {
         let (lang, region) = code.split_once('_').unwrap_or((code, ""));
         (2..=3).contains(&lang.len())
@@ -273,6 +288,7 @@ pub async fn change_settings(
             webchat_origins,
             low_stock_threshold,
             whatsapp_order_template,
+            whatsapp_reminder_template,
             whatsapp_template_language: patch.whatsapp_template_language.clone(),
         },
     )

@@ -37,6 +37,7 @@ mod openapi;
 mod order_follow;
 mod override_;
 mod purchase;
+mod reminders;
 mod schema;
 
 mod resilience;

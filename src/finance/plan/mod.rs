@@ -44,6 +44,20 @@ pub struct FinancePlan {
     pub export: bool,
     /// A result drawn: sent after the reply, stored in the turn's commit.
     pub chart: Option<crate::finance::charts::Drawn>,
+    /// A reminder to schedule or cancel, in the turn's commit.
+    pub reminder: Option<ReminderChange>,
+}
+
+/// What a turn does to the person's reminders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReminderChange {
+    Add {
+        what: String,
+        due_on: chrono::NaiveDate,
+    },
+    Cancel {
+        about: Option<String>,
+    },
 }
 
 impl FinancePlan {
@@ -59,6 +73,7 @@ impl FinancePlan {
             activity: false,
             export: false,
             chart: None,
+            reminder: None,
         }
     }
 
@@ -161,6 +176,14 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Planned> {
             .await?
             .ok_or_else(|| anyhow::anyhow!("the contact vanished"))?;
     }
+    // «Recuérdame…», «mis recordatorios», «ya no me recuerdes»: decided from
+    // their words; nothing of their money changes.
+    if plan.state == FinanceState::Idle
+        && let Some(ask) = crate::finance::rules::remind::read(&payload.text, ctx.today)
+    {
+        reminder(deps, &mut plan, user, ctx.today, ask).await?;
+        return Ok(Planned::Plan(Box::new(plan)));
+    }
     // «Mándame mis datos»: a read of their own rows, decided from their words.
     if plan.state == FinanceState::Idle && crate::finance::rules::asks_for_my_data(&payload.text) {
         plan.export = true;
@@ -216,6 +239,53 @@ fn read_draft(snapshot: &crate::engine::TurnSnapshot, plan: &mut FinancePlan) ->
         }
         (_, draft) => draft,
     }
+}
+
+/// A reminder asked for: scheduled or cancelled by the commit, or listed now.
+async fn reminder(
+    deps: &Deps<'_>,
+    plan: &mut FinancePlan,
+    user: UserScope,
+    today: chrono::NaiveDate,
+    ask: crate::finance::rules::remind::Ask,
+) -> anyhow::Result<()> {
+    use crate::finance::rules::remind::Ask;
+    match ask {
+        Ask::Add { what, due_on: None } => {
+            plan.reply = Some(messages::reminder_when(&what));
+        }
+        Ask::Add {
+            what,
+            due_on: Some(due_on),
+        } if due_on <= today => {
+            plan.reply = Some(messages::reminder_past(&what, due_on));
+        }
+        Ask::Add {
+            what,
+            due_on: Some(due_on),
+        } => {
+            plan.audit.push(
+                Entry::new(Actor::Customer, Kind::ActionExecuted)
+                    .reason("REMINDER_SET")
+                    .detail(json!({"due_on": due_on})),
+            );
+            plan.reply = Some(messages::reminder_set(&what, due_on));
+            plan.reminder = Some(ReminderChange::Add { what, due_on });
+        }
+        Ask::List => {
+            let pending = crate::finance::reminders::pending(deps.pool, user).await?;
+            plan.audit
+                .push(Entry::new(Actor::Customer, Kind::ActionExecuted).reason("REMINDERS_LISTED"));
+            plan.reply = Some(messages::reminders_list(&pending));
+        }
+        Ask::Cancel { about } => {
+            plan.audit.push(
+                Entry::new(Actor::Customer, Kind::ActionExecuted).reason("REMINDERS_CANCELLED"),
+            );
+            plan.reminder = Some(ReminderChange::Cancel { about });
+        }
+    }
+    Ok(())
 }
 
 /// The user went quiet with a draft open: it is dropped, and they are told.

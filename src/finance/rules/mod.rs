@@ -5,6 +5,7 @@
 //! would, and its proposals face the same matrix. When it is not sure it asks.
 
 mod query;
+pub mod remind;
 mod words;
 
 use serde_json::json;

@@ -36,6 +36,7 @@ pub async fn update_bot(
         "webchat_origins": updated.webchat_origins,
         "low_stock_threshold": updated.low_stock_threshold.unwrap_or(0),
         "whatsapp_order_template": updated.whatsapp_order_template,
+        "whatsapp_reminder_template": updated.whatsapp_reminder_template,
         "whatsapp_template_language": updated.whatsapp_template_language,
     })))
 }
