@@ -295,6 +295,72 @@ mod tests {
     }
 
     #[test]
+    fn the_trend_is_a_line_in_time_and_a_budget_its_tracks() {
+        let trend = ToolOutput::Trends(Trends {
+            source: Source {
+                transactions: 90,
+                from: day(8, 1),
+                to: day(10, 31),
+            },
+            category: None,
+            months: vec![
+                MonthTotal {
+                    month: day(8, 1),
+                    total_cents: 2_330_500,
+                },
+                MonthTotal {
+                    month: day(9, 1),
+                    total_cents: 2_214_900,
+                },
+                MonthTotal {
+                    month: day(10, 1),
+                    total_cents: 2_306_400,
+                },
+            ],
+            direction: Trend::Stable,
+            change_bp: 0,
+        });
+        let drawn = draw(&trend).unwrap();
+        assert_eq!((drawn.kind, drawn.values), ("line", 3));
+        assert!(
+            drawn.caption.contains("ago 2026: $23,305.00"),
+            "{}",
+            drawn.caption
+        );
+        let budget = ToolOutput::BudgetStatus(crate::finance::core::output::BudgetStatus {
+            source: Source {
+                transactions: 40,
+                from: day(11, 1),
+                to: day(11, 25),
+            },
+            month: day(11, 1),
+            category: None,
+            spent_cents: 1_480_000,
+            cap: Some(crate::finance::core::output::Cap {
+                cap_cents: 1_800_000,
+                remaining_cents: 320_000,
+                used_bp: 8_222,
+                status: crate::finance::core::output::BudgetLevel::Warning,
+            }),
+            by_category: Vec::new(),
+            projected_cents: 1_776_000,
+        });
+        let drawn = draw(&budget).unwrap();
+        assert_eq!((drawn.kind, drawn.values), ("progress", 2));
+        assert!(
+            drawn.caption.contains("Gastado: $14,800.00 de $18,000.00"),
+            "{}",
+            drawn.caption
+        );
+        // A budget without a cap has nothing to draw against.
+        let ToolOutput::BudgetStatus(mut open) = budget else {
+            unreachable!()
+        };
+        open.cap = None;
+        assert!(draw(&ToolOutput::BudgetStatus(open)).is_none());
+    }
+
+    #[test]
     fn nothing_to_draw_draws_nothing() {
         assert!(draw(&grouped(vec![group("sábado", 0), group("lunes", 0)])).is_none());
         assert!(draw(&grouped(vec![group("sábado", 5_000)])).is_none());
