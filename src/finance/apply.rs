@@ -195,7 +195,7 @@ impl Effects for FinanceReminder {
         self: Box<Self>,
         tx: &mut PgConnection,
         at: &Written<'_>,
-        _audit: &mut Vec<Entry>,
+        audit: &mut Vec<Entry>,
     ) -> anyhow::Result<Option<(Author, OutPayload)>> {
         let user = UserScope {
             bot_id: at.conversation.bot_id,
@@ -220,6 +220,11 @@ impl Effects for FinanceReminder {
             super::plan::ReminderChange::Cancel { about } => {
                 let cancelled =
                     crate::finance::reminders::cancel(&mut *tx, user, about.as_deref()).await?;
+                audit.push(
+                    Entry::new(Actor::Customer, Kind::ActionExecuted)
+                        .reason("REMINDERS_CANCELLED")
+                        .detail(serde_json::json!({ "cancelled": cancelled })),
+                );
                 crate::finance::messages::reminders_cancelled(cancelled)
             }
         };

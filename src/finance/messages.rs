@@ -156,6 +156,7 @@ pub fn fixed_texts() -> Vec<String> {
         DRAFT_EXPIRED,
         HELP,
         GREETING,
+        REMINDER_EXAMPLE,
     ]
     .into_iter()
     .map(str::to_owned)
@@ -200,14 +201,24 @@ pub fn export_ready(rows: usize) -> String {
 }
 
 /// A reminder scheduled (the day before, at the hour reminders go out).
-pub fn reminder_set(what: &str, due_on: chrono::NaiveDate) -> String {
-    format!(
-        "Listo: te recordaré «{what}» el día anterior, {} a las {}:00, para el {due_on}. \
-         Para cancelarlo escribe «ya no me recuerdes».",
-        due_on.pred_opt().unwrap_or(due_on),
-        crate::finance::reminders::HOUR
-    )
+pub fn reminder_set(what: &str, due_on: chrono::NaiveDate, today: chrono::NaiveDate) -> String {
+    let remind_on = due_on.pred_opt().unwrap_or(due_on);
+    let when = if remind_on <= today {
+        format!("en unos momentos, porque es para el {due_on}")
+    } else {
+        format!(
+            "el día anterior, {remind_on} a las {}:00, para el {due_on}",
+            crate::finance::reminders::HOUR
+        )
+    };
+    format!("Listo: te recordaré «{what}» {when}. Para cancelarlo escribe «ya no me recuerdes».")
 }
+
+/// Said after a reminder when a draft still waits for its «sí» or «no».
+pub const STILL_PENDING: &str = "Sigue pendiente lo que te pregunté antes: responde sí o no.";
+
+/// The example a reminder's question gives.
+pub const REMINDER_EXAMPLE: &str = "el 20";
 
 /// The same reminder was already scheduled.
 pub fn reminder_already(what: &str, due_on: chrono::NaiveDate) -> String {
@@ -216,7 +227,7 @@ pub fn reminder_already(what: &str, due_on: chrono::NaiveDate) -> String {
 
 /// A reminder asked for without a day.
 pub fn reminder_when(what: &str) -> String {
-    format!("¿Qué día te recuerdo «{what}»? Por ejemplo: «recuérdame {what} el 20».")
+    format!("¿Qué día te recuerdo «{what}»? Por ejemplo: «{REMINDER_EXAMPLE}» o «el viernes».")
 }
 
 /// A reminder asked for a day already gone.
@@ -230,7 +241,9 @@ pub fn reminder_past(what: &str, due_on: chrono::NaiveDate) -> String {
 /// The person's pending reminders.
 pub fn reminders_list(pending: &[crate::finance::reminders::Pending]) -> String {
     if pending.is_empty() {
-        return "No tienes recordatorios pendientes. Puedes pedirme uno: «recuérdame pagar la tarjeta el 20».".into();
+        return format!(
+            "No tienes recordatorios pendientes. Puedes pedirme uno: «recuérdame pagar la tarjeta {REMINDER_EXAMPLE}»."
+        );
     }
     let mut lines = vec!["Tus recordatorios pendientes:".to_owned()];
     for p in pending {

@@ -178,10 +178,23 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Planned> {
     }
     // «Recuérdame…», «mis recordatorios», «ya no me recuerdes»: decided from
     // their words; nothing of their money changes.
-    if plan.state == FinanceState::Idle
-        && let Some(ask) = crate::finance::rules::remind::read(&payload.text, ctx.today)
-    {
+    // In any state: a pending draft stays as it was, and is asked again.
+    let last_bot = turn
+        .history()
+        .into_iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .map(|h| h.text)
+        .unwrap_or_default();
+    let remind = crate::finance::rules::remind::read(&payload.text, ctx.today).or_else(|| {
+        crate::finance::rules::remind::answers_when(&payload.text, ctx.today, &last_bot)
+    });
+    if let Some(ask) = remind {
         reminder(deps, &mut plan, user, ctx.today, ask).await?;
+        if plan.state == FinanceState::AwaitingConfirmation {
+            let answered = plan.reply.take().unwrap_or_default();
+            plan.reply = Some(format!("{answered}\n\n{}", messages::STILL_PENDING));
+        }
         return Ok(Planned::Plan(Box::new(plan)));
     }
     // «Mándame mis datos»: a read of their own rows, decided from their words.
@@ -258,30 +271,38 @@ async fn reminder(
             what,
             due_on: Some(due_on),
         } if due_on <= today => {
+            plan.audit.push(
+                Entry::new(Actor::Customer, Kind::ActionRejected)
+                    .reason("REMINDER_IN_THE_PAST")
+                    .detail(json!({"due_on": due_on, "today": today})),
+            );
             plan.reply = Some(messages::reminder_past(&what, due_on));
         }
         Ask::Add {
             what,
             due_on: Some(due_on),
         } => {
+            let remind_on = due_on.pred_opt().unwrap_or(due_on);
             plan.audit.push(
                 Entry::new(Actor::Customer, Kind::ActionExecuted)
                     .reason("REMINDER_SET")
-                    .detail(json!({"due_on": due_on})),
+                    .detail(json!({"due_on": due_on, "remind_on": remind_on,
+                                   "hour": crate::finance::reminders::HOUR, "today": today})),
             );
-            plan.reply = Some(messages::reminder_set(&what, due_on));
+            plan.reply = Some(messages::reminder_set(&what, due_on, today));
             plan.reminder = Some(ReminderChange::Add { what, due_on });
         }
         Ask::List => {
             let pending = crate::finance::reminders::pending(deps.pool, user).await?;
-            plan.audit
-                .push(Entry::new(Actor::Customer, Kind::ActionExecuted).reason("REMINDERS_LISTED"));
+            plan.audit.push(
+                Entry::new(Actor::Customer, Kind::ActionExecuted)
+                    .reason("REMINDERS_LISTED")
+                    .detail(json!({"pending": pending})),
+            );
             plan.reply = Some(messages::reminders_list(&pending));
         }
         Ask::Cancel { about } => {
-            plan.audit.push(
-                Entry::new(Actor::Customer, Kind::ActionExecuted).reason("REMINDERS_CANCELLED"),
-            );
+            // Audited by the commit, with how many it cancelled.
             plan.reminder = Some(ReminderChange::Cancel { about });
         }
     }

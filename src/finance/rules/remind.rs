@@ -25,13 +25,23 @@ pub enum Ask {
 
 const ADD: &[&str] = &[
     "recuerdame",
+    "recuerdeme",
     "recordarme",
     "me recuerdas",
     "me recuerdes",
+    "me recuerde",
     "avisame",
+    "aviseme",
     "me avisas",
+    "me avise",
     "hazme acuerdo",
     "haceme acuerdo",
+    "hagame acuerdo",
+    "no me dejes olvidar",
+    "no me deje olvidar",
+    "que no se me olvide",
+    "no dejes que se me olvide",
+    "ayudame a recordar",
     "remind me",
 ];
 
@@ -58,8 +68,63 @@ const LIST: &[&str] = &[
     "ver recordatorios",
 ];
 
-/// Words that start what to remember, cut off its front.
-const LEADS: &[&str] = &["que", "de", "lo de", "para", "a", "q"];
+/// Words left at the front of what to remember once the trigger and the date
+/// are cut out («… el próximo viernes que pague…», «pa pagar…»).
+const LEADS: &[&str] = &[
+    "que",
+    "q",
+    "de",
+    "lo de",
+    "para",
+    "pa",
+    "a",
+    "el",
+    "la",
+    "los",
+    "las",
+    "proximo",
+    "proxima",
+    "siguiente",
+    "este",
+    "esta",
+    "por favor",
+    "porfa",
+    "favor",
+];
+
+/// A day given alone, answering «¿qué día te recuerdo «X»?» (the bot's last
+/// message): the reminder it completes.
+pub fn answers_when(text: &str, today: NaiveDate, last_bot: &str) -> Option<Ask> {
+    let what = last_bot
+        .strip_prefix("¿Qué día te recuerdo «")?
+        .split_once('»')?
+        .0
+        .to_owned();
+    let (due_on, rest) = take_date(text, today, Direction::Future);
+    let due_on = ahead(due_on, today, &rest);
+    let leftover = rest
+        .split(' ')
+        .filter(|w| {
+            !w.is_empty()
+                && !matches!(
+                    *w,
+                    "el" | "la" | "para" | "mejor" | "pues" | "ok" | "si" | "dia"
+                )
+        })
+        .count();
+    (due_on.is_some() && leftover == 0).then_some(Ask::Add { what, due_on })
+}
+
+/// A day that is today, unless «hoy» was said, means the next time it comes:
+/// «el 25» on the 25th is next month's.
+fn ahead(due_on: Option<NaiveDate>, today: NaiveDate, rest: &str) -> Option<NaiveDate> {
+    match due_on {
+        Some(day) if day == today && !rest.contains("hoy") => {
+            day.checked_add_months(chrono::Months::new(1))
+        }
+        other => other,
+    }
+}
 
 pub fn read(text: &str, today: NaiveDate) -> Option<Ask> {
     let norm = normalize(text);
@@ -69,16 +134,26 @@ pub fn read(text: &str, today: NaiveDate) -> Option<Ask> {
         &[
             "ya no me recuerdes",
             "no me recuerdes",
+            "ya no me recuerde",
+            "no me recuerde",
             "ya no me avises",
             "no me avises",
+            "ya no me avise",
         ],
     );
     if stop || (about_reminders && any(&norm, CANCEL)) {
-        let about = ["lo de ", "de ", "del "]
+        let padded = format!(" {norm} ");
+        let about = [" lo del ", " lo de ", " del ", " de "]
             .iter()
             .find_map(|lead| {
-                norm.split_once(lead)
-                    .map(|(_, rest)| rest.trim().to_owned())
+                padded.split_once(lead).map(|(_, rest)| {
+                    let rest = rest.trim();
+                    ["la ", "el ", "los ", "las "]
+                        .iter()
+                        .find_map(|a| rest.strip_prefix(a))
+                        .unwrap_or(rest)
+                        .to_owned()
+                })
             })
             .filter(|rest| {
                 !rest.is_empty() && !rest.starts_with("recordatorio") && !rest.starts_with("nada")
@@ -86,6 +161,14 @@ pub fn read(text: &str, today: NaiveDate) -> Option<Ask> {
         return Some(Ask::Cancel { about });
     }
     if any(&norm, LIST)
+        || any(
+            &norm,
+            &[
+                "pendiente por recordar",
+                "pendientes por recordar",
+                "algo que recordar",
+            ],
+        )
         || (about_reminders && any(&norm, &["que tengo", "cuales", "tengo", "ver", "muestrame"]))
     {
         return Some(Ask::List);
@@ -94,15 +177,28 @@ pub fn read(text: &str, today: NaiveDate) -> Option<Ask> {
         .iter()
         .find(|t| crate::text::contains_phrase(&norm, t))?;
     let (due_on, rest) = take_date(text, today, Direction::Future);
+    let due_on = ahead(due_on, today, &rest);
     let after = rest
         .split_once(trigger)
         .map_or(rest.as_str(), |(_, after)| after)
         .trim();
     let mut what = after.to_owned();
-    for lead in LEADS {
-        if let Some(stripped) = what.strip_prefix(&format!("{lead} ")) {
+    while let Some(stripped) = LEADS
+        .iter()
+        .find_map(|lead| what.strip_prefix(&format!("{lead} ")))
+    {
+        what = stripped.to_owned();
+    }
+    for tail in [
+        " por favor",
+        " porfa",
+        " porfis",
+        " gracias",
+        " xfa",
+        " pls",
+    ] {
+        if let Some(stripped) = what.strip_suffix(tail) {
             what = stripped.to_owned();
-            break;
         }
     }
     let what: String = what
@@ -160,7 +256,57 @@ mod tests {
         assert_eq!(
             read("ya no me recuerdes lo de la tarjeta", today()),
             Some(Ask::Cancel {
-                about: Some("la tarjeta".into())
+                about: Some("tarjeta".into())
+            })
+        );
+        assert_eq!(
+            read(
+                "Le encargo que me recuerde el día 3 pagar la cuota del condominio.",
+                today()
+            ),
+            Some(Ask::Add {
+                what: "pagar la cuota del condominio".into(),
+                due_on: Some(day(12, 3))
+            })
+        );
+        assert_eq!(
+            read("avísame el próximo viernes que vence el seguro", today()),
+            Some(Ask::Add {
+                what: "vence el seguro".into(),
+                due_on: Some(day(11, 27))
+            })
+        );
+        assert_eq!(
+            answers_when(
+                "el viernes",
+                today(),
+                "¿Qué día te recuerdo «pagar el gas»? Por ejemplo…"
+            ),
+            Some(Ask::Add {
+                what: "pagar el gas".into(),
+                due_on: Some(day(11, 27))
+            })
+        );
+        assert_eq!(
+            answers_when("gasté 200 el viernes", today(), "¿Qué día te recuerdo «x»?"),
+            None
+        );
+        assert_eq!(answers_when("el viernes", today(), "Listo."), None);
+        assert_eq!(
+            answers_when("el 25", today(), "¿Qué día te recuerdo «la tenencia»?"),
+            Some(Ask::Add {
+                what: "la tenencia".into(),
+                due_on: Some(day(12, 25))
+            }),
+            "today's day of the month is next month's"
+        );
+        assert_eq!(
+            read(
+                "Pensándolo bien, ya no me recuerde lo del condominio.",
+                today()
+            ),
+            Some(Ask::Cancel {
+                about: Some("condominio".into())
             })
         );
         assert_eq!(read("gasté 250 en el súper", today()), None);
