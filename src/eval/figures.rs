@@ -120,15 +120,8 @@ fn selected<'a>(
 
 fn group_label(by: &str, s: &Sample) -> String {
     match by {
-        "weekday" => [
-            "lunes",
-            "martes",
-            "miercoles",
-            "jueves",
-            "viernes",
-            "sabado",
-            "domingo",
-        ][s.date.weekday().num_days_from_monday() as usize]
+        "weekday" => crate::finance::core::query::WEEKDAY_NAMES
+            [s.date.weekday().num_days_from_monday() as usize]
             .to_owned(),
         "category" => s.category.to_owned(),
         "month" => MONTHS[s.date.month0() as usize].to_owned(),

@@ -66,10 +66,7 @@ impl Effects for FinanceWrites {
         at: &Written<'_>,
         audit: &mut Vec<Entry>,
     ) -> anyhow::Result<Option<(Author, OutPayload)>> {
-        let user = UserScope {
-            bot_id: at.conversation.bot_id,
-            contact_id: at.conversation.contact_id,
-        };
+        let user = UserScope::of(at.conversation);
         for write in &self.0 {
             let expense = matches!(
                 write,
@@ -114,10 +111,7 @@ impl Effects for FinanceExport {
         at: &Written<'_>,
         _audit: &mut Vec<Entry>,
     ) -> anyhow::Result<Option<(Author, OutPayload)>> {
-        let user = UserScope {
-            bot_id: at.conversation.bot_id,
-            contact_id: at.conversation.contact_id,
-        };
+        let user = UserScope::of(at.conversation);
         let (csv, rows) = crate::finance::ledger::export_csv(&mut *tx, user).await?;
         if rows == 0 {
             return Ok(Some((
@@ -197,10 +191,7 @@ impl Effects for FinanceReminder {
         at: &Written<'_>,
         audit: &mut Vec<Entry>,
     ) -> anyhow::Result<Option<(Author, OutPayload)>> {
-        let user = UserScope {
-            bot_id: at.conversation.bot_id,
-            contact_id: at.conversation.contact_id,
-        };
+        let user = UserScope::of(at.conversation);
         let text = match self.0 {
             super::plan::ReminderChange::Add { what, due_on } => {
                 let new = crate::finance::reminders::add(

@@ -17,6 +17,16 @@ pub struct UserScope {
     pub contact_id: Uuid,
 }
 
+impl UserScope {
+    /// The person a conversation is with, in its bot.
+    pub fn of(conversation: &crate::conversations::Conversation) -> UserScope {
+        UserScope {
+            bot_id: conversation.bot_id,
+            contact_id: conversation.contact_id,
+        }
+    }
+}
+
 /// A transaction to add.
 #[derive(Debug, Clone)]
 pub struct NewTransaction<'a> {

@@ -155,10 +155,7 @@ pub async fn plan(deps: &Deps<'_>) -> anyhow::Result<Planned> {
     }
     plan.activity = true;
     let bot = turn.bot;
-    let user = UserScope {
-        bot_id: bot.id,
-        contact_id: conversation.contact_id,
-    };
+    let user = UserScope::of(conversation);
     let Some(mut ctx) = context::load(deps.pool, bot.id, user.contact_id, &bot.timezone).await?
     else {
         plan.reply = Some(
