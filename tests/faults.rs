@@ -355,13 +355,20 @@ where
 /// A scratch database on the test server with the demo shop loaded: (admin pool,
 /// pool, database name, URL for child processes, the shop).
 async fn scratch_shop(prefix: &str) -> (PgPool, PgPool, String, String, tendero::demo::LoadedShop) {
+    scratch_with(prefix, tendero::demo::DEMO_SHOP).await
+}
+
+/// A scratch database, migrated, with the bot of `fixture` loaded: (admin pool,
+/// its pool, its name, its URL, the bot).
+async fn scratch_with(
+    prefix: &str,
+    fixture: &str,
+) -> (PgPool, PgPool, String, String, tendero::demo::LoadedShop) {
     let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
     let admin = PgPool::connect(&admin_url).await.unwrap();
     let (pool, scratch) = tendero::db::create_scratch(&admin, prefix).await.unwrap();
     tendero::db::migrate(&pool).await.unwrap();
-    let shop = tendero::demo::load_shop(&pool, tendero::demo::DEMO_SHOP)
-        .await
-        .unwrap();
+    let shop = tendero::demo::load_shop(&pool, fixture).await.unwrap();
     let server = admin_url
         .split('?')
         .next()
@@ -1001,17 +1008,10 @@ async fn a_platform_answering_429_500_and_timing_out_loses_and_doubles_nothing()
 async fn reminders_are_sent_once_through_worker_kills() {
     let _turn = CHURN.lock().await;
     tendero::startup::install_crypto_provider();
-    let admin_url = std::env::var("DATABASE_URL").expect("DATABASE_URL names the test server");
-    let admin = PgPool::connect(&admin_url).await.unwrap();
-    let (pool, scratch) = tendero::db::create_scratch(&admin, "tendero_reminders")
-        .await
-        .unwrap();
-    tendero::db::migrate(&pool).await.unwrap();
     let mut fixture: serde_json::Value = serde_json::from_str(tendero::demo::DEMO_FINANCE).unwrap();
     fixture["bot"]["sample_history"] = json!(false);
-    let loaded = tendero::demo::load_shop(&pool, &fixture.to_string())
-        .await
-        .unwrap();
+    let (admin, pool, scratch, url, loaded) =
+        scratch_with("tendero_reminders", &fixture.to_string()).await;
     let bot = tendero::bots::by_id(&pool, loaded.bot_id).await.unwrap();
     // 40 people, each with a conversation and five reminders falling due over
     // the next three seconds.
@@ -1040,14 +1040,6 @@ async fn reminders_are_sent_once_through_worker_kills() {
     .execute(&pool)
     .await
     .unwrap();
-    let server = admin_url
-        .split('?')
-        .next()
-        .unwrap()
-        .rsplit_once('/')
-        .unwrap()
-        .0;
-    let url = format!("{server}/{scratch}");
     let cluster = Arc::new(tokio::sync::Mutex::new(
         Cluster::start_with(&url, None, vec![("TENDERO_SWEEP_SECS", "1".into())]).await,
     ));

@@ -82,13 +82,7 @@ pub fn render(q: &QueryResult) -> String {
         if let Some(c) = &q.compare
             && c.count > 0
         {
-            lines.push(format!(
-                "{}: {} en {} {}.",
-                capitalized(&c.period),
-                pesos(c.total_cents),
-                c.count,
-                noun(c.count)
-            ));
+            lines.push(period_line(c));
         }
         return lines.join("\n");
     }
@@ -136,13 +130,7 @@ pub fn render(q: &QueryResult) -> String {
         } else {
             "menos"
         };
-        lines.push(format!(
-            "{}: {} en {} {}.",
-            capitalized(&c.period),
-            pesos(c.total_cents),
-            c.count,
-            noun(c.count)
-        ));
+        lines.push(period_line(c));
         if c.difference_cents == 0 {
             lines.push("Es lo mismo en los dos periodos.".into());
         } else {
@@ -188,6 +176,17 @@ pub fn render(q: &QueryResult) -> String {
     }
     lines.push(source_line(&q.source));
     lines.join("\n")
+}
+
+/// "El mes pasado (octubre de 2026): $1,234.00 en 8 movimientos."
+fn period_line(c: &super::super::core::output::QueryComparison) -> String {
+    format!(
+        "{}: {} en {} {}.",
+        capitalized(&c.period),
+        pesos(c.total_cents),
+        c.count,
+        noun(c.count)
+    )
 }
 
 fn percent(bp: i64) -> String {
