@@ -3,6 +3,7 @@
 //! sent once whatever sweeps beside it; on WhatsApp outside the 24-hour window
 //! only as the bot's approved template.
 
+use serde_json::json;
 use sqlx::PgPool;
 
 use crate::channels::{channel_app, post_whatsapp, settle, wa_text};
@@ -201,13 +202,40 @@ async fn a_debts_payment_day_and_a_budgets_thresholds_are_told_once(pool: PgPool
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn outside_whatsapps_window_a_reminder_goes_only_as_the_template(pool: PgPool) {
     let (app, fake) = channel_app(pool, |_| {}).await;
-    sqlx::query(
-        "UPDATE bots SET profile = 'finance', whatsapp_reminder_template = 'recordatorio_pago',
-                         whatsapp_template_language = 'es_MX' WHERE slug = 'demo-shop'",
-    )
-    .execute(&app.pool)
-    .await
-    .unwrap();
+    sqlx::query("UPDATE bots SET profile = 'finance' WHERE slug = 'demo-shop'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    // The merchant names the approved template through the API; a name Meta
+    // would not accept changes nothing.
+    let (status, body) = app
+        .patch_bot(
+            "demo-shop",
+            json!({"whatsapp_reminder_template": "Recordatorio!", "whatsapp_template_language": "es_MX"}),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::BAD_REQUEST, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("whatsapp_reminder_template"),
+        "{body}"
+    );
+    let unchanged: Option<String> =
+        sqlx::query_scalar("SELECT whatsapp_reminder_template FROM bots WHERE slug = 'demo-shop'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(unchanged, None);
+    let (status, body) = app
+        .patch_bot(
+            "demo-shop",
+            json!({"whatsapp_reminder_template": "recordatorio_pago", "whatsapp_template_language": "es_MX"}),
+        )
+        .await;
+    assert_eq!(status, reqwest::StatusCode::OK, "{body}");
+    assert_eq!(body["whatsapp_reminder_template"], "recordatorio_pago");
     post_whatsapp(
         &app,
         &wa_text("wamid.R1", "recuérdame pagar la tarjeta el 20"),
