@@ -86,6 +86,10 @@ pub fn of(output: &ToolOutput) -> Option<Chart> {
 }
 
 fn query(q: &QueryResult) -> Option<Chart> {
+    // The bars are pesos: a count or an average is answered in words only.
+    if q.plan.measure != crate::finance::core::query::Measure::Sum {
+        return None;
+    }
     let subject = super::reply::query_subject(&q.plan);
     if let Some(c) = &q.compare {
         return Some(Chart::Bars {

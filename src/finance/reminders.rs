@@ -61,7 +61,10 @@ pub async fn add(
         "INSERT INTO fin_reminders (bot_id, contact_id, conversation_id, kind, what, due_on, send_at, dedupe_key)
          VALUES ($1, $2, $3, 'custom', $4, $5,
                  greatest(now(), (($5::date - 1)::timestamp + make_time($7, 0, 0)) AT TIME ZONE $6), $8)
-         ON CONFLICT ON CONSTRAINT fin_reminders_once DO NOTHING",
+         ON CONFLICT ON CONSTRAINT fin_reminders_once DO UPDATE
+             SET status = 'pending', send_at = EXCLUDED.send_at,
+                 conversation_id = EXCLUDED.conversation_id, sent_at = NULL
+             WHERE fin_reminders.status = 'cancelled'",
     )
     .bind(user.bot_id)
     .bind(user.contact_id)
@@ -170,30 +173,36 @@ pub async fn budget_notices(
     // The month's caps in force, and what was spent against each: the cap on all
     // variable spending ('') leaves the fixed bills out.
     let fixed = super::core::category::fixed_keys();
-    let caps: Vec<(String, i64, i64, NaiveDate)> = sqlx::query_as(
-        "WITH today AS (SELECT (now() AT TIME ZONE $3)::date AS d),
-         caps AS (
-             SELECT DISTINCT ON (category) category, cap_cents FROM fin_budgets, today
-             WHERE bot_id = $1 AND contact_id = $2 AND starts_on <= today.d
-             ORDER BY category, starts_on DESC
-         )
-         SELECT caps.category, caps.cap_cents,
-                (SELECT coalesce(sum(amount_cents), 0)::bigint FROM fin_transactions t
-                 WHERE t.bot_id = $1 AND t.contact_id = $2 AND t.kind = 'expense'
-                   AND t.occurred_on >= date_trunc('month', today.d) AND t.occurred_on <= today.d
-                   AND CASE WHEN caps.category = '' THEN t.category <> ALL($4)
-                            ELSE t.category = caps.category END),
-                today.d
-         FROM caps, today",
+    let caps: Vec<(String, i64, NaiveDate)> = sqlx::query_as(
+        "SELECT DISTINCT ON (category) category, cap_cents, (now() AT TIME ZONE $3)::date
+         FROM fin_budgets
+         WHERE bot_id = $1 AND contact_id = $2 AND starts_on <= (now() AT TIME ZONE $3)::date
+         ORDER BY category, starts_on DESC",
     )
     .bind(user.bot_id)
     .bind(user.contact_id)
     .bind(timezone)
-    .bind(&fixed)
     .fetch_all(&mut *conn)
     .await?;
     let mut told = 0;
-    for (category, cap, spent, today) in caps {
+    for (category, cap, today) in caps {
+        // The same scope the budget's status counts: an umbrella with its parts.
+        let keys: Option<Vec<&str>> =
+            super::core::category::by_key(&category).map(super::core::category::analysis_keys);
+        let spent: i64 = sqlx::query_scalar(
+            "SELECT coalesce(sum(amount_cents), 0)::bigint FROM fin_transactions
+             WHERE bot_id = $1 AND contact_id = $2 AND kind = 'expense'
+               AND occurred_on >= date_trunc('month', $3::date) AND occurred_on <= $3
+               AND CASE WHEN $4::text[] IS NULL THEN category <> ALL($5)
+                        ELSE category = ANY($4) END",
+        )
+        .bind(user.bot_id)
+        .bind(user.contact_id)
+        .bind(today)
+        .bind(keys)
+        .bind(&fixed)
+        .fetch_one(&mut *conn)
+        .await?;
         let Some(reached) = THRESHOLDS
             .iter()
             .rev()
@@ -247,13 +256,32 @@ pub fn message(kind: Kind, what: &str, due_on: NaiveDate) -> String {
 /// Sends what is due: claims up to 100 rows, marks them sent and queues their
 /// messages in one transaction. How many.
 pub async fn send_due(pool: &PgPool) -> sqlx::Result<u64> {
+    // A debt paid off or gone since its reminder was scheduled is not reminded.
+    sqlx::query(
+        "UPDATE fin_reminders r SET status = 'cancelled'
+         WHERE r.kind = 'debt' AND r.status = 'pending' AND r.send_at <= now()
+           AND NOT EXISTS (SELECT 1 FROM fin_debts d
+                           WHERE d.bot_id = r.bot_id AND d.contact_id = r.contact_id
+                             AND d.name_key = split_part(r.dedupe_key, ':', 2)
+                             AND d.balance_cents > 0)",
+    )
+    .execute(pool)
+    .await?;
     let mut tx = pool.begin().await?;
     type Due = (Uuid, Kind, String, NaiveDate, Option<String>, String);
     let due: Vec<Due> = sqlx::query_as(
         "WITH due AS (
-             SELECT id, bot_id FROM fin_reminders
-             WHERE status = 'pending' AND send_at <= now()
-             ORDER BY send_at LIMIT 100 FOR UPDATE SKIP LOCKED
+             -- What can reach the person now: not while a person has taken the
+             -- conversation over, and on WhatsApp outside the 24-hour window only
+             -- with a template; the rest waits, pending.
+             SELECT r.id, r.bot_id FROM fin_reminders r
+             JOIN conversations c ON c.bot_id = r.bot_id AND c.id = r.conversation_id
+             JOIN contacts ct ON ct.bot_id = c.bot_id AND ct.id = c.contact_id
+             JOIN bots b ON b.id = r.bot_id
+             WHERE r.status = 'pending' AND r.send_at <= now() AND NOT c.human_override
+               AND NOT (ct.channel = 'whatsapp' AND b.whatsapp_reminder_template IS NULL
+                        AND (c.last_customer_at IS NULL OR c.last_customer_at < now() - interval '24 hours'))
+             ORDER BY r.send_at LIMIT 100 FOR UPDATE OF r SKIP LOCKED
          )
          UPDATE fin_reminders r SET status = 'sent', sent_at = now()
          FROM due, bots b

@@ -142,6 +142,26 @@ async fn a_reminder_asked_for_is_sent_once_the_day_before_and_can_be_cancelled(p
         2,
         "a cancelled reminder is never sent"
     );
+    // Asked again after cancelling, it is scheduled again.
+    let again = joined(
+        &app.say_to(
+            "finanzas",
+            "ana",
+            "recuérdame pagar la luz el 25 de diciembre",
+        )
+        .await,
+    );
+    assert!(
+        again.starts_with("Listo: te recordaré «pagar la luz»"),
+        "{again}"
+    );
+    assert_eq!(
+        app.count(
+            "SELECT count(*) FROM fin_reminders WHERE what = 'pagar la luz' AND status = 'pending'"
+        )
+        .await,
+        1
+    );
     // Nothing of their money was written.
     assert_eq!(app.count("SELECT count(*) FROM fin_transactions").await, 0);
 }
@@ -280,9 +300,15 @@ async fn outside_whatsapps_window_a_reminder_goes_only_as_the_template(pool: PgP
         texts_before,
         "no free text outside the window"
     );
+    // It waits, pending, for the person to write again (or for a template).
+    assert_eq!(
+        app.count("SELECT count(*) FROM outbox WHERE payload->>'text' LIKE '⏰%pagar el gas%'")
+            .await,
+        0
+    );
     assert_eq!(
         app.count(
-            "SELECT count(*) FROM outbox WHERE status = 'failed' AND payload->>'text' LIKE '⏰%'"
+            "SELECT count(*) FROM fin_reminders WHERE what = 'pagar el gas' AND status = 'pending'"
         )
         .await,
         1

@@ -126,9 +126,20 @@ impl Span {
                         .then_some(Span::LastDays(days));
                 }
                 let first = NaiveDate::parse_from_str(&format!("{other}-01"), "%Y-%m-%d").ok()?;
-                Span::Month(first)
+                plausible(first).then_some(Span::Month(first))?
             }
         })
+    }
+
+    /// Whether the dates asked lie wholly after today or before the furthest
+    /// look back: then nothing is measured (a clamp would show other days).
+    pub fn outside(self, today: NaiveDate) -> bool {
+        let floor = today - Duration::days(MAX_DAYS_BACK);
+        match self {
+            Span::Month(first) => month_start(first) > today || month_end(first) < floor,
+            Span::Between(from, to) => from.min(to) > today || from.max(to) < floor,
+            _ => false,
+        }
     }
 
     /// The dates it covers, never past today nor before the furthest look back.
@@ -180,6 +191,12 @@ impl Span {
             Span::All => "en todo tu historial".into(),
         }
     }
+}
+
+/// A date a plan may name: years 2000 to 2100 (chrono reads far wider ones,
+/// whose month arithmetic overflows).
+fn plausible(date: NaiveDate) -> bool {
+    (2000..=2100).contains(&date.year())
 }
 
 /// "octubre de 2026".
@@ -314,7 +331,9 @@ impl QueryPlan {
             string(key)?
                 .map(|s| {
                     NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-                        .map_err(|_| format!("{key} must be YYYY-MM-DD"))
+                        .ok()
+                        .filter(|d| plausible(*d))
+                        .ok_or_else(|| format!("{key} must be YYYY-MM-DD, years 2000 to 2100"))
                 })
                 .transpose()
         };
@@ -479,6 +498,9 @@ mod tests {
         assert_eq!(Span::parse("2026-10"), Some(Span::Month(ymd(2026, 10, 1))));
         assert_eq!(Span::parse("last_0_days"), None);
         assert_eq!(Span::parse("forever"), None);
+        assert!(Span::Month(ymd(2026, 12, 1)).outside(today()));
+        assert!(Span::Month(ymd(2020, 10, 1)).outside(today()));
+        assert!(!Span::Month(ymd(2026, 11, 1)).outside(today()));
         assert_eq!(
             Span::Month(ymd(2026, 10, 1)).describe(today()),
             "en octubre de 2026"
@@ -532,6 +554,8 @@ mod tests {
             json!({"min_amount": -5}),
             json!({"min_amount": 500, "max_amount": 100}),
             json!({"kind": "transfer"}),
+            json!({"period": "+262142-12"}),
+            json!({"from": "1500-01-01", "to": "2026-01-01"}),
         ] {
             assert!(parse(hostile.clone()).is_err(), "{hostile}");
         }

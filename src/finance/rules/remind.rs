@@ -101,7 +101,7 @@ pub fn answers_when(text: &str, today: NaiveDate, last_bot: &str) -> Option<Ask>
         .0
         .to_owned();
     let (due_on, rest) = take_date(text, today, Direction::Future);
-    let due_on = ahead(due_on, today, &rest);
+    let due_on = ahead(due_on, today, text);
     let leftover = rest
         .split(' ')
         .filter(|w| {
@@ -117,11 +117,12 @@ pub fn answers_when(text: &str, today: NaiveDate, last_bot: &str) -> Option<Ask>
 
 /// A day that is today, unless «hoy» was said, means the next time it comes:
 /// «el 25» on the 25th is next month's.
-fn ahead(due_on: Option<NaiveDate>, today: NaiveDate, rest: &str) -> Option<NaiveDate> {
+fn ahead(due_on: Option<NaiveDate>, today: NaiveDate, text: &str) -> Option<NaiveDate> {
+    let said = normalize(text);
+    let named_today = crate::text::contains_phrase(&said, "hoy")
+        || said.contains(&today.format("%Y-%m-%d").to_string());
     match due_on {
-        Some(day) if day == today && !rest.contains("hoy") => {
-            day.checked_add_months(chrono::Months::new(1))
-        }
+        Some(day) if day == today && !named_today => day.checked_add_months(chrono::Months::new(1)),
         other => other,
     }
 }
@@ -176,8 +177,21 @@ pub fn read(text: &str, today: NaiveDate) -> Option<Ask> {
     let trigger = ADD
         .iter()
         .find(|t| crate::text::contains_phrase(&norm, t))?;
+    // «¿me avisas cuánto gasté?» asks, it does not set a reminder.
+    let next = norm
+        .split_once(trigger)
+        .map_or("", |(_, after)| after)
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    if matches!(
+        next,
+        "cuanto" | "cuanta" | "cuantos" | "cuantas" | "cual" | "cuales" | "si" | "como" | "donde"
+    ) {
+        return None;
+    }
     let (due_on, rest) = take_date(text, today, Direction::Future);
-    let due_on = ahead(due_on, today, &rest);
+    let due_on = ahead(due_on, today, text);
     let after = rest
         .split_once(trigger)
         .map_or(rest.as_str(), |(_, after)| after)
@@ -308,6 +322,15 @@ mod tests {
             Some(Ask::Cancel {
                 about: Some("condominio".into())
             })
+        );
+        assert_eq!(read("¿me avisas cuánto gasté este mes?", today()), None);
+        assert_eq!(
+            read("recuérdame hoy pagar la luz", today()),
+            Some(Ask::Add {
+                what: "pagar la luz".into(),
+                due_on: Some(today())
+            }),
+            "today said is today (then refused as too late), not next month"
         );
         assert_eq!(read("gasté 250 en el súper", today()), None);
         assert_eq!(read("recuérdame", today()), None);

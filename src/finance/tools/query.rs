@@ -215,9 +215,21 @@ pub async fn query(
     let mut plan = asked.clone();
     let mut matching = Matching::default();
     let mut relaxed = Vec::new();
-    let mut found = run_once(context, &plan, plan.span.resolve(today), &matching)
-        .await
-        .map_err(db)?;
+    let mut found = if plan.span.outside(today) {
+        // A month still to come, or older than the look back: nothing to say.
+        Found {
+            total_cents: 0,
+            count: 0,
+            first: None,
+            last: None,
+            rows: Vec::new(),
+            groups: Vec::new(),
+        }
+    } else {
+        run_once(context, &plan, plan.span.resolve(today), &matching)
+            .await
+            .map_err(db)?
+    };
     // The ladder: spelling, then the name's category, then the whole history;
     // each step once.
     let mut spelled = false;
@@ -273,6 +285,7 @@ pub async fn query(
         // Nothing anywhere: the answer is the plan as asked, empty.
         plan = asked;
         relaxed.clear();
+        matching = Matching::default();
     }
     let range = plan.span.resolve(today);
     let source_range = |found: &Found, range: Range| match (plan.span, found.first, found.last) {

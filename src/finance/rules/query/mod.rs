@@ -587,7 +587,7 @@ fn spans(words: &[&str], today: NaiveDate) -> Vec<Span> {
             Some(&"meses") | Some(&"months") => 30,
             _ => continue,
         };
-        let days = (n * unit).clamp(1, 1830) as u16;
+        let days = n.clamp(1, 1830).saturating_mul(unit).clamp(1, 1830) as u16;
         if !found.iter().any(|(_, _, s)| *s == Span::LastDays(days)) {
             found.push((i, 3, Span::LastDays(days)));
         }
