@@ -93,12 +93,23 @@ pub async fn pending(db: impl PgExecutor<'_>, user: UserScope) -> sqlx::Result<V
 }
 
 /// Cancels the person's pending reminders (those whose words hold `about`, if
-/// given); how many.
+/// given); how many. The debts they name (all, without `about`) are not
+/// reminded again either.
 pub async fn cancel(
     conn: &mut PgConnection,
     user: UserScope,
     about: Option<&str>,
 ) -> sqlx::Result<u64> {
+    sqlx::query(
+        "UPDATE fin_debts SET remind = false
+         WHERE bot_id = $1 AND contact_id = $2
+           AND ($3::text IS NULL OR name_key LIKE '%' || $3 || '%' OR $3 LIKE '%' || name_key || '%')",
+    )
+    .bind(user.bot_id)
+    .bind(user.contact_id)
+    .bind(about.map(crate::text::normalize))
+    .execute(&mut *conn)
+    .await?;
     Ok(sqlx::query(
         "UPDATE fin_reminders SET status = 'cancelled'
          WHERE bot_id = $1 AND contact_id = $2 AND status = 'pending'
@@ -133,7 +144,8 @@ pub async fn schedule_debts(pool: &PgPool) -> sqlx::Result<u64> {
              SELECT d.bot_id, d.contact_id, d.name, d.name_key, d.due_day, b.timezone,
                     (now() AT TIME ZONE b.timezone)::date AS today
              FROM fin_debts d JOIN bots b ON b.id = d.bot_id
-             WHERE d.due_day IS NOT NULL AND d.balance_cents > 0 AND b.profile = 'finance'
+             WHERE d.due_day IS NOT NULL AND d.balance_cents > 0 AND d.remind
+               AND b.profile = 'finance'
          ), next AS (
              SELECT debts.*,
                     (SELECT min(day) FROM (
@@ -263,7 +275,7 @@ pub async fn send_due(pool: &PgPool) -> sqlx::Result<u64> {
            AND NOT EXISTS (SELECT 1 FROM fin_debts d
                            WHERE d.bot_id = r.bot_id AND d.contact_id = r.contact_id
                              AND d.name_key = split_part(r.dedupe_key, ':', 2)
-                             AND d.balance_cents > 0)",
+                             AND d.balance_cents > 0 AND d.remind)",
     )
     .execute(pool)
     .await?;

@@ -186,6 +186,23 @@ async fn a_debts_payment_day_and_a_budgets_thresholds_are_told_once(pool: PgPool
     let debt: Vec<_> = rows.iter().filter(|r| r.0 == "debt").collect();
     assert_eq!(debt.len(), 1, "{rows:?}");
     assert!(debt[0].2.ends_with("-15"), "{rows:?}");
+    // «Ya no me recuerdes lo de Juan» stops the debt's reminders for good.
+    let stopped = joined(
+        &app.say_to("finanzas", "beto", "ya no me recuerdes lo de juan")
+            .await,
+    );
+    assert_eq!(stopped, "Listo, cancelé tu recordatorio.");
+    sqlx::query("DELETE FROM fin_reminders WHERE kind = 'debt'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    app.engine.sweep().await.unwrap();
+    assert_eq!(
+        app.count("SELECT count(*) FROM fin_reminders WHERE kind = 'debt'")
+            .await,
+        0,
+        "not scheduled again"
+    );
     // 850 of 1000: the 80 % notice, already sent by the sweep.
     let budget: Vec<_> = rows.iter().filter(|r| r.0 == "budget").collect();
     assert_eq!(budget.len(), 1, "{rows:?}");
