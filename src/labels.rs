@@ -156,7 +156,7 @@ pub fn history(row: &crate::audit::Row) -> Option<String> {
         Kind::OrderStatusChanged => match action.parse::<OrderStatus>() {
             Ok(status) => format!(
                 "{}: {}.",
-                capitalized(&order),
+                crate::text::capitalized(&order),
                 order_status(status).to_lowercase()
             ),
             Err(_) => return None,
@@ -172,14 +172,6 @@ pub fn history(row: &crate::audit::Row) -> Option<String> {
         Kind::OutboundNotSent | Kind::OutboundDiscarded => "Un mensaje al cliente no salió.".into(),
         _ => return None,
     })
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|first| first.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

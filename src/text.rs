@@ -29,6 +29,15 @@ pub fn normalize(input: &str) -> String {
     out.trim().to_owned()
 }
 
+/// `text` with its first letter in capitals («el mes pasado» → «El mes pasado»).
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// The months, folded, January first.
 pub const MONTHS: [&str; 12] = [
     "enero",

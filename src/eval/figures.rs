@@ -120,8 +120,9 @@ fn selected<'a>(
 
 fn group_label(by: &str, s: &Sample) -> String {
     match by {
-        "weekday" => crate::finance::core::query::WEEKDAY_NAMES
+        "weekday" => crate::finance::core::date::WEEKDAYS
             [s.date.weekday().num_days_from_monday() as usize]
+            .0
             .to_owned(),
         "category" => s.category.to_owned(),
         "month" => MONTHS[s.date.month0() as usize].to_owned(),

@@ -93,10 +93,15 @@ fn query(q: &QueryResult) -> Option<Chart> {
     let subject = super::reply::query_subject(&q.plan);
     if let Some(c) = &q.compare {
         return Some(Chart::Bars {
-            title: format!("{}: {} y {}", capitalized(&subject), q.period, c.period),
+            title: format!(
+                "{}: {} y {}",
+                crate::text::capitalized(&subject),
+                q.period,
+                c.period
+            ),
             bars: vec![
-                bar(capitalized(&q.period), q.total_cents),
-                bar(capitalized(&c.period), c.total_cents),
+                bar(crate::text::capitalized(&q.period), q.total_cents),
+                bar(crate::text::capitalized(&c.period), c.total_cents),
             ],
         });
     }
@@ -104,7 +109,7 @@ fn query(q: &QueryResult) -> Option<Chart> {
     if q.groups.len() < 2 {
         return None;
     }
-    let title = format!("{} {}", capitalized(&subject), q.period);
+    let title = format!("{} {}", crate::text::capitalized(&subject), q.period);
     let points: Vec<Bar> = q
         .groups
         .iter()
@@ -153,14 +158,6 @@ fn short_key(group: GroupBy, key: &str) -> String {
             &month_name(date)[..3]
         ),
         (_, Err(_)) => key.to_owned(),
-    }
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }
 

@@ -12,6 +12,15 @@ use crate::channels::{TG_SECRET, channel_app, post_telegram, settle, tg_text};
 use crate::finance::finance_app;
 use crate::helpers::sse;
 
+/// `path` fetched from the app, as a web-chat client would.
+async fn fetch(app: &crate::helpers::TestApp, path: &str) -> reqwest::Response {
+    app.client
+        .get(format!("{}{path}", app.base))
+        .send()
+        .await
+        .unwrap()
+}
+
 /// The events of `who` at the finance bot, up to `count`.
 async fn events(app: &crate::helpers::TestApp, who: &str, count: usize) -> Vec<Value> {
     let url = app.events_url("finanzas", who).await;
@@ -45,12 +54,7 @@ async fn a_person_gets_their_rows_as_csv_behind_an_expiring_address(pool: sqlx::
         url.starts_with("/webchat/finanzas/files/") && url.ends_with(".csv"),
         "{url}"
     );
-    let fetched = app
-        .client
-        .get(format!("{}{url}", app.base))
-        .send()
-        .await
-        .unwrap();
+    let fetched = fetch(&app, &url).await;
     assert_eq!(fetched.status(), StatusCode::OK);
     assert!(
         fetched.headers()["content-type"]
@@ -75,12 +79,7 @@ async fn a_person_gets_their_rows_as_csv_behind_an_expiring_address(pool: sqlx::
         url.replace("/finanzas/", "/demo-shop/"),
         url.replace(&id, "not-a-uuid"),
     ] {
-        let response = app
-            .client
-            .get(format!("{}{wrong}", app.base))
-            .send()
-            .await
-            .unwrap();
+        let response = fetch(&app, &wrong).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{wrong}");
     }
     // Expired, it is gone.
@@ -88,12 +87,7 @@ async fn a_person_gets_their_rows_as_csv_behind_an_expiring_address(pool: sqlx::
         .execute(&app.pool)
         .await
         .unwrap();
-    let response = app
-        .client
-        .get(format!("{}{url}", app.base))
-        .send()
-        .await
-        .unwrap();
+    let response = fetch(&app, &url).await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
     assert_eq!(tendero::channels::files::prune(&app.pool).await.unwrap(), 1);
     // Someone with nothing recorded is told so, with no file.
@@ -299,12 +293,7 @@ async fn web_chat_shows_a_chart_under_an_expiring_png_address(pool: sqlx::PgPool
         "{url}"
     );
     assert_eq!(chart["file"]["content_type"], "image/png");
-    let fetched = app
-        .client
-        .get(format!("{}{url}", app.base))
-        .send()
-        .await
-        .unwrap();
+    let fetched = fetch(&app, url).await;
     assert_eq!(fetched.status(), StatusCode::OK);
     assert_eq!(fetched.headers()["content-type"], "image/png");
     assert!(
@@ -334,11 +323,6 @@ async fn web_chat_shows_a_chart_under_an_expiring_png_address(pool: sqlx::PgPool
         .execute(&app.pool)
         .await
         .unwrap();
-    let gone = app
-        .client
-        .get(format!("{}{url}", app.base))
-        .send()
-        .await
-        .unwrap();
+    let gone = fetch(&app, url).await;
     assert_eq!(gone.status(), StatusCode::NOT_FOUND);
 }

@@ -22,7 +22,8 @@ const MONTH_ABBREVIATIONS: [&str; 12] = [
     "ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic",
 ];
 
-const WEEKDAYS: [(&str, Weekday); 7] = [
+/// Spanish weekday names, folded, Monday first.
+pub const WEEKDAYS: [(&str, Weekday); 7] = [
     ("lunes", Weekday::Mon),
     ("martes", Weekday::Tue),
     ("miercoles", Weekday::Wed),

@@ -401,22 +401,11 @@ impl QueryPlan {
 /// 0 = Monday, from a Spanish weekday word (singular or plural).
 pub fn weekday_named(word: &str) -> Option<u8> {
     let word = word.trim();
-    WEEKDAY_NAMES
+    super::date::WEEKDAYS
         .iter()
-        .position(|d| word == *d || word.strip_suffix('s') == Some(d))
+        .position(|(d, _)| word == *d || word.strip_suffix('s') == Some(d))
         .map(|i| i as u8)
 }
-
-/// Spanish weekday names, Monday first, normalized.
-pub const WEEKDAY_NAMES: [&str; 7] = [
-    "lunes",
-    "martes",
-    "miercoles",
-    "jueves",
-    "viernes",
-    "sabado",
-    "domingo",
-];
 
 /// As a reply writes them.
 pub const WEEKDAY_LABELS: [&str; 7] = [

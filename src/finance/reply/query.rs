@@ -7,7 +7,7 @@ use super::super::core::amount::pesos;
 use super::super::core::category;
 use super::super::core::output::{QueryResult, Relaxation};
 use super::super::core::query::{Flow, GroupBy, Measure, Order, QueryPlan, WEEKDAY_LABELS};
-use super::source::source_line;
+use super::source::{percent, source_line};
 
 /// "gastos en restaurantes con «uber» los sábados de $100.00 a $500.00".
 pub fn subject(plan: &QueryPlan) -> String {
@@ -88,10 +88,14 @@ pub fn render(q: &QueryResult) -> String {
     }
     let total = format!("{} en {} {}", pesos(q.total_cents), q.count, noun(q.count));
     match plan.measure {
-        Measure::Sum => lines.push(format!("{} {}: {total}.", capitalized(&what), q.period)),
+        Measure::Sum => lines.push(format!(
+            "{} {}: {total}.",
+            crate::text::capitalized(&what),
+            q.period
+        )),
         Measure::Count => lines.push(format!(
             "{} {}: {} {} (en total {}).",
-            capitalized(&what),
+            crate::text::capitalized(&what),
             q.period,
             q.count,
             noun(q.count),
@@ -99,7 +103,7 @@ pub fn render(q: &QueryResult) -> String {
         )),
         Measure::Average => lines.push(format!(
             "{} {}: en promedio {} por movimiento ({total}).",
-            capitalized(&what),
+            crate::text::capitalized(&what),
             q.period,
             pesos(q.average_cents)
         )),
@@ -114,15 +118,15 @@ pub fn render(q: &QueryResult) -> String {
             };
             lines.push(format!(
                 "{} {} ({total}). {kind}:",
-                capitalized(&what),
+                crate::text::capitalized(&what),
                 q.period
             ));
         }
     }
     if let Some(c) = &q.compare {
         let change = match c.change_bp {
-            Some(bp) if bp > 0 => format!(", {}% más", percent(bp)),
-            Some(bp) if bp < 0 => format!(", {}% menos", percent(-bp)),
+            Some(bp) if bp > 0 => format!(", {} más", percent(bp)),
+            Some(bp) if bp < 0 => format!(", {} menos", percent(-bp)),
             _ => String::new(),
         };
         let direction = if c.difference_cents > 0 {
@@ -182,21 +186,9 @@ pub fn render(q: &QueryResult) -> String {
 fn period_line(c: &super::super::core::output::QueryComparison) -> String {
     format!(
         "{}: {} en {} {}.",
-        capitalized(&c.period),
+        crate::text::capitalized(&c.period),
         pesos(c.total_cents),
         c.count,
         noun(c.count)
     )
-}
-
-fn percent(bp: i64) -> String {
-    format!("{}.{:02}", bp / 100, bp % 100)
-}
-
-fn capitalized(text: &str) -> String {
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }

@@ -1,4 +1,5 @@
-//! The line that says what a result's figures are based on.
+//! The line that says what a result's figures are based on, and a percentage
+//! written with the tool's own digits.
 
 use super::super::core::output::Source;
 
@@ -15,4 +16,11 @@ pub fn source_line(source: &Source) -> String {
         source.from.format("%Y-%m-%d"),
         source.to.format("%Y-%m-%d")
     )
+}
+
+/// Basis points as a percentage with both decimals, so the figure is exactly the
+/// tool's.
+pub(super) fn percent(bp: i64) -> String {
+    let sign = if bp < 0 { "-" } else { "" };
+    format!("{sign}{}.{:02}%", bp.abs() / 100, bp.abs() % 100)
 }

@@ -7,7 +7,7 @@ use super::super::core::output::{
     BudgetLevel, BudgetStatus, Confidence, Severity, SpendingPattern, ToolOutput, Trend,
 };
 use super::super::core::simulate::{Simulation, Verdict};
-use super::source::source_line;
+use super::source::{percent, source_line};
 
 fn label(key: &str) -> &str {
     category::by_key(key).map_or(key, |c| c.label)
@@ -27,13 +27,6 @@ fn trend_words(trend: Trend) -> &'static str {
         Trend::Decreasing => "bajó",
         Trend::Stable => "se mantuvo estable",
     }
-}
-
-/// Basis points as a percentage with both decimals, so the figure is exactly the
-/// tool's.
-fn percent(bp: i64) -> String {
-    let sign = if bp < 0 { "-" } else { "" };
-    format!("{sign}{}.{:02}%", bp.abs() / 100, bp.abs() % 100)
 }
 
 pub fn render(output: &ToolOutput) -> String {
