@@ -572,9 +572,25 @@ async fn faults_lose_double_and_reorder_nothing() {
     for race in races {
         race.await.unwrap();
     }
-    // Let the last turns finish, then replay each conversation's audit trail in commit
-    // order: a bot reply must never have been committed while the override was on.
+    // Let the last turns finish (a bounded wait: on two cores beside the other
+    // scenarios a fixed two seconds was sometimes short), then replay each
+    // conversation's audit trail in commit order: a bot reply must never have been
+    // committed while the override was on.
     tokio::time::sleep(Duration::from_secs(2)).await;
+    for _ in 0..90 {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM inbox i JOIN conversations c ON c.id = i.conversation_id
+             JOIN contacts ct ON ct.id = c.contact_id
+             WHERE ct.external_id LIKE 'u:race-%' AND i.status <> 'done'",
+        )
+        .fetch_one(&observer)
+        .await
+        .unwrap();
+        if waiting == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let takeovers: i64 = sqlx::query_scalar(
         "SELECT count(*) FROM audit_log WHERE kind = 'override_changed'
          AND (detail->>'human_override')::boolean AND actor = 'merchant'",
