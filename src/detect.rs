@@ -23,6 +23,13 @@ pub const GREETINGS: &[&str] = &[
     "wena",
     "guenas",
     "que onda",
+    "ke onda",
+    "k onda",
+    "q onda",
+    "quiubo",
+    "quihubo",
+    "que hubo",
+    "alo",
     "buenos dias",
     "buen dia",
     "buenas tardes",
@@ -92,8 +99,48 @@ pub fn detect(inbound: Inbound<'_>) -> Detected {
     Detected {
         greeting: is_greeting(&text),
         payment: inbound.has_image || PAYMENT.iter().any(|p| contains_phrase(&text, p)),
-        escalation: ESCALATION.iter().any(|p| contains_phrase(&text, p)),
+        escalation: ESCALATION.iter().any(|p| contains_phrase(&text, p))
+            || asks_to_be_put_through(&text),
     }
+}
+
+/// «¿me pasan con alguien de ustedes?», «comuníquenme con el encargado», «que
+/// me atienda una persona»: a verb of putting through or attending, then who.
+fn asks_to_be_put_through(text: &str) -> bool {
+    const WHO: &[&str] = &[
+        "alguien",
+        "una persona",
+        "un humano",
+        "un asesor",
+        "una asesora",
+        "un agente",
+        "el dueno",
+        "la duena",
+        "el encargado",
+        "la encargada",
+        "el gerente",
+        "la gerente",
+        "un encargado",
+        "una encargada",
+        "soporte",
+    ];
+    let words: Vec<&str> = text.split(' ').collect();
+    let connects = |w: &str| {
+        ["pas", "comuni", "conect", "transfier", "contact", "atiend"]
+            .iter()
+            .any(|stem| w.starts_with(stem))
+            && !w.starts_with("paso")
+            && !w.starts_with("pase")
+    };
+    words.iter().enumerate().any(|(i, w)| {
+        connects(w) && {
+            let rest = words[i + 1..words.len().min(i + 5)].join(" ");
+            WHO.iter().any(|who| {
+                contains_phrase(&rest, &format!("con {who}"))
+                    || contains_phrase(&rest, who) && w.starts_with("atiend")
+            })
+        }
+    })
 }
 
 fn is_greeting(text: &str) -> bool {
@@ -155,6 +202,11 @@ mod tests {
         assert_eq!(text("buenaaas"), greeting);
         assert_eq!(unstretch("llevar"), "llevar");
         assert!(text("quiero hablar con una persona").escalation);
+        assert!(text("¿me pasan con alguien de ustedes?").escalation);
+        assert!(text("comuníquenme con el encargado por favor").escalation);
+        assert!(text("quiero que me atienda una persona").escalation);
+        assert!(!text("paso con alguien a recoger").escalation);
+        assert!(!text("me pasas el precio del brownie").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);
         assert_eq!(text("quiero 2 maracuyá"), Detected::default());
         let image = detect(Inbound {

@@ -191,3 +191,22 @@ pub fn order_status_answer(
         ),
     }
 }
+
+/// Items of a list the catalog does not have; the rest was added.
+pub fn not_sold(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("«{i}»")).collect();
+    format!(
+        "No tenemos {} en el catálogo; anoté lo demás. ¿Quieres otro producto en su lugar? Escribe «catálogo» para verlos.",
+        quoted.join(" ni ")
+    )
+}
+
+/// A change to a line named by a word several products share.
+pub fn which_to_change(names: &[String]) -> String {
+    let list = match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} o {last}", init.join(", ")),
+    };
+    format!("¿Cuál de ellos: {list}? Escríbeme el cambio otra vez con su nombre.")
+}

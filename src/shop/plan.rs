@@ -335,7 +335,16 @@ pub async fn plan(
         !rest.request && !super::rules::names_a_product(&split.rest, &catalog_entries)
     };
     let message = if answered.is_empty() {
-        payload.text.clone()
+        // «¿…? Es que una compañera es intolerante»: the reason told is no
+        // request of its own.
+        split
+            .explanations
+            .iter()
+            .fold(payload.text.clone(), |text, clause| {
+                text.replacen(clause.as_str(), "", 1)
+            })
+            .trim()
+            .to_owned()
     } else if rest_is_talk || super::rules::says_nothing(&split.rest) {
         return Ok(Plan::Knowledge {
             start,

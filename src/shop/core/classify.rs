@@ -161,6 +161,28 @@ const SERVICE: &[&str] = &[
     "tienda",
 ];
 
+/// Words of someone shopping: «y algo dulce pa' mi novia, ¿qué tienen?» is a
+/// request, whatever else it mentions.
+const SHOPPING: &[&str] = &[
+    "que tienen",
+    "que tienes",
+    "tienen algo",
+    "algo dulce",
+    "algo frio",
+    "algo caliente",
+    "algo salado",
+    "algo rico",
+    "quiero pedir",
+    "hacer un pedido",
+    "mi pedido",
+    "para llevar",
+    "me das",
+    "dame",
+    "ponme",
+    "agregame",
+    "me llevo",
+];
+
 /// The class of `text`. `names_a_product` is true when the message names one of
 /// the shop's products (then it is a shop message, whatever else it says).
 pub fn classify(text: &str, names_a_product: bool) -> MessageClass {
@@ -169,7 +191,7 @@ pub fn classify(text: &str, names_a_product: bool) -> MessageClass {
     if any(ABUSIVE) {
         return MessageClass::Abusive;
     }
-    if names_a_product || any(SERVICE) {
+    if names_a_product || any(SERVICE) || any(SHOPPING) {
         return MessageClass::Shop;
     }
     if any(OFF_TOPIC) {
@@ -188,6 +210,10 @@ mod tests {
     #[test]
     fn messages_are_told_apart() {
         assert_eq!(classify("quiero 2 matchas", true), MessageClass::Shop);
+        assert_eq!(
+            classify("Y algo dulce más pa' mi novia, ¿qué tienen?", false),
+            MessageClass::Shop
+        );
         assert_eq!(classify("¿cómo estás?", false), MessageClass::Social);
         assert_eq!(classify("jajaja", false), MessageClass::Social);
         assert_eq!(

@@ -879,6 +879,21 @@ const ATTRIBUTE_WORDS: &[(&str, &str)] = &[
     ("huevos", "huevo"),
     ("soya", "soya"),
     ("soja", "soya"),
+    // What tourists ask in English.
+    ("nuts", "frutos secos"),
+    ("nut", "frutos secos"),
+    ("peanuts", "frutos secos"),
+    ("almonds", "frutos secos"),
+    ("dairy", "lácteos"),
+    ("milk", "lácteos"),
+    ("lactose", "lácteos"),
+    ("eggs", "huevo"),
+    ("egg", "huevo"),
+    ("soy", "soya"),
+    ("cold", "frío"),
+    ("hot", "caliente"),
+    ("sweet", "dulce"),
+    ("decaf", "sin cafeína"),
 ];
 
 /// The tags and allergens a question asks about.

@@ -16,6 +16,9 @@ pub struct Split {
     pub questions: Vec<String>,
     /// What is left, for the shop's proposer (empty when nothing is).
     pub rest: String,
+    /// Clauses that only explain a question («es que soy diabética»), as
+    /// written: neither asked nor left for the proposer.
+    pub explanations: Vec<String>,
 }
 
 /// Words a shop request or a question about a product's price is made of.
@@ -130,6 +133,29 @@ fn clauses(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// «Es que mi hijo quiere una», «porque soy diabética»: the reason behind
+/// something asked, with no question of its own.
+fn explains(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let lead = tokens(&folded)
+        .into_iter()
+        .skip_while(|w| LEAD_INS.contains(w))
+        .take(2)
+        .collect::<Vec<_>>();
+    !clause.contains('?')
+        && matches!(lead.as_slice(), ["es", "que"] | ["porque", ..] | ["ya", "que"])
+        // «no quisiera que se sienta mal» wants something of the world, not
+        // of the shop.
+        && !crate::shop::rules::shop_phrases(
+            &folded
+                .replace("quisiera que", "")
+                .replace("quiero que", "")
+                .replace("queria que", ""),
+        )
+        .request
+        && !tokens(&folded).iter().any(|w| crate::text::token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
+}
+
 /// Whether `clause` asks something.
 fn asks(clause: &str) -> bool {
     let folded = normalize(clause);
@@ -139,6 +165,10 @@ fn asks(clause: &str) -> bool {
         .into_iter()
         .find(|w| !LEAD_INS.contains(w))
         .map(|w| w.to_string());
+    // «Es que mi hijo quiere una.»: an explanation, not a question.
+    if folded.starts_with("es que ") && !clause.contains('?') {
+        return false;
+    }
     clause.contains('?')
         || clause.trim_start().starts_with('¿')
         // «Quisiera saber hasta qué hora atienden», «quería preguntar si…».
@@ -196,7 +226,15 @@ const LEAD_INS: &[&str] = &[
 pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool) -> Split {
     let mut split = Split::default();
     let mut rest = Vec::new();
-    for clause in clauses(text) {
+    let all = clauses(text);
+    // «¿el chai lleva leche? Es que una compañera es intolerante…»: a clause
+    // explaining a question is the question's, never an order of its own.
+    let asks_any = all.iter().any(|c| asks(c));
+    for clause in all {
+        if asks_any && explains(&clause) {
+            split.explanations.push(clause);
+            continue;
+        }
         let tells = tells(&clause, names_product(&clause));
         if (asks(&clause) || tells) && is_knowledge(&clause, library, &names_product) {
             split.questions.push(clause);

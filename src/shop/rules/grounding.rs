@@ -130,6 +130,19 @@ fn grounds(input: &ProposalInput) -> Grounds {
                 .flat_map(|m| m.candidates),
         );
     }
+    // «dame 2 de esos» … «los brownies»: a product named now, with no number,
+    // after a message that said a count and named nothing: that count.
+    if !names_none
+        && words
+            .iter()
+            .all(|w| token_number(w).is_none_or(|_| matches!(*w, "un" | "una")))
+        && let Some(before) = super::previous_message(input)
+    {
+        let said = tokens(&before);
+        if mentions::find(&said, &input.product_catalog).is_empty() {
+            quantities.extend(said.iter().filter_map(|w| super::count(w)));
+        }
+    }
     let counts = words.iter().any(|w| {
         token_number(w).is_some() || matches!(*w, "otro" | "otra" | "ese" | "esa" | "esos" | "esas")
     });

@@ -112,6 +112,21 @@ pub fn sound(word: &str) -> String {
     out
 }
 
+/// What a product goes by in one country or another, as the catalog's word:
+/// «medialunas» in Argentina and «cuernitos» in Mexico are croissants.
+const ALIASES: &[(&str, &str)] = &[
+    ("medialuna", "croissant"),
+    ("cuernito", "croissant"),
+    ("cangrejito", "croissant"),
+    ("croasan", "croissant"),
+    ("parchita", "maracuya"),
+    ("chinola", "maracuya"),
+    ("lemonade", "limonada"),
+    ("limonade", "limonada"),
+    ("cappuccino", "capuchino"),
+    ("capuccino", "capuchino"),
+];
+
 /// A message word, read once for every name word it is held against.
 struct Probe<'a> {
     word: &'a str,
@@ -139,6 +154,12 @@ impl<'a> Probe<'a> {
     fn matches(&self, name: &NameWord) -> bool {
         let (a, b) = (self.singular, name.singular.as_str());
         if a == b || self.word == name.word {
+            return true;
+        }
+        if ALIASES
+            .iter()
+            .any(|(said, named)| *said == a && *named == b)
+        {
             return true;
         }
         if self.known {
@@ -363,9 +384,73 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             }
         }
     }
+    // «un café», «un cafecito»: the kind, not one product, when the catalog
+    // sells several of its drinks by name (americano, capuchino, latte…). A
+    // longer name said whole («café americano») is that product.
+    for (head, members) in FAMILIES {
+        let family: Vec<ProductId> = catalog
+            .iter()
+            .filter(|e| {
+                significant_words(&e.name)
+                    .iter()
+                    .any(|w| members.contains(&singular(w)))
+            })
+            .map(|e| e.product_id)
+            .collect();
+        if family.len() < 2 {
+            continue;
+        }
+        for (i, word) in words.iter().enumerate() {
+            if STOPWORDS.contains(word) || !word_matches(word, head) {
+                continue;
+            }
+            match mentions.iter_mut().find(|m| m.start <= i && i < m.end) {
+                // Only the kind's word of a longer name: «café» of «Café americano».
+                Some(m)
+                    if m.end == m.start + 1
+                        && m.product().is_some_and(|id| family.contains(&id)) =>
+                {
+                    let named_whole = found.iter().any(|f| {
+                        f.1 == m.start && f.2 == m.end && f.3 == m.candidates[0] && f.0 % 10 == 5
+                    });
+                    if !named_whole {
+                        m.candidates = family.clone();
+                    }
+                }
+                Some(_) => {}
+                None => mentions.push(Mention {
+                    candidates: family.clone(),
+                    start: i,
+                    end: i + 1,
+                }),
+            }
+        }
+    }
     mentions.sort_by_key(|m| m.start);
     mentions
 }
+
+/// A kind of drink and the names its drinks go by: «un café» could be any of
+/// them when the catalog sells two or more.
+const FAMILIES: &[(&str, &[&str])] = &[(
+    "cafe",
+    &[
+        "cafe",
+        "espresso",
+        "expreso",
+        "capuchino",
+        "cappuccino",
+        "capuccino",
+        "latte",
+        "cortado",
+        "moca",
+        "mocha",
+        "macchiato",
+        "americano",
+        "frappe",
+        "frapuchino",
+    ],
+)];
 
 #[cfg(test)]
 mod tests {
@@ -418,6 +503,11 @@ mod tests {
             [vec![9]]
         );
         assert_eq!(ids("un brauni", &cat), [vec![6]]);
+        assert_eq!(
+            ids("2 medialunas", &catalog(&[(7, "Croissant")])),
+            [vec![7]]
+        );
+        assert_eq!(ids("un croasan", &catalog(&[(7, "Croissant")])), [vec![7]]);
         assert_eq!(ids("un capu", &catalog(&[(8, "Capuchino")])), [vec![8]]);
         assert!(ids("hola que tal", &cat).is_empty());
     }
@@ -428,5 +518,20 @@ mod tests {
         assert_eq!(ids("un café", &cat), [vec![1, 2]]);
         assert_eq!(ids("un café latte", &cat), [vec![2]]);
         assert_eq!(ids("un latte y un brownie", &cat), [vec![2], vec![3]]);
+    }
+
+    #[test]
+    fn a_kind_said_alone_is_any_of_its_drinks() {
+        let cat = catalog(&[(1, "Café americano"), (2, "Capuchino"), (3, "Brownie")]);
+        assert_eq!(ids("un café", &cat), [vec![1, 2]]);
+        assert_eq!(ids("un cafecito por favor", &cat), [vec![1, 2]]);
+        assert_eq!(ids("un café americano", &cat), [vec![1]]);
+        assert_eq!(ids("un americano", &cat), [vec![1]]);
+        // One coffee on the menu: it is that one.
+        let single = catalog(&[(1, "Café americano"), (3, "Brownie")]);
+        assert_eq!(ids("un café", &single), [vec![1]]);
+        // No product named café, two coffees by name.
+        let menu = catalog(&[(1, "Latte"), (2, "Capuchino")]);
+        assert_eq!(ids("dos cafés", &menu), [vec![1, 2]]);
     }
 }

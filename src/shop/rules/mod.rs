@@ -61,6 +61,9 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     if unread.is_empty() {
         return reading.proposal;
     }
+    if let Some(partial) = reading.acts_on_part(input) {
+        return partial;
+    }
     reading.asked_back(input, &unread)
 }
 
@@ -110,6 +113,10 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
     }
     let mut covered = vec![false; words.len()];
     lexicon::cover(&words, phrases, &mut covered);
+    // «De una, confirmado. Muy amables, de verdad», «ya señorita confirmado»:
+    // thanks and whom it is said to add nothing.
+    lexicon::cover(&words, lexicon::THANKS, &mut covered);
+    lexicon::cover(&words, lexicon::VOCATIVES, &mut covered);
     words.iter().zip(&covered).all(|(w, c)| {
         *c || matches!(
             *w,
@@ -205,6 +212,7 @@ pub fn shop_phrases(text: &str) -> ShopPhrases {
         lexicon::CANCEL,
         lexicon::THANKS,
         lexicon::FILLER,
+        lexicon::VOCATIVES,
         crate::detect::GREETINGS,
     ] {
         lexicon::cover(&words, phrases, &mut covered);
@@ -296,7 +304,7 @@ fn prepared(message: &str) -> String {
 }
 
 pub fn read(input: &ProposalInput) -> Reading {
-    let text = prepared(&input.customer_message);
+    let text = pointed_at_focus(input, prepared(&input.customer_message));
     let words = tokens(&text);
     let mut reader = Reader {
         input,
@@ -306,6 +314,7 @@ pub fn read(input: &ProposalInput) -> Reading {
     };
     let proposal = reader.proposal();
     lexicon::cover(&words, lexicon::FILLER, &mut reader.covered);
+    lexicon::cover(&words, lexicon::VOCATIVES, &mut reader.covered);
     let asks_back = proposal
         .proposed_actions
         .iter()
@@ -407,7 +416,7 @@ impl Reading {
                 && token_number(word).is_none()
                 && !names_a_product(word, &input.product_catalog);
             // «…y un croasan»: an item of a list that no product explained.
-            let listed = !joining(word)
+            let listed = (!joining(word) || !lexicon::is_known(word) && !SMALL.contains(&word))
                 && matches!(before, Some("un" | "una"))
                 && i >= 2
                 && matches!(self.words[i - 2].as_str(), "y" | "e" | "mas" | "tambien")
@@ -420,7 +429,15 @@ impl Reading {
             // «cambia uno de los cafés»: a part of a line that no action took.
             let partitive = matches!(word, "uno" | "una") && after == Some("de");
             // «déjalo así, ¿cuánto es?» beside a cancellation: anything else said.
-            let beside_a_cancel = destructive && !joining(word);
+            // A story told beside it («me habló mi hija, ya viene por mí») is
+            // the reason, not another request: only the shop's own words, a
+            // count or a product are.
+            let beside_a_cancel = destructive
+                && !joining(word)
+                && (lexicon::is_known(word)
+                    || token_number(word).is_some()
+                    || names_a_product(word, &input.product_catalog)
+                    || input.customer_message.contains('?'));
             unknown_thing || counted_after || listed || pointed || partitive || beside_a_cancel
         };
         let points_back = |i: usize| {
@@ -497,6 +514,66 @@ impl Reading {
 
     fn changes_anything(&self) -> bool {
         changes_anything(&self.proposal)
+    }
+
+    /// «un chocolate caliente y un pan», «2 americanos y 2 empanadas»: a list
+    /// whose every item is its own product, read whole, or an item that names
+    /// nothing the shop sells. The products are added and the unknown items
+    /// asked about; nothing else may be left unread, and only additions act.
+    fn acts_on_part(&self, input: &ProposalInput) -> Option<Proposal> {
+        let actions = &self.proposal.proposed_actions;
+        if actions.is_empty() || actions.iter().any(|a| a.action_type != "ADD_TO_CART") {
+            return None;
+        }
+        let words: Vec<&str> = self.words.iter().map(String::as_str).collect();
+        let found = mentions::find(&words, &input.product_catalog);
+        if found.iter().any(|m| m.product().is_none()) {
+            return None;
+        }
+        let separator = |w: &str| matches!(w, "y" | "e" | "mas" | "tambien" | "ademas");
+        let mut unknown: Vec<String> = Vec::new();
+        let mut start = 0;
+        while start < words.len() {
+            let end = (start + 1..words.len())
+                .find(|&k| separator(words[k]))
+                .unwrap_or(words.len());
+            let item = start..end;
+            let named = found
+                .iter()
+                .any(|m| item.contains(&m.start) || item.contains(&(m.end - 1)));
+            let unread: Vec<usize> = item
+                .clone()
+                .filter(|&k| !self.covered[k] && !separator(words[k]))
+                .collect();
+            if !named && !unread.is_empty() {
+                // An item of its own: an article or a count, then at most three
+                // words naming the thing («un pan», «2 empanadas de queso»).
+                let mut rest = item.clone().skip_while(|&k| separator(words[k]));
+                let counted = rest.next().is_some_and(|k| {
+                    token_number(words[k]).is_some() || matches!(words[k], "unos" | "unas")
+                });
+                let thing: Vec<&str> = rest
+                    .filter(|&k| !self.covered[k])
+                    .map(|k| words[k])
+                    .collect();
+                if !counted || thing.is_empty() || thing.len() > 3 || start == 0 {
+                    return None;
+                }
+                unknown.push(thing.join(" "));
+            } else if named && !unread.is_empty() {
+                return None;
+            }
+            start = end;
+        }
+        if unknown.is_empty() {
+            return None;
+        }
+        let mut proposal = self.proposal.clone();
+        proposal
+            .proposed_actions
+            .push(ProposedAction::new("CLARIFY"));
+        proposal.response_text = messages::not_sold(&unknown);
+        Some(proposal)
     }
 
     /// No wrong effect, ever: a reading that left words unexplained does not act
@@ -660,6 +737,9 @@ impl Reader<'_> {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("REVIEW_ORDER"));
         }
+        if let Some(proposal) = self.count_asked_for() {
+            return proposal;
+        }
         let clears = self.has(lexicon::CLEAR);
         let found = mentions::find(self.words, &input.product_catalog);
         for m in &found {
@@ -706,10 +786,26 @@ impl Reader<'_> {
                 return Proposal::new(actions.into_iter().take(5).collect(), "");
             }
         }
-        if found.is_empty() && self.has(lexicon::CANCEL) {
+        if found.is_empty() && any(self.text, lexicon::CANCEL) && !self.negates_cancel() {
+            lexicon::cover(self.words, lexicon::CANCEL, &mut self.covered);
             return one(ProposedAction::new("CANCEL_ORDER"));
         }
         if let Some(ambiguous) = found.iter().find(|m| m.candidates.len() > 1) {
+            // «cambia uno de los cafés por un matcha»: which is asked, but the
+            // answer must say the change again — a bare pick would only add.
+            let changes = self.words.iter().any(|w| {
+                lexicon::removes(w) || w.starts_with("cambi") || w.starts_with("reemplaz")
+            }) || any(self.text, lexicon::REMOVE)
+                || any(self.text, &["en vez", "en lugar"]);
+            if changes {
+                let names: Vec<String> = ambiguous
+                    .candidates
+                    .iter()
+                    .filter_map(|id| input.product_catalog.iter().find(|p| p.product_id == *id))
+                    .map(|p| p.name.clone())
+                    .collect();
+                return clarify(&messages::which_to_change(&names));
+            }
             return self.ask_which(ambiguous);
         }
         let mut actions = self.product_actions(&found);
@@ -754,7 +850,10 @@ impl Reader<'_> {
         let greeted = input.detected_events.contains(&Event::GreetingReceived);
         // "¿Qué bebidas tienen?": what the shop has, whatever the words around it.
         let asks_offer = self.is_question()
-            && self.has(&["tienen", "tienes", "hay", "venden", "vendes", "ofrecen"]);
+            && self.has(&[
+                "tienen", "tienes", "tendran", "tendras", "hay", "habra", "venden", "vendes",
+                "ofrecen", "manejan",
+            ]);
         if self.has(lexicon::CATALOG) || greeted || asks_offer {
             return one(ProposedAction::new("SHOW_CATALOG"));
         }
@@ -768,6 +867,95 @@ impl Reader<'_> {
             return clarify(messages::WHICH_PRODUCT);
         }
         clarify(messages::CLARIFY_DEFAULT)
+    }
+
+    /// «dame 2 de esos» … «¿De qué producto?» … «los brownies»: the product
+    /// named now takes the count said before.
+    fn count_asked_for(&mut self) -> Option<Proposal> {
+        // The bot asked back (which product, whatever its words).
+        let asked = self
+            .input
+            .recent_history
+            .iter()
+            .rev()
+            .find(|h| h.role != "customer")
+            .is_some_and(|h| h.text.contains('¿') || h.text.contains(messages::CLARIFY_DEFAULT));
+        if !asked
+            || self
+                .words
+                .iter()
+                .any(|w| token_number(w).is_some() && !matches!(*w, "un" | "una"))
+        {
+            return None;
+        }
+        let before = previous_message(self.input)?;
+        let said = tokens(&before);
+        if !mentions::find(&said, &self.input.product_catalog).is_empty()
+            || said.iter().any(|w| lexicon::removes(w))
+            || any(&before, lexicon::REMOVE)
+        {
+            return None;
+        }
+        let counts: Vec<i64> = said.iter().filter_map(|w| count(w)).collect();
+        let [n] = counts.as_slice() else {
+            return None;
+        };
+        let found = mentions::find(self.words, &self.input.product_catalog);
+        let [mention] = found.as_slice() else {
+            return None;
+        };
+        let id = mention.product()?;
+        if self
+            .words
+            .iter()
+            .any(|w| lexicon::removes(w) || matches!(*w, "no" | "nada"))
+            || any(self.text, lexicon::REMOVE)
+            || self.is_question()
+        {
+            return None;
+        }
+        self.covered.iter_mut().for_each(|c| *c = true);
+        Some(one(ProposedAction::new("ADD_TO_CART")
+            .product(id)
+            .quantity(*n)))
+    }
+
+    /// «no cancela todavía», «no quiero cancelar», «aún no canceles»: a
+    /// cancelling word said in the negative.
+    fn negates_cancel(&self) -> bool {
+        let mut cancel = vec![false; self.words.len()];
+        lexicon::cover(self.words, lexicon::CANCEL, &mut cancel);
+        let Some(at) = cancel.iter().position(|c| *c) else {
+            return false;
+        };
+        // «ya no, cancela» is no longer wanting, not a negation.
+        let answered = self
+            .input
+            .customer_message
+            .trim_start()
+            .to_lowercase()
+            .strip_prefix("no")
+            .is_some_and(|rest| rest.trim_start().starts_with([',', '.', '!', ';']));
+        let before: Vec<&str> = self.words[usize::from(answered).min(at)..at]
+            .iter()
+            .copied()
+            .filter(|w| {
+                !lexicon::VOCATIVES.contains(w)
+                    && !matches!(*w, "me" | "lo" | "la" | "le" | "el" | "mi")
+            })
+            .collect();
+        let negated = match before.as_slice() {
+            [.., "ya", "no"] => false,
+            [.., "no"]
+            | [.., "nunca"]
+            | [.., "no", "quiero" | "vayas" | "vaya" | "hace" | "hay"] => true,
+            [.., "no", _, "a"] => true,
+            _ => false,
+        };
+        negated
+            || self.words[at..]
+                .iter()
+                .any(|w| matches!(*w, "todavia" | "aun" | "tampoco"))
     }
 
     /// CHECKOUT: only a clear yes confirms ("sí", "listo, dale", "ok 👍"); a no or
@@ -809,33 +997,63 @@ impl Reader<'_> {
             return None;
         }
         let found = mentions::find(self.words, &self.input.product_catalog);
+        if found.is_empty()
+            && let Some(picked) = self.picked_by_word()
+        {
+            return Some(picked);
+        }
         if !found.is_empty() {
             // A name picks only among products the words fitted, and a question
             // about one is still a question.
             if !self.input.choices_named || self.is_question() {
                 return None;
             }
+            // «mejor que sean tres limonadas» with limonada in the cart changes
+            // its line; the offer is not what it answers.
+            let sets_line = any(self.text, lexicon::SET) || any(self.text, ONLY);
             let picked: Vec<(ProductId, usize, usize)> = found
                 .iter()
                 .filter_map(|m| m.product().map(|id| (id, m.start, m.end)))
-                .filter(|(id, ..)| choices.contains(id))
+                .filter(|(id, ..)| {
+                    choices.contains(id) && !(sets_line && self.cart_quantity(*id) > 0)
+                })
                 .collect();
             return match (picked.as_slice(), found.len()) {
                 ([(id, start, end)], 1) => Some((
                     *id,
                     quantity_before(&self.words[..*start])
                         .or_else(|| quantity_after(&self.words[*end..]))
+                        // «el caliente, para tomar. dos por favor»
+                        .or_else(|| {
+                            match self
+                                .words
+                                .iter()
+                                .filter_map(|w| count(w))
+                                .collect::<Vec<_>>()[..]
+                            {
+                                [n] => Some(n),
+                                _ => None,
+                            }
+                        })
                         .unwrap_or(asked),
                 )),
                 _ => None,
             };
         }
         // "2", "el 2", "la segunda", "opción 3": one number or ordinal, little else
-        // ("2 más" is two more of something, not the second).
+        // ("2 más" is two more of something, not the second; «dame 2 de esos»
+        // two of something).
         if self
             .words
             .iter()
             .any(|w| matches!(*w, "mas" | "menos" | "otro" | "otra" | "otros" | "otras"))
+            || self.words.windows(2).any(|w| {
+                w[0] == "de"
+                    && matches!(
+                        w[1],
+                        "esos" | "esas" | "estos" | "estas" | "ellos" | "ellas"
+                    )
+            })
         {
             return None;
         }
@@ -867,6 +1085,57 @@ impl Reader<'_> {
             [n] if (1..=choices.len()).contains(n) => Some((choices[n - 1], asked)),
             _ => None,
         }
+    }
+
+    /// «el de chocolate» offered the brownie and the Chocolate caliente: «el
+    /// caliente, para tomar. dos por favor» picks the one whose name has a word
+    /// said that no other choice's name has (even a word that alone names no
+    /// product, like «caliente»). The count said, or the one asked.
+    fn picked_by_word(&self) -> Option<(ProductId, i64)> {
+        if self.is_question() {
+            return None;
+        }
+        let names: Vec<(ProductId, Vec<String>)> = self
+            .input
+            .choices
+            .iter()
+            .filter_map(|id| {
+                let entry = self
+                    .input
+                    .product_catalog
+                    .iter()
+                    .find(|p| p.product_id == *id)?;
+                Some((*id, mentions::significant_words(&entry.name)))
+            })
+            .collect();
+        let fits = |word: &str| -> Vec<ProductId> {
+            names
+                .iter()
+                .filter(|(_, name)| {
+                    name.iter()
+                        .any(|n| word.chars().count() >= 4 && word_matches(word, n))
+                })
+                .map(|(id, _)| *id)
+                .collect()
+        };
+        let mut picked: Vec<ProductId> = self
+            .words
+            .iter()
+            .filter_map(|w| match fits(w).as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            })
+            .collect();
+        picked.dedup();
+        let [id] = picked.as_slice() else {
+            return None;
+        };
+        let n = self
+            .words
+            .iter()
+            .find_map(|w| count(w))
+            .unwrap_or(self.input.choice_quantity.unwrap_or(1));
+        Some((*id, n))
     }
 
     /// The words fit several products: ask which, offering them as choices.
@@ -964,9 +1233,28 @@ impl Reader<'_> {
             // other in, with the same quantity unless one is said.
             if in_cart > 0 && next.is_some() && swaps(before, after) {
                 cover_words(&mut covered, SWAP_WORDS);
+                // «cambia un americano por un capuchino» with two americanos,
+                // «cambie uno de los tés chai por…»: that many out, not the line.
+                let part = quantity_before(before).or_else(|| {
+                    before
+                        .iter()
+                        .rev()
+                        .find(|w| !matches!(**w, "de" | "del" | "el" | "la" | "los" | "las"))
+                        .filter(|w| matches!(**w, "un" | "una" | "uno"))
+                        .map(|_| 1)
+                });
+                cover_words(&mut covered, &["un", "una", "uno", "de", "los", "las"]);
                 self.mark_clause(clause_start, &covered);
-                actions.push(ProposedAction::new("REMOVE_ITEM").product(id));
-                swapped_quantity = Some(in_cart);
+                match part {
+                    Some(n) if n < in_cart => {
+                        actions.push(decrease(id, in_cart, n));
+                        swapped_quantity = Some(n);
+                    }
+                    _ => {
+                        actions.push(ProposedAction::new("REMOVE_ITEM").product(id));
+                        swapped_quantity = Some(in_cart);
+                    }
+                }
                 continue;
             }
             // "Un capuchino… no, mejor que sea chai": the first is taken back.
@@ -1199,8 +1487,13 @@ impl Reader<'_> {
         {
             return None;
         }
+        // «dale, súmame uno y ciérrame el pedido»: the item, then the summary.
+        let mut closing = vec![false; self.words.len()];
+        lexicon::cover(self.words, lexicon::CLOSES, &mut closing);
+        let closes = closing.iter().any(|c| *c);
         let rest_known = self.words.iter().enumerate().all(|(k, w)| {
             k == at
+                || closing[k]
                 || pointed.is_some() && (pointer(w) || matches!(*w, "de" | "ya" | "tambien"))
                 || lexicon::FILLER.contains(w)
                 || lexicon::ADD.contains(w)
@@ -1229,9 +1522,15 @@ impl Reader<'_> {
             return None;
         }
         self.covered.iter_mut().for_each(|c| *c = true);
-        Some(one(ProposedAction::new("ADD_TO_CART")
-            .product(focus)
-            .quantity(n)))
+        let mut actions = vec![
+            ProposedAction::new("ADD_TO_CART")
+                .product(focus)
+                .quantity(n),
+        ];
+        if closes {
+            actions.push(ProposedAction::new("REVIEW_ORDER"));
+        }
+        Some(Proposal::new(actions, ""))
     }
 
     /// No product named: "otro", "uno más", "uno menos", "la mitad", "quítalo" are
@@ -1387,6 +1686,9 @@ const ONLY: &[&str] = &[
     "nada mas",
     "dejalo en",
     "dejala en",
+    "dejalos en",
+    "dejalas en",
+    "dejame en",
     "que sean",
     "que sea",
 ];
@@ -1422,6 +1724,11 @@ pub fn asked_which_to_take_out(input: &ProposalInput) -> bool {
 
 /// Whether the customer's previous message (before this one) says `what`.
 pub(super) fn said_just_before(input: &ProposalInput, what: impl Fn(&str) -> bool) -> bool {
+    previous_message(input).is_some_and(|text| what(&text))
+}
+
+/// The customer's previous message (before this one), prepared.
+fn previous_message(input: &ProposalInput) -> Option<String> {
     input
         .recent_history
         .iter()
@@ -1430,7 +1737,42 @@ pub(super) fn said_just_before(input: &ProposalInput, what: impl Fn(&str) -> boo
         .nth(usize::from(input.recent_history.last().is_some_and(|h| {
             h.role == "customer" && h.text == input.customer_message
         })))
-        .is_some_and(|h| what(&prepared(&h.text)))
+        .map(|h| prepared(&h.text))
+}
+
+/// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»
+/// points at the product just asked about, and is read as its name.
+fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
+    let Some(name) = input
+        .focus
+        .and_then(|id| input.product_catalog.iter().find(|p| p.product_id == id))
+        .map(|p| normalize(&p.name))
+    else {
+        return text;
+    };
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    if found
+        .iter()
+        .any(|m| m.candidates.contains(&input.focus.unwrap_or_default()))
+    {
+        return text;
+    }
+    let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w[0], "los" | "las") && count(w[1]).is_some())
+    else {
+        return text;
+    };
+    let next = words.get(at + 2).copied();
+    if next.is_some_and(|w| matches!(w, "de" | "del") || names_a_product(w, &input.product_catalog))
+    {
+        return text;
+    }
+    let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+    out[at] = out[at + 1].clone();
+    out[at + 1] = name;
+    out.join(" ")
 }
 
 /// Words that join a sentence and say nothing about what is wanted.
@@ -1547,6 +1889,23 @@ fn clause_action(
     let partitive = matches!(before.last(), Some(&("de" | "del" | "los" | "las")))
         && before.iter().any(|w| matches!(*w, "de" | "del"));
     let only = any(clause, ONLY) || carried;
+    // «del brownie ninguno», «de los croissants cero»: none of it.
+    if in_cart > 0
+        && partitive
+        && after
+            .iter()
+            .any(|w| matches!(*w, "ninguno" | "ninguna" | "nada" | "cero" | "0"))
+    {
+        mark(
+            covered,
+            &[
+                "de", "del", "los", "las", "ninguno", "ninguna", "nada", "cero", "0",
+            ],
+        );
+        mark(covered, ONLY);
+        mark(covered, lexicon::SET);
+        return Some(ProposedAction::new("REMOVE_ITEM").product(id));
+    }
     if in_cart > 0
         && (partitive || only)
         && !any(clause, &["mas", "otro", "otra", "otros", "otras"])
@@ -1634,7 +1993,8 @@ fn clause_action(
     // «mejor otro matcha», «mejor 2 más»: one more is an addition, whatever
     // word sets the line elsewhere.
     let sets = has(lexicon::SET) && in_cart > 0 && !has(&["otro", "otra", "otros", "otras", "mas"]);
-    if sets && let Some(q) = target_quantity(before, after) {
+    // «capuchinos 3 no, mejor 2»: the number after the taking back.
+    if sets && let Some(q) = corrected.or_else(|| target_quantity(before, after)) {
         mark(covered, lexicon::SET);
         mark(covered, &["a", "por", "en"]);
         return Some(

@@ -960,17 +960,12 @@ fn an_attribute_or_a_description_never_picks_one_product_alone() {
 fn a_clause_left_unread_means_nothing_changes_and_the_customer_is_told() {
     use State::*;
     for (state, message, cart) in [
-        // A count said for a word that names nothing here.
-        (
-            Browsing,
-            "quería pedir 2 cafés americanos y 2 medialunas",
-            &[][..],
-        ),
-        // «uno de» a line, then a swap: the part is not read.
+        // A count said for a word that names nothing here, in a changing
+        // clause (only additions act in part).
         (
             CartOpen,
-            "cambia uno de los cafés por un matcha",
-            &[(3, 1), (8, 1)][..],
+            "quita el americano y pon 2 empanadas",
+            &[(3, 1)][..],
         ),
         // «déjalo así» beside what reads as a cancellation.
         (CartOpen, "bueno, dejalo así. cuánto es?", &[(3, 1)][..]),
@@ -985,17 +980,28 @@ fn a_clause_left_unread_means_nothing_changes_and_the_customer_is_told() {
             proposal.response_text
         );
     }
+    // A list of additions: the products read are added, the item the shop
+    // does not sell is asked about.
     let proposal = propose(&input(
         Browsing,
-        "quería pedir 2 cafés americanos y 2 medialunas",
+        "quería pedir 2 cafés americanos y 2 empanadas",
         &[],
     ));
+    assert_eq!(describe(&proposal), ["ADD_TO_CART 3 x2", "CLARIFY"]);
+    assert!(proposal.response_text.contains("No tenemos «empanadas»"));
+    // «cambia uno de los cafés»: which café is asked, with no choices a bare
+    // name could pick (it would only add).
+    let proposal = propose(&input(
+        CartOpen,
+        "cambia uno de los cafés por un matcha",
+        &[(3, 1), (8, 1)],
+    ));
+    assert_eq!(describe(&proposal), ["CLARIFY"]);
     assert!(
         proposal
             .response_text
-            .contains("agregar 2 × Café americano")
+            .contains("Café americano o Capuchino")
     );
-    assert!(proposal.response_text.contains("«medialunas»"));
     // Read whole, the same shapes still act.
     check(&[(
         Browsing,
@@ -1077,13 +1083,26 @@ fn a_question_that_names_a_product_orders_nothing() {
 #[test]
 fn a_list_item_or_a_count_after_a_word_no_product_explains_stops_the_list() {
     use State::*;
-    for message in [
+    let proposal = propose(&input(Browsing, "empanadas tres y brownie uno", &[]));
+    assert_eq!(describe(&proposal), ["CLARIFY"]);
+    // An item of a list that is not sold: the rest is added, it is asked about.
+    let proposal = propose(&input(
+        Browsing,
+        "quiero un par de matchas un americano y un sandwich porfa",
+        &[],
+    ));
+    assert_eq!(
+        describe(&proposal),
+        ["ADD_TO_CART 2 x2", "ADD_TO_CART 3 x1", "CLARIFY"]
+    );
+    assert!(proposal.response_text.contains("«sandwich»"));
+    // Regional names: medialunas are croissants.
+    check(&[(
+        Browsing,
         "medialunas tres y brownie uno",
-        "quiero un par de matchas un americano y un croasan porfa",
-    ] {
-        let proposal = propose(&input(Browsing, message, &[]));
-        assert_eq!(describe(&proposal), ["CLARIFY"], "{message:?}");
-    }
+        &[],
+        &["ADD_TO_CART 7 x3", "ADD_TO_CART 6 x1"],
+    )]);
     // Counts of the next product, and descriptions of a named one, still read.
     check(&[
         (
@@ -1223,4 +1242,140 @@ fn an_order_closed_in_the_same_message_goes_to_the_summary() {
     ]);
     // English is read too: «what do you have?» is the catalog.
     check(&[(Idle, "hello! what do you have?", &[], &["SHOW_CATALOG"])]);
+}
+
+#[test]
+fn whole_message_shapes_read_as_one_request_each() {
+    use State::*;
+    check(&[
+        // A partitive with none: the line out.
+        (
+            CartOpen,
+            "no, pará, del brownie ninguno mejor",
+            &[(6, 1), (7, 3)],
+            &["REMOVE_ITEM 6"],
+        ),
+        // A quantity taken back inside the clause.
+        (
+            CartOpen,
+            "Ah perdón, capuchinos 3 no, mejor 2",
+            &[(8, 3)],
+            &["UPDATE_QUANTITY 8 x2"],
+        ),
+        // One of a line swapped: that many out, the same in.
+        (
+            CartOpen,
+            "cambiá un americano por un capuchino",
+            &[(3, 2), (7, 2)],
+            &["UPDATE_QUANTITY 3 x1", "ADD_TO_CART 8 x1"],
+        ),
+        (
+            CartOpen,
+            "cambie uno de los tés chai por un café americano",
+            &[(4, 2)],
+            &["UPDATE_QUANTITY 4 x1", "ADD_TO_CART 3 x1"],
+        ),
+        // Plural «déjalos en» sets the line; an addition rides along.
+        (
+            CartOpen,
+            "Uy, los croissants déjalos en 1 y agrégale un par de brownies",
+            &[(7, 3)],
+            &["UPDATE_QUANTITY 7 x1", "ADD_TO_CART 6 x2"],
+        ),
+        // A cancellation with its reason told around it.
+        (
+            CartOpen,
+            "sabes que mejor ya no mijo cancela todo me hablo mi hija que ya viene por mi",
+            &[(3, 1)],
+            &["CANCEL_ORDER"],
+        ),
+        (
+            Checkout,
+            "no, quiero cancelar",
+            &[(3, 1)],
+            &["CANCEL_ORDER"],
+        ),
+        // Whom it is said to changes nothing of a yes.
+        (
+            Checkout,
+            "ya señorita confirmado",
+            &[(3, 1)],
+            &["CONFIRM_ORDER"],
+        ),
+        (
+            Checkout,
+            "De una, confirmado. Muy amables, de verdad.",
+            &[(3, 1)],
+            &["CONFIRM_ORDER"],
+        ),
+    ]);
+    // A cancelling word said in the negative cancels nothing.
+    for message in [
+        "no cancela todavia",
+        "no quiero cancelar nada",
+        "aún no lo canceles",
+    ] {
+        let proposal = propose(&input(CartOpen, message, &[(3, 1)]));
+        assert!(
+            !describe(&proposal).contains(&"CANCEL_ORDER".to_string()),
+            "{message:?}: {:?}",
+            describe(&proposal)
+        );
+    }
+}
+
+#[test]
+fn what_was_said_before_completes_a_short_answer() {
+    use State::*;
+    let history = |customer: &str, bot: &str| {
+        vec![
+            crate::proposal::HistoryEntry {
+                role: "customer".into(),
+                text: customer.into(),
+            },
+            crate::proposal::HistoryEntry {
+                role: "bot".into(),
+                text: bot.into(),
+            },
+        ]
+    };
+    // «dame 2 de esos» with nothing shown is two of something unsaid…
+    let mut first = input(Browsing, "dame 2 de esos", &[]);
+    first.choices = vec![1, 2, 3];
+    assert_ne!(describe(&propose(&first))[0], "ADD_TO_CART 2 x1");
+    // …and the product named next takes the two.
+    let mut answer = input(Browsing, "jaja los brownies wey", &[]);
+    answer.recent_history = history("dame 2 de esos", messages::WHICH_PRODUCT);
+    assert_eq!(describe(&propose(&answer)), ["ADD_TO_CART 6 x2"]);
+    // A word only one of the offered names has picks it, with the count said.
+    let mut pick = input(Browsing, "el caliente, para tomar. dos por favor", &[]);
+    pick.choices = vec![6, 5];
+    pick.choices_named = true;
+    assert_eq!(describe(&propose(&pick)), ["ADD_TO_CART 5 x2"]);
+    // «los 3» after asking about three brownies.
+    let mut pointed = input(Browsing, "ok, dame los 3 y 2 limonadas", &[]);
+    pointed.focus = Some(6);
+    pointed.product_catalog.push(CatalogEntry {
+        product_id: 9,
+        name: "Limonada".into(),
+        price_minor: 1000,
+        description: String::new(),
+        tags: Vec::new(),
+    });
+    assert_eq!(
+        describe(&propose(&pointed)),
+        ["ADD_TO_CART 6 x3", "ADD_TO_CART 9 x2"]
+    );
+    // The product just asked about, one more, and the summary.
+    let mut closing = input(CartOpen, "dale, sumame uno y cerrame el pedido", &[(7, 3)]);
+    closing.focus = Some(6);
+    assert_eq!(
+        describe(&propose(&closing)),
+        ["ADD_TO_CART 6 x1", "REVIEW_ORDER"]
+    );
+    // An offered product already in the cart is changed, not picked again.
+    let mut set = input(CartOpen, "Mejor que sean tres brownies", &[(6, 2)]);
+    set.choices = vec![6, 1];
+    set.choices_named = true;
+    assert_eq!(describe(&propose(&set)), ["UPDATE_QUANTITY 6 x3"]);
 }
