@@ -210,10 +210,15 @@ fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
     let writes_again = (message.has(words::SPEND) || message.has(words::INCOME) || logs)
         && !message.amounts.is_empty()
         && (other(Intent::LogTransaction) || draft.amount_cents.is_some());
+    // «mejor apunta que le pagué a Juan 500 de lo que le debo» while asked the
+    // amount of a purchase: a debt, with its amount, is a request of its own.
+    let debt_anew =
+        message.has(words::DEBT) && !message.amounts.is_empty() && other(Intent::ManageDebt);
     asks_about_money
         || (message.has(words::BUDGET) && !message.amounts.is_empty() && other(Intent::SetBudget))
         || (message.has(words::SIMULATE) && other(Intent::SimulatePurchase))
         || writes_again
+        || debt_anew
 }
 
 /// IDLE: what the user asks for.
@@ -462,7 +467,10 @@ fn search_query(message: &Message, category: Option<&'static Category>) -> Strin
 
 fn log(message: &Message, income: bool) -> FinanceProposal {
     let (description, merchant) = describe(message);
-    let category = message.category().or_else(|| {
+    // «gané 1200 con el taxi»: what an income came from is no expense
+    // category; an income is pay or another income, never asked between.
+    let named = message.category().filter(|c| c.is_income() == income);
+    let category = named.or_else(|| {
         income
             .then(|| {
                 // «me pagaron» is how pay arrives, not what it was: a category
@@ -473,7 +481,7 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
                 ) {
                     category::by_key("salario")
                 } else {
-                    None
+                    category::by_key("otros_ingresos")
                 }
             })
             .flatten()

@@ -237,6 +237,11 @@ fn a_clarification_reply_patches_the_draft() {
     // backend sets the draft aside and says so); a bare answer patches.
     assert_eq!(kind(&reply("¿cuánto llevo en comida?")[0]), "QUERY_DATA");
     assert_eq!(kind(&reply("en comida")[0]), "PATCH_DRAFT");
+    // A debt with its amount is no answer about a purchase.
+    assert_eq!(
+        kind(&reply("ah oye mejor apunta que le pagué a Juan 500 de lo que le debo")[0]),
+        "MANAGE_DEBT"
+    );
 
     let mut debt = Draft::new(Intent::ManageDebt);
     debt.questions = vec![Field::DebtName];
@@ -308,4 +313,25 @@ fn in_clarifying_only_a_fitting_reply_patches() {
         kind(&clarifying("y cuanto llevamos gastado en salud este mes")[0]),
         "QUERY_DATA"
     );
+}
+
+#[test]
+fn an_income_is_pay_or_another_income_and_english_asks_to_afford() {
+    // What the money came from (a taxi) is no expense category of an income.
+    let a = only("y hoy gane 1200 limpios con el taxi apuntalos");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(category(&a), Some("otros_ingresos"));
+    assert_eq!(
+        category(&only("me pagaron la quincena, 8000")),
+        Some("salario")
+    );
+    assert_eq!(
+        kind(&only("can I afford unos AirPods de 4,200?")),
+        "SIMULATE_PURCHASE"
+    );
+    let a = only(
+        "deseo establecer un límite mensual de dos mil pesos para medicamentos y consultas médicas",
+    );
+    assert_eq!(kind(&a), "SET_BUDGET");
+    assert_eq!(category(&a), Some("salud"));
 }

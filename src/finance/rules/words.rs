@@ -75,6 +75,8 @@ pub const INCOME: &[&str] = &[
     "me transfirieron",
 ];
 pub const SIMULATE: &[&str] = &[
+    "can i afford",
+    "afford",
     "me alcanza",
     "alcanza para",
     "me da para",
