@@ -468,7 +468,7 @@ fn search_query(message: &Message, category: Option<&'static Category>) -> Strin
 fn log(message: &Message, income: bool) -> FinanceProposal {
     let (description, merchant) = describe(message);
     // «gané 1200 con el taxi»: what an income came from is no expense
-    // category; an income is pay or another income, never asked between.
+    // category; which kind of income it is gets asked.
     let named = message.category().filter(|c| c.is_income() == income);
     let category = named.or_else(|| {
         income
@@ -481,7 +481,7 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
                 ) {
                     category::by_key("salario")
                 } else {
-                    category::by_key("otros_ingresos")
+                    None
                 }
             })
             .flatten()

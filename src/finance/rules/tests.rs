@@ -316,11 +316,12 @@ fn in_clarifying_only_a_fitting_reply_patches() {
 }
 
 #[test]
-fn an_income_is_pay_or_another_income_and_english_asks_to_afford() {
-    // What the money came from (a taxi) is no expense category of an income.
+fn an_income_never_takes_an_expense_category_and_english_asks_to_afford() {
+    // What the money came from (a taxi) is no expense category of an income:
+    // which income it is gets asked.
     let a = only("y hoy gane 1200 limpios con el taxi apuntalos");
     assert_eq!(kind(&a), "LOG_TRANSACTION");
-    assert_eq!(category(&a), Some("otros_ingresos"));
+    assert_eq!(category(&a), None);
     assert_eq!(
         category(&only("me pagaron la quincena, 8000")),
         Some("salario")
