@@ -236,6 +236,9 @@ struct NameIndex {
     words: Vec<NameWord>,
     /// Each product with a significant word, its words as indices into `words`.
     products: Vec<(ProductId, Vec<usize>)>,
+    /// Each kind of drink the catalog sells two or more of by name («café»:
+    /// americano, capuchino…), with the word that says the kind.
+    families: Vec<(NameWord, Vec<ProductId>)>,
 }
 
 impl NameIndex {
@@ -283,7 +286,26 @@ impl NameIndex {
                 .count();
             word.attribute = tagged >= 2;
         }
-        NameIndex { words, products }
+        let families = FAMILIES
+            .iter()
+            .filter_map(|(head, members)| {
+                let family: Vec<ProductId> = catalog
+                    .iter()
+                    .filter(|e| {
+                        significant_words(&e.name)
+                            .iter()
+                            .any(|w| members.contains(&singular(w)))
+                    })
+                    .map(|e| e.product_id)
+                    .collect();
+                (family.len() >= 2).then(|| (NameWord::new(head), family))
+            })
+            .collect();
+        NameIndex {
+            words,
+            products,
+            families,
+        }
     }
 }
 
@@ -387,21 +409,9 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
     // «un café», «un cafecito»: the kind, not one product, when the catalog
     // sells several of its drinks by name (americano, capuchino, latte…). A
     // longer name said whole («café americano») is that product.
-    for (head, members) in FAMILIES {
-        let family: Vec<ProductId> = catalog
-            .iter()
-            .filter(|e| {
-                significant_words(&e.name)
-                    .iter()
-                    .any(|w| members.contains(&singular(w)))
-            })
-            .map(|e| e.product_id)
-            .collect();
-        if family.len() < 2 {
-            continue;
-        }
+    for (head, family) in &index.families {
         for (i, word) in words.iter().enumerate() {
-            if STOPWORDS.contains(word) || !word_matches(word, head) {
+            if STOPWORDS.contains(word) || !probes[i].matches(head) {
                 continue;
             }
             match mentions.iter_mut().find(|m| m.start <= i && i < m.end) {

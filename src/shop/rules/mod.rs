@@ -255,13 +255,7 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
         words: &words,
         covered: vec![false; words.len()],
     };
-    let name = |id: ProductId| {
-        input
-            .product_catalog
-            .iter()
-            .find(|p| p.product_id == id)
-            .map(|p| p.name.clone())
-    };
+    let name = |id: ProductId| name_of(input, id).map(str::to_owned);
     if let Some((id, quantity)) = reader.chosen() {
         return Some(format!("quiero {quantity} {}", name(id)?));
     }
@@ -585,8 +579,8 @@ impl Reading {
                 .product_id
                 .as_ref()
                 .and_then(|v| v.as_i64())
-                .and_then(|id| input.product_catalog.iter().find(|p| p.product_id == id))
-                .map(|p| p.name.clone())
+                .and_then(|id| name_of(input, id))
+                .map(str::to_owned)
         };
         let understood: Vec<String> = self
             .proposal
@@ -793,16 +787,17 @@ impl Reader<'_> {
         if let Some(ambiguous) = found.iter().find(|m| m.candidates.len() > 1) {
             // «cambia uno de los cafés por un matcha»: which is asked, but the
             // answer must say the change again — a bare pick would only add.
-            let changes = self.words.iter().any(|w| {
-                lexicon::removes(w) || w.starts_with("cambi") || w.starts_with("reemplaz")
-            }) || any(self.text, lexicon::REMOVE)
-                || any(self.text, &["en vez", "en lugar"]);
+            let changes = self
+                .words
+                .iter()
+                .any(|w| lexicon::removes(w) || swap_verb(w))
+                || any(self.text, lexicon::REMOVE)
+                || any(self.text, INSTEAD);
             if changes {
                 let names: Vec<String> = ambiguous
                     .candidates
                     .iter()
-                    .filter_map(|id| input.product_catalog.iter().find(|p| p.product_id == *id))
-                    .map(|p| p.name.clone())
+                    .filter_map(|id| name_of(input, *id).map(str::to_owned))
                     .collect();
                 return clarify(&messages::which_to_change(&names));
             }
@@ -896,10 +891,7 @@ impl Reader<'_> {
         {
             return None;
         }
-        let counts: Vec<i64> = said.iter().filter_map(|w| count(w)).collect();
-        let [n] = counts.as_slice() else {
-            return None;
-        };
+        let n = only_count(&said)?;
         let found = mentions::find(self.words, &self.input.product_catalog);
         let [mention] = found.as_slice() else {
             return None;
@@ -917,7 +909,7 @@ impl Reader<'_> {
         self.covered.iter_mut().for_each(|c| *c = true);
         Some(one(ProposedAction::new("ADD_TO_CART")
             .product(id)
-            .quantity(*n)))
+            .quantity(n)))
     }
 
     /// «no cancela todavía», «no quiero cancelar», «aún no canceles»: a
@@ -1024,17 +1016,7 @@ impl Reader<'_> {
                     quantity_before(&self.words[..*start])
                         .or_else(|| quantity_after(&self.words[*end..]))
                         // «el caliente, para tomar. dos por favor»
-                        .or_else(|| {
-                            match self
-                                .words
-                                .iter()
-                                .filter_map(|w| count(w))
-                                .collect::<Vec<_>>()[..]
-                            {
-                                [n] => Some(n),
-                                _ => None,
-                            }
-                        })
+                        .or_else(|| only_count(self.words))
                         .unwrap_or(asked),
                 )),
                 _ => None,
@@ -1743,35 +1725,33 @@ fn previous_message(input: &ProposalInput) -> Option<String> {
 /// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»
 /// points at the product just asked about, and is read as its name.
 fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
-    let Some(name) = input
-        .focus
-        .and_then(|id| input.product_catalog.iter().find(|p| p.product_id == id))
-        .map(|p| normalize(&p.name))
-    else {
+    let Some(focus) = input.focus else {
         return text;
     };
     let words = tokens(&text);
-    let found = mentions::find(&words, &input.product_catalog);
-    if found
-        .iter()
-        .any(|m| m.candidates.contains(&input.focus.unwrap_or_default()))
-    {
-        return text;
-    }
     let Some(at) = words
         .windows(2)
         .position(|w| matches!(w[0], "los" | "las") && count(w[1]).is_some())
     else {
         return text;
     };
+    if mentions::find(&words, &input.product_catalog)
+        .iter()
+        .any(|m| m.candidates.contains(&focus))
+    {
+        return text;
+    }
     let next = words.get(at + 2).copied();
     if next.is_some_and(|w| matches!(w, "de" | "del") || names_a_product(w, &input.product_catalog))
     {
         return text;
     }
+    let Some(name) = name_of(input, focus) else {
+        return text;
+    };
     let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
     out[at] = out[at + 1].clone();
-    out[at + 1] = name;
+    out[at + 1] = normalize(name);
     out.join(" ")
 }
 
@@ -1816,10 +1796,18 @@ const CORRECTION_WORDS: &[&str] = &[
     "no", "perdon", "mejor", "digo", "que sea", "que sean", "mas bien", "bueno no",
 ];
 
+/// «cambia», «cámbialo», «reemplaza»: a verb that swaps one thing for another.
+fn swap_verb(word: &str) -> bool {
+    word.starts_with("cambi") || word.starts_with("reemplaz")
+}
+
+/// «en vez de», «en lugar de»: one thing instead of another.
+const INSTEAD: &[&str] = &["en vez", "en lugar"];
+
 /// Whether the words around a product in the cart swap it for the next one named.
 fn swaps(before: &[&str], after: &[&str]) -> bool {
-    let changes = |w: &&str| w.starts_with("cambi") || w.starts_with("reemplaz");
-    let instead = any(&before.join(" "), &["en vez", "en lugar"]);
+    let changes = |w: &&str| swap_verb(w);
+    let instead = any(&before.join(" "), INSTEAD);
     let by = after.iter().any(|w| matches!(*w, "por" | "a" | "x"));
     let number_after = after.iter().any(|w| count(w).is_some());
     // «cámbialo a 2» sets a quantity; «cambia los brownies por 2 croissants»
@@ -2014,6 +2002,22 @@ fn clause_action(
             .product(id)
             .quantity(quantity.unwrap_or(1)),
     )
+}
+
+/// The one count a message says, if it says exactly one.
+fn only_count(words: &[&str]) -> Option<i64> {
+    let mut counts = words.iter().filter_map(|w| count(w));
+    let first = counts.next()?;
+    counts.next().is_none().then_some(first)
+}
+
+/// A product's name in the catalog the proposer was given.
+fn name_of(input: &ProposalInput, id: ProductId) -> Option<&str> {
+    input
+        .product_catalog
+        .iter()
+        .find(|p| p.product_id == id)
+        .map(|p| p.name.as_str())
 }
 
 /// A number said as a count («2», «tres»), not an article («un», «una», «uno»).
