@@ -166,7 +166,7 @@ pub async fn run(
             }
 
             let proposal = recording.take(inbox_id);
-            let proposed: Vec<(String, Option<i64>, Option<String>)> = match &proposal {
+            let proposed: Vec<Proposed> = match &proposal {
                 Some((proposal, latency)) => {
                     report.proposed(*latency, !rejected);
                     proposal
@@ -190,19 +190,32 @@ pub async fn run(
             };
             let e = &turn.expect;
             if let Some(expected) = &e.actions {
-                let matches = expected.len() == proposed.len()
-                    && expected
+                // «no, fueron 280» at a confirmation is patched without a proposer.
+                let patched_here = proposed.is_empty()
+                    && audit
                         .iter()
-                        .zip(&proposed)
-                        .all(|(x, (kind, amount, category))| {
-                            x.kind.eq_ignore_ascii_case(kind)
-                                && x.amount
-                                    .is_none_or(|a| Some((a * 100.0).round() as i64) == *amount)
-                                && x.category
-                                    .as_ref()
-                                    .is_none_or(|c| Some(c) == category.as_ref())
-                        });
-                if !matches {
+                        .any(|row| row.kind == crate::audit::Kind::DraftPatched);
+                let seen = if patched_here {
+                    vec![("PATCH_DRAFT".to_owned(), None, None)]
+                } else {
+                    proposed.clone()
+                };
+                let effective = effective_actions(&seen, &state, draft.as_ref());
+                let matches = |proposed: &[Proposed]| {
+                    expected.len() == proposed.len()
+                        && expected
+                            .iter()
+                            .zip(proposed)
+                            .all(|(x, (kind, amount, category))| {
+                                x.kind.eq_ignore_ascii_case(kind)
+                                    && x.amount
+                                        .is_none_or(|a| Some((a * 100.0).round() as i64) == *amount)
+                                    && x.category
+                                        .as_ref()
+                                        .is_none_or(|c| Some(c) == category.as_ref())
+                            })
+                };
+                if !matches(&proposed) && !matches(&effective) {
                     problems.push(format!("actions {proposed:?}"));
                 }
             }
@@ -245,6 +258,43 @@ pub async fn run(
         }
     }
     Ok(report)
+}
+
+/// An action as scored: its kind, its amount in cents and its category key.
+type Proposed = (String, Option<i64>, Option<String>);
+
+/// The same turn in what it did, for scripts that describe behaviour rather
+/// than the rules' own action names: a write proposed without a required field
+/// left the draft asking (CLARIFYING) — the bot asked back, a CLARIFY; a
+/// PATCH_DRAFT completed the draft — the bot now proposes the draft's intent
+/// with the draft's amount and category.
+fn effective_actions(proposed: &[Proposed], state: &str, draft: Option<&Value>) -> Vec<Proposed> {
+    let draft: Option<crate::finance::core::Draft> =
+        draft.and_then(|d| serde_json::from_value(d.clone()).ok());
+    proposed
+        .iter()
+        .map(|(kind, amount, category)| {
+            let write = matches!(
+                kind.as_str(),
+                "LOG_TRANSACTION"
+                    | "SET_BUDGET"
+                    | "MANAGE_DEBT"
+                    | "SIMULATE_PURCHASE"
+                    | "SET_BANK_BALANCE"
+            );
+            match &draft {
+                _ if write && state == "CLARIFYING" => ("CLARIFY".to_owned(), None, None),
+                Some(d) if kind == "PATCH_DRAFT" && state != "CLARIFYING" => (
+                    d.intent.as_str().to_owned(),
+                    d.amount_cents
+                        .or(d.debt.balance_cents)
+                        .or(d.debt.payment_cents),
+                    d.category.clone(),
+                ),
+                _ => (kind.clone(), *amount, category.clone()),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

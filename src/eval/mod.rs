@@ -13,7 +13,9 @@
 //! history. Knowledge questions to the shop expect `"sources": ["Horario"]` (an
 //! entry's title or `producto:<sku>`, the first must be cited) or `"gray": true`,
 //! and `"reply"` substrings. Every `expect` field is optional; a turn is fully correct when all
-//! given ones hold.
+//! given ones hold. A finance turn's actions may be written as the rules name them or as what
+//! the turn did: a write missing a required field that left the draft asking is a `CLARIFY`,
+//! and a `PATCH_DRAFT` that completed a draft is the draft's intent with its amount.
 
 mod figures;
 mod finance;

@@ -72,6 +72,14 @@ pub fn question(intent: Intent, field: Field, income: bool) -> String {
     }
 }
 
+/// Money others owe the person: not kept (debts are what the person owes).
+pub const RECEIVABLES: &str = "Por ahora solo llevo lo que tú debes, no lo que te deben a ti, así que no lo anoté. Si quieres, registra un ingreso cuando te paguen (por ejemplo «me pagaron 2500»).";
+
+/// The open question of a debt named without an amount.
+pub fn debt_amount_question(name: &str) -> String {
+    format!("¿Cuánto le debes a {name}? Si fue un pago, dime de cuánto fue.")
+}
+
 pub fn category_type(kind: CategoryType) -> &'static str {
     kind.as_str()
 }

@@ -65,7 +65,7 @@ async fn an_expense_is_written_only_after_an_exact_confirmation(pool: PgPool) {
     assert!(reply.contains(&format!("Fecha: {today}")), "{reply}");
     assert!(reply.contains("Responde: sí / no"), "{reply}");
     assert_eq!(app.state("ana").await, "AWAITING_CONFIRMATION");
-    for near_miss in ["claro", "sii", "nop", "sí, porfa"] {
+    for near_miss in ["claro", "sii", "nop", "dale", "sí, pero"] {
         let reply = joined(&app.say_to("finanzas", "ana", near_miss).await);
         assert_eq!(reply, "Responde exactamente: sí / no", "{near_miss}");
         assert_eq!(
@@ -446,14 +446,14 @@ async fn two_movements_confirm_one_by_one_and_a_new_request_sets_a_draft_aside(p
     // A «no» to the first of two still asks the second.
     // The first has a question of its own; the second waits, never lost.
     let reply = joined(
-        &app.say_to("finanzas", "dani", "cobré 1000 y gasté 100 en tacos")
+        &app.say_to("finanzas", "dani", "pagué 1000 y cobré 100 de una venta")
             .await,
     );
-    assert!(reply.contains("¿Qué tipo de ingreso fue?"), "{reply}");
-    app.say_to("finanzas", "dani", "salario").await;
+    assert!(reply.contains("¿En qué categoría va?"), "{reply}");
+    app.say_to("finanzas", "dani", "renta").await;
     let reply = joined(&app.say_to("finanzas", "dani", "no").await);
     assert!(
-        reply.contains("No registré nada") && reply.contains("¿Registro este gasto?"),
+        reply.contains("No registré nada") && reply.contains("¿Registro este ingreso?"),
         "{reply}"
     );
     app.say_to("finanzas", "dani", "no").await;

@@ -98,6 +98,7 @@ pub static CATEGORIES: &[Category] = &[
         kind: CategoryType::Supervivencia,
         fixed: false,
         words: &[
+            "groceries",
             "super",
             "supermercado",
             "groceries",
@@ -195,6 +196,7 @@ pub static CATEGORIES: &[Category] = &[
         words: &[
             "vivienda",
             "renta",
+            "rent",
             "alquiler",
             "hipoteca",
             "mantenimiento",
@@ -462,19 +464,60 @@ pub fn titled(name: &str) -> Option<&'static Category> {
         .find(|c| c.key == name || normalize(c.label) == name)
 }
 
-/// The first category any word of `text` points to, with the word. Longer phrases
-/// win over single words ("bodega aurrera" over nothing, "uber eats" over "uber").
+/// The category any word of `text` points to, with the word. What was paid for
+/// comes before what it was for: a word after «para», «pa» or «porque» («un
+/// uber pa regresar de la fiesta») counts only when nothing before it does.
+/// Longer phrases win over single words ("uber eats" over "uber").
 pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
     let text = normalize(text);
+    let purpose = text
+        .split(' ')
+        .position(|w| matches!(w, "para" | "pa" | "porque"))
+        .filter(|&at| at > 0)
+        .map(|at| text.split(' ').take(at).collect::<Vec<_>>().join(" "));
+    purpose
+        .and_then(|before| longest(&before, false))
+        .or_else(|| longest(&text, false))
+        // «la farmasia», «medisinas»: spelled by ear, the same sounds.
+        .or_else(|| longest(&sound(&text), true))
+}
+
+fn longest(text: &str, by_sound: bool) -> Option<(&'static Category, &'static str)> {
     let mut best: Option<(&'static Category, &'static str)> = None;
     for category in CATEGORIES {
         for word in category.words.iter().chain(std::iter::once(&category.key)) {
-            if contains_phrase(&text, word) && best.is_none_or(|(_, w)| word.len() > w.len()) {
+            let found = if by_sound {
+                word.len() >= 5 && contains_phrase(text, &sound(word))
+            } else {
+                contains_phrase(text, word)
+            };
+            if found && best.is_none_or(|(_, w)| word.len() > w.len()) {
                 best = Some((category, word));
             }
         }
     }
     best
+}
+
+/// A normalized text as it sounds in Latin American Spanish: c before e/i and z
+/// are s, v is b, ll is y, a silent h is dropped.
+fn sound(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let after = |i: usize| i == 0 || chars[i - 1] == ' ';
+        match c {
+            'c' if matches!(next, Some('e' | 'i')) => out.push('s'),
+            'z' => out.push('s'),
+            'v' => out.push('b'),
+            'l' if next == Some('l') => {}
+            'l' if i > 0 && chars[i - 1] == 'l' => out.push('y'),
+            'h' if after(i) || (i > 0 && chars[i - 1] != 'c') => {}
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// Keys a search for `category` covers: itself and its neighbours.
@@ -514,6 +557,20 @@ pub fn labels(income: bool) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_spelled_by_ear_names_its_category_and_the_bought_thing_beats_its_purpose() {
+        let key = |text: &str| mentioned(text).map(|(c, _)| c.key);
+        assert_eq!(key("gaste 450 en la farmasia en medisinas"), Some("salud"));
+        assert_eq!(
+            key("180 en un uber pa regresar de la fiesta"),
+            Some("transporte")
+        );
+        assert_eq!(key("pague la renta"), Some("vivienda"));
+        assert_eq!(sound("cerveza llave hola"), "serbesa yabe ola");
+        // A purpose alone still names the category.
+        assert_eq!(key("para la fiesta"), Some("entretenimiento"));
+    }
 
     #[test]
     fn categories_are_found_by_key_label_word_and_merchant() {

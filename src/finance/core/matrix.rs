@@ -65,7 +65,7 @@ pub struct Facts {
     /// The message, normalized (a category named in it outranks a learned rule).
     pub message: String,
     pub has_balance: bool,
-    /// Normalized names of the user's debts.
+    /// Names of the user's debts, as stored (compared normalized).
     pub debts: Vec<String>,
     pub last_transaction: Option<LastTransaction>,
     /// The user has per-category budgets, so a simulation needs a category.
@@ -270,15 +270,19 @@ fn queue(
             FinanceState::AwaitingConfirmation | FinanceState::Clarifying
         )
         || current.intent != Intent::LogTransaction
-        || current.then.is_some()
     {
         return None;
     }
-    // Complete or with its own questions: asked in turn, never lost.
+    // Complete or with its own questions: asked in turn, never lost; a third
+    // waits behind the second.
     let (_, _, next) = step(FinanceState::Idle, None, facts, action).ok()?;
     let next = next?;
     let mut first = current.clone();
-    first.then = Some(Box::new(next));
+    let mut tail = &mut first.then;
+    while let Some(queued) = tail {
+        tail = &mut queued.then;
+    }
+    *tail = Some(Box::new(next));
     Some((
         Effect::DraftQueued {
             intent: Intent::LogTransaction,
@@ -530,9 +534,23 @@ fn fill_debt(draft: &mut Draft, params: &FinanceParams, facts: &Facts) -> Result
         }
         draft.debt.due_day = Some(day);
     }
+    // «le aboné 500 a Toño» and the debt is «compadre Toño»: the one debt the
+    // name's words point to is the one meant.
+    if let Some(name) = &draft.debt.name
+        && !facts.debts.iter().any(|d| normalize(d) == normalize(name))
+    {
+        let words: Vec<String> = normalize(name).split(' ').map(str::to_owned).collect();
+        let mut named = facts.debts.iter().filter(|d| {
+            let stored = normalize(d);
+            words.iter().all(|w| stored.split(' ').any(|s| s == w))
+        });
+        if let (Some(one), None) = (named.next(), named.next()) {
+            draft.debt.name = Some(one.clone());
+        }
+    }
     // Changing a debt needs one to change; a new one needs its balance.
     if let Some(name) = &draft.debt.name {
-        let exists = facts.debts.contains(&normalize(name));
+        let exists = facts.debts.iter().any(|d| normalize(d) == normalize(name));
         let creates = draft.debt.balance_cents.is_some() && draft.debt.payment_cents.is_none();
         if !exists && !creates && draft.debt.changes_something() {
             return Err(Rejection::DebtNotFound(name.clone()));

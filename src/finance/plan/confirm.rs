@@ -136,7 +136,19 @@ fn cancels(text: &str) -> bool {
     ]
     .iter()
     .any(|p| crate::text::contains_phrase(&folded, p));
-    (cancel_word || dont) && amounts_in(&folded).is_empty()
+    // «no, todavía no la pago»: a no, and why — the thing has not happened yet.
+    let not_yet = words.first() == Some(&"no")
+        && [
+            "todavia no",
+            "aun no",
+            "no he",
+            "no lo he",
+            "no la he",
+            "no los he",
+        ]
+        .iter()
+        .any(|p| crate::text::contains_phrase(&folded, p));
+    (cancel_word || dont || not_yet) && amounts_in(&folded).is_empty()
 }
 
 /// The write queued behind the one just answered, asked now.

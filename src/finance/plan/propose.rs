@@ -161,7 +161,7 @@ pub async fn turn(
         stated: stated.clone(),
         message: normalize(text),
         has_balance: ctx.balance_cents.is_some(),
-        debts: ctx.debts.iter().map(|d| normalize(&d.name)).collect(),
+        debts: ctx.debts.iter().map(|d| d.name.clone()).collect(),
         last_transaction: ctx.last_transaction.clone(),
         category_budgets: ctx.category_budgets,
         rules: ctx.rules.clone(),

@@ -3,7 +3,7 @@
 
 use super::super::core::amount::pesos;
 use super::super::core::category;
-use super::super::core::draft::{Draft, Intent, TxKind, Write};
+use super::super::core::draft::{Draft, Field, Intent, TxKind, Write};
 use super::super::core::matrix::Rejection;
 use super::super::core::state::FinanceState;
 use super::super::messages;
@@ -30,7 +30,11 @@ pub fn questions(draft: &Draft) -> String {
         ));
     }
     for field in &draft.questions {
-        lines.push(messages::question(draft.intent, *field, income));
+        lines.push(match (&draft.debt.name, field) {
+            // «le debo a mi tía lo de los boletos»: what is asked is how much.
+            (Some(name), Field::DebtChange) => messages::debt_amount_question(name),
+            _ => messages::question(draft.intent, *field, income),
+        });
     }
     lines.join("\n")
 }

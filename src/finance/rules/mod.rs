@@ -17,6 +17,7 @@ use crate::finance::core::category::{self, Category};
 use crate::finance::core::date::{self, Direction};
 use crate::finance::core::draft::{Field, Intent};
 use crate::finance::core::tools::ToolName;
+use crate::finance::messages;
 use crate::text::{contains_phrase, normalize};
 use words::{Token, any, tokenize};
 
@@ -31,6 +32,15 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
         Direction::Past
     };
     let message = Message::read(&input.customer_message, input.today, direction);
+    // «¿y si fuera una de doce mil quinientos?» right after a simulation (or its
+    // question for the bank balance): another purchase simulated, not an answer.
+    if what_if(&message) && follows_simulation(input) {
+        let proposal = simulate(&message, input);
+        return FinanceProposal {
+            origin: Some(crate::proposal::Origin::Named("rules")),
+            ..proposal
+        };
+    }
     let proposal = match (input.current_state, &input.draft) {
         (FinanceState::Clarifying, Some(draft)) if !starts_anew(&message, draft) => {
             patch(&message, draft.intent, &draft.questions)
@@ -41,6 +51,42 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
         origin: Some(crate::proposal::Origin::Named("rules")),
         ..proposal
     }
+}
+
+/// «y si fuera…», «¿y si son los de 2500?»: a purchase supposed, with its amount.
+fn what_if(message: &Message) -> bool {
+    // «¿y unos audífonos de 2,500?»: a thing and its price, not a balance.
+    let priced_thing = message.question()
+        && message.norm.starts_with("y ")
+        && message
+            .tokens
+            .iter()
+            .any(|t| words::ARTICLES.contains(&t.norm.as_str()));
+    !message.amounts.is_empty()
+        && !message.has(words::BALANCE)
+        && !message.norm.split(' ').any(|w| w == "tengo")
+        && (priced_thing
+            || message.norm.starts_with("y si ")
+            || message.norm.starts_with("si fuera")
+            || message.norm.starts_with("y si fuera")
+            || message.norm.starts_with("y que tal si")
+            || message.norm.starts_with("que tal si"))
+}
+
+/// Whether the last thing the bot did was simulate a purchase or ask for the
+/// balance one needs.
+fn follows_simulation(input: &FinanceInput) -> bool {
+    input.draft.as_ref().is_some_and(|d| {
+        d.intent == Intent::SimulatePurchase
+            || d.resume
+                .as_ref()
+                .is_some_and(|r| r.intent == Intent::SimulatePurchase)
+    }) || input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .is_some_and(|h| normalize(&h.text).contains("alcanza"))
 }
 
 /// Whether `text` asks to erase the person's data («borra mis datos», «quiero que
@@ -99,6 +145,11 @@ impl Message {
         words::is_question(&self.raw, &self.norm)
     }
 
+    /// Money coming in (see [`words::receives`]).
+    fn income(&self) -> bool {
+        words::receives(&self.norm)
+    }
+
     /// The amount a log or a purchase is about: the one marked as money ("$250",
     /// "250 pesos"), else the largest.
     fn main_amount(&self) -> Option<i64> {
@@ -150,7 +201,14 @@ fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinancePropo
                 .trim()
                 .trim_start_matches("con ")
                 .trim_start_matches("a ");
-            if !name.is_empty() && message.amounts.is_empty() && name.chars().count() <= 60 {
+            // «si» answering «¿Con quién es la deuda?» names nobody.
+            let token = crate::finance::core::confirm::answer(name)
+                != crate::finance::core::confirm::Answer::Other;
+            if !name.is_empty()
+                && !token
+                && message.amounts.is_empty()
+                && name.chars().count() <= 60
+            {
                 p.debt_name = Some(json!(name));
                 found = true;
             }
@@ -169,7 +227,7 @@ fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinancePropo
             p.category = Some(json!(category.key));
             found = true;
         }
-        if message.has(words::INCOME) {
+        if message.income() {
             p.kind = Some(json!("income"));
         }
     }
@@ -207,7 +265,11 @@ fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
         "agrega",
         "agregame",
     ]);
-    let writes_again = (message.has(words::SPEND) || message.has(words::INCOME) || logs)
+    // «no, fueron 540» while asked the category: the amount taken back, a patch.
+    let takes_back = message.norm.starts_with("no ")
+        || message.has(&["me equivoque", "perdon", "corrijo", "mas bien"]);
+    let writes_again = (message.has(words::SPEND) || message.income() || logs)
+        && !takes_back
         && !message.amounts.is_empty()
         && (other(Intent::LogTransaction) || draft.amount_cents.is_some());
     // «mejor apunta que le pagué a Juan 500 de lo que le debo» while asked the
@@ -240,6 +302,18 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         return simulate(message, input);
     }
     let asks = message.question();
+    // «Rogelio me debe 2,500», «¿cuánto me deben?»: money owed to the person is
+    // not kept; said so, never logged as an expense.
+    if message.has(&[
+        "me debe",
+        "me deben",
+        "me debes",
+        "me quedo a deber",
+        "me quedaron a deber",
+    ]) && !message.has(&["le debo", "les debo", "debo"])
+    {
+        return FinanceProposal::new(vec![action("REPLY")], messages::RECEIVABLES);
+    }
     let owed = input
         .debts
         .iter()
@@ -292,17 +366,32 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     if let Some(tools) = older {
         return query(&tools, message);
     }
-    let income = message.has(words::INCOME);
+    let income = message.income();
     let spends = message.has(words::SPEND);
-    // «Me pagaron 8000 del proyecto y gasté 500 en gasolina»: two writes, each
-    // confirmed on its own, in the order said.
-    if income && spends && message.amounts.len() >= 2 && !asks {
-        let writes: Vec<RawFinanceAction> = movements(&message.raw)
-            .iter()
-            .map(|part| Message::read(part, input.today, Direction::Past))
-            .flat_map(|part| log(&part, part.has(words::INCOME)).proposed_actions)
-            .collect();
-        if writes.len() >= 2 {
+    // «Me pagaron 8000 del proyecto y gasté 500 en gasolina», «me cobraron 299
+    // de Spotify y 149 de iCloud»: several writes, each confirmed on its own, in
+    // the order said.
+    if (income || spends) && message.amounts.len() >= 2 && !asks {
+        let parts = movements(&message.raw);
+        if parts.len() >= 2 {
+            let writes: Vec<RawFinanceAction> = parts
+                .iter()
+                .take(crate::shop::core::MAX_ACTIONS)
+                .map(|(part, income)| (Message::read(part, input.today, Direction::Past), income))
+                .flat_map(|(part, income)| {
+                    let mut logged = log(&part, *income);
+                    // «ayer pagué 500 de luz y 300 de agua»: the date said once is
+                    // every movement's.
+                    if part.date.is_none()
+                        && let Some(date) = message.date
+                    {
+                        for a in &mut logged.proposed_actions {
+                            a.params.date = Some(json!(date.to_string()));
+                        }
+                    }
+                    logged.proposed_actions
+                })
+                .collect();
             return FinanceProposal::new(writes, "");
         }
     }
@@ -468,7 +557,8 @@ fn search_query(message: &Message, category: Option<&'static Category>) -> Strin
 fn log(message: &Message, income: bool) -> FinanceProposal {
     let (description, merchant) = describe(message);
     // «gané 1200 con el taxi»: what an income came from is no expense
-    // category; which kind of income it is gets asked.
+    // category. An income is pay when it says so, else another income — shown
+    // in the confirmation, where «no, fue sueldo» corrects it before any write.
     let named = message.category().filter(|c| c.is_income() == income);
     let category = named.or_else(|| {
         income
@@ -477,11 +567,18 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
                 // named in the message (a freelance, a sale) wins over it.
                 if any(
                     &message.norm,
-                    &["quincena", "sueldo", "nomina", "salario", "me pagaron"],
+                    &[
+                        "quincena",
+                        "sueldo",
+                        "nomina",
+                        "salario",
+                        "me pagaron",
+                        "aguinaldo",
+                    ],
                 ) {
                     category::by_key("salario")
                 } else {
-                    None
+                    category::by_key("otros_ingresos")
                 }
             })
             .flatten()
@@ -496,16 +593,17 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
     }))
 }
 
-/// The movements of a message, each with its verb and its amount: the text is
-/// cut at «y», commas and «pero» (not inside «1,200»), and a piece with no
-/// verb or no amount joins the one before it.
-fn movements(raw: &str) -> Vec<String> {
+/// The movements of a message, each with its amount and whether it is money
+/// coming in: the text is cut at «y», commas and «pero» (not inside «1,200»); a
+/// piece with no amount joins the one before it, and a piece with an amount of
+/// money but no verb of its own («… y 149 de iCloud») is a movement in the
+/// direction of the one before it. A count of things («y 2 refrescos») is no
+/// money and joins too.
+fn movements(raw: &str) -> Vec<(String, bool)> {
     let mut pieces: Vec<String> = Vec::new();
     let mut current = String::new();
     let chars: Vec<char> = raw.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
+    for (i, &c) in chars.iter().enumerate() {
         let between_digits = i > 0
             && chars[i - 1].is_ascii_digit()
             && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
@@ -514,7 +612,6 @@ fn movements(raw: &str) -> Vec<String> {
         } else {
             current.push(c);
         }
-        i += 1;
     }
     pieces.push(current);
     let mut split: Vec<String> = Vec::new();
@@ -538,29 +635,62 @@ fn movements(raw: &str) -> Vec<String> {
             }
         }
     }
-    let complete = |text: &str| {
-        let norm = normalize(text);
-        (any(&norm, words::SPEND) || any(&norm, words::INCOME))
-            && !amount::amounts_in(&norm).is_empty()
+    let verb = |norm: &str| {
+        if words::receives(norm) {
+            Some(true)
+        } else {
+            any(norm, words::SPEND).then_some(false)
+        }
     };
-    let mut groups: Vec<String> = Vec::new();
+    // An amount read as money: said with its mark, or followed by what it was
+    // for («149 de iCloud», «200 en gasolina»), not by a count's noun.
+    let money = |text: &str| {
+        let norm = normalize(text);
+        let tokens = crate::text::tokens(&norm);
+        amount::amounts_in(&norm).iter().any(|f| {
+            text.contains('$')
+                || tokens.get(f.end).is_none_or(|next| {
+                    matches!(
+                        *next,
+                        "de" | "del"
+                            | "en"
+                            | "pesos"
+                            | "peso"
+                            | "mxn"
+                            | "varos"
+                            | "por"
+                            | "para"
+                            | "pa"
+                    )
+                })
+        })
+    };
+    let mut groups: Vec<(String, Option<bool>)> = Vec::new();
     for piece in split.into_iter().filter(|p| !p.trim().is_empty()) {
+        let piece = piece.trim().to_owned();
+        let norm = normalize(&piece);
+        let own = verb(&norm);
+        let has_amount = !amount::amounts_in(&norm).is_empty();
         match groups.last_mut() {
-            Some(last)
-                if !complete(last)
-                    || !complete(&piece)
-                        && !{
-                            let norm = normalize(&piece);
-                            any(&norm, words::SPEND) || any(&norm, words::INCOME)
-                        } =>
-            {
-                last.push(' ');
-                last.push_str(piece.trim());
+            Some((last, direction)) => {
+                let last_complete =
+                    direction.is_some() && !amount::amounts_in(&normalize(last)).is_empty();
+                if last_complete && has_amount && (own.is_some() || money(&piece)) {
+                    let direction = own.or(*direction);
+                    groups.push((piece, direction));
+                } else {
+                    last.push(' ');
+                    last.push_str(&piece);
+                    *direction = direction.or(own);
+                }
             }
-            _ => groups.push(piece.trim().to_owned()),
+            None => groups.push((piece, own)),
         }
     }
     groups
+        .into_iter()
+        .map(|(text, direction)| (text, direction == Some(true)))
+        .collect()
 }
 
 /// The concept of a movement as written ("súper", "Tacos El Güero") and its
@@ -625,6 +755,19 @@ fn describe(message: &Message) -> (Option<String>, Option<String>) {
 }
 
 fn simulate(message: &Message, input: &FinanceInput) -> FinanceProposal {
+    // «¿me alcanza pa un viaje de 6 mil? tengo veinte mil en el banco»: the
+    // balance said beside the purchase answers the question the simulation
+    // would ask (it is confirmed before it is stored, like any balance).
+    if message.amounts.len() >= 2
+        && let Some((purchase, balance)) = purchase_and_balance(&message.raw)
+    {
+        let purchase = Message::read(&purchase, input.today, Direction::Future);
+        let mut proposal = simulate(&purchase, input);
+        proposal
+            .proposed_actions
+            .push(action("PATCH_DRAFT").with(|p| p.amount_cents = Some(json!(balance))));
+        return proposal;
+    }
     let future = Message::read(&message.raw, input.today, Direction::Future);
     let (description, _) = describe(&future);
     one(action("SIMULATE_PURCHASE").with(|p| {
@@ -633,6 +776,31 @@ fn simulate(message: &Message, input: &FinanceInput) -> FinanceProposal {
         p.date = future.date.map(|d| json!(d.to_string()));
         p.description = description.map(|d| json!(d));
     }))
+}
+
+/// A message's purchase clause and the bank balance said in another clause.
+fn purchase_and_balance(raw: &str) -> Option<(String, i64)> {
+    let clauses: Vec<&str> = raw
+        .split(['?', '¿', ';', '.'])
+        .flat_map(|c| c.split(", "))
+        .flat_map(|c| c.split(" y "))
+        .filter(|c| !c.trim().is_empty())
+        .collect();
+    let says_balance = |c: &str| {
+        let norm = normalize(c);
+        (any(&norm, words::BALANCE) || norm.starts_with("tengo ") || norm.contains(" tengo "))
+            && amount::amounts_in(&norm).len() == 1
+    };
+    let at = clauses.iter().position(|c| says_balance(c))?;
+    let balance = amount::amounts_in(clauses[at]).first()?.cents;
+    let purchase: Vec<&str> = clauses
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != at)
+        .map(|(_, c)| *c)
+        .collect();
+    let purchase = purchase.join(" ");
+    (!amount::amounts_in(&purchase).is_empty()).then_some((purchase, balance))
 }
 
 fn set_budget(message: &Message) -> FinanceProposal {
@@ -734,14 +902,54 @@ fn read_debt(message: &Message) -> DebtRead {
                 .iter()
                 .skip_while(|t| words::ARTICLES.contains(&t.norm.as_str()))
                 .take_while(|t| {
+                    // «a mi tía lo de los boletos»: the name ends where what is
+                    // owed begins.
                     !matches!(
                         t.norm.as_str(),
-                        "pago" | "el" | "y" | "de" | "por" | "minimo" | "dia" | "que"
+                        "pago"
+                            | "el"
+                            | "y"
+                            | "de"
+                            | "del"
+                            | "por"
+                            | "minimo"
+                            | "dia"
+                            | "que"
+                            | "lo"
+                            | "la"
+                            | "los"
+                            | "las"
+                            | "en"
+                            | "para"
+                            | "pa"
+                            | "porque"
+                            | "desde"
+                            | "ya"
                     ) && t.norm.parse::<f64>().is_err()
                         && amount::amounts_in(&t.norm).is_empty()
                 })
                 .take(3)
                 .map(|t| t.raw.as_str())
+                .collect();
+            if !name.is_empty() {
+                read.name = Some(name.join(" "));
+            }
+        }
+        // «me prestó mi compadre Toño 3 mil»: who lent is who is owed.
+        if word.starts_with("presto") && i > 0 && norms[i - 1] == "me" && read.name.is_none() {
+            let name: Vec<&str> = tokens[i + 1..]
+                .iter()
+                .skip_while(|t| words::ARTICLES.contains(&t.norm.as_str()))
+                .take_while(|t| {
+                    t.norm.parse::<f64>().is_err()
+                        && amount::amounts_in(&t.norm).is_empty()
+                        && !matches!(
+                            t.norm.as_str(),
+                            "y" | "de" | "para" | "pa" | "que" | "el" | "la"
+                        )
+                })
+                .take(3)
+                .map(|t| t.raw.trim_end_matches([',', '.']))
                 .collect();
             if !name.is_empty() {
                 read.name = Some(name.join(" "));

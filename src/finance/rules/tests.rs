@@ -284,7 +284,10 @@ fn budgets_in_other_words_debt_questions_and_two_movements() {
     assert_eq!(category(&both[1]), Some("supermercado"));
     assert_eq!(
         movements("gasté 1,200 en renta, y me pagaron 300"),
-        ["gasté 1,200 en renta", "me pagaron 300"]
+        [
+            ("gasté 1,200 en renta".to_owned(), false),
+            ("me pagaron 300".to_owned(), true)
+        ]
     );
 }
 
@@ -318,10 +321,10 @@ fn in_clarifying_only_a_fitting_reply_patches() {
 #[test]
 fn an_income_never_takes_an_expense_category_and_english_asks_to_afford() {
     // What the money came from (a taxi) is no expense category of an income:
-    // which income it is gets asked.
+    // it is another income, shown in the confirmation.
     let a = only("y hoy gane 1200 limpios con el taxi apuntalos");
     assert_eq!(kind(&a), "LOG_TRANSACTION");
-    assert_eq!(category(&a), None);
+    assert_eq!(category(&a), Some("otros_ingresos"));
     assert_eq!(
         category(&only("me pagaron la quincena, 8000")),
         Some("salario")
@@ -335,4 +338,136 @@ fn an_income_never_takes_an_expense_category_and_english_asks_to_afford() {
     );
     assert_eq!(kind(&a), "SET_BUDGET");
     assert_eq!(category(&a), Some("salud"));
+}
+
+#[test]
+fn incomes_are_read_by_who_receives_and_default_to_another_income() {
+    for (text, cents, key) in [
+        (
+            "me acaban de pagar 15,500 por el proyecto de branding",
+            1_550_000,
+            "otros_ingresos",
+        ),
+        (
+            "y hoy gane 1200 limpios con el taxi apuntalos",
+            120_000,
+            "otros_ingresos",
+        ),
+        (
+            "Registre por favor mi sueldo de este mes: $28,000",
+            2_800_000,
+            "salario",
+        ),
+        ("mi jefe me depositó 3000", 300_000, "otros_ingresos"),
+    ] {
+        let a = only(text);
+        assert_eq!(kind(&a), "LOG_TRANSACTION", "{text}");
+        assert_eq!(
+            a.params.kind,
+            Param::Given(crate::finance::core::TxKind::Income),
+            "{text}"
+        );
+        assert_eq!(a.params.amount, Param::Given(cents), "{text}");
+        assert_eq!(category(&a), Some(key), "{text}");
+    }
+    // Charged or paid by me is spending.
+    let a = only("me cobraron 299 de Spotify");
+    assert_eq!(
+        a.params.kind,
+        Param::Given(crate::finance::core::TxKind::Expense)
+    );
+    let a = only("paid the rent hoy, 7,500");
+    assert_eq!(category(&a), Some("vivienda"));
+}
+
+#[test]
+fn several_movements_in_one_message_are_several_writes_in_order() {
+    let actions = idle("hoy me cobraron 299 de Spotify y 149 de iCloud");
+    let amounts: Vec<_> = actions.iter().map(|a| a.params.amount.clone()).collect();
+    assert_eq!(amounts, [Param::Given(29_900), Param::Given(14_900)]);
+    assert!(actions.iter().all(|a| category(a) == Some("suscripciones")));
+    // The date said once is every movement's.
+    let actions = idle("ayer pagué 500 de luz, 300 de agua y 250 de gas");
+    assert_eq!(actions.len(), 3);
+    assert!(
+        actions
+            .iter()
+            .all(|a| a.params.date == Param::Given(today().pred_opt().unwrap()))
+    );
+    // A count of things is no second movement.
+    assert_eq!(idle("gasté 300 en comida y 2 refrescos").len(), 1);
+}
+
+#[test]
+fn a_debt_without_its_amount_asks_how_much_and_reads_the_name_alone() {
+    let a = only("le debo a mi tía lo de los boletos de avión");
+    assert_eq!(kind(&a), "MANAGE_DEBT");
+    assert_eq!(a.params.debt_name, Param::Given("tía".into()));
+    let a = only("me prestó mi compadre Toño 3 mil, apúntalo que se los debo");
+    assert_eq!(a.params.debt_name, Param::Given("compadre Toño".into()));
+    // «si» answering «¿Con quién es la deuda?» names nobody.
+    let mut debt = Draft::new(Intent::ManageDebt);
+    debt.questions = vec![Field::DebtName];
+    debt.debt.balance_cents = Some(300_000);
+    let a = &propose(&input(FinanceState::Clarifying, Some(debt), "si")).actions()[0];
+    assert_eq!(kind(a), "CLARIFY");
+    // Money owed to the person is said to be not kept, never logged.
+    let owed = propose(&input(
+        FinanceState::Idle,
+        None,
+        "Mi compadre Rogelio me debe 2,500",
+    ));
+    assert_eq!(kind(&owed.actions()[0]), "REPLY");
+    assert_eq!(owed.response_text, messages::RECEIVABLES);
+}
+
+#[test]
+fn a_taken_back_amount_patches_and_a_supposed_purchase_is_simulated() {
+    let mut draft = Draft::new(Intent::LogTransaction);
+    draft.amount_cents = Some(45_000);
+    draft.questions = vec![Field::Category];
+    let a = &propose(&input(
+        FinanceState::Clarifying,
+        Some(draft),
+        "no, fueron 540",
+    ))
+    .actions()[0];
+    assert_eq!(kind(a), "PATCH_DRAFT");
+    assert_eq!(a.params.amount, Param::Given(54_000));
+
+    // Asked the balance for a simulation, «¿y unos audífonos de 2,500?» is
+    // another purchase; «tengo 12000» is the balance.
+    let mut balance = Draft::new(Intent::SetBankBalance);
+    balance.questions = vec![Field::Amount];
+    let mut purchase = Draft::new(Intent::SimulatePurchase);
+    purchase.amount_cents = Some(2_000_000);
+    balance.resume = Some(Box::new(purchase));
+    let reply = |text: &str| {
+        propose(&input(
+            FinanceState::Clarifying,
+            Some(balance.clone()),
+            text,
+        ))
+        .actions()
+    };
+    let a = &reply("¿y unos audífonos de 2,500?")[0];
+    assert_eq!(kind(a), "SIMULATE_PURCHASE");
+    assert_eq!(a.params.amount, Param::Given(250_000));
+    assert_eq!(
+        kind(&reply("y si fuera una de doce mil quinientos?")[0]),
+        "SIMULATE_PURCHASE"
+    );
+    assert_eq!(kind(&reply("tengo 12000")[0]), "PATCH_DRAFT");
+
+    // The balance said beside the purchase answers the balance question.
+    let actions =
+        idle("me alcanza pa un viaje a oaxaca de 6 mil? tengo veinte mil en el banco wey");
+    assert_eq!(kind(&actions[0]), "SIMULATE_PURCHASE");
+    assert_eq!(actions[0].params.amount, Param::Given(600_000));
+    assert_eq!(kind(&actions[1]), "PATCH_DRAFT");
+    assert_eq!(actions[1].params.amount, Param::Given(2_000_000));
+    assert_eq!(
+        kind(&only("¿puedo pagar un hotel en Mazatlán de 4,200?")),
+        "SIMULATE_PURCHASE"
+    );
 }

@@ -58,6 +58,9 @@ pub const SPEND: &[&str] = &[
     "meti",
     "cargue",
     "me gaste",
+    "spent",
+    "paid",
+    "bought",
 ];
 pub const INCOME: &[&str] = &[
     "me pagaron",
@@ -73,7 +76,70 @@ pub const INCOME: &[&str] = &[
     "entraron",
     "me entraron",
     "me transfirieron",
+    "got paid",
+    "earned",
+    "received",
 ];
+/// Money coming in: a word of [`INCOME`], or «me» before a verb of receiving
+/// («me acaban de pagar», «mi jefe me pagó», «mi mamá me dio 500», «me
+/// depositó»). «me cobraron» and «me pagué» are spending.
+pub fn receives(norm: &str) -> bool {
+    if any(norm, INCOME) {
+        return true;
+    }
+    // «registra mi sueldo de este mes: $28,000»: pay named, no one paid by me.
+    if any(
+        norm,
+        &[
+            "sueldo",
+            "quincena",
+            "nomina",
+            "salario",
+            "aguinaldo",
+            "paycheck",
+            "salary",
+        ],
+    ) && !any(norm, SPEND)
+    {
+        return true;
+    }
+    let words: Vec<&str> = norm.split(' ').collect();
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "me"
+            && words[i + 1..]
+                .iter()
+                .filter(|w| {
+                    !matches!(
+                        **w,
+                        "acaban" | "acaba" | "acabaron" | "de" | "ya" | "lo" | "la"
+                    )
+                })
+                .take(1)
+                .any(|verb| {
+                    matches!(
+                        *verb,
+                        "pago"
+                            | "pagan"
+                            | "pagaron"
+                            | "pagar"
+                            | "dio"
+                            | "dieron"
+                            | "regalo"
+                            | "regalaron"
+                            | "devolvieron"
+                            | "devolvio"
+                            | "reembolsaron"
+                            | "reembolso"
+                            | "llegaron"
+                            | "cayeron"
+                            | "entro"
+                            | "transfirio"
+                    ) || verb.starts_with("deposit")
+                        || verb.starts_with("transfir")
+                })
+    })
+}
+
 pub const SIMULATE: &[&str] = &[
     "can i afford",
     "afford",
@@ -92,6 +158,8 @@ pub const SIMULATE: &[&str] = &[
     "debo comprar",
     "deberia comprar",
     "quiero comprar",
+    "puedo pagar",
+    "podria pagar",
 ];
 pub const BUDGET: &[&str] = &[
     "presupuesto",
