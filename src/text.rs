@@ -321,6 +321,27 @@ pub fn has_nul_escape(body: &[u8]) -> bool {
     body.windows(6).any(|w| w == b"\\u0000")
 }
 
+/// A normalized text as it sounds in Latin American Spanish: c before e/i and z
+/// are s, v is b, ll is y, a silent h is dropped.
+pub fn by_ear(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let after = |i: usize| i == 0 || chars[i - 1] == ' ';
+        match c {
+            'c' if matches!(next, Some('e' | 'i')) => out.push('s'),
+            'z' => out.push('s'),
+            'v' => out.push('b'),
+            'l' if next == Some('l') => {}
+            'l' if i > 0 && chars[i - 1] == 'l' => out.push('y'),
+            'h' if after(i) || (i > 0 && chars[i - 1] != 'c') => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

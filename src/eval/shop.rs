@@ -451,17 +451,30 @@ async fn score_knowledge(
         if gray && cited.is_empty() {
             score.gray_both += 1;
         } else {
-            problems.push(format!("expected the gray zone, answered from {cited:?}"));
+            let steps: Vec<String> = answers.iter().map(|a| a["steps"].to_string()).collect();
+            problems.push(format!(
+                "expected the gray zone, answered from {cited:?} (steps {})",
+                steps.join(" ")
+            ));
         }
     }
     if let Some(expected) = turn.expect.sources.as_ref().and_then(|s| s.first()) {
         score.expected_answers += 1;
         if cited.iter().any(|c| c.eq_ignore_ascii_case(expected)) {
             score.right_source += 1;
-        } else if gray {
-            problems.push(format!("gray zone, expected an answer from {expected:?}"));
         } else {
-            problems.push(format!("cited {cited:?}, expected {expected:?}"));
+            // How the answer was worked out, for whoever reads the miss.
+            let steps: Vec<String> = answers.iter().map(|a| a["steps"].to_string()).collect();
+            let steps = steps.join(" ");
+            if gray {
+                problems.push(format!(
+                    "gray zone, expected an answer from {expected:?} (steps {steps})"
+                ));
+            } else {
+                problems.push(format!(
+                    "cited {cited:?}, expected {expected:?} (steps {steps})"
+                ));
+            }
         }
     }
     // Invented facts: a figure or a capitalized name the cited sources do not hold.

@@ -208,5 +208,8 @@ pub fn which_to_change(names: &[String]) -> String {
         [one] => one.clone(),
         [init @ .., last] => format!("{} o {last}", init.join(", ")),
     };
-    format!("¿Cuál de ellos: {list}? Escríbeme el cambio otra vez con su nombre.")
+    format!("{WHICH_TO_CHANGE} {list}? Escríbeme el cambio otra vez con su nombre.")
 }
+
+/// How [`which_to_change`] begins, for reading the answer to it.
+pub const WHICH_TO_CHANGE: &str = "¿Cuál de ellos:";

@@ -328,6 +328,23 @@ pub async fn plan(
             return Ok(direct(start, shown, "knowledge", cart, memo, answered));
         }
     }
+    // «¿el chai lleva leche? si no, dame dos»: the request stands only on the
+    // answer it was put on. A yes-or-no the catalog gave decides; otherwise a
+    // request on a «no», or on an answer nobody has, waits for the customer.
+    let verdict = answered.iter().find_map(|a| a.answer.verdict);
+    let condition_fails = match split.condition {
+        Some(wanted) => match verdict {
+            Some(answer) => answer != wanted,
+            None => !wanted || answered.iter().any(|a| a.answer.gray),
+        },
+        None => false,
+    };
+    if condition_fails && !answered.is_empty() {
+        return Ok(Plan::Knowledge {
+            start,
+            answers: answered,
+        });
+    }
     // «¿Puede recoger mi hermano? yo no llego»: what is left beside an answer,
     // when it is no shop request at all, is part of the question.
     let rest_is_talk = !answered.is_empty() && {

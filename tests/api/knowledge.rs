@@ -310,6 +310,40 @@ async fn a_question_and_an_order_in_one_message_get_both(pool: sqlx::PgPool) {
     assert_eq!(app.state("eva").await, "CART_OPEN");
 }
 
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_request_put_on_an_answer_stands_only_on_that_answer(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    // The chai holds dairy: «si no, dame dos» adds nothing, and says why.
+    let reply = app
+        .say("fer", "¿el chai lleva leche? si no, dame dos")
+        .await;
+    assert!(
+        reply
+            .iter()
+            .any(|r| r.contains("Sí, el Té chai lleva lácteos")),
+        "{reply:?}"
+    );
+    assert!(app.cart("fer").await.is_empty());
+    // The americano is vegan: no dairy, so the request stands.
+    let reply = app
+        .say(
+            "fer",
+            "¿y el americano tiene lácteos? si no tiene, dame uno para mí",
+        )
+        .await;
+    assert!(
+        reply
+            .iter()
+            .any(|r| r.contains("no lleva lácteos (es vegano)")),
+        "{reply:?}"
+    );
+    assert_eq!(app.cart("fer").await, vec![("americano".into(), 1)]);
+    // A request on a yes to what nobody wrote waits for the customer.
+    app.say("fer", "¿hacen envíos a Mallasa? si sí, mándame 2 brownies")
+        .await;
+    assert_eq!(app.cart("fer").await, vec![("americano".into(), 1)]);
+}
+
 fn written(answer: &str, sources: &[usize]) -> String {
     json!({"answer": answer, "sources": sources, "unknown": false}).to_string()
 }

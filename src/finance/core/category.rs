@@ -479,7 +479,7 @@ pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
         .and_then(|before| longest(&before, false))
         .or_else(|| longest(&text, false))
         // «la farmasia», «medisinas»: spelled by ear, the same sounds.
-        .or_else(|| longest(&sound(&text), true))
+        .or_else(|| longest(&crate::text::by_ear(&text), true))
 }
 
 fn longest(text: &str, by_sound: bool) -> Option<(&'static Category, &'static str)> {
@@ -487,7 +487,7 @@ fn longest(text: &str, by_sound: bool) -> Option<(&'static Category, &'static st
     for category in CATEGORIES {
         for word in category.words.iter().chain(std::iter::once(&category.key)) {
             let found = if by_sound {
-                word.len() >= 5 && contains_phrase(text, &sound(word))
+                word.len() >= 5 && contains_phrase(text, &crate::text::by_ear(word))
             } else {
                 contains_phrase(text, word)
             };
@@ -497,27 +497,6 @@ fn longest(text: &str, by_sound: bool) -> Option<(&'static Category, &'static st
         }
     }
     best
-}
-
-/// A normalized text as it sounds in Latin American Spanish: c before e/i and z
-/// are s, v is b, ll is y, a silent h is dropped.
-fn sound(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    for (i, &c) in chars.iter().enumerate() {
-        let next = chars.get(i + 1).copied();
-        let after = |i: usize| i == 0 || chars[i - 1] == ' ';
-        match c {
-            'c' if matches!(next, Some('e' | 'i')) => out.push('s'),
-            'z' => out.push('s'),
-            'v' => out.push('b'),
-            'l' if next == Some('l') => {}
-            'l' if i > 0 && chars[i - 1] == 'l' => out.push('y'),
-            'h' if after(i) || (i > 0 && chars[i - 1] != 'c') => {}
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// Keys a search for `category` covers: itself and its neighbours.
@@ -567,7 +546,10 @@ mod tests {
             Some("transporte")
         );
         assert_eq!(key("pague la renta"), Some("vivienda"));
-        assert_eq!(sound("cerveza llave hola"), "serbesa yabe ola");
+        assert_eq!(
+            crate::text::by_ear("cerveza llave hola"),
+            "serbesa yabe ola"
+        );
         // A purpose alone still names the category.
         assert_eq!(key("para la fiesta"), Some("entretenimiento"));
     }

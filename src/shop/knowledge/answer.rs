@@ -93,6 +93,11 @@ pub struct Answer {
     /// person.
     pub gray: bool,
     pub steps: Vec<Step>,
+    /// A yes-or-no question about one product's attribute, answered from the
+    /// catalog («¿el chai lleva leche?» → yes): what a condition on it («si no,
+    /// dame dos») is decided by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<bool>,
 }
 
 /// What the shop knows, as read for this bot's configuration version.
@@ -111,6 +116,8 @@ pub struct Library {
     catalog_stems: HashSet<String>,
     /// The bot has any knowledge at all.
     pub has_entries: bool,
+    /// The stems of every word above as it sounds («aseptan» is «aceptan»).
+    heard: HashSet<String>,
 }
 
 impl Library {
@@ -139,8 +146,13 @@ impl Library {
             .iter()
             .map(|w| (w.clone(), crate::text::trigrams(w)))
             .collect();
+        let heard = vocabulary
+            .keys()
+            .map(|w| stem(&crate::text::by_ear(w)))
+            .collect();
         Ok(Library {
             trigrams,
+            heard,
             stems: stems_of(&mut vocabulary.keys()),
             catalog_stems: stems_of(&mut catalog_words.iter()),
             vocabulary,
@@ -199,8 +211,20 @@ impl Library {
     /// Whether the shop wrote about `word` (give or take a plural, a typo, or the
     /// words customers use for the same thing).
     pub fn knows(&self, word: &str) -> bool {
-        if self.vocabulary.contains_key(word) || self.stems.contains(&stem(word)) {
+        if self.vocabulary.contains_key(word)
+            || self.stems.contains(&stem(word))
+            || (word.len() >= 5 && self.heard.contains(&stem(&crate::text::by_ear(word))))
+        {
             return true;
+        }
+        // «taxista» of «taxi», «cafetero» of «café»: who or what of a word written.
+        for ending in ["istas", "ista", "eros", "eras", "ero", "era"] {
+            if let Some(root) = word.strip_suffix(ending)
+                && root.len() >= 4
+                && self.vocabulary.contains_key(root)
+            {
+                return true;
+            }
         }
         let question = Question {
             folded: word.to_owned(),
@@ -273,6 +297,12 @@ const NEUTRAL: &[&str] = &[
     "amiga",
     "senor",
     "senora",
+    "senorita",
+    "caserita",
+    "casero",
+    "casera",
+    "mijo",
+    "mija",
     "joven",
     "buen",
     "buena",
@@ -365,13 +395,16 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         .filter(|w| w.parse::<f64>().is_err())
         .filter(|w| !ask.library.knows(w))
         .filter(|w| !around.contains(w) && !narrows(w))
+        // «el capu»: a product the shop's matcher reads is no unknown thing.
+        .filter(|w| crate::shop::rules::products_named(w, ask.catalog).is_empty())
         .cloned()
         .collect();
-    // Words the shop never wrote make a question unanswerable unless it is about
-    // a topic the knowledge covers: there they are the customer's own words
-    // around it («¿a qué hora abren mañana temprano?»), and the passage decides.
+    // Words the shop never wrote make a question unanswerable when one of them
+    // is a thing (its subject: «¿tienen parqueo?»). Everyday words around it
+    // (verbs, times, people: «¿qué tiene que decir en el mostrador?») leave it
+    // to the passages, which must still cover the rest.
     let specific = unknown.iter().any(|w| !is_general_word(w));
-    if !unknown.is_empty() && (!topical || specific) {
+    if specific {
         steps.push(Step::Unknown {
             words: unknown.clone(),
         });
@@ -424,9 +457,17 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             hits: hits.len(),
             sufficient,
         });
-        if sufficient {
-            found = passage.map(|p| (hits, p));
-            break;
+        if sufficient && let Some(passage) = passage {
+            // A passage from the entry titled by the question's topic ends the
+            // search; another one is kept while the next attempt looks for it
+            // («¿dónde quedan?» found first in «…mesas…», then in «Ubicación»).
+            let titled = passage.titled(&question);
+            if titled || found.is_none() {
+                found = Some((hits, passage));
+            }
+            if titled {
+                break;
+            }
         }
     }
     let Some((hits, passage)) = found else {
@@ -469,6 +510,7 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                         sources,
                         gray: false,
                         steps,
+                        verdict: None,
                     });
                 }
                 outcome => {
@@ -495,6 +537,7 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         sources,
         gray: false,
         steps,
+        verdict: None,
     })
 }
 
@@ -504,6 +547,7 @@ fn gray(steps: Vec<Step>) -> Answer {
         sources: Vec::new(),
         gray: true,
         steps,
+        verdict: None,
     }
 }
 
@@ -542,6 +586,12 @@ struct Passage {
 }
 
 impl Passage {
+    /// Its entry's title names the question's topic («Horario» for «¿a qué hora
+    /// cierran?»).
+    fn titled(&self, question: &Question) -> bool {
+        titled(&self.hit.title, &question.widened())
+    }
+
     /// Enough of the question is in it: its subject at least.
     fn covers(&self, question: &Question, library: &Library) -> bool {
         if !self.holds_dates_of(question) {
@@ -643,12 +693,21 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
             (w.clone(), single.widened()[1..].to_vec())
         })
         .collect();
+    // The words of the question's topics («cierran» is of the hours), so an
+    // entry titled by that topic («Horario») outranks one that only mentions it
+    // («…hasta la hora de cierre» in «Recojo en tienda»).
+    let topics = question.widened();
     for (rank, hit) in hits.iter().enumerate() {
         let parts = sentences(&hit.text);
         let title_words: Vec<String> = tokens(&normalize(&hit.title))
             .into_iter()
             .map(str::to_owned)
             .collect();
+        let title_weight = if titled(&hit.title, &topics) {
+            1.5
+        } else {
+            1.0
+        };
         let read = |sentence: &str| -> (f32, BTreeSet<String>) {
             let folded = normalize(sentence);
             let mut words: Vec<&str> = tokens(&folded);
@@ -673,6 +732,7 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
             if matched.is_empty() {
                 continue;
             }
+            score *= title_weight;
             let mut text = (*sentence).to_owned();
             if let Some(next) = parts.get(k + 1) {
                 let short = sentence.chars().count() < 50 || sentence.ends_with(':');
@@ -704,6 +764,30 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
         }
     }
     best.map(|(.., p)| p)
+}
+
+/// The product's tag that rules an allergen out («vegano» for dairy and egg,
+/// «sin gluten» for gluten), if it has one.
+fn rules_out<'a>(product: &'a Product, attribute: &str) -> Option<&'a str> {
+    let excluding: &[&str] = match attribute {
+        "lácteos" | "huevo" => &["vegano", "vegana"],
+        "gluten" => &["sin gluten"],
+        _ => &[],
+    };
+    product
+        .tags
+        .iter()
+        .find(|t| excluding.contains(&normalize(t).as_str()))
+        .map(String::as_str)
+}
+
+/// Whether a title names one of `topics` (a question's words widened to their
+/// topics).
+fn titled(title: &str, topics: &[String]) -> bool {
+    tokens(&normalize(title))
+        .into_iter()
+        .filter(|t| t.len() >= 4)
+        .any(|t| topics.iter().any(|w| same_word(w, t)))
 }
 
 /// Every figure and every product or place a written answer gives must be in the
@@ -899,7 +983,21 @@ const ATTRIBUTE_WORDS: &[(&str, &str)] = &[
 /// The tags and allergens a question asks about.
 pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
     let mut out = Vec::new();
+    // «¿lleva leche?» asks about dairy; «leche de almendras», «leche vegetal»
+    // or «deslactosada» ask about another milk (the knowledge's to answer).
+    let other_milk = [
+        "leche de",
+        "leche vegetal",
+        "leche deslactosada",
+        "sin lactosa",
+        "leches",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(&question.folded, p));
     for word in &question.words {
+        if word == "leche" && !other_milk && !out.contains(&"lácteos") {
+            out.push("lácteos");
+        }
         for (said, meant) in ATTRIBUTE_WORDS {
             if said == word && !out.contains(meant) {
                 out.push(*meant);
@@ -956,6 +1054,10 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
     };
     if let [product] = named.as_slice() {
         let mut lines = Vec::new();
+        let verdict = match asked.as_slice() {
+            [attribute] => Some(has(product, attribute)),
+            _ => None,
+        };
         for attribute in &asked {
             let text = if has(product, attribute) {
                 if allergen(attribute) {
@@ -963,6 +1065,10 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
                 } else {
                     format!("Sí, el {} es {attribute}.", product.name)
                 }
+            } else if let Some(tag) = rules_out(product, attribute) {
+                // «vegano» holds no dairy or egg, «sin gluten» no gluten: the
+                // shop said so by the tag.
+                format!("No, el {} no lleva {attribute} (es {tag}).", product.name)
             } else if allergen(attribute) && !product.allergens.is_empty() {
                 format!(
                     "El {} no lleva {attribute} según la tienda (lleva: {}).",
@@ -986,6 +1092,7 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
             sources: vec![source(product)],
             gray: false,
             steps: std::mem::take(steps),
+            verdict,
         });
     }
     if !named.is_empty() {
@@ -1021,6 +1128,7 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         sources: fitting.iter().map(|p| source(p)).collect(),
         gray: false,
         steps: std::mem::take(steps),
+        verdict: None,
     })
 }
 

@@ -19,6 +19,24 @@ pub struct Split {
     /// Clauses that only explain a question («es que soy diabética»), as
     /// written: neither asked nor left for the proposer.
     pub explanations: Vec<String>,
+    /// The rest is wanted only on one answer to the question before it: «¿…?
+    /// si sí, mándame 2» on a yes (`Some(true)`), «¿el chai lleva leche? si no,
+    /// dame dos» on a no (`Some(false)`).
+    pub condition: Option<bool>,
+}
+
+/// The condition a request after a question is put on its answer.
+fn condition(text: &str) -> Option<bool> {
+    let after = &text[text.find('?')? + 1..];
+    let folded = normalize(after);
+    let words = tokens(&folded);
+    match words.as_slice() {
+        ["si", "si", ..] | ["si", "es", "asi", ..] | ["si", "hay", ..] | ["si", "tienen", ..] => {
+            Some(true)
+        }
+        ["si", "no", ..] => Some(false),
+        _ => None,
+    }
 }
 
 /// Words a shop request or a question about a product's price is made of.
@@ -103,6 +121,40 @@ fn clauses(text: &str) -> Vec<String> {
         }
     }
     out.push(current);
+    // «…y tres croissants y también quería saber si hacen delivery…»: a
+    // question begun in the middle of a dictated line is a clause of its own.
+    let out: Vec<String> = out
+        .into_iter()
+        .flat_map(|clause| {
+            let folded = format!(" {} ", normalize(&clause));
+            let lead = [
+                " y tambien queria saber ",
+                " y tambien quisiera saber ",
+                " y queria saber ",
+                " y quisiera saber ",
+                " tambien queria saber ",
+                " queria saber ",
+                " quisiera saber ",
+                " quiero saber ",
+                " y una pregunta ",
+                " una pregunta ",
+                " y una consulta ",
+            ]
+            .iter()
+            .find_map(|lead| folded.find(lead).filter(|at| *at > 0));
+            match lead {
+                Some(at) => {
+                    let before_words = folded[..at].split_whitespace().count();
+                    let words: Vec<&str> = clause.split_whitespace().collect();
+                    vec![
+                        words[..before_words.min(words.len())].join(" "),
+                        words[before_words.min(words.len())..].join(" "),
+                    ]
+                }
+                None => vec![clause],
+            }
+        })
+        .collect();
     let mut split = Vec::new();
     for clause in out {
         let folded = normalize(&clause);
@@ -121,7 +173,15 @@ fn clauses(text: &str) -> Vec<String> {
                 let words: Vec<&str> = clause.split_whitespace().collect();
                 let marker_words = marker.split_whitespace().count();
                 split.push(words[..before_words.min(words.len())].join(" "));
-                split.push(words[(before_words + marker_words).min(words.len())..].join(" "));
+                let mut after = &words[(before_words + marker_words).min(words.len())..];
+                // «si no tiene, dame uno»: the condition's own verb ends at the
+                // comma; the request is what follows.
+                if let Some(comma) = after.iter().take(3).position(|w| w.ends_with(','))
+                    && comma + 1 < after.len()
+                {
+                    after = &after[comma + 1..];
+                }
+                split.push(after.join(" "));
             }
             None => split.push(clause),
         }
@@ -154,6 +214,35 @@ fn explains(clause: &str) -> bool {
         )
         .request
         && !tokens(&folded).iter().any(|w| crate::text::token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
+}
+
+/// «Le agradecería mucho la información.», «Adicionalmente,», «Gracias de
+/// antemano»: manners around a question, with nothing asked or ordered.
+fn courtesy(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    let thanks = matches!(
+        words.as_slice(),
+        [first, ..] if first.starts_with("agradec")
+            || (matches!(*first, "le" | "te" | "les" | "se" | "lo") && words.get(1).is_some_and(|w| w.starts_with("agradec")))
+    ) || folded.starts_with("gracias")
+        || folded.starts_with("muchas gracias")
+        || folded.starts_with("de antemano")
+        || folded.starts_with("quedo atent")
+        || folded.starts_with("saludos");
+    let connector =
+        matches!(
+            words.as_slice(),
+            ["adicionalmente"
+                | "ademas"
+                | "tambien"
+                | "perfecto"
+                | "bueno"
+                | "ok"
+                | "vale"
+                | "listo"]
+        );
+    !clause.contains('?') && (thanks || connector)
 }
 
 /// Whether `clause` asks something.
@@ -231,7 +320,7 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     // explaining a question is the question's, never an order of its own.
     let asks_any = all.iter().any(|c| asks(c));
     for clause in all {
-        if asks_any && explains(&clause) {
+        if asks_any && (explains(&clause) || courtesy(&clause)) {
             split.explanations.push(clause);
             continue;
         }
@@ -243,6 +332,9 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         }
     }
     split.rest = rest.join(" ");
+    if !split.questions.is_empty() && !split.rest.is_empty() {
+        split.condition = condition(text);
+    }
     split
 }
 
@@ -391,5 +483,35 @@ mod tests {
         let both = split("agrégame un brownie, ¿aceptan QR?", &library, names);
         assert_eq!(both.questions, ["¿aceptan QR?"]);
         assert_eq!(both.rest, "agrégame un brownie,");
+        assert_eq!(both.condition, None);
+    }
+
+    #[test]
+    fn a_request_put_on_an_answer_keeps_its_condition_and_manners_are_no_request() {
+        assert_eq!(
+            condition("¿el chai lleva leche? si no, dame dos"),
+            Some(false)
+        );
+        assert_eq!(
+            condition("¿hacen envíos a Miraflores? si sí mándame 2"),
+            Some(true)
+        );
+        assert_eq!(
+            condition("¿y del cheesecake hay? si hay también uno"),
+            Some(true)
+        );
+        assert_eq!(condition("agrégame un brownie, ¿aceptan QR?"), None);
+        assert!(courtesy("Le agradecería mucho la información."));
+        assert!(courtesy("Adicionalmente,"));
+        assert!(!courtesy("Adicionalmente, dos brownies"));
+        let library = Library::default();
+        let names = |clause: &str| normalize(clause).contains("croissant");
+        let split = split(
+            "tres croissants. Adicionalmente, ¿realizan entregas a San Miguel? Le agradecería la información.",
+            &library,
+            names,
+        );
+        assert_eq!(split.questions, ["¿realizan entregas a San Miguel?"]);
+        assert_eq!(split.rest, "tres croissants.");
     }
 }

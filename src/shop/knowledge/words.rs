@@ -601,6 +601,20 @@ pub fn is_general_word(word: &str) -> bool {
         "grande",
         "chico",
         "chica",
+        "mejor",
+        "tenga",
+        "tengan",
+        "tengo",
+        "pierdo",
+        "pierde",
+        "pierden",
+        "cole",
+        "colegio",
+        "escuela",
+        "universidad",
+        "trabajo",
+        "oficina",
+        "casa",
     ];
     GENERAL.contains(&word)
         || crate::text::MONTHS.contains(&word)
@@ -609,8 +623,20 @@ pub fn is_general_word(word: &str) -> bool {
                 .iter()
                 .any(|end| word.ends_with(end))
             && !word.ends_with("lar"))
+        || is_plural_verb(word)
 }
 
+/// «¿realizan entregas…?», «¿manejan…?», «¿ofrecen…?»: the verbs a customer
+/// asks a shop whether it does something with, in any person; the thing asked
+/// is the rest of the question. A verb that is itself the subject («¿contratan
+/// personal?») is not one of them.
+fn is_plural_verb(word: &str) -> bool {
+    const SERVICE: &[&str] = &[
+        "realizar", "efectuar", "ofrecer", "brindar", "manejar", "contar", "disponer", "aceptar",
+        "recibir", "preparar", "trabajar", "hacer", "tener", "dar", "usar", "utilizar",
+    ];
+    word.len() >= 4 && SERVICE.iter().any(|verb| stem(verb) == stem(word))
+}
 /// Words a question holds only as its circumstances, read from where they
 /// stand rather than from a list: the word after a possessive («mi empresa»,
 /// «para mi nieta»), after an object pronoun — a verb («me cobran», «se puede»,
@@ -667,7 +693,7 @@ pub struct Circumstances {
 
 /// Key words of a text: folded, two letters or more, not a stop word.
 pub fn key_words(text: &str) -> Vec<String> {
-    let folded = normalize(text);
+    let folded = read_as_spanish(text);
     let mut out: Vec<String> = Vec::new();
     for word in tokens(&folded) {
         if word.chars().count() >= 2 && !STOP.contains(&word) && !out.iter().any(|w| w == word) {
@@ -675,6 +701,122 @@ pub fn key_words(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A tourist's question in English read as the Spanish words the shop wrote
+/// («what time do you close today» → «hora cierran hoy»): the words every
+/// English question has are dropped, the words of a shop's topics are put in
+/// Spanish, and the rest (names, places) kept. A Spanish question is left as
+/// it is: it takes two English words to read one this way.
+fn english_read(folded: &str) -> String {
+    const FUNCTION: &[&str] = &[
+        "the", "do", "does", "did", "you", "your", "can", "could", "i", "im", "is", "are", "am",
+        "what", "which", "how", "much", "many", "it", "its", "my", "we", "our", "there", "any",
+        "a", "an", "of", "to", "on", "at", "in", "for", "with", "from", "or", "and", "this",
+        "that", "still", "through", "get", "off", "take", "taking", "have", "has", "will", "would",
+        "be", "if", "me", "please", "hi", "hello", "ok", "just", "also", "should", "need", "want",
+        "like", "here", "up", "about", "whats", "car",
+    ];
+    const WORDS: &[(&str, &str)] = &[
+        ("time", "hora"),
+        ("hours", "horario"),
+        ("open", "abren"),
+        ("close", "cierran"),
+        ("closing", "cierre"),
+        ("today", "hoy"),
+        ("tomorrow", "manana"),
+        ("sunday", "domingo"),
+        ("saturday", "sabado"),
+        ("monday", "lunes"),
+        ("tuesday", "martes"),
+        ("wednesday", "miercoles"),
+        ("thursday", "jueves"),
+        ("friday", "viernes"),
+        ("holiday", "feriado"),
+        ("holidays", "feriados"),
+        ("where", "donde"),
+        ("address", "direccion"),
+        ("located", "ubicados"),
+        ("station", "estacion"),
+        ("line", "linea"),
+        ("cable", "teleferico"),
+        ("taxi", "taxi"),
+        ("deliver", "delivery"),
+        ("delivery", "delivery"),
+        ("shipping", "envio"),
+        ("area", "zona"),
+        ("areas", "zonas"),
+        ("zone", "zona"),
+        ("minimum", "minimo"),
+        ("order", "pedido"),
+        ("pickup", "recojo"),
+        ("pick", "recoger"),
+        ("pay", "pago"),
+        ("payment", "pago"),
+        ("card", "tarjeta"),
+        ("cards", "tarjetas"),
+        ("credit", "credito"),
+        ("debit", "debito"),
+        ("cash", "efectivo"),
+        ("dollars", "dolares"),
+        ("transfer", "transferencia"),
+        ("invoice", "factura"),
+        ("receipt", "factura"),
+        ("refund", "devolucion"),
+        ("return", "devolucion"),
+        ("complaint", "reclamo"),
+        ("smoke", "fumar"),
+        ("smoking", "fumar"),
+        ("terrace", "terraza"),
+        ("outside", "afuera"),
+        ("tables", "mesas"),
+        ("table", "mesa"),
+        ("dog", "perro"),
+        ("dogs", "perros"),
+        ("pets", "mascotas"),
+        ("pet", "mascota"),
+        ("password", "clave"),
+        ("milk", "leche"),
+        ("almond", "almendras"),
+        ("sugar", "azucar"),
+        ("caffeine", "cafeina"),
+        ("decaf", "descafeinado"),
+        ("size", "tamano"),
+        ("juice", "jugo"),
+        ("fruit", "fruta"),
+        ("event", "evento"),
+        ("events", "eventos"),
+        ("party", "fiesta"),
+        ("discount", "descuento"),
+        ("allergic", "alergia"),
+        ("allergy", "alergia"),
+        ("gluten", "gluten"),
+        ("nuts", "nueces"),
+        ("vegan", "vegano"),
+        ("wifi", "wifi"),
+    ];
+    let words: Vec<&str> = tokens(folded);
+    let english = words.iter().filter(|w| FUNCTION.contains(w)).count();
+    if english < 2 {
+        return folded.to_owned();
+    }
+    words
+        .into_iter()
+        .filter(|w| !FUNCTION.contains(w))
+        .map(|w| {
+            WORDS
+                .iter()
+                .find(|(said, _)| *said == w)
+                .map_or(w, |(_, meant)| *meant)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A question folded, with chat spellings, Portuguese and English read as the
+/// Spanish the shop wrote in.
+fn read_as_spanish(text: &str) -> String {
+    english_read(&crate::shop::rules::question_in_spanish(&normalize(text)))
 }
 
 /// A customer's question, read.
@@ -687,7 +829,7 @@ pub struct Question {
 impl Question {
     pub fn new(text: &str) -> Self {
         Question {
-            folded: normalize(text),
+            folded: read_as_spanish(text),
             words: key_words(text),
         }
     }
@@ -766,6 +908,22 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn verbs_addressed_to_the_shop_are_general_and_nouns_are_not() {
+        for verb in ["realizan", "manejan", "aceptan"] {
+            assert!(is_general_word(verb), "{verb}");
+        }
+        for noun in ["volumen", "imagen", "almacen", "orden", "sucursal"] {
+            assert!(!is_general_word(noun), "{noun}");
+        }
+        // A Brazilian's question is read in Spanish.
+        assert!(
+            Question::new("vocês aceitam cartão de crédito?")
+                .words
+                .contains(&"tarjeta".to_owned())
+        );
+    }
 
     #[test]
     fn a_question_keeps_its_subject_and_drops_the_rest() {

@@ -143,6 +143,25 @@ fn grounds(input: &ProposalInput) -> Grounds {
             quantities.extend(said.iter().filter_map(|w| super::count(w)));
         }
     }
+    // «cambia el latte por un chai» … asked which … «el capuchino»: the line
+    // named now completes the swap asked before, whose new product stands.
+    if let Some(before) = super::previous_message(input) {
+        let said = tokens(&before);
+        let names_a_line = mentions::find(&words, &input.product_catalog)
+            .iter()
+            .filter_map(|m| m.product())
+            .any(|id| input.cart.lines.iter().any(|l| l.product_id == id));
+        if names_a_line
+            && said.iter().any(|w| super::swap_verb(w))
+            && let Some(by) = said.iter().position(|w| matches!(*w, "por" | "x"))
+        {
+            products.extend(
+                mentions::find(&said[by + 1..], &input.product_catalog)
+                    .into_iter()
+                    .flat_map(|m| m.candidates),
+            );
+        }
+    }
     let counts = words.iter().any(|w| {
         token_number(w).is_some() || matches!(*w, "otro" | "otra" | "ese" | "esa" | "esos" | "esas")
     });

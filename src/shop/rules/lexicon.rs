@@ -673,6 +673,9 @@ pub fn read_chat(normalized: &str) -> String {
             "d" => "de".to_owned(),
             "xq" | "pq" | "porq" => "porque".to_owned(),
             "toy" => "estoy".to_owned(),
+            "ola" | "olaa" => "hola".to_owned(),
+            "asta" => "hasta".to_owned(),
+            "mnn" | "mna" | "mnana" => "manana".to_owned(),
             "kisiera" => "quisiera".to_owned(),
             w if w.starts_with("ki") && w.len() > 3 => {
                 let candidate = format!("qui{}", &w[2..]);
@@ -745,6 +748,9 @@ pub fn read_english(normalized: &str) -> String {
         "cancel",
         "is",
         "vegan",
+        "swap",
+        "replace",
+        "juice",
         "also",
         "with",
         "without",
@@ -795,6 +801,7 @@ pub fn read_english(normalized: &str) -> String {
         ("instead of", "en vez de"),
         ("hot chocolate", "chocolate caliente"),
         ("passion fruit", "maracuya"),
+        ("swap out", "cambia"),
         ("yes please", "si por favor"),
         ("no more", "ya no"),
         ("thank you", "gracias"),
@@ -836,10 +843,71 @@ pub fn read_english(normalized: &str) -> String {
             "with" => "con",
             "without" => "sin",
             "actually" | "instead" => "mejor",
+            "swap" | "replace" | "change" => "cambia",
+            "for" => "por",
+            "juice" => "jugo",
             "wait" => "espera",
             "then" => "entonces",
             "vegan" => "vegano",
             "is" => "es",
+            w => w,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Basic Portuguese of a Brazilian tourist or a border customer, read as the
+/// Spanish the rules know («quero dois suco de maracujá», «é só isso, quanto
+/// fica?», «sim, pode ser»). Only a message with a word no Spanish speaker
+/// writes is read this way.
+pub fn read_portuguese(normalized: &str) -> String {
+    const MARKERS: &[&str] = &[
+        "quero", "dois", "duas", "voces", "sim", "obrigado", "obrigada", "suco", "sucos", "isso",
+        "cartao", "aceitam", "nao", "tambem", "gostaria", "tem", "fica",
+    ];
+    let words: Vec<&str> = normalized.split(' ').collect();
+    if !words.iter().any(|w| MARKERS.contains(w)) {
+        return normalized.to_owned();
+    }
+    const PHRASES: &[(&str, &str)] = &[
+        ("e so isso", "eso es todo"),
+        ("so isso", "eso es todo"),
+        ("quanto fica", "cuanto es"),
+        ("quanto e", "cuanto es"),
+        ("pode ser", "esta bien"),
+        ("por favor", "por favor"),
+        ("muito obrigado", "gracias"),
+        ("muito obrigada", "gracias"),
+    ];
+    let mut text = format!(" {normalized} ");
+    for (portuguese, spanish) in PHRASES {
+        text = text.replace(&format!(" {portuguese} "), &format!(" {spanish} "));
+    }
+    text.trim()
+        .split(' ')
+        .map(|word| match word {
+            "quero" => "quiero",
+            "gostaria" => "quisiera",
+            "dois" | "duas" => "dos",
+            "tres" => "tres",
+            "um" => "un",
+            "uma" => "una",
+            "e" => "y",
+            "suco" => "jugo",
+            "sucos" => "jugos",
+            "sim" => "si",
+            "nao" => "no",
+            "obrigado" | "obrigada" => "gracias",
+            "isso" => "eso",
+            "mais" => "mas",
+            "tambem" => "tambien",
+            "com" => "con",
+            "sem" => "sin",
+            "cartao" => "tarjeta",
+            "aceitam" => "aceptan",
+            "voces" => "ustedes",
+            "tem" => "tienen",
+            "cafe" => "cafe",
             w => w,
         })
         .collect::<Vec<_>>()

@@ -436,6 +436,35 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             }
         }
     }
+    // «quiero un americano ☕»: the kind said bare (no count, no article) beside
+    // one of its drinks named is that drink's, not another item.
+    let named_member = |family: &[ProductId]| {
+        mentions
+            .iter()
+            .any(|m| m.candidates.len() == 1 && family.contains(&m.candidates[0]))
+    };
+    let bare = |start: usize| {
+        start == 0
+            || !(crate::text::token_number(words[start - 1]).is_some()
+                || matches!(
+                    words[start - 1],
+                    "el" | "la" | "los" | "las" | "otro" | "otra" | "mas"
+                ))
+    };
+    let drop: Vec<usize> = mentions
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| {
+            index
+                .families
+                .iter()
+                .any(|(_, family)| m.candidates == *family && named_member(family) && bare(m.start))
+        })
+        .map(|(k, _)| k)
+        .collect();
+    for k in drop.into_iter().rev() {
+        mentions.remove(k);
+    }
     mentions.sort_by_key(|m| m.start);
     mentions
 }

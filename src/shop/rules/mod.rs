@@ -259,6 +259,9 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     if let Some((id, quantity)) = reader.chosen() {
         return Some(format!("quiero {quantity} {}", name(id)?));
     }
+    if let Some(swap) = swap_completed(input, &words) {
+        return Some(swap);
+    }
     let whole_cart = [lexicon::CLEAR, lexicon::CANCEL, lexicon::DONE];
     if !mentions::find(&words, &input.product_catalog).is_empty()
         || whole_cart.iter().any(|phrases| any(&text, phrases))
@@ -289,10 +292,23 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     })
 }
 
+/// A folded text with the basic English and Portuguese of tourists read as the
+/// Spanish they stand for («do you have», «vocês aceitam cartão»).
+fn in_spanish(normalized: &str) -> String {
+    lexicon::read_portuguese(&lexicon::read_english(normalized))
+}
+
+/// A folded question as the customer means it: chat spellings («asta q hora»)
+/// and basic Portuguese («vocês aceitam cartão?») read as Spanish, for the
+/// knowledge (which reads English words on its own).
+pub fn question_in_spanish(normalized: &str) -> String {
+    lexicon::read_portuguese(&lexicon::read_chat(normalized))
+}
+
 /// The message as the rules read it: emoji as words, accents and case folded,
 /// chat spellings as the words they stand for.
 fn prepared(message: &str) -> String {
-    lexicon::read_english(&lexicon::read_chat(&normalize(&lexicon::read_emoji(
+    in_spanish(&lexicon::read_chat(&normalize(&lexicon::read_emoji(
         message,
     ))))
 }
@@ -426,8 +442,25 @@ impl Reading {
             // A story told beside it («me habló mi hija, ya viene por mí») is
             // the reason, not another request: only the shop's own words, a
             // count or a product are.
+            // «lo pido allá directo», «mejor lo compro después»: an order verb
+            // put elsewhere or later is the story too.
+            let elsewhere = self.words[i + 1..].iter().take(2).any(|w| {
+                matches!(
+                    w.as_str(),
+                    "alla"
+                        | "alli"
+                        | "ahi"
+                        | "directo"
+                        | "despues"
+                        | "luego"
+                        | "manana"
+                        | "otro"
+                        | "personalmente"
+                )
+            });
             let beside_a_cancel = destructive
                 && !joining(word)
+                && !elsewhere
                 && (lexicon::is_known(word)
                     || token_number(word).is_some()
                     || names_a_product(word, &input.product_catalog)
@@ -780,6 +813,11 @@ impl Reader<'_> {
                 return Proposal::new(actions.into_iter().take(5).collect(), "");
             }
         }
+        // «cambia el latte por un chai» and no latte is sold: what goes out is
+        // unread, so adding the chai alone would go against the words.
+        if let Some(proposal) = self.swap_of_an_unread_line(&found) {
+            return proposal;
+        }
         if found.is_empty() && any(self.text, lexicon::CANCEL) && !self.negates_cancel() {
             lexicon::cover(self.words, lexicon::CANCEL, &mut self.covered);
             return one(ProposedAction::new("CANCEL_ORDER"));
@@ -807,7 +845,7 @@ impl Reader<'_> {
         if !actions.is_empty() {
             // «ponme uno de matcha y es todo»: the items, then the summary.
             let tail_at = found.last().map_or(self.words.len(), |m| m.end);
-            let tail = self.words[tail_at..].join(" ");
+            let tail = only_after_count(&self.words[tail_at..]);
             let changes_cart = actions
                 .iter()
                 .all(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY"));
@@ -1135,6 +1173,39 @@ impl Reader<'_> {
             action = action.quantity(q);
         }
         Proposal::new(vec![action], messages::WHICH_ONE)
+    }
+
+    /// A swap («cambia X por Y», «X x Y») whose X names no line of the cart:
+    /// asked which line, nothing changed.
+    fn swap_of_an_unread_line(&self, found: &[Mention]) -> Option<Proposal> {
+        let input = self.input;
+        if input.cart.lines.is_empty() || !self.words.iter().any(|w| swap_verb(w)) {
+            return None;
+        }
+        let by = self.words.iter().position(|w| matches!(*w, "por" | "x"))?;
+        let source_read = found.iter().any(|m| {
+            m.start < by
+                && m.candidates
+                    .iter()
+                    .any(|id| input.cart.lines.iter().any(|l| l.product_id == *id))
+        });
+        let target = found.iter().any(|m| m.start > by);
+        // Something named between the verb and «por» that is not a line.
+        let named_between = self.words[..by]
+            .iter()
+            .enumerate()
+            .skip_while(|(_, w)| !swap_verb(w))
+            .skip(1)
+            .any(|(_, w)| !STOPWORDS_AROUND.contains(w));
+        (!source_read && target && named_between).then(|| {
+            let names: Vec<String> = input
+                .cart
+                .lines
+                .iter()
+                .filter_map(|l| name_of(input, l.product_id).map(str::to_owned))
+                .collect();
+            clarify(&messages::which_to_change(&names))
+        })
     }
 
     /// What the message asks of each product it names, clause by clause.
@@ -1661,6 +1732,25 @@ fn decrease(id: ProductId, quantity: i64, by: i64) -> ProposedAction {
     }
 }
 
+/// The words, without the «nada más» / «nomás» that follow a count («que sean
+/// dos nada más» is «only two», not «that's all»).
+fn only_after_count(words: &[&str]) -> String {
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        let after_count = k > 0 && count(words[k - 1]).is_some();
+        match (words[k], words.get(k + 1)) {
+            ("nada" | "no", Some(&"mas")) if after_count => k += 2,
+            ("nomas", _) if after_count => k += 1,
+            (w, _) => {
+                out.push(w);
+                k += 1;
+            }
+        }
+    }
+    out.join(" ")
+}
+
 /// Words that make a quantity the line's whole quantity: «solo 1», «que sean 3».
 const ONLY: &[&str] = &[
     "solo",
@@ -1707,6 +1797,43 @@ pub fn asked_which_to_take_out(input: &ProposalInput) -> bool {
 /// Whether the customer's previous message (before this one) says `what`.
 pub(super) fn said_just_before(input: &ProposalInput, what: impl Fn(&str) -> bool) -> bool {
     previous_message(input).is_some_and(|text| what(&text))
+}
+
+/// «cambia el latte por un chai» … «¿Cuál de ellos: Capuchino o Chocolate?» …
+/// «el capuchino, perdón»: the line named now is what the swap asked before
+/// takes out («cambia Capuchino por un chai»).
+fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
+    let asked = input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .is_some_and(|h| h.text.starts_with(messages::WHICH_TO_CHANGE));
+    if !asked {
+        return None;
+    }
+    let named: Vec<ProductId> = mentions::find(words, &input.product_catalog)
+        .into_iter()
+        .filter_map(|m| m.product())
+        .collect();
+    let [line] = named.as_slice() else {
+        return None;
+    };
+    if !input.cart.lines.iter().any(|l| l.product_id == *line)
+        || words
+            .iter()
+            .any(|w| swap_verb(w) || matches!(*w, "por" | "x"))
+    {
+        return None;
+    }
+    let before = previous_message(input)?;
+    let said: Vec<&str> = tokens(&before);
+    let by = said.iter().position(|w| matches!(*w, "por" | "x"))?;
+    let target = said[by + 1..].join(" ");
+    if mentions::find(&said[by + 1..], &input.product_catalog).is_empty() {
+        return None;
+    }
+    Some(format!("cambia {} por {target}", name_of(input, *line)?))
 }
 
 /// The customer's previous message (before this one), prepared.
@@ -1801,6 +1928,11 @@ fn swap_verb(word: &str) -> bool {
     word.starts_with("cambi") || word.starts_with("reemplaz")
 }
 
+/// Words around a swap's products that name nothing («cambia el … por»).
+const STOPWORDS_AROUND: &[&str] = &[
+    "el", "la", "los", "las", "un", "una", "uno", "de", "del", "me", "porfa", "mejor", "lo", "la",
+];
+
 /// «en vez de», «en lugar de»: one thing instead of another.
 const INSTEAD: &[&str] = &["en vez", "en lugar"];
 
@@ -1815,8 +1947,15 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
     let counted_swap = after
         .windows(2)
         .any(|w| w[0] == "por" && token_number(w[1]).is_some());
-    (!number_after || counted_swap)
-        && (instead
+    // «el chocolate x un capuchino»: a product in the cart, «x» or «por», and
+    // the next product with only its article or count between.
+    let direct = matches!(after, [joiner, rest @ ..]
+        if matches!(*joiner, "x" | "por")
+            && rest.len() <= 1
+            && rest.iter().all(|w| matches!(*w, "un" | "una" | "uno" | "el" | "la" | "los" | "las") || count(w).is_some()));
+    (!number_after || counted_swap || direct)
+        && (direct
+            || instead
             || (before.iter().any(changes) && by)
             || (after.iter().any(changes) && by)
             || (after.contains(&"mejor") && by))
@@ -1894,9 +2033,12 @@ fn clause_action(
         mark(covered, lexicon::SET);
         return Some(ProposedAction::new("REMOVE_ITEM").product(id));
     }
+    // «que sean dos nada más»: «nada más» / «no más» is «only», never «more».
+    let without_only = clause.replace("nada mas", "").replace("no mas", "");
+    let more = any(&without_only, &["mas", "otro", "otra", "otros", "otras"]);
     if in_cart > 0
         && (partitive || only)
-        && !any(clause, &["mas", "otro", "otra", "otros", "otras"])
+        && !more
         && let Some(q) = corrected
             .or_else(|| quantity_after(after))
             .or_else(|| {
@@ -1980,7 +2122,7 @@ fn clause_action(
     }
     // «mejor otro matcha», «mejor 2 más»: one more is an addition, whatever
     // word sets the line elsewhere.
-    let sets = has(lexicon::SET) && in_cart > 0 && !has(&["otro", "otra", "otros", "otras", "mas"]);
+    let sets = has(lexicon::SET) && in_cart > 0 && !more;
     // «capuchinos 3 no, mejor 2»: the number after the taking back.
     if sets && let Some(q) = corrected.or_else(|| target_quantity(before, after)) {
         mark(covered, lexicon::SET);

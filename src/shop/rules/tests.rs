@@ -1379,3 +1379,58 @@ fn what_was_said_before_completes_a_short_answer() {
     set.choices_named = true;
     assert_eq!(describe(&propose(&set)), ["UPDATE_QUANTITY 6 x3"]);
 }
+
+#[test]
+fn swaps_only_counts_and_foreign_words_read_whole() {
+    use State::*;
+    check(&[
+        // «nada más» after a count is «only», not «that's all».
+        (
+            CartOpen,
+            "Una corrección, por favor: los capuchinos que sean dos nada más.",
+            &[(8, 3), (3, 2)],
+            &["UPDATE_QUANTITY 8 x2"],
+        ),
+        // A swap whose first product is no line of the cart changes nothing.
+        (
+            CartOpen,
+            "cambia el latte por un chai",
+            &[(8, 1), (5, 1)],
+            &["CLARIFY"],
+        ),
+        // «X x Y»: one out, the other in.
+        (
+            CartOpen,
+            "ay no el chocolate x un capuchino 😅",
+            &[(5, 1), (1, 2)],
+            &["REMOVE_ITEM 5", "ADD_TO_CART 8 x1"],
+        ),
+        (
+            CartOpen,
+            "ok swap the matcha for a passion fruit juice then",
+            &[(2, 1)],
+            &["REMOVE_ITEM 2", "ADD_TO_CART 1 x1"],
+        ),
+        // The kind's emoji beside one of its drinks is that drink.
+        (
+            Browsing,
+            "soy vegana, quiero un americano porfa ☕",
+            &[],
+            &["ADD_TO_CART 3 x1"],
+        ),
+        // Basic Portuguese.
+        (
+            Browsing,
+            "quero dois suco de maracujá e um croissant por favor",
+            &[],
+            &["ADD_TO_CART 1 x2", "ADD_TO_CART 7 x1"],
+        ),
+        // A cancellation with where the customer will buy instead.
+        (
+            Checkout,
+            "mmm no, mejor cancela, lo pido allá directo",
+            &[(3, 1)],
+            &["CANCEL_ORDER"],
+        ),
+    ]);
+}
