@@ -130,7 +130,14 @@ async fn the_held_out_sets_keep_the_safety_bars(pool: sqlx::PgPool) {
 
 /// Blind sets a correct model does not score whole: the rules read some of their
 /// lines otherwise, and the customer is asked rather than either reading winning.
-const HELD_APART: &[&str] = &["tienda-cuartas", "tienda-quintas"];
+const HELD_APART: &[&str] = &[
+    "tienda-cuartas",
+    "tienda-quintas",
+    // Their knowledge lines (a question beside an order, an allergen said
+    // without a question mark) are still missed, whoever proposes.
+    "tienda-octavas",
+    "tienda-novenas",
+];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it
 /// expects, over the real model path) scores every shop action set whole: the
@@ -141,13 +148,13 @@ async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
     // still misread them, a correct model and the rules disagree and the customer
     // is asked (checked below: never a wrong effect, but not whole).
     // The knowledge sets score answers, which no proposer gives.
-    let mut sets: Vec<_> = scripts(false, false)
+    let sets: Vec<_> = scripts(false, false)
         .into_iter()
-        .filter(|(name, _)| !name.starts_with("conocimiento"))
+        .chain(scripts(false, true))
+        .filter(|(name, _)| {
+            !name.starts_with("conocimiento") && !HELD_APART.contains(&name.as_str())
+        })
         .collect();
-    sets.extend(scripts(false, true).into_iter().filter(|(name, _)| {
-        !name.starts_with("conocimiento") && !HELD_APART.contains(&name.as_str())
-    }));
     tendero::startup::install_crypto_provider();
     let (oracle, config) = tendero::eval::oracle::Oracle::start(false).await.unwrap();
     let client = tendero::llm::Client::new(config).unwrap();
@@ -163,8 +170,9 @@ async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
 /// rules disagree and the customer is asked: never a wrong effect.
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_perfect_model_makes_no_wrong_effect_where_the_rules_misread(pool: sqlx::PgPool) {
-    let sets: Vec<_> = scripts(false, true)
+    let sets: Vec<_> = scripts(false, false)
         .into_iter()
+        .chain(scripts(false, true))
         .filter(|(name, _)| HELD_APART.contains(&name.as_str()))
         .collect();
     assert_eq!(sets.len(), HELD_APART.len());

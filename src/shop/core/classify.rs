@@ -86,11 +86,6 @@ const SOCIAL: &[&str] = &[
     "eres humano",
     "eres robot",
     "como te llamas",
-    "jaja",
-    "jajaja",
-    "jeje",
-    "jejeje",
-    "xd",
     "te quiero",
     "eres lo maximo",
     "que haces",
@@ -197,10 +192,22 @@ pub fn classify(text: &str, names_a_product: bool) -> MessageClass {
     if any(OFF_TOPIC) {
         return MessageClass::OffTopic;
     }
-    if any(SOCIAL) {
+    if any(SOCIAL) || only_laughter(&text) {
         return MessageClass::Social;
     }
     MessageClass::Shop
+}
+
+/// «jajaja», «xd»: laughing and nothing else («jaja ok, eso nomás» says more).
+fn only_laughter(text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').filter(|w| !w.is_empty()).collect();
+    !words.is_empty()
+        && words.iter().all(|w| {
+            matches!(*w, "xd" | "lol" | "jsjs" | "jsjsjs")
+                || (w.len() >= 4
+                    && (w.starts_with("ja") || w.starts_with("je") || w.starts_with("ha"))
+                    && w.chars().all(|c| matches!(c, 'j' | 'a' | 'e' | 'h')))
+        })
 }
 
 #[cfg(test)]
@@ -216,6 +223,7 @@ mod tests {
         );
         assert_eq!(classify("¿cómo estás?", false), MessageClass::Social);
         assert_eq!(classify("jajaja", false), MessageClass::Social);
+        assert_eq!(classify("jaja ok, eso nomás", false), MessageClass::Shop);
         assert_eq!(
             classify("¿quién ganó el partido ayer?", false),
             MessageClass::OffTopic

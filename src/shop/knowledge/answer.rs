@@ -217,6 +217,19 @@ impl Library {
         {
             return true;
         }
+        // «calientito», «cafecito», «limonadita»: a diminutive of a word written.
+        for ending in [
+            "citos", "citas", "cito", "cita", "itos", "itas", "ito", "ita",
+        ] {
+            if let Some(root) = word.strip_suffix(ending)
+                && root.len() >= 3
+                && ["", "e", "o", "a"]
+                    .iter()
+                    .any(|end| self.vocabulary.contains_key(&format!("{root}{end}")))
+            {
+                return true;
+            }
+        }
         // «taxista» of «taxi», «cafetero» of «café»: who or what of a word written.
         for ending in ["istas", "ista", "eros", "eras", "ero", "era"] {
             if let Some(root) = word.strip_suffix(ending)
@@ -367,8 +380,36 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     let mut steps = Vec::new();
     // «¿El capuchino llega frío si lo mandan?» asks about delivery, not about the
     // capuchino: with a topic of the knowledge in it, the knowledge goes first.
+    // So does a wish to have a product made otherwise («¿me lo pueden hacer
+    // caliente?») and a word only the knowledge wrote («¿tienen descafeinado?»).
     let topical = question.words.iter().any(|w| is_topic_word(w));
-    if !topical && let Some(answer) = from_catalog(ask, &question, &mut steps) {
+    let made_otherwise = [
+        "pueden hacer",
+        "puedes hacer",
+        "pueden preparar",
+        "puedes preparar",
+        "lo pueden hacer",
+        "la pueden hacer",
+        "me lo hacen",
+        "me la hacen",
+        "lo hacen",
+        "la hacen",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(&question.folded, p))
+        // Another milk than the one a product has is the knowledge's to answer
+        // (unless an allergen is asked: «¿tiene leche de almendras? soy
+        // alérgica a las nueces»).
+        || (["leche de", "leche vegetal", "deslactosada", "sin lactosa"]
+            .iter()
+            .any(|p| crate::text::contains_phrase(&question.folded, p))
+            && attributes_asked(&question).is_empty());
+    let knowledge_word = question
+        .words
+        .iter()
+        .any(|w| ask.library.wrote(w) && !ask.library.is_catalog_word(w) && attribute_word(w));
+    let knowledge_first = topical || made_otherwise || knowledge_word;
+    if !knowledge_first && let Some(answer) = from_catalog(ask, &question, &mut steps) {
         return Ok(answer);
     }
     let circumstances = super::words::circumstances(ask.question);
@@ -386,9 +427,32 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             t[2] == w && t[1] == "de" && ask.library.wrote(t[0]) && !NEUTRAL.contains(&t[0])
         })
     };
+    // «…a nombre de la agencia», «hasta la Ceja de El Alto»: a name the
+    // customer gives, or a place known by a part the shop wrote, is no subject.
+    let named_after: Vec<&str> = folded
+        .windows(3)
+        .filter(|t| t[0] == "nombre" && t[1] == "de")
+        .map(|t| t[2])
+        .chain(
+            folded
+                .windows(4)
+                .filter(|t| t[0] == "nombre" && t[1] == "de" && matches!(t[2], "la" | "el" | "mi"))
+                .map(|t| t[3]),
+        )
+        .collect();
+    let part_of_known = |w: &str| {
+        folded.windows(4).any(|t| {
+            t[0] == w
+                && t[1] == "de"
+                && matches!(t[2], "el" | "la")
+                && ask.library.wrote(t[3])
+                && t[3].len() >= 4
+        })
+    };
     let unknown: Vec<String> = question
         .words
         .iter()
+        .filter(|w| !named_after.contains(&w.as_str()) && !part_of_known(w))
         .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
         .filter(|w| !VOICE.contains(&w.as_str()))
         .filter(|w| !is_topic_word(w))
@@ -471,7 +535,7 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         }
     }
     let Some((hits, passage)) = found else {
-        if topical && let Some(answer) = from_catalog(ask, &question, &mut steps) {
+        if knowledge_first && let Some(answer) = from_catalog(ask, &question, &mut steps) {
             return Ok(answer);
         }
         return Ok(gray(steps));
@@ -711,6 +775,7 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
         let read = |sentence: &str| -> (f32, BTreeSet<String>) {
             let folded = normalize(sentence);
             let mut words: Vec<&str> = tokens(&folded);
+            words.extend(days_between(&words));
             words.extend(title_words.iter().map(String::as_str));
             let mut score = 0.0;
             let mut matched = BTreeSet::new();
@@ -766,6 +831,49 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
     best.map(|(.., p)| p)
 }
 
+/// «¿de qué es el cheesecake?», «¿el capu lleva canela?», «¿el chocolate es de
+/// cacao de dónde?»: what one named product is made of, from its description
+/// and allergens — asked as such, or by a word its description holds.
+fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Option<Answer> {
+    let [product] = named else {
+        return None;
+    };
+    let description = normalize(&product.description);
+    let described: Vec<&String> = question
+        .words
+        .iter()
+        .filter(|w| w.chars().count() >= 4)
+        .filter(|w| !tokens(&normalize(&product.name)).contains(&w.as_str()))
+        .filter(|w| tokens(&description).iter().any(|d| same_word(d, w)))
+        .collect();
+    let asks_it = super::words::asks_what_it_is_made_of(&question.folded);
+    if product.description.is_empty() || (!asks_it && described.is_empty()) {
+        return None;
+    }
+    let mut text = match described.as_slice() {
+        [word, ..] if !asks_it => format!(
+            "Sí, el {} lleva {word}: {}",
+            product.name, product.description
+        ),
+        _ => format!("{}: {}", product.name, product.description),
+    };
+    if !product.allergens.is_empty() {
+        text.push_str(&format!(" Alérgenos: {}.", product.allergens.join(", ")));
+    }
+    steps.push(Step::Catalog { products: 1 });
+    Some(Answer {
+        text,
+        sources: vec![Source::Product {
+            id: product.id,
+            sku: product.sku.clone(),
+            name: product.name.clone(),
+        }],
+        gray: false,
+        steps: std::mem::take(steps),
+        verdict: (!asks_it).then_some(true),
+    })
+}
+
 /// The product's tag that rules an allergen out («vegano» for dairy and egg,
 /// «sin gluten» for gluten), if it has one.
 fn rules_out<'a>(product: &'a Product, attribute: &str) -> Option<&'a str> {
@@ -779,6 +887,33 @@ fn rules_out<'a>(product: &'a Product, attribute: &str) -> Option<&'a str> {
         .iter()
         .find(|t| excluding.contains(&normalize(t).as_str()))
         .map(String::as_str)
+}
+
+/// The weekdays a range in `words` spans without naming them: «lunes a
+/// viernes» holds «martes», «miércoles» and «jueves».
+fn days_between(words: &[&str]) -> Vec<&'static str> {
+    const WEEK: [&str; 7] = [
+        "lunes",
+        "martes",
+        "miercoles",
+        "jueves",
+        "viernes",
+        "sabado",
+        "domingo",
+    ];
+    let day = |w: &str| {
+        WEEK.iter()
+            .position(|d| *d == w.trim_end_matches('s') || *d == w)
+    };
+    let mut out = Vec::new();
+    for window in words.windows(3) {
+        if let (Some(from), "a" | "al", Some(to)) = (day(window[0]), window[1], day(window[2]))
+            && from < to
+        {
+            out.extend(WEEK[from + 1..to].iter().copied());
+        }
+    }
+    out
 }
 
 /// Whether a title names one of `topics` (a question's words widened to their
@@ -955,6 +1090,7 @@ const ATTRIBUTE_WORDS: &[(&str, &str)] = &[
     ("lactosa", "lácteos"),
     ("lacteos", "lácteos"),
     ("nueces", "frutos secos"),
+    ("secos", "frutos secos"),
     ("nuez", "frutos secos"),
     ("mani", "frutos secos"),
     ("almendra", "frutos secos"),
@@ -980,6 +1116,11 @@ const ATTRIBUTE_WORDS: &[(&str, &str)] = &[
     ("decaf", "sin cafeína"),
 ];
 
+/// Whether `word` says what a product is like (an attribute the catalog reads).
+fn attribute_word(word: &str) -> bool {
+    ATTRIBUTE_WORDS.iter().any(|(said, _)| *said == word)
+}
+
 /// The tags and allergens a question asks about.
 pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
     let mut out = Vec::new();
@@ -997,6 +1138,10 @@ pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
     for word in &question.words {
         if word == "leche" && !other_milk && !out.contains(&"lácteos") {
             out.push("lácteos");
+        }
+        // «leche de almendras» is a milk, not a nut asked about.
+        if other_milk && word.starts_with("almendra") {
+            continue;
         }
         for (said, meant) in ATTRIBUTE_WORDS {
             if said == word && !out.contains(meant) {
@@ -1029,7 +1174,7 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         _ => asked,
     };
     if asked.is_empty() {
-        return None;
+        return made_of(question, &named, steps);
     }
     let source = |p: &Product| Source::Product {
         id: p.id,

@@ -136,6 +136,11 @@ fn clauses(text: &str) -> Vec<String> {
                 " queria saber ",
                 " quisiera saber ",
                 " quiero saber ",
+                " ademas queria preguntar ",
+                " y queria preguntar ",
+                " queria preguntar ",
+                " quisiera preguntar ",
+                " quiero preguntar ",
                 " y una pregunta ",
                 " una pregunta ",
                 " y una consulta ",
@@ -245,6 +250,13 @@ fn courtesy(clause: &str) -> bool {
     !clause.contains('?') && (thanks || connector)
 }
 
+/// «ese día», «a esa hora», «ahí»: words that point back at something told.
+fn points_back(clause: &str) -> bool {
+    tokens(&normalize(clause))
+        .iter()
+        .any(|w| matches!(*w, "ese" | "esa" | "eso" | "esos" | "esas" | "ahi" | "alla"))
+}
+
 /// Whether `clause` asks something.
 fn asks(clause: &str) -> bool {
     let folded = normalize(clause);
@@ -319,11 +331,23 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     // «¿el chai lleva leche? Es que una compañera es intolerante…»: a clause
     // explaining a question is the question's, never an order of its own.
     let asks_any = all.iter().any(|c| asks(c));
+    let mut told: Option<String> = None;
     for clause in all {
-        if asks_any && (explains(&clause) || courtesy(&clause)) {
+        if asks_any && courtesy(&clause) {
             split.explanations.push(clause);
             continue;
         }
+        if asks_any && explains(&clause) {
+            told = Some(clause.clone());
+            split.explanations.push(clause);
+            continue;
+        }
+        // «es que el domingo vienen mis suegros… ¿hacen delivery ese día?»:
+        // a question pointing back at what was just told carries it along.
+        let clause = match told.take() {
+            Some(story) if points_back(&clause) => format!("{story} {clause}"),
+            _ => clause,
+        };
         let tells = tells(&clause, names_product(&clause));
         if (asks(&clause) || tells) && is_knowledge(&clause, library, &names_product) {
             split.questions.push(clause);
@@ -359,6 +383,31 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     if !asked.is_empty() && (names || asked.iter().any(|a| !is_kind(a))) {
         return true;
     }
+    // «¿de qué es el cheesecake?», «¿qué trae la limonada?»: what a named
+    // product is made of, never an order for it.
+    if names && super::words::asks_what_it_is_made_of(clause) {
+        return true;
+    }
+    // «What time do you close today?»: a tourist's question on a topic the
+    // knowledge covers, read in Spanish.
+    if super::words::is_english(clause) && question.words.iter().any(|w| is_topic_word(w)) {
+        return true;
+    }
+    // «¿tienen leche de avena o deslactosada?»: another milk is the
+    // knowledge's, not a product of the catalog.
+    if ["leche de", "leche vegetal", "deslactosada", "sin lactosa"]
+        .iter()
+        .any(|p| crate::text::contains_phrase(&normalize(clause), p))
+    {
+        return true;
+    }
+    // «¿puedo pagar con Tigo Money?»: how to pay, not a wish to pay now.
+    if ["pagar con", "pago con", "pagarles con", "pagarte con"]
+        .iter()
+        .any(|p| crate::text::contains_phrase(&normalize(clause), p))
+    {
+        return true;
+    }
     if complains(clause) {
         return true;
     }
@@ -374,7 +423,9 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     if unexplained.iter().any(|w| is_topic_word(w)) {
         return true;
     }
-    if shop.request || !asked.is_empty() {
+    // «¿algo caliente?» browses the catalog by kind; «¿cómo llegarían
+    // calientes?» asks something else that holds a kind's word.
+    if shop.request || (!asked.is_empty() && asks_the_whole_shop(clause)) {
         return false;
     }
     // What the question is about, beyond products and shop words.

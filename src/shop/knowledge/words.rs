@@ -243,6 +243,17 @@ const SAME: &[&[&str]] = &[
     ],
     &["recoger", "recojo", "pasar", "retirar", "llevar", "pickup"],
     &["minimo", "monto", "compra"],
+    &[
+        "cobran",
+        "cobra",
+        "costo",
+        "cuesta",
+        "cuestan",
+        "adicional",
+        "extra",
+        "cargo",
+        "recargo",
+    ],
     &["cafeina", "descafeinado"],
 ];
 
@@ -276,6 +287,10 @@ const TOPICS: &[&[&str]] = &[
         "sucursales",
         "local",
         "estamos",
+        "teleferico",
+        "estacion",
+        "taxi",
+        "taxista",
     ],
     &[
         "horario",
@@ -330,6 +345,11 @@ const TOPICS: &[&[&str]] = &[
         "entregas",
         "repartidor",
         "motoquero",
+        "traigan",
+        "traen",
+        "mandan",
+        "manden",
+        "mandar",
         "zona",
         "zonas",
         "llega",
@@ -438,7 +458,17 @@ const TOPICS: &[&[&str]] = &[
     &["wifi", "internet", "clave", "contrasena"],
     &["mascota", "mascotas", "perro", "perros", "perrito", "gato"],
     &["enchufe", "enchufes", "laptop", "trabajar", "computadora"],
-    &["mesas", "mesa", "terraza", "gente", "capacidad", "sentarse"],
+    &[
+        "mesas",
+        "mesa",
+        "terraza",
+        "gente",
+        "capacidad",
+        "sentarse",
+        "fumar",
+        "vapear",
+        "afuera",
+    ],
     &["parqueo", "estacionamiento"],
     &["bano", "banos"],
     &[
@@ -452,9 +482,9 @@ const TOPICS: &[&[&str]] = &[
         "buscarlo",
         "guardan",
         "guardar",
-        "minimo",
-        "monto",
     ],
+    // What an order must reach, for delivery and for pickup alike.
+    &["minimo", "monto"],
 ];
 
 /// Whether `word` (folded) names something a shop's knowledge is about, give
@@ -601,6 +631,28 @@ pub fn is_general_word(word: &str) -> bool {
         "grande",
         "chico",
         "chica",
+        "pedi",
+        "pedimos",
+        "pidio",
+        "pidieron",
+        "suegro",
+        "suegros",
+        "suegra",
+        "suegras",
+        "abuelo",
+        "abuela",
+        "abuelos",
+        "nieto",
+        "nieta",
+        "nietos",
+        "tio",
+        "tia",
+        "tios",
+        "primo",
+        "prima",
+        "primos",
+        "sobrino",
+        "sobrina",
         "mejor",
         "tenga",
         "tengan",
@@ -813,10 +865,46 @@ fn english_read(folded: &str) -> String {
         .join(" ")
 }
 
+/// Whether `text` is a question in English (read with [`english_read`]).
+pub fn is_english(text: &str) -> bool {
+    let folded = normalize(text);
+    english_read(&folded) != folded
+}
+
 /// A question folded, with chat spellings, Portuguese and English read as the
 /// Spanish the shop wrote in.
 fn read_as_spanish(text: &str) -> String {
-    english_read(&crate::shop::rules::question_in_spanish(&normalize(text)))
+    let folded = english_read(&crate::shop::rules::question_in_spanish(&normalize(text)));
+    // «Buenas tardes, …»: a greeting's «tardes» asks nothing about afternoons.
+    let mut words: Vec<&str> = tokens(&folded);
+    if let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w, ["buenas" | "buenos", "tardes" | "noches" | "dias"]))
+    {
+        words.drain(at..at + 2);
+    }
+    words.join(" ")
+}
+
+/// «de qué es», «qué trae», «qué lleva», «de qué está hecho»: a question about
+/// what something is made of.
+pub fn asks_what_it_is_made_of(clause: &str) -> bool {
+    let folded = normalize(clause);
+    [
+        "de que es",
+        "de que son",
+        "de que esta hecho",
+        "de que esta hecha",
+        "que trae",
+        "que traen",
+        "que lleva",
+        "que llevan",
+        "que ingredientes",
+        "con que es",
+        "con que esta",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(&folded, p))
 }
 
 /// A customer's question, read.

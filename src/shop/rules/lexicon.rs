@@ -321,6 +321,10 @@ pub const DONE: &[&str] = &[
 /// Words a "that's all" is made of ("eso nomás", "ya sería todo", "listo ya"):
 /// a message of only these, with a cart, asks for the summary.
 pub const DONE_WORDS: &[&str] = &[
+    "jaja",
+    "jajaja",
+    "ok",
+    "okay",
     "eso",
     "es",
     "todo",
@@ -406,6 +410,12 @@ pub const CONFIRM: &[&str] = &[
     "esta bien",
     "correcto",
     "asi esta bien",
+    "conforme",
+    "proceda",
+    "procede",
+    "procedan",
+    "el pedido",
+    "mi pedido",
 ];
 
 /// Not yet, to the order summary.
@@ -462,6 +472,10 @@ pub const CANCEL: &[&str] = &[
     "anula",
     "anular",
     "anulalo",
+    "anula el pedido",
+    "anula mi pedido",
+    "anulen el pedido",
+    "anulen mi pedido",
     "olvidalo",
     "olvida todo",
     "dejalo asi",
@@ -863,7 +877,7 @@ pub fn read_english(normalized: &str) -> String {
 pub fn read_portuguese(normalized: &str) -> String {
     const MARKERS: &[&str] = &[
         "quero", "dois", "duas", "voces", "sim", "obrigado", "obrigada", "suco", "sucos", "isso",
-        "cartao", "aceitam", "nao", "tambem", "gostaria", "tem", "fica",
+        "cartao", "aceitam", "nao", "tambem", "gostaria", "tem", "fica", "entao", "fechar",
     ];
     let words: Vec<&str> = normalized.split(' ').collect();
     if !words.iter().any(|w| MARKERS.contains(w)) {
@@ -875,6 +889,7 @@ pub fn read_portuguese(normalized: &str) -> String {
         ("quanto fica", "cuanto es"),
         ("quanto e", "cuanto es"),
         ("pode ser", "esta bien"),
+        ("pode fechar", "esta bien"),
         ("por favor", "por favor"),
         ("muito obrigado", "gracias"),
         ("muito obrigada", "gracias"),
@@ -901,6 +916,7 @@ pub fn read_portuguese(normalized: &str) -> String {
             "isso" => "eso",
             "mais" => "mas",
             "tambem" => "tambien",
+            "entao" => "entonces",
             "com" => "con",
             "sem" => "sin",
             "cartao" => "tarjeta",

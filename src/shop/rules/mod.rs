@@ -397,12 +397,14 @@ impl Reading {
         };
         // A count («2», «tres») or a plural pointer («las»); an article («un»,
         // «la») is too often the start of something else («para una reunión»).
-        let counted = |w: &str| count(w).is_some() || matches!(w, "los" | "las");
         let destructive = self
             .proposal
             .proposed_actions
             .iter()
             .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
+        // Beside a cancellation, «los turistas suspendieron el tour» is the
+        // story told: only a count points at a thing there.
+        let counted = |w: &str| count(w).is_some() || (!destructive && matches!(w, "los" | "las"));
         let flagged = |i: usize| {
             let word = self.words[i].as_str();
             let before = i.checked_sub(1).map(|j| self.words[j].as_str());
@@ -982,7 +984,15 @@ impl Reader<'_> {
             [.., "no", _, "a"] => true,
             _ => false,
         };
+        // «nada, olvídalo, así está bien»: never mind the change, the cart stays.
+        let keeps = any(
+            self.text,
+            &["asi esta bien", "asi nomas", "asi esta", "dejalo asi"],
+        ) && self.words[at..at + 1]
+            .iter()
+            .any(|w| matches!(*w, "olvidalo" | "olvida"));
         negated
+            || keeps
             || self.words[at..]
                 .iter()
                 .any(|w| matches!(*w, "todavia" | "aun" | "tampoco"))
@@ -2040,6 +2050,13 @@ fn clause_action(
         && (partitive || only)
         && !more
         && let Some(q) = corrected
+            // «que sean dos matchas, uno es pa mi novio»: the count said with
+            // the setting words before the product is the line's.
+            .or_else(|| {
+                any(&before.join(" "), ONLY)
+                    .then(|| quantity_before(before))
+                    .flatten()
+            })
             .or_else(|| quantity_after(after))
             .or_else(|| {
                 after
@@ -2283,6 +2300,15 @@ fn quantity_after(after: &[&str]) -> Option<i64> {
 
 /// "cambia la maracuyá a 4", "mejor 3 de matcha", "que sean 2 matchas".
 fn target_quantity(before: &[&str], after: &[&str]) -> Option<i64> {
+    // «que sean dos matchas, uno es pa mi novio»: the count said with the
+    // setting words before the product is the line's; what follows explains.
+    if any(
+        &before.join(" "),
+        &["que sean", "que sea", "dejalos en", "dejalas en"],
+    ) && let Some(n) = quantity_before(before)
+    {
+        return Some(n);
+    }
     if let Some(pos) = after.iter().position(|w| matches!(*w, "a" | "por" | "en"))
         && let Some(n) = after.get(pos + 1).and_then(|w| token_number(w))
     {

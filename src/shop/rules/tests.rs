@@ -1432,5 +1432,29 @@ fn swaps_only_counts_and_foreign_words_read_whole() {
             &[(3, 1)],
             &["CANCEL_ORDER"],
         ),
+        // …or the story.
+        (
+            AwaitingPayment,
+            "Uy, los turistas suspendieron el tour 😩 anula el pedido por favor",
+            &[],
+            &["CANCEL_ORDER"],
+        ),
+        // «que sean dos X, uno es pa…»: the count with the setting words.
+        (
+            CartOpen,
+            "Ay espérame, que sean dos matchas, uno es pa mi novio",
+            &[(2, 1)],
+            &["UPDATE_QUANTITY 2 x2"],
+        ),
+        // Laughing beside a «that's all» is still a «that's all».
+        (CartOpen, "jaja ok, eso nomás", &[(2, 1)], &["REVIEW_ORDER"]),
+        // At the summary, formal yeses.
+        (
+            Checkout,
+            "De acuerdo, confirmo el pedido.",
+            &[(2, 1)],
+            &["CONFIRM_ORDER"],
+        ),
+        (Checkout, "Conforme, proceda", &[(2, 1)], &["CONFIRM_ORDER"]),
     ]);
 }
