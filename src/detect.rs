@@ -126,11 +126,19 @@ fn asks_to_be_put_through(text: &str) -> bool {
     ];
     let words: Vec<&str> = text.split(' ').collect();
     let connects = |w: &str| {
-        ["pas", "comuni", "conect", "transfier", "contact", "atiend"]
-            .iter()
-            .any(|stem| w.starts_with(stem))
+        [
+            "pas",
+            "comuni",
+            "conect",
+            "transfier",
+            "contact",
+            "atiend",
+            "coordin",
+        ]
+        .iter()
+        .any(|stem| w.starts_with(stem))
             && !w.starts_with("paso")
-            && !w.starts_with("pase")
+            && (!w.starts_with("pase") || w == "paseme")
     };
     words.iter().enumerate().any(|(i, w)| {
         connects(w) && {
@@ -203,6 +211,9 @@ mod tests {
         assert_eq!(unstretch("llevar"), "llevar");
         assert!(text("quiero hablar con una persona").escalation);
         assert!(text("¿me pasan con alguien de ustedes?").escalation);
+        assert!(text("mire mejor paseme con una persona de verdad no con maquina").escalation);
+        assert!(text("Preferiría coordinar esto con una persona encargada, por favor.").escalation);
+        assert!(!text("pase por el local ayer").escalation);
         assert!(text("comuníquenme con el encargado por favor").escalation);
         assert!(text("quiero que me atienda una persona").escalation);
         assert!(!text("paso con alguien a recoger").escalation);

@@ -137,6 +137,7 @@ const HELD_APART: &[&str] = &[
     // without a question mark) are still missed, whoever proposes.
     "tienda-octavas",
     "tienda-novenas",
+    "tienda-decimas",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

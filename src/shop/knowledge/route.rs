@@ -31,12 +31,30 @@ fn condition(text: &str) -> Option<bool> {
     let folded = normalize(after);
     let words = tokens(&folded);
     match words.as_slice() {
-        ["si", "si", ..] | ["si", "es", "asi", ..] | ["si", "hay", ..] | ["si", "tienen", ..] => {
+        ["si", "no", ..] => Some(false),
+        // «si sí», «si es así», «si es», «si hay», «si lleva», «si tienen»…
+        ["si", second, ..]
+            if matches!(
+                *second,
+                "si" | "es" | "hay" | "tienen" | "tiene" | "lleva" | "llevan" | "son"
+            ) =>
+        {
             Some(true)
         }
-        ["si", "no", ..] => Some(false),
         _ => None,
     }
+}
+
+/// «si es, quiero uno», «si no lleva, poneme uno»: the request after the
+/// condition's own words (up to the comma).
+fn after_condition(clause: &str) -> Option<String> {
+    let folded = normalize(clause);
+    if !folded.starts_with("si ") {
+        return None;
+    }
+    let words: Vec<&str> = clause.split_whitespace().collect();
+    let comma = words.iter().take(4).position(|w| w.ends_with(','))?;
+    (comma + 1 < words.len()).then(|| words[comma + 1..].join(" "))
 }
 
 /// Words a shop request or a question about a product's price is made of.
@@ -346,6 +364,11 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         // a question pointing back at what was just told carries it along.
         let clause = match told.take() {
             Some(story) if points_back(&clause) => format!("{story} {clause}"),
+            _ => clause,
+        };
+        // «¿…? si es, quiero uno»: the request, without the condition's words.
+        let clause = match after_condition(&clause) {
+            Some(request) if asks_any => request,
             _ => clause,
         };
         let tells = tells(&clause, names_product(&clause));

@@ -163,6 +163,9 @@ pub const ASKS: &[&str] = &[
 pub const QUESTION: &[&str] = &[
     "cuanto",
     "a cuanto",
+    "a como",
+    "a como esta",
+    "a como estan",
     "en cuanto",
     "precio",
     "precios",
@@ -313,6 +316,8 @@ pub const DONE: &[&str] = &[
     "confirmar",
     "confirmo",
     "confirmame",
+    "confirme",
+    "confirme el pedido",
     "hazme el pedido",
     "manda el pedido",
     "procede",
@@ -623,6 +628,8 @@ pub fn adds(word: &str) -> bool {
     [
         "agreg", "anad", "pong", "ponm", "ponl", "ech", "mand", "anot", "apunt", "sum", "encarg",
         "pid", "trai", "apart", "regal", "reserv", "separ", "guard",
+        // Voseo: «poneme», «agregame», «pasame».
+        "pone", "pasam",
     ]
     .iter()
     .any(|stem| word.starts_with(stem))

@@ -1221,8 +1221,32 @@ impl Reader<'_> {
     /// What the message asks of each product it names, clause by clause.
     fn product_actions(&mut self, found: &[Mention]) -> Vec<ProposedAction> {
         let words = self.words;
-        let question = self.input.customer_message.contains('?')
-            || self.input.customer_message.trim_start().starts_with('¿');
+        // «two lemonades and one croissant, that's all — how much?»: the
+        // question is the total after the order, not about a product.
+        let asks_the_total = any(self.text, lexicon::CLOSES)
+            && any(
+                self.text,
+                &[
+                    "cuanto es",
+                    "cuanto seria",
+                    "cuanto sale",
+                    "cuanto te debo",
+                    "cuanto le debo",
+                ],
+            );
+        let question = (self.input.customer_message.contains('?')
+            || self.input.customer_message.trim_start().starts_with('¿'))
+            && !asks_the_total;
+        // Where the closing words begin after the last product: the last
+        // product's clause ends there.
+        let closing_at = asks_the_total
+            .then(|| {
+                let last = found.last().map_or(0, |m| m.end);
+                let mut closing = vec![false; words.len()];
+                lexicon::cover(words, lexicon::CLOSES, &mut closing);
+                (last..words.len()).find(|&k| closing[k])
+            })
+            .flatten();
         let mut actions: Vec<ProposedAction> = Vec::new();
         // The quantity a product takes when the customer swaps it for another.
         let mut swapped_quantity: Option<i64> = None;
@@ -1249,7 +1273,9 @@ impl Reader<'_> {
             if postfix && i > 0 && counted_after(&found[i - 1]) {
                 clause_start = (clause_start + 1).min(mention.start);
             }
-            let clause_end = found.get(i + 1).map_or(words.len(), |m| m.start);
+            let clause_end = found
+                .get(i + 1)
+                .map_or(closing_at.unwrap_or(words.len()), |m| m.start);
             let before = &words[clause_start..mention.start];
             let mut after = &words[mention.end..clause_end];
             let mut cut_short = false;
@@ -1345,6 +1371,15 @@ impl Reader<'_> {
             let Some(mut action) = action else {
                 continue;
             };
+            // «los dos capuchinos, cámbialos por dos chais» with a chai already
+            // in the cart: what comes in is added to its line, not set.
+            if swapped_quantity.is_some()
+                && action.action_type == "UPDATE_QUANTITY"
+                && let Some(q) = action.params.quantity.as_ref().and_then(|q| q.as_i64())
+            {
+                swapped_quantity = None;
+                action = ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+            }
             if action.action_type == "ADD_TO_CART" {
                 let said = quantity_before(before).or_else(|| quantity_after(after));
                 // "uff qué caro el cheesecake, en otro lado está a 20": a bare
@@ -1554,9 +1589,23 @@ impl Reader<'_> {
         let mut closing = vec![false; self.words.len()];
         lexicon::cover(self.words, lexicon::CLOSES, &mut closing);
         let closes = closing.iter().any(|c| *c);
+        // «poneme uno pa mi viejo»: who it is for, after the count, is no request.
+        let for_whom = self
+            .words
+            .iter()
+            .enumerate()
+            .skip(at + 1)
+            .find(|(_, w)| matches!(**w, "para" | "pa" | "pal"))
+            .map(|(k, _)| k)
+            .filter(|&k| {
+                self.words[k..].iter().all(|w| {
+                    token_number(w).is_none() && !names_a_product(w, &self.input.product_catalog)
+                })
+            });
         let rest_known = self.words.iter().enumerate().all(|(k, w)| {
             k == at
                 || closing[k]
+                || for_whom.is_some_and(|from| k >= from)
                 || pointed.is_some() && (pointer(w) || matches!(*w, "de" | "ya" | "tambien"))
                 || lexicon::FILLER.contains(w)
                 || lexicon::ADD.contains(w)
@@ -1866,9 +1915,19 @@ fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let words = tokens(&text);
+    // «dame los 3», and «dame 2 y tres americanos»: a count said after an order
+    // verb and before «y», with no product of its own.
     let Some(at) = words
         .windows(2)
         .position(|w| matches!(w[0], "los" | "las") && count(w[1]).is_some())
+        .or_else(|| {
+            words.windows(3).position(|w| {
+                (lexicon::adds(w[0]) || matches!(w[0], "dame" | "deme" | "quiero"))
+                    && count(w[1]).is_some()
+                    && !matches!(w[1], "un" | "una" | "uno")
+                    && matches!(w[2], "y" | "e")
+            })
+        })
     else {
         return text;
     };

@@ -1366,6 +1366,17 @@ fn what_was_said_before_completes_a_short_answer() {
         describe(&propose(&pointed)),
         ["ADD_TO_CART 6 x3", "ADD_TO_CART 9 x2"]
     );
+    // «dame 2 y tres americanos…»: the count before «y» is the product asked about.
+    let mut counted = input(
+        Browsing,
+        "dame 2 y tres americanos, no, mejor nomás 2 americanos",
+        &[],
+    );
+    counted.focus = Some(6);
+    assert_eq!(
+        describe(&propose(&counted)),
+        ["ADD_TO_CART 6 x2", "ADD_TO_CART 3 x2"]
+    );
     // The product just asked about, one more, and the summary.
     let mut closing = input(CartOpen, "dale, sumame uno y cerrame el pedido", &[(7, 3)]);
     closing.focus = Some(6);
@@ -1456,5 +1467,26 @@ fn swaps_only_counts_and_foreign_words_read_whole() {
             &["CONFIRM_ORDER"],
         ),
         (Checkout, "Conforme, proceda", &[(2, 1)], &["CONFIRM_ORDER"]),
+        // What comes in by a swap is added to its line.
+        (
+            CartOpen,
+            "los dos capuchinos, cámbialos por dos chais",
+            &[(8, 2), (4, 1)],
+            &["REMOVE_ITEM 8", "ADD_TO_CART 4 x2"],
+        ),
+        // «Confirme» before the summary shows it.
+        (
+            CartOpen,
+            "Confirme el pedido, por favor.",
+            &[(2, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        // The total asked after the order.
+        (
+            Browsing,
+            "Awesome. Two matchas and one croissant please, that's all - how much?",
+            &[],
+            &["ADD_TO_CART 2 x2", "ADD_TO_CART 7 x1", "REVIEW_ORDER"],
+        ),
     ]);
 }
