@@ -827,54 +827,46 @@ pub fn read_english(normalized: &str) -> String {
         ("no more", "ya no"),
         ("thank you", "gracias"),
     ];
-    let mut text = format!(" {normalized} ");
-    for (english, spanish) in PHRASES {
-        text = text.replace(&format!(" {english} "), &format!(" {spanish} "));
-    }
-    text.trim()
-        .split(' ')
-        .map(|word| match word {
-            "add" => "agrega",
-            "what" => "que",
-            "remove" | "delete" => "quita",
-            "checkout" | "total" | "bill" => "cuanto es",
-            "done" => "listo",
-            "yes" | "yeah" | "yep" | "sure" => "si",
-            "please" | "pls" => "por favor",
-            "and" => "y",
-            "also" => "tambien",
-            "more" => "mas",
-            "a" | "an" | "one" => "un",
-            "two" => "dos",
-            "three" => "tres",
-            "four" => "cuatro",
-            "five" => "cinco",
-            "six" => "seis",
-            "the" => "el",
-            "lemonade" => "limonada",
-            "lemonades" => "limonadas",
-            "coffee" => "cafe",
-            "coffees" => "cafes",
-            "cappuccino" => "capuchino",
-            "cappuccinos" => "capuchinos",
-            "tea" => "te",
-            "hi" | "hello" => "hola",
-            "thanks" => "gracias",
-            "cancel" => "cancelar",
-            "with" => "con",
-            "without" => "sin",
-            "actually" | "instead" => "mejor",
-            "swap" | "replace" | "change" => "cambia",
-            "for" => "por",
-            "juice" => "jugo",
-            "wait" => "espera",
-            "then" => "entonces",
-            "vegan" => "vegano",
-            "is" => "es",
-            w => w,
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    translated(normalized, PHRASES, |word| match word {
+        "add" => "agrega",
+        "what" => "que",
+        "remove" | "delete" => "quita",
+        "checkout" | "total" | "bill" => "cuanto es",
+        "done" => "listo",
+        "yes" | "yeah" | "yep" | "sure" => "si",
+        "please" | "pls" => "por favor",
+        "and" => "y",
+        "also" => "tambien",
+        "more" => "mas",
+        "a" | "an" | "one" => "un",
+        "two" => "dos",
+        "three" => "tres",
+        "four" => "cuatro",
+        "five" => "cinco",
+        "six" => "seis",
+        "the" => "el",
+        "lemonade" => "limonada",
+        "lemonades" => "limonadas",
+        "coffee" => "cafe",
+        "coffees" => "cafes",
+        "cappuccino" => "capuchino",
+        "cappuccinos" => "capuchinos",
+        "tea" => "te",
+        "hi" | "hello" => "hola",
+        "thanks" => "gracias",
+        "cancel" => "cancelar",
+        "with" => "con",
+        "without" => "sin",
+        "actually" | "instead" => "mejor",
+        "swap" | "replace" | "change" => "cambia",
+        "for" => "por",
+        "juice" => "jugo",
+        "wait" => "espera",
+        "then" => "entonces",
+        "vegan" => "vegano",
+        "is" => "es",
+        w => w,
+    })
 }
 
 /// Basic Portuguese of a Brazilian tourist or a border customer, read as the
@@ -901,38 +893,44 @@ pub fn read_portuguese(normalized: &str) -> String {
         ("muito obrigado", "gracias"),
         ("muito obrigada", "gracias"),
     ];
+    translated(normalized, PHRASES, |word| match word {
+        "quero" => "quiero",
+        "gostaria" => "quisiera",
+        "dois" | "duas" => "dos",
+        "tres" => "tres",
+        "um" => "un",
+        "uma" => "una",
+        "e" => "y",
+        "suco" => "jugo",
+        "sucos" => "jugos",
+        "sim" => "si",
+        "nao" => "no",
+        "obrigado" | "obrigada" => "gracias",
+        "isso" => "eso",
+        "mais" => "mas",
+        "tambem" => "tambien",
+        "entao" => "entonces",
+        "com" => "con",
+        "sem" => "sin",
+        "cartao" => "tarjeta",
+        "aceitam" => "aceptan",
+        "voces" => "ustedes",
+        "tem" => "tienen",
+        "cafe" => "cafe",
+        w => w,
+    })
+}
+
+/// A folded text with `phrases` put in their Spanish words, then each word by
+/// `word`.
+fn translated(normalized: &str, phrases: &[(&str, &str)], word: impl Fn(&str) -> &str) -> String {
     let mut text = format!(" {normalized} ");
-    for (portuguese, spanish) in PHRASES {
-        text = text.replace(&format!(" {portuguese} "), &format!(" {spanish} "));
+    for (foreign, spanish) in phrases {
+        text = text.replace(&format!(" {foreign} "), &format!(" {spanish} "));
     }
     text.trim()
         .split(' ')
-        .map(|word| match word {
-            "quero" => "quiero",
-            "gostaria" => "quisiera",
-            "dois" | "duas" => "dos",
-            "tres" => "tres",
-            "um" => "un",
-            "uma" => "una",
-            "e" => "y",
-            "suco" => "jugo",
-            "sucos" => "jugos",
-            "sim" => "si",
-            "nao" => "no",
-            "obrigado" | "obrigada" => "gracias",
-            "isso" => "eso",
-            "mais" => "mas",
-            "tambem" => "tambien",
-            "entao" => "entonces",
-            "com" => "con",
-            "sem" => "sin",
-            "cartao" => "tarjeta",
-            "aceitam" => "aceptan",
-            "voces" => "ustedes",
-            "tem" => "tienen",
-            "cafe" => "cafe",
-            w => w,
-        })
+        .map(word)
         .collect::<Vec<_>>()
         .join(" ")
 }
