@@ -60,6 +60,10 @@ fn token_of(folded: &str) -> Option<String> {
 
 pub fn answer(text: &str) -> Answer {
     let folded = fold(text);
+    // «¿sí?» asks back; it confirms nothing.
+    if folded.contains('?') {
+        return Answer::Other;
+    }
     let Some(folded) = token_of(&folded) else {
         return Answer::Other;
     };
@@ -118,6 +122,8 @@ mod tests {
             "nop",
             "sí, pero",
             "sí también",
+            "¿sí?",
+            "ok?",
             "si va",
             "okay",
             "dale",

@@ -311,6 +311,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         "me quedo a deber",
         "me quedaron a deber",
     ]) && !message.has(&["le debo", "les debo", "debo"])
+        && !message.has(words::SPEND)
     {
         return FinanceProposal::new(vec![action("REPLY")], messages::RECEIVABLES);
     }
@@ -382,7 +383,13 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
                     let mut logged = log(&part, *income);
                     // «ayer pagué 500 de luz y 300 de agua»: the date said once is
                     // every movement's.
+                    // Only a date said with the first movement («ayer pagué 500
+                    // de luz y 300 de agua»); «…y ayer 300» is the second's own.
+                    let said_first = Message::read(&parts[0].0, input.today, Direction::Past)
+                        .date
+                        .is_some();
                     if part.date.is_none()
+                        && said_first
                         && let Some(date) = message.date
                     {
                         for a in &mut logged.proposed_actions {
@@ -780,8 +787,20 @@ fn simulate(message: &Message, input: &FinanceInput) -> FinanceProposal {
 
 /// A message's purchase clause and the bank balance said in another clause.
 fn purchase_and_balance(raw: &str) -> Option<(String, i64)> {
-    let clauses: Vec<&str> = raw
-        .split(['?', '¿', ';', '.'])
+    // «tengo 20.000 en el banco»: a point between digits is no full stop.
+    let chars: Vec<char> = raw.chars().collect();
+    let cut: String = chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| {
+            let between_digits = i > 0
+                && chars[i - 1].is_ascii_digit()
+                && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
+            if c == '.' && !between_digits { ';' } else { c }
+        })
+        .collect();
+    let clauses: Vec<&str> = cut
+        .split(['?', '¿', ';'])
         .flat_map(|c| c.split(", "))
         .flat_map(|c| c.split(" y "))
         .filter(|c| !c.trim().is_empty())

@@ -370,6 +370,18 @@ fn incomes_are_read_by_who_receives_and_default_to_another_income() {
         assert_eq!(a.params.amount, Param::Given(cents), "{text}");
         assert_eq!(category(&a), Some(key), "{text}");
     }
+    // Taken from pay, or change given back, is no income.
+    for text in [
+        "me descontaron 500 del sueldo",
+        "pagué 200 del súper y me dieron 50 de cambio",
+    ] {
+        assert!(
+            idle(text)
+                .iter()
+                .all(|a| a.params.kind != Param::Given(crate::finance::core::TxKind::Income)),
+            "{text}"
+        );
+    }
     // Charged or paid by me is spending.
     let a = only("me cobraron 299 de Spotify");
     assert_eq!(
@@ -470,4 +482,7 @@ fn a_taken_back_amount_patches_and_a_supposed_purchase_is_simulated() {
         kind(&only("¿puedo pagar un hotel en Mazatlán de 4,200?")),
         "SIMULATE_PURCHASE"
     );
+    // A point between digits is no full stop.
+    let actions = idle("¿me alcanza para un viaje de 6 mil? tengo 20.000 en el banco");
+    assert_eq!(actions[1].params.amount, Param::Given(2_000_000));
 }

@@ -100,8 +100,27 @@ pub fn receives(norm: &str) -> bool {
             "salary",
         ],
     ) && !any(norm, SPEND)
+        // Not «me descontaron 500 del sueldo», «500 de la quincena en comida».
+        && !norm.split(' ').any(|w| w.starts_with("descont"))
+        && !any(
+            norm,
+            &["del sueldo", "de la quincena", "de mi sueldo", "de la nomina", "del aguinaldo"],
+        )
     {
         return true;
+    }
+    // «me dieron 50 de cambio», «me cayeron 800 de multa»: not money earned.
+    if any(
+        norm,
+        &[
+            "de cambio",
+            "de vuelto",
+            "de descuento",
+            "de multa",
+            "de recargo",
+        ],
+    ) {
+        return false;
     }
     let words: Vec<&str> = norm.split(' ').collect();
     words.iter().enumerate().any(|(i, w)| {
@@ -118,8 +137,7 @@ pub fn receives(norm: &str) -> bool {
                 .any(|verb| {
                     matches!(
                         *verb,
-                        "pago"
-                            | "pagan"
+                        "pagan"
                             | "pagaron"
                             | "pagar"
                             | "dio"
@@ -130,8 +148,6 @@ pub fn receives(norm: &str) -> bool {
                             | "devolvio"
                             | "reembolsaron"
                             | "reembolso"
-                            | "llegaron"
-                            | "cayeron"
                             | "entro"
                             | "transfirio"
                     ) || verb.starts_with("deposit")

@@ -31,6 +31,8 @@ fn condition(text: &str) -> Option<bool> {
     let folded = normalize(after);
     let words = tokens(&folded);
     match words.as_slice() {
+        // «si no es molestia»: manners, no condition.
+        ["si", "no", "es", "molestia" | "mucha", ..] => None,
         ["si", "no", ..] => Some(false),
         // «si sí», «si es así», «si es», «si hay», «si lleva», «si tienen»…
         ["si", second, ..]

@@ -151,10 +151,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
             .iter()
             .filter_map(|m| m.product())
             .any(|id| input.cart.lines.iter().any(|l| l.product_id == id));
-        if names_a_line
-            && said.iter().any(|w| super::swap_verb(w))
-            && let Some(by) = said.iter().position(|w| matches!(*w, "por" | "x"))
-        {
+        if names_a_line && let Some(by) = super::swap_joiner(&said) {
             products.extend(
                 mentions::find(&said[by + 1..], &input.product_catalog)
                     .into_iter()

@@ -628,11 +628,12 @@ pub fn adds(word: &str) -> bool {
     [
         "agreg", "anad", "pong", "ponm", "ponl", "ech", "mand", "anot", "apunt", "sum", "encarg",
         "pid", "trai", "apart", "regal", "reserv", "separ", "guard",
-        // Voseo: «poneme», «agregame», «pasame».
-        "pone", "pasam",
+        "pasam",
     ]
     .iter()
     .any(|stem| word.starts_with(stem))
+        // Voseo: «poneme», «ponele».
+        || matches!(word, "poneme" | "ponele" | "ponelo" | "ponela")
 }
 
 /// Words the lexicon knows: they are what they say, never a typo of a product

@@ -1192,7 +1192,7 @@ impl Reader<'_> {
         if input.cart.lines.is_empty() || !self.words.iter().any(|w| swap_verb(w)) {
             return None;
         }
-        let by = self.words.iter().position(|w| matches!(*w, "por" | "x"))?;
+        let by = swap_joiner(self.words)?;
         let source_read = found.iter().any(|m| {
             m.start < by
                 && m.candidates
@@ -1878,16 +1878,23 @@ fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
     let [line] = named.as_slice() else {
         return None;
     };
-    if !input.cart.lines.iter().any(|l| l.product_id == *line)
-        || words
-            .iter()
-            .any(|w| swap_verb(w) || matches!(*w, "por" | "x"))
-    {
+    // Only a bare answer naming the line («el capuchino, perdón»): another
+    // verb («mejor quita el capuchino») is a request of its own.
+    let named_words: usize = mentions::find(words, &input.product_catalog)
+        .iter()
+        .map(|m| m.end - m.start)
+        .sum();
+    let others = words
+        .iter()
+        .filter(|w| !STOPWORDS_AROUND.contains(w) && !lexicon::FILLER.contains(w))
+        .filter(|w| !matches!(**w, "perdon" | "ese" | "esa" | "ah" | "ahh" | "si"))
+        .count();
+    if !input.cart.lines.iter().any(|l| l.product_id == *line) || others > named_words {
         return None;
     }
     let before = previous_message(input)?;
     let said: Vec<&str> = tokens(&before);
-    let by = said.iter().position(|w| matches!(*w, "por" | "x"))?;
+    let by = swap_joiner(&said)?;
     let target = said[by + 1..].join(" ");
     if mentions::find(&said[by + 1..], &input.product_catalog).is_empty() {
         return None;
@@ -1997,6 +2004,16 @@ fn swap_verb(word: &str) -> bool {
     word.starts_with("cambi") || word.starts_with("reemplaz")
 }
 
+/// Where «por» or «x» joins a swap: the first after the swap verb («por favor
+/// cambia el latte por un chai» is joined by the second «por»).
+fn swap_joiner(words: &[&str]) -> Option<usize> {
+    let verb = words.iter().position(|w| swap_verb(w))?;
+    words[verb + 1..]
+        .iter()
+        .position(|w| matches!(*w, "por" | "x"))
+        .map(|p| verb + 1 + p)
+}
+
 /// Words around a swap's products that name nothing («cambia el … por»).
 const STOPWORDS_AROUND: &[&str] = &[
     "el", "la", "los", "las", "un", "una", "uno", "de", "del", "me", "porfa", "mejor", "lo", "la",
@@ -2103,7 +2120,9 @@ fn clause_action(
         return Some(ProposedAction::new("REMOVE_ITEM").product(id));
     }
     // «que sean dos nada más»: «nada más» / «no más» is «only», never «more».
-    let without_only = clause.replace("nada mas", "").replace("no mas", "");
+    let without_only = only_after_count(&clause_words)
+        .replace(" nada mas", "")
+        .replace(" no mas", "");
     let more = any(&without_only, &["mas", "otro", "otra", "otros", "otras"]);
     if in_cart > 0
         && (partitive || only)

@@ -1474,6 +1474,27 @@ fn swaps_only_counts_and_foreign_words_read_whole() {
             &[(8, 2), (4, 1)],
             &["REMOVE_ITEM 8", "ADD_TO_CART 4 x2"],
         ),
+        // «…americano más» is one more, whatever «no más» it ends in.
+        (
+            CartOpen,
+            "solo quiero un americano más",
+            &[(3, 2)],
+            &["ADD_TO_CART 3 x1"],
+        ),
+        // The swap's «por» comes after its verb.
+        (
+            CartOpen,
+            "por favor cambia el latte por un chai",
+            &[(8, 1), (5, 1)],
+            &["CLARIFY"],
+        ),
+        // «¿qué le ponen?» asks; only voseo's «poneme» orders.
+        (
+            CartOpen,
+            "¿qué le ponen al capuchino?",
+            &[(3, 1)],
+            &["SHOW_PRODUCT 8"],
+        ),
         // «Confirme» before the summary shows it.
         (
             CartOpen,
