@@ -578,14 +578,7 @@ async fn faults_lose_double_and_reorder_nothing() {
     // committed while the override was on.
     tokio::time::sleep(Duration::from_secs(2)).await;
     for _ in 0..90 {
-        let waiting: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM inbox i JOIN conversations c ON c.id = i.conversation_id
-             JOIN contacts ct ON ct.id = c.contact_id
-             WHERE ct.external_id LIKE 'u:race-%' AND i.status <> 'done'",
-        )
-        .fetch_one(&observer)
-        .await
-        .unwrap();
+        let waiting = unfinished_race_turns(&observer).await;
         if waiting == 0 {
             break;
         }
@@ -617,14 +610,7 @@ async fn faults_lose_double_and_reorder_nothing() {
     .fetch_one(&observer)
     .await
     .unwrap();
-    let pending: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM inbox i JOIN conversations c ON c.id = i.conversation_id
-         JOIN contacts ct ON ct.id = c.contact_id
-         WHERE ct.external_id LIKE 'u:race-%' AND i.status <> 'done'",
-    )
-    .fetch_one(&observer)
-    .await
-    .unwrap();
+    let pending = unfinished_race_turns(&observer).await;
     assert!(takeovers >= 900, "the takeovers ran: {takeovers}");
     // Both sides of the race happened: turns answered, and turns silenced.
     let (answered, silenced): (i64, i64) = sqlx::query_as(
@@ -1103,4 +1089,16 @@ async fn reminders_are_sent_once_through_worker_kills() {
     tendero::db::drop_scratch(&admin, pool, &scratch)
         .await
         .unwrap();
+}
+
+/// Messages of the takeover race not yet answered or skipped.
+async fn unfinished_race_turns(observer: &sqlx::PgPool) -> i64 {
+    sqlx::query_scalar(
+        "SELECT count(*) FROM inbox i JOIN conversations c ON c.id = i.conversation_id
+         JOIN contacts ct ON ct.id = c.contact_id
+         WHERE ct.external_id LIKE 'u:race-%' AND i.status <> 'done'",
+    )
+    .fetch_one(observer)
+    .await
+    .unwrap()
 }

@@ -442,6 +442,14 @@ async fn score_knowledge(
             _ => source["title"].as_str().unwrap_or("").to_owned(),
         })
         .collect();
+    // How the answers were worked out, for whoever reads a miss.
+    let steps = || {
+        answers
+            .iter()
+            .map(|a| a["steps"].to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let judged = turn.expect.gray.is_some() || turn.expect.sources.is_some();
     if judged && gray {
         score.gray_given += 1;
@@ -451,10 +459,9 @@ async fn score_knowledge(
         if gray && cited.is_empty() {
             score.gray_both += 1;
         } else {
-            let steps: Vec<String> = answers.iter().map(|a| a["steps"].to_string()).collect();
             problems.push(format!(
                 "expected the gray zone, answered from {cited:?} (steps {})",
-                steps.join(" ")
+                steps()
             ));
         }
     }
@@ -463,9 +470,7 @@ async fn score_knowledge(
         if cited.iter().any(|c| c.eq_ignore_ascii_case(expected)) {
             score.right_source += 1;
         } else {
-            // How the answer was worked out, for whoever reads the miss.
-            let steps: Vec<String> = answers.iter().map(|a| a["steps"].to_string()).collect();
-            let steps = steps.join(" ");
+            let steps = steps();
             if gray {
                 problems.push(format!(
                     "gray zone, expected an answer from {expected:?} (steps {steps})"

@@ -607,20 +607,10 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
 /// direction of the one before it. A count of things («y 2 refrescos») is no
 /// money and joins too.
 fn movements(raw: &str) -> Vec<(String, bool)> {
-    let mut pieces: Vec<String> = Vec::new();
-    let mut current = String::new();
-    let chars: Vec<char> = raw.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        let between_digits = i > 0
-            && chars[i - 1].is_ascii_digit()
-            && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
-        if (c == ',' || c == ';') && !between_digits {
-            pieces.push(std::mem::take(&mut current));
-        } else {
-            current.push(c);
-        }
-    }
-    pieces.push(current);
+    let pieces: Vec<String> = cut_outside_numbers(raw, &[',', ';'])
+        .split(';')
+        .map(str::to_owned)
+        .collect();
     let mut split: Vec<String> = Vec::new();
     for piece in pieces {
         let mut rest = piece.as_str();
@@ -785,20 +775,30 @@ fn simulate(message: &Message, input: &FinanceInput) -> FinanceProposal {
     }))
 }
 
-/// A message's purchase clause and the bank balance said in another clause.
-fn purchase_and_balance(raw: &str) -> Option<(String, i64)> {
-    // «tengo 20.000 en el banco»: a point between digits is no full stop.
+/// `raw` with each of `marks` that is not inside a number («1,200», «20.000»)
+/// turned into «;», where the caller cuts.
+fn cut_outside_numbers(raw: &str, marks: &[char]) -> String {
     let chars: Vec<char> = raw.chars().collect();
-    let cut: String = chars
+    chars
         .iter()
         .enumerate()
         .map(|(i, &c)| {
             let between_digits = i > 0
                 && chars[i - 1].is_ascii_digit()
                 && chars.get(i + 1).is_some_and(|n| n.is_ascii_digit());
-            if c == '.' && !between_digits { ';' } else { c }
+            if marks.contains(&c) && !between_digits {
+                ';'
+            } else {
+                c
+            }
         })
-        .collect();
+        .collect()
+}
+
+/// A message's purchase clause and the bank balance said in another clause.
+fn purchase_and_balance(raw: &str) -> Option<(String, i64)> {
+    // «tengo 20.000 en el banco»: a point between digits is no full stop.
+    let cut = cut_outside_numbers(raw, &['.']);
     let clauses: Vec<&str> = cut
         .split(['?', '¿', ';'])
         .flat_map(|c| c.split(", "))

@@ -400,9 +400,7 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         // Another milk than the one a product has is the knowledge's to answer
         // (unless an allergen is asked: «¿tiene leche de almendras? soy
         // alérgica a las nueces»).
-        || (["leche de", "leche vegetal", "deslactosada", "sin lactosa"]
-            .iter()
-            .any(|p| crate::text::contains_phrase(&question.folded, p))
+        || (super::words::asks_another_milk(&question.folded)
             && attributes_asked(&question).is_empty());
     let knowledge_word = question
         .words
@@ -1126,15 +1124,7 @@ pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
     let mut out = Vec::new();
     // «¿lleva leche?» asks about dairy; «leche de almendras», «leche vegetal»
     // or «deslactosada» ask about another milk (the knowledge's to answer).
-    let other_milk = [
-        "leche de",
-        "leche vegetal",
-        "leche deslactosada",
-        "sin lactosa",
-        "leches",
-    ]
-    .iter()
-    .any(|p| crate::text::contains_phrase(&question.folded, p));
+    let other_milk = super::words::asks_another_milk(&question.folded);
     for word in &question.words {
         if word == "leche" && !other_milk && !out.contains(&"lácteos") {
             out.push("lácteos");

@@ -420,10 +420,7 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     }
     // «¿tienen leche de avena o deslactosada?»: another milk is the
     // knowledge's, not a product of the catalog.
-    if ["leche de", "leche vegetal", "deslactosada", "sin lactosa"]
-        .iter()
-        .any(|p| crate::text::contains_phrase(&normalize(clause), p))
-    {
+    if super::words::asks_another_milk(&normalize(clause)) {
         return true;
     }
     // «¿puedo pagar con Tigo Money?»: how to pay, not a wish to pay now.

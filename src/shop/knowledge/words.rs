@@ -683,12 +683,19 @@ pub fn is_general_word(word: &str) -> bool {
 /// is the rest of the question. A verb that is itself the subject («¿contratan
 /// personal?») is not one of them.
 fn is_plural_verb(word: &str) -> bool {
-    const SERVICE: &[&str] = &[
-        "realizar", "efectuar", "ofrecer", "brindar", "manejar", "contar", "disponer", "aceptar",
-        "recibir", "preparar", "trabajar", "hacer", "tener", "dar", "usar", "utilizar",
-    ];
-    word.len() >= 4 && SERVICE.iter().any(|verb| stem(verb) == stem(word))
+    static SERVICE: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        [
+            "realizar", "efectuar", "ofrecer", "brindar", "manejar", "contar", "disponer",
+            "aceptar", "recibir", "preparar", "trabajar", "hacer", "tener", "dar", "usar",
+            "utilizar",
+        ]
+        .iter()
+        .map(|verb| stem(verb))
+        .collect()
+    });
+    word.len() >= 4 && SERVICE.contains(&stem(word))
 }
+
 /// Words a question holds only as its circumstances, read from where they
 /// stand rather than from a list: the word after a possessive («mi empresa»,
 /// «para mi nieta»), after an object pronoun — a verb («me cobran», «se puede»,
@@ -905,6 +912,21 @@ pub fn asks_what_it_is_made_of(clause: &str) -> bool {
     ]
     .iter()
     .any(|p| crate::text::contains_phrase(&folded, p))
+}
+
+/// «leche de almendras», «leche vegetal», «deslactosada»: a milk other than the
+/// one a product is made with, which the knowledge answers (not the catalog).
+pub fn asks_another_milk(folded: &str) -> bool {
+    [
+        "leche de",
+        "leche vegetal",
+        "leche deslactosada",
+        "deslactosada",
+        "sin lactosa",
+        "leches",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(folded, p))
 }
 
 /// A customer's question, read.
