@@ -8,7 +8,8 @@ use sqlx::PgPool;
 
 use super::oracle::Oracle;
 use super::{
-    Recording, Report, ScriptTurn, Setup, audit_of, check_state, ingest, reply_of, tokens_of,
+    AuditRow, Recording, Report, ScriptTurn, Setup, audit_of, check_state, ingest, reply_of,
+    tokens_of,
 };
 use crate::engine::{Engine, EngineSettings};
 use crate::shop::core::ForbiddenKind;
@@ -49,6 +50,43 @@ fn wrong_effect(
             .as_ref()
             .is_some_and(|expected| !expected.eq_ignore_ascii_case(after.1));
     cart_wrong || state_wrong
+}
+
+/// The lines of the conversation's order awaiting payment, by sku.
+async fn open_order_lines(
+    pool: &PgPool,
+    conversation_id: uuid::Uuid,
+) -> sqlx::Result<BTreeMap<String, i64>> {
+    let rows: Vec<(String, i32)> = sqlx::query_as(
+        "SELECT p.sku, oi.quantity FROM orders o \
+         JOIN order_items oi ON oi.order_id = o.id \
+         JOIN products p ON p.id = oi.product_id \
+         WHERE o.conversation_id = $1 AND o.status = 'awaiting_payment'",
+    )
+    .bind(conversation_id)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(sku, q)| (sku, i64::from(q)))
+        .collect())
+}
+
+/// The backend's refusals of a turn, as a miss shows them («refused
+/// ADD_TO_CART: not_grounded …»), so a false refusal is seen at once.
+fn refusals(audit: &[AuditRow]) -> Vec<String> {
+    audit
+        .iter()
+        .filter(|row| row.kind == crate::audit::Kind::ActionRejected)
+        .map(|row| {
+            format!(
+                "refused {} ({}: {})",
+                row.action.as_deref().unwrap_or("?"),
+                row.code.as_deref().unwrap_or("unknown"),
+                row.detail["value"]
+            )
+        })
+        .collect()
 }
 
 /// The actions a script line expects, as a model would propose them. A line
@@ -233,6 +271,16 @@ pub async fn run(
             .into_iter()
             .map(|(sku, q)| (sku, i64::from(q)))
             .collect();
+            // An order awaiting payment holds what the cart held: a script may
+            // write either the emptied cart or the order's lines.
+            let cart = if cart.is_empty()
+                && state == "AWAITING_PAYMENT"
+                && turn.expect.cart.as_ref().is_some_and(|c| !c.is_empty())
+            {
+                open_order_lines(pool, conversation_id).await?
+            } else {
+                cart
+            };
             let audit = audit_of(pool, inbox_id).await?;
             let rejected = report.tally(&audit, crate::audit::Kind::ActionExecuted, &forbidden);
             report.tokens += tokens_of(pool, inbox_id).await?;
@@ -370,6 +418,9 @@ pub async fn run(
             }
             if let Some(state) = &turn.expect.state {
                 *expected_state = Some(state.clone());
+            }
+            if !problems.is_empty() {
+                problems.extend(refusals(&audit));
             }
             let shown = (!problems.is_empty()).then_some(reply.as_str());
             report.score(script_name, index, turn, &problems, shown);

@@ -138,6 +138,8 @@ const HELD_APART: &[&str] = &[
     "tienda-octavas",
     "tienda-novenas",
     "tienda-decimas",
+    "tienda-undecimas",
+    "tienda-duodecimas",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

@@ -321,13 +321,16 @@ fn complains(clause: &str) -> bool {
 /// tres»: a product with a quantity, not asked about, is an order whatever
 /// other words come with it.
 fn orders(clause: &str, names: bool) -> bool {
-    let folded = normalize(clause);
+    let folded = crate::shop::rules::in_shop_words(clause);
     let words = tokens(&folded);
     let quantity = words
         .iter()
         .any(|w| crate::text::token_number(w).is_some() || matches!(*w, "par" | "docena"));
     let interrogative = words.iter().any(|w| INTERROGATIVES.contains(w));
-    names && quantity && !interrogative && !clause.contains('?')
+    names
+        && quantity
+        && !interrogative
+        && (!clause.contains('?') || crate::shop::rules::asks_for(clause))
 }
 
 /// Question words that ask wherever they stand («y el horario cuál es»); «que»

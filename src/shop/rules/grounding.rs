@@ -66,6 +66,12 @@ struct Grounds {
     /// The product the customer asked about last («¿cuánto cuestan 3
     /// brownies?» → «dame los 3»), when this message says a count.
     focus: Option<ProductId>,
+    /// Products named after a swap's «por»: what the swap brings in, added
+    /// even to a line already in the cart.
+    brought_in: BTreeSet<ProductId>,
+    /// A verb of changing or taking out with its object as a pronoun
+    /// («cámbialo por un chocolate», «quítalo»): the line talked about last.
+    points_back: bool,
 }
 
 fn grounds(input: &ProposalInput) -> Grounds {
@@ -88,9 +94,29 @@ fn grounds(input: &ProposalInput) -> Grounds {
     if lexicon::any(&text, &["un par"]) {
         quantities.insert(2);
     }
-    // «y lo mismo de chocolate»: as many as a line already has.
-    if lexicon::any(&text, &["lo mismo", "igual"]) {
+    // «y lo mismo de chocolate»: as many as a line already has; «para mi
+    // esposa lo mismo», naming nothing: every line again.
+    let same_again = lexicon::any(&text, &["lo mismo", "igual"]);
+    if same_again {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
+        if names_none {
+            products.extend(input.cart.lines.iter().map(|l| l.product_id));
+        }
+    }
+    // «uno más de cada uno», naming nothing: every line.
+    if names_none && lexicon::any(&text, &["cada uno", "cada una", "de cada"]) {
+        products.extend(input.cart.lines.iter().map(|l| l.product_id));
+    }
+    // «saca lo último que pedí»: the lines the last change set, or the last line.
+    if lexicon::any(&text, &["lo ultimo", "el ultimo", "la ultima"]) {
+        products.extend(input.last_changed.iter().copied());
+        products.extend(input.cart.lines.last().map(|l| l.product_id));
+    }
+    // «uno de cada postre», «todas las bebidas frías»: every product of the
+    // kind; a kind only one product has names it.
+    products.extend(of_kinds(&words, &input.product_catalog));
+    if lexicon::clears(&text) {
+        quantities.insert(0);
     }
     let mut changes = Vec::new();
     for action in &reading.proposed_actions {
@@ -162,8 +188,26 @@ fn grounds(input: &ProposalInput) -> Grounds {
     let counts = words.iter().any(|w| {
         token_number(w).is_some() || matches!(*w, "otro" | "otra" | "ese" | "esa" | "esos" | "esas")
     });
+    let brought_in = super::swap_joiner(&words)
+        .map(|by| {
+            mentions::find(&words[by + 1..], &input.product_catalog)
+                .into_iter()
+                .filter_map(|m| m.product())
+                .collect()
+        })
+        .unwrap_or_default();
+    let points_back = words.iter().any(|w| {
+        let object = ["melo", "mela", "selo", "sela", "lo", "la", "los", "las"]
+            .iter()
+            .find_map(|clitic| w.strip_suffix(clitic));
+        object.is_some_and(|verb| {
+            verb.len() > 3 && (super::swap_verb(verb) || lexicon::removes(verb))
+        })
+    });
     Grounds {
-        focus: input.focus.filter(|_| counts),
+        brought_in,
+        points_back,
+        focus: input.focus.filter(|_| counts || points_back),
         products,
         names_none,
         last_line: input.cart.lines.last().map(|l| l.product_id),
@@ -188,7 +232,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
 impl Grounds {
     fn names(&self, id: ProductId) -> bool {
         self.products.contains(&id)
-            || (self.names_none && self.last_line == Some(id))
+            || ((self.names_none || self.points_back) && self.last_line == Some(id))
             || self.focus == Some(id)
     }
 
@@ -239,7 +283,7 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
             // Emptying the cart and calling an order off are different requests.
             ActionKind::ClearCart => asked(
                 kind,
-                grounds.read_as(&["CLEAR_CART"]) || grounds.says(lexicon::CLEAR),
+                grounds.read_as(&["CLEAR_CART"]) || lexicon::clears(&grounds.text),
             ),
             ActionKind::CancelOrder => asked(
                 kind,
@@ -247,11 +291,14 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
                     || grounds.says(lexicon::CANCEL)
                     || grounds.text.split(' ').any(|w| w.starts_with("cancel")),
             ),
+            // «No confirmo todavía» holds the word and denies it.
             ActionKind::ConfirmOrder => asked(
                 kind,
                 grounds.read_as(&["CONFIRM_ORDER"])
-                    || super::is_yes(&input.customer_message)
-                    || grounds.says(lexicon::CONFIRM),
+                    || ((super::is_yes(&input.customer_message)
+                        || grounds.says(lexicon::CONFIRM)
+                        || confirms(&grounds.text))
+                        && !grounds.text.split(' ').any(|w| w == "no")),
             ),
             ActionKind::Escalate => {
                 asked(kind, grounds.read_as(&["ESCALATE"]) || grounds.says(PERSON))
@@ -392,7 +439,12 @@ fn cart_change(
             .text
             .split(' ')
             .any(|w| lexicon::adds(w) || matches!(w, "otro" | "otra" | "otros" | "otras" | "mas"));
-    if kind == ActionKind::AddToCart && in_cart > 0 && takes_away && !adds_word {
+    if kind == ActionKind::AddToCart
+        && in_cart > 0
+        && takes_away
+        && !adds_word
+        && !grounds.brought_in.contains(&id)
+    {
         return Err(Ungrounded::NotAsked { action: kind });
     }
     match quantity {
@@ -401,6 +453,45 @@ fn cart_change(
         }
         _ => Ok(()),
     }
+}
+
+/// A verb of confirming in any person («confirmamos», «confirme nomás») not
+/// denied right before it («no confirmo todavía»).
+fn confirms(text: &str) -> bool {
+    let words: Vec<&str> = text.split(' ').collect();
+    words.iter().enumerate().any(|(at, w)| {
+        w.starts_with("confirm")
+            && !words[at.saturating_sub(2)..at]
+                .iter()
+                .any(|before| matches!(*before, "no" | "sin" | "antes"))
+    })
+}
+
+/// The products a kind word names: every product of the kind after «cada» or
+/// «todos»/«todas» («uno de cada postre»), or the only product of its kind.
+fn of_kinds(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> Vec<ProductId> {
+    let mut named = Vec::new();
+    for (at, word) in words.iter().enumerate() {
+        let Some((_, tag)) = lexicon::KINDS.iter().find(|(said, _)| said == word) else {
+            continue;
+        };
+        let of_kind: Vec<ProductId> = catalog
+            .iter()
+            .filter(|e| {
+                e.tags
+                    .iter()
+                    .any(|t| crate::text::normalize(t) == crate::text::normalize(tag))
+            })
+            .map(|e| e.product_id)
+            .collect();
+        let every = words[at.saturating_sub(3)..at]
+            .iter()
+            .any(|w| matches!(*w, "cada" | "todos" | "todas"));
+        if every || of_kind.len() == 1 {
+            named.extend(of_kind);
+        }
+    }
+    named
 }
 
 /// The quantity a line holds after a change (`None` when the change is unreadable).

@@ -72,6 +72,47 @@ pub const ADD: &[&str] = &[
     "mas",
 ];
 
+/// A request said as a question to the shop («¿me das un chocolate?», «¿me
+/// puedes preparar dos capuchinos?», «can I get a brownie?» read as «quiero»):
+/// an order, however it ends.
+pub const ASKS_FOR: &[&str] = &[
+    "me das",
+    "me da",
+    "me dan",
+    "me pasas",
+    "me pasa",
+    "me vendes",
+    "me vende",
+    "me venden",
+    "me traes",
+    "me trae",
+    "me traen",
+    "me preparas",
+    "me prepara",
+    "me preparan",
+    "me regalas",
+    "me regala",
+    "me pones",
+    "me pone",
+    "me mandas",
+    "me manda",
+    "me mandan",
+    "me alistas",
+    "me apartas",
+    "me separas",
+    "me guardas",
+    "me puedes dar",
+    "me puede dar",
+    "me pueden dar",
+    "me podrias dar",
+    "me podria dar",
+    "puedo pedir",
+    "podria pedir",
+    "quiero",
+    "quisiera",
+    "me gustaria",
+];
+
 /// Remove verbs: the customer wants a line out.
 pub const REMOVE: &[&str] = &[
     "quita",
@@ -113,6 +154,7 @@ pub const REMOVE: &[&str] = &[
 
 /// Verbs that set a line to a quantity.
 pub const SET: &[&str] = &[
+    "en total",
     "cambia",
     "cambiame",
     "cambiale",
@@ -613,6 +655,31 @@ pub const KINDS: &[(&str, &str)] = &[
     ("veganas", "vegano"),
 ];
 
+/// Whether the words empty the whole cart: a phrase of [`CLEAR`], or a verb of
+/// taking out or emptying with «todo» or «el carrito» right after it («borre
+/// todo por favor», «sáquenme todo»), not «quita todos los brownies».
+pub fn clears(text: &str) -> bool {
+    if any(text, CLEAR) {
+        return true;
+    }
+    let words: Vec<&str> = text.split(' ').collect();
+    words.iter().enumerate().any(|(at, w)| {
+        (removes(w) || w.starts_with("vaci") || w.starts_with("limpi")) && {
+            // «borre todo», «vacíame el carrito», not «quítelo del todo».
+            let next = match words.get(at + 1) {
+                Some(&("me" | "el" | "mi" | "lo")) => at + 2,
+                _ => at + 1,
+            };
+            words
+                .get(next)
+                .is_some_and(|w| matches!(*w, "todo" | "carrito" | "carro"))
+                && words
+                    .get(next + 1)
+                    .is_none_or(|after| !matches!(*after, "de" | "del"))
+        }
+    })
+}
+
 /// Whether a word is a verb of taking something out, by its stem, in any person
 /// ("quítelo", "sácamelo", "bórrenlo", "elimínalo").
 pub fn removes(word: &str) -> bool {
@@ -878,6 +945,7 @@ pub fn read_portuguese(normalized: &str) -> String {
     const MARKERS: &[&str] = &[
         "quero", "dois", "duas", "voces", "sim", "obrigado", "obrigada", "suco", "sucos", "isso",
         "cartao", "aceitam", "nao", "tambem", "gostaria", "tem", "fica", "entao", "fechar",
+        "mesmo", "pro", "meu", "minha", "pode",
     ];
     let words: Vec<&str> = normalized.split(' ').collect();
     if !words.iter().any(|w| MARKERS.contains(w)) {
@@ -893,6 +961,8 @@ pub fn read_portuguese(normalized: &str) -> String {
         ("por favor", "por favor"),
         ("muito obrigado", "gracias"),
         ("muito obrigada", "gracias"),
+        ("o mesmo", "lo mismo"),
+        ("a mesma", "lo mismo"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "quero" => "quiero",
@@ -918,6 +988,8 @@ pub fn read_portuguese(normalized: &str) -> String {
         "voces" => "ustedes",
         "tem" => "tienen",
         "cafe" => "cafe",
+        "pro" | "pra" => "para",
+        "meu" | "minha" => "mi",
         w => w,
     })
 }

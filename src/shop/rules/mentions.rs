@@ -310,6 +310,16 @@ impl NameIndex {
 }
 
 /// Finds product mentions, most complete first, never overlapping.
+/// Whether a count stands right before word `at` («un solo croissant», «tres
+/// cafés»).
+fn counted_before(words: &[&str], at: usize) -> bool {
+    let mut k = at;
+    while k > 0 && matches!(words[k - 1], "solo" | "sola" | "mas") {
+        k -= 1;
+    }
+    k > 0 && crate::text::token_number(words[k - 1]).is_some()
+}
+
 pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
     static NAMES: LazyLock<CatalogMemo<NameIndex>> = LazyLock::new(Default::default);
     let index = NAMES.get(catalog, NameIndex::new);
@@ -370,7 +380,19 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             }
             continue;
         }
-        if mentions.iter().any(|m| m.candidates.contains(id)) {
+        // A product named twice is read where it is ordered: «el cheesecake es
+        // el mejor… queríamos llevar un cheesecake», «dos croissants, no
+        // perdón, un solo croissant».
+        if let Some(m) = mentions.iter_mut().find(|m| m.candidates.contains(id)) {
+            if m.candidates.len() == 1
+                && counted_before(words, *start)
+                && (!counted_before(words, m.start) || *start > m.start)
+            {
+                taken[m.start..m.end].iter_mut().for_each(|t| *t = false);
+                taken[*start..*end].iter_mut().for_each(|t| *t = true);
+                m.start = *start;
+                m.end = *end;
+            }
             continue;
         }
         taken[*start..*end].iter_mut().for_each(|t| *t = true);

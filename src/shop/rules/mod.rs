@@ -179,6 +179,18 @@ pub fn says_nothing(text: &str) -> bool {
 /// shop handles (an order or removal verb, the catalog, the total, clearing or
 /// cancelling, a plain yes or no), and the words none of those phrases, nor a
 /// greeting, thanks or a filler, explain.
+/// Whether a message asks for something to be served, even as a question
+/// («¿me das un chocolate?», «can I get a brownie?»).
+pub fn asks_for(text: &str) -> bool {
+    any(&prepared(text), lexicon::ASKS_FOR)
+}
+
+/// A message folded as the rules read it: chat spellings, emoji, basic English
+/// and Portuguese in the Spanish words they stand for.
+pub fn in_shop_words(text: &str) -> String {
+    prepared(text)
+}
+
 pub fn shop_phrases(text: &str) -> ShopPhrases {
     let text = prepared(text);
     let words = tokens(&text);
@@ -268,28 +280,33 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     {
         return None;
     }
-    let action = reader
+    let actions = reader
         .follow_up()
         .or_else(|| reader.of_focus())?
-        .proposed_actions
-        .into_iter()
-        .next()?;
-    let id = action.params.product_id.as_ref()?.as_i64()?;
-    let product = name(id)?;
-    let quantity = action.params.quantity.as_ref().and_then(|q| q.as_i64());
-    let had = input
-        .cart
-        .lines
+        .proposed_actions;
+    // «Para mi amiga lo mismo» sets several lines: each is said.
+    let said: Option<Vec<String>> = actions
         .iter()
-        .find(|l| l.product_id == id)
-        .map_or(0, |l| l.quantity);
-    Some(match (action.action_type.as_str(), quantity) {
-        ("ADD_TO_CART", Some(q)) if had == 0 => format!("quiero {q} {product}"),
-        ("ADD_TO_CART", Some(q)) => format!("quiero {q} más de {product}"),
-        ("UPDATE_QUANTITY", Some(q)) => format!("cambia {product} a {q}"),
-        ("REMOVE_ITEM", _) if had > 0 => format!("quita {product}"),
-        _ => return None,
-    })
+        .map(|action| {
+            let id = action.params.product_id.as_ref()?.as_i64()?;
+            let product = name(id)?;
+            let quantity = action.params.quantity.as_ref().and_then(|q| q.as_i64());
+            let had = input
+                .cart
+                .lines
+                .iter()
+                .find(|l| l.product_id == id)
+                .map_or(0, |l| l.quantity);
+            Some(match (action.action_type.as_str(), quantity) {
+                ("ADD_TO_CART", Some(q)) if had == 0 => format!("quiero {q} {product}"),
+                ("ADD_TO_CART", Some(q)) => format!("quiero {q} más de {product}"),
+                ("UPDATE_QUANTITY", Some(q)) => format!("cambia {product} a {q}"),
+                ("REMOVE_ITEM", _) if had > 0 => format!("quita {product}"),
+                _ => return None,
+            })
+        })
+        .collect();
+    said.filter(|s| !s.is_empty()).map(|s| s.join(" y "))
 }
 
 /// A folded text with the basic English and Portuguese of tourists read as the
@@ -769,7 +786,17 @@ impl Reader<'_> {
         if let Some(proposal) = self.count_asked_for() {
             return proposal;
         }
-        let clears = self.has(lexicon::CLEAR);
+        let clears = self.has(lexicon::CLEAR) || lexicon::clears(self.text);
+        if clears {
+            for (word, covered) in self.words.iter().zip(self.covered.iter_mut()) {
+                if lexicon::removes(word)
+                    || word.starts_with("vaci")
+                    || matches!(*word, "todo" | "carrito" | "carro")
+                {
+                    *covered = true;
+                }
+            }
+        }
         let found = mentions::find(self.words, &input.product_catalog);
         for m in &found {
             self.covered[m.start..m.end]
@@ -1657,6 +1684,28 @@ impl Reader<'_> {
             .copied()
             .filter(|p| self.cart_quantity(*p) > 0)
             .collect();
+        // «Para mi esposa lo mismo», «repite el pedido», no number said: the
+        // lines the last change set, again, as many of each.
+        let counted_any = self.words.iter().any(|w| token_number(w).is_some());
+        if !counted_any
+            && !self.has(lexicon::REMOVE)
+            && self.has(&["lo mismo", "repite", "repiteme", "repitame", "repetir"])
+        {
+            let again: Vec<ProductId> = if changed.is_empty() {
+                vec![id]
+            } else {
+                changed.clone()
+            };
+            let actions = again
+                .iter()
+                .map(|p| {
+                    ProposedAction::new("ADD_TO_CART")
+                        .product(*p)
+                        .quantity(self.cart_quantity(*p))
+                })
+                .collect();
+            return Some(Proposal::new(actions, ""));
+        }
         if changed.len() > 1
             && self.has(&[
                 "otro",
@@ -1680,6 +1729,26 @@ impl Reader<'_> {
             [only] => *only,
             _ => id,
         };
+        // «un suco igual», «otro jugo»: a thing named that no product explains
+        // is not the last line.
+        let named_otherwise = self.words.windows(2).any(|pair| {
+            let (thing, other) = match pair {
+                [thing, "igual" | "igualito" | "igualita"] => (*thing, true),
+                ["otro" | "otra", thing] => (*thing, true),
+                _ => ("", false),
+            };
+            other
+                && thing.chars().count() > 3
+                && !lexicon::is_known(thing)
+                && !lexicon::adds(thing)
+                && !matches!(
+                    thing,
+                    "otro" | "otra" | "mismo" | "misma" | "igual" | "para" | "mas" | "porfa"
+                )
+        });
+        if named_otherwise {
+            return Some(clarify(messages::CLARIFY_DEFAULT));
+        }
         let quantity = self.cart_quantity(id);
         let more = [
             "otro",
@@ -1715,7 +1784,6 @@ impl Reader<'_> {
                 .product(id)
                 .quantity((quantity / 2).max(1))));
         }
-        let counted_any = self.words.iter().any(|w| token_number(w).is_some());
         let remove_verb = self.words.iter().position(|w| lexicon::removes(w));
         if self.has(&remove) || (remove_verb.is_some() && !counted_any && self.words.len() <= 3) {
             if let Some(k) = remove_verb {
@@ -2000,13 +2068,13 @@ const CORRECTION_WORDS: &[&str] = &[
 ];
 
 /// «cambia», «cámbialo», «reemplaza»: a verb that swaps one thing for another.
-fn swap_verb(word: &str) -> bool {
+pub(super) fn swap_verb(word: &str) -> bool {
     word.starts_with("cambi") || word.starts_with("reemplaz")
 }
 
 /// Where «por» or «x» joins a swap: the first after the swap verb («por favor
 /// cambia el latte por un chai» is joined by the second «por»).
-fn swap_joiner(words: &[&str]) -> Option<usize> {
+pub(super) fn swap_joiner(words: &[&str]) -> Option<usize> {
     let verb = words.iter().position(|w| swap_verb(w))?;
     words[verb + 1..]
         .iter()
@@ -2051,10 +2119,24 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
 /// capuchino… no, mejor que sea chai».
 fn takes_back(after: &[&str]) -> bool {
     // «una limonada, ah no, mejor maracuyá»: a sound of surprise says nothing.
+    // «un chai, bueno no, mejor un chocolate»: nor a «bueno» before the «no».
     let after = &after[after
         .iter()
-        .take_while(|w| matches!(**w, "ah" | "ahh" | "oh" | "uy" | "uh" | "eh" | "mm" | "ay"))
+        .take_while(|w| {
+            matches!(
+                **w,
+                "ah" | "ahh" | "oh" | "uy" | "uh" | "eh" | "mm" | "mmm" | "ay" | "bueno" | "pues"
+            )
+        })
         .count()..];
+    // The article said right before the next product is its own («un chai,
+    // bueno no, mejor un chocolate»); a numeral there corrects the count.
+    let own = after
+        .iter()
+        .rev()
+        .take_while(|w| matches!(**w, "un" | "una" | "el" | "la" | "los" | "las"))
+        .count();
+    let after = &after[..after.len() - own];
     // «3 limonadas, no, mejor 2» corrects the quantity, not the product.
     if after.iter().any(|w| count(w).is_some()) {
         return false;

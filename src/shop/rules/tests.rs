@@ -1511,3 +1511,163 @@ fn swaps_only_counts_and_foreign_words_read_whole() {
         ),
     ]);
 }
+
+/// Issue 20 (a correct proposal is never refused): a swap's new product is
+/// added to its line, a pronoun after the verb means the line talked about,
+/// «lo mismo» naming nothing repeats every line, «uno de cada postre» names the
+/// kind's products, a formal «borre todo» empties the cart, «confirmamos»
+/// confirms.
+#[test]
+fn the_grounding_reads_the_classes_a_correct_model_proposes() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let update = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    let remove = |id| ProposedAction::new("REMOVE_ITEM").product(id);
+    assert!(
+        refused(
+            "una corrección: uno de los capuchinos cámbielo por un americano",
+            &[(3, 4), (8, 3)],
+            vec![update(8, 2), add(3, 1)]
+        )
+        .is_empty()
+    );
+    assert!(
+        refused(
+            "ahh entonces cambialo por un chocolate caliente",
+            &[(8, 1), (7, 1), (4, 1)],
+            vec![remove(4), add(5, 1)]
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        refused(
+            "cambia el chocolate por un brownie",
+            &[(8, 1), (4, 1)],
+            vec![remove(4), add(6, 1)]
+        ),
+        vec![0],
+        "a line named otherwise is not the one taken out"
+    );
+    assert!(
+        refused(
+            "para mi esposa lo mismo",
+            &[(3, 1), (7, 1)],
+            vec![add(3, 1), add(7, 1)]
+        )
+        .is_empty()
+    );
+    let clear = || ProposedAction::new("CLEAR_CART");
+    assert!(
+        refused(
+            "Perdón, me pasaron mal la lista. Borre todo por favor",
+            &[(3, 5)],
+            vec![clear()]
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        refused("quita todos los brownies", &[(6, 2), (3, 1)], vec![clear()]),
+        vec![0]
+    );
+    assert_eq!(
+        refused(
+            "el chai mejor quítelo del todo",
+            &[(4, 2), (3, 1)],
+            vec![clear()]
+        ),
+        vec![0]
+    );
+    let mut kinds = described(
+        "queremos uno de cada postre y 4 capuchinos",
+        State::Idle,
+        &[],
+    );
+    for entry in &mut kinds.product_catalog {
+        if entry.product_id == 7 {
+            entry.tags = vec!["postre".into()];
+        }
+        if entry.product_id == 6 {
+            entry.tags.push("postre".into());
+        }
+    }
+    assert!(
+        grounding::ungrounded(
+            &kinds,
+            &Proposal::new(vec![add(6, 1), add(7, 1), add(8, 4)], "")
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        grounding::ungrounded(&kinds, &Proposal::new(vec![add(5, 1)], "")).len(),
+        1,
+        "the chocolate is no dessert"
+    );
+    let at_summary = input(State::Checkout, "¡Confirmamos!", &[(3, 1)]);
+    assert!(
+        grounding::ungrounded(
+            &at_summary,
+            &Proposal::new(vec![ProposedAction::new("CONFIRM_ORDER")], "")
+        )
+        .is_empty()
+    );
+    let not_yet = input(State::Checkout, "no confirmo todavía", &[(3, 1)]);
+    assert_eq!(
+        grounding::ungrounded(
+            &not_yet,
+            &Proposal::new(vec![ProposedAction::new("CONFIRM_ORDER")], "")
+        )
+        .len(),
+        1
+    );
+}
+#[test]
+fn tmp_probe() {
+    for (m, cart) in [
+        ("hola quiero dos capuchinos, no, tres y un brownie", &[][..]),
+        ("capuchinos mejor que sean tres", &[(8, 2), (7, 1)][..]),
+        (
+            "swap the brownies for one cheesecake please",
+            &[(6, 2), (5, 1)][..],
+        ),
+        (
+            "agrega un chai, bueno no, mejor un chocolate",
+            &[(8, 2)][..],
+        ),
+        (
+            "hola! un capuchino y dos croissants, no perdón, un solo croissant",
+            &[][..],
+        ),
+        ("2 americanos en total", &[(3, 1)][..]),
+        (
+            "entonces un matcha menos y una limonada más. Y los brownies quítelos todos, por si acaso",
+            &[(2, 4), (6, 2), (3, 3)][..],
+        ),
+        (
+            "Ah, e mais um suco igual pro meu marido",
+            &[(1, 2), (6, 1)][..],
+        ),
+        (
+            "ella dice que el brownie es el mejor de la ciudad jaja. Bueno la cosa es que queríamos llevar un brownie y tres cafés americanos, nada más por ahora",
+            &[][..],
+        ),
+    ] {
+        let t = prepared(m);
+        let w = crate::text::tokens(&t);
+        println!(
+            "M {t:?} {:?}",
+            mentions::find(&w, &catalog())
+                .iter()
+                .map(|m| (m.start, m.end, m.candidates.clone()))
+                .collect::<Vec<_>>()
+        );
+        let r = read(&input(State::CartOpen, m, cart));
+        println!(
+            "P {m:?} {:?} confident={}",
+            describe(&r.proposal),
+            r.confident
+        );
+    }
+}
