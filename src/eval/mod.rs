@@ -197,6 +197,16 @@ async fn ingest(
     Ok(crate::inbox::ingest(pool, bot, &inbound).await?.inbox_id())
 }
 
+/// A lone `REPLY` is talk, no action: a script may write it as `[]` or as
+/// `[{"type": "REPLY"}]`, and a proposer may propose either. The list with a lone
+/// `REPLY` left out.
+fn without_talk<T>(items: &[T], kind: impl Fn(&T) -> &str) -> &[T] {
+    match items {
+        [only] if kind(only).eq_ignore_ascii_case("REPLY") => &[],
+        _ => items,
+    }
+}
+
 /// A state expectation, checked.
 fn check_state(expected: Option<&String>, state: &str, problems: &mut Vec<String>) {
     if let Some(expected) = expected

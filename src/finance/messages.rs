@@ -271,3 +271,8 @@ pub fn reminders_cancelled(count: u64) -> String {
         n => format!("Listo, cancelé tus {n} recordatorios."),
     }
 }
+
+/// A message held more movements than one turn stages (`MAX_ACTIONS`, five):
+/// the first five are confirmed one by one, and the person is told to send the
+/// rest. In words: a figure in a reply must come from a tool.
+pub const MORE_MOVEMENTS: &str = "Tu mensaje trae más de cinco movimientos: te confirmo los primeros cinco, uno por uno. Mándame los demás en otro mensaje.";

@@ -478,6 +478,29 @@ async fn two_movements_confirm_one_by_one_and_a_new_request_sets_a_draft_aside(p
     );
     assert!(reply.contains("presupuesto"), "{reply}");
     assert_eq!(rows(&app, "fin_transactions", "dani").await, 2);
+
+    // More movements than a turn stages: the first five are asked one by one
+    // and the person is told to send the rest; none is dropped in silence.
+    app.say_to("finanzas", "dani", "no").await;
+    let reply = joined(
+        &app.say_to(
+            "finanzas",
+            "dani",
+            "ayer pagué 100 de luz, 200 de agua, 300 de gas, 400 de internet, 500 de teléfono y 600 de renta",
+        )
+        .await,
+    );
+    assert!(reply.contains("más de cinco movimientos"), "{reply}");
+    assert!(reply.contains("$100.00"), "{reply}");
+    assert_eq!(app.state("dani").await, "AWAITING_CONFIRMATION");
+    // A balance said while a purchase waits is a request of its own.
+    let reply = joined(
+        &app.say_to("finanzas", "dani", "tengo 14,300 en el banco")
+            .await,
+    );
+    assert!(reply.contains("$14,300.00"), "{reply}");
+    assert!(reply.contains("saldo"), "{reply}");
+    assert_eq!(rows(&app, "fin_transactions", "dani").await, 2);
 }
 
 /// Issue 22 point 3: «borra mis datos» asks for the exact token, then every row

@@ -125,7 +125,8 @@ fn digits(word: &str) -> Option<i128> {
 
 fn multiplier(word: &str) -> Option<i128> {
     match word {
-        "mil" => Some(1_000),
+        // «2 lucas»: Mexican slang for thousands of pesos.
+        "mil" | "luca" | "lucas" => Some(1_000),
         "millon" | "millones" => Some(1_000_000),
         _ => None,
     }

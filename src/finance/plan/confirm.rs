@@ -224,18 +224,52 @@ fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
     }
     let folded = normalize(text);
     let corrects = [
-        "no", "eran", "era", "fueron", "fue", "son", "perdon", "mejor", "corrijo",
+        "no", "eran", "era", "fueron", "fue", "son", "perdon", "mejor", "corrijo", "espera",
     ]
     .iter()
     .any(|w| folded.split(' ').any(|t| t == *w));
     let words = folded.split(' ').count();
-    let found = amounts_in(&folded);
+    // «no espera, fueron 350 de los tacos, no 300»: the old figure said beside
+    // the new one is not a second amount.
+    let found: Vec<_> = amounts_in(&folded)
+        .into_iter()
+        .filter(|f| Some(f.cents) != pending.amount_cents)
+        .collect();
+    // «tengo 14,300 en el banco» while a purchase waits is a request of its own.
+    let another_intent =
+        pending.intent != Intent::SetBankBalance && crate::finance::rules::says_a_balance(&folded);
     match found.as_slice() {
-        [one] if corrects && words <= 6 && (1..=MAX_AMOUNT_CENTS).contains(&one.cents) => {
+        [one]
+            if corrects
+                && !another_intent
+                && words <= 10
+                && (1..=MAX_AMOUNT_CENTS).contains(&one.cents) =>
+        {
             let mut fixed = pending.clone();
             fixed.amount_cents = Some(one.cents);
             Some(fixed)
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finance::core::draft::Intent;
+
+    /// «no espera, fueron 350 de los tacos, no 300»: the old figure beside the
+    /// new one; «tengo 14,300 en el banco» is no correction of a purchase.
+    #[test]
+    fn a_correction_names_the_new_figure_and_a_balance_is_no_correction() {
+        let mut pending = Draft::new(Intent::LogTransaction);
+        pending.amount_cents = Some(30_000);
+        let fixed = corrected_amount(&pending, "no espera fueron 350 de los tacos no 300");
+        assert_eq!(fixed.and_then(|d| d.amount_cents), Some(35_000));
+        assert!(corrected_amount(&pending, "no, tengo 14,300 en el banco").is_none());
+        let mut budget = Draft::new(Intent::SetBudget);
+        budget.amount_cents = Some(2_500_000);
+        let fixed = corrected_amount(&budget, "mejor ponle 22 mil de tope general");
+        assert_eq!(fixed.and_then(|d| d.amount_cents), Some(2_200_000));
     }
 }

@@ -256,6 +256,16 @@ pub async fn turn(
         }
         _ => {}
     }
+    // «pagué 100 de luz, 200 de agua, … y 600 de renta»: more movements than a
+    // turn stages are not dropped in silence.
+    let logged = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| a.action_type.eq_ignore_ascii_case("LOG_TRANSACTION"))
+        .count();
+    if logged >= crate::shop::core::MAX_ACTIONS && stated.len() > logged {
+        add(&mut blocks, messages::MORE_MOVEMENTS.into());
+    }
     if blocks.is_empty() && (replied || clarified) {
         let greeted = detected.greeting;
         if greeted {

@@ -89,6 +89,11 @@ fn follows_simulation(input: &FinanceInput) -> bool {
         .is_some_and(|h| normalize(&h.text).contains("alcanza"))
 }
 
+/// Whether a folded message states a bank balance («tengo 14,300 en el banco»).
+pub fn says_a_balance(folded: &str) -> bool {
+    any(folded, words::BALANCE)
+}
+
 /// Whether `text` asks to erase the person's data («borra mis datos», «quiero que
 /// eliminen toda mi información»): an erasing verb, one's data, and no amount.
 /// Nothing else, whoever proposes it, may stage an erasure.
@@ -121,11 +126,37 @@ struct Message {
     today: chrono::NaiveDate,
 }
 
+/// «vendí 3 pasteles, me dieron 1,350»: beside another amount, a small number
+/// right before a thing counted («3 pasteles», «2 kilos») counts it; it is no
+/// money.
+fn without_counts(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
+    if amounts.len() < 2 {
+        return amounts;
+    }
+    let folded = normalize(rest);
+    let words = crate::text::tokens(&folded);
+    let counts = |f: &Found| {
+        f.cents < 100 * 100
+            && f.end == f.start + 1
+            && words.get(f.end).is_some_and(|next| {
+                next.len() > 2
+                    && next.ends_with('s')
+                    && next.chars().all(char::is_alphabetic)
+                    && !matches!(
+                        *next,
+                        "pesos" | "varos" | "baros" | "lucas" | "dolares" | "centavos" | "pesitos"
+                    )
+            })
+    };
+    let kept: Vec<Found> = amounts.iter().copied().filter(|f| !counts(f)).collect();
+    if kept.is_empty() { amounts } else { kept }
+}
+
 impl Message {
     fn read(raw: &str, today: chrono::NaiveDate, direction: Direction) -> Message {
         let norm = normalize(raw);
         let (date, rest) = date::take_date(raw, today, direction);
-        let amounts = amount::amounts_in(&rest);
+        let amounts = without_counts(amount::amounts_in(&rest), &rest);
         Message {
             raw: raw.to_owned(),
             norm,
@@ -276,11 +307,19 @@ fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
     // amount of a purchase: a debt, with its amount, is a request of its own.
     let debt_anew =
         message.has(words::DEBT) && !message.amounts.is_empty() && other(Intent::ManageDebt);
+    // «tengo 14,300 en el banco» while a purchase waits: the balance is its own
+    // request, unless a simulation asked for it.
+    let balance_anew = message.has(words::BALANCE)
+        && !message.amounts.is_empty()
+        && other(Intent::SetBankBalance)
+        && other(Intent::SimulatePurchase)
+        && draft.resume.is_none();
     asks_about_money
         || (message.has(words::BUDGET) && !message.amounts.is_empty() && other(Intent::SetBudget))
         || (message.has(words::SIMULATE) && other(Intent::SimulatePurchase))
         || writes_again
         || debt_anew
+        || balance_anew
 }
 
 /// IDLE: what the user asks for.
@@ -293,7 +332,11 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     if asks_to_erase(&message.raw) {
         return one(action("ERASE_MY_DATA"));
     }
+    // «pagué la renta, fueron 10,500, me equivoqué»: a movement told again
+    // with its amount is logged, not a category corrected.
+    let told_again = message.has(words::SPEND) && !message.amounts.is_empty();
     if message.has(words::CORRECTION)
+        && !told_again
         && let Some(target) = corrected_category(&message.tokens)
     {
         return one(action("CORRECT_CATEGORY").with(|p| p.category = Some(json!(target.key))));
@@ -375,9 +418,10 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     if (income || spends) && message.amounts.len() >= 2 && !asks {
         let parts = movements(&message.raw);
         if parts.len() >= 2 {
+            let limit = crate::shop::core::MAX_ACTIONS;
             let writes: Vec<RawFinanceAction> = parts
                 .iter()
-                .take(crate::shop::core::MAX_ACTIONS)
+                .take(limit)
                 .map(|(part, income)| (Message::read(part, input.today, Direction::Past), income))
                 .flat_map(|(part, income)| {
                     let mut logged = log(&part, *income);
@@ -399,13 +443,25 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
                     logged.proposed_actions
                 })
                 .collect();
+            // More than a turn stages: the backend tells the person to send
+            // the rest (see `messages::more_movements_than`).
             return FinanceProposal::new(writes, "");
         }
     }
     if !message.amounts.is_empty() && (!asks || spends || income) {
         return log(message, income);
     }
-    if (spends || income) && !asks {
+    // «antier fui a la farmacia por las medicinas»: an errand to a place of a
+    // category is a purchase whose amount is asked.
+    let errand = message.has(&[
+        "fui a",
+        "fui al",
+        "fuimos a",
+        "fuimos al",
+        "pase a",
+        "pase al",
+    ]) && message.category().is_some();
+    if (spends || income || errand) && !asks {
         // "Gasté en el súper" without an amount: start the draft, ask the rest.
         return log(message, income);
     }
@@ -916,7 +972,7 @@ fn read_debt(message: &Message) -> DebtRead {
             i = end;
             continue;
         }
-        if matches!(word, "a" | "con") && read.name.is_none() && i > 0 {
+        if matches!(word, "a" | "al" | "con") && read.name.is_none() && i > 0 {
             let name: Vec<&str> = tokens[i + 1..]
                 .iter()
                 .skip_while(|t| words::ARTICLES.contains(&t.norm.as_str()))

@@ -486,3 +486,50 @@ fn a_taken_back_amount_patches_and_a_supposed_purchase_is_simulated() {
     let actions = idle("¿me alcanza para un viaje de 6 mil? tengo 20.000 en el banco");
     assert_eq!(actions[1].params.amount, Param::Given(2_000_000));
 }
+
+/// Issue 20, read on a blind set: slang thousands, a count beside the money,
+/// «al» before a name, English pay and budget words, an errand to a place, a
+/// movement told again with «me equivoqué», a balance said at a confirmation.
+#[test]
+fn slang_counts_errands_and_a_balance_at_a_confirmation() {
+    let logged = only("anoche se me fueron 2 lucas en chelas en el bar");
+    assert_eq!(logged.params.amount, Param::Given(200_000));
+    let sold = only("también vendí 3 pasteles, me dieron 1,350");
+    assert_eq!(sold.params.amount, Param::Given(135_000));
+    let paid = only("hoy le abone 500 varos al chuy");
+    assert_eq!(kind(&paid), "MANAGE_DEBT");
+    assert_eq!(
+        paid.params.debt_name.given().map(String::as_str),
+        Some("chuy")
+    );
+    assert_eq!(
+        category(&only("hey, me cayó el paycheck, 32k de salary")),
+        Some("salario")
+    );
+    assert_eq!(
+        kind(&only("set a budget de 3k para restaurants this month")),
+        "SET_BUDGET"
+    );
+    assert_eq!(
+        category(&only("compré los flights a Cancún, $6,450.80 total")),
+        Some("viajes")
+    );
+    let errand = only("antier fui a la farmacia por las medicinas de mi señora");
+    assert_eq!(kind(&errand), "LOG_TRANSACTION");
+    assert_eq!(category(&errand), Some("salud"));
+    assert_eq!(errand.params.amount, Param::Missing);
+    let again = only("pagué la renta, fueron 10,500, me equivoqué");
+    assert_eq!(kind(&again), "LOG_TRANSACTION");
+    assert_eq!(category(&again), Some("vivienda"));
+    // Waiting for a purchase's confirmation, a balance is a request of its own.
+    let mut pending = Draft::new(Intent::LogTransaction);
+    pending.amount_cents = Some(90_000);
+    let read = propose(&input(
+        FinanceState::Clarifying,
+        Some(pending),
+        "tengo 14,300 en el banco",
+    ))
+    .actions();
+    assert_eq!(read.len(), 1);
+    assert_eq!(kind(&read[0]), "SET_BANK_BALANCE");
+}

@@ -179,6 +179,7 @@ pub const SIMULATE: &[&str] = &[
 ];
 pub const BUDGET: &[&str] = &[
     "presupuesto",
+    "budget",
     "presupuestos",
     "limite",
     "limites",
