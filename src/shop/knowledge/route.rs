@@ -552,6 +552,9 @@ mod tests {
             "wenas, q tienen?",
             "quiero pagar",
             "que sea doble, 2 americanos",
+            // A request said as a question orders, in Spanish or English.
+            "¿me das un americano caliente y un brownie?",
+            "Hi! Can I get a brownie and a croissant?",
         ] {
             assert!(questions(request).is_empty(), "{request}");
         }

@@ -297,10 +297,23 @@ pub const CLOSES: &[&str] = &[
     "cierra el pedido",
     "cerra el pedido",
     "nomas eso",
+    "eso nomas",
     "solo eso",
 ];
 
 pub const DONE: &[&str] = &[
+    // «mostrame cómo queda», «¿me muestras cómo quedó el pedido?».
+    "como queda",
+    "como quedo",
+    "como quedaria",
+    "como va mi pedido",
+    "como va el pedido",
+    // «eso, cierra», «ciérralo»: close the order (the hours ask «a qué hora»).
+    "cierra",
+    "cierralo",
+    "cerralo",
+    "cierrame",
+    "cierra el pedido",
     "cuanto es",
     "cuanto seria",
     "cuanto sale todo",
@@ -906,7 +919,10 @@ pub fn read_english(normalized: &str) -> String {
         "and" => "y",
         "also" => "tambien",
         "more" => "mas",
-        "a" | "an" | "one" => "un",
+        "a" | "an" => "un",
+        // «for one cheesecake»: a numeral, not the article «un».
+        "one" => "1",
+        "confirm" => "confirmo",
         "two" => "dos",
         "three" => "tres",
         "four" => "cuatro",
@@ -957,6 +973,10 @@ pub fn read_portuguese(normalized: &str) -> String {
         ("quanto fica", "cuanto es"),
         ("quanto e", "cuanto es"),
         ("pode ser", "esta bien"),
+        ("pode fechar o pedido", "cierra el pedido"),
+        ("fechar o pedido", "cierra el pedido"),
+        ("fecha o pedido", "cierra el pedido"),
+        ("tudo certo", "todo bien"),
         ("pode fechar", "esta bien"),
         ("por favor", "por favor"),
         ("muito obrigado", "gracias"),

@@ -427,6 +427,37 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 m.candidates.push(entry.product_id);
             }
         }
+        // «el de chocolate con nueces»: the words said after it pick the one
+        // whose name or description has them.
+        let then: Vec<String> = words[m.end..]
+            .iter()
+            .take_while(|w| !matches!(**w, "y" | "e" | "pero" | "porque" | "que"))
+            .take(4)
+            .filter(|w| w.chars().count() >= 4)
+            .map(|w| singular(w).to_owned())
+            .collect();
+        if m.candidates.len() > 1 && !then.is_empty() {
+            let fitting: Vec<ProductId> = m
+                .candidates
+                .iter()
+                .copied()
+                .filter(|id| {
+                    catalog
+                        .iter()
+                        .find(|e| e.product_id == *id)
+                        .is_some_and(|e| {
+                            let said = tokens(&normalize(&format!("{} {}", e.name, e.description)))
+                                .iter()
+                                .map(|w| singular(w).to_owned())
+                                .collect::<Vec<_>>();
+                            then.iter().all(|w| said.contains(w))
+                        })
+                })
+                .collect();
+            if !fitting.is_empty() {
+                m.candidates = fitting;
+            }
+        }
     }
     // «un café», «un cafecito»: the kind, not one product, when the catalog
     // sells several of its drinks by name (americano, capuchino, latte…). A

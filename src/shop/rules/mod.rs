@@ -46,6 +46,11 @@ pub struct Reading {
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
     let reading = read(input);
+    // «ayer pedí un capuchino y me llegó frío»: an order told in the past is
+    // the story of a complaint, not a new one.
+    if reading.changes_anything() && told_in_the_past(&prepared(&input.customer_message)) {
+        return clarify(messages::CLARIFY_DEFAULT);
+    }
     if reading.confident || !reading.changes_anything() {
         return reading.proposal;
     }
@@ -65,6 +70,33 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         return partial;
     }
     reading.asked_back(input, &unread)
+}
+
+/// Whether the words tell an order of before («ayer pedí…», «me llegó…») and
+/// ask for nothing now.
+fn told_in_the_past(text: &str) -> bool {
+    let words = tokens(text);
+    // «lo último que pedí» names a line; it tells no story.
+    let past = words.iter().enumerate().any(|(i, w)| {
+        matches!(
+            *w,
+            "pedi" | "pedimos" | "ordene" | "ordenamos" | "compre" | "compramos"
+        ) && !words[..i].ends_with(&["que"])
+            && !words[..i].ends_with(&["que", "te"])
+    }) || any(
+        text,
+        &[
+            "me llego",
+            "me llegaron",
+            "nos llego",
+            "nos llegaron",
+            "me trajeron",
+        ],
+    );
+    let now = any(text, lexicon::ASKS_FOR)
+        || words.iter().any(|w| lexicon::adds(w))
+        || any(text, &["otra vez", "de nuevo", "lo mismo"]);
+    past && !now
 }
 
 /// A plain yes (to an offer of a person, for instance).
@@ -331,7 +363,13 @@ fn prepared(message: &str) -> String {
 }
 
 pub fn read(input: &ProposalInput) -> Reading {
-    let text = pointed_at_focus(input, prepared(&input.customer_message));
+    let text = each_of_a_kind(
+        input,
+        the_last_named(
+            input,
+            pointed_at_focus(input, prepared(&input.customer_message)),
+        ),
+    );
     let words = tokens(&text);
     let mut reader = Reader {
         input,
@@ -426,9 +464,18 @@ impl Reading {
             let word = self.words[i].as_str();
             let before = i.checked_sub(1).map(|j| self.words[j].as_str());
             let after = self.words.get(i + 1).map(String::as_str);
+            // «de los yungas», «para la reunión de las 4»: a place or a time
+            // after a preposition, not a thing pointed at.
+            let prepositional = i >= 2
+                && matches!(
+                    self.words[i - 2].as_str(),
+                    "de" | "a" | "en" | "para" | "desde" | "hasta" | "por" | "con"
+                )
+                && matches!(before, Some("los" | "las" | "la" | "el"));
             // «2 medialunas», «cambia las medialunas»: a thing counted or pointed
             // at that no product explained.
             let unknown_thing = !joining(word)
+                && !prepositional
                 && before.is_some_and(counted)
                 && after != Some("de")
                 && !names_a_product(word, &input.product_catalog);
@@ -452,7 +499,8 @@ impl Reading {
                 && !matches!(after, Some("de" | "del"))
                 && !names_a_product(word, &input.product_catalog);
             // «dame los 3»: a count that points back at something named before.
-            let pointed = token_number(word).is_some()
+            let pointed = !prepositional
+                && token_number(word).is_some()
                 && matches!(before, Some("los" | "las"))
                 && after.is_none_or(|next| !names_a_product(next, &input.product_catalog));
             // «cambia uno de los cafés»: a part of a line that no action took.
@@ -474,6 +522,8 @@ impl Reading {
                         | "luego"
                         | "manana"
                         | "otro"
+                        | "otra"
+                        | "cosa"
                         | "personalmente"
                 )
             });
@@ -489,6 +539,8 @@ impl Reading {
         let points_back = |i: usize| {
             token_number(&self.words[i]).is_some()
                 && i > 0
+                // «a las 4», «de las 5»: an hour.
+                && !(i >= 2 && matches!(self.words[i - 2].as_str(), "de" | "a" | "para" | "desde" | "hasta"))
                 && matches!(self.words[i - 1].as_str(), "los" | "las")
                 && self
                     .words
@@ -875,10 +927,28 @@ impl Reader<'_> {
             // «ponme uno de matcha y es todo»: the items, then the summary.
             let tail_at = found.last().map_or(self.words.len(), |m| m.end);
             let tail = only_after_count(&self.words[tail_at..]);
-            let changes_cart = actions
-                .iter()
-                .all(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY"));
-            if changes_cart && any(&tail, lexicon::CLOSES) {
+            let changes_cart = actions.iter().all(|a| {
+                matches!(
+                    a.action_type.as_str(),
+                    "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
+                )
+            });
+            // «ya, eso nomás, pero sácame el brownie»: closing said first, with
+            // its exception after «pero».
+            let head_at = found.first().map_or(0, |m| m.start);
+            let head = self.words[..head_at].join(" ");
+            let closes_first =
+                any(&head, lexicon::CLOSES) && self.words[..head_at].contains(&"pero");
+            if changes_cart && closes_first {
+                let mut closing = vec![false; head_at];
+                lexicon::cover(&self.words[..head_at], lexicon::CLOSES, &mut closing);
+                lexicon::cover(&self.words[..head_at], &["pero", "ya"], &mut closing);
+                for (k, c) in closing.into_iter().enumerate() {
+                    self.covered[k] |= c;
+                }
+                actions.truncate(4);
+                actions.push(ProposedAction::new("REVIEW_ORDER"));
+            } else if changes_cart && any(&tail, lexicon::CLOSES) {
                 let mut closing = vec![false; self.words.len() - tail_at];
                 lexicon::cover(&self.words[tail_at..], lexicon::CLOSES, &mut closing);
                 lexicon::cover(&self.words[tail_at..], &["y"], &mut closing);
@@ -988,14 +1058,17 @@ impl Reader<'_> {
             return false;
         };
         // «ya no, cancela» is no longer wanting, not a negation.
-        let answered = self
-            .input
-            .customer_message
-            .trim_start()
-            .to_lowercase()
-            .strip_prefix("no")
+        // «no no, cancela todo»: a «no» said twice is a cry, not a negation.
+        let said = self.input.customer_message.trim_start().to_lowercase();
+        let twice = said
+            .strip_prefix("no no")
             .is_some_and(|rest| rest.trim_start().starts_with([',', '.', '!', ';']));
-        let before: Vec<&str> = self.words[usize::from(answered).min(at)..at]
+        let answered = twice
+            || said
+                .strip_prefix("no")
+                .is_some_and(|rest| rest.trim_start().starts_with([',', '.', '!', ';']));
+        let skipped = if twice { 2 } else { usize::from(answered) };
+        let before: Vec<&str> = self.words[skipped.min(at)..at]
             .iter()
             .copied()
             .filter(|w| {
@@ -1381,10 +1454,12 @@ impl Reader<'_> {
             }
             // Cut at «y», the words after this product are all its own.
             let followed = next.is_some() && !cut_short;
+            // «un matcha menos y una limonada más»: «más» and «menos» move a
+            // line by what is said; no «que sean» carries over them.
             let own_verb = any(&clause, lexicon::ADD)
-                || clause
-                    .split(' ')
-                    .any(|w| lexicon::adds(w) || lexicon::removes(w));
+                || clause.split(' ').any(|w| {
+                    lexicon::adds(w) || lexicon::removes(w) || matches!(w, "mas" | "menos")
+                });
             let carried = setting && !own_verb;
             setting = carried || any(&clause, ONLY);
             let action = clause_action(
@@ -1554,9 +1629,11 @@ impl Reader<'_> {
         // saying of what («quita uno» … «uno de los croissants»).
         let unnamed_removal = said_just_before(self.input, |text| {
             let words = tokens(text);
+            // «quita uno», not «el último sácalo» (a line, already taken out).
             (lexicon::any(text, lexicon::REMOVE) || words.iter().any(|w| lexicon::removes(w)))
+                && words.iter().any(|w| count(w).is_some())
                 && mentions::find(&words, &self.input.product_catalog).is_empty()
-        });
+        }) && !any(self.text, &["que sean", "que sea", "mejor", "en total"]);
         let own_verb = self
             .words
             .iter()
@@ -1684,6 +1761,34 @@ impl Reader<'_> {
             .copied()
             .filter(|p| self.cart_quantity(*p) > 0)
             .collect();
+        // «uno más de cada uno», naming nothing: one more (or the count said)
+        // of every line.
+        if self.has(&["de cada uno", "de cada una", "cada uno", "cada una"])
+            && !self.has(lexicon::REMOVE)
+            && self.input.cart.lines.len() > 1
+        {
+            // «somos seis personas, así que uno más de cada uno»: the count said
+            // with «más» or «de cada», not the story's.
+            let n = self
+                .words
+                .windows(2)
+                .find(|w| matches!(w[1], "mas" | "de"))
+                .and_then(|w| count(w[0]))
+                .unwrap_or(1);
+            self.covered.iter_mut().for_each(|c| *c = true);
+            let actions = self
+                .input
+                .cart
+                .lines
+                .iter()
+                .map(|l| {
+                    ProposedAction::new("ADD_TO_CART")
+                        .product(l.product_id)
+                        .quantity(n)
+                })
+                .collect();
+            return Some(Proposal::new(actions, ""));
+        }
         // «Para mi esposa lo mismo», «repite el pedido», no number said: the
         // lines the last change set, again, as many of each.
         let counted_any = self.words.iter().any(|w| token_number(w).is_some());
@@ -1755,6 +1860,8 @@ impl Reader<'_> {
             "otra",
             "otro igual",
             "otra igual",
+            "igualito",
+            "igualita",
             "uno mas",
             "una mas",
             "lo mismo",
@@ -1985,6 +2092,88 @@ fn previous_message(input: &ProposalInput) -> Option<String> {
 
 /// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»
 /// points at the product just asked about, and is read as its name.
+/// «uno de cada postre», «dos de cada bebida fría»: that many of every product
+/// of the kind, by name («un Brownie y un Cheesecake»).
+fn each_of_a_kind(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| token_number(w[0]).is_some() && w[1] == "de" && w[2] == "cada")
+    else {
+        return text;
+    };
+    let Some((_, tag)) = words
+        .get(at + 3)
+        .and_then(|w| lexicon::KINDS.iter().find(|(said, _)| said == w))
+    else {
+        return text;
+    };
+    let fitting: Vec<&str> = input
+        .product_catalog
+        .iter()
+        .filter(|e| e.tags.iter().any(|t| normalize(t) == normalize(tag)))
+        .map(|e| e.name.as_str())
+        .collect();
+    if fitting.is_empty() || fitting.len() > 4 {
+        return text;
+    }
+    let n = match words[at] {
+        "uno" | "una" => "un",
+        n => n,
+    };
+    let each: Vec<String> = fitting
+        .iter()
+        .map(|name| format!("{n} {}", normalize(name)))
+        .collect();
+    let mut out: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
+    out.push(each.join(" y "));
+    out.extend(words[at + 4..].iter().map(|w| (*w).to_owned()));
+    out.join(" ")
+}
+
+/// «saca lo último que pedí», «el último sácalo»: the last line of the cart,
+/// by its name.
+fn the_last_named(input: &ProposalInput, text: String) -> String {
+    let Some(last) = input.cart.lines.last() else {
+        return text;
+    };
+    let Some(name) = name_of(input, last.product_id) else {
+        return text;
+    };
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w, ["lo" | "el", "ultimo"] | ["la", "ultima"]))
+    else {
+        return text;
+    };
+    // «la última vez», «el último pedido» are no line.
+    let mut end = at + 2;
+    match words.get(end) {
+        Some(&("vez" | "pedido" | "dia" | "hora" | "momento")) => return text,
+        Some(&"que")
+            if words
+                .get(end + 1)
+                .is_some_and(|w| w.starts_with("ped") || *w == "puse") =>
+        {
+            end += 2;
+        }
+        Some(&"que")
+            if words.get(end + 1) == Some(&"te")
+                && words.get(end + 2).is_some_and(|w| w.starts_with("ped")) =>
+        {
+            end += 3;
+        }
+        _ => {}
+    }
+    let name = normalize(name);
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push("el");
+    out.push(&name);
+    out.extend(&words[end..]);
+    out.join(" ")
+}
+
 fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     let Some(focus) = input.focus else {
         return text;
@@ -2251,7 +2440,17 @@ fn clause_action(
         }
     }
     let has = |phrases: &[&str]| any(clause, phrases);
-    let less = has(&["menos"]);
+    // «un matcha menos y un americano más»: the «menos» of the line before the
+    // «y» is not this one's.
+    let own_before = before
+        .iter()
+        .rposition(|w| matches!(*w, "y" | "e"))
+        .map_or(before, |at| &before[at + 1..]);
+    let own_after = after
+        .iter()
+        .position(|w| matches!(*w, "y" | "e"))
+        .map_or(after, |at| &after[..at]);
+    let less = own_before.contains(&"menos") || own_after.contains(&"menos");
     let half = has(&["mitad"]);
     // "La limonada no": a product, then a bare no, is taking it out.
     let trailing_no =

@@ -1623,3 +1623,110 @@ fn the_grounding_reads_the_classes_a_correct_model_proposes() {
         1
     );
 }
+
+/// Issue 20, read on two blind sets: a message read whole in the shapes they
+/// showed — a correction begun with «bueno no», «no no» before a cancel, a
+/// closing said first with its exception after «pero», «uno más de cada uno»,
+/// «lo último que pedí», «menos» kept to its own line, a time or a place after a
+/// preposition, an order told in the past, «el de chocolate con nueces».
+#[test]
+fn reads_the_shapes_of_the_newest_blind_sets() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "agrega un chai, bueno no, mejor un chocolate",
+            &[(8, 2)],
+            &["ADD_TO_CART 5 x1"],
+        ),
+        (
+            CartOpen,
+            "hola quiero dos capuchinos, no, tres y un brownie",
+            &[],
+            &["ADD_TO_CART 8 x3", "ADD_TO_CART 6 x1"],
+        ),
+        (
+            CartOpen,
+            "no no, cancela todo, me acaban de llamar del trabajo",
+            &[(8, 2)],
+            &["CANCEL_ORDER"],
+        ),
+        (
+            CartOpen,
+            "ya, eso nomás, pero sácame el brownie que estoy a dieta jaja",
+            &[(8, 2), (6, 1)],
+            &["REMOVE_ITEM 6", "REVIEW_ORDER"],
+        ),
+        (
+            CartOpen,
+            "me equivoqué: somos seis personas, así que uno más de cada uno",
+            &[(3, 5), (7, 5)],
+            &["ADD_TO_CART 3 x1", "ADD_TO_CART 7 x1"],
+        ),
+        (
+            CartOpen,
+            "saca lo último que pedí",
+            &[(2, 2), (7, 2)],
+            &["REMOVE_ITEM 7"],
+        ),
+        (
+            CartOpen,
+            "entonces un matcha menos y un americano más",
+            &[(2, 4), (3, 2)],
+            &["UPDATE_QUANTITY 2 x3", "ADD_TO_CART 3 x1"],
+        ),
+        (
+            Idle,
+            "Buenas tardes, para la reunión de las 4: 5 americanos y 10 croissants",
+            &[],
+            &["ADD_TO_CART 3 x5", "ADD_TO_CART 7 x10"],
+        ),
+        (
+            CartOpen,
+            "2 americanos en total",
+            &[(3, 1)],
+            &["UPDATE_QUANTITY 3 x2"],
+        ),
+        (
+            CartOpen,
+            "y uno igualito para mi señora",
+            &[(5, 1)],
+            &["ADD_TO_CART 5 x1"],
+        ),
+        (CartOpen, "eso, cierra", &[(5, 1)], &["REVIEW_ORDER"]),
+        (
+            CartOpen,
+            "ahora sí mostrame cómo queda",
+            &[(5, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        (
+            Idle,
+            "ayer pedí un capuchino y me llegó frío",
+            &[],
+            &["CLARIFY"],
+        ),
+        (
+            CartOpen,
+            "Ah, e mais um suco igual pro meu marido",
+            &[(1, 2), (6, 1)],
+            &["CLARIFY"],
+        ),
+    ]);
+    // A product named twice is read where it is ordered.
+    check(&[(
+        Idle,
+        "ella dice que el brownie es el mejor. queríamos llevar un brownie y tres cafés americanos",
+        &[],
+        &["ADD_TO_CART 6 x1", "ADD_TO_CART 3 x3"],
+    )]);
+    // «el de chocolate con nueces»: the one whose description has the nuts.
+    let nuts = described("el de chocolate con nueces", State::CartOpen, &[(4, 1)]);
+    assert_eq!(describe(&propose(&nuts)), ["ADD_TO_CART 6 x1"]);
+    // «uno de cada dulce»: every product of the kind, by name.
+    let each = described("uno de cada dulce y 2 capuchinos", State::Idle, &[]);
+    assert_eq!(
+        describe(&propose(&each)),
+        ["ADD_TO_CART 5 x1", "ADD_TO_CART 6 x1", "ADD_TO_CART 8 x2"]
+    );
+}
