@@ -52,6 +52,14 @@ fn wrong_effect(
     cart_wrong || state_wrong
 }
 
+/// Whether a script line expects more actions than one proposal may hold.
+fn beyond_the_limit(turn: &ScriptTurn) -> bool {
+    turn.expect
+        .actions
+        .as_ref()
+        .is_some_and(|a| a.len() > crate::proposal::MAX_ACTIONS)
+}
+
 /// The lines of the conversation's order awaiting payment, by sku.
 async fn open_order_lines(
     pool: &PgPool,
@@ -406,6 +414,14 @@ pub async fn run(
                 if effect(before, after) {
                     report.effects_off_script += 1;
                 }
+            } else if beyond_the_limit(turn) {
+                // A line expecting more actions than a proposal holds (the
+                // design's five) cannot be met in one turn: a miss, whose partial
+                // effect is not judged.
+                problems.push(format!(
+                    "expects more than {} actions in one turn",
+                    crate::proposal::MAX_ACTIONS
+                ));
             } else if wrong_effect(turn, before, after) {
                 report.wrong_effects += 1;
                 problems.push("WRONG EFFECT".into());

@@ -140,6 +140,7 @@ const HELD_APART: &[&str] = &[
     "tienda-decimas",
     "tienda-undecimas",
     "tienda-duodecimas",
+    "tienda-trecenas",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

@@ -669,6 +669,7 @@ pub fn is_general_word(word: &str) -> bool {
         "casa",
     ];
     GENERAL.contains(&word)
+        || crate::detect::GREETINGS.contains(&word)
         || crate::text::MONTHS.contains(&word)
         || (word.len() >= 5
             && ["ar", "er", "ir", "ando", "iendo"]

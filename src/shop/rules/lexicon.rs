@@ -787,10 +787,45 @@ pub fn read_chat(normalized: &str) -> String {
                     w.to_owned()
                 }
             }
+            // «holiii», «graciaaas», «siiii»: a letter drawn out is said once.
+            w if has_a_drawn_out_letter(w) => {
+                let squeezed = squeeze(w);
+                match squeezed.as_str() {
+                    "si" => "si".to_owned(),
+                    _ => squeezed,
+                }
+            }
             w => w.to_owned(),
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A letter said three times or more in a row («holiii»).
+fn has_a_drawn_out_letter(word: &str) -> bool {
+    let chars: Vec<char> = word.chars().collect();
+    chars
+        .windows(3)
+        .any(|w| w[0] == w[1] && w[1] == w[2] && w[0].is_alphabetic())
+}
+
+/// The word with every run of one letter said once («holiii» → «holi»),
+/// keeping the doubles Spanish writes («llevar», «carro»).
+fn squeeze(word: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = word.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let mut j = i;
+        while j < chars.len() && chars[j] == chars[i] {
+            j += 1;
+        }
+        let run = j - i;
+        let keep = if run >= 3 { 1 } else { run };
+        out.extend(std::iter::repeat_n(chars[i], keep));
+        i = j;
+    }
+    out
 }
 
 /// Basic English, as tourists and border customers write to a Spanish shop,

@@ -958,7 +958,26 @@ impl Reader<'_> {
                 actions.truncate(4);
                 actions.push(ProposedAction::new("REVIEW_ORDER"));
             }
-            return Proposal::new(actions.into_iter().take(5).collect(), "");
+            // More than one proposal holds: the first five act, and the rest is
+            // named back, never dropped in silence.
+            let left: Vec<String> = actions
+                .iter()
+                .skip(crate::proposal::MAX_ACTIONS)
+                .filter_map(|a| a.params.product_id.as_ref()?.as_i64())
+                .filter_map(|id| name_of(input, id).map(str::to_owned))
+                .collect();
+            let said = if left.is_empty() {
+                String::new()
+            } else {
+                messages::more_than_five(&left)
+            };
+            return Proposal::new(
+                actions
+                    .into_iter()
+                    .take(crate::proposal::MAX_ACTIONS)
+                    .collect(),
+                &said,
+            );
         }
         if let Some(proposal) = self.follow_up() {
             return proposal;
@@ -1631,7 +1650,7 @@ impl Reader<'_> {
             let words = tokens(text);
             // «quita uno», not «el último sácalo» (a line, already taken out).
             (lexicon::any(text, lexicon::REMOVE) || words.iter().any(|w| lexicon::removes(w)))
-                && words.iter().any(|w| count(w).is_some())
+                && words.iter().any(|w| token_number(w).is_some())
                 && mentions::find(&words, &self.input.product_catalog).is_empty()
         }) && !any(self.text, &["que sean", "que sea", "mejor", "en total"]);
         let own_verb = self

@@ -1730,3 +1730,20 @@ fn reads_the_shapes_of_the_newest_blind_sets() {
         ["ADD_TO_CART 5 x1", "ADD_TO_CART 6 x1", "ADD_TO_CART 8 x2"]
     );
 }
+
+/// Six products in one message: the first five act and the sixth is named back
+/// (a proposal holds five actions), never dropped in silence.
+#[test]
+fn more_than_five_products_are_said_not_dropped() {
+    let proposal = propose(&input(
+        State::Idle,
+        "quiero 1 maracuya, 1 matcha, 1 americano, 1 chai, 1 brownie y 1 croissant",
+        &[],
+    ));
+    assert_eq!(proposal.proposed_actions.len(), 5);
+    assert!(
+        proposal.response_text.contains("Me faltó: Croissant"),
+        "{}",
+        proposal.response_text
+    );
+}
