@@ -416,12 +416,22 @@ pub async fn run(
                 }
             } else if beyond_the_limit(turn) {
                 // A line expecting more actions than a proposal holds (the
-                // design's five) cannot be met in one turn: a miss, whose partial
-                // effect is not judged.
+                // design's five) cannot be met in one turn: a miss, whose lines
+                // left out are not judged — but every line it did change must be
+                // as the script says.
                 problems.push(format!(
                     "expects more than {} actions in one turn",
                     crate::proposal::MAX_ACTIONS
                 ));
+                let expected_cart = turn.expect.cart.as_ref();
+                let changed_wrong = after.0.iter().any(|(sku, q)| {
+                    before.0.get(sku) != Some(q)
+                        && expected_cart.is_some_and(|c| c.get(sku) != Some(q))
+                });
+                if changed_wrong {
+                    report.wrong_effects += 1;
+                    problems.push("WRONG EFFECT".into());
+                }
             } else if wrong_effect(turn, before, after) {
                 report.wrong_effects += 1;
                 problems.push("WRONG EFFECT".into());

@@ -214,11 +214,12 @@ pub fn which_to_change(names: &[String]) -> String {
 /// How [`which_to_change`] begins, for reading the answer to it.
 pub const WHICH_TO_CHANGE: &str = "¿Cuál de ellos:";
 
-/// A message held more products than one turn acts on (five): the first five
-/// went in, the rest is named so the customer sends it again.
+/// A message held more products than one turn acts on (five, or four beside the
+/// summary): those went in, the rest is named so the customer sends it again.
 pub fn more_than_five(left: &[String]) -> String {
     format!(
-        "Tu mensaje trae más de cinco pedidos y anoto hasta cinco a la vez. Me faltó: {}. ¿Me lo escribes en otro mensaje?",
-        left.join(", ")
+        "Anoto hasta cinco productos por mensaje, así que no alcancé a anotar: {}. ¿{} escribes en otro mensaje?",
+        left.join(", "),
+        if left.len() == 1 { "Me lo" } else { "Me los" }
     )
 }

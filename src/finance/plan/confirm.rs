@@ -229,11 +229,27 @@ fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
     .iter()
     .any(|w| folded.split(' ').any(|t| t == *w));
     let words = folded.split(' ').count();
-    // «no espera, fueron 350 de los tacos, no 300»: the old figure said beside
-    // the new one is not a second amount.
+    // «no espera, fueron 350 de los tacos, no 300»: the old figure, denied
+    // beside the new one, is not a second amount; a day («fue el día 15») or a
+    // count of things («fueron 2 bolsas») is no amount at all.
+    let tokens: Vec<&str> = folded.split(' ').collect();
     let found: Vec<_> = amounts_in(&folded)
         .into_iter()
-        .filter(|f| Some(f.cents) != pending.amount_cents)
+        .filter(|f| {
+            let before = f.start.checked_sub(1).and_then(|k| tokens.get(k)).copied();
+            let after = tokens.get(f.end).copied();
+            let denied_old = Some(f.cents) == pending.amount_cents && before == Some("no");
+            let a_day = matches!(before, Some("dia" | "el"));
+            let a_count = after.is_some_and(|w| {
+                w.len() > 2
+                    && w.ends_with('s')
+                    && !matches!(
+                        w,
+                        "pesos" | "varos" | "baros" | "lucas" | "dolares" | "euros"
+                    )
+            });
+            !denied_old && !a_day && !a_count
+        })
         .collect();
     // «tengo 14,300 en el banco» while a purchase waits is a request of its own.
     let another_intent =
@@ -267,6 +283,14 @@ mod tests {
         let fixed = corrected_amount(&pending, "no espera fueron 350 de los tacos no 300");
         assert_eq!(fixed.and_then(|d| d.amount_cents), Some(35_000));
         assert!(corrected_amount(&pending, "no, tengo 14,300 en el banco").is_none());
+        // A second movement, a day, a count of things: no new figure.
+        for said in [
+            "no, son 300 de tacos y 50 de refresco",
+            "no espera, la fecha está mal, fue el día 15",
+            "no, mejor anótalo para mañana, fueron 2 bolsas",
+        ] {
+            assert!(corrected_amount(&pending, said).is_none(), "{said}");
+        }
         let mut budget = Draft::new(Intent::SetBudget);
         budget.amount_cents = Some(2_500_000);
         let fixed = corrected_amount(&budget, "mejor ponle 22 mil de tope general");

@@ -135,16 +135,40 @@ fn without_counts(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
     }
     let folded = normalize(rest);
     let words = crate::text::tokens(&folded);
+    // Only right after a verb of selling or buying («vendí 3 pasteles»): «y 50
+    // propinas en el bar» is money.
     let counts = |f: &Found| {
         f.cents < 100 * 100
             && f.end == f.start + 1
+            && f.start
+                .checked_sub(1)
+                .and_then(|k| words.get(k))
+                .is_some_and(|before| {
+                    matches!(
+                        *before,
+                        "vendi"
+                            | "vendimos"
+                            | "compre"
+                            | "compramos"
+                            | "lleve"
+                            | "llevamos"
+                            | "fueron"
+                    )
+                })
             && words.get(f.end).is_some_and(|next| {
                 next.len() > 2
                     && next.ends_with('s')
                     && next.chars().all(char::is_alphabetic)
                     && !matches!(
                         *next,
-                        "pesos" | "varos" | "baros" | "lucas" | "dolares" | "centavos" | "pesitos"
+                        "pesos"
+                            | "varos"
+                            | "baros"
+                            | "lucas"
+                            | "dolares"
+                            | "euros"
+                            | "centavos"
+                            | "pesitos"
                     )
             })
     };
@@ -444,7 +468,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
                 })
                 .collect();
             // More than a turn stages: the backend tells the person to send
-            // the rest (see `messages::more_movements_than`).
+            // the rest (`messages::MORE_MOVEMENTS`, in `plan::propose`).
             return FinanceProposal::new(writes, "");
         }
     }
@@ -711,6 +735,10 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
                             | "peso"
                             | "mxn"
                             | "varos"
+                            | "baros"
+                            | "lucas"
+                            | "dolares"
+                            | "euros"
                             | "por"
                             | "para"
                             | "pa"

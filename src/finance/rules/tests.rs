@@ -496,6 +496,8 @@ fn slang_counts_errands_and_a_balance_at_a_confirmation() {
     assert_eq!(logged.params.amount, Param::Given(200_000));
     let sold = only("también vendí 3 pasteles, me dieron 1,350");
     assert_eq!(sold.params.amount, Param::Given(135_000));
+    // Money in another currency said after «y» is a movement of its own.
+    assert_eq!(idle("gasté 300 en comida y 50 euros en taxi").len(), 2);
     let paid = only("hoy le abone 500 varos al chuy");
     assert_eq!(kind(&paid), "MANAGE_DEBT");
     assert_eq!(

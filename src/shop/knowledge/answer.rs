@@ -1133,6 +1133,25 @@ pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
         if other_milk && word.starts_with("almendra") {
             continue;
         }
+        // «¿el chai tiene cafeína?» asks whether it has it; «sin cafeína»
+        // whether it has none.
+        if word == "cafeina" {
+            let without = question
+                .folded
+                .split(' ')
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|w| matches!(w[0], "sin" | "no") && w[1] == "cafeina");
+            let meant = if without {
+                "sin cafeína"
+            } else {
+                "con cafeína"
+            };
+            if !out.contains(&meant) {
+                out.push(meant);
+            }
+            continue;
+        }
         for (said, meant) in ATTRIBUTE_WORDS {
             if said == word && !out.contains(meant) {
                 out.push(*meant);
@@ -1189,11 +1208,41 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
     };
     if let [product] = named.as_slice() {
         let mut lines = Vec::new();
+        // Caffeine is told by either tag: «con cafeína» or «sin cafeína».
+        let caffeine = |attribute: &str| -> Option<bool> {
+            let with = match attribute {
+                "con cafeína" => true,
+                "sin cafeína" => false,
+                _ => return None,
+            };
+            let has_it = if has(product, "con cafeína") {
+                true
+            } else if has(product, "sin cafeína") {
+                false
+            } else {
+                return None;
+            };
+            Some(has_it == with)
+        };
         let verdict = match asked.as_slice() {
+            [attribute] if attribute.ends_with("cafeína") => caffeine(attribute),
             [attribute] => Some(has(product, attribute)),
             _ => None,
         };
         for attribute in &asked {
+            if attribute.ends_with("cafeína") {
+                let has_it = caffeine("con cafeína");
+                let text = match (has_it, *attribute == "con cafeína") {
+                    (Some(true), true) => format!("Sí, el {} tiene cafeína.", product.name),
+                    (Some(false), true) => format!("No, el {} no tiene cafeína.", product.name),
+                    (Some(true), false) => format!("No, el {} tiene cafeína.", product.name),
+                    (Some(false), false) => format!("Sí, el {} no tiene cafeína.", product.name),
+                    // Neither tag: not knowing is not «no».
+                    (None, _) => return None,
+                };
+                lines.push(text);
+                continue;
+            }
             let text = if has(product, attribute) {
                 if allergen(attribute) {
                     format!("Sí, el {} lleva {attribute}.", product.name)

@@ -500,7 +500,14 @@ const STOP_AROUND: &[&str] = &["q", "k", "pa", "pal"];
 fn is_kind(attribute: &str) -> bool {
     matches!(
         attribute,
-        "frío" | "caliente" | "sin cafeína" | "dulce" | "salado" | "postre" | "bebida"
+        "frío"
+            | "caliente"
+            | "sin cafeína"
+            | "con cafeína"
+            | "dulce"
+            | "salado"
+            | "postre"
+            | "bebida"
     )
 }
 

@@ -96,7 +96,9 @@ fn grounds(input: &ProposalInput) -> Grounds {
     }
     // «y lo mismo de chocolate»: as many as a line already has; «para mi
     // esposa lo mismo», naming nothing: every line again.
-    let same_again = lexicon::any(&text, &["lo mismo", "igual"]);
+    // «me da lo mismo» is indifference, not the order again.
+    let same_again = lexicon::any(&text, &["lo mismo", "igual"])
+        && !lexicon::any(&text, &["da lo mismo", "es lo mismo", "igual da"]);
     if same_again {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
         if names_none {
@@ -104,7 +106,12 @@ fn grounds(input: &ProposalInput) -> Grounds {
         }
     }
     // «uno más de cada uno», naming nothing: every line.
-    if names_none && lexicon::any(&text, &["cada uno", "cada una", "de cada"]) {
+    if names_none
+        && lexicon::any(&text, &["cada uno", "cada una", "de cada"])
+        && words
+            .iter()
+            .any(|w| *w == "mas" || token_number(w).is_some())
+    {
         products.extend(input.cart.lines.iter().map(|l| l.product_id));
     }
     // «saca lo último que pedí»: the lines the last change set, or the last line.
@@ -291,14 +298,15 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
                     || grounds.says(lexicon::CANCEL)
                     || grounds.text.split(' ').any(|w| w.starts_with("cancel")),
             ),
-            // «No confirmo todavía» holds the word and denies it.
+            // «No confirmo todavía», «espera, antes de que confirmes» hold the
+            // word and deny it; «sí, confirmo, no quiero nada más» does not.
             ActionKind::ConfirmOrder => asked(
                 kind,
                 grounds.read_as(&["CONFIRM_ORDER"])
                     || ((super::is_yes(&input.customer_message)
                         || grounds.says(lexicon::CONFIRM)
                         || confirms(&grounds.text))
-                        && !grounds.text.split(' ').any(|w| w == "no")),
+                        && !denied_before_the_yes(&grounds.text)),
             ),
             ActionKind::Escalate => {
                 asked(kind, grounds.read_as(&["ESCALATE"]) || grounds.says(PERSON))
@@ -455,15 +463,26 @@ fn cart_change(
     }
 }
 
-/// A verb of confirming in any person («confirmamos», «confirme nomás») not
-/// denied right before it («no confirmo todavía»).
+/// A verb of confirming in any person («confirmamos», «confirme nomás»), not
+/// the subjunctive of a condition («antes de que confirmes»).
 fn confirms(text: &str) -> bool {
+    text.split(' ')
+        .any(|w| w.starts_with("confirm") && !matches!(w, "confirmes" | "confirmemos"))
+}
+
+/// Whether a denial or a wait comes before the first yes or confirming word
+/// («no confirmo todavía», «espera, antes de que confirmes…»).
+fn denied_before_the_yes(text: &str) -> bool {
     let words: Vec<&str> = text.split(' ').collect();
-    words.iter().enumerate().any(|(at, w)| {
-        w.starts_with("confirm")
-            && !words[at.saturating_sub(2)..at]
-                .iter()
-                .any(|before| matches!(*before, "no" | "sin" | "antes"))
+    let yes = words
+        .iter()
+        .position(|w| w.starts_with("confirm") || lexicon::CONFIRM.contains(w))
+        .unwrap_or(words.len());
+    words[..yes].iter().any(|w| {
+        matches!(
+            *w,
+            "no" | "antes" | "espera" | "espere" | "todavia" | "aun" | "sin" | "nunca"
+        )
     })
 }
 

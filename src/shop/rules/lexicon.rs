@@ -155,6 +155,11 @@ pub const REMOVE: &[&str] = &[
 /// Verbs that set a line to a quantity.
 pub const SET: &[&str] = &[
     "en total",
+    // «te pedí 2 brownies, no 3», «le dije dos»: what was asked, restated.
+    "te pedi",
+    "te dije",
+    "le pedi",
+    "le dije",
     "cambia",
     "cambiame",
     "cambiale",
@@ -308,8 +313,11 @@ pub const DONE: &[&str] = &[
     "como quedaria",
     "como va mi pedido",
     "como va el pedido",
-    // «eso, cierra», «ciérralo»: close the order (the hours ask «a qué hora»).
-    "cierra",
+    // «eso, cierra», «ciérralo»: close the order («¿hoy cierra temprano?» asks the hours).
+    "eso cierra",
+    "cierra nomas",
+    "cierra porfa",
+    "cierra por favor",
     "cierralo",
     "cerralo",
     "cierrame",
@@ -434,6 +442,14 @@ pub const CONFIRM: &[&str] = &[
     "va",
     "listo",
     "confirmo",
+    "confirmamos",
+    "confirmame",
+    "confirmalo",
+    "confirmelo",
+    "confirmen",
+    "esta perfecto",
+    "asi esta perfecto",
+    "todo perfecto",
     "confirmar",
     "confirmado",
     "confirma",
@@ -544,6 +560,9 @@ pub const CANCEL: &[&str] = &[
 /// Thanks and goodbyes.
 pub const THANKS: &[&str] = &[
     "gracias",
+    "muy amables",
+    "son muy amables",
+    "que amables",
     "muchas gracias",
     "mil gracias",
     "chau",
@@ -676,6 +695,17 @@ pub fn clears(text: &str) -> bool {
         return true;
     }
     let words: Vec<&str> = text.split(' ').collect();
+    // «sácale todo el hielo a la limonada» takes something out of a line;
+    // «borra todo el pedido» empties the cart.
+    let whole = |k: usize| {
+        words.get(k).is_none_or(|after| {
+            !matches!(*after, "de" | "del" | "el" | "la" | "los" | "las" | "lo")
+        }) || (matches!(words.get(k), Some(&("el" | "la")))
+            && matches!(
+                words.get(k + 1),
+                Some(&("pedido" | "carrito" | "carro" | "orden"))
+            ))
+    };
     words.iter().enumerate().any(|(at, w)| {
         (removes(w) || w.starts_with("vaci") || w.starts_with("limpi")) && {
             // «borre todo», «vacíame el carrito», not «quítelo del todo».
@@ -686,9 +716,7 @@ pub fn clears(text: &str) -> bool {
             words
                 .get(next)
                 .is_some_and(|w| matches!(*w, "todo" | "carrito" | "carro"))
-                && words
-                    .get(next + 1)
-                    .is_none_or(|after| !matches!(*after, "de" | "del"))
+                && whole(next + 1)
         }
     })
 }
@@ -836,6 +864,7 @@ fn squeeze(word: &str) -> String {
 pub fn read_english(normalized: &str) -> String {
     const ENGLISH: &[&str] = &[
         "the",
+        "iced",
         "please",
         "pls",
         "yes",
@@ -958,6 +987,8 @@ pub fn read_english(normalized: &str) -> String {
         // «for one cheesecake»: a numeral, not the article «un».
         "one" => "1",
         "confirm" => "confirmo",
+        // «2 iced matchas»: the matcha is served cold anyway.
+        "iced" => "frio",
         "two" => "dos",
         "three" => "tres",
         "four" => "cuatro",

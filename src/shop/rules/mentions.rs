@@ -309,7 +309,6 @@ impl NameIndex {
     }
 }
 
-/// Finds product mentions, most complete first, never overlapping.
 /// Whether a count stands right before word `at` («un solo croissant», «tres
 /// cafés»).
 fn counted_before(words: &[&str], at: usize) -> bool {
@@ -320,6 +319,7 @@ fn counted_before(words: &[&str], at: usize) -> bool {
     k > 0 && crate::text::token_number(words[k - 1]).is_some()
 }
 
+/// Finds product mentions, most complete first, never overlapping.
 pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
     static NAMES: LazyLock<CatalogMemo<NameIndex>> = LazyLock::new(Default::default);
     let index = NAMES.get(catalog, NameIndex::new);

@@ -82,7 +82,9 @@ fn told_in_the_past(text: &str) -> bool {
             *w,
             "pedi" | "pedimos" | "ordene" | "ordenamos" | "compre" | "compramos"
         ) && !words[..i].ends_with(&["que"])
-            && !words[..i].ends_with(&["que", "te"])
+            // «te pedí 2 brownies, no 3» corrects what was just asked.
+            && !words[..i].ends_with(&["te"])
+            && !words[..i].ends_with(&["le"])
     }) || any(
         text,
         &[
@@ -98,6 +100,29 @@ fn told_in_the_past(text: &str) -> bool {
         || any(text, &["otra vez", "de nuevo", "lo mismo"]);
     past && !now
 }
+
+/// People a customer counts beside an order («somos 4 amigas»).
+const PEOPLE: &[&str] = &[
+    "personas",
+    "persona",
+    "amigas",
+    "amigos",
+    "chicas",
+    "chicos",
+    "ninos",
+    "ninas",
+    "adultos",
+    "invitados",
+    "invitadas",
+    "companeros",
+    "companeras",
+    "colegas",
+    "hijos",
+    "hijas",
+    "nietos",
+    "gente",
+    "people",
+];
 
 /// A plain yes (to an offer of a person, for instance).
 pub fn is_yes(text: &str) -> bool {
@@ -207,10 +232,6 @@ pub fn says_nothing(text: &str) -> bool {
     covered.iter().all(|c| *c)
 }
 
-/// What the shop's own phrases make of `text`: whether it holds a request the
-/// shop handles (an order or removal verb, the catalog, the total, clearing or
-/// cancelling, a plain yes or no), and the words none of those phrases, nor a
-/// greeting, thanks or a filler, explain.
 /// Whether a message asks for something to be served, even as a question
 /// («¿me das un chocolate?», «can I get a brownie?»).
 pub fn asks_for(text: &str) -> bool {
@@ -223,6 +244,10 @@ pub fn in_shop_words(text: &str) -> String {
     prepared(text)
 }
 
+/// What the shop's own phrases make of `text`: whether it holds a request the
+/// shop handles (an order or removal verb, the catalog, the total, clearing or
+/// cancelling, a plain yes or no), and the words none of those phrases, nor a
+/// greeting, thanks or a filler, explain.
 pub fn shop_phrases(text: &str) -> ShopPhrases {
     let text = prepared(text);
     let words = tokens(&text);
@@ -472,15 +497,22 @@ impl Reading {
                     "de" | "a" | "en" | "para" | "desde" | "hasta" | "por" | "con"
                 )
                 && matches!(before, Some("los" | "las" | "la" | "el"));
+            // «somos 4 amigas», «para 6 personas»: people counted, not a thing.
+            let people = PEOPLE.contains(&word)
+                || (i >= 2
+                    && matches!(self.words[i - 2].as_str(), "somos" | "seremos" | "estamos"));
             // «2 medialunas», «cambia las medialunas»: a thing counted or pointed
             // at that no product explained.
             let unknown_thing = !joining(word)
                 && !prepositional
+                && !people
                 && before.is_some_and(counted)
                 && after != Some("de")
                 && !names_a_product(word, &input.product_catalog);
-            // «medialunas tres»: a thing with its count after it.
+            // «medialunas tres»: a thing with its count after it («somos 4»
+            // counts people).
             let counted_after = !joining(word)
+                && !matches!(word, "somos" | "seremos" | "estamos" | "seran" | "sean")
                 && after.is_some_and(|a| {
                     count(a).is_some()
                 })
@@ -534,7 +566,28 @@ impl Reading {
                     || token_number(word).is_some()
                     || names_a_product(word, &input.product_catalog)
                     || input.customer_message.contains('?'));
-            unknown_thing || counted_after || listed || pointed || partitive || beside_a_cancel
+            // «sácale todo el hielo a la limonada», «ponle leche al chai»: a
+            // thing done to a product, not the product in or out.
+            let done_to = !joining(word)
+                && !lexicon::is_known(word)
+                && !names_a_product(word, &input.product_catalog)
+                && {
+                    let thing = match (after, self.words.get(i + 2).map(String::as_str)) {
+                        (Some("al"), next) => next,
+                        (Some("a"), Some("la" | "el" | "los" | "las")) => {
+                            self.words.get(i + 3).map(String::as_str)
+                        }
+                        _ => None,
+                    };
+                    thing.is_some_and(|w| names_a_product(w, &input.product_catalog))
+                };
+            unknown_thing
+                || counted_after
+                || listed
+                || pointed
+                || partitive
+                || beside_a_cancel
+                || done_to
         };
         let points_back = |i: usize| {
             token_number(&self.words[i]).is_some()
@@ -922,11 +975,23 @@ impl Reader<'_> {
             }
             return self.ask_which(ambiguous);
         }
+        if let Some(proposal) = self.pronoun_swap(&found) {
+            return proposal;
+        }
         let mut actions = self.product_actions(&found);
         if !actions.is_empty() {
             // «ponme uno de matcha y es todo»: the items, then the summary.
             let tail_at = found.last().map_or(self.words.len(), |m| m.end);
             let tail = only_after_count(&self.words[tail_at..]);
+            let products_left = |actions: &[ProposedAction], kept: usize| -> Vec<String> {
+                actions
+                    .iter()
+                    .skip(kept)
+                    .filter_map(|a| a.params.product_id.as_ref()?.as_i64())
+                    .filter_map(|id| name_of(input, id).map(str::to_owned))
+                    .collect()
+            };
+            let mut left_out: Vec<String> = Vec::new();
             let changes_cart = actions.iter().all(|a| {
                 matches!(
                     a.action_type.as_str(),
@@ -946,6 +1011,7 @@ impl Reader<'_> {
                 for (k, c) in closing.into_iter().enumerate() {
                     self.covered[k] |= c;
                 }
+                left_out = products_left(&actions, 4);
                 actions.truncate(4);
                 actions.push(ProposedAction::new("REVIEW_ORDER"));
             } else if changes_cart && any(&tail, lexicon::CLOSES) {
@@ -955,17 +1021,14 @@ impl Reader<'_> {
                 for (k, c) in closing.into_iter().enumerate() {
                     self.covered[tail_at + k] |= c;
                 }
+                left_out = products_left(&actions, 4);
                 actions.truncate(4);
                 actions.push(ProposedAction::new("REVIEW_ORDER"));
             }
             // More than one proposal holds: the first five act, and the rest is
             // named back, never dropped in silence.
-            let left: Vec<String> = actions
-                .iter()
-                .skip(crate::proposal::MAX_ACTIONS)
-                .filter_map(|a| a.params.product_id.as_ref()?.as_i64())
-                .filter_map(|id| name_of(input, id).map(str::to_owned))
-                .collect();
+            let mut left = left_out;
+            left.extend(products_left(&actions, crate::proposal::MAX_ACTIONS));
             let said = if left.is_empty() {
                 String::new()
             } else {
@@ -988,9 +1051,20 @@ impl Reader<'_> {
         // "¿Cuánto me sale?" with a cart and no product named: the total.
         let asks_total = self.is_question() && self.has(&["cuanto"]);
         let sounds_done = only_words_of(self.text, lexicon::DONE_WORDS);
-        if self.has(lexicon::DONE)
-            || (self.state() == State::CartOpen && (asks_total || sounds_done))
-        {
+        // «ya» closes when it leads or stands nearly alone («bueno ya»), not in
+        // «qué rico todo, ya se me hace agua la boca».
+        let other_done: Vec<&str> = lexicon::DONE
+            .iter()
+            .copied()
+            .filter(|p| *p != "ya")
+            .collect();
+        let done = any(self.text, &other_done)
+            || (any(self.text, &["ya"])
+                && (self.words.first() == Some(&"ya") || self.words.len() <= 4));
+        if done {
+            lexicon::cover(self.words, lexicon::DONE, &mut self.covered);
+        }
+        if done || (self.state() == State::CartOpen && (asks_total || sounds_done)) {
             lexicon::cover(self.words, lexicon::DONE_WORDS, &mut self.covered);
             lexicon::cover(self.words, lexicon::QUESTION, &mut self.covered);
             return match self.state() {
@@ -1642,6 +1716,72 @@ impl Reader<'_> {
         }
     }
 
+    /// «cámbialo por un chocolate caliente»: the swap's first product is a
+    /// pronoun — the product just talked about, if it is in the cart, or the
+    /// cart's only line; with several lines and none talked about, which one is
+    /// asked.
+    fn pronoun_swap(&mut self, found: &[mentions::Mention]) -> Option<Proposal> {
+        let at = self.words.iter().position(|w| {
+            ["lo", "la", "los", "las"].iter().any(|clitic| {
+                w.strip_suffix(clitic)
+                    .is_some_and(|verb| verb.len() > 3 && swap_verb(verb))
+            })
+        })?;
+        let by = self.words[at + 1..]
+            .iter()
+            .position(|w| matches!(*w, "por" | "x"))
+            .map(|p| at + 1 + p)?;
+        // Only what comes after the «por»: a product named before it is the
+        // swap's own (read by the usual swap).
+        if found.iter().any(|m| m.start < by) {
+            return None;
+        }
+        let [new] = found else {
+            return None;
+        };
+        let new_id = new.product()?;
+        let lines = &self.input.cart.lines;
+        let target = match self.input.focus {
+            Some(focus) if lines.iter().any(|l| l.product_id == focus) => focus,
+            _ => match lines.as_slice() {
+                [only] => only.product_id,
+                [] => return None,
+                _ => {
+                    let names: Vec<String> = lines
+                        .iter()
+                        .filter_map(|l| name_of(self.input, l.product_id).map(str::to_owned))
+                        .collect();
+                    self.covered.iter_mut().for_each(|c| *c = true);
+                    return Some(clarify(&messages::which_to_change(&names)));
+                }
+            },
+        };
+        if target == new_id {
+            return None;
+        }
+        let had = self.cart_quantity(target);
+        let said = self.words[by + 1..new.start].iter().find_map(|w| count(w));
+        self.covered[at] = true;
+        self.covered[by] = true;
+        for k in new.start..new.end {
+            self.covered[k] = true;
+        }
+        for k in by + 1..new.start {
+            if token_number(self.words[k]).is_some() {
+                self.covered[k] = true;
+            }
+        }
+        Some(Proposal::new(
+            vec![
+                ProposedAction::new("REMOVE_ITEM").product(target),
+                ProposedAction::new("ADD_TO_CART")
+                    .product(new_id)
+                    .quantity(said.unwrap_or(had)),
+            ],
+            "",
+        ))
+    }
+
     /// The answer to «¿De cuál producto quito uno?»: one less of the line named.
     fn take_out_of_asked(&mut self) -> Option<Proposal> {
         // Asked which, or the customer's last message took one out without
@@ -1782,7 +1922,14 @@ impl Reader<'_> {
             .collect();
         // «uno más de cada uno», naming nothing: one more (or the count said)
         // of every line.
+        // «¿cuánto cuesta cada uno?» asks a price and «cada uno paga lo suyo»
+        // tells who pays: only «más», a count or an order verb adds.
+        let adds_each = self.words.iter().any(|w| {
+            *w == "mas" || lexicon::adds(w) || count(w).is_some() || matches!(*w, "otro" | "otra")
+        }) || self.has(lexicon::ADD);
         if self.has(&["de cada uno", "de cada una", "cada uno", "cada una"])
+            && adds_each
+            && !self.is_question()
             && !self.has(lexicon::REMOVE)
             && self.input.cart.lines.len() > 1
         {
@@ -1810,10 +1957,23 @@ impl Reader<'_> {
         }
         // «Para mi esposa lo mismo», «repite el pedido», no number said: the
         // lines the last change set, again, as many of each.
+        // «para mi esposa lo mismo», «lo mismo para él»: the order again for
+        // someone; «me da lo mismo» is indifference and «repíteme el pedido»
+        // asks to hear it.
         let counted_any = self.words.iter().any(|w| token_number(w).is_some());
+        let for_someone = self
+            .words
+            .windows(3)
+            .any(|w| matches!(w, ["para" | "pa", _, "lo"] | ["lo", "mismo", "para" | "pa"]))
+            || self
+                .words
+                .windows(4)
+                .any(|w| matches!(w, ["para" | "pa", _, _, "lo"]));
         if !counted_any
             && !self.has(lexicon::REMOVE)
-            && self.has(&["lo mismo", "repite", "repiteme", "repitame", "repetir"])
+            && !self.has(&["da lo mismo", "es lo mismo", "igual da"])
+            && (for_someone || self.text == "lo mismo" || self.text == "y lo mismo")
+            && self.has(&["lo mismo"])
         {
             let again: Vec<ProductId> = if changed.is_empty() {
                 vec![id]
@@ -1958,7 +2118,9 @@ impl Reader<'_> {
             .words
             .windows(2)
             .any(|w| token_number(w[0]).is_some() && w[1] == "mas");
-        if self.has(&more) || counted_more {
+        // «me da lo mismo», «igual da»: indifference, not one more.
+        let indifferent = any(self.text, &["da lo mismo", "es lo mismo", "igual da"]);
+        if !indifferent && (self.has(&more) || counted_more) {
             lexicon::cover(self.words, lexicon::ADD, &mut self.covered);
             let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);
             self.words
@@ -2109,8 +2271,6 @@ fn previous_message(input: &ProposalInput) -> Option<String> {
         .map(|h| prepared(&h.text))
 }
 
-/// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»
-/// points at the product just asked about, and is read as its name.
 /// «uno de cada postre», «dos de cada bebida fría»: that many of every product
 /// of the kind, by name («un Brownie y un Cheesecake»).
 fn each_of_a_kind(input: &ProposalInput, text: String) -> String {
@@ -2166,7 +2326,17 @@ fn the_last_named(input: &ProposalInput, text: String) -> String {
     else {
         return text;
     };
-    // «la última vez», «el último pedido» are no line.
+    // «la última vez», «el último pedido», «el último brownie que te quede»,
+    // «es lo último» (that is all) are no line.
+    if at > 0 && words[at - 1] == "es" {
+        return text;
+    }
+    if words
+        .get(at + 2)
+        .is_some_and(|w| names_a_product(w, &input.product_catalog))
+    {
+        return text;
+    }
     let mut end = at + 2;
     match words.get(end) {
         Some(&("vez" | "pedido" | "dia" | "hora" | "momento")) => return text,
@@ -2193,6 +2363,8 @@ fn the_last_named(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»
+/// points at the product just asked about, and is read as its name.
 fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     let Some(focus) = input.focus else {
         return text;
@@ -2379,7 +2551,10 @@ fn clause_action(
         |covered: &mut [bool], phrases: &[&str]| lexicon::cover(&clause_words, phrases, covered);
     // "3 limonadas, no perdón 2": the correction wins; "si hay cheesecake me
     // aparta dos": a quantity after the verb at the end of the sentence.
-    let corrected = corrected_quantity(after);
+    // «te pedí 2 brownies, no 3»: the number restated is the one; the «no 3»
+    // denies the cart's.
+    let restated = any(clause, &["te pedi", "te dije", "le pedi", "le dije"]);
+    let corrected = corrected_quantity(after).filter(|_| !restated);
     if corrected.is_some() {
         mark(covered, CORRECTION_WORDS);
     }

@@ -1742,8 +1742,65 @@ fn more_than_five_products_are_said_not_dropped() {
     ));
     assert_eq!(proposal.proposed_actions.len(), 5);
     assert!(
-        proposal.response_text.contains("Me faltó: Croissant"),
+        proposal
+            .response_text
+            .contains("no alcancé a anotar: Croissant"),
         "{}",
         proposal.response_text
     );
+}
+
+/// A stranger's review of this round: none of these may change the cart or
+/// confirm — «sácale todo el hielo a la limonada» is no emptying, «me da lo
+/// mismo» no order, «¿hoy cierra temprano?» no closing, «espera, antes de que
+/// confirmes» no yes; and «es lo último» or «el último brownie» name no line.
+#[test]
+fn what_only_sounds_like_an_order_changes_nothing() {
+    use State::*;
+    let clear = || ProposedAction::new("CLEAR_CART");
+    assert_eq!(
+        refused(
+            "sácale todo el hielo a la limonada",
+            &[(1, 1), (4, 1)],
+            vec![clear()]
+        ),
+        vec![0]
+    );
+    assert!(refused("borra todo el pedido", &[(1, 1), (4, 1)], vec![clear()]).is_empty());
+    let confirm = || Proposal::new(vec![ProposedAction::new("CONFIRM_ORDER")], "");
+    let wait = input(
+        Checkout,
+        "espera, antes de que confirmes quiero ver algo",
+        &[(3, 1)],
+    );
+    assert_eq!(grounding::ungrounded(&wait, &confirm()).len(), 1);
+    let yes = input(Checkout, "sí, confirmo, no quiero nada más", &[(3, 1)]);
+    assert!(grounding::ungrounded(&yes, &confirm()).is_empty());
+    for (message, cart) in [
+        ("sácale todo el hielo a la maracuya", &[(1, 1), (4, 1)][..]),
+        ("me da lo mismo", &[(4, 2)][..]),
+        ("cada uno paga lo suyo", &[(6, 2), (2, 1)][..]),
+        ("repíteme el pedido porfa", &[(6, 2), (2, 1)][..]),
+    ] {
+        let proposal = propose(&input(CartOpen, message, cart));
+        assert!(
+            !changes_anything(&proposal),
+            "{message:?}: {:?}",
+            describe(&proposal)
+        );
+    }
+    check(&[
+        (
+            CartOpen,
+            "y un croissant, es lo último",
+            &[(6, 1)],
+            &["ADD_TO_CART 7 x1"],
+        ),
+        (
+            CartOpen,
+            "te pedí 2 brownies",
+            &[(6, 3)],
+            &["UPDATE_QUANTITY 6 x2"],
+        ),
+    ]);
 }
