@@ -388,11 +388,14 @@ fn prepared(message: &str) -> String {
 }
 
 pub fn read(input: &ProposalInput) -> Reading {
-    let text = each_of_a_kind(
+    let text = not_this_one(
         input,
-        the_last_named(
+        each_of_a_kind(
             input,
-            pointed_at_focus(input, prepared(&input.customer_message)),
+            the_last_named(
+                input,
+                pointed_at_focus(input, prepared(&input.customer_message)),
+            ),
         ),
     );
     let words = tokens(&text);
@@ -2269,6 +2272,28 @@ fn previous_message(input: &ProposalInput) -> Option<String> {
             h.role == "customer" && h.text == input.customer_message
         })))
         .map(|h| prepared(&h.text))
+}
+
+/// «limonada, dos. limonada eh, no maracuyá»: a product named after «no», not
+/// in the cart and after another product was named, is the one not meant; its
+/// words are dropped («el chai no» and «no, mejor…» are read elsewhere).
+fn not_this_one(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let Some(denied) = found.iter().skip(1).find(|m| {
+        m.start > 0
+            && words[m.start - 1] == "no"
+            && m.end == words.len()
+            && m.product().is_some_and(|id| {
+                !input.cart.lines.iter().any(|l| l.product_id == id)
+                    && found
+                        .iter()
+                        .any(|other| other.start < m.start && other.product() != Some(id))
+            })
+    }) else {
+        return text;
+    };
+    words[..denied.start - 1].join(" ")
 }
 
 /// «uno de cada postre», «dos de cada bebida fría»: that many of every product

@@ -1802,5 +1802,11 @@ fn what_only_sounds_like_an_order_changes_nothing() {
             &[(6, 3)],
             &["UPDATE_QUANTITY 6 x2"],
         ),
+        (
+            CartOpen,
+            "matcha, dos. matcha eh, no maracuya",
+            &[(8, 3)],
+            &["ADD_TO_CART 2 x2"],
+        ),
     ]);
 }
