@@ -383,8 +383,26 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
         // A product named twice is read where it is ordered: «el cheesecake es
         // el mejor… queríamos llevar un cheesecake», «dos croissants, no
         // perdón, un solo croissant».
+        // Both counted with nothing taken back between («2 brownies para mí y 3
+        // brownies para mi hermana»): two orders of it, each read.
         if let Some(m) = mentions.iter_mut().find(|m| m.candidates.contains(id)) {
-            if m.candidates.len() == 1
+            let (first, later) = if m.start < *start {
+                (m.start, *start)
+            } else {
+                (*start, m.start)
+            };
+            let taken_back = words[first..later]
+                .iter()
+                .any(|w| matches!(*w, "no" | "perdon" | "mejor" | "digo" | "corrijo"));
+            let both_counted = counted_before(words, *start) && counted_before(words, m.start);
+            if m.candidates.len() == 1 && both_counted && !taken_back {
+                taken[*start..*end].iter_mut().for_each(|t| *t = true);
+                mentions.push(Mention {
+                    candidates: vec![*id],
+                    start: *start,
+                    end: *end,
+                });
+            } else if m.candidates.len() == 1
                 && counted_before(words, *start)
                 && (!counted_before(words, m.start) || *start > m.start)
             {

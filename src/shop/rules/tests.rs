@@ -1803,6 +1803,12 @@ fn what_only_sounds_like_an_order_changes_nothing() {
             &["UPDATE_QUANTITY 6 x2"],
         ),
         (
+            Idle,
+            "2 brownies para mí y 3 brownies para mi hermana",
+            &[],
+            &["ADD_TO_CART 6 x2", "ADD_TO_CART 6 x3"],
+        ),
+        (
             CartOpen,
             "matcha, dos. matcha eh, no maracuya",
             &[(8, 3)],
