@@ -2279,6 +2279,14 @@ fn previous_message(input: &ProposalInput) -> Option<String> {
 /// words are dropped («el chai no» and «no, mejor…» are read elsewhere).
 fn not_this_one(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
+    // «te pedí 2 brownies, no 3»: what was asked, restated; the «no 3» denies
+    // the cart's count, it sets nothing.
+    if any(&text, &["te pedi", "te dije", "le pedi", "le dije"])
+        && let [.., "no", n] = words.as_slice()
+        && token_number(n).is_some()
+    {
+        return words[..words.len() - 2].join(" ");
+    }
     let found = mentions::find(&words, &input.product_catalog);
     let Some(denied) = found.iter().skip(1).find(|m| {
         m.start > 0
@@ -2578,7 +2586,8 @@ fn clause_action(
     // aparta dos": a quantity after the verb at the end of the sentence.
     // «te pedí 2 brownies, no 3»: the number restated is the one; the «no 3»
     // denies the cart's.
-    let restated = any(clause, &["te pedi", "te dije", "le pedi", "le dije"]);
+    let restating = ["te pedi", "te dije", "le pedi", "le dije"];
+    let restated = any(clause, &restating) || any(&before.join(" "), &restating);
     let corrected = corrected_quantity(after).filter(|_| !restated);
     if corrected.is_some() {
         mark(covered, CORRECTION_WORDS);

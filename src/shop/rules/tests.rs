@@ -1798,7 +1798,7 @@ fn what_only_sounds_like_an_order_changes_nothing() {
         ),
         (
             CartOpen,
-            "te pedí 2 brownies",
+            "te pedí 2 brownies, no 3",
             &[(6, 3)],
             &["UPDATE_QUANTITY 6 x2"],
         ),
