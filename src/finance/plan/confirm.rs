@@ -241,12 +241,7 @@ fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
             let denied_old = Some(f.cents) == pending.amount_cents && before == Some("no");
             let a_day = matches!(before, Some("dia" | "el"));
             let a_count = after.is_some_and(|w| {
-                w.len() > 2
-                    && w.ends_with('s')
-                    && !matches!(
-                        w,
-                        "pesos" | "varos" | "baros" | "lucas" | "dolares" | "euros"
-                    )
+                w.len() > 2 && w.ends_with('s') && !crate::finance::rules::is_money_word(w)
             });
             !denied_old && !a_day && !a_count
         })

@@ -89,6 +89,24 @@ fn follows_simulation(input: &FinanceInput) -> bool {
         .is_some_and(|h| normalize(&h.text).contains("alcanza"))
 }
 
+/// Whether a folded word names money after its figure («300 varos», «2 lucas»,
+/// «50 euros»): the figure is an amount, not a count of things.
+pub fn is_money_word(word: &str) -> bool {
+    matches!(
+        word,
+        "pesos"
+            | "peso"
+            | "pesitos"
+            | "mxn"
+            | "varos"
+            | "baros"
+            | "lucas"
+            | "dolares"
+            | "euros"
+            | "centavos"
+    )
+}
+
 /// Whether a folded message states a bank balance («tengo 14,300 en el banco»).
 pub fn says_a_balance(folded: &str) -> bool {
     any(folded, words::BALANCE)
@@ -159,17 +177,7 @@ fn without_counts(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
                 next.len() > 2
                     && next.ends_with('s')
                     && next.chars().all(char::is_alphabetic)
-                    && !matches!(
-                        *next,
-                        "pesos"
-                            | "varos"
-                            | "baros"
-                            | "lucas"
-                            | "dolares"
-                            | "euros"
-                            | "centavos"
-                            | "pesitos"
-                    )
+                    && !is_money_word(next)
             })
     };
     let kept: Vec<Found> = amounts.iter().copied().filter(|f| !counts(f)).collect();
@@ -727,22 +735,8 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
         amount::amounts_in(&norm).iter().any(|f| {
             text.contains('$')
                 || tokens.get(f.end).is_none_or(|next| {
-                    matches!(
-                        *next,
-                        "de" | "del"
-                            | "en"
-                            | "pesos"
-                            | "peso"
-                            | "mxn"
-                            | "varos"
-                            | "baros"
-                            | "lucas"
-                            | "dolares"
-                            | "euros"
-                            | "por"
-                            | "para"
-                            | "pa"
-                    )
+                    is_money_word(next)
+                        || matches!(*next, "de" | "del" | "en" | "por" | "para" | "pa")
                 })
         })
     };

@@ -97,8 +97,8 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // «y lo mismo de chocolate»: as many as a line already has; «para mi
     // esposa lo mismo», naming nothing: every line again.
     // «me da lo mismo» is indifference, not the order again.
-    let same_again = lexicon::any(&text, &["lo mismo", "igual"])
-        && !lexicon::any(&text, &["da lo mismo", "es lo mismo", "igual da"]);
+    let same_again =
+        lexicon::any(&text, &["lo mismo", "igual"]) && !lexicon::any(&text, lexicon::INDIFFERENT);
     if same_again {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
         if names_none {
@@ -203,14 +203,9 @@ fn grounds(input: &ProposalInput) -> Grounds {
                 .collect()
         })
         .unwrap_or_default();
-    let points_back = words.iter().any(|w| {
-        let object = ["melo", "mela", "selo", "sela", "lo", "la", "los", "las"]
-            .iter()
-            .find_map(|clitic| w.strip_suffix(clitic));
-        object.is_some_and(|verb| {
-            verb.len() > 3 && (super::swap_verb(verb) || lexicon::removes(verb))
-        })
-    });
+    let points_back = words
+        .iter()
+        .any(|w| lexicon::with_pronoun(w, |verb| super::swap_verb(verb) || lexicon::removes(verb)));
     Grounds {
         brought_in,
         points_back,
@@ -496,11 +491,7 @@ fn of_kinds(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
         };
         let of_kind: Vec<ProductId> = catalog
             .iter()
-            .filter(|e| {
-                e.tags
-                    .iter()
-                    .any(|t| crate::text::normalize(t) == crate::text::normalize(tag))
-            })
+            .filter(|e| lexicon::is_of_kind(e, tag))
             .map(|e| e.product_id)
             .collect();
         let every = words[at.saturating_sub(3)..at]

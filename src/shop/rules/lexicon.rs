@@ -153,9 +153,32 @@ pub const REMOVE: &[&str] = &[
 ];
 
 /// Verbs that set a line to a quantity.
+/// «te pedí 2 brownies, no 3», «le dije dos»: what was asked, restated.
+pub const RESTATED: &[&str] = &["te pedi", "te dije", "le pedi", "le dije"];
+
+/// «me da lo mismo», «igual da»: indifference, never the order again.
+pub const INDIFFERENT: &[&str] = &["da lo mismo", "es lo mismo", "igual da"];
+
+/// Whether a catalog entry carries the kind `tag` («postre», «frío»), read
+/// folded.
+pub fn is_of_kind(entry: &crate::shop::contract::CatalogEntry, tag: &str) -> bool {
+    entry
+        .tags
+        .iter()
+        .any(|t| crate::text::normalize(t) == crate::text::normalize(tag))
+}
+
+/// Whether `word` is a verb with its object as a pronoun attached («cámbialo»,
+/// «quítamelo») whose bare verb `verb` accepts.
+pub fn with_pronoun(word: &str, verb: impl Fn(&str) -> bool) -> bool {
+    ["melo", "mela", "selo", "sela", "lo", "la", "los", "las"]
+        .iter()
+        .filter_map(|clitic| word.strip_suffix(clitic))
+        .any(|bare| bare.len() > 3 && verb(bare))
+}
+
 pub const SET: &[&str] = &[
     "en total",
-    // «te pedí 2 brownies, no 3», «le dije dos»: what was asked, restated.
     "te pedi",
     "te dije",
     "le pedi",

@@ -1688,12 +1688,7 @@ impl Reader<'_> {
             return None;
         }
         let fits = |entry: &super::contract::CatalogEntry| {
-            kinds.iter().all(|kind| {
-                entry
-                    .tags
-                    .iter()
-                    .any(|tag| normalize(tag) == normalize(kind))
-            })
+            kinds.iter().all(|kind| lexicon::is_of_kind(entry, kind))
         };
         let fitting: Vec<ProductId> = self
             .input
@@ -1724,12 +1719,10 @@ impl Reader<'_> {
     /// cart's only line; with several lines and none talked about, which one is
     /// asked.
     fn pronoun_swap(&mut self, found: &[mentions::Mention]) -> Option<Proposal> {
-        let at = self.words.iter().position(|w| {
-            ["lo", "la", "los", "las"].iter().any(|clitic| {
-                w.strip_suffix(clitic)
-                    .is_some_and(|verb| verb.len() > 3 && swap_verb(verb))
-            })
-        })?;
+        let at = self
+            .words
+            .iter()
+            .position(|w| lexicon::with_pronoun(w, swap_verb))?;
         let by = self.words[at + 1..]
             .iter()
             .position(|w| matches!(*w, "por" | "x"))
@@ -1974,7 +1967,7 @@ impl Reader<'_> {
                 .any(|w| matches!(w, ["para" | "pa", _, _, "lo"]));
         if !counted_any
             && !self.has(lexicon::REMOVE)
-            && !self.has(&["da lo mismo", "es lo mismo", "igual da"])
+            && !self.has(lexicon::INDIFFERENT)
             && (for_someone || self.text == "lo mismo" || self.text == "y lo mismo")
             && self.has(&["lo mismo"])
         {
@@ -2122,7 +2115,7 @@ impl Reader<'_> {
             .windows(2)
             .any(|w| token_number(w[0]).is_some() && w[1] == "mas");
         // «me da lo mismo», «igual da»: indifference, not one more.
-        let indifferent = any(self.text, &["da lo mismo", "es lo mismo", "igual da"]);
+        let indifferent = any(self.text, lexicon::INDIFFERENT);
         if !indifferent && (self.has(&more) || counted_more) {
             lexicon::cover(self.words, lexicon::ADD, &mut self.covered);
             let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);
@@ -2281,7 +2274,7 @@ fn not_this_one(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     // «te pedí 2 brownies, no 3»: what was asked, restated; the «no 3» denies
     // the cart's count, it sets nothing.
-    if any(&text, &["te pedi", "te dije", "le pedi", "le dije"])
+    if any(&text, lexicon::RESTATED)
         && let [.., "no", n] = words.as_slice()
         && token_number(n).is_some()
     {
@@ -2323,7 +2316,7 @@ fn each_of_a_kind(input: &ProposalInput, text: String) -> String {
     let fitting: Vec<&str> = input
         .product_catalog
         .iter()
-        .filter(|e| e.tags.iter().any(|t| normalize(t) == normalize(tag)))
+        .filter(|e| lexicon::is_of_kind(e, tag))
         .map(|e| e.name.as_str())
         .collect();
     if fitting.is_empty() || fitting.len() > 4 {
@@ -2586,8 +2579,7 @@ fn clause_action(
     // aparta dos": a quantity after the verb at the end of the sentence.
     // «te pedí 2 brownies, no 3»: the number restated is the one; the «no 3»
     // denies the cart's.
-    let restating = ["te pedi", "te dije", "le pedi", "le dije"];
-    let restated = any(clause, &restating) || any(&before.join(" "), &restating);
+    let restated = any(clause, lexicon::RESTATED) || any(&before.join(" "), lexicon::RESTATED);
     let corrected = corrected_quantity(after).filter(|_| !restated);
     if corrected.is_some() {
         mark(covered, CORRECTION_WORDS);
