@@ -11,6 +11,14 @@ pub const ESCALATED: &str =
 
 /// A question the shop's knowledge does not answer: said plainly, with a person
 /// offered, never a guess.
+/// The gray zone about one product: what the shop says of it, and a person.
+pub fn gray_about(name: &str, description: &str) -> String {
+    format!(
+        "No tengo ese dato sobre {name}. Lo que dice la tienda: «{}». Si quieres, te comunico con una persona del equipo: escribe «quiero hablar con una persona».",
+        description.trim().trim_end_matches('.')
+    )
+}
+
 pub const GRAY_ZONE: &str = "No tengo ese dato. Si quieres, te comunico con una persona del equipo: escribe «quiero hablar con una persona».";
 
 /// The proposer could not read the message.
@@ -197,6 +205,15 @@ pub fn not_sold(items: &[String]) -> String {
     let quoted: Vec<String> = items.iter().map(|i| format!("«{i}»")).collect();
     format!(
         "No tenemos {} en el catálogo; anoté lo demás. ¿Quieres otro producto en su lugar? Escribe «catálogo» para verlos.",
+        quoted.join(" ni ")
+    )
+}
+
+/// «¿tienen salteñas?»: things asked for that the shop does not sell.
+pub fn not_sold_asked(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("«{i}»")).collect();
+    format!(
+        "No vendemos {}, lo siento. Escribe «catálogo» para ver lo que sí tenemos.",
         quoted.join(" ni ")
     )
 }

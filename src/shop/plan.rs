@@ -92,6 +92,9 @@ pub enum Plan {
     Knowledge {
         start: State,
         answers: Vec<Answered>,
+        /// What the conversation remembers after the answers, when they change
+        /// it (the product asked about becomes the one «dame 2» means).
+        memo: Option<ShopMemo>,
     },
     /// Small talk, an off-topic question or abuse: answered without a proposer.
     Guard {
@@ -307,8 +310,9 @@ pub async fn plan(
         });
     }
     // A question about a named product that the catalog answered, or that
-    // nobody can answer («¿cuántas calorías tiene el brownie?»), still shows the
-    // product: the proposer reads the whole message beside the answers.
+    // nobody can answer («¿cuántas calorías tiene el brownie?»), is answered and
+    // nothing else: the state stays (a question never moves the order), and
+    // the product asked about is the one «dame 2» means next.
     let about_a_product = !answered.is_empty()
         && names_a_product
         && answered.iter().all(|a| {
@@ -319,13 +323,53 @@ pub async fn plan(
                     .all(|s| matches!(s, super::knowledge::answer::Source::Product { .. }))
         });
     if about_a_product && super::rules::says_nothing(&split.rest) {
-        let shown: Vec<ProposedAction> = super::rules::products_in(&payload.text, &catalog_entries)
-            .into_iter()
-            .take(crate::proposal::MAX_ACTIONS)
-            .map(|id| ProposedAction::new("SHOW_PRODUCT").product(id))
-            .collect();
-        if !shown.is_empty() {
-            return Ok(direct(start, shown, "knowledge", cart, memo, answered));
+        let asked = super::rules::products_in(&payload.text, &catalog_entries);
+        let mut memo = memo;
+        memo.focus = match asked.as_slice() {
+            // As when the product is shown: a number now means a count of it,
+            // not a line of a list shown before.
+            [only] if matches!(start, State::Idle | State::Browsing | State::CartOpen) => {
+                memo.choices.clear();
+                memo.choice_quantity = None;
+                memo.choices_named = false;
+                Some(*only)
+            }
+            _ => None,
+        };
+        return Ok(Plan::Knowledge {
+            start,
+            answers: answered,
+            memo: Some(memo),
+        });
+    }
+    // «¿tienen salteñas?»: what the knowledge has no word of, and the catalog
+    // does not sell, is no product of the shop — said so, and asked what else.
+    if !answered.is_empty()
+        && answered.iter().all(|a| a.answer.gray)
+        && super::rules::says_nothing(&split.rest)
+    {
+        let unsold = super::rules::unsold_foods(&split.questions.join(" "), &catalog_entries);
+        if !unsold.is_empty() {
+            let proposal = Proposal::new(
+                vec![ProposedAction::new("CLARIFY")],
+                super::messages::not_sold_asked(&unsold),
+            );
+            for a in &mut answered {
+                a.answer.text.clear();
+            }
+            return Ok(Plan::Propose(Box::new(ProposePlan {
+                start,
+                greeted: false,
+                proposal,
+                proposer: Origin::Named("knowledge"),
+                cart: cart.clone(),
+                memo,
+                rewritten: None,
+                ungrounded: Vec::new(),
+                asked: None,
+                replaced: Vec::new(),
+                answered,
+            })));
         }
     }
     // «¿el chai lleva leche? si no, dame dos»: the request stands only on the
@@ -343,6 +387,7 @@ pub async fn plan(
         return Ok(Plan::Knowledge {
             start,
             answers: answered,
+            memo: None,
         });
     }
     // «¿Puede recoger mi hermano? yo no llego»: what is left beside an answer,
@@ -366,6 +411,7 @@ pub async fn plan(
         return Ok(Plan::Knowledge {
             start,
             answers: answered,
+            memo: None,
         });
     } else {
         split.rest.clone()

@@ -132,7 +132,6 @@ async fn the_held_out_sets_keep_the_safety_bars(pool: sqlx::PgPool) {
 /// lines otherwise, and the customer is asked rather than either reading winning.
 const HELD_APART: &[&str] = &[
     "tienda-cuartas",
-    "tienda-quintas",
     // Their knowledge lines (a question beside an order, an allergen said
     // without a question mark) are still missed, whoever proposes.
     "tienda-octavas",
@@ -141,6 +140,7 @@ const HELD_APART: &[&str] = &[
     "tienda-undecimas",
     "tienda-duodecimas",
     "tienda-trecenas",
+    "tienda-quincenas",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it
@@ -148,7 +148,7 @@ const HELD_APART: &[&str] = &[
 /// backend never refuses or misapplies a correct proposal.
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_perfect_model_scores_every_shop_set_whole(pool: sqlx::PgPool) {
-    // `tienda-cuartas` and `tienda-quintas` are held apart: where the rules
+    // The sets of `HELD_APART` are held apart: where the rules
     // still misread them, a correct model and the rules disagree and the customer
     // is asked (checked below: never a wrong effect, but not whole).
     // The knowledge sets score answers, which no proposer gives.

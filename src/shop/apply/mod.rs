@@ -133,7 +133,12 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> engine::Decision {
     match plan {
         Plan::Escalate { notice, .. } => escalate::apply(input, notice, &mut decision),
         Plan::Guard { class, memo, .. } => guard::apply(input, class, memo, &mut decision),
-        Plan::Knowledge { answers, .. } => knowledge::apply(&answers, &mut decision),
+        Plan::Knowledge { answers, memo, .. } => {
+            knowledge::apply(&answers, &mut decision);
+            if let Some(memo) = memo {
+                decision.update.draft = memo.stored();
+            }
+        }
         Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
         Plan::Say { text, .. } => say::apply(text, &mut decision),
         Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),

@@ -176,6 +176,7 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         preface: asked
             .into_iter()
             .chain(answered.into_iter().map(|a| a.answer.text))
+            .filter(|text| !text.is_empty())
             .collect(),
     })));
 }

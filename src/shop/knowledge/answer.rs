@@ -376,6 +376,24 @@ pub struct Ask<'a> {
 }
 
 pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
+    let mut answer = search_and_answer(ask).await?;
+    // «¿el chai es picante?»: nobody wrote it, but what the shop says of the
+    // one product asked about goes beside the honest «no tengo ese dato».
+    let named: Vec<&Product> = ask
+        .products
+        .iter()
+        .filter_map(|id| ask.catalog.get(*id))
+        .filter(|p| p.active && !p.description.trim().is_empty())
+        .collect();
+    if answer.gray
+        && let [product] = named.as_slice()
+    {
+        answer.text = crate::shop::messages::gray_about(&product.name, &product.description);
+    }
+    Ok(answer)
+}
+
+async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     let question = Question::new(ask.question);
     let mut steps = Vec::new();
     // «¿El capuchino llega frío si lo mandan?» asks about delivery, not about the
@@ -841,7 +859,12 @@ fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Op
         .words
         .iter()
         .filter(|w| w.chars().count() >= 4)
-        .filter(|w| !tokens(&normalize(&product.name)).contains(&w.as_str()))
+        // «brownies» is the product named, not something it holds.
+        .filter(|w| {
+            !tokens(&normalize(&product.name))
+                .iter()
+                .any(|n| same_word(n, w))
+        })
         .filter(|w| tokens(&description).iter().any(|d| same_word(d, w)))
         .collect();
     let asks_it = super::words::asks_what_it_is_made_of(&question.folded);
@@ -1126,6 +1149,21 @@ pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
     // or «deslactosada» ask about another milk (the knowledge's to answer).
     let other_milk = super::words::asks_another_milk(&question.folded);
     for word in &question.words {
+        // «¿el matcha tiene café?»: whether it has caffeine, not the coffee.
+        let caffeine = word == "cafe"
+            && [
+                "tiene cafe",
+                "lleva cafe",
+                "trae cafe",
+                "tienen cafe",
+                "llevan cafe",
+            ]
+            .iter()
+            .any(|p| crate::text::contains_phrase(&question.folded, p));
+        if caffeine && !out.contains(&"con cafeína") {
+            out.push("con cafeína");
+            continue;
+        }
         if word == "leche" && !other_milk && !out.contains(&"lácteos") {
             out.push("lácteos");
         }

@@ -75,7 +75,9 @@ struct Grounds {
 }
 
 fn grounds(input: &ProposalInput) -> Grounds {
-    let text = prepared(&input.customer_message);
+    // As the rules read it: a line named by its place or a relayed request
+    // names its product.
+    let text = super::said(input);
     let words = tokens(&text);
     let reading = super::read(input).proposal;
     let mut products: BTreeSet<ProductId> = mentions::find(&words, &input.product_catalog)
@@ -195,7 +197,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
     let counts = words.iter().any(|w| {
         token_number(w).is_some() || matches!(*w, "otro" | "otra" | "ese" | "esa" | "esos" | "esas")
     });
-    let brought_in = super::swap_joiner(&words)
+    let mut brought_in: BTreeSet<ProductId> = super::swap_joiner(&words)
         .map(|by| {
             mentions::find(&words[by + 1..], &input.product_catalog)
                 .into_iter()
@@ -203,6 +205,26 @@ fn grounds(input: &ProposalInput) -> Grounds {
                 .collect()
         })
         .unwrap_or_default();
+    // «uno de los capuchinos que sea chai», «el americano no, mejor un
+    // matcha», «en su lugar un brownie»: the product that comes in instead.
+    for m in mentions::find(&words, &input.product_catalog) {
+        let lead: Vec<&str> = words[..m.start]
+            .iter()
+            .rev()
+            .skip_while(|w| {
+                // «que sean 2 matchas» sets a count; only an article may
+                // stand between.
+                matches!(**w, "un" | "una" | "el" | "la" | "otro" | "otra")
+            })
+            .take(1)
+            .copied()
+            .collect();
+        if matches!(lead.as_slice(), ["sea" | "sean" | "mejor" | "lugar"])
+            && let Some(id) = m.product()
+        {
+            brought_in.insert(id);
+        }
+    }
     let points_back = words
         .iter()
         .any(|w| lexicon::with_pronoun(w, |verb| super::swap_verb(verb) || lexicon::removes(verb)));

@@ -273,6 +273,15 @@ pub const QUESTION: &[&str] = &[
     "es dulce",
     "recomiendas",
     "que tal",
+    // «mostrame el brownie», «muéstreme el cheesecake»: to see it, not to have it.
+    "muestrame",
+    "mostrame",
+    "muestreme",
+    "muestranos",
+    "ensename",
+    "ensenanos",
+    "quiero ver",
+    "puedo ver",
 ];
 
 /// Questions that ask what the shop sells.
@@ -654,7 +663,7 @@ pub const FILLER: &[&str] = &[
     "en", "mi", "mis", "me", "te", "que", "se", "le", "les", "porfavor", "amigo", "amiga", "senor",
     "senorita", "joven", "jefe", "jefa", "mas", "ahora", "tu", "su", "carrito", "pedido", "ya",
     "si", "nos", "eh", "ah", "mmm", "ehh", "ese", "esa", "eso", "esos", "esas", "sabes", "sabe",
-    "fijate", "jaja", "jajaja",
+    "fijate", "jaja", "jajaja", "pena", "lastima", "ay", "uy",
 ];
 
 /// Ordinals a customer uses to pick from a numbered list.
@@ -1140,4 +1149,72 @@ pub fn read_emoji(text: &str) -> String {
         }
     }
     out
+}
+
+/// Foods and drinks a café's customers ask for that a catalog may not hold
+/// («¿tienen salteñas?», «una cerveza»): asked about, the answer is that the
+/// shop does not sell them, not a gray zone. Folded, singular.
+const FOODS: &[&str] = &[
+    "saltena",
+    "empanada",
+    "tucumana",
+    "cunape",
+    "sandwich",
+    "sanduche",
+    "sandwiche",
+    "pan",
+    "torta",
+    "pastel",
+    "galleta",
+    "helado",
+    "gaseosa",
+    "refresco",
+    "soda",
+    "coca",
+    "cerveza",
+    "vino",
+    "tamal",
+    "pizza",
+    "hamburguesa",
+    "hotdog",
+    "api",
+    "sopa",
+    "almuerzo",
+    "ensalada",
+    "yogur",
+    "yogurt",
+    "batido",
+    "licuado",
+    "smoothie",
+    "frappe",
+    "frapuccino",
+    "mocaccino",
+    "moca",
+    "latte",
+    "espresso",
+    "expreso",
+    "mate",
+    "tostada",
+    "waffle",
+    "panqueque",
+    "muffin",
+    "dona",
+    "alfajor",
+    "medialuna",
+    "quesadilla",
+    "tequeno",
+    "chicha",
+    "agua",
+    "michelada",
+];
+
+/// Whether `word` (folded) is a food or drink of [`FOODS`], in the singular or
+/// the plural.
+pub fn is_food(word: &str) -> bool {
+    let singular = word
+        .strip_suffix("es")
+        .filter(|s| FOODS.contains(s))
+        .or_else(|| word.strip_suffix('s'))
+        .unwrap_or(word);
+    FOODS.contains(&word) || FOODS.contains(&singular)
 }

@@ -12,6 +12,7 @@
 pub mod delivery;
 pub mod grounding;
 mod lexicon;
+pub use lexicon::is_food;
 mod memo;
 mod mentions;
 mod order_status;
@@ -122,6 +123,11 @@ const PEOPLE: &[&str] = &[
     "nietos",
     "gente",
     "people",
+    "nosotros",
+    "nosotras",
+    "ustedes",
+    "ellos",
+    "ellas",
 ];
 
 /// A plain yes (to an offer of a person, for instance).
@@ -261,6 +267,9 @@ pub fn shop_phrases(text: &str) -> ShopPhrases {
     .any(|phrases| any(&text, phrases))
         || only_words_of(&text, lexicon::CONFIRM)
         || only_words_of(&text, lexicon::DENY)
+        // «Confirmamos. Pagamos por transferencia»: a confirmation beside
+        // what it is about.
+        || words.iter().any(|w| w.starts_with("confirm"))
         || words
             .iter()
             .any(|w| lexicon::adds(w) || lexicon::removes(w))
@@ -316,7 +325,7 @@ pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) ->
 /// segundo" → "quiero 1 Matcha", "ponme otro igual" → "quiero 1 más de Matcha",
 /// "uno menos" → "quítame 1 de Matcha". `None` when the message stands alone.
 pub fn rewrite(input: &ProposalInput) -> Option<String> {
-    let text = prepared(&input.customer_message);
+    let text = said(input);
     let words = tokens(&text);
     let mut reader = Reader {
         input,
@@ -379,6 +388,22 @@ pub fn question_in_spanish(normalized: &str) -> String {
     lexicon::read_portuguese(&lexicon::read_chat(normalized))
 }
 
+/// Foods and drinks `text` names that no product of `catalog` is, as the
+/// customer wrote them («salteñas», not «saltenas»).
+pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for raw in text.split(|c: char| !c.is_alphanumeric()) {
+        let folded = normalize(raw);
+        if lexicon::is_food(&folded)
+            && !names_a_product(&folded, catalog)
+            && !out.iter().any(|o| normalize(o) == folded)
+        {
+            out.push(raw.to_owned());
+        }
+    }
+    out
+}
+
 /// The message as the rules read it: emoji as words, accents and case folded,
 /// chat spellings as the words they stand for.
 fn prepared(message: &str) -> String {
@@ -387,17 +412,22 @@ fn prepared(message: &str) -> String {
     ))))
 }
 
-pub fn read(input: &ProposalInput) -> Reading {
-    let text = not_this_one(
+/// The message as the rules read it: folded, and with what points elsewhere
+/// (a relayed request, a line by its place, «lo último», «los 3») said by name.
+pub(super) fn said(input: &ProposalInput) -> String {
+    let said = reported(prepared(&input.customer_message));
+    let said = restated_count(input, set_said_after(input, said));
+    not_this_one(
         input,
         each_of_a_kind(
             input,
-            the_last_named(
-                input,
-                pointed_at_focus(input, prepared(&input.customer_message)),
-            ),
+            the_last_named(input, pointed_at_focus(input, nth_line(input, said))),
         ),
-    );
+    )
+}
+
+pub fn read(input: &ProposalInput) -> Reading {
+    let text = said(input);
     let words = tokens(&text);
     let mut reader = Reader {
         input,
@@ -408,6 +438,8 @@ pub fn read(input: &ProposalInput) -> Reading {
     let proposal = reader.proposal();
     lexicon::cover(&words, lexicon::FILLER, &mut reader.covered);
     lexicon::cover(&words, lexicon::VOCATIVES, &mut reader.covered);
+    // «para nosotras dos», «somos 4 amigas»: people, never a thing asked for.
+    lexicon::cover(&words, PEOPLE, &mut reader.covered);
     let asks_back = proposal
         .proposed_actions
         .iter()
@@ -516,8 +548,10 @@ impl Reading {
             // counts people).
             let counted_after = !joining(word)
                 && !matches!(word, "somos" | "seremos" | "estamos" | "seran" | "sean")
+                && !PEOPLE.contains(&word)
                 && after.is_some_and(|a| {
                     count(a).is_some()
+                        || (a.starts_with('x') && token_number(&a[1..]).is_some())
                 })
                 // «serían 2 chocolates»: the count is the next product's.
                 && self.words.get(i + 2).is_none_or(|next| {
@@ -685,12 +719,28 @@ impl Reading {
             return None;
         }
         let separator = |w: &str| matches!(w, "y" | "e" | "mas" | "tambien" | "ademas");
+        // A list written one item a line: each line is an item.
+        let lines: Vec<usize> = input
+            .customer_message
+            .lines()
+            .map(|line| tokens(&prepared(line)).len())
+            .filter(|n| *n > 0)
+            .collect();
+        let by_lines = lines.len() > 1 && lines.iter().sum::<usize>() == words.len();
+        let mut line_ends = lines.iter().scan(0, |at, n| {
+            *at += n;
+            Some(*at)
+        });
         let mut unknown: Vec<String> = Vec::new();
         let mut start = 0;
         while start < words.len() {
-            let end = (start + 1..words.len())
-                .find(|&k| separator(words[k]))
-                .unwrap_or(words.len());
+            let end = if by_lines {
+                line_ends.next().unwrap_or(words.len())
+            } else {
+                (start + 1..words.len())
+                    .find(|&k| separator(words[k]))
+                    .unwrap_or(words.len())
+            };
             let item = start..end;
             let named = found
                 .iter()
@@ -706,11 +756,20 @@ impl Reading {
                 let counted = rest.next().is_some_and(|k| {
                     token_number(words[k]).is_some() || matches!(words[k], "unos" | "unas")
                 });
-                let thing: Vec<&str> = rest
-                    .filter(|&k| !self.covered[k])
-                    .map(|k| words[k])
-                    .collect();
-                if !counted || thing.is_empty() || thing.len() > 3 || start == 0 {
+                // «jugo de naranja x1»: one a line, counted after.
+                let counted_after = by_lines
+                    && words[end - 1]
+                        .strip_prefix('x')
+                        .is_some_and(|n| token_number(n).is_some());
+                let thing: Vec<&str> = if counted {
+                    rest.filter(|&k| !self.covered[k])
+                        .map(|k| words[k])
+                        .collect()
+                } else {
+                    (start..end - 1).map(|k| words[k]).collect()
+                };
+                if !(counted || counted_after) || thing.is_empty() || thing.len() > 3 || start == 0
+                {
                     return None;
                 }
                 unknown.push(thing.join(" "));
@@ -1061,9 +1120,11 @@ impl Reader<'_> {
             .copied()
             .filter(|p| *p != "ya")
             .collect();
+        // «ya, dame tres» orders: an order verb after the «ya» is no closing.
         let done = any(self.text, &other_done)
             || (any(self.text, &["ya"])
-                && (self.words.first() == Some(&"ya") || self.words.len() <= 4));
+                && (self.words.first() == Some(&"ya") || self.words.len() <= 4)
+                && !self.words.iter().any(|w| lexicon::adds(w)));
         if done {
             lexicon::cover(self.words, lexicon::DONE, &mut self.covered);
         }
@@ -1082,7 +1143,15 @@ impl Reader<'_> {
                 "tienen", "tienes", "tendran", "tendras", "hay", "habra", "venden", "vendes",
                 "ofrecen", "manejan",
             ]);
-        if self.has(lexicon::CATALOG) || greeted || asks_offer {
+        // «hola, 2 por favor»: a count with no product asks which, greeting
+        // or not.
+        let counted = self.words.iter().any(|w| count(w).is_some());
+        // «¿tienen salteñas?»: a food the catalog does not hold is not sold.
+        let unsold = unsold_foods(&input.customer_message, &input.product_catalog);
+        if asks_offer && !unsold.is_empty() {
+            return clarify(&messages::not_sold_asked(&unsold));
+        }
+        if self.has(lexicon::CATALOG) || (greeted && !counted) || asks_offer {
             return one(ProposedAction::new("SHOW_CATALOG"));
         }
         if self.has(lexicon::THANKS) {
@@ -1205,6 +1274,46 @@ impl Reader<'_> {
         if denies {
             self.covered.iter_mut().for_each(|c| *c = true);
             return Some(clarify(messages::CONFIRM_OR_CANCEL));
+        }
+        // «Confirmamos. Pagamos por transferencia»: a yes said first, then
+        // how it goes on — no product, count, change or doubt after it.
+        let raw = &self.input.customer_message;
+        let first = raw
+            .split(['.', '!', ',', ';', '\n'])
+            .next()
+            .unwrap_or_default();
+        let rest = prepared(&raw[first.len()..]);
+        let first = prepared(first);
+        let calm = tokens(&rest).iter().all(|w| {
+            count(w).is_none()
+                && !lexicon::adds(w)
+                && !lexicon::removes(w)
+                && !swap_verb(w)
+                && !matches!(
+                    *w,
+                    "no" | "pero"
+                        | "espera"
+                        | "espere"
+                        | "antes"
+                        | "falta"
+                        | "mejor"
+                        | "cancela"
+                        | "cancelar"
+                        | "menos"
+                        | "mas"
+                        | "otro"
+                        | "otra"
+                        | "sin"
+                        | "solo"
+                )
+        }) && !names_a_product(&rest, &self.input.product_catalog);
+        if !rest.trim().is_empty()
+            && calm
+            && !only_words_of(&first, lexicon::DENY)
+            && only_words_of(&first, lexicon::CONFIRM)
+        {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return Some(one(ProposedAction::new("CONFIRM_ORDER")));
         }
         None
     }
@@ -1430,9 +1539,22 @@ impl Reader<'_> {
                     "cuanto le debo",
                 ],
             );
-        let question = (self.input.customer_message.contains('?')
-            || self.input.customer_message.trim_start().starts_with('¿'))
-            && !asks_the_total;
+        // «ah, ¿no hay? entonces maracuyá x1»: a question before, the products
+        // after it, is no question about them.
+        let raw = &self.input.customer_message;
+        // The words of the question, when what follows it is the order.
+        let asked_before = raw
+            .rfind('?')
+            .filter(|&at| {
+                let (asked, rest) = raw.split_at(at);
+                names_a_product(rest, &self.input.product_catalog)
+                    && !names_a_product(asked, &self.input.product_catalog)
+            })
+            .map(|at| tokens(&prepared(&raw[..at])).len())
+            .filter(|&n| n <= words.len());
+        let question = (raw.contains('?') || raw.trim_start().starts_with('¿'))
+            && !asks_the_total
+            && asked_before.is_none();
         // Where the closing words begin after the last product: the last
         // product's clause ends there.
         let closing_at = asks_the_total
@@ -1465,7 +1587,11 @@ impl Reader<'_> {
             let Some(id) = mention.product() else {
                 continue;
             };
-            let mut clause_start = if i == 0 { 0 } else { found[i - 1].end };
+            let mut clause_start = if i == 0 {
+                asked_before.unwrap_or(0).min(mention.start)
+            } else {
+                found[i - 1].end
+            };
             if postfix && i > 0 && counted_after(&found[i - 1]) {
                 clause_start = (clause_start + 1).min(mention.start);
             }
@@ -2267,6 +2393,156 @@ fn previous_message(input: &ProposalInput) -> Option<String> {
         .map(|h| prepared(&h.text))
 }
 
+/// «el cliente dice que los americanos sean 2», «mi mamá me escribe que
+/// agregue un brownie»: what someone else said, relayed; the request is what
+/// follows «que».
+fn reported(text: String) -> String {
+    let words = tokens(&text);
+    let relays = |w: &str| {
+        matches!(
+            w,
+            "dice" | "dicen" | "dijo" | "escribe" | "escribio" | "pide" | "pidio" | "manda"
+        )
+    };
+    let Some(verb) = words.iter().take(6).position(|w| relays(w)) else {
+        return text;
+    };
+    let Some(that) = words[verb + 1..]
+        .iter()
+        .take(3)
+        .position(|w| *w == "que")
+        .map(|k| verb + 1 + k)
+    else {
+        return text;
+    };
+    // Nothing but who relays it before the verb: no product, no count.
+    let lead_in = words[..verb]
+        .iter()
+        .all(|w| count(w).is_none() && !lexicon::adds(w));
+    if !lead_in || that + 1 >= words.len() {
+        return text;
+    }
+    words[that + 1..].join(" ")
+}
+
+/// «que el chai sean dos», «los americanos sean 2»: a line's count set after
+/// its name, read as «que sean 2 americanos».
+fn set_said_after(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let Some(m) = found.iter().find(|m| {
+        m.product().is_some()
+            && matches!(words.get(m.end), Some(&("sea" | "sean")))
+            && words
+                .get(m.end + 1)
+                .is_some_and(|w| token_number(w).is_some())
+    }) else {
+        return text;
+    };
+    let mut start = m.start;
+    while start > 0 && matches!(words[start - 1], "el" | "la" | "los" | "las") {
+        start -= 1;
+    }
+    if start > 0 && words[start - 1] == "que" {
+        start -= 1;
+    }
+    let mut out: Vec<&str> = words[..start].to_vec();
+    out.extend(["que", "sean", words[m.end + 1]]);
+    out.extend(&words[m.start..m.end]);
+    out.extend(&words[m.end + 2..]);
+    out.join(" ")
+}
+
+/// «eran tres capuchinos, no dos» with two in the cart: the count restated,
+/// the cart's denied — the line becomes three.
+fn restated_count(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let Some(m) = found.iter().find(|m| {
+        let Some(id) = m.product() else {
+            return false;
+        };
+        let in_cart = input
+            .cart
+            .lines
+            .iter()
+            .find(|l| l.product_id == id)
+            .map(|l| l.quantity);
+        m.start > 0
+            && count(words[m.start - 1]).is_some()
+            && words.get(m.end) == Some(&"no")
+            && words.get(m.end + 1).and_then(|w| count(w)).is_some()
+            && words.get(m.end + 1).and_then(|w| count(w)) == in_cart
+            && count(words[m.start - 1]) != in_cart
+            && words
+                .get(m.end + 2)
+                .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
+    }) else {
+        return text;
+    };
+    let mut out: Vec<&str> = words[..m.start - 1].to_vec();
+    out.extend(["que", "sean", words[m.start - 1]]);
+    out.extend(&words[m.start..m.end]);
+    out.extend(&words[m.end + 2..]);
+    out.join(" ")
+}
+
+/// «el primero que sean tres», «la segunda quítala»: with no numbered list
+/// shown, an ordinal names a line of the cart as it was listed.
+fn nth_line(input: &ProposalInput, text: String) -> String {
+    if !input.choices.is_empty() || input.cart.lines.len() < 2 {
+        return text;
+    }
+    let words = tokens(&text);
+    let Some(at) = words.windows(2).position(|w| {
+        matches!(w[0], "el" | "la" | "del") && lexicon::ORDINALS.iter().any(|(o, _)| *o == w[1])
+    }) else {
+        return text;
+    };
+    // «la primera vez», «el primero de la lista»: not a line of the cart; «el
+    // primero que dije» is, in the order it was asked.
+    if words
+        .get(at + 2)
+        .is_some_and(|w| matches!(*w, "vez" | "dia" | "de" | "del"))
+    {
+        return text;
+    }
+    if words
+        .get(at + 2)
+        .is_some_and(|w| names_a_product(w, &input.product_catalog))
+    {
+        return text;
+    }
+    let Some(n) = lexicon::ORDINALS
+        .iter()
+        .find(|(o, _)| *o == words[at + 1])
+        .map(|(_, n)| *n)
+    else {
+        return text;
+    };
+    let Some(line) = input.cart.lines.get(n - 1) else {
+        return text;
+    };
+    let Some(name) = name_of(input, line.product_id) else {
+        return text;
+    };
+    let name = normalize(name);
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push(if words[at] == "del" { "del" } else { "el" });
+    out.push(&name);
+    // «el primero que dije»: the words that placed it are spent.
+    let mut rest = at + 2;
+    if words.get(rest) == Some(&"que")
+        && words
+            .get(rest + 1)
+            .is_some_and(|w| w.starts_with("dij") || w.starts_with("ped") || *w == "puse")
+    {
+        rest += 2;
+    }
+    out.extend(&words[rest..]);
+    out.join(" ")
+}
+
 /// «limonada, dos. limonada eh, no maracuyá»: a product named after «no», not
 /// in the cart and after another product was named, is the one not meant; its
 /// words are dropped («el chai no» and «no, mejor…» are read elsewhere).
@@ -2513,12 +2789,17 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
         if matches!(*joiner, "x" | "por")
             && rest.len() <= 1
             && rest.iter().all(|w| matches!(*w, "un" | "una" | "uno" | "el" | "la" | "los" | "las") || count(w).is_some()));
-    (!number_after || counted_swap || direct)
+    // «en vez de los dos capuchinos, póngame dos chocolates»: after «en vez
+    // de», a count is the next product's.
+    (instead || !number_after || counted_swap || direct)
         && (direct
             || instead
             || (before.iter().any(changes) && by)
             || (after.iter().any(changes) && by)
-            || (after.contains(&"mejor") && by))
+            || (after.contains(&"mejor") && by)
+            // «el americano no, que sea otro capuchino»: this one out, that one in.
+            || (after.first() == Some(&"no")
+                && any(&after.join(" "), &["que sea", "que sean", "mejor", "mas bien"])))
 }
 
 /// Whether the words after a product take it back before the next one: «un
@@ -2551,7 +2832,23 @@ fn takes_back(after: &[&str]) -> bool {
     (after.first() == Some(&"no") || any(&text, &["perdon", "digo", "mas bien"]))
         && any(
             &text,
-            &["mejor", "que sea", "que sean", "digo", "mas bien", "perdon"],
+            &[
+                "mejor",
+                "que sea",
+                "que sean",
+                "digo",
+                "mas bien",
+                "perdon",
+                // «no, espera, un capuchino»: a pause before the right one.
+                "espera",
+                "espere",
+                "pera",
+                "perate",
+                "aguanta",
+                "corrijo",
+                "quise decir",
+                "me equivoque",
+            ],
         )
 }
 
@@ -2675,7 +2972,22 @@ fn clause_action(
     // "La limonada no": a product, then a bare no, is taking it out.
     let trailing_no =
         after.last() == Some(&"no") && before.iter().all(|w| lexicon::FILLER.contains(w));
-    let removes = has(lexicon::REMOVE)
+    // «sin api. un chocolate»: «sin» before something else is not this
+    // product out; the thing refused is covered with it.
+    let without_other = before.iter().position(|w| *w == "sin").filter(|&k| {
+        before[k + 1..]
+            .iter()
+            .any(|w| !SMALL.contains(w) && !lexicon::FILLER.contains(w) && count(w).is_none())
+    });
+    if let Some(k) = without_other {
+        covered[k] = true;
+        covered[k + 1] = true;
+    }
+    let refused_removal = without_other.is_some()
+        && !clause_words
+            .iter()
+            .any(|w| lexicon::removes(w) || matches!(*w, "quita" | "saca"));
+    let removes = (has(lexicon::REMOVE) && !refused_removal)
         || clause_words.iter().any(|w| lexicon::removes(w))
         || trailing_no
         || (has(&["cancela", "cancelar"]) && in_cart > 0);

@@ -1816,3 +1816,183 @@ fn what_only_sounds_like_an_order_changes_nothing() {
         ),
     ]);
 }
+
+#[test]
+fn reads_what_is_said_after_a_product_and_what_someone_else_relays() {
+    use State::*;
+    check(&[
+        // A correction with a pause in it takes the first product back.
+        (
+            Idle,
+            "Quiero un matcha. No, espera, un capuchino.",
+            &[],
+            &["ADD_TO_CART 8 x1"],
+        ),
+        // The count restated, the cart's denied: the line is set.
+        (
+            CartOpen,
+            "no perdón eran tres capuchinos no dos",
+            &[(8, 2), (7, 1)],
+            &["UPDATE_QUANTITY 8 x3"],
+        ),
+        // «en vez de» swaps, a count after it is the new product's.
+        (
+            CartOpen,
+            "Mmm, en vez de los dos capuchinos póngame dos chocolates calientes",
+            &[(8, 2), (6, 1)],
+            &["REMOVE_ITEM 8", "ADD_TO_CART 5 x2"],
+        ),
+        // An ordinal with no list shown names a line of the cart.
+        (
+            CartOpen,
+            "el primero que sean tres",
+            &[(8, 1), (3, 1), (4, 1)],
+            &["UPDATE_QUANTITY 8 x3"],
+        ),
+        // To see a product is not to buy it.
+        (Idle, "Mostrame el brownie", &[], &["SHOW_PRODUCT 6"]),
+        // The count said after the name with «sean».
+        (
+            CartOpen,
+            "que el chai sean dos",
+            &[(4, 1)],
+            &["UPDATE_QUANTITY 4 x2"],
+        ),
+        // What someone else said, relayed.
+        (
+            CartOpen,
+            "el cliente dice q los americanos sean 2",
+            &[(3, 1)],
+            &["UPDATE_QUANTITY 3 x2"],
+        ),
+        (
+            CartOpen,
+            "espera el cliente me escribe q agregue un brownie",
+            &[(3, 1)],
+            &["ADD_TO_CART 6 x1"],
+        ),
+        // «ya» before an order is no closing.
+        (
+            CartOpen,
+            "ya, dame dos brownies",
+            &[(3, 1)],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        // A greeting with a count and no product asks which.
+        (Idle, "hola, 2 por favor", &[], &["CLARIFY"]),
+    ]);
+}
+
+#[test]
+fn a_line_refused_for_another_is_swapped() {
+    use State::*;
+    check(&[
+        (
+            Checkout,
+            "ah no mi mama dice q el americano no, q sea otro capuchino nomas",
+            &[(3, 1), (8, 1), (5, 2)],
+            &["REMOVE_ITEM 3", "ADD_TO_CART 8 x1"],
+        ),
+        (
+            CartOpen,
+            "el chai no, que sea un matcha",
+            &[(4, 1)],
+            &["REMOVE_ITEM 4", "ADD_TO_CART 2 x1"],
+        ),
+        // A question before, the order after it.
+        (
+            CartOpen,
+            "ah no hay? entonces maracuyá x1",
+            &[(8, 2)],
+            &["ADD_TO_CART 1 x1"],
+        ),
+        // «sin» before something else is not the product out.
+        (
+            Idle,
+            "Bueno, sin api. Un chocolate caliente entonces",
+            &[],
+            &["ADD_TO_CART 5 x1"],
+        ),
+        // People beside an order are no thing asked for.
+        (
+            Browsing,
+            "Ay qué pena. Bueno, entonces deme dos chocolates calientes para nosotras dos, y para mí un té chai por favor",
+            &[],
+            &["ADD_TO_CART 5 x2", "ADD_TO_CART 4 x1"],
+        ),
+        // A yes first, then how it goes on.
+        (
+            Checkout,
+            "Confirmamos. Pagamos por transferencia",
+            &[(8, 2)],
+            &["CONFIRM_ORDER"],
+        ),
+        (
+            Checkout,
+            "Sí, pero quita el brownie",
+            &[(8, 2), (6, 1)],
+            &["REMOVE_ITEM 6"],
+        ),
+        // A food the shop does not sell, asked for.
+        (Idle, "¿tienen salteñas?", &[], &["CLARIFY"]),
+    ]);
+}
+
+#[test]
+fn a_line_named_by_its_place_in_the_order() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "del primero que dije que sean 2",
+            &[(4, 1), (5, 2)],
+            &["UPDATE_QUANTITY 4 x2"],
+        ),
+        (
+            CartOpen,
+            "el segundo quítalo",
+            &[(4, 1), (5, 2)],
+            &["REMOVE_ITEM 5"],
+        ),
+    ]);
+    // A model's change to the line named by its place stands.
+    assert!(
+        refused(
+            "del primero que dije que sean 2",
+            &[(4, 1), (5, 2)],
+            vec![
+                ProposedAction::new("UPDATE_QUANTITY")
+                    .product(4)
+                    .quantity(2)
+            ],
+        )
+        .is_empty()
+    );
+    // «que sea chai» brings the chai in, beside one of the capuchinos.
+    assert!(
+        refused(
+            "uno de los capuchinos que sea chai mejor",
+            &[(8, 3), (4, 1)],
+            vec![
+                ProposedAction::new("UPDATE_QUANTITY")
+                    .product(8)
+                    .quantity(2),
+                ProposedAction::new("ADD_TO_CART").product(4).quantity(1),
+            ],
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_count_set_is_no_product_brought_in() {
+    // «que sean 2 matchas» with two in the cart adds nothing.
+    assert_eq!(
+        refused(
+            "entonces que sean 2 matchas nomás",
+            &[(2, 2)],
+            vec![ProposedAction::new("ADD_TO_CART").product(2).quantity(2)],
+        ),
+        vec![0]
+    );
+}
