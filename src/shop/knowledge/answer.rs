@@ -855,10 +855,20 @@ fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Op
         return None;
     };
     let description = normalize(&product.description);
+    // «la hierbabuena es orgánica?»: the ingredient the question is about
+    // (after an article) is its subject, not something asked to be in it.
+    let folded: Vec<&str> = question.folded.split(' ').collect();
+    let subject = |w: &str| {
+        folded
+            .iter()
+            .position(|f| *f == w)
+            .is_some_and(|at| at > 0 && matches!(folded[at - 1], "el" | "la" | "los" | "las"))
+    };
     let described: Vec<&String> = question
         .words
         .iter()
         .filter(|w| w.chars().count() >= 4)
+        .filter(|w| !subject(w))
         // «brownies» is the product named, not something it holds.
         .filter(|w| {
             !tokens(&normalize(&product.name))

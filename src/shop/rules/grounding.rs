@@ -124,6 +124,25 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // «uno de cada postre», «todas las bebidas frías»: every product of the
     // kind; a kind only one product has names it.
     products.extend(of_kinds(&words, &input.product_catalog));
+    // «el de frutos rojos», «el té especiado», «la masita de mantequilla»: a
+    // product named by what its description says of it.
+    products.extend(described(&words, &input.product_catalog));
+    // «la mitad de los brownies», «duplica todo»: half or twice a line.
+    let halves = words.contains(&"mitad");
+    let doubles = words
+        .iter()
+        .any(|w| w.starts_with("duplic") || *w == "doble" || *w == "dobles");
+    for line in &input.cart.lines {
+        if halves {
+            quantities.insert((line.quantity / 2).max(1));
+        }
+        if doubles {
+            quantities.insert(line.quantity * 2);
+            if names_none {
+                products.insert(line.product_id);
+            }
+        }
+    }
     if lexicon::clears(&text) {
         quantities.insert(0);
     }
@@ -267,6 +286,37 @@ impl Grounds {
     fn says(&self, phrases: &[&str]) -> bool {
         lexicon::any(&self.text, phrases)
     }
+}
+
+/// Products whose description holds a word of `words` that few products'
+/// descriptions share («especiado» is the chai's, «mantequilla» the
+/// croissant's; «leche», in most of them, names none).
+fn described(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> Vec<ProductId> {
+    let described: Vec<(ProductId, Vec<String>)> = catalog
+        .iter()
+        .map(|e| {
+            let folded = crate::text::normalize(&e.description);
+            let own: Vec<String> = tokens(&folded)
+                .into_iter()
+                .filter(|w| w.chars().count() >= 4)
+                .map(|w| mentions::singular(w).to_owned())
+                .collect();
+            (e.product_id, own)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for word in words.iter().filter(|w| w.chars().count() >= 4) {
+        let word = mentions::singular(word);
+        let having: Vec<ProductId> = described
+            .iter()
+            .filter(|(_, own)| own.iter().any(|d| d == word))
+            .map(|(id, _)| *id)
+            .collect();
+        if !having.is_empty() && having.len() <= 2 {
+            out.extend(having);
+        }
+    }
+    out
 }
 
 /// The proposal's actions that stand on nothing the customer said, by index.

@@ -348,6 +348,8 @@ pub const DONE: &[&str] = &[
     // «eso, cierra», «ciérralo»: close the order («¿hoy cierra temprano?» asks the hours).
     "eso cierra",
     "cierra nomas",
+    "cierra ahi",
+    "cierralo ahi",
     "cierra porfa",
     "cierra por favor",
     "cierralo",
@@ -586,7 +588,6 @@ pub const CANCEL: &[&str] = &[
     "anulen mi pedido",
     "olvidalo",
     "olvida todo",
-    "dejalo asi",
 ];
 
 /// Thanks and goodbyes.
@@ -664,6 +665,18 @@ pub const FILLER: &[&str] = &[
     "senorita", "joven", "jefe", "jefa", "mas", "ahora", "tu", "su", "carrito", "pedido", "ya",
     "si", "nos", "eh", "ah", "mmm", "ehh", "ese", "esa", "eso", "esos", "esas", "sabes", "sabe",
     "fijate", "jaja", "jajaja", "pena", "lastima", "ay", "uy",
+];
+
+/// How an order is taken away or served: no thing asked for.
+pub const TAKEAWAY: &[&str] = &[
+    "para llevar",
+    "pa llevar",
+    "para aca",
+    "para comer aca",
+    "para comer aqui",
+    "para tomar aca",
+    "para tomar aqui",
+    "para servir",
 ];
 
 /// Ordinals a customer uses to pick from a numbered list.
@@ -1003,6 +1016,8 @@ pub fn read_english(normalized: &str) -> String {
         ("yes please", "si por favor"),
         ("no more", "ya no"),
         ("thank you", "gracias"),
+        ("the order", "el pedido"),
+        ("my order", "mi pedido"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "add" => "agrega",
@@ -1044,6 +1059,7 @@ pub fn read_english(normalized: &str) -> String {
         "for" => "por",
         "juice" => "jugo",
         "wait" => "espera",
+        "sorry" => "perdon",
         "then" => "entonces",
         "vegan" => "vegano",
         "is" => "es",
@@ -1072,6 +1088,8 @@ pub fn read_portuguese(normalized: &str) -> String {
         ("quanto e", "cuanto es"),
         ("pode ser", "esta bien"),
         ("pode fechar o pedido", "cierra el pedido"),
+        ("fechar a conta", "cierra el pedido"),
+        ("fecha a conta", "cierra el pedido"),
         ("fechar o pedido", "cierra el pedido"),
         ("fecha o pedido", "cierra el pedido"),
         ("tudo certo", "todo bien"),

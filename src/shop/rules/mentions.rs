@@ -445,37 +445,7 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 m.candidates.push(entry.product_id);
             }
         }
-        // «el de chocolate con nueces»: the words said after it pick the one
-        // whose name or description has them.
-        let then: Vec<String> = words[m.end..]
-            .iter()
-            .take_while(|w| !matches!(**w, "y" | "e" | "pero" | "porque" | "que"))
-            .take(4)
-            .filter(|w| w.chars().count() >= 4)
-            .map(|w| singular(w).to_owned())
-            .collect();
-        if m.candidates.len() > 1 && !then.is_empty() {
-            let fitting: Vec<ProductId> = m
-                .candidates
-                .iter()
-                .copied()
-                .filter(|id| {
-                    catalog
-                        .iter()
-                        .find(|e| e.product_id == *id)
-                        .is_some_and(|e| {
-                            let said = tokens(&normalize(&format!("{} {}", e.name, e.description)))
-                                .iter()
-                                .map(|w| singular(w).to_owned())
-                                .collect::<Vec<_>>();
-                            then.iter().all(|w| said.contains(w))
-                        })
-                })
-                .collect();
-            if !fitting.is_empty() {
-                m.candidates = fitting;
-            }
-        }
+        narrow(words, catalog, m);
     }
     // «un café», «un cafecito»: the kind, not one product, when the catalog
     // sells several of its drinks by name (americano, capuchino, latte…). A
@@ -507,6 +477,9 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             }
         }
     }
+    for m in mentions.iter_mut().filter(|m| m.candidates.len() > 1) {
+        narrow(words, catalog, m);
+    }
     // «quiero un americano ☕»: the kind said bare (no count, no article) beside
     // one of its drinks named is that drink's, not another item.
     let named_member = |family: &[ProductId]| {
@@ -536,8 +509,152 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
     for k in drop.into_iter().rev() {
         mentions.remove(k);
     }
+    described(words, catalog, &mut mentions);
     mentions.sort_by_key(|m| m.start);
     mentions
+}
+
+/// «el jugo», «el de frutos rojos», «la masita de mantequilla», «el té
+/// especiado»: a product pointed at («el», «la», «ese», «el de») by a word only
+/// its description has (or two products' descriptions: then it is asked which).
+/// A word right after a product's name qualifies that name instead.
+fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mention>) {
+    let folded: Vec<(ProductId, Vec<String>, Vec<String>)> = catalog
+        .iter()
+        .map(|e| {
+            let own = |text: &str| {
+                tokens(&normalize(text))
+                    .into_iter()
+                    .map(|w| singular(w).to_owned())
+                    .collect::<Vec<_>>()
+            };
+            (e.product_id, own(&e.name), own(&e.description))
+        })
+        .collect();
+    for i in 0..words.len() {
+        let word = singular(words[i]);
+        if word.chars().count() < 4
+            || STOPWORDS.contains(&words[i])
+            || crate::text::token_number(words[i]).is_some()
+            || mentions.iter().any(|m| m.start <= i && i < m.end)
+            || folded
+                .iter()
+                .any(|(_, name, _)| name.iter().any(|n| n == word))
+        {
+            continue;
+        }
+        // Pointed at: an article or «ese» just before, or «el de …» two words
+        // back («el de frutos rojos», «la masita de mantequilla»).
+        let pointed = (1..=3).any(|back| {
+            i >= back
+                && matches!(
+                    words[i - back],
+                    "el" | "la" | "los" | "las" | "ese" | "esa" | "esos" | "esas" | "del"
+                )
+                && words[i - back + 1..i].iter().all(|w| {
+                    matches!(*w, "de" | "que" | "tiene" | "lleva") || w.chars().count() >= 4
+                })
+        });
+        // Right after a product's name it says which or how («el café de los
+        // yungas» is read by the name's own narrowing).
+        let after_a_name = mentions
+            .iter()
+            .any(|m| m.end == i || m.end + 1 == i || m.end + 2 == i);
+        if !pointed || after_a_name {
+            continue;
+        }
+        let having: Vec<ProductId> = folded
+            .iter()
+            .filter(|(_, _, description)| description.iter().any(|d| d == word))
+            .map(|(id, ..)| *id)
+            .collect();
+        // «un croissant de esos de mantequilla», «los matchas… la leche de
+        // almendras»: what a product already named is like, not another.
+        let named = |id: &ProductId| mentions.iter().any(|m| m.candidates == [*id]);
+        // «los frutos secos» is no «frutos rojos»: the word said next, when it
+        // is a word of its own, must be the description's too.
+        let next = words.get(i + 1).map(|w| singular(w));
+        let goes_on = |description: &[String]| {
+            next.is_none_or(|n| {
+                n.chars().count() < 4
+                    || STOPWORDS.contains(&n)
+                    || description.iter().any(|d| d == n)
+            })
+        };
+        let having: Vec<ProductId> = folded
+            .iter()
+            .filter(|(_, _, description)| goes_on(description))
+            .map(|(id, ..)| *id)
+            .filter(|id| having.contains(id))
+            .collect();
+        if having.is_empty() || having.len() > 2 || having.iter().any(named) {
+            continue;
+        }
+        mentions.push(Mention {
+            candidates: having,
+            start: i,
+            end: i + 1,
+        });
+    }
+}
+
+/// «el de chocolate con nueces», «el café con canela», «el café de los
+/// yungas»: the words said after a mention several products fit pick the one
+/// whose name or description has them.
+fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention) {
+    // «el de chocolate con nueces»: the words said after it pick the one
+    // whose name or description has them.
+    // Only the words that go on describing it («con canela», «de los
+    // yungas»), up to the first that no candidate's description has
+    // («…con canela, ponme dos»).
+    let has = |e: &CatalogEntry, w: &str| {
+        tokens(&normalize(&format!("{} {}", e.name, e.description)))
+            .iter()
+            .any(|d| singular(d) == singular(w))
+    };
+    // «con leche» fits most drinks: only a word few products have picks one.
+    let described_by = |w: &str| {
+        catalog.iter().filter(|e| has(e, w)).count() <= 2
+            && m.candidates.iter().any(|id| {
+                catalog
+                    .iter()
+                    .find(|e| e.product_id == *id)
+                    .is_some_and(|e| has(e, w))
+            })
+    };
+    // «un café ☕» says the café again; it describes nothing.
+    let named: Vec<&str> = words[m.start..m.end].iter().map(|w| singular(w)).collect();
+    let then: Vec<String> = words[m.end..]
+        .iter()
+        .filter(|w| !named.contains(&singular(w)) && !FAMILIES.iter().any(|(head, _)| head == *w))
+        .take_while(|w| !matches!(**w, "y" | "e" | "pero" | "porque" | "que"))
+        .take_while(|w| w.chars().count() < 4 || described_by(w))
+        .take(4)
+        .filter(|w| w.chars().count() >= 4)
+        .map(|w| singular(w).to_owned())
+        .collect();
+    if m.candidates.len() > 1 && !then.is_empty() {
+        let fitting: Vec<ProductId> = m
+            .candidates
+            .iter()
+            .copied()
+            .filter(|id| {
+                catalog
+                    .iter()
+                    .find(|e| e.product_id == *id)
+                    .is_some_and(|e| {
+                        let said = tokens(&normalize(&format!("{} {}", e.name, e.description)))
+                            .iter()
+                            .map(|w| singular(w).to_owned())
+                            .collect::<Vec<_>>();
+                        then.iter().all(|w| said.contains(w))
+                    })
+            })
+            .collect();
+        if !fitting.is_empty() {
+            m.candidates = fitting;
+        }
+    }
 }
 
 /// A kind of drink and the names its drinks go by: «un café» could be any of

@@ -415,7 +415,7 @@ fn prepared(message: &str) -> String {
 /// The message as the rules read it: folded, and with what points elsewhere
 /// (a relayed request, a line by its place, «lo último», «los 3») said by name.
 pub(super) fn said(input: &ProposalInput) -> String {
-    let said = reported(prepared(&input.customer_message));
+    let said = greeting_asked(reported(prepared(&input.customer_message)));
     let said = restated_count(input, set_said_after(input, said));
     not_this_one(
         input,
@@ -440,6 +440,17 @@ pub fn read(input: &ProposalInput) -> Reading {
     lexicon::cover(&words, lexicon::VOCATIVES, &mut reader.covered);
     // «para nosotras dos», «somos 4 amigas»: people, never a thing asked for.
     lexicon::cover(&words, PEOPLE, &mut reader.covered);
+    lexicon::cover(&words, lexicon::TAKEAWAY, &mut reader.covered);
+    // «wait, …», «espera, cancela»: a pause first says nothing.
+    if matches!(words.first(), Some(&("espera" | "espere" | "pera"))) {
+        reader.covered[0] = true;
+    }
+    preamble(
+        &words,
+        &reader.proposal_products(&proposal),
+        input,
+        &mut reader.covered,
+    );
     let asks_back = proposal
         .proposed_actions
         .iter()
@@ -456,6 +467,44 @@ pub fn read(input: &ProposalInput) -> Reading {
         reading.confident = false;
     }
     reading
+}
+
+/// «de los yungas como yo, qué bien, entonces póngame otro americano»: talk
+/// before «entonces» (or «así que», «por eso»), with no product, count or verb
+/// of the shop in it, is the story, and the request starts after it.
+fn preamble(words: &[&str], acted_on: &[usize], input: &ProposalInput, covered: &mut [bool]) {
+    if let Some(end) = acted_on
+        .iter()
+        .min()
+        .and_then(|first| preamble_end(words, *first, input))
+    {
+        covered[..end].iter_mut().for_each(|c| *c = true);
+    }
+}
+
+/// Where the request starts after a story told first (see [`preamble`]): the
+/// word after «entonces», when the story holds no product, count or verb of
+/// the shop, and the first product is named at `first_named`.
+fn preamble_end(words: &[&str], first_named: usize, input: &ProposalInput) -> Option<usize> {
+    let at = (0..first_named.min(words.len())).rev().find(|&k| {
+        matches!(words[k], "entonces")
+            || (k + 1 < words.len()
+                && matches!((words[k], words[k + 1]), ("asi", "que") | ("por", "eso")))
+    })?;
+    let head = &words[..at];
+    let talk = head.iter().all(|w| {
+        count(w).is_none()
+            && !lexicon::adds(w)
+            && !lexicon::removes(w)
+            && !swap_verb(w)
+            && !matches!(
+                *w,
+                "no" | "sin" | "cancela" | "cancelar" | "quita" | "menos"
+            )
+    }) && mentions::find(head, &input.product_catalog).is_empty()
+        && !any(&head.join(" "), lexicon::CANCEL)
+        && !any(&head.join(" "), lexicon::CLEAR);
+    talk.then_some(at + 1)
 }
 
 /// Actions that change the cart or the order.
@@ -852,6 +901,20 @@ fn clarify(text: &str) -> Proposal {
 }
 
 impl Reader<'_> {
+    /// Where the products `proposal` acts on are named in the message.
+    fn proposal_products(&self, proposal: &Proposal) -> Vec<usize> {
+        let ids: Vec<i64> = proposal
+            .proposed_actions
+            .iter()
+            .filter_map(|a| a.params.product_id.as_ref()?.as_i64())
+            .collect();
+        mentions::find(self.words, &self.input.product_catalog)
+            .iter()
+            .filter(|m| m.candidates.iter().any(|c| ids.contains(c)))
+            .map(|m| m.start)
+            .collect()
+    }
+
     fn has(&mut self, phrases: &[&str]) -> bool {
         let found = any(self.text, phrases);
         if found {
@@ -901,6 +964,58 @@ impl Reader<'_> {
         let product = found.first()?.product()?;
         self.covered.iter_mut().for_each(|c| *c = true);
         // The product is the one asked about: «4» next is four of it.
+        let mut asking = ProposedAction::new("CLARIFY");
+        asking.params.candidates = Some(vec![serde_json::Value::from(product)]);
+        Some(Proposal::new(vec![asking], messages::HOW_MANY))
+    }
+
+    /// «mándame brownies para la oficina»: a product asked for in the plural,
+    /// with no count anywhere and not in the cart: how many is not said.
+    fn bare_plural(&mut self, found: &[Mention]) -> Option<Proposal> {
+        if self.words.iter().any(|w| token_number(w).is_some())
+            || self.is_question()
+            || !(self.words.iter().any(|w| lexicon::adds(w)) || any(self.text, lexicon::ADD))
+            || self
+                .words
+                .iter()
+                .any(|w| lexicon::removes(w) || swap_verb(w))
+            || any(self.text, lexicon::SET)
+            || any(self.text, INSTEAD)
+        {
+            return None;
+        }
+        let m = found.iter().find(|m| {
+            let Some(id) = m.product() else {
+                return false;
+            };
+            let word = self.words[m.end - 1];
+            let name = name_of(self.input, id).map(normalize).unwrap_or_default();
+            let plural =
+                word.ends_with('s') && mentions::singular(word) != word && !name.ends_with('s');
+            let bare = m.start == 0
+                || !matches!(
+                    self.words[m.start - 1],
+                    "un" | "una"
+                        | "el"
+                        | "la"
+                        | "los"
+                        | "las"
+                        | "otro"
+                        | "otra"
+                        | "del"
+                        | "de"
+                        | "mis"
+                        | "tus"
+                        | "sus"
+                        | "esos"
+                        | "esas"
+                        | "unos"
+                        | "unas"
+                );
+            plural && bare && self.cart_quantity(id) == 0
+        })?;
+        let product = m.product()?;
+        self.covered.iter_mut().for_each(|c| *c = true);
         let mut asking = ProposedAction::new("CLARIFY");
         asking.params.candidates = Some(vec![serde_json::Value::from(product)]);
         Some(Proposal::new(vec![asking], messages::HOW_MANY))
@@ -1018,6 +1133,46 @@ impl Reader<'_> {
             lexicon::cover(self.words, lexicon::CANCEL, &mut self.covered);
             return one(ProposedAction::new("CANCEL_ORDER"));
         }
+        // «…que sea chai, a mi jefa no le gusta el café»: a word several
+        // products share, in what is told about them beside an order of
+        // others, is the reason, not a product asked for.
+        let told: Vec<usize> = found
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                m.candidates.len() > 1
+                    && self.words[m.start.saturating_sub(4)..m.start]
+                        .iter()
+                        .any(|w| {
+                            matches!(
+                                *w,
+                                "gusta" | "gustan" | "toma" | "tomo" | "toman" | "porque"
+                            ) || w.starts_with("alergic")
+                        })
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let found: Vec<Mention> =
+            if !told.is_empty() && found.iter().any(|m| m.candidates.len() == 1) {
+                for &i in &told {
+                    let m = &found[i];
+                    // With the words that tell it («no le gusta el»).
+                    let from = (m.start.saturating_sub(4)..m.start)
+                        .rev()
+                        .take_while(|&k| !found.iter().any(|other| other.end == k + 1))
+                        .last()
+                        .unwrap_or(m.start);
+                    self.covered[from..m.end].iter_mut().for_each(|c| *c = true);
+                }
+                found
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| !told.contains(i))
+                    .map(|(_, m)| m)
+                    .collect()
+            } else {
+                found
+            };
         if let Some(ambiguous) = found.iter().find(|m| m.candidates.len() > 1) {
             // «cambia uno de los cafés por un matcha»: which is asked, but the
             // answer must say the change again — a bare pick would only add.
@@ -1039,6 +1194,9 @@ impl Reader<'_> {
         }
         if let Some(proposal) = self.pronoun_swap(&found) {
             return proposal;
+        }
+        if let Some(asked) = self.bare_plural(&found) {
+            return asked;
         }
         let mut actions = self.product_actions(&found);
         if !actions.is_empty() {
@@ -1148,7 +1306,8 @@ impl Reader<'_> {
         let counted = self.words.iter().any(|w| count(w).is_some());
         // «¿tienen salteñas?»: a food the catalog does not hold is not sold.
         let unsold = unsold_foods(&input.customer_message, &input.product_catalog);
-        if asks_offer && !unsold.is_empty() {
+        let ordering = self.words.iter().any(|w| lexicon::adds(w)) || any(self.text, lexicon::ADD);
+        if (asks_offer || ordering) && !unsold.is_empty() {
             return clarify(&messages::not_sold_asked(&unsold));
         }
         if self.has(lexicon::CATALOG) || (greeted && !counted) || asks_offer {
@@ -1588,7 +1747,10 @@ impl Reader<'_> {
                 continue;
             };
             let mut clause_start = if i == 0 {
-                asked_before.unwrap_or(0).min(mention.start)
+                // «ah no tienen salteñas, entonces cuatro croissants»: the
+                // story or question before «entonces» is not this clause.
+                let told = preamble_end(words, mention.start, self.input).unwrap_or(0);
+                asked_before.unwrap_or(0).max(told).min(mention.start)
             } else {
                 found[i - 1].end
             };
@@ -1712,6 +1874,27 @@ impl Reader<'_> {
                 let said_before = words[..clause_end].join(" ");
                 let verb =
                     said_before.split(' ').any(lexicon::adds) || any(&said_before, lexicon::ADD);
+                // «dos croissants, no perdón, un solo croissant»: the earlier
+                // naming, taken back, is read with it.
+                let named_before = (clause_start..mention.start).any(|k| {
+                    mentions::find(&words[k..=k], &self.input.product_catalog)
+                        .iter()
+                        .any(|m| m.candidates == [id])
+                });
+                if named_before {
+                    for k in clause_start..mention.start {
+                        let w = words[k];
+                        if count(w).is_some()
+                            || CORRECTION_WORDS.contains(&w)
+                            || ONLY.contains(&w)
+                            || mentions::find(&words[k..=k], &self.input.product_catalog)
+                                .iter()
+                                .any(|m| m.candidates == [id])
+                        {
+                            self.covered[k] = true;
+                        }
+                    }
+                }
                 let unread = (clause_start..clause_end)
                     .filter(|k| !self.covered[*k])
                     .filter(|k| {
@@ -2063,6 +2246,14 @@ impl Reader<'_> {
                 .find(|w| matches!(w[1], "mas" | "de"))
                 .and_then(|w| count(w[0]))
                 .unwrap_or(1);
+            // «dos de cada uno mejor», «que sean dos de cada uno»: every line
+            // set to that many, not more of each.
+            let sets = (self.has(&["mejor", "que sean", "que sea", "solo", "nomas"])
+                || self.words.first() == Some(&"mejor"))
+                && !self
+                    .words
+                    .iter()
+                    .any(|w| matches!(*w, "mas" | "otro" | "otra") || lexicon::adds(w));
             self.covered.iter_mut().for_each(|c| *c = true);
             let actions = self
                 .input
@@ -2070,9 +2261,36 @@ impl Reader<'_> {
                 .lines
                 .iter()
                 .map(|l| {
-                    ProposedAction::new("ADD_TO_CART")
+                    ProposedAction::new(if sets {
+                        "UPDATE_QUANTITY"
+                    } else {
+                        "ADD_TO_CART"
+                    })
+                    .product(l.product_id)
+                    .quantity(n)
+                })
+                .collect();
+            return Some(Proposal::new(actions, ""));
+        }
+        // «duplica todo», «el doble de todo»: every line twice as many.
+        let doubles = self.words.iter().any(|w| w.starts_with("duplic"))
+            || self.has(&["el doble", "doble de todo"]);
+        if doubles
+            && self.has(&["todo", "todos", "pedido", "todo el pedido"])
+            && !self.is_question()
+            && !self.input.cart.lines.is_empty()
+            && self.input.cart.lines.len() <= crate::proposal::MAX_ACTIONS
+        {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            let actions = self
+                .input
+                .cart
+                .lines
+                .iter()
+                .map(|l| {
+                    ProposedAction::new("UPDATE_QUANTITY")
                         .product(l.product_id)
-                        .quantity(n)
+                        .quantity(l.quantity * 2)
                 })
                 .collect();
             return Some(Proposal::new(actions, ""));
@@ -2391,6 +2609,26 @@ fn previous_message(input: &ProposalInput) -> Option<String> {
             h.role == "customer" && h.text == input.customer_message
         })))
         .map(|h| prepared(&h.text))
+}
+
+/// «wena, ¿qué tal?, 3 maracuyá…»: «qué tal» after a greeting asks how one is,
+/// not about a product.
+fn greeting_asked(text: String) -> String {
+    let words = tokens(&text);
+    let at = words
+        .iter()
+        .take(3)
+        .position(|w| crate::detect::GREETINGS.contains(w) || *w == "hola");
+    match at {
+        Some(at)
+            if words.get(at + 1..at + 3) == Some(&["que", "tal"][..]) && words.len() > at + 3 =>
+        {
+            let mut out: Vec<&str> = words[..=at].to_vec();
+            out.extend(&words[at + 3..]);
+            out.join(" ")
+        }
+        _ => text,
+    }
 }
 
 /// «el cliente dice que los americanos sean 2», «mi mamá me escribe que
@@ -2797,6 +3035,16 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
             || (before.iter().any(changes) && by)
             || (after.iter().any(changes) && by)
             || (after.contains(&"mejor") && by)
+            // «uno de los capuchinos que sea chai»: one of them becomes the next.
+            || matches!(
+                after
+                    .iter()
+                    .copied()
+                    .filter(|w| !matches!(*w, "un" | "una" | "el" | "la" | "mejor"))
+                    .collect::<Vec<_>>()
+                    .as_slice(),
+                [.., "que", "sea" | "sean"]
+            )
             // «el americano no, que sea otro capuchino»: this one out, that one in.
             || (after.first() == Some(&"no")
                 && any(&after.join(" "), &["que sea", "que sean", "mejor", "mas bien"])))
@@ -2911,6 +3159,10 @@ fn clause_action(
     let without_only = only_after_count(&clause_words)
         .replace(" nada mas", "")
         .replace(" no mas", "");
+    // «los otros dos que sean brownies»: the rest of a line, not more of it.
+    let without_only = without_only
+        .replace("los otros", "")
+        .replace("las otras", "");
     let more = any(&without_only, &["mas", "otro", "otra", "otros", "otras"]);
     if in_cart > 0
         && (partitive || only)
@@ -2987,8 +3239,17 @@ fn clause_action(
         && !clause_words
             .iter()
             .any(|w| lexicon::removes(w) || matches!(*w, "quita" | "saca"));
-    let removes = (has(lexicon::REMOVE) && !refused_removal)
-        || clause_words.iter().any(|w| lexicon::removes(w))
+    // «quítalo y pon una limonada»: a removal said before «y» is not this
+    // product's when its own part has an order verb.
+    let own_orders =
+        own_before.iter().any(|w| lexicon::adds(w)) || any(&own_before.join(" "), lexicon::ADD);
+    let own_part: Vec<&str> = if own_orders {
+        clause_words[before.len() - own_before.len()..].to_vec()
+    } else {
+        clause_words.clone()
+    };
+    let removes = (any(&own_part.join(" "), lexicon::REMOVE) && !refused_removal)
+        || own_part.iter().any(|w| lexicon::removes(w))
         || trailing_no
         || (has(&["cancela", "cancelar"]) && in_cart > 0);
     for (k, w) in clause_words.iter().enumerate() {
@@ -3081,6 +3342,10 @@ fn quantity_before(before: &[&str]) -> Option<i64> {
     let mut words: Vec<&str> = before.to_vec();
     // «una porción de cheesecake», «dos vasos de limonada»: units are not
     // products.
+    // «los otros dos que sean brownies»: the count before «que sean».
+    if words.ends_with(&["que", "sean"]) || words.ends_with(&["que", "sea"]) {
+        words.truncate(words.len() - 2);
+    }
     while let Some(last) = words.last() {
         if matches!(
             *last,

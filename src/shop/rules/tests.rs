@@ -959,17 +959,10 @@ fn an_attribute_or_a_description_never_picks_one_product_alone() {
 #[test]
 fn a_clause_left_unread_means_nothing_changes_and_the_customer_is_told() {
     use State::*;
-    for (state, message, cart) in [
-        // A count said for a word that names nothing here, in a changing
-        // clause (only additions act in part).
-        (
-            CartOpen,
-            "quita el americano y pon 2 empanadas",
-            &[(3, 1)][..],
-        ),
-        // «déjalo así» beside what reads as a cancellation.
-        (CartOpen, "bueno, dejalo así. cuánto es?", &[(3, 1)][..]),
-    ] {
+    // A count said for a word that names nothing here, in a changing clause
+    // (only additions act in part).
+    {
+        let (state, message, cart) = (CartOpen, "quita el americano y pon 2 empanadas", &[(3, 1)][..]);
         let proposal = propose(&input(state, message, cart));
         assert_eq!(describe(&proposal), ["CLARIFY"], "{message:?}");
         assert!(
@@ -1995,4 +1988,62 @@ fn a_count_set_is_no_product_brought_in() {
         ),
         vec![0]
     );
+}
+
+#[test]
+fn leaving_the_cart_as_it_is_closes_it_and_a_bare_plural_asks_how_many() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "bueno, dejalo así. cuánto es?",
+            &[(3, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        // How many is not said.
+        (
+            Idle,
+            "Hola! mándame brownies para la oficina porfa",
+            &[],
+            &["CLARIFY [Number(6)]"],
+        ),
+        // A removal before «y» is not the next product's when it has its own verb.
+        (
+            CartOpen,
+            "ya entonces el matcha quitalo y pon un brownie en vez",
+            &[(2, 1), (1, 3)],
+            &["REMOVE_ITEM 2", "ADD_TO_CART 6 x1"],
+        ),
+        // The rest of a line becomes another product.
+        (
+            CartOpen,
+            "De los croissants solo dos, los otros dos que sean brownies",
+            &[(8, 2), (7, 4)],
+            &["UPDATE_QUANTITY 7 x2", "ADD_TO_CART 6 x2"],
+        ),
+        (
+            CartOpen,
+            "dos de cada uno mejor",
+            &[(3, 1), (7, 1)],
+            &["UPDATE_QUANTITY 3 x2", "UPDATE_QUANTITY 7 x2"],
+        ),
+        (
+            CartOpen,
+            "Duplica todo porfa",
+            &[(3, 1), (7, 4)],
+            &["UPDATE_QUANTITY 3 x2", "UPDATE_QUANTITY 7 x8"],
+        ),
+        // Talk before «entonces» is the story.
+        (
+            CartOpen,
+            "de los yungas como yo qué bien entonces póngame otro americano más para llevar",
+            &[(3, 1)],
+            &["ADD_TO_CART 3 x1"],
+        ),
+    ]);
+    // Named by its description.
+    let described_input = described("dame el de chocolate con nueces", State::Idle, &[]);
+    assert_eq!(describe(&propose(&described_input)), ["ADD_TO_CART 6 x1"]);
+    let spiced = described("hola, quería un té, el especiado", State::Idle, &[]);
+    assert_eq!(describe(&propose(&spiced)), ["ADD_TO_CART 4 x1"]);
 }
