@@ -134,11 +134,17 @@ fn asks_to_be_put_through(text: &str) -> bool {
             "contact",
             "atiend",
             "coordin",
+            // «prefiero conversar con una persona», «hablar con el gerente».
+            "convers",
+            "habl",
+            "chate",
         ]
         .iter()
         .any(|stem| w.starts_with(stem))
             && !w.starts_with("paso")
             && (!w.starts_with("pase") || w == "paseme")
+            // «hablé con alguien ayer»: what happened, not a request.
+            && !matches!(w, "hable" | "hablamos" | "hablo" | "hablaron" | "converse" | "conversamos")
     };
     words.iter().enumerate().any(|(i, w)| {
         connects(w) && {
@@ -216,6 +222,13 @@ mod tests {
         assert!(!text("pase por el local ayer").escalation);
         assert!(text("comuníquenme con el encargado por favor").escalation);
         assert!(text("quiero que me atienda una persona").escalation);
+        assert!(
+            text(
+                "Le agradezco, pero prefiero conversar con una persona del local, si fuera posible."
+            )
+            .escalation
+        );
+        assert!(text("puedo hablar con el gerente?").escalation);
         assert!(!text("paso con alguien a recoger").escalation);
         assert!(!text("me pasas el precio del brownie").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);

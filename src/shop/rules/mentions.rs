@@ -427,9 +427,25 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             .iter()
             .any(|f| f.1 == m.start && f.2 == m.end && f.3 == m.candidates[0] && f.0 % 10 == 5);
         // Only «el de X», «la de X»: the one that has X, not the one named X.
+        // «el dulce de chocolate», «una torta de chocolate»: a thing made of
+        // it, as much as «el de chocolate».
         let the_one_with = m.start >= 2
             && words[m.start - 1] == "de"
-            && matches!(words[m.start - 2], "el" | "la" | "los" | "las");
+            && (matches!(words[m.start - 2], "el" | "la" | "los" | "las")
+                || matches!(
+                    singular(words[m.start - 2]),
+                    "dulce"
+                        | "torta"
+                        | "pastel"
+                        | "postre"
+                        | "galleta"
+                        | "queque"
+                        | "bizcocho"
+                        | "masita"
+                        | "cosa"
+                        | "cosita"
+                        | "algo"
+                ));
         if full || !the_one_with || m.candidates.len() != 1 || m.end != m.start + 1 {
             continue;
         }
@@ -552,7 +568,7 @@ fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mentio
                     "el" | "la" | "los" | "las" | "ese" | "esa" | "esos" | "esas" | "del"
                 )
                 && words[i - back + 1..i].iter().all(|w| {
-                    matches!(*w, "de" | "que" | "tiene" | "lleva") || w.chars().count() >= 4
+                    matches!(*w, "de" | "que" | "tiene" | "lleva" | "es") || w.chars().count() >= 4
                 })
         });
         // Right after a product's name it says which or how («el café de los

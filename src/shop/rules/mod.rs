@@ -408,8 +408,29 @@ pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Ve
 /// chat spellings as the words they stand for.
 fn prepared(message: &str) -> String {
     in_spanish(&lexicon::read_chat(&normalize(&lexicon::read_emoji(
-        message,
+        &without_list_numbers(message),
     ))))
+}
+
+/// «1. cuatro americanos\n2. dos capuchinos»: the numbers of a numbered list
+/// are no counts.
+fn without_list_numbers(message: &str) -> String {
+    if !message.contains('\n') {
+        return message.to_owned();
+    }
+    message
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim_start();
+            let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+            let rest = &trimmed[digits..];
+            match rest.chars().next() {
+                Some('.' | ')' | '-') if digits > 0 && digits <= 2 => rest[1..].trim_start(),
+                _ => line,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The message as the rules read it: folded, and with what points elsewhere
@@ -497,10 +518,7 @@ fn preamble_end(words: &[&str], first_named: usize, input: &ProposalInput) -> Op
             && !lexicon::adds(w)
             && !lexicon::removes(w)
             && !swap_verb(w)
-            && !matches!(
-                *w,
-                "no" | "sin" | "cancela" | "cancelar" | "quita" | "menos"
-            )
+            && !matches!(*w, "cancela" | "cancelar" | "quita" | "menos")
     }) && mentions::find(head, &input.product_catalog).is_empty()
         && !any(&head.join(" "), lexicon::CANCEL)
         && !any(&head.join(" "), lexicon::CLEAR);
@@ -1912,6 +1930,8 @@ impl Reader<'_> {
                         .rev()
                         .find(|a| a.action_type == "ADD_TO_CART")
                         .and_then(|a| a.params.quantity.as_ref()?.as_i64())
+                        // «otra ronda igual de brownies»: as many as its own line.
+                        .or_else(|| (in_cart > 0).then_some(in_cart))
                         .or_else(|| self.input.cart.lines.last().map(|l| l.quantity))
                 } else {
                     None
@@ -3289,6 +3309,14 @@ fn clause_action(
         mark(covered, lexicon::QUESTION);
         return Some(ProposedAction::new("SHOW_PRODUCT").product(id));
     }
+    // «entonces nomás el americano, es todo» with an americano in the cart:
+    // that line as it is, nothing more of it.
+    let only_this = any(clause, &["solo", "nomas", "nada mas", "solamente"]);
+    if only_this && in_cart > 0 && quantity.is_none() && !orders && !more && !carried {
+        mark(covered, ONLY);
+        mark(covered, lexicon::SET);
+        return None;
+    }
     // «mejor otro matcha», «mejor 2 más»: one more is an addition, whatever
     // word sets the line elsewhere.
     let sets = has(lexicon::SET) && in_cart > 0 && !more;
@@ -3447,6 +3475,9 @@ fn quantity_after(after: &[&str]) -> Option<i64> {
     let after = &after[skipped..];
     match after {
         ["media", "docena", ..] => Some(6),
+        // «el de mantequilla, un par»: two.
+        ["un", "par", ..] => Some(2),
+        ["una", "docena", ..] => Some(12),
         [first, ..] if count(first).is_some() => token_number(first),
         ["x" | "por", n, ..] => token_number(n),
         [first, ..] if first.starts_with('x') => token_number(&first[1..]),

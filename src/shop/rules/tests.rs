@@ -962,7 +962,11 @@ fn a_clause_left_unread_means_nothing_changes_and_the_customer_is_told() {
     // A count said for a word that names nothing here, in a changing clause
     // (only additions act in part).
     {
-        let (state, message, cart) = (CartOpen, "quita el americano y pon 2 empanadas", &[(3, 1)][..]);
+        let (state, message, cart) = (
+            CartOpen,
+            "quita el americano y pon 2 empanadas",
+            &[(3, 1)][..],
+        );
         let proposal = propose(&input(state, message, cart));
         assert_eq!(describe(&proposal), ["CLARIFY"], "{message:?}");
         assert!(
@@ -2046,4 +2050,55 @@ fn leaving_the_cart_as_it_is_closes_it_and_a_bare_plural_asks_how_many() {
     assert_eq!(describe(&propose(&described_input)), ["ADD_TO_CART 6 x1"]);
     let spiced = described("hola, quería un té, el especiado", State::Idle, &[]);
     assert_eq!(describe(&propose(&spiced)), ["ADD_TO_CART 4 x1"]);
+}
+
+#[test]
+fn a_round_again_is_as_many_as_its_line_and_only_a_line_keeps_it() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "y otra ronda igual de brownies porfa",
+            &[(6, 2), (1, 3)],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        (
+            CartOpen,
+            "ahh no manches ok, entonces nomás el americano, es todo",
+            &[(3, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        (
+            Browsing,
+            "ah no tienen salteñas ya entonces en vez de eso cuatro croissants",
+            &[],
+            &["ADD_TO_CART 7 x4"],
+        ),
+    ]);
+}
+
+#[test]
+fn list_numbers_are_no_counts_and_a_pair_said_after_is_two() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "pedido para la oficina:\n1. cuatro americanos\n2. dos capuchinos\n3. seis croissants",
+            &[],
+            &["ADD_TO_CART 3 x4", "ADD_TO_CART 8 x2", "ADD_TO_CART 7 x6"],
+        ),
+        (
+            CartOpen,
+            "y agrégueme el croissant, un par",
+            &[(3, 1)],
+            &["ADD_TO_CART 7 x2"],
+        ),
+    ]);
+    let spiced = described("hola! quería un té, el que es especiado", State::Idle, &[]);
+    assert_eq!(describe(&propose(&spiced)), ["ADD_TO_CART 4 x1"]);
+    // «el dulce de chocolate» could be the brownie as much as the chocolate:
+    // asked, never guessed.
+    let sweet = described("agrégale el dulce de chocolate ese", State::Idle, &[]);
+    assert_eq!(describe(&propose(&sweet)).len(), 1);
+    assert!(describe(&propose(&sweet))[0].starts_with("CLARIFY"));
 }
