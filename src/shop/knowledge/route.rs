@@ -375,6 +375,19 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         // a question pointing back at what was just told carries it along.
         let clause = match told.take() {
             Some(story) if points_back(&clause) => format!("{story} {clause}"),
+            // «Deseo encargar un pedido grande para cuarenta personas. ¿Cómo
+            // se hace eso?»: a short question pointing back carries the
+            // sentence before it, when that one names no product.
+            _ if asks(&clause)
+                && points_back(&clause)
+                && tokens(&normalize(&clause)).len() <= 6
+                && rest
+                    .last()
+                    .is_some_and(|prev: &String| !names_product(prev) && !asks(prev)) =>
+            {
+                let prev = rest.pop().unwrap_or_default();
+                format!("{prev} {clause}")
+            }
             _ => clause,
         };
         // «¿…? si es, quiero uno»: the request, without the condition's words.
@@ -557,6 +570,13 @@ mod tests {
         );
         assert_eq!(questions("¿el brownie tiene nueces?").len(), 1);
         assert_eq!(questions("donde quedan?").len(), 1);
+        // A short question pointing back carries the sentence it points at.
+        assert_eq!(
+            questions(
+                "Muy amable. Deseo encargar un pedido grande para cuarenta personas. ¿Cómo se hace eso?"
+            ),
+            ["Deseo encargar un pedido grande para cuarenta personas. ¿Cómo se hace eso?"]
+        );
         // The shop's: the total, an order with a greeting, browsing by kind.
         for request in [
             "¿cuánto te debo?",
