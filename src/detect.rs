@@ -134,20 +134,17 @@ fn asks_to_be_put_through(text: &str) -> bool {
             "contact",
             "atiend",
             "coordin",
-            // «prefiero conversar con una persona», «hablar con el gerente».
-            "convers",
-            "habl",
-            "chate",
         ]
         .iter()
         .any(|stem| w.starts_with(stem))
             && !w.starts_with("paso")
             && (!w.starts_with("pase") || w == "paseme")
-            // «hablé con alguien ayer»: what happened, not a request.
-            && !matches!(w, "hable" | "hablamos" | "hablo" | "hablaron" | "converse" | "conversamos")
     };
+    // «prefiero conversar con una persona», «¿puedo hablar con el gerente?»:
+    // the verb of talking, asked for (not «estuve hablando con alguien»).
+    let talks = |w: &str| matches!(w, "hablar" | "conversar" | "chatear");
     words.iter().enumerate().any(|(i, w)| {
-        connects(w) && {
+        (connects(w) || talks(w)) && {
             let rest = words[i + 1..words.len().min(i + 5)].join(" ");
             WHO.iter().any(|who| {
                 contains_phrase(&rest, &format!("con {who}"))
@@ -229,6 +226,9 @@ mod tests {
             .escalation
         );
         assert!(text("puedo hablar con el gerente?").escalation);
+        assert!(
+            !text("estuve hablando con alguien del local y me dijo que hay descuento").escalation
+        );
         assert!(!text("paso con alguien a recoger").escalation);
         assert!(!text("me pasas el precio del brownie").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);

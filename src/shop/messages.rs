@@ -9,8 +9,6 @@ use crate::text::money;
 pub const ESCALATED: &str =
     "Te comunico con una persona del equipo; te responderá por aquí en breve.";
 
-/// A question the shop's knowledge does not answer: said plainly, with a person
-/// offered, never a guess.
 /// The gray zone about one product: what the shop says of it, and a person.
 pub fn gray_about(name: &str, description: &str) -> String {
     format!(
@@ -19,6 +17,8 @@ pub fn gray_about(name: &str, description: &str) -> String {
     )
 }
 
+/// A question the shop's knowledge does not answer: said plainly, with a person
+/// offered, never a guess.
 pub const GRAY_ZONE: &str = "No tengo ese dato. Si quieres, te comunico con una persona del equipo: escribe «quiero hablar con una persona».";
 
 /// The proposer could not read the message.

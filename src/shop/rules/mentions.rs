@@ -561,15 +561,34 @@ fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mentio
         }
         // Pointed at: an article or «ese» just before, or «el de …» two words
         // back («el de frutos rojos», «la masita de mantequilla»).
+        // «soy alérgica a las nueces», «no me gusta la canela», «nada con las
+        // nueces»: a reason or a dislike names no product to order.
+        let reason = words[i.saturating_sub(5)..i].iter().any(|w| {
+            matches!(
+                *w,
+                "no" | "nada" | "sin" | "gusta" | "gustan" | "odio" | "porque" | "intolerante"
+            ) || w.starts_with("alergic")
+        });
+        if reason {
+            continue;
+        }
+        // Between the article and the word: «de», «que es», «que tiene», or
+        // a thing «de» it («la masita de mantequilla»); not an adjective's
+        // noun («la leche espumada»).
         let pointed = (1..=3).any(|back| {
-            i >= back
-                && matches!(
+            if i < back
+                || !matches!(
                     words[i - back],
                     "el" | "la" | "los" | "las" | "ese" | "esa" | "esos" | "esas" | "del"
                 )
-                && words[i - back + 1..i].iter().all(|w| {
-                    matches!(*w, "de" | "que" | "tiene" | "lleva" | "es") || w.chars().count() >= 4
-                })
+            {
+                return false;
+            }
+            let between = &words[i - back + 1..i];
+            between
+                .iter()
+                .all(|w| matches!(*w, "de" | "que" | "tiene" | "lleva" | "es"))
+                || matches!(between, [thing, "de"] if thing.chars().count() >= 4)
         });
         // Right after a product's name it says which or how («el café de los
         // yungas» is read by the name's own narrowing).
@@ -589,7 +608,11 @@ fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mentio
         let named = |id: &ProductId| mentions.iter().any(|m| m.candidates == [*id]);
         // «los frutos secos» is no «frutos rojos»: the word said next, when it
         // is a word of its own, must be the description's too.
-        let next = words.get(i + 1).map(|w| singular(w));
+        // The next word of its own («jugo de naranja», «mantequilla de maní»).
+        let next = words[i + 1..]
+            .iter()
+            .find(|w| !matches!(**w, "de" | "del" | "con"))
+            .map(|w| singular(w));
         let goes_on = |description: &[String]| {
             next.is_none_or(|n| {
                 n.chars().count() < 4

@@ -52,6 +52,12 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     if reading.changes_anything() && told_in_the_past(&prepared(&input.customer_message)) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
+    // «mi jefe dijo que no le pida dos», «no quiero que sean tres», «quería
+    // un matcha pero al final no», «duplica todo menos el brownie»: a change
+    // said with a doubt or a negation around it is asked, never made.
+    if reading.changes_anything() && doubts(&input.customer_message) {
+        return clarify(messages::CLARIFY_DEFAULT);
+    }
     if reading.confident || !reading.changes_anything() {
         return reading.proposal;
     }
@@ -71,6 +77,62 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         return partial;
     }
     reading.asked_back(input, &unread)
+}
+
+/// Whether a change is said with a doubt or a negation around it that the
+/// reading does not follow (see [`propose`]).
+fn doubts(message: &str) -> bool {
+    let text = prepared(message);
+    let words = tokens(&text);
+    // Within a clause: «todavía no, agrega un chai» is a no, then an order.
+    let negated_order = message.split([',', '.', ';', '!', '?', '\n']).any(|part| {
+        let part = prepared(part);
+        let words = tokens(&part);
+        // An order verb, not «no toma nada con cafeína», «que no tenga».
+        let orders = |w: &str| {
+            lexicon::adds(w)
+                && !["ten", "tom", "llev", "com", "beb"]
+                    .iter()
+                    .any(|stem| w.starts_with(stem))
+        };
+        // «todavía no agrégame…»: not yet, then the order.
+        let not =
+            |k: usize| words[k] == "no" && (k == 0 || !matches!(words[k - 1], "todavia" | "aun"));
+        (0..words.len().saturating_sub(1)).any(|k| not(k) && orders(words[k + 1]))
+            || (0..words.len().saturating_sub(2)).any(|k| {
+                not(k)
+                    && matches!(words[k + 1], "me" | "le" | "te" | "nos" | "les")
+                    && orders(words[k + 2])
+            })
+    }) || any(
+        &text,
+        &["no quiero que", "no quiere que", "no queremos que"],
+    );
+    let taken_back_after = words.iter().position(|w| *w == "pero").is_some_and(|at| {
+        let after = &words[at + 1..];
+        after.last() == Some(&"no")
+            || any(
+                &after.join(" "),
+                &[
+                    "esta bien asi",
+                    "asi esta bien",
+                    "asi nomas",
+                    "dejalo asi",
+                    "ya esta bien",
+                ],
+            )
+    });
+    // «no más uno para cada uno» is «only»: no negation.
+    let negation = words
+        .iter()
+        .enumerate()
+        .any(|(k, w)| *w == "no" && words.get(k + 1) != Some(&"mas"));
+    let each = any(&text, &["cada uno", "cada una"]) && (message.contains('?') || negation);
+    let all_but = (words.iter().any(|w| w.starts_with("duplic")) || words.contains(&"doble"))
+        && words
+            .iter()
+            .any(|w| matches!(*w, "menos" | "excepto" | "salvo"));
+    negated_order || taken_back_after || each || all_but
 }
 
 /// Whether the words tell an order of before («ayer pedí…», «me llegó…») and
@@ -394,7 +456,14 @@ pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Ve
     let mut out: Vec<String> = Vec::new();
     for raw in text.split(|c: char| !c.is_alphanumeric()) {
         let folded = normalize(raw);
+        // «latte» is sold when a product is a «Matcha latte».
+        let described = catalog.iter().any(|e| {
+            tokens(&normalize(&format!("{} {}", e.name, e.description)))
+                .iter()
+                .any(|w| mentions::singular(w) == mentions::singular(&folded))
+        });
         if lexicon::is_food(&folded)
+            && !described
             && !names_a_product(&folded, catalog)
             && !out.iter().any(|o| normalize(o) == folded)
         {
@@ -416,6 +485,27 @@ fn prepared(message: &str) -> String {
 /// are no counts.
 fn without_list_numbers(message: &str) -> String {
     if !message.contains('\n') {
+        return message.to_owned();
+    }
+    // Only numbers counting the lines 1, 2, 3…: «2- americanos\n1- brownie»
+    // counts what it lists.
+    let numbered: Vec<u32> = message
+        .lines()
+        .filter_map(|line| {
+            let trimmed = line.trim_start();
+            let digits: String = trimmed.chars().take_while(char::is_ascii_digit).collect();
+            let marked = matches!(
+                trimmed[digits.len()..].chars().next(),
+                Some('.' | ')' | '-')
+            );
+            (marked && !digits.is_empty())
+                .then(|| digits.parse().ok())
+                .flatten()
+        })
+        .collect();
+    let sequential =
+        numbered.len() >= 2 && numbered.iter().enumerate().all(|(i, n)| *n == i as u32 + 1);
+    if !sequential {
         return message.to_owned();
     }
     message
@@ -463,7 +553,11 @@ pub fn read(input: &ProposalInput) -> Reading {
     lexicon::cover(&words, PEOPLE, &mut reader.covered);
     lexicon::cover(&words, lexicon::TAKEAWAY, &mut reader.covered);
     // «wait, …», «espera, cancela»: a pause first says nothing.
-    if matches!(words.first(), Some(&("espera" | "espere" | "pera"))) {
+    let calls_off = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
+    if calls_off && matches!(words.first(), Some(&("espera" | "espere" | "pera"))) {
         reader.covered[0] = true;
     }
     preamble(
@@ -519,6 +613,7 @@ fn preamble_end(words: &[&str], first_named: usize, input: &ProposalInput) -> Op
             && !lexicon::removes(w)
             && !swap_verb(w)
             && !matches!(*w, "cancela" | "cancelar" | "quita" | "menos")
+            && !w.starts_with("olvid")
     }) && mentions::find(head, &input.product_catalog).is_empty()
         && !any(&head.join(" "), lexicon::CANCEL)
         && !any(&head.join(" "), lexicon::CLEAR);
@@ -990,13 +1085,22 @@ impl Reader<'_> {
     /// «mándame brownies para la oficina»: a product asked for in the plural,
     /// with no count anywhere and not in the cart: how many is not said.
     fn bare_plural(&mut self, found: &[Mention]) -> Option<Proposal> {
-        if self.words.iter().any(|w| token_number(w).is_some())
-            || self.is_question()
-            || !(self.words.iter().any(|w| lexicon::adds(w)) || any(self.text, lexicon::ADD))
+        // «capuchinos para nosotros dos», «somos cinco»: a count of people is
+        // no count of the product.
+        let of_people = |k: usize| {
+            k > 0 && (PEOPLE.contains(&self.words[k - 1]) || self.words[k - 1] == "somos")
+        };
+        if self.words.iter().enumerate().any(|(k, w)| {
+            token_number(w).is_some() && !of_people(k) && !matches!(*w, "un" | "una" | "uno")
+        }) || self.is_question()
             || self
                 .words
                 .iter()
                 .any(|w| lexicon::removes(w) || swap_verb(w))
+            || self
+                .words
+                .iter()
+                .any(|w| matches!(*w, "mas" | "otro" | "otra" | "otros" | "otras" | "no"))
             || any(self.text, lexicon::SET)
             || any(self.text, INSTEAD)
         {
@@ -1030,7 +1134,7 @@ impl Reader<'_> {
                         | "unos"
                         | "unas"
                 );
-            plural && bare && self.cart_quantity(id) == 0
+            plural && bare
         })?;
         let product = m.product()?;
         self.covered.iter_mut().for_each(|c| *c = true);
@@ -1300,7 +1404,8 @@ impl Reader<'_> {
         let done = any(self.text, &other_done)
             || (any(self.text, &["ya"])
                 && (self.words.first() == Some(&"ya") || self.words.len() <= 4)
-                && !self.words.iter().any(|w| lexicon::adds(w)));
+                && !self.words.iter().any(|w| lexicon::adds(w))
+                && !any(self.text, lexicon::ADD));
         if done {
             lexicon::cover(self.words, lexicon::DONE, &mut self.covered);
         }
@@ -1461,27 +1566,45 @@ impl Reader<'_> {
             .unwrap_or_default();
         let rest = prepared(&raw[first.len()..]);
         let first = prepared(first);
+        // Only how it goes on: paying, picking up, thanks — never a doubt
+        // («Sí. Déjame preguntarle a mi esposa», «Ok, un momento»).
         let calm = tokens(&rest).iter().all(|w| {
-            count(w).is_none()
-                && !lexicon::adds(w)
-                && !lexicon::removes(w)
-                && !swap_verb(w)
-                && !matches!(
+            lexicon::FILLER.contains(w)
+                || lexicon::THANKS.contains(w)
+                || matches!(
                     *w,
-                    "no" | "pero"
-                        | "espera"
-                        | "espere"
-                        | "antes"
-                        | "falta"
-                        | "mejor"
-                        | "cancela"
-                        | "cancelar"
-                        | "menos"
-                        | "mas"
-                        | "otro"
-                        | "otra"
-                        | "sin"
-                        | "solo"
+                    "pagamos"
+                        | "pago"
+                        | "pagare"
+                        | "pagaremos"
+                        | "pagar"
+                        | "transferencia"
+                        | "transferimos"
+                        | "transfiero"
+                        | "qr"
+                        | "efectivo"
+                        | "tarjeta"
+                        | "deposito"
+                        | "cuenta"
+                        | "recojo"
+                        | "recogemos"
+                        | "recoger"
+                        | "recogerlo"
+                        | "paso"
+                        | "pasamos"
+                        | "delivery"
+                        | "envio"
+                        | "perfecto"
+                        | "listo"
+                        | "dale"
+                        | "genial"
+                        | "excelente"
+                        | "amable"
+                        | "amables"
+                        | "nit"
+                        | "factura"
+                        | "nombre"
+                        | "via"
                 )
         }) && !names_a_product(&rest, &self.input.product_catalog);
         if !rest.trim().is_empty()
@@ -1958,6 +2081,16 @@ impl Reader<'_> {
             }
             actions.push(action);
         }
+        // «dos que sean chai y los otros dos que sean matcha»: the rest of a
+        // line that no action set is not said; asked, never guessed.
+        let rest_of_a_line = any(self.text, &["los otros", "las otras"]);
+        if rest_of_a_line
+            && !actions
+                .iter()
+                .any(|a| matches!(a.action_type.as_str(), "UPDATE_QUANTITY" | "REMOVE_ITEM"))
+        {
+            return vec![ProposedAction::new("CLARIFY")];
+        }
         actions
     }
 
@@ -2252,8 +2385,13 @@ impl Reader<'_> {
         let adds_each = self.words.iter().any(|w| {
             *w == "mas" || lexicon::adds(w) || count(w).is_some() || matches!(*w, "otro" | "otra")
         }) || self.has(lexicon::ADD);
+        let negated = self
+            .words
+            .iter()
+            .any(|w| matches!(*w, "no" | "menos" | "excepto" | "salvo"));
         if self.has(&["de cada uno", "de cada una", "cada uno", "cada una"])
             && adds_each
+            && !negated
             && !self.is_question()
             && !self.has(lexicon::REMOVE)
             && self.input.cart.lines.len() > 1
@@ -2295,8 +2433,16 @@ impl Reader<'_> {
         // «duplica todo», «el doble de todo»: every line twice as many.
         let doubles = self.words.iter().any(|w| w.starts_with("duplic"))
             || self.has(&["el doble", "doble de todo"]);
+        // «duplica todo menos el brownie», «el pedido de ayer era el doble»:
+        // not every line, or not now.
+        let told = self
+            .words
+            .iter()
+            .any(|w| matches!(*w, "era" | "eran" | "ayer" | "fue" | "fueron"));
         if doubles
             && self.has(&["todo", "todos", "pedido", "todo el pedido"])
+            && !negated
+            && !told
             && !self.is_question()
             && !self.input.cart.lines.is_empty()
             && self.input.cart.lines.len() <= crate::proposal::MAX_ACTIONS
@@ -2659,7 +2805,7 @@ fn reported(text: String) -> String {
     let relays = |w: &str| {
         matches!(
             w,
-            "dice" | "dicen" | "dijo" | "escribe" | "escribio" | "pide" | "pidio" | "manda"
+            "dice" | "dicen" | "dijo" | "escribe" | "escribio" | "pide" | "pidio"
         )
     };
     let Some(verb) = words.iter().take(6).position(|w| relays(w)) else {
@@ -2677,7 +2823,15 @@ fn reported(text: String) -> String {
     let lead_in = words[..verb]
         .iter()
         .all(|w| count(w).is_none() && !lexicon::adds(w));
-    if !lead_in || that + 1 >= words.len() {
+    // «…dijo que no le pida dos», «…que quería un matcha pero al final no»,
+    // «…que quite el brownie, pero yo sí lo quiero»: a negation, a past wish
+    // or a contrast is the story, not the request.
+    let rest = &words[that + 1..];
+    let doubtful = rest.first() == Some(&"no")
+        || rest
+            .iter()
+            .any(|w| matches!(*w, "pero" | "queria" | "quiso" | "quisiera"));
+    if !lead_in || that + 1 >= words.len() || doubtful {
         return text;
     }
     words[that + 1..].join(" ")
@@ -2687,6 +2841,15 @@ fn reported(text: String) -> String {
 /// its name, read as «que sean 2 americanos».
 fn set_said_after(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
+    // «no quiero que los capuchinos sean tres», «¿…sean tres?», «sean 3 o 4»:
+    // a doubt or a negation is no count set.
+    if input.customer_message.contains('?')
+        || words
+            .iter()
+            .any(|w| matches!(*w, "no" | "o" | "quizas" | "tal"))
+    {
+        return text;
+    }
     let found = mentions::find(&words, &input.product_catalog);
     let Some(m) = found.iter().find(|m| {
         m.product().is_some()
@@ -2726,7 +2889,14 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
             .iter()
             .find(|l| l.product_id == id)
             .map(|l| l.quantity);
-        m.start > 0
+        // «eran tres capuchinos, no dos», «son tres»: said as what was meant;
+        // «me cobraste tres» complains, «tres capuchinos, no, dos» corrects
+        // the other way.
+        words[..m.start]
+            .iter()
+            .any(|w| matches!(*w, "eran" | "era" | "son" | "fueron"))
+            && !words.iter().any(|w| w.starts_with("cobr") || *w == "pero")
+            && m.start > 0
             && count(words[m.start - 1]).is_some()
             && words.get(m.end) == Some(&"no")
             && words.get(m.end + 1).and_then(|w| count(w)).is_some()
@@ -2757,12 +2927,20 @@ fn nth_line(input: &ProposalInput, text: String) -> String {
     }) else {
         return text;
     };
-    // «la primera vez», «el primero de la lista»: not a line of the cart; «el
-    // primero que dije» is, in the order it was asked.
-    if words
-        .get(at + 2)
-        .is_some_and(|w| matches!(*w, "vez" | "dia" | "de" | "del"))
-    {
+    // «el primero no, el segundo sí»: two places named, which is meant is
+    // asked; «el segundo piso», «el primer pedido»: no line of the cart.
+    let ordinals = words
+        .iter()
+        .filter(|w| lexicon::ORDINALS.iter().any(|(o, _)| o == *w))
+        .count();
+    let next = words.get(at + 2).copied();
+    let changes_it = next.is_none_or(|w| {
+        matches!(w, "que" | "sean" | "sea" | "x" | "mejor" | "a" | "en")
+            || count(w).is_some()
+            || lexicon::removes(w)
+            || swap_verb(w)
+    });
+    if ordinals > 1 || !changes_it {
         return text;
     }
     if words
@@ -3064,9 +3242,10 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
                     .collect::<Vec<_>>()
                     .as_slice(),
                 [.., "que", "sea" | "sean"]
-            )
+            ) && !before.contains(&"no")
             // «el americano no, que sea otro capuchino»: this one out, that one in.
             || (after.first() == Some(&"no")
+                && after.len() <= 5
                 && any(&after.join(" "), &["que sea", "que sean", "mejor", "mas bien"])))
 }
 
@@ -3255,10 +3434,19 @@ fn clause_action(
         covered[k] = true;
         covered[k + 1] = true;
     }
-    let refused_removal = without_other.is_some()
-        && !clause_words
+    // «otro capuchino sin canela», «las limonadas sin hierbabuena»: how it is
+    // made, not the product out.
+    let made_without = after.iter().position(|w| *w == "sin").is_some_and(|k| {
+        after[k + 1..]
             .iter()
-            .any(|w| lexicon::removes(w) || matches!(*w, "quita" | "saca"));
+            .find(|w| !matches!(**w, "el" | "la" | "los" | "las"))
+            .is_some_and(|w| !lexicon::removes(w) && count(w).is_none())
+    });
+    let refused_removal = without_other.is_some()
+        || made_without
+            && !clause_words
+                .iter()
+                .any(|w| lexicon::removes(w) || matches!(*w, "quita" | "saca"));
     // «quítalo y pon una limonada»: a removal said before «y» is not this
     // product's when its own part has an order verb.
     let own_orders =

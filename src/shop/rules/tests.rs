@@ -2102,3 +2102,76 @@ fn list_numbers_are_no_counts_and_a_pair_said_after_is_two() {
     assert_eq!(describe(&propose(&sweet)).len(), 1);
     assert!(describe(&propose(&sweet))[0].starts_with("CLARIFY"));
 }
+
+#[test]
+fn a_change_said_with_a_doubt_or_a_negation_is_asked() {
+    use State::*;
+    for (state, message, cart) in [
+        (
+            CartOpen,
+            "mi jefe dijo que no le pida dos brownies",
+            &[(8, 2), (6, 1)][..],
+        ),
+        (
+            CartOpen,
+            "no quiero que los capuchinos sean tres",
+            &[(8, 2), (6, 1)][..],
+        ),
+        (
+            CartOpen,
+            "mi novia dijo que quería un matcha pero al final no",
+            &[(8, 2)][..],
+        ),
+        (
+            CartOpen,
+            "duplica todo menos el brownie",
+            &[(8, 2), (6, 1)][..],
+        ),
+        (
+            CartOpen,
+            "¿es mejor pedir dos de cada uno?",
+            &[(8, 2), (6, 1)][..],
+        ),
+        (
+            CartOpen,
+            "mejor no, dos de cada uno no",
+            &[(8, 2), (6, 1)][..],
+        ),
+    ] {
+        let proposal = propose(&input(state, message, cart));
+        assert!(
+            !changes_anything(&proposal),
+            "{message:?}: {:?}",
+            describe(&proposal)
+        );
+    }
+    check(&[
+        // «todavía no» then the order, and «no más» as «only», still act.
+        (
+            Checkout,
+            "todavia no agregame un brownie tambien",
+            &[(3, 1)],
+            &["ADD_TO_CART 6 x1"],
+        ),
+        (
+            CartOpen,
+            "el croissant que sean dos no más uno para cada uno",
+            &[(7, 1), (8, 2)],
+            &["UPDATE_QUANTITY 7 x2"],
+        ),
+        // A yes, then a doubt: no confirmation.
+        (
+            Checkout,
+            "Sí. Déjame preguntarle a mi esposa primero",
+            &[(8, 2)],
+            &["CLARIFY"],
+        ),
+        // A plural with no count asks how many, a count of people is no count.
+        (
+            Idle,
+            "capuchinos para nosotros dos",
+            &[],
+            &["CLARIFY [Number(8)]"],
+        ),
+    ]);
+}
