@@ -15,7 +15,7 @@ const KEPT: usize = 64;
 /// A value derived from a catalog's product ids, names and tags, in catalog order.
 struct Derived<T> {
     /// What it was derived from, to tell one catalog from another for certain.
-    names: Vec<(ProductId, String, Vec<String>)>,
+    names: Vec<(ProductId, String, Vec<String>, String)>,
     value: Arc<T>,
 }
 
@@ -40,14 +40,26 @@ impl<T> CatalogMemo<T> {
     ) -> Arc<T> {
         let mut hasher = DefaultHasher::new();
         for entry in catalog {
-            (entry.product_id, entry.name.as_str(), &entry.tags).hash(&mut hasher);
+            (
+                entry.product_id,
+                entry.name.as_str(),
+                &entry.tags,
+                entry.description.as_str(),
+            )
+                .hash(&mut hasher);
         }
         let key = hasher.finish();
-        let same = |names: &[(ProductId, String, Vec<String>)]| {
+        let same = |names: &[(ProductId, String, Vec<String>, String)]| {
             names.len() == catalog.len()
-                && names.iter().zip(catalog).all(|((id, name, tags), e)| {
-                    *id == e.product_id && *name == e.name && *tags == e.tags
-                })
+                && names
+                    .iter()
+                    .zip(catalog)
+                    .all(|((id, name, tags, description), e)| {
+                        *id == e.product_id
+                            && *name == e.name
+                            && *tags == e.tags
+                            && *description == e.description
+                    })
         };
         if let Some(hit) = self.kept.lock().expect("catalog memo lock").get(&key)
             && same(&hit.names)
@@ -57,7 +69,14 @@ impl<T> CatalogMemo<T> {
         let value = Arc::new(derive(catalog));
         let names = catalog
             .iter()
-            .map(|e| (e.product_id, e.name.clone(), e.tags.clone()))
+            .map(|e| {
+                (
+                    e.product_id,
+                    e.name.clone(),
+                    e.tags.clone(),
+                    e.description.clone(),
+                )
+            })
             .collect();
         let mut kept = self.kept.lock().expect("catalog memo lock");
         if kept.len() >= KEPT {

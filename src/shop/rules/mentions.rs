@@ -534,19 +534,25 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
 /// especiado»: a product pointed at («el», «la», «ese», «el de») by a word only
 /// its description has (or two products' descriptions: then it is asked which).
 /// A word right after a product's name qualifies that name instead.
+/// Each product's name and description words, folded and singular.
+type Described = Vec<(ProductId, Vec<String>, Vec<String>)>;
+
 fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mention>) {
-    let folded: Vec<(ProductId, Vec<String>, Vec<String>)> = catalog
-        .iter()
-        .map(|e| {
-            let own = |text: &str| {
-                tokens(&normalize(text))
-                    .into_iter()
-                    .map(|w| singular(w).to_owned())
-                    .collect::<Vec<_>>()
-            };
-            (e.product_id, own(&e.name), own(&e.description))
-        })
-        .collect();
+    static FOLDED: LazyLock<CatalogMemo<Described>> = LazyLock::new(Default::default);
+    let folded = FOLDED.get(catalog, |catalog| {
+        catalog
+            .iter()
+            .map(|e| {
+                let own = |text: &str| {
+                    tokens(&normalize(text))
+                        .into_iter()
+                        .map(|w| singular(w).to_owned())
+                        .collect::<Vec<_>>()
+                };
+                (e.product_id, own(&e.name), own(&e.description))
+            })
+            .collect()
+    });
     for i in 0..words.len() {
         let word = singular(words[i]);
         if word.chars().count() < 4
