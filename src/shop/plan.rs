@@ -357,19 +357,7 @@ pub async fn plan(
             for a in &mut answered {
                 a.answer.text.clear();
             }
-            return Ok(Plan::Propose(Box::new(ProposePlan {
-                start,
-                greeted: false,
-                proposal,
-                proposer: Origin::Named("knowledge"),
-                cart: cart.clone(),
-                memo,
-                rewritten: None,
-                ungrounded: Vec::new(),
-                asked: None,
-                replaced: Vec::new(),
-                answered,
-            })));
+            return Ok(proposed(start, proposal, "knowledge", cart, memo, answered));
         }
     }
     // «¿el chai lleva leche? si no, dame dos»: the request stands only on the
@@ -549,10 +537,29 @@ fn direct(
     memo: ShopMemo,
     answered: Vec<Answered>,
 ) -> Plan {
+    proposed(
+        start,
+        Proposal::new(actions, ""),
+        origin,
+        cart,
+        memo,
+        answered,
+    )
+}
+
+/// A proposal made without a proposer, with its own text.
+fn proposed(
+    start: State,
+    proposal: Proposal,
+    origin: &'static str,
+    cart: &Cart,
+    memo: ShopMemo,
+    answered: Vec<Answered>,
+) -> Plan {
     Plan::Propose(Box::new(ProposePlan {
         start,
         greeted: false,
-        proposal: Proposal::new(actions, ""),
+        proposal,
         proposer: Origin::Named(origin),
         cart: cart.clone(),
         memo,

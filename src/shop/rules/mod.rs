@@ -1143,6 +1143,24 @@ impl Reader<'_> {
         Some(Proposal::new(vec![asking], messages::HOW_MANY))
     }
 
+    /// One `kind` action for every line of the cart, each with the quantity
+    /// `quantity` makes of the line's; the whole message is read.
+    fn every_line(&mut self, kind: &str, quantity: impl Fn(i64) -> i64) -> Proposal {
+        self.covered.iter_mut().for_each(|c| *c = true);
+        let actions = self
+            .input
+            .cart
+            .lines
+            .iter()
+            .map(|l| {
+                ProposedAction::new(kind)
+                    .product(l.product_id)
+                    .quantity(quantity(l.quantity))
+            })
+            .collect();
+        Proposal::new(actions, "")
+    }
+
     /// The product a bare follow-up means: the last line added to the cart.
     fn last_line(&self) -> Option<ProductId> {
         self.input.cart.lines.last().map(|l| l.product_id)
@@ -2412,23 +2430,12 @@ impl Reader<'_> {
                     .words
                     .iter()
                     .any(|w| matches!(*w, "mas" | "otro" | "otra") || lexicon::adds(w));
-            self.covered.iter_mut().for_each(|c| *c = true);
-            let actions = self
-                .input
-                .cart
-                .lines
-                .iter()
-                .map(|l| {
-                    ProposedAction::new(if sets {
-                        "UPDATE_QUANTITY"
-                    } else {
-                        "ADD_TO_CART"
-                    })
-                    .product(l.product_id)
-                    .quantity(n)
-                })
-                .collect();
-            return Some(Proposal::new(actions, ""));
+            let kind = if sets {
+                "UPDATE_QUANTITY"
+            } else {
+                "ADD_TO_CART"
+            };
+            return Some(self.every_line(kind, |_| n));
         }
         // «duplica todo», «el doble de todo»: every line twice as many.
         let doubles = self.words.iter().any(|w| w.starts_with("duplic"))
@@ -2447,19 +2454,7 @@ impl Reader<'_> {
             && !self.input.cart.lines.is_empty()
             && self.input.cart.lines.len() <= crate::proposal::MAX_ACTIONS
         {
-            self.covered.iter_mut().for_each(|c| *c = true);
-            let actions = self
-                .input
-                .cart
-                .lines
-                .iter()
-                .map(|l| {
-                    ProposedAction::new("UPDATE_QUANTITY")
-                        .product(l.product_id)
-                        .quantity(l.quantity * 2)
-                })
-                .collect();
-            return Some(Proposal::new(actions, ""));
+            return Some(self.every_line("UPDATE_QUANTITY", |q| q * 2));
         }
         // «Para mi esposa lo mismo», «repite el pedido», no number said: the
         // lines the last change set, again, as many of each.
