@@ -62,6 +62,15 @@ impl ShopMemo {
             .unwrap_or_default()
     }
 
+    /// The customer asked about `product`: «dame 2» is about it now, and a
+    /// number no longer picks from a list shown before.
+    pub fn focus_on(&mut self, product: ProductId) {
+        self.choices.clear();
+        self.choice_quantity = None;
+        self.choices_named = false;
+        self.focus = Some(product);
+    }
+
     /// As stored: nothing when there is nothing to remember.
     pub fn stored(&self) -> Option<serde_json::Value> {
         (*self != ShopMemo::default()).then(|| serde_json::to_value(self).expect("memo serializes"))

@@ -325,17 +325,13 @@ pub async fn plan(
     if about_a_product && super::rules::says_nothing(&split.rest) {
         let asked = super::rules::products_in(&payload.text, &catalog_entries);
         let mut memo = memo;
-        memo.focus = match asked.as_slice() {
-            // As when the product is shown: a number now means a count of it,
-            // not a line of a list shown before.
+        match asked.as_slice() {
+            // As when the product is shown.
             [only] if matches!(start, State::Idle | State::Browsing | State::CartOpen) => {
-                memo.choices.clear();
-                memo.choice_quantity = None;
-                memo.choices_named = false;
-                Some(*only)
+                memo.focus_on(*only);
             }
-            _ => None,
-        };
+            _ => memo.focus = None,
+        }
         return Ok(Plan::Knowledge {
             start,
             answers: answered,

@@ -297,8 +297,7 @@ fn remember(
         memo.focus = None;
     } else if let Some(product) = shown {
         // The customer asked about one product: "dame 2" is about it now.
-        memo.choices.clear();
-        memo.focus = Some(product);
+        memo.focus_on(product);
     }
     // What was asked about is the subject of the next message only.
     if shown.is_none() {

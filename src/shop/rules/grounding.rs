@@ -292,25 +292,14 @@ impl Grounds {
 /// descriptions share («especiado» is the chai's, «mantequilla» the
 /// croissant's; «leche», in most of them, names none).
 fn described(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> Vec<ProductId> {
-    let described: Vec<(ProductId, Vec<String>)> = catalog
-        .iter()
-        .map(|e| {
-            let folded = crate::text::normalize(&e.description);
-            let own: Vec<String> = tokens(&folded)
-                .into_iter()
-                .filter(|w| w.chars().count() >= 4)
-                .map(|w| mentions::singular(w).to_owned())
-                .collect();
-            (e.product_id, own)
-        })
-        .collect();
+    let folded = mentions::catalog_words(catalog);
     let mut out = Vec::new();
     for word in words.iter().filter(|w| w.chars().count() >= 4) {
         let word = mentions::singular(word);
-        let having: Vec<ProductId> = described
+        let having: Vec<ProductId> = folded
             .iter()
-            .filter(|(_, own)| own.iter().any(|d| d == word))
-            .map(|(id, _)| *id)
+            .filter(|(_, _, description)| description.iter().any(|d| d == word))
+            .map(|(id, ..)| *id)
             .collect();
         if !having.is_empty() && having.len() <= 2 {
             out.extend(having);

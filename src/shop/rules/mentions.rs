@@ -534,25 +534,8 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
 /// especiado»: a product pointed at («el», «la», «ese», «el de») by a word only
 /// its description has (or two products' descriptions: then it is asked which).
 /// A word right after a product's name qualifies that name instead.
-/// Each product's name and description words, folded and singular.
-type Described = Vec<(ProductId, Vec<String>, Vec<String>)>;
-
 fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mention>) {
-    static FOLDED: LazyLock<CatalogMemo<Described>> = LazyLock::new(Default::default);
-    let folded = FOLDED.get(catalog, |catalog| {
-        catalog
-            .iter()
-            .map(|e| {
-                let own = |text: &str| {
-                    tokens(&normalize(text))
-                        .into_iter()
-                        .map(|w| singular(w).to_owned())
-                        .collect::<Vec<_>>()
-                };
-                (e.product_id, own(&e.name), own(&e.description))
-            })
-            .collect()
-    });
+    let folded = catalog_words(catalog);
     for i in 0..words.len() {
         let word = singular(words[i]);
         if word.chars().count() < 4
@@ -643,6 +626,36 @@ fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mentio
     }
 }
 
+/// Each product's name and description words, folded and singular.
+pub type CatalogWords = Vec<(ProductId, Vec<String>, Vec<String>)>;
+
+/// The catalog's [`CatalogWords`], folded once per catalog (an edit to a
+/// name or a description is a new catalog).
+pub fn catalog_words(catalog: &[CatalogEntry]) -> std::sync::Arc<CatalogWords> {
+    static FOLDED: LazyLock<CatalogMemo<CatalogWords>> = LazyLock::new(Default::default);
+    FOLDED.get(catalog, |catalog| {
+        let own = |text: &str| {
+            tokens(&normalize(text))
+                .into_iter()
+                .map(|w| singular(w).to_owned())
+                .collect::<Vec<_>>()
+        };
+        catalog
+            .iter()
+            .map(|e| (e.product_id, own(&e.name), own(&e.description)))
+            .collect()
+    })
+}
+
+/// Whether the name or the description of product `id` has `word` (folded).
+fn has_word(folded: &CatalogWords, id: ProductId, word: &str) -> bool {
+    let word = singular(word);
+    folded
+        .iter()
+        .find(|(p, ..)| *p == id)
+        .is_some_and(|(_, name, description)| name.iter().chain(description).any(|w| w == word))
+}
+
 /// «el de chocolate con nueces», «el café con canela», «el café de los
 /// yungas»: the words said after a mention several products fit pick the one
 /// whose name or description has them.
@@ -652,20 +665,15 @@ fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention) {
     // Only the words that go on describing it («con canela», «de los
     // yungas»), up to the first that no candidate's description has
     // («…con canela, ponme dos»).
-    let has = |e: &CatalogEntry, w: &str| {
-        tokens(&normalize(&format!("{} {}", e.name, e.description)))
-            .iter()
-            .any(|d| singular(d) == singular(w))
-    };
+    let folded = catalog_words(catalog);
     // «con leche» fits most drinks: only a word few products have picks one.
     let described_by = |w: &str| {
-        catalog.iter().filter(|e| has(e, w)).count() <= 2
-            && m.candidates.iter().any(|id| {
-                catalog
-                    .iter()
-                    .find(|e| e.product_id == *id)
-                    .is_some_and(|e| has(e, w))
-            })
+        folded
+            .iter()
+            .filter(|(id, ..)| has_word(&folded, *id, w))
+            .count()
+            <= 2
+            && m.candidates.iter().any(|id| has_word(&folded, *id, w))
     };
     // «un café ☕» says the café again; it describes nothing.
     let named: Vec<&str> = words[m.start..m.end].iter().map(|w| singular(w)).collect();
@@ -683,18 +691,7 @@ fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention) {
             .candidates
             .iter()
             .copied()
-            .filter(|id| {
-                catalog
-                    .iter()
-                    .find(|e| e.product_id == *id)
-                    .is_some_and(|e| {
-                        let said = tokens(&normalize(&format!("{} {}", e.name, e.description)))
-                            .iter()
-                            .map(|w| singular(w).to_owned())
-                            .collect::<Vec<_>>();
-                        then.iter().all(|w| said.contains(w))
-                    })
-            })
+            .filter(|id| then.iter().all(|w| has_word(&folded, *id, w)))
             .collect();
         if !fitting.is_empty() {
             m.candidates = fitting;

@@ -453,15 +453,15 @@ pub fn question_in_spanish(normalized: &str) -> String {
 /// Foods and drinks `text` names that no product of `catalog` is, as the
 /// customer wrote them («salteñas», not «saltenas»).
 pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Vec<String> {
+    let words = mentions::catalog_words(catalog);
     let mut out: Vec<String> = Vec::new();
     for raw in text.split(|c: char| !c.is_alphanumeric()) {
         let folded = normalize(raw);
         // «latte» is sold when a product is a «Matcha latte».
-        let described = catalog.iter().any(|e| {
-            tokens(&normalize(&format!("{} {}", e.name, e.description)))
-                .iter()
-                .any(|w| mentions::singular(w) == mentions::singular(&folded))
-        });
+        let singular = mentions::singular(&folded);
+        let described = words
+            .iter()
+            .any(|(_, name, description)| name.iter().chain(description).any(|w| w == singular));
         if lexicon::is_food(&folded)
             && !described
             && !names_a_product(&folded, catalog)
