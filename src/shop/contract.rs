@@ -34,6 +34,10 @@ pub struct ProposalInput {
     /// The product the customer last asked about: "dame 2" means two of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub focus: Option<ProductId>,
+    /// The bot's last turn asked the customer back (a question or a refusal):
+    /// this message likely answers it.
+    #[serde(skip)]
+    pub asked_back: bool,
     /// The lines the last change to the cart set (`ShopMemo::last_changed`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_changed: Vec<ProductId>,

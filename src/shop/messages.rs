@@ -52,6 +52,8 @@ pub fn off_topic(bot: &str) -> String {
 /// A number with no product.
 /// Choices for a request by kind («algo frío»).
 pub const THESE_FIT: &str = "Estas opciones te pueden gustar; responde con el número o el nombre.";
+/// No product is marked with everything asked; these are not marked against it.
+pub const NEARLY_FIT: &str = "Ningún producto está marcado con todo lo que pides; estos no están marcados en contra, revisa su descripción. Responde con el número o el nombre.";
 /// «Quita uno» with several lines in the cart.
 pub const WHICH_TO_TAKE_OUT: &str = "¿De cuál producto quito uno? Escríbeme su nombre.";
 pub const WHICH_PRODUCT: &str = "¿De qué producto? Escríbeme la cantidad y el nombre del producto.";

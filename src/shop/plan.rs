@@ -412,6 +412,7 @@ pub async fn plan(
         choice_quantity: memo.choice_quantity,
         choices_named: memo.choices_named,
         focus: memo.focus,
+        asked_back: memo.clarifications > 0,
         last_changed: memo.last_changed.clone(),
         delivery,
         asked: memo.asked,

@@ -170,7 +170,12 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
         }
     };
 
+    // The greeting first, then what the proposer said, then the effects.
     let mut parts: Vec<String> = Vec::new();
+    let mut blocks = blocks.into_iter();
+    if ctx.greeted {
+        parts.extend(blocks.next());
+    }
     if let Some(text) = usable {
         parts.push(text.to_owned());
     }

@@ -149,6 +149,25 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
         memo.choice_quantity = None;
         memo.choices_named = false;
     }
+    // «el chai tiene cafeína? es que ya es tarde» answered beside the
+    // proposal: the one product the answer was about is what «sácalo» or
+    // «dame 2» means next, as when it is shown.
+    let answered_about: std::collections::BTreeSet<i64> = answered
+        .iter()
+        .flat_map(|a| a.answer.sources.iter())
+        .filter_map(|s| match s {
+            crate::shop::knowledge::answer::Source::Product { id, .. } => Some(*id),
+            crate::shop::knowledge::answer::Source::Entry { .. } => None,
+        })
+        .collect();
+    if memo.focus.is_none()
+        && memo.choices.is_empty()
+        && answered_about.len() == 1
+        && matches!(eval.state, State::Idle | State::Browsing | State::CartOpen)
+        && let Some(only) = answered_about.first()
+    {
+        memo.focus_on(*only);
+    }
     if offer_person {
         decision.audit.push(
             Entry::new(Actor::Backend, Kind::PersonOffered)

@@ -58,7 +58,11 @@ struct Grounds {
     /// A question ("¿a cuánto el chai?"): it changes the cart only where the
     /// rules read a change in it too.
     question: bool,
+    /// The message as the rules read it.
     text: String,
+    /// The request it belongs to: the message, after the one it answers when
+    /// the bot had just asked back.
+    request: String,
     /// The bot just asked which line to take one out of, or the customer's
     /// message before this one took something away («quita uno» → «uno de los
     /// croissants»).
@@ -66,6 +70,10 @@ struct Grounds {
     /// The product the customer asked about last («¿cuánto cuestan 3
     /// brownies?» → «dame los 3»), when this message says a count.
     focus: Option<ProductId>,
+    /// The product the conversation was just about without ordering it («a
+    /// cómo el cheesecake» … «dame 2 y tres americanos»), when this message
+    /// says a count or points back.
+    asked_about: Option<ProductId>,
     /// Products named after a swap's «por»: what the swap brings in, added
     /// even to a line already in the cart.
     brought_in: BTreeSet<ProductId>,
@@ -77,8 +85,11 @@ struct Grounds {
 fn grounds(input: &ProposalInput) -> Grounds {
     // As the rules read it: a line named by its place or a relayed request
     // names its product.
-    let text = super::said(input);
-    let words = tokens(&text);
+    let said = super::said(input);
+    let question = input.customer_message.contains('?')
+        || input.customer_message.trim_start().starts_with('¿')
+        || lexicon::any(&said, lexicon::QUESTION);
+    let words = tokens(&said);
     let reading = super::read(input).proposal;
     let mut products: BTreeSet<ProductId> = mentions::find(&words, &input.product_catalog)
         .into_iter()
@@ -86,21 +97,42 @@ fn grounds(input: &ProposalInput) -> Grounds {
         .collect();
     let names_none = products.is_empty();
     let mut quantities: BTreeSet<i64> = words.iter().filter_map(|w| token_number(w)).collect();
+    // An answer to the bot's question back («cambia uno de los cafés por un
+    // matcha» … «¿cuál?» … «el americano»; «dos cafés y un pastel» … «los
+    // negros nomás»): the request is the message before and this one, read
+    // together — its products, its counts and its verbs.
+    let before = input
+        .asked_back
+        .then(|| super::previous_message(input))
+        .flatten();
+    let request = match &before {
+        Some(before) => {
+            let earlier = tokens(before);
+            products.extend(
+                mentions::find(&earlier, &input.product_catalog)
+                    .into_iter()
+                    .flat_map(|m| m.candidates),
+            );
+            quantities.extend(earlier.iter().filter_map(|w| token_number(w)));
+            format!("{before} {said}")
+        }
+        None => said.clone(),
+    };
     if quantities.is_empty() {
         // No number at all: one is what "quiero brownie" means.
         quantities.insert(1);
     }
-    if lexicon::any(&text, &["media docena"]) {
+    if lexicon::any(&request, &["media docena"]) {
         quantities.insert(6);
     }
-    if lexicon::any(&text, &["un par"]) {
+    if lexicon::any(&request, &["un par"]) {
         quantities.insert(2);
     }
     // «y lo mismo de chocolate»: as many as a line already has; «para mi
     // esposa lo mismo», naming nothing: every line again.
     // «me da lo mismo» is indifference, not the order again.
-    let same_again =
-        lexicon::any(&text, &["lo mismo", "igual"]) && !lexicon::any(&text, lexicon::INDIFFERENT);
+    let same_again = lexicon::any(&request, &["lo mismo", "igual"])
+        && !lexicon::any(&request, lexicon::INDIFFERENT);
     if same_again {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
         if names_none {
@@ -109,7 +141,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
     }
     // «uno más de cada uno», naming nothing: every line.
     if names_none
-        && lexicon::any(&text, &["cada uno", "cada una", "de cada"])
+        && lexicon::any(&request, &["cada uno", "cada una", "de cada"])
         && words
             .iter()
             .any(|w| *w == "mas" || token_number(w).is_some())
@@ -117,7 +149,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
         products.extend(input.cart.lines.iter().map(|l| l.product_id));
     }
     // «saca lo último que pedí»: the lines the last change set, or the last line.
-    if lexicon::any(&text, &["lo ultimo", "el ultimo", "la ultima"]) {
+    if lexicon::any(&request, &["lo ultimo", "el ultimo", "la ultima"]) {
         products.extend(input.last_changed.iter().copied());
         products.extend(input.cart.lines.last().map(|l| l.product_id));
     }
@@ -143,7 +175,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
             }
         }
     }
-    if lexicon::clears(&text) {
+    if lexicon::clears(&request) {
         quantities.insert(0);
     }
     let mut changes = Vec::new();
@@ -214,7 +246,11 @@ fn grounds(input: &ProposalInput) -> Grounds {
         }
     }
     let counts = words.iter().any(|w| {
-        token_number(w).is_some() || matches!(*w, "otro" | "otra" | "ese" | "esa" | "esos" | "esas")
+        token_number(w).is_some()
+            || matches!(
+                *w,
+                "otro" | "otra" | "ese" | "esa" | "esos" | "esas" | "este" | "esta" | "eso"
+            )
     });
     let mut brought_in: BTreeSet<ProductId> = super::swap_joiner(&words)
         .map(|by| {
@@ -251,6 +287,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
         brought_in,
         points_back,
         focus: input.focus.filter(|_| counts || points_back),
+        asked_about: asked_about(input).filter(|_| counts || points_back),
         products,
         names_none,
         last_line: input.cart.lines.last().map(|l| l.product_id),
@@ -261,10 +298,9 @@ fn grounds(input: &ProposalInput) -> Grounds {
             .map(|a| a.action_type.clone())
             .collect(),
         changes,
-        question: input.customer_message.contains('?')
-            || input.customer_message.trim_start().starts_with('¿')
-            || lexicon::any(&text, lexicon::QUESTION),
-        text,
+        question,
+        text: said.clone(),
+        request,
         asked_which_to_take_out: super::asked_which_to_take_out(input)
             || super::said_just_before(input, |text| {
                 lexicon::any(text, lexicon::REMOVE) || text.split(' ').any(lexicon::removes)
@@ -277,6 +313,7 @@ impl Grounds {
         self.products.contains(&id)
             || ((self.names_none || self.points_back) && self.last_line == Some(id))
             || self.focus == Some(id)
+            || self.asked_about == Some(id)
     }
 
     fn read_as(&self, kinds: &[&str]) -> bool {
@@ -285,6 +322,41 @@ impl Grounds {
 
     fn says(&self, phrases: &[&str]) -> bool {
         lexicon::any(&self.text, phrases)
+    }
+
+    fn request_says(&self, phrases: &[&str]) -> bool {
+        lexicon::any(&self.request, phrases)
+    }
+}
+
+/// The one product the customer's message before this one named, or else the
+/// bot's last reply named, that is not in the cart: talked about, not ordered.
+fn asked_about(input: &ProposalInput) -> Option<ProductId> {
+    let not_in_cart = |text: &str| -> Vec<ProductId> {
+        let mut named: Vec<ProductId> = mentions::find(&tokens(text), &input.product_catalog)
+            .into_iter()
+            .filter_map(|m| m.product())
+            .collect();
+        named.dedup();
+        named
+            .into_iter()
+            .filter(|id| !input.cart.lines.iter().any(|l| l.product_id == *id))
+            .collect()
+    };
+    let customer = super::previous_message(input).map(|t| not_in_cart(&t));
+    match customer.as_deref() {
+        Some([only]) => return Some(*only),
+        Some([_, _, ..]) => return None,
+        _ => {}
+    }
+    let bot = input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")?;
+    match not_in_cart(&prepared(&bot.text)).as_slice() {
+        [only] => Some(*only),
+        _ => None,
     }
 }
 
@@ -453,9 +525,12 @@ fn cart_change(
         return Err(Ungrounded::ProductNotNamed { product_id: id });
     }
     // «¿A cuánto el chai?» orders nothing; «¿me das un chai?» does.
-    let ordering = grounds.says(lexicon::ADD)
-        || grounds.text.split(' ').any(lexicon::adds)
-        || grounds.text.split(' ').any(|w| token_number(w).is_some());
+    let ordering = grounds.request_says(lexicon::ADD)
+        || grounds.request.split(' ').any(lexicon::adds)
+        || grounds
+            .request
+            .split(' ')
+            .any(|w| token_number(w).is_some());
     if kind == ActionKind::AddToCart
         && grounds.question
         && !ordering
@@ -464,9 +539,9 @@ fn cart_change(
         return Err(Ungrounded::NotAsked { action: kind });
     }
     // A line out, or made smaller, needs a word that takes away or corrects.
-    let takes_away = grounds.says(lexicon::REMOVE)
-        || grounds.says(lexicon::SET)
-        || grounds.text.split(' ').any(|w| {
+    let takes_away = grounds.request_says(lexicon::REMOVE)
+        || grounds.request_says(lexicon::SET)
+        || grounds.request.split(' ').any(|w| {
             lexicon::removes(w)
                 || matches!(
                     w,
@@ -498,9 +573,9 @@ fn cart_change(
     }
     // The verb's class: «quita el matcha», «que sean 3» or «cambia a 4» of a
     // line in the cart is not an addition to it.
-    let adds_word = grounds.says(lexicon::ADD)
+    let adds_word = grounds.request_says(lexicon::ADD)
         || grounds
-            .text
+            .request
             .split(' ')
             .any(|w| lexicon::adds(w) || matches!(w, "otro" | "otra" | "otros" | "otras" | "mas"));
     if kind == ActionKind::AddToCart
@@ -605,8 +680,11 @@ pub fn disagreement(input: &ProposalInput, proposal: &Proposal) -> Option<String
     }
     let rules = changes_of(input, &reading.proposal);
     let model = changes_of(input, proposal);
-    // Where the rules read no change at all, the model's grounded one stands.
-    if rules == model || rules.is_empty() {
+    // Where the rules read no change at all, or the model's reading holds
+    // every change the rules read and more (a clause the rules left unread:
+    // «dame 2 y tres americanos, no, mejor nomás 2 americanos» after asking
+    // about the cheesecake), the model's grounded one stands.
+    if rules == model || rules.is_empty() || rules.iter().all(|c| model.contains(c)) {
         return None;
     }
     let say = |changes: &[(ProductId, i64)]| -> String {

@@ -552,11 +552,21 @@ fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mentio
         // back («el de frutos rojos», «la masita de mantequilla»).
         // «soy alérgica a las nueces», «no me gusta la canela», «nada con las
         // nueces»: a reason or a dislike names no product to order.
-        let reason = words[i.saturating_sub(5)..i].iter().any(|w| {
-            matches!(
+        // «no, espere, el jugo…»: a «no» that corrects is no dislike.
+        let from = i.saturating_sub(5);
+        let reason = words[from..i].iter().enumerate().any(|(k, w)| {
+            let correcting = *w == "no"
+                && words.get(from + k + 1).is_some_and(|next| {
+                    matches!(
+                        *next,
+                        "espera" | "espere" | "perdon" | "mejor" | "mira" | "oye" | "disculpa"
+                    )
+                });
+            (matches!(
                 *w,
                 "no" | "nada" | "sin" | "gusta" | "gustan" | "odio" | "porque" | "intolerante"
-            ) || w.starts_with("alergic")
+            ) && !correcting)
+                || w.starts_with("alergic")
         });
         if reason {
             continue;

@@ -527,13 +527,10 @@ fn without_list_numbers(message: &str) -> String {
 /// (a relayed request, a line by its place, «lo último», «los 3») said by name.
 pub(super) fn said(input: &ProposalInput) -> String {
     let said = greeting_asked(reported(prepared(&input.customer_message)));
-    let said = restated_count(input, set_said_after(input, said));
+    let said = restated_count(input, set_said_after(input, nth_line(input, said)));
     not_this_one(
         input,
-        each_of_a_kind(
-            input,
-            the_last_named(input, pointed_at_focus(input, nth_line(input, said))),
-        ),
+        each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
     )
 }
 
@@ -1721,12 +1718,45 @@ impl Reader<'_> {
                     .or_else(|| w.parse::<usize>().ok())
             })
             .collect();
-        let rest = self.words.iter().filter(|w| {
-            !lexicon::FILLER.contains(w)
-                && !matches!(
-                    **w,
+        let picking = |w: &&str| {
+            lexicon::FILLER.contains(w)
+                || matches!(
+                    *w,
                     "opcion" | "numero" | "quiero" | "dame" | "ponme" | "ese" | "esa"
                 )
+        };
+        // «el 2, dos por favor», «la primera, tres»: the place after an
+        // article, and the one count said beside it.
+        let placed: Vec<(usize, usize)> = (1..self.words.len())
+            .filter(|i| matches!(self.words[i - 1], "el" | "la" | "opcion" | "numero"))
+            .filter_map(|i| {
+                let w = self.words[i];
+                lexicon::ORDINALS
+                    .iter()
+                    .find(|(o, _)| *o == w)
+                    .map(|(_, n)| *n)
+                    .or_else(|| w.parse::<usize>().ok())
+                    .map(|n| (i, n))
+            })
+            .collect();
+        if let [(at, n)] = placed.as_slice() {
+            let counts: Vec<i64> = (0..self.words.len())
+                .filter(|i| i != at)
+                .filter_map(|i| count(self.words[i]))
+                .collect();
+            let others = (0..self.words.len())
+                .filter(|i| i != at && count(self.words[*i]).is_none())
+                .any(|i| !picking(&self.words[i]));
+            if let [quantity] = counts.as_slice()
+                && !others
+                && (1..=choices.len()).contains(n)
+                && (1..=super::core::MAX_QUANTITY).contains(quantity)
+            {
+                return Some((choices[n - 1], *quantity));
+            }
+        }
+        let rest = self.words.iter().filter(|w| {
+            !picking(w)
                 && w.parse::<usize>().is_err()
                 && !lexicon::ORDINALS.iter().any(|(o, _)| o == *w)
         });
@@ -2141,7 +2171,9 @@ impl Reader<'_> {
             matches!(
                 *w,
                 "algo" | "alguna" | "algun" | "alguno" | "opciones" | "que" | "cual" | "cuales"
-            )
+            ) || w.starts_with("recomien")
+                || w.starts_with("recomend")
+                || w.starts_with("sugier")
         });
         if !vague {
             return None;
@@ -2170,26 +2202,68 @@ impl Reader<'_> {
         let fits = |entry: &super::contract::CatalogEntry| {
             kinds.iter().all(|kind| lexicon::is_of_kind(entry, kind))
         };
-        let fitting: Vec<ProductId> = self
-            .input
-            .product_catalog
-            .iter()
-            .filter(|p| fits(p) && !excluded.contains(&p.product_id))
-            .map(|p| p.product_id)
-            .collect();
+        // «caliente y sin cafeína» where no product is tagged both: a product
+        // the shop does not say has it («con cafeína») may still be what is
+        // asked; it is offered as an option, never said to be without.
+        let may_fit = |entry: &super::contract::CatalogEntry| {
+            kinds.iter().all(|kind| {
+                lexicon::is_of_kind(entry, kind)
+                    || kind.strip_prefix("sin ").is_some_and(|what| {
+                        !lexicon::is_of_kind(entry, &format!("con {what}"))
+                            && lexicon::is_of_kind(entry, "bebida")
+                    })
+            })
+        };
+        let choose = |test: &dyn Fn(&super::contract::CatalogEntry) -> bool| -> Vec<ProductId> {
+            self.input
+                .product_catalog
+                .iter()
+                .filter(|p| test(p) && !excluded.contains(&p.product_id))
+                .map(|p| p.product_id)
+                .collect()
+        };
+        let mut fitting = choose(&fits);
+        let mut nearly = false;
+        if fitting.is_empty() {
+            fitting = choose(&may_fit);
+            nearly = true;
+        }
         self.covered.iter_mut().for_each(|c| *c = true);
         match fitting.as_slice() {
             // None fits, or more than a list of choices holds: the catalog.
             [] => None,
             many if many.len() > 5 => None,
-            [one_product] => Some(one(
+            [one_product] if !nearly => Some(one(
                 ProposedAction::new("SHOW_PRODUCT").product(*one_product)
             )),
+            // Said as it is: not marked against what was asked, not marked
+            // with it either.
+            [one_product] => {
+                let entry = self
+                    .input
+                    .product_catalog
+                    .iter()
+                    .find(|p| p.product_id == *one_product)?;
+                let mut action = ProposedAction::new("CLARIFY");
+                action.params.candidates = Some(vec![serde_json::Value::from(*one_product)]);
+                let text = format!(
+                    "Ninguno está marcado como {}. {} no está marcado en contra ({}). ¿Cuántos quieres?",
+                    kinds.join(" y "),
+                    entry.name,
+                    entry.description.trim_end_matches('.')
+                );
+                Some(Proposal::new(vec![action], text))
+            }
             many => {
                 let mut action = ProposedAction::new("CLARIFY");
                 action.params.candidates =
                     Some(many.iter().map(|id| serde_json::Value::from(*id)).collect());
-                Some(Proposal::new(vec![action], messages::THESE_FIT))
+                let text = if nearly {
+                    messages::NEARLY_FIT
+                } else {
+                    messages::THESE_FIT
+                };
+                Some(Proposal::new(vec![action], text))
             }
         }
     }
@@ -2869,6 +2943,44 @@ fn set_said_after(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// The product of item `n` of the numbered list the customer's message before
+/// this one was («1. cuatro americanos» … «3. seis croissants»), when that item
+/// names exactly one product that is in the cart.
+fn listed_item(input: &ProposalInput, n: usize) -> Option<ProductId> {
+    let before = input
+        .recent_history
+        .iter()
+        .rev()
+        .filter(|h| h.role == "customer")
+        .find(|h| h.text != input.customer_message)?;
+    let marker = |line: &str, n: usize| {
+        line.trim_start()
+            .strip_prefix(&n.to_string())
+            .is_some_and(|rest| rest.starts_with(['.', ')', '-', ':']))
+    };
+    let items: Vec<&str> = before
+        .text
+        .lines()
+        .filter(|l| marker(l, 1) || marker(l, 2))
+        .collect();
+    if items.len() < 2 {
+        return None;
+    }
+    let item = before.text.lines().find(|l| marker(l, n))?;
+    let item = prepared(
+        item.trim_start()
+            .trim_start_matches(|c: char| c.is_ascii_digit()),
+    );
+    let named: Vec<ProductId> = mentions::find(&tokens(&item), &input.product_catalog)
+        .into_iter()
+        .filter_map(|m| m.product())
+        .collect();
+    match named.as_slice() {
+        [id] if input.cart.lines.iter().any(|l| l.product_id == *id) => Some(*id),
+        _ => None,
+    }
+}
+
 /// «eran tres capuchinos, no dos» with two in the cart: the count restated,
 /// the cart's denied — the line becomes three.
 fn restated_count(input: &ProposalInput, text: String) -> String {
@@ -2901,7 +3013,7 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
                 .get(m.end + 2)
                 .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
     }) else {
-        return text;
+        return after_the_line(input, &words, &found).unwrap_or(text);
     };
     let mut out: Vec<&str> = words[..m.start - 1].to_vec();
     out.extend(["que", "sean", words[m.start - 1]]);
@@ -2910,16 +3022,64 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
-/// «el primero que sean tres», «la segunda quítala»: with no numbered list
-/// shown, an ordinal names a line of the cart as it was listed.
-fn nth_line(input: &ProposalInput, text: String) -> String {
-    if !input.choices.is_empty() || input.cart.lines.len() < 2 {
-        return text;
+/// «en el americano eran cinco, no cuatro»: the line first, then the count
+/// restated and the cart's denied.
+fn after_the_line(
+    input: &ProposalInput,
+    words: &[&str],
+    found: &[mentions::Mention],
+) -> Option<String> {
+    let m = found.iter().find(|m| {
+        let Some(id) = m.product() else {
+            return false;
+        };
+        let in_cart = input
+            .cart
+            .lines
+            .iter()
+            .find(|l| l.product_id == id)
+            .map(|l| l.quantity);
+        let said = words.get(m.end + 1).and_then(|w| count(w));
+        words
+            .get(m.end)
+            .is_some_and(|w| matches!(*w, "eran" | "era" | "son" | "fueron"))
+            && said.is_some()
+            && said != in_cart
+            && words.get(m.end + 2) == Some(&"no")
+            && words.get(m.end + 3).and_then(|w| count(w)) == in_cart
+            && in_cart.is_some()
+            && words
+                .get(m.end + 4)
+                .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
+            && !words.iter().any(|w| w.starts_with("cobr") || *w == "pero")
+    })?;
+    let mut lead = &words[..m.start];
+    while let [rest @ .., "el" | "la" | "los" | "las" | "en" | "del" | "de"] = lead {
+        lead = rest;
     }
+    let mut out: Vec<&str> = lead.to_vec();
+    out.extend(["que", "sean", words[m.end + 1]]);
+    out.extend(&words[m.start..m.end]);
+    out.extend(&words[m.end + 4..]);
+    Some(out.join(" "))
+}
+
+/// «el primero que sean tres», «la segunda quítala», «en el 1 eran cinco»: a
+/// line named by its place. After the customer's own numbered list («1. cuatro
+/// americanos», «2. dos capuchinos») a place is that item of the list; with no
+/// numbered list shown, an ordinal or a number is a line of the cart as it was
+/// listed.
+fn nth_line(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
-    let Some(at) = words.windows(2).position(|w| {
-        matches!(w[0], "el" | "la" | "del") && lexicon::ORDINALS.iter().any(|(o, _)| *o == w[1])
-    }) else {
+    let place = |w: &str| -> Option<usize> {
+        lexicon::ORDINALS
+            .iter()
+            .find(|(o, _)| *o == w)
+            .map(|(_, n)| *n)
+            .or_else(|| w.parse::<usize>().ok().filter(|n| (1..=9).contains(n)))
+    };
+    let placed = |w: &[&str]| matches!(w[0], "el" | "la" | "del") && place(w[1]).is_some();
+    let Some(at) = words.windows(2).position(placed) else {
         return text;
     };
     // «el primero no, el segundo sí»: two places named, which is meant is
@@ -2930,12 +3090,14 @@ fn nth_line(input: &ProposalInput, text: String) -> String {
         .count();
     let next = words.get(at + 2).copied();
     let changes_it = next.is_none_or(|w| {
-        matches!(w, "que" | "sean" | "sea" | "x" | "mejor" | "a" | "en")
-            || count(w).is_some()
+        matches!(
+            w,
+            "que" | "sean" | "sea" | "x" | "mejor" | "a" | "en" | "eran" | "era" | "son"
+        ) || count(w).is_some()
             || lexicon::removes(w)
             || swap_verb(w)
     });
-    if ordinals > 1 || !changes_it {
+    if ordinals > 1 || words.windows(2).filter(|w| placed(w)).count() > 1 || !changes_it {
         return text;
     }
     if words
@@ -2944,17 +3106,21 @@ fn nth_line(input: &ProposalInput, text: String) -> String {
     {
         return text;
     }
-    let Some(n) = lexicon::ORDINALS
-        .iter()
-        .find(|(o, _)| *o == words[at + 1])
-        .map(|(_, n)| *n)
-    else {
+    let Some(n) = place(words[at + 1]) else {
         return text;
     };
-    let Some(line) = input.cart.lines.get(n - 1) else {
-        return text;
+    let product = match listed_item(input, n) {
+        Some(id) => id,
+        // A number with a list of choices shown picks a choice, not a line.
+        None if input.choices.is_empty() && input.cart.lines.len() >= 2 => {
+            let Some(line) = n.checked_sub(1).and_then(|i| input.cart.lines.get(i)) else {
+                return text;
+            };
+            line.product_id
+        }
+        None => return text,
     };
-    let Some(name) = name_of(input, line.product_id) else {
+    let Some(name) = name_of(input, product) else {
         return text;
     };
     let name = normalize(name);

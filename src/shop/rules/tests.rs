@@ -55,6 +55,7 @@ fn input(state: State, message: &str, cart: &[(ProductId, i64)]) -> ProposalInpu
         choice_quantity: None,
         choices_named: false,
         focus: None,
+        asked_back: false,
         last_changed: Vec::new(),
         delivery: None,
         asked: None,
@@ -2174,4 +2175,187 @@ fn a_change_said_with_a_doubt_or_a_negation_is_asked() {
             &["CLARIFY [Number(8)]"],
         ),
     ]);
+}
+
+fn after(customer: &str, bot: &str, mut now: ProposalInput) -> ProposalInput {
+    now.recent_history = vec![
+        crate::proposal::HistoryEntry {
+            role: "customer".into(),
+            text: customer.into(),
+        },
+        crate::proposal::HistoryEntry {
+            role: "bot".into(),
+            text: bot.into(),
+        },
+    ];
+    now
+}
+
+#[test]
+fn a_place_in_the_customers_numbered_list_or_the_cart_names_its_line() {
+    let list =
+        "pedido para la oficina:\n1. cuatro americanos\n2. dos capuchinos\n3. seis croissants";
+    let cart = [(3, 4), (8, 2), (7, 6)];
+    let read = |message: &str| {
+        describe(&propose(&after(
+            list,
+            "Agregué…",
+            input(State::CartOpen, message, &cart),
+        )))
+    };
+    assert_eq!(
+        read("Perdón, en el 1 eran cinco, no cuatro"),
+        ["UPDATE_QUANTITY 3 x5"]
+    );
+    assert_eq!(read("el 2 que sean tres"), ["UPDATE_QUANTITY 8 x3"]);
+    // With no list, a number after an article is the cart's line as listed.
+    assert_eq!(
+        summary(State::CartOpen, "el 2 que sean tres", &cart),
+        ["UPDATE_QUANTITY 8 x3"]
+    );
+    // The line first, then the count restated and the cart's denied.
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "en el americano eran cinco, no cuatro",
+            &cart
+        ),
+        ["UPDATE_QUANTITY 3 x5"]
+    );
+    // «el 2 de mayo» is a date, not a line.
+    assert_ne!(
+        summary(State::CartOpen, "lo recojo el 2 de mayo", &cart),
+        ["UPDATE_QUANTITY 8 x3"]
+    );
+}
+
+#[test]
+fn a_place_among_the_choices_with_a_count_beside_it_picks_that_many() {
+    let mut pick = input(State::Browsing, "el 2, dos por favor", &[]);
+    pick.choices = vec![1, 5];
+    pick.choices_named = true;
+    assert_eq!(describe(&propose(&pick)), ["ADD_TO_CART 5 x2"]);
+    // Two places is no pick.
+    let mut two = input(State::Browsing, "el 1 y el 2, dos", &[]);
+    two.choices = vec![1, 5];
+    assert!(
+        !describe(&propose(&two))
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+}
+
+#[test]
+fn an_answer_to_a_question_back_is_grounded_on_the_request_it_completes() {
+    // «cambia uno de los cafés por un matcha» … «¿cuál?» … «el americano».
+    let mut answer = after(
+        "cambia uno de los cafés por un matcha",
+        "¿Cuál de ellos?",
+        input(State::CartOpen, "el americano", &[(3, 1), (8, 1)]),
+    );
+    let swap = vec![
+        ProposedAction::new("REMOVE_ITEM").product(3),
+        ProposedAction::new("ADD_TO_CART").product(2).quantity(1),
+    ];
+    assert!(!grounding::ungrounded(&answer, &Proposal::new(swap.clone(), "")).is_empty());
+    answer.asked_back = true;
+    assert!(grounding::ungrounded(&answer, &Proposal::new(swap, "")).is_empty());
+    // A «no» to a question back never stands on the cancel said before it.
+    let mut no = after(
+        "cancela el pedido",
+        "¿Seguro?",
+        input(State::Checkout, "no", &[(3, 1)]),
+    );
+    no.asked_back = true;
+    assert!(
+        !grounding::ungrounded(
+            &no,
+            &Proposal::new(vec![ProposedAction::new("CANCEL_ORDER")], "")
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_count_after_asking_about_a_product_not_ordered_is_grounded_on_it() {
+    // «a cómo el cheesecake» … «dame 2 y tres americanos, no, mejor nomás 2».
+    let now = after(
+        "a como el brownie",
+        "Brownie: Bs 10.",
+        input(
+            State::Browsing,
+            "dame 2 y tres americanos, no, mejor nomás 2 americanos",
+            &[],
+        ),
+    );
+    let both = vec![
+        ProposedAction::new("ADD_TO_CART").product(6).quantity(2),
+        ProposedAction::new("ADD_TO_CART").product(3).quantity(2),
+    ];
+    assert!(grounding::ungrounded(&now, &Proposal::new(both, "")).is_empty());
+    assert_eq!(
+        grounding::disagreement(
+            &now,
+            &Proposal::new(
+                vec![
+                    ProposedAction::new("ADD_TO_CART").product(6).quantity(2),
+                    ProposedAction::new("ADD_TO_CART").product(3).quantity(2),
+                ],
+                ""
+            )
+        ),
+        None
+    );
+    // A product already ordered is not «asked about»: «y 3 cafés» after «2
+    // brownies» never grounds 3 more brownies.
+    let more = after(
+        "2 brownies",
+        "Agregué 2 × Brownie.",
+        input(State::CartOpen, "y 3 cafés americanos", &[(6, 2)]),
+    );
+    assert!(
+        !grounding::ungrounded(
+            &more,
+            &Proposal::new(
+                vec![ProposedAction::new("ADD_TO_CART").product(6).quantity(3)],
+                ""
+            )
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_request_by_kinds_no_product_is_marked_with_offers_what_is_not_marked_against() {
+    let mut asked = described(
+        "qué me recomendás que sea calentito y que no tenga cafeína?",
+        State::Browsing,
+        &[],
+    );
+    for entry in &mut asked.product_catalog {
+        if matches!(entry.product_id, 3 | 4 | 8) {
+            entry.tags.push("con cafeína".into());
+        }
+        entry.tags.push("bebida".into());
+    }
+    let proposal = propose(&asked);
+    // Only the chocolate is hot and not marked «con cafeína»: offered, and
+    // the reply says it is not marked either way.
+    assert_eq!(describe(&proposal), ["CLARIFY [Number(5)]"]);
+    assert!(proposal.response_text.contains("no está marcado en contra"));
+    assert!(!proposal.response_text.contains("sin cafeína ("));
+}
+
+#[test]
+fn a_correcting_no_before_a_description_word_is_no_dislike() {
+    let mut asked = input(
+        State::CartOpen,
+        "no espere el jugo que sea uno nomás",
+        &[(1, 2), (6, 1)],
+    );
+    asked.product_catalog[0].description = "Jugo natural de maracuyá.".into();
+    assert_eq!(describe(&propose(&asked)), ["UPDATE_QUANTITY 1 x1"]);
+    // «no me gusta el jugo» still names nothing to order.
+    asked.customer_message = "no me gusta el jugo".into();
+    assert!(!describe(&propose(&asked)).iter().any(|a| a.contains(" 1 ")));
 }
