@@ -242,3 +242,14 @@ pub fn more_than_five(left: &[String]) -> String {
         if left.len() == 1 { "Me lo" } else { "Me los" }
     )
 }
+
+/// The count a list left unsaid for these products, asked.
+pub fn how_many_of(names: &[String]) -> String {
+    match names {
+        [one] => format!("¿Cuántas unidades de {one} quieres? Dímelo con un número."),
+        _ => format!(
+            "¿Cuántas unidades quieres de {}? Dímelo con un número y el nombre.",
+            names.join(" y de ")
+        ),
+    }
+}

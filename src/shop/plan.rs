@@ -289,7 +289,9 @@ pub async fn plan(
         return Ok(Plan::Guard { start, class, memo });
     }
     // Questions for the shop's knowledge first; what is left goes to the proposer.
-    let split = super::knowledge::route::split(&payload.text, desk.library, |clause| {
+    // A numbered list's markers are no counts, whichever part reads them.
+    let listed = super::rules::without_list_numbers(&payload.text);
+    let split = super::knowledge::route::split(&listed, desk.library, |clause| {
         super::rules::names_a_product(clause, &catalog_entries)
     });
     let mut answered = Vec::new();

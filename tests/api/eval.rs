@@ -143,6 +143,7 @@ const HELD_APART: &[&str] = &[
     "tienda-quincenas",
     "tienda-diecisiete",
     "tienda-dieciseis",
+    "tienda-dieciocho",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

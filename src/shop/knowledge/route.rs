@@ -402,7 +402,9 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             rest.push(clause);
         }
     }
-    split.rest = rest.join(" ");
+    // A list's lines stay lines: «1. cuatro americanos» keeps its number a
+    // list marker, not a count.
+    split.rest = rest.join(if text.contains('\n') { "\n" } else { " " });
     if !split.questions.is_empty() && !split.rest.is_empty() {
         split.condition = condition(text);
     }

@@ -297,7 +297,17 @@ pub fn says_nothing(text: &str) -> bool {
     lexicon::cover(&words, lexicon::FILLER, &mut covered);
     lexicon::cover(&words, lexicon::THANKS, &mut covered);
     lexicon::cover(&words, crate::detect::GREETINGS, &mut covered);
-    covered.iter().all(|c| *c)
+    // «¿el chai tiene cafeína? es que ya es tarde»: a short reason given
+    // beside a question asks for nothing.
+    let reason = matches!(
+        words.as_slice(),
+        ["es", "que", ..] | ["porque", ..] | ["ya", "que", ..]
+    ) && words.len() <= 8
+        && !words.iter().any(|w| {
+            token_number(w).is_some() || lexicon::adds(w) || lexicon::removes(w) || swap_verb(w)
+        })
+        && !any(&text, lexicon::ADD);
+    reason || covered.iter().all(|c| *c)
 }
 
 /// Whether a message asks for something to be served, even as a question
@@ -483,7 +493,7 @@ fn prepared(message: &str) -> String {
 
 /// «1. cuatro americanos\n2. dos capuchinos»: the numbers of a numbered list
 /// are no counts.
-fn without_list_numbers(message: &str) -> String {
+pub fn without_list_numbers(message: &str) -> String {
     if !message.contains('\n') {
         return message.to_owned();
     }
@@ -528,6 +538,7 @@ fn without_list_numbers(message: &str) -> String {
 pub(super) fn said(input: &ProposalInput) -> String {
     let said = greeting_asked(reported(prepared(&input.customer_message)));
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
+    let said = half_of_another(input, said);
     not_this_one(
         input,
         each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
@@ -1386,11 +1397,23 @@ impl Reader<'_> {
             // named back, never dropped in silence.
             let mut left = left_out;
             left.extend(products_left(&actions, crate::proposal::MAX_ACTIONS));
-            let said = if left.is_empty() {
+            let mut said = if left.is_empty() {
                 String::new()
             } else {
                 messages::more_than_five(&left)
             };
+            // A count not said for one product of the list: asked of it.
+            let unsaid: Vec<String> = actions
+                .iter()
+                .filter(|a| a.action_type == "CLARIFY")
+                .filter_map(|a| a.params.candidates.as_ref()?.first()?.as_i64())
+                .filter_map(|id| name_of(input, id).map(str::to_owned))
+                .collect();
+            if !unsaid.is_empty() {
+                said = format!("{} {said}", messages::how_many_of(&unsaid))
+                    .trim()
+                    .to_owned();
+            }
             return Proposal::new(
                 actions
                     .into_iter()
@@ -1650,10 +1673,15 @@ impl Reader<'_> {
             return None;
         }
         let asked = self.input.choice_quantity.unwrap_or(1);
-        // «Ya no quiero la limonada» is no pick, nor «y para mí algo caliente».
+        // «Ya no quiero la limonada» is no pick, nor «y para mí algo caliente»,
+        // nor «una limonada menos».
         if self.words.iter().any(|w| {
-            matches!(*w, "no" | "algo" | "alguna" | "algun" | "opciones") || lexicon::removes(w)
-        }) {
+            matches!(
+                *w,
+                "no" | "algo" | "alguna" | "algun" | "opciones" | "menos"
+            ) || lexicon::removes(w)
+        }) || asked_which_to_take_out(self.input)
+        {
             return None;
         }
         let found = mentions::find(self.words, &self.input.product_catalog);
@@ -2117,6 +2145,52 @@ impl Reader<'_> {
                     .take()
                     .filter(|_| said.is_none() || (article && quantity_after(after).is_none()));
                 let quantity = copied.or(swapped);
+                // «4 americanos y brownies»: a product asked for in the plural
+                // with no count of its own, not in the cart — how many is
+                // asked, the rest of the list still acts.
+                let counted = said.is_some()
+                    || corrected_quantity(after).is_some()
+                    || verb_quantity(after, followed).is_some();
+                let name = name_of(self.input, id).map(normalize).unwrap_or_default();
+                let word = words[mention.end - 1];
+                let plural =
+                    word.ends_with('s') && mentions::singular(word) != word && !name.ends_with('s');
+                let bare = before.last().is_none_or(|w| {
+                    !matches!(
+                        *w,
+                        "un" | "una"
+                            | "el"
+                            | "la"
+                            | "los"
+                            | "las"
+                            | "unos"
+                            | "unas"
+                            | "mis"
+                            | "esos"
+                            | "esas"
+                            | "del"
+                            | "de"
+                            | "otro"
+                            | "otra"
+                            | "otros"
+                            | "otras"
+                    )
+                });
+                if !counted
+                    && quantity.is_none()
+                    && plural
+                    && bare
+                    && in_cart == 0
+                    && !same
+                    && !found
+                        .iter()
+                        .any(|m| m.start != mention.start && m.candidates == [id])
+                {
+                    let mut asking = ProposedAction::new("CLARIFY");
+                    asking.params.candidates = Some(vec![serde_json::Value::from(id)]);
+                    actions.push(asking);
+                    continue;
+                }
                 if let Some(q) = quantity {
                     if same {
                         self.mark_clause(
@@ -3022,6 +3096,64 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// «seis croissants y brownies, la mitad de los croissants»: a product's count
+/// said as half of another's, counted earlier in the message or in the cart.
+fn half_of_another(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| w[0] == "la" && w[1] == "mitad" && w[2] == "de")
+    else {
+        return text;
+    };
+    let found = mentions::find(&words[..at], &input.product_catalog);
+    // The product halved, right after «la mitad de (los)».
+    let halved = mentions::find(&words[at + 3..], &input.product_catalog);
+    let Some(of) = halved.first().filter(|m| m.start <= 1) else {
+        return text;
+    };
+    let Some(other) = of.product() else {
+        return text;
+    };
+    let of_end = at + 3 + of.end;
+    // Its count: said right before it earlier in the message, or its line.
+    let earlier = found
+        .iter()
+        .filter(|m| m.start < at && m.product() == Some(other))
+        .find_map(|m| m.start.checked_sub(1).and_then(|k| count(words[k])));
+    let in_cart = input
+        .cart
+        .lines
+        .iter()
+        .find(|l| l.product_id == other)
+        .map(|l| l.quantity);
+    let Some(base) = earlier.or(in_cart).filter(|n| *n >= 2) else {
+        return text;
+    };
+    // The product counted: the one named just before «la mitad», with no
+    // count of its own.
+    let Some(counted) = found
+        .iter()
+        .rev()
+        .find(|m| m.end <= at && m.end + 1 >= at && m.product().is_some_and(|id| id != other))
+    else {
+        return text;
+    };
+    if counted
+        .start
+        .checked_sub(1)
+        .is_some_and(|k| token_number(words[k]).is_some())
+    {
+        return text;
+    }
+    let half = (base / 2).to_string();
+    let mut out: Vec<&str> = words[..counted.start].to_vec();
+    out.push(&half);
+    out.extend(&words[counted.start..counted.end]);
+    out.extend(&words[of_end..]);
+    out.join(" ")
+}
+
 /// «en el americano eran cinco, no cuatro»: the line first, then the count
 /// restated and the cart's denied.
 fn after_the_line(
@@ -3269,6 +3401,28 @@ fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let words = tokens(&text);
+    // «el chai tiene cafeína?» … «uh sí tiene, entonces sácalo, y del maracuyá
+    // pon dos»: a removal whose object is a pronoun, beside another product,
+    // takes out the product just asked about, when it is in the cart.
+    let in_cart = input.cart.lines.iter().any(|l| l.product_id == focus);
+    let found = mentions::find(&words, &input.product_catalog);
+    if in_cart
+        && !found.is_empty()
+        && !found.iter().any(|m| m.candidates.contains(&focus))
+        && let Some(at) = words
+            .iter()
+            .position(|w| lexicon::with_pronoun(w, lexicon::removes))
+        && words
+            .iter()
+            .filter(|w| lexicon::with_pronoun(w, lexicon::removes))
+            .count()
+            == 1
+        && let Some(name) = name_of(input, focus)
+    {
+        let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        out[at] = format!("quita el {}", normalize(name));
+        return out.join(" ");
+    }
     // «dame los 3», and «dame 2 y tres americanos»: a count said after an order
     // verb and before «y», with no product of its own.
     let Some(at) = words

@@ -2359,3 +2359,91 @@ fn a_correcting_no_before_a_description_word_is_no_dislike() {
     asked.customer_message = "no me gusta el jugo".into();
     assert!(!describe(&propose(&asked)).iter().any(|a| a.contains(" 1 ")));
 }
+
+#[test]
+fn a_count_said_as_half_of_another_line() {
+    let read = |m: &str| said(&input(State::Browsing, m, &[]));
+    assert_eq!(
+        read("seis croissants y brownies, la mitad de los croissants"),
+        "seis croissants y 3 brownies"
+    );
+    assert_eq!(
+        summary(
+            State::Browsing,
+            "seis croissants y brownies, la mitad de los croissants",
+            &[]
+        ),
+        ["ADD_TO_CART 7 x6", "ADD_TO_CART 6 x3"]
+    );
+    // Half of a line in the cart.
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "y brownies, la mitad de los croissants",
+            &[(7, 4)]
+        ),
+        ["ADD_TO_CART 6 x2"]
+    );
+    // No count to halve: asked, never guessed.
+    assert!(
+        !summary(State::Browsing, "croissants y la mitad de brownies", &[])
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+}
+
+#[test]
+fn a_plural_with_no_count_in_a_list_is_asked_while_the_rest_acts() {
+    let proposal = propose(&input(State::Browsing, "4 americanos y brownies", &[]));
+    assert_eq!(
+        describe(&proposal),
+        ["ADD_TO_CART 3 x4", "CLARIFY [Number(6)]"]
+    );
+    assert!(proposal.response_text.contains("Brownie"));
+    // With an article it is one: «un capuchino y 2 croissants».
+    assert_eq!(
+        summary(State::Browsing, "quiero un capuchino y 2 croissants", &[]),
+        ["ADD_TO_CART 8 x1", "ADD_TO_CART 7 x2"]
+    );
+}
+
+#[test]
+fn one_less_of_a_line_is_no_pick_among_the_choices() {
+    let mut less = after(
+        "quita uno",
+        messages::WHICH_TO_TAKE_OUT,
+        input(
+            State::CartOpen,
+            "una maracuyá menos digo",
+            &[(1, 2), (6, 1)],
+        ),
+    );
+    less.choices = vec![1, 2];
+    less.choices_named = true;
+    assert_eq!(describe(&propose(&less)), ["UPDATE_QUANTITY 1 x1"]);
+}
+
+#[test]
+fn a_removal_by_pronoun_beside_another_product_takes_out_the_one_asked_about() {
+    let mut now = input(
+        State::CartOpen,
+        "uh sí tiene, entonces sácalo, y del maracuyá pon dos",
+        &[(4, 1), (1, 1)],
+    );
+    now.focus = Some(4);
+    assert_eq!(
+        describe(&propose(&now)),
+        ["REMOVE_ITEM 4", "UPDATE_QUANTITY 1 x2"]
+    );
+    // Nothing asked about: the pronoun is not guessed.
+    now.focus = None;
+    assert!(!describe(&propose(&now)).contains(&"REMOVE_ITEM 4".to_owned()));
+}
+
+#[test]
+fn a_short_reason_beside_a_question_says_nothing() {
+    assert!(says_nothing("es que ya es tarde"));
+    assert!(says_nothing("porque mi hija es celíaca"));
+    assert!(!says_nothing("es que quiero 2 brownies"));
+    assert!(!says_nothing("porque entonces dame dos"));
+}
