@@ -518,3 +518,42 @@ async fn embeddings_are_stored_beside_chunks_recomputed_on_edit_and_optional(poo
     let reply = app.say("kati", "¿aceptan pago con QR?").await;
     assert!(reply[0].contains("QR Simple"), "{reply:?}");
 }
+
+/// A place the question names, written in one passage only, picks that
+/// passage over one that shares more common words; and an abbreviation's
+/// period («Av.») does not cut the sentence quoted.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_passage_that_names_the_place_asked_about_answers(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    add_entry(
+        &app,
+        "Recojo",
+        "Tu pedido está listo en 15 minutos. Si vas a tardar en recoger tu pedido, avísanos.",
+    )
+    .await;
+    add_entry(
+        &app,
+        "Envíos",
+        "- Sopocachi: Bs 8, de 30 a 45 minutos.\n- Miraflores y Obrajes: Bs 12, de 45 a 60 minutos.",
+    )
+    .await;
+    add_entry(
+        &app,
+        "Dirección",
+        "Estamos en la Av. 6 de Agosto 512, al lado de una farmacia.",
+    )
+    .await;
+    let reply = app.say("dora", "cuanto tarda el pedido a miraflores").await;
+    assert!(
+        reply.iter().any(|r| r.contains("45 a 60 minutos")),
+        "{reply:?}"
+    );
+    let audit = answered(&app, "dora").await;
+    assert_eq!(audit[0]["sources"][0]["title"], "Envíos", "{audit:?}");
+    let reply = app.say("eli", "donde estan ubicados").await;
+    assert!(
+        reply.iter().any(|r| r.contains("Av. 6 de Agosto 512")),
+        "{reply:?}"
+    );
+}

@@ -202,6 +202,11 @@ impl Library {
         self.vocabulary.contains_key(word)
     }
 
+    /// Whether `word` is written in one or two chunks only.
+    pub fn is_distinctive(&self, word: &str) -> bool {
+        matches!(self.vocabulary.get(word), Some(1..=2))
+    }
+
     /// How much finding `word` says: a word few chunks hold says more.
     pub fn rarity(&self, word: &str) -> f32 {
         let count = self.vocabulary.get(word).copied().unwrap_or(0) as f32;
@@ -527,10 +532,10 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             5,
         )
         .await?;
+        // The best passage that covers the question: one that scores higher
+        // but misses its subject («a Miraflores») answers something else.
         let passage = best_passage(&question, &hits, ask.library);
-        let sufficient = passage
-            .as_ref()
-            .is_some_and(|p| p.covers(&question, ask.library));
+        let sufficient = passage.is_some();
         steps.push(Step::Searched {
             attempt,
             strictness: format!("{strictness:?}").to_lowercase(),
@@ -693,6 +698,22 @@ impl Passage {
         if subject.is_empty() {
             return !self.matched.is_empty();
         }
+        // A word few of the shop's passages hold (a place: «Miraflores», «El
+        // Alto») is what the question is about: a passage with none of them
+        // answers something else.
+        let distinctive: Vec<&String> = question
+            .words
+            .iter()
+            .filter(|w| {
+                w.chars().count() >= 4
+                    && !NEUTRAL.contains(&w.as_str())
+                    && !super::words::is_general_word(w)
+                    && library.is_distinctive(w)
+            })
+            .collect();
+        if !distinctive.is_empty() && !distinctive.iter().any(|w| self.matched.contains(*w)) {
+            return false;
+        }
         let held = subject
             .iter()
             .filter(|w| self.matched.contains(**w))
@@ -828,19 +849,19 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
                     }
                 }
             }
+            let candidate = Passage {
+                hit: hit.clone(),
+                text,
+                matched,
+            };
+            if !candidate.covers(question, library) {
+                continue;
+            }
             let better = best.as_ref().is_none_or(|(m, r, _)| {
                 score > *m + 1e-6 || ((score - *m).abs() <= 1e-6 && rank < *r)
             });
             if better {
-                best = Some((
-                    score,
-                    rank,
-                    Passage {
-                        hit: hit.clone(),
-                        text,
-                        matched,
-                    },
-                ));
+                best = Some((score, rank, candidate));
             }
         }
     }

@@ -294,6 +294,12 @@ pub fn chunks(body: &str) -> Vec<String> {
 }
 
 /// A text's sentences (and list lines), trimmed, as written.
+/// Abbreviations a merchant writes with a period inside a sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "av", "avda", "dr", "dra", "sr", "sra", "srta", "nro", "num", "ej", "aprox", "tel", "cel",
+    "lic", "ing", "prof", "esq", "pag", "ud", "uds", "vs", "st",
+];
+
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -301,7 +307,15 @@ pub fn sentences(text: &str) -> Vec<&str> {
         let bytes: Vec<(usize, char)> = line.char_indices().collect();
         for (k, (i, c)) in bytes.iter().enumerate() {
             let next_is_space = bytes.get(k + 1).is_none_or(|(_, n)| n.is_whitespace());
-            if matches!(c, '.' | '!' | '?') && next_is_space {
+            // «Av. 6 de Agosto», «Sra. Pérez»: an abbreviation's period ends
+            // no sentence.
+            let word_before = line[start..*i]
+                .rsplit(|c: char| !c.is_alphabetic())
+                .next()
+                .unwrap_or("");
+            let abbreviation =
+                *c == '.' && ABBREVIATIONS.contains(&word_before.to_lowercase().as_str());
+            if matches!(c, '.' | '!' | '?') && next_is_space && !abbreviation {
                 let end = i + c.len_utf8();
                 let sentence = line[start..end].trim();
                 if !sentence.is_empty() {
