@@ -220,6 +220,15 @@ pub fn not_sold_asked(items: &[String]) -> String {
     )
 }
 
+/// Foods asked for beside products the shop sells: those are taken.
+pub fn not_sold_beside(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("«{i}»")).collect();
+    format!(
+        "No vendemos {}, lo siento; anoté lo demás.",
+        quoted.join(" ni ")
+    )
+}
+
 /// A change to a line named by a word several products share.
 pub fn which_to_change(names: &[String]) -> String {
     let list = match names {

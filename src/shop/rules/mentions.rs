@@ -696,6 +696,36 @@ fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention) {
         .filter(|w| w.chars().count() >= 4)
         .map(|w| singular(w).to_owned())
         .collect();
+    // «un café negro», «el cafecito negro», «café solo sin leche»: black
+    // coffee is the one whose description says no milk.
+    let black = words[m.end..]
+        .iter()
+        .take(3)
+        .any(|w| matches!(*w, "negro" | "negrito" | "pasado"))
+        || words[m.end..]
+            .windows(2)
+            .take(3)
+            .any(|w| w == ["sin", "leche"]);
+    if m.candidates.len() > 1 && black {
+        let milkless: Vec<ProductId> = m
+            .candidates
+            .iter()
+            .copied()
+            .filter(|id| !has_word(&folded, *id, "leche"))
+            .collect();
+        if milkless.len() == 1 {
+            m.candidates = milkless;
+            // The words that said which are the mention's own.
+            // («sin leche» stays after it: how it is made, read as such.)
+            if words
+                .get(m.end)
+                .is_some_and(|w| matches!(*w, "negro" | "negrito" | "pasado"))
+            {
+                m.end += 1;
+            }
+            return;
+        }
+    }
     if m.candidates.len() > 1 && !then.is_empty() {
         let fitting: Vec<ProductId> = m
             .candidates

@@ -58,6 +58,62 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     if reading.changes_anything() && doubts(&input.customer_message) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
+    // «unas salteñas de pollo y cuatro maracuyá»: what the shop sells is
+    // taken, and the foods it does not sell are said so, never dropped in
+    // silence, when they are all the reading left.
+    let unsold = unsold_foods(&input.customer_message, &input.product_catalog);
+    let only_additions = reading
+        .proposal
+        .proposed_actions
+        .iter()
+        .all(|a| a.action_type == "ADD_TO_CART");
+    if !unsold.is_empty() && reading.changes_anything() && only_additions {
+        let foods: Vec<String> = unsold.iter().map(|f| normalize(f)).collect();
+        let is_food = |w: &str| {
+            foods
+                .iter()
+                .any(|f| mentions::singular(f) == mentions::singular(w))
+        };
+        // «salteñas de pollo»: what follows a food says which, and is its.
+        let text = prepared(&input.customer_message);
+        let said = tokens(&text);
+        let qualifies = |w: &str| {
+            said.iter()
+                .enumerate()
+                .any(|(k, s)| *s == w && (1..=3).any(|back| k >= back && is_food(said[k - back])))
+        };
+        // «empanadas tres y brownie uno»: a count said for the food asks
+        // back (below) instead.
+        let counted_food = said.iter().enumerate().any(|(k, w)| {
+            is_food(w)
+                && [k.checked_sub(1), Some(k + 1)]
+                    .into_iter()
+                    .flatten()
+                    .any(|j| said.get(j).is_some_and(|n| count(n).is_some()))
+        });
+        // «sin api», «no tienen salteñas, entonces…»: a food the customer
+        // already knows is not sold needs no telling.
+        let known_unsold = said.iter().enumerate().any(|(k, w)| {
+            is_food(w)
+                && said[k.saturating_sub(3)..k]
+                    .iter()
+                    .any(|b| matches!(*b, "sin" | "no" | "ni"))
+        });
+        let explained = !counted_food
+            && !known_unsold
+            && reading
+                .unread_words()
+                .iter()
+                .all(|w| is_food(w) || qualifies(w));
+        if explained {
+            let mut proposal = reading.proposal;
+            proposal
+                .proposed_actions
+                .push(ProposedAction::new("CLARIFY"));
+            proposal.response_text = messages::not_sold_beside(&unsold);
+            return proposal;
+        }
+    }
     if reading.confident || !reading.changes_anything() {
         return reading.proposal;
     }

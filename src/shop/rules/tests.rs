@@ -2447,3 +2447,40 @@ fn a_short_reason_beside_a_question_says_nothing() {
     assert!(!says_nothing("es que quiero 2 brownies"));
     assert!(!says_nothing("porque entonces dame dos"));
 }
+
+#[test]
+fn black_coffee_is_the_coffee_made_without_milk() {
+    let read = |m: &str| describe(&propose(&described(m, State::Browsing, &[])));
+    assert_eq!(read("un café negro por favor"), ["ADD_TO_CART 3 x1"]);
+    assert_eq!(read("dos cafés sin leche"), ["ADD_TO_CART 3 x2"]);
+    // Without it, which café is asked.
+    assert!(read("un café por favor")[0].starts_with("CLARIFY"));
+}
+
+#[test]
+fn a_food_not_sold_beside_products_sold_is_said_and_the_rest_taken() {
+    // Read in part (a count said for the food): asked back, naming it.
+    let proposal = propose(&input(State::Browsing, "2 empanadas y un capuchino", &[]));
+    assert_eq!(describe(&proposal), ["CLARIFY"]);
+    assert!(
+        proposal.response_text.contains("empanadas"),
+        "{}",
+        proposal.response_text
+    );
+    let proposal = propose(&input(
+        State::Browsing,
+        "quería pedir unas salteñas de pollo y cuatro maracuyá",
+        &[],
+    ));
+    // The food named no product: never dropped in silence.
+    assert_eq!(describe(&proposal), ["ADD_TO_CART 1 x4", "CLARIFY"]);
+    assert!(proposal.response_text.contains("salteñas"));
+}
+
+#[test]
+fn a_cancel_in_the_usted_form_cancels() {
+    assert_eq!(
+        summary(State::CartOpen, "cancele todo nomás, disculpe", &[(5, 2)]),
+        ["CANCEL_ORDER"]
+    );
+}
