@@ -114,6 +114,11 @@ pub fn propose(input: &ProposalInput) -> Proposal {
             return proposal;
         }
     }
+    // «…quite el croissant y ponga un brownie no no el brownie también tiene
+    // huevo…»: a product ordered and then taken back with «no no» is asked.
+    if reading.changes_anything() && taken_back(input) {
+        return clarify(messages::CLARIFY_DEFAULT);
+    }
     if reading.confident || !reading.changes_anything() {
         return reading.proposal;
     }
@@ -133,6 +138,26 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         return partial;
     }
     reading.asked_back(input, &unread)
+}
+
+/// «ponga un brownie no no el brownie…»: a product named again right after a
+/// doubled «no» that follows its first naming.
+fn taken_back(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    words.windows(2).enumerate().any(|(k, w)| {
+        if w != ["no", "no"] {
+            return false;
+        }
+        // (A product named twice is found once per search: each side apart.)
+        let before = mentions::find(&words[..k], &input.product_catalog);
+        let after = mentions::find(&words[k + 2..], &input.product_catalog);
+        after.first().is_some_and(|m| {
+            m.start <= 1
+                && m.product().is_some()
+                && before.iter().any(|b| b.product() == m.product())
+        })
+    })
 }
 
 /// Whether a change is said with a doubt or a negation around it that the
@@ -1438,7 +1463,11 @@ impl Reader<'_> {
                 left_out = products_left(&actions, 4);
                 actions.truncate(4);
                 actions.push(ProposedAction::new("REVIEW_ORDER"));
-            } else if changes_cart && any(&tail, lexicon::CLOSES) {
+            } else if changes_cart
+                && any(&tail, lexicon::CLOSES)
+                // «nada más por ahora»: for now, more to come.
+                && !any(&tail, &["por ahora", "por el momento", "de momento"])
+            {
                 let mut closing = vec![false; self.words.len() - tail_at];
                 lexicon::cover(&self.words[tail_at..], lexicon::CLOSES, &mut closing);
                 lexicon::cover(&self.words[tail_at..], &["y"], &mut closing);

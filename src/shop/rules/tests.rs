@@ -2484,3 +2484,32 @@ fn a_cancel_in_the_usted_form_cancels() {
         ["CANCEL_ORDER"]
     );
 }
+
+#[test]
+fn a_product_taken_back_with_a_doubled_no_is_asked() {
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "quite el croissant y ponga un brownie no no el brownie también debe tener huevo mejor nada más los chocolates",
+            &[(7, 1), (5, 2)]
+        ),
+        ["CLARIFY"]
+    );
+    // «no no, mejor 2» corrects a count as before.
+    assert_eq!(
+        summary(State::Browsing, "3 capuchinos no no, mejor 2", &[]),
+        ["ADD_TO_CART 8 x2"]
+    );
+}
+
+#[test]
+fn nothing_more_for_now_is_no_summary() {
+    assert_eq!(
+        summary(
+            State::Browsing,
+            "queríamos llevar un croissant y tres cafés americanos, nada más por ahora",
+            &[]
+        ),
+        ["ADD_TO_CART 7 x1", "ADD_TO_CART 3 x3"]
+    );
+}
