@@ -271,6 +271,14 @@ const PEOPLE: &[&str] = &[
     "ustedes",
     "ellos",
     "ellas",
+    // «somos muchos», «y de comer…», «algo para tomar»: who and what for.
+    "somos muchos",
+    "somos varios",
+    "somos bastantes",
+    "de comer",
+    "para comer",
+    "de tomar",
+    "para tomar",
 ];
 
 /// A plain yes (to an offer of a person, for instance).
@@ -2706,7 +2714,11 @@ impl Reader<'_> {
         if !counted_any
             && !self.has(lexicon::REMOVE)
             && !self.has(lexicon::INDIFFERENT)
-            && (for_someone || self.text == "lo mismo" || self.text == "y lo mismo")
+            && (for_someone
+                || self.text == "lo mismo"
+                || self.text == "y lo mismo"
+                // «otra vez lo mismo que pedí recién»: the order again.
+                || self.has(&["otra vez", "de nuevo", "que pedi", "que pedimos"]))
             && self.has(&["lo mismo"])
         {
             let again: Vec<ProductId> = if changed.is_empty() {

@@ -2513,3 +2513,33 @@ fn nothing_more_for_now_is_no_summary() {
         ["ADD_TO_CART 7 x1", "ADD_TO_CART 3 x3"]
     );
 }
+
+#[test]
+fn the_same_again_of_what_was_just_ordered_repeats_it() {
+    let mut again = input(
+        State::CartOpen,
+        "y otra vez lo mismo que pedí recién, para mi hermana",
+        &[(1, 1), (6, 1)],
+    );
+    again.last_changed = vec![1, 6];
+    assert_eq!(
+        describe(&propose(&again)),
+        ["ADD_TO_CART 1 x1", "ADD_TO_CART 6 x1"]
+    );
+    // «me da lo mismo» is indifference.
+    again.customer_message = "me da lo mismo otra vez".into();
+    assert!(
+        !describe(&propose(&again))
+            .iter()
+            .any(|a| a.starts_with("ADD"))
+    );
+    // Who eats is no count: «unos croissants, tres, no, mejor cuatro, somos muchos».
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "Y de comer unos croissants, tres, no, mejor cuatro, somos muchos",
+            &[(3, 1)]
+        ),
+        ["ADD_TO_CART 7 x4"]
+    );
+}
