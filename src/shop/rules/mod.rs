@@ -187,7 +187,20 @@ fn doubts(message: &str) -> bool {
             })
     }) || any(
         &text,
-        &["no quiero que", "no quiere que", "no queremos que"],
+        &[
+            "no quiero que",
+            "no quiere que",
+            "no queremos que",
+            // «que le pidas lo mismo que yo»: whose order is meant is not
+            // the rules' to know.
+            "lo mismo que yo",
+            "lo mismo que el",
+            "lo mismo que ella",
+            "lo mismo que mi",
+            "igual que yo",
+            "igual que el",
+            "igual que ella",
+        ],
     );
     let taken_back_after = words.iter().position(|w| *w == "pero").is_some_and(|at| {
         let after = &words[at + 1..];
@@ -627,7 +640,7 @@ pub fn without_list_numbers(message: &str) -> String {
 pub(super) fn said(input: &ProposalInput) -> String {
     let said = greeting_asked(reported(prepared(&input.customer_message)));
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
-    let said = half_of_another(input, said);
+    let said = half_of_another(input, one_each(said));
     not_this_one(
         input,
         each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
@@ -2608,6 +2621,12 @@ impl Reader<'_> {
                         | "oh"
                         | "orale"
                         | "vale"
+                        | "si"
+                        | "perdon"
+                        | "disculpa"
+                        | "disculpe"
+                        | "cierto"
+                        | "claro"
                 )
         });
         if !rest_known || self.is_question() {
@@ -3190,6 +3209,46 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.extend(["que", "sean", words[m.start - 1]]);
     out.extend(&words[m.start..m.end]);
     out.extend(&words[m.end + 2..]);
+    out.join(" ")
+}
+
+/// «somos 8, uno para cada uno», «croissants, uno para cada quien, o sea
+/// cinco»: one each of as many as the people counted is that count.
+fn one_each(text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| matches!(w[0], "uno" | "una") && w[1] == "para" && w[2] == "cada")
+    else {
+        return text;
+    };
+    // «cada uno», «cada quien», «cada niña»: one word after «cada».
+    let after = at + 4;
+    if words.len() < after {
+        return text;
+    }
+    let restated = (words.get(after..after + 2) == Some(&["o", "sea"][..]))
+        .then(|| words.get(after + 2).and_then(|w| count(w)))
+        .flatten();
+    let people = words.windows(2).position(|w| {
+        matches!(w[0], "somos" | "seremos" | "son" | "vamos") && count(w[1]).is_some()
+    });
+    let mut out: Vec<String> = Vec::new();
+    match (restated, people) {
+        (Some(n), _) => {
+            out.extend(words[..at].iter().map(|w| (*w).to_owned()));
+            out.push(n.to_string());
+            out.extend(words[after + 3..].iter().map(|w| (*w).to_owned()));
+        }
+        (None, Some(k)) if k < at => {
+            let n = count(words[k + 1]).unwrap_or(1);
+            out.extend(words[..k].iter().map(|w| (*w).to_owned()));
+            out.extend(words[k + 2..at].iter().map(|w| (*w).to_owned()));
+            out.push(n.to_string());
+            out.extend(words[after..].iter().map(|w| (*w).to_owned()));
+        }
+        _ => return text,
+    }
     out.join(" ")
 }
 

@@ -2543,3 +2543,40 @@ fn the_same_again_of_what_was_just_ordered_repeats_it() {
         ["ADD_TO_CART 7 x4"]
     );
 }
+
+#[test]
+fn one_each_for_the_people_counted_is_that_many() {
+    let mut asked = input(
+        State::Browsing,
+        "Ah sí perdón, somos 8, uno para cada uno",
+        &[],
+    );
+    asked.focus = Some(6);
+    assert_eq!(describe(&propose(&asked)), ["ADD_TO_CART 6 x8"]);
+    assert_eq!(
+        summary(
+            State::Browsing,
+            "croissants, uno para cada quien, o sea cinco",
+            &[]
+        ),
+        ["ADD_TO_CART 7 x5"]
+    );
+    // No count of people: not guessed.
+    assert!(
+        !summary(State::Browsing, "brownies, uno para cada uno", &[])
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+}
+
+#[test]
+fn the_same_as_someone_else_had_is_asked() {
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "Ay no, mi suegra dice que el chai no, que mejor le pidas lo mismo que yo",
+            &[(8, 1), (4, 1)]
+        ),
+        ["CLARIFY"]
+    );
+}
