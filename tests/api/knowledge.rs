@@ -190,6 +190,21 @@ async fn entries_are_kept_through_the_api_and_bad_input_changes_nothing(pool: sq
             Some(json!({"question": "¿aceptan bitcoin?"})),
         )
         .await;
+    // A way to pay that is not written is answered with the ways that are,
+    // saying so first.
+    assert_eq!(tried["gray"], false, "{tried}");
+    assert_eq!(tried["sources"][0]["title"], "Pagos", "{tried}");
+    let text = tried["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("«bitcoin» no está entre las formas de pago"),
+        "{tried}"
+    );
+    let (_, tried) = app
+        .post_api(
+            "/bots/demo-shop/knowledge/try",
+            Some(json!({"question": "¿tienen estacionamiento?"})),
+        )
+        .await;
     assert_eq!(tried["gray"], true, "{tried}");
 
     let (status, _) = app.api(Method::DELETE, &path, &app.key, None).await;

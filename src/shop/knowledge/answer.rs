@@ -488,7 +488,32 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     // is a thing (its subject: «¿tienen parqueo?»). Everyday words around it
     // (verbs, times, people: «¿qué tiene que decir en el mostrador?») leave it
     // to the passages, which must still cover the rest.
-    let specific = unknown.iter().any(|w| !is_general_word(w));
+    // «¿aceptan Yape?», «¿puedo pagar con Tigo Money?»: a way to pay the
+    // shop did not write is answered with the ways it did (its own list
+    // says what it takes), not left to the gray zone.
+    let asks_a_way_to_pay = [
+        "pagar con",
+        "pago con",
+        "pagos con",
+        "pagarles con",
+        "pagarle con",
+        "aceptan",
+        "acepta",
+        "reciben",
+        "recibe",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(&question.folded, p));
+    let things: Vec<&String> = unknown.iter().filter(|w| !is_general_word(w)).collect();
+    // Said plainly before the passage: the way asked is not written.
+    let not_written = (asks_a_way_to_pay && !things.is_empty()).then(|| {
+        let asked: Vec<&str> = things.iter().map(|w| w.as_str()).collect();
+        format!(
+            "«{}» no está entre las formas de pago que tenemos escritas.",
+            asked.join(" ")
+        )
+    });
+    let specific = !things.is_empty() && !asks_a_way_to_pay;
     if specific {
         steps.push(Step::Unknown {
             words: unknown.clone(),
@@ -561,6 +586,16 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         }
         return Ok(gray(steps));
     };
+    // A way to pay the shop did not write is answered only from what it
+    // wrote about paying.
+    let about_paying = |hit: &Hit| {
+        tokens(&normalize(&format!("{} {}", hit.title, hit.text)))
+            .iter()
+            .any(|w| w.starts_with("pag"))
+    };
+    if not_written.is_some() && !about_paying(&passage.hit) {
+        return Ok(gray(steps));
+    }
     if let Some(writer) = ask.writer {
         let mut problem: Option<String> = None;
         for _ in 0..=MAX_HEALS {
@@ -617,8 +652,12 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         id: passage.hit.entry_id,
         title: passage.hit.title.clone(),
     }];
+    let quoted = format!("Según «{}»: {}", passage.hit.title, passage.text);
     Ok(Answer {
-        text: format!("Según «{}»: {}", passage.hit.title, passage.text),
+        text: match not_written {
+            Some(said) => format!("{said} {quoted}"),
+            None => quoted,
+        },
         sources,
         gray: false,
         steps,
@@ -854,7 +893,8 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
                 text,
                 matched,
             };
-            if !candidate.covers(question, library) {
+            // A heading whose list the chunk does not hold says nothing.
+            if !candidate.covers(question, library) || candidate.text.ends_with(':') {
                 continue;
             }
             let better = best.as_ref().is_none_or(|(m, r, _)| {
