@@ -157,7 +157,17 @@ pub const REMOVE: &[&str] = &[
 pub const RESTATED: &[&str] = &["te pedi", "te dije", "le pedi", "le dije"];
 
 /// «me da lo mismo», «igual da»: indifference, never the order again.
-pub const INDIFFERENT: &[&str] = &["da lo mismo", "es lo mismo", "igual da"];
+pub const INDIFFERENT: &[&str] = &[
+    "da lo mismo",
+    "es lo mismo",
+    "igual da",
+    // «bueno, igual nomás»: as it is, never the order again.
+    "igual nomas",
+    "igual no mas",
+    "igual nada mas",
+    "igual asi",
+    "asi igual",
+];
 
 /// Whether a catalog entry carries the kind `tag` («postre», «frío»), read
 /// folded.

@@ -640,7 +640,10 @@ pub fn without_list_numbers(message: &str) -> String {
 pub(super) fn said(input: &ProposalInput) -> String {
     let said = greeting_asked(reported(prepared(&input.customer_message)));
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
-    let said = half_of_another(input, one_each(said));
+    let said = half_of_another(
+        input,
+        one_each(instead_after(input, double_of(input, said))),
+    );
     not_this_one(
         input,
         each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
@@ -2116,7 +2119,15 @@ impl Reader<'_> {
             // "ok no brownie then", "el brownie no": not this one.
             if refuses(before) && !before.iter().any(|w| lexicon::adds(w)) {
                 self.mark_clause(clause_start, &mark_phrase(&clause, &["no", "ya no"]));
-                if in_cart > 0 {
+                // «sacá las maracuyás, no los croissants»: right after a
+                // removal, «no los X» spares X.
+                let spares = actions
+                    .last()
+                    .is_some_and(|a| a.action_type == "REMOVE_ITEM")
+                    && before
+                        .iter()
+                        .all(|w| matches!(*w, "no" | "el" | "la" | "los" | "las" | "pero" | "y"));
+                if in_cart > 0 && !spares {
                     actions.push(ProposedAction::new("REMOVE_ITEM").product(id));
                 }
                 continue;
@@ -2154,7 +2165,12 @@ impl Reader<'_> {
                 continue;
             }
             // "Un capuchino… no, mejor que sea chai": the first is taken back.
-            if in_cart == 0 && next.is_some() && takes_back(after) {
+            // «tres medialunas digo croissants»: the same product named again
+            // is a better name, not a change of mind.
+            let renamed = mentions::find(after, &self.input.product_catalog)
+                .iter()
+                .any(|m| m.candidates == [id]);
+            if in_cart == 0 && next.is_some() && takes_back(after) && !renamed {
                 cover_words(&mut covered, CORRECTION_WORDS);
                 self.mark_clause(clause_start, &covered);
                 continue;
@@ -2180,6 +2196,58 @@ impl Reader<'_> {
             let Some(mut action) = action else {
                 continue;
             };
+            // «quita los brownies y también uno de los capuchinos»: a clause
+            // with no verb of its own after a removal takes one out too.
+            let removing_before = actions.last().is_some_and(|a| {
+                a.action_type == "REMOVE_ITEM"
+                    || (a.action_type == "UPDATE_QUANTITY"
+                        && a.params
+                            .product_id
+                            .as_ref()
+                            .and_then(|v| v.as_i64())
+                            .is_some_and(|p| {
+                                a.params.quantity.as_ref().and_then(|v| v.as_i64())
+                                    < Some(self.cart_quantity(p))
+                            }))
+            });
+            // «dos americanos y un croissant, sin brownie esta vez» with no
+            // brownie in the cart: said to shape the order, nothing to take out.
+            let only_sin = clause.split(' ').any(|w| w == "sin")
+                && !clause
+                    .split(' ')
+                    .any(|w| w != "sin" && (lexicon::removes(w) || lexicon::REMOVE.contains(&w)));
+            if action.action_type == "REMOVE_ITEM"
+                && in_cart == 0
+                && only_sin
+                && actions
+                    .last()
+                    .is_some_and(|a| a.action_type == "ADD_TO_CART")
+            {
+                continue;
+            }
+            // («también» alone is no verb of adding here.)
+            let verb_of_its_own = clause
+                .split(' ')
+                .any(|w| lexicon::adds(w) || lexicon::removes(w) || swap_verb(w) || w == "mas");
+            // (Not what a swap brings in: «cambia el brownie por otro
+            // cheesecake».)
+            let brought_in = before.iter().any(|w| matches!(*w, "por" | "x" | "mejor"))
+                || swap_joiner(words).is_some_and(|by| by < mention.start);
+            if removing_before
+                && !brought_in
+                && !verb_of_its_own
+                && in_cart > 0
+                && action.action_type == "ADD_TO_CART"
+                && !any(&clause, lexicon::SET)
+            {
+                action = match quantity_before(before).or_else(|| quantity_after(after)) {
+                    Some(n) => decrease(id, in_cart, n),
+                    None if before.iter().any(|w| matches!(*w, "uno" | "una")) => {
+                        decrease(id, in_cart, 1)
+                    }
+                    None => ProposedAction::new("REMOVE_ITEM").product(id),
+                };
+            }
             // «los dos capuchinos, cámbialos por dos chais» with a chai already
             // in the cart: what comes in is added to its line, not set.
             if swapped_quantity.is_some()
@@ -2308,6 +2376,16 @@ impl Reader<'_> {
                 }
             }
             actions.push(action);
+        }
+        // «dos cafés americanos no perdón tres americanos»: a product named
+        // again in its own correction is one line, not two.
+        if self.words.iter().any(|w| CORRECTION_WORDS.contains(w)) {
+            actions.dedup_by(|later, earlier| {
+                later.action_type == "ADD_TO_CART"
+                    && earlier.action_type == "ADD_TO_CART"
+                    && later.params.product_id == earlier.params.product_id
+                    && later.params.quantity == earlier.params.quantity
+            });
         }
         // «dos que sean chai y los otros dos que sean matcha»: the rest of a
         // line that no action set is not said; asked, never guessed.
@@ -3212,6 +3290,67 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// «el doble de americanos», «ponme el doble de brownies»: a line in the cart
+/// made twice as many.
+fn double_of(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| w[0] == "el" && w[1] == "doble" && matches!(w[2], "de" | "del"))
+    else {
+        return text;
+    };
+    let found = mentions::find(&words[at + 3..], &input.product_catalog);
+    let Some(m) = found.first().filter(|m| m.start <= 1) else {
+        return text;
+    };
+    let Some(line) = m
+        .product()
+        .and_then(|id| input.cart.lines.iter().find(|l| l.product_id == id))
+    else {
+        return text;
+    };
+    let twice = (line.quantity * 2).to_string();
+    let mut said: Vec<&str> = words[..at].to_vec();
+    said.extend(["que", "sean", twice.as_str()]);
+    said.extend(&words[at + 3 + m.start..]);
+    said.join(" ")
+}
+
+/// «póngame un cheesecake en lugar de los brownies»: the swap said with what
+/// comes in first. Said the other way round when what goes out is in the
+/// cart; when it is not, only what comes in is asked for.
+fn instead_after(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.windows(3).position(|w| {
+        w[0] == "en" && matches!(w[1], "lugar" | "vez") && matches!(w[2], "de" | "del")
+    }) else {
+        return text;
+    };
+    let before = mentions::find(&words[..at], &input.product_catalog);
+    if before.is_empty() {
+        return text;
+    }
+    let after = mentions::find(&words[at + 3..], &input.product_catalog);
+    let Some(out) = after.first().filter(|m| m.start <= 1) else {
+        return text;
+    };
+    let Some(id) = out.product() else {
+        return text;
+    };
+    let end = at + 3 + out.end;
+    let in_cart = input.cart.lines.iter().any(|l| l.product_id == id);
+    let mut said: Vec<&str> = Vec::new();
+    if in_cart {
+        said.extend(&words[at..end]);
+        said.extend(&words[..at]);
+    } else {
+        said.extend(&words[..at]);
+    }
+    said.extend(&words[end..]);
+    said.join(" ")
+}
+
 /// «somos 8, uno para cada uno», «croissants, uno para cada quien, o sea
 /// cinco»: one each of as many as the people counted is that count.
 fn one_each(text: String) -> String {
@@ -3383,6 +3522,9 @@ fn nth_line(input: &ProposalInput, text: String) -> String {
             "que" | "sean" | "sea" | "x" | "mejor" | "a" | "en" | "eran" | "era" | "son"
         ) || count(w).is_some()
             || lexicon::removes(w)
+            || lexicon::adds(w)
+            || lexicon::ADD.contains(&w)
+            || matches!(w, "otro" | "otra" | "uno" | "una" | "mas")
             || swap_verb(w)
     });
     if ordinals > 1 || words.windows(2).filter(|w| placed(w)).count() > 1 || !changes_it {
@@ -3397,10 +3539,17 @@ fn nth_line(input: &ProposalInput, text: String) -> String {
     let Some(n) = place(words[at + 1]) else {
         return text;
     };
+    // A place with a list of choices shown picks a choice, not a line —
+    // unless what is said changes something had («del primero dame otro»).
+    let of_the_cart = input.choices.is_empty()
+        || words.iter().any(|w| {
+            matches!(*w, "otro" | "otra" | "mas" | "menos" | "sean" | "eran")
+                || lexicon::removes(w)
+                || swap_verb(w)
+        });
     let product = match listed_item(input, n) {
         Some(id) => id,
-        // A number with a list of choices shown picks a choice, not a line.
-        None if input.choices.is_empty() && input.cart.lines.len() >= 2 => {
+        None if of_the_cart && input.cart.lines.len() >= 2 => {
             let Some(line) = n.checked_sub(1).and_then(|i| input.cart.lines.get(i)) else {
                 return text;
             };
@@ -3586,9 +3735,9 @@ fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
         .position(|w| matches!(w[0], "los" | "las") && count(w[1]).is_some())
         .or_else(|| {
             words.windows(3).position(|w| {
+                // «dame uno y un brownie»: «uno», a pronoun, is one of it.
                 (lexicon::adds(w[0]) || matches!(w[0], "dame" | "deme" | "quiero"))
-                    && count(w[1]).is_some()
-                    && !matches!(w[1], "un" | "una" | "uno")
+                    && (count(w[1]).is_some() || matches!(w[1], "uno" | "una"))
                     && matches!(w[2], "y" | "e")
             })
         })
@@ -3922,11 +4071,16 @@ fn clause_action(
     // product's when its own part has an order verb.
     let own_orders =
         own_before.iter().any(|w| lexicon::adds(w)) || any(&own_before.join(" "), lexicon::ADD);
-    let own_part: Vec<&str> = if own_orders {
+    let mut own_part: Vec<&str> = if own_orders {
         clause_words[before.len() - own_before.len()..].to_vec()
     } else {
         clause_words.clone()
     };
+    // «un croissant, sin brownie esta vez»: a «sin» right before the next
+    // product is that product's.
+    if after.last() == Some(&"sin") && own_part.last() == Some(&"sin") {
+        own_part.pop();
+    }
     let removes = (any(&own_part.join(" "), lexicon::REMOVE) && !refused_removal)
         || own_part.iter().any(|w| lexicon::removes(w))
         || trailing_no

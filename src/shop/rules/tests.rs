@@ -2580,3 +2580,109 @@ fn the_same_as_someone_else_had_is_asked() {
         ["CLARIFY"]
     );
 }
+
+#[test]
+fn a_clause_without_a_verb_after_a_removal_takes_out_too() {
+    check(&[
+        (
+            State::CartOpen,
+            "quita los brownies y tambien uno de los capuchinos",
+            &[(6, 2), (8, 2)],
+            &["REMOVE_ITEM 6", "UPDATE_QUANTITY 8 x1"],
+        ),
+        (
+            State::CartOpen,
+            "cancela los brownies y también el capuchino",
+            &[(6, 2), (8, 2)],
+            &["REMOVE_ITEM 6", "REMOVE_ITEM 8"],
+        ),
+        // A verb of its own adds.
+        (
+            State::CartOpen,
+            "quita los brownies y ponme un capuchino",
+            &[(6, 2), (8, 2)],
+            &["REMOVE_ITEM 6", "ADD_TO_CART 8 x1"],
+        ),
+    ]);
+}
+
+#[test]
+fn changes_to_a_cart_read_as_said() {
+    check(&[
+        // What comes in first, what goes out after «en lugar de».
+        (
+            State::CartOpen,
+            "póngame un croissant en lugar de los brownies",
+            &[(8, 2)],
+            &["ADD_TO_CART 7 x1"],
+        ),
+        // «el doble de» a line.
+        (
+            State::CartOpen,
+            "y el doble de americanos",
+            &[(3, 5), (6, 2)],
+            &["UPDATE_QUANTITY 3 x10"],
+        ),
+        // A «sin» before the next product is that product's.
+        (
+            State::Browsing,
+            "dos americanos y un croissant, sin brownie esta vez",
+            &[],
+            &["ADD_TO_CART 3 x2", "ADD_TO_CART 7 x1"],
+        ),
+        // «igual nomás»: as it is.
+        (
+            State::CartOpen,
+            "Bueno, igual nomás. Ahora sí es todo",
+            &[(5, 3)],
+            &["REVIEW_ORDER"],
+        ),
+        // Right after a removal, «no los X» spares X.
+        (
+            State::CartOpen,
+            "no pará, sacá las maracuyás, no los croissants eh",
+            &[(1, 2), (7, 2)],
+            &["REMOVE_ITEM 1"],
+        ),
+        // A product named again in its own correction is one line.
+        (
+            State::Browsing,
+            "tres medialunas digo croissants y dos cafes americanos no perdon tres americanos",
+            &[],
+            &["ADD_TO_CART 7 x3", "ADD_TO_CART 3 x3"],
+        ),
+        // A line by its place with a verb after it.
+        (
+            State::CartOpen,
+            "del primero dame otro",
+            &[(2, 1), (6, 1)],
+            &["ADD_TO_CART 2 x1"],
+        ),
+    ]);
+    // «dame uno y un brownie» after asking about the matcha.
+    let mut focused = input(
+        State::Browsing,
+        "va dame uno y un brownie y un chocolate",
+        &[],
+    );
+    focused.focus = Some(2);
+    assert_eq!(
+        describe(&propose(&focused)),
+        ["ADD_TO_CART 2 x1", "ADD_TO_CART 6 x1", "ADD_TO_CART 5 x1"]
+    );
+}
+
+#[test]
+fn a_swap_brings_in_after_a_removal_and_a_place_with_more_is_a_line() {
+    check(&[(
+        State::CartOpen,
+        "mmm cambia el brownie por otro croissant",
+        &[(6, 1), (7, 1)],
+        &["REMOVE_ITEM 6", "ADD_TO_CART 7 x1"],
+    )]);
+    // With the catalog's choices still shown, «del primero dame otro» is
+    // more of the cart's first line, not the first choice.
+    let mut more = input(State::CartOpen, "del primero dame otro", &[(2, 1), (6, 1)]);
+    more.choices = vec![1, 2, 3];
+    assert_eq!(describe(&propose(&more)), ["ADD_TO_CART 2 x1"]);
+}
