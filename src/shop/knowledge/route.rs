@@ -323,6 +323,19 @@ fn complains(clause: &str) -> bool {
         .any(|w| is_complaint_word(w))
 }
 
+/// The order said before a comma with a question after it, when the words
+/// before the comma order (a product with a count or an order verb) and those
+/// after name no product.
+fn order_before_question(clause: &str, names_product: &impl Fn(&str) -> bool) -> Option<String> {
+    clause.match_indices(',').find_map(|(at, _)| {
+        let (order, question) = (clause[..at].trim(), clause[at + 1..].trim());
+        let verb = crate::shop::rules::shop_phrases(order).request;
+        let orders_here = names_product(order) && !asks(order) && (orders(order, true) || verb);
+        (orders_here && !question.is_empty() && !names_product(question) && asks(question))
+            .then(|| order.to_owned())
+    })
+}
+
 /// «media docena de croissants para la oficina», «si tienen brownie me guardan
 /// tres»: a product with a quantity, not asked about, is an order whatever
 /// other words come with it.
@@ -356,7 +369,23 @@ const LEAD_INS: &[&str] = &[
 pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool) -> Split {
     let mut split = Split::default();
     let mut rest = Vec::new();
-    let all = clauses(text);
+    // «el brownie, ¿tiene nueces?»: a product named alone before a question
+    // is what the question asks about, never an order of its own.
+    let mut all: Vec<String> = Vec::new();
+    for clause in clauses(text) {
+        let subject = all.last().filter(|prev: &&String| {
+            names_product(prev)
+                && !orders(prev, true)
+                && !crate::shop::rules::shop_phrases(prev).request
+                && !asks(prev)
+        });
+        if asks(&clause) && subject.is_some() {
+            let prev = all.pop().unwrap_or_default();
+            all.push(format!("{prev} {clause}"));
+        } else {
+            all.push(clause);
+        }
+    }
     // «¿el chai lleva leche? Es que una compañera es intolerante…»: a clause
     // explaining a question is the question's, never an order of its own.
     let asks_any = all.iter().any(|c| asks(c));
@@ -395,6 +424,19 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             Some(request) if asks_any => request,
             _ => clause,
         };
+        // «buenas, 2 capuchinos y 1 croissant, a qué hora cierran hoy?», «y
+        // agrega una limonada sin azúcar, se puede?»: an order before a comma
+        // and a question after it are both heard — the question with the
+        // order around it («…30 cafés para una reunión, ¿con cuánto tiempo
+        // aviso?» is about an event).
+        if asks(&clause)
+            && let Some(order) = order_before_question(&clause, &names_product)
+            && is_knowledge(&clause, library, &names_product)
+        {
+            rest.push(order);
+            split.questions.push(clause);
+            continue;
+        }
         let tells = tells(&clause, names_product(&clause));
         if (asks(&clause) || tells) && is_knowledge(&clause, library, &names_product) {
             split.questions.push(clause);
@@ -551,6 +593,31 @@ mod tests {
         assert!(asks("y el orario de los sabados cual es"));
         assert!(!asks("dame 2 de los que tienen nueces"));
         assert!(!asks("quiero 2 matchas"));
+    }
+
+    #[test]
+    fn an_order_before_a_comma_is_kept_beside_the_question_after_it() {
+        let library = Library::default();
+        let names = |clause: &str| {
+            let folded = normalize(clause);
+            ["capuchino", "croissant", "brownie", "limonada"]
+                .iter()
+                .any(|p| folded.contains(p))
+        };
+        let split = super::split(
+            "buenas, 2 capuchinos y 1 croissant, a que hora cierran hoy sabado?",
+            &library,
+            names,
+        );
+        assert_eq!(split.rest, "buenas, 2 capuchinos y 1 croissant");
+        assert_eq!(split.questions.len(), 1);
+        // A product named alone before a question is what it asks about.
+        let split = super::split("el brownie, ¿tiene nueces?", &library, names);
+        assert_eq!(split.rest, "");
+        assert_eq!(split.questions, ["el brownie, ¿tiene nueces?"]);
+        // A question before the comma is no order.
+        let split = super::split("qué trae la limonada, es de menta?", &library, names);
+        assert_eq!(split.rest, "");
     }
 
     #[test]
