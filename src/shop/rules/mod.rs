@@ -4248,13 +4248,34 @@ fn quantity_before(before: &[&str]) -> Option<i64> {
 /// "3 limonadas, no perdón 2", "dos brownies… digo, tres": the number after a
 /// word that takes back the one before.
 fn corrected_quantity(after: &[&str]) -> Option<i64> {
-    let at = after
-        .iter()
-        .position(|w| matches!(*w, "no" | "perdon" | "digo" | "mejor"))?;
-    after[at..]
-        .iter()
-        .find(|w| count(w).is_some())
-        .and_then(|w| token_number(w))
+    // A count, or «uno solo» / «una nomás».
+    let counted = |k: usize| -> Option<i64> {
+        let w = after[k];
+        let one = matches!(w, "uno" | "una")
+            && after
+                .get(k + 1)
+                .is_some_and(|n| matches!(*n, "solo" | "sola" | "nomas"));
+        if count(w).is_some() || one {
+            token_number(w)
+        } else {
+            None
+        }
+    };
+    let marker = |w: &str| matches!(w, "no" | "perdon" | "digo" | "mejor" | "bah");
+    // «o no, mejor dos cheesecakes, bah, uno solo»: the last correction
+    // stands.
+    let mut last = None;
+    let mut k = 0;
+    while k < after.len() {
+        if marker(after[k])
+            && let Some((at, n)) = (k + 1..after.len()).find_map(|j| counted(j).map(|n| (j, n)))
+        {
+            last = Some(n);
+            k = at;
+        }
+        k += 1;
+    }
+    last
 }
 
 /// "si todavía tienen cheesecake me aparta dos": a number right after an order

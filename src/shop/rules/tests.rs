@@ -2686,3 +2686,21 @@ fn a_swap_brings_in_after_a_removal_and_a_place_with_more_is_a_line() {
     more.choices = vec![1, 2, 3];
     assert_eq!(describe(&propose(&more)), ["ADD_TO_CART 2 x1"]);
 }
+
+#[test]
+fn the_last_of_several_corrections_stands() {
+    check(&[
+        (
+            State::CartOpen,
+            "y un croissant o no mejor dos croissants bah uno solo",
+            &[(3, 1)],
+            &["ADD_TO_CART 7 x1"],
+        ),
+        (
+            State::Browsing,
+            "3 capuchinos no perdón 2",
+            &[],
+            &["ADD_TO_CART 8 x2"],
+        ),
+    ]);
+}
