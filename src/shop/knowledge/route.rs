@@ -325,14 +325,13 @@ fn complains(clause: &str) -> bool {
 
 /// The order said before a comma with a question after it, when the words
 /// before the comma order (a product with a count or an order verb) and those
-/// after name no product.
+/// after ask («quita el croissant y pon un brownie, ¿el brownie tiene gluten?»).
 fn order_before_question(clause: &str, names_product: &impl Fn(&str) -> bool) -> Option<String> {
     clause.match_indices(',').find_map(|(at, _)| {
         let (order, question) = (clause[..at].trim(), clause[at + 1..].trim());
         let verb = crate::shop::rules::shop_phrases(order).request;
         let orders_here = names_product(order) && !asks(order) && (orders(order, true) || verb);
-        (orders_here && !question.is_empty() && !names_product(question) && asks(question))
-            .then(|| order.to_owned())
+        (orders_here && !question.is_empty() && asks(question)).then(|| order.to_owned())
     })
 }
 
@@ -433,8 +432,14 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             && let Some(order) = order_before_question(&clause, &names_product)
             && is_knowledge(&clause, library, &names_product)
         {
+            // A question naming its own product is asked alone («…, ¿el
+            // brownie tiene gluten?»).
+            let question = clause[order.len()..]
+                .trim_start_matches([',', ' '])
+                .to_owned();
+            let alone = names_product(&question);
             rest.push(order);
-            split.questions.push(clause);
+            split.questions.push(if alone { question } else { clause });
             continue;
         }
         let tells = tells(&clause, names_product(&clause));

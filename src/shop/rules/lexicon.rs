@@ -167,6 +167,12 @@ pub const INDIFFERENT: &[&str] = &[
     "igual nada mas",
     "igual asi",
     "asi igual",
+    // «ok igual, ya listo»: anyway.
+    "ok igual",
+    "bueno igual",
+    "dale igual",
+    "igual ya",
+    "igual esta bien",
 ];
 
 /// Whether a catalog entry carries the kind `tag` («postre», «frío»), read
@@ -365,6 +371,12 @@ pub const DONE: &[&str] = &[
     "cierralo",
     "cerralo",
     "cierrame",
+    "cerrame",
+    "cerrame el pedido",
+    "cierrame el pedido",
+    "cerra el pedido",
+    "cierre el pedido",
+    "cierren el pedido",
     "cierra el pedido",
     "cuanto es",
     "cuanto seria",

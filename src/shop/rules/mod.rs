@@ -55,7 +55,11 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     // «mi jefe dijo que no le pida dos», «no quiero que sean tres», «quería
     // un matcha pero al final no», «duplica todo menos el brownie»: a change
     // said with a doubt or a negation around it is asked, never made.
-    if reading.changes_anything() && doubts(&input.customer_message) {
+    // («no me pongas el cheesecake», with one in the cart, is read as its
+    // removal, no doubt.)
+    let prepared_message = prepared(&input.customer_message);
+    let taken_out = not_put(input, prepared_message.clone()) != prepared_message;
+    if reading.changes_anything() && !taken_out && doubts(&input.customer_message) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
     // «unas salteñas de pollo y cuatro maracuyá»: what the shop sells is
@@ -642,7 +646,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
     let said = half_of_another(
         input,
-        one_each(instead_after(input, double_of(input, said))),
+        one_each(instead_after(input, double_of(input, not_put(input, said)))),
     );
     not_this_one(
         input,
@@ -3290,6 +3294,55 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// «no me pongas el cheesecake» with a cheesecake in the cart: take it out.
+fn not_put(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.iter().position(|w| *w == "no") else {
+        return text;
+    };
+    let mut k = at + 1;
+    if words
+        .get(k)
+        .is_some_and(|w| matches!(*w, "me" | "le" | "nos" | "les"))
+    {
+        k += 1;
+    }
+    let Some(verb) = words.get(k) else {
+        return text;
+    };
+    let putting = matches!(
+        *verb,
+        "pongas"
+            | "pongan"
+            | "ponga"
+            | "agregues"
+            | "agregue"
+            | "agreguen"
+            | "pidas"
+            | "traigas"
+            | "traigan"
+            | "sirvas"
+            | "incluyas"
+    );
+    if !putting {
+        return text;
+    }
+    let found = mentions::find(&words[k + 1..], &input.product_catalog);
+    let Some(m) = found.first().filter(|m| m.start <= 1) else {
+        return text;
+    };
+    let in_cart = m
+        .product()
+        .is_some_and(|id| input.cart.lines.iter().any(|l| l.product_id == id));
+    if !in_cart || found.len() > 1 {
+        return text;
+    }
+    let mut said: Vec<&str> = words[..at].to_vec();
+    said.push("quita");
+    said.extend(&words[k + 1..]);
+    said.join(" ")
+}
+
 /// «el doble de americanos», «ponme el doble de brownies»: a line in the cart
 /// made twice as many.
 fn double_of(input: &ProposalInput, text: String) -> String {
@@ -3711,8 +3764,8 @@ fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     // takes out the product just asked about, when it is in the cart.
     let in_cart = input.cart.lines.iter().any(|l| l.product_id == focus);
     let found = mentions::find(&words, &input.product_catalog);
+    // («¿y si mejor saco el croissant?» … «dale, sácalo»: alone too.)
     if in_cart
-        && !found.is_empty()
         && !found.iter().any(|m| m.candidates.contains(&focus))
         && let Some(at) = words
             .iter()

@@ -2704,3 +2704,41 @@ fn the_last_of_several_corrections_stands() {
         ),
     ]);
 }
+
+#[test]
+fn not_putting_a_line_in_the_cart_takes_it_out_and_a_pronoun_is_what_was_asked_about() {
+    check(&[
+        (
+            State::CartOpen,
+            "Nah, no me pongas el croissant, está caro",
+            &[(3, 2), (7, 1)],
+            &["REMOVE_ITEM 7"],
+        ),
+        // Not in the cart: a no to an order, asked.
+        (
+            State::CartOpen,
+            "no me pongas el croissant",
+            &[(3, 2)],
+            &["CLARIFY"],
+        ),
+        (
+            State::CartOpen,
+            "cerrame el pedido",
+            &[(3, 2)],
+            &["REVIEW_ORDER"],
+        ),
+    ]);
+    let mut asked = input(State::CartOpen, "Dale, sacalo", &[(3, 2), (7, 1), (6, 1)]);
+    asked.focus = Some(7);
+    assert_eq!(describe(&propose(&asked)), ["REMOVE_ITEM 7"]);
+}
+
+#[test]
+fn anyway_is_no_order_again() {
+    check(&[(
+        State::CartOpen,
+        "ok igual. ya listo",
+        &[(8, 1), (6, 1)],
+        &["REVIEW_ORDER"],
+    )]);
+}
