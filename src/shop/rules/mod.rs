@@ -3253,6 +3253,16 @@ fn listed_item(input: &ProposalInput, n: usize) -> Option<ProductId> {
     }
 }
 
+/// How many of `id` the cart holds, if it holds a line of it.
+fn line_quantity(input: &ProposalInput, id: ProductId) -> Option<i64> {
+    input
+        .cart
+        .lines
+        .iter()
+        .find(|l| l.product_id == id)
+        .map(|l| l.quantity)
+}
+
 /// «eran tres capuchinos, no dos» with two in the cart: the count restated,
 /// the cart's denied — the line becomes three.
 fn restated_count(input: &ProposalInput, text: String) -> String {
@@ -3262,12 +3272,7 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
         let Some(id) = m.product() else {
             return false;
         };
-        let in_cart = input
-            .cart
-            .lines
-            .iter()
-            .find(|l| l.product_id == id)
-            .map(|l| l.quantity);
+        let in_cart = line_quantity(input, id);
         // «eran tres capuchinos, no dos», «son tres»: said as what was meant;
         // «me cobraste tres» complains, «tres capuchinos, no, dos» corrects
         // the other way.
@@ -3513,12 +3518,7 @@ fn after_the_line(
         let Some(id) = m.product() else {
             return false;
         };
-        let in_cart = input
-            .cart
-            .lines
-            .iter()
-            .find(|l| l.product_id == id)
-            .map(|l| l.quantity);
+        let in_cart = line_quantity(input, id);
         let said = words.get(m.end + 1).and_then(|w| count(w));
         words
             .get(m.end)
