@@ -100,6 +100,19 @@ pub struct CartView {
 }
 
 impl CartView {
+    /// How many of `id` the cart holds, if it has a line of it.
+    pub fn quantity_of(&self, id: ProductId) -> Option<i64> {
+        self.lines
+            .iter()
+            .find(|l| l.product_id == id)
+            .map(|l| l.quantity)
+    }
+
+    /// Whether the cart has a line of `id`.
+    pub fn holds(&self, id: ProductId) -> bool {
+        self.quantity_of(id).is_some()
+    }
+
     /// A cart with the catalog's names, lines in the order they were added.
     pub fn of(cart: &Cart, catalog: &CatalogIndex) -> CartView {
         CartView {

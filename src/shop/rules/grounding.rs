@@ -236,7 +236,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
         let names_a_line = mentions::find(&words, &input.product_catalog)
             .iter()
             .filter_map(|m| m.product())
-            .any(|id| input.cart.lines.iter().any(|l| l.product_id == id));
+            .any(|id| input.cart.holds(id));
         if names_a_line && let Some(by) = super::swap_joiner(&said) {
             products.extend(
                 mentions::find(&said[by + 1..], &input.product_catalog)
@@ -340,7 +340,7 @@ fn asked_about(input: &ProposalInput) -> Option<ProductId> {
         named.dedup();
         named
             .into_iter()
-            .filter(|id| !input.cart.lines.iter().any(|l| l.product_id == *id))
+            .filter(|id| !input.cart.holds(*id))
             .collect()
     };
     let customer = super::previous_message(input).map(|t| not_in_cart(&t));

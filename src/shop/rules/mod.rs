@@ -57,9 +57,11 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     // said with a doubt or a negation around it is asked, never made.
     // («no me pongas el cheesecake», with one in the cart, is read as its
     // removal, no doubt.)
-    let prepared_message = prepared(&input.customer_message);
-    let taken_out = not_put(input, prepared_message.clone()) != prepared_message;
-    if reading.changes_anything() && !taken_out && doubts(&input.customer_message) {
+    let taken_out = || {
+        let message = prepared(&input.customer_message);
+        not_put(input, message.clone()) != message
+    };
+    if reading.changes_anything() && doubts(&input.customer_message) && !taken_out() {
         return clarify(messages::CLARIFY_DEFAULT);
     }
     // «unas salteñas de pollo y cuatro maracuyá»: what the shop sells is
@@ -535,12 +537,7 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
             let id = action.params.product_id.as_ref()?.as_i64()?;
             let product = name(id)?;
             let quantity = action.params.quantity.as_ref().and_then(|q| q.as_i64());
-            let had = input
-                .cart
-                .lines
-                .iter()
-                .find(|l| l.product_id == id)
-                .map_or(0, |l| l.quantity);
+            let had = input.cart.quantity_of(id).unwrap_or(0);
             Some(match (action.action_type.as_str(), quantity) {
                 ("ADD_TO_CART", Some(q)) if had == 0 => format!("quiero {q} {product}"),
                 ("ADD_TO_CART", Some(q)) => format!("quiero {q} más de {product}"),
@@ -934,7 +931,7 @@ impl Reading {
                 self.proposal.proposed_actions.as_slice(),
                 [a] if a.action_type == "ADD_TO_CART"
                     && a.params.product_id.as_ref().and_then(|v| v.as_i64()).is_some_and(|id| {
-                        input.cart.lines.iter().any(|l| l.product_id == id)
+                        input.cart.holds(id)
                     })
             );
         if bare_definite {
@@ -1163,12 +1160,7 @@ impl Reader<'_> {
     }
 
     fn cart_quantity(&self, id: ProductId) -> i64 {
-        self.input
-            .cart
-            .lines
-            .iter()
-            .find(|l| l.product_id == id)
-            .map_or(0, |l| l.quantity)
+        self.input.cart.quantity_of(id).unwrap_or(0)
     }
 
     /// An indefinite plural before a product («unos croissants», «varias
@@ -1987,12 +1979,9 @@ impl Reader<'_> {
             return None;
         }
         let by = swap_joiner(self.words)?;
-        let source_read = found.iter().any(|m| {
-            m.start < by
-                && m.candidates
-                    .iter()
-                    .any(|id| input.cart.lines.iter().any(|l| l.product_id == *id))
-        });
+        let source_read = found
+            .iter()
+            .any(|m| m.start < by && m.candidates.iter().any(|id| input.cart.holds(*id)));
         let target = found.iter().any(|m| m.start > by);
         // Something named between the verb and «por» that is not a line.
         let named_between = self.words[..by]
@@ -3092,7 +3081,7 @@ fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
         .filter(|w| !STOPWORDS_AROUND.contains(w) && !lexicon::FILLER.contains(w))
         .filter(|w| !matches!(**w, "perdon" | "ese" | "esa" | "ah" | "ahh" | "si"))
         .count();
-    if !input.cart.lines.iter().any(|l| l.product_id == *line) || others > named_words {
+    if !input.cart.holds(*line) || others > named_words {
         return None;
     }
     let before = previous_message(input)?;
@@ -3248,19 +3237,9 @@ fn listed_item(input: &ProposalInput, n: usize) -> Option<ProductId> {
         .filter_map(|m| m.product())
         .collect();
     match named.as_slice() {
-        [id] if input.cart.lines.iter().any(|l| l.product_id == *id) => Some(*id),
+        [id] if input.cart.holds(*id) => Some(*id),
         _ => None,
     }
-}
-
-/// How many of `id` the cart holds, if it holds a line of it.
-fn line_quantity(input: &ProposalInput, id: ProductId) -> Option<i64> {
-    input
-        .cart
-        .lines
-        .iter()
-        .find(|l| l.product_id == id)
-        .map(|l| l.quantity)
 }
 
 /// «eran tres capuchinos, no dos» with two in the cart: the count restated,
@@ -3272,7 +3251,7 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
         let Some(id) = m.product() else {
             return false;
         };
-        let in_cart = line_quantity(input, id);
+        let in_cart = input.cart.quantity_of(id);
         // «eran tres capuchinos, no dos», «son tres»: said as what was meant;
         // «me cobraste tres» complains, «tres capuchinos, no, dos» corrects
         // the other way.
@@ -3336,9 +3315,7 @@ fn not_put(input: &ProposalInput, text: String) -> String {
     let Some(m) = found.first().filter(|m| m.start <= 1) else {
         return text;
     };
-    let in_cart = m
-        .product()
-        .is_some_and(|id| input.cart.lines.iter().any(|l| l.product_id == id));
+    let in_cart = m.product().is_some_and(|id| input.cart.holds(id));
     if !in_cart || found.len() > 1 {
         return text;
     }
@@ -3362,13 +3339,10 @@ fn double_of(input: &ProposalInput, text: String) -> String {
     let Some(m) = found.first().filter(|m| m.start <= 1) else {
         return text;
     };
-    let Some(line) = m
-        .product()
-        .and_then(|id| input.cart.lines.iter().find(|l| l.product_id == id))
-    else {
+    let Some(quantity) = m.product().and_then(|id| input.cart.quantity_of(id)) else {
         return text;
     };
-    let twice = (line.quantity * 2).to_string();
+    let twice = (quantity * 2).to_string();
     let mut said: Vec<&str> = words[..at].to_vec();
     said.extend(["que", "sean", twice.as_str()]);
     said.extend(&words[at + 3 + m.start..]);
@@ -3397,7 +3371,7 @@ fn instead_after(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let end = at + 3 + out.end;
-    let in_cart = input.cart.lines.iter().any(|l| l.product_id == id);
+    let in_cart = input.cart.holds(id);
     let mut said: Vec<&str> = Vec::new();
     if in_cart {
         said.extend(&words[at..end]);
@@ -3474,12 +3448,7 @@ fn half_of_another(input: &ProposalInput, text: String) -> String {
         .iter()
         .filter(|m| m.start < at && m.product() == Some(other))
         .find_map(|m| m.start.checked_sub(1).and_then(|k| count(words[k])));
-    let in_cart = input
-        .cart
-        .lines
-        .iter()
-        .find(|l| l.product_id == other)
-        .map(|l| l.quantity);
+    let in_cart = input.cart.quantity_of(other);
     let Some(base) = earlier.or(in_cart).filter(|n| *n >= 2) else {
         return text;
     };
@@ -3518,7 +3487,7 @@ fn after_the_line(
         let Some(id) = m.product() else {
             return false;
         };
-        let in_cart = line_quantity(input, id);
+        let in_cart = input.cart.quantity_of(id);
         let said = words.get(m.end + 1).and_then(|w| count(w));
         words
             .get(m.end)
@@ -3649,7 +3618,7 @@ fn not_this_one(input: &ProposalInput, text: String) -> String {
             && words[m.start - 1] == "no"
             && m.end == words.len()
             && m.product().is_some_and(|id| {
-                !input.cart.lines.iter().any(|l| l.product_id == id)
+                !input.cart.holds(id)
                     && found
                         .iter()
                         .any(|other| other.start < m.start && other.product() != Some(id))
@@ -3762,7 +3731,7 @@ fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     // «el chai tiene cafeína?» … «uh sí tiene, entonces sácalo, y del maracuyá
     // pon dos»: a removal whose object is a pronoun, beside another product,
     // takes out the product just asked about, when it is in the cart.
-    let in_cart = input.cart.lines.iter().any(|l| l.product_id == focus);
+    let in_cart = input.cart.holds(focus);
     let found = mentions::find(&words, &input.product_catalog);
     // («¿y si mejor saco el croissant?» … «dale, sácalo»: alone too.)
     if in_cart
