@@ -837,6 +837,7 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
     // entry titled by that topic («Horario») outranks one that only mentions it
     // («…hasta la hora de cierre» in «Recojo en tienda»).
     let topics = question.widened();
+    let wants_a_time = asks_for_a_time(&question.folded);
     for (rank, hit) in hits.iter().enumerate() {
         let parts = sentences(&hit.text);
         let title_words: Vec<String> = tokens(&normalize(&hit.title))
@@ -874,17 +875,42 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
                 continue;
             }
             score *= title_weight;
+            // «¿a qué hora cierran?» is answered by an hour: a passage that
+            // holds one (with the next sentence it may take) outranks one
+            // that only holds the question's words («…antes del cierre»).
+            if wants_a_time
+                && (holds_a_time(sentence)
+                    || parts.get(k + 1).is_some_and(|next| {
+                        (sentence.chars().count() < 50 || sentence.ends_with(':'))
+                            && holds_a_time(next)
+                    }))
+            {
+                score *= 1.5;
+            } else if wants_a_time {
+                score *= 0.5;
+            }
             let mut text = (*sentence).to_owned();
             if let Some(next) = parts.get(k + 1) {
                 let short = sentence.chars().count() < 50 || sentence.ends_with(':');
                 let (next_score, next_matched) = read(next);
                 let adds = next_matched.iter().any(|w| !matched.contains(w));
                 if (short || adds) && text.chars().count() + next.chars().count() < MAX_CHARS {
-                    text.push(' ');
+                    text.push(if next.starts_with("- ") { '\n' } else { ' ' });
                     text.push_str(next);
                     if adds {
                         score = score.max(next_score) + 0.5 * score.min(next_score);
                         matched.extend(next_matched);
+                    }
+                    // A heading's list is said whole while it fits: «Horario
+                    // de atención» with every day's hours.
+                    if short && next.starts_with("- ") {
+                        for item in parts[k + 2..].iter().take_while(|p| p.starts_with("- ")) {
+                            if text.chars().count() + item.chars().count() >= MAX_CHARS {
+                                break;
+                            }
+                            text.push('\n');
+                            text.push_str(item);
+                        }
                     }
                 }
             }
@@ -906,6 +932,22 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
         }
     }
     best.map(|(.., p)| p)
+}
+
+/// «¿a qué hora cierran?», «¿hasta qué hora atienden?», «¿desde qué hora
+/// hacen delivery?»: a question whose answer is an hour of the clock.
+fn asks_for_a_time(folded: &str) -> bool {
+    ["a que hora", "hasta que hora", "desde que hora", "que hora", "what time"]
+        .iter()
+        .any(|p| crate::text::contains_phrase(folded, p))
+}
+
+/// Whether `sentence` holds an hour of the clock («20:00», «7:30»).
+fn holds_a_time(sentence: &str) -> bool {
+    let bytes = sentence.as_bytes();
+    bytes.windows(4).any(|w| {
+        w[0].is_ascii_digit() && w[1] == b':' && w[2].is_ascii_digit() && w[3].is_ascii_digit()
+    })
 }
 
 /// «¿de qué es el cheesecake?», «¿el capu lleva canela?», «¿el chocolate es de

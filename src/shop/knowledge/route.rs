@@ -170,6 +170,10 @@ fn clauses(text: &str) -> Vec<String> {
                 " y una pregunta ",
                 " una pregunta ",
                 " y una consulta ",
+                // «…mejor voy a recoger yo a qué hora cierran»: the hour asked
+                // after what was said.
+                " a que hora ",
+                " hasta que hora ",
             ]
             .iter()
             .find_map(|lead| folded.find(lead).filter(|at| *at > 0));
@@ -301,7 +305,9 @@ fn asks(clause: &str) -> bool {
         // «Quisiera saber hasta qué hora atienden», «quería preguntar si…».
         || tokens(&folded)
             .iter()
-            .any(|w| matches!(*w, "saber" | "preguntar" | "consultar" | "pregunta" | "consulta"))
+            .any(|w| matches!(*w, "saber" | "preguntar" | "consultar") || ASKING_NOUNS.contains(w))
+        // «y con tarjeta se puede pagar»: asking leave, the mark left out.
+        || crate::text::contains_phrase(&folded, "se puede")
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
         || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
 }
@@ -341,14 +347,77 @@ fn order_before_question(clause: &str, names_product: &impl Fn(&str) -> bool) ->
 fn orders(clause: &str, names: bool) -> bool {
     let folded = crate::shop::rules::in_shop_words(clause);
     let words = tokens(&folded);
-    let quantity = words
-        .iter()
-        .any(|w| crate::text::token_number(w).is_some() || matches!(*w, "par" | "docena"));
+    // «una consulta», «una pregunta»: the article of the asking, no count.
+    let quantity = words.iter().enumerate().any(|(at, w)| {
+        (crate::text::token_number(w).is_some() || matches!(*w, "par" | "docena"))
+            && !words.get(at + 1).is_some_and(|next| ASKING_NOUNS.contains(next))
+    });
     let interrogative = words.iter().any(|w| INTERROGATIVES.contains(w));
     names
         && quantity
         && !interrogative
         && (!clause.contains('?') || crate::shop::rules::asks_for(clause))
+}
+
+/// Nouns that announce a question: «una consulta», «una pregunta», «una duda».
+const ASKING_NOUNS: &[&str] = &[
+    "consulta",
+    "consultita",
+    "pregunta",
+    "preguntita",
+    "duda",
+    "dudita",
+];
+
+/// Verbs that say what a product is or holds: «el brownie lleva nueces».
+const DESCRIBING: &[&str] = &[
+    "tiene", "tienen", "lleva", "llevan", "es", "son", "viene", "vienen", "trae", "traen",
+    "contiene", "contienen", "esta", "estan",
+];
+
+/// «una consulta el brownie lleva nueces», «el capuchino tiene canela no»,
+/// «mi hijo es alérgico, el brownie tiene maní»: a product named right before
+/// a verb that says what it is or holds is that verb's subject, and the clause
+/// is about it, question mark or not — never an order for it. A count before
+/// the name («dos brownies tienen…») or an order verb anywhere leaves it a
+/// request.
+fn asks_of_product(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool {
+    let folded = normalize(clause);
+    // «…tiene canela, no?», «…es dulce verdad»: the tag asks for a yes.
+    let folded = ["o no", "no", "verdad", "cierto", "si o no"]
+        .iter()
+        .find_map(|tag| folded.strip_suffix(&format!(" {tag}")))
+        .unwrap_or(&folded)
+        .to_owned();
+    if crate::shop::rules::shop_phrases(&folded).request {
+        return false;
+    }
+    // «y el cheesecake de qué es»: what a named product is made of.
+    if names_product(&folded) && super::words::asks_what_it_is_made_of(&folded) {
+        return true;
+    }
+    let words = tokens(&folded);
+    words.iter().enumerate().any(|(at, verb)| {
+        if at == 0 || !DESCRIBING.contains(verb) {
+            return false;
+        }
+        // The product's words just before the verb (one or two), after an
+        // article; the word before them neither a count nor «que».
+        (1..=2.min(at)).any(|len| {
+            let subject = words[at - len..at].join(" ");
+            let before = at.checked_sub(len + 1).map(|i| words[i]);
+            let article = before.filter(|w| matches!(*w, "el" | "la" | "los" | "las"));
+            let lead = match article {
+                Some(_) => (at - len).checked_sub(2).map(|i| words[i]),
+                None => before,
+            };
+            names_product(&subject)
+                && !subject.split(' ').any(|w| crate::text::token_number(w).is_some())
+                && !lead.is_some_and(|w| {
+                    crate::text::token_number(w).is_some() || matches!(w, "que" | "de")
+                })
+        })
+    })
 }
 
 /// Question words that ask wherever they stand («y el horario cuál es»); «que»
@@ -443,7 +512,9 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             continue;
         }
         let tells = tells(&clause, names_product(&clause));
-        if (asks(&clause) || tells) && is_knowledge(&clause, library, &names_product) {
+        if (asks(&clause) || tells || asks_of_product(&clause, &names_product))
+            && is_knowledge(&clause, library, &names_product)
+        {
             split.questions.push(clause);
         } else {
             rest.push(clause);
@@ -480,8 +551,18 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
         return true;
     }
     // «¿de qué es el cheesecake?», «¿qué trae la limonada?»: what a named
-    // product is made of, never an order for it.
-    if names && super::words::asks_what_it_is_made_of(clause) {
+    // product is made of, never an order for it; «el capuchino tiene canela,
+    // no?»: what it holds, said of it.
+    let holds = tokens(&normalize(clause)).iter().any(|w| {
+        matches!(
+            *w,
+            "tiene" | "tienen" | "lleva" | "llevan" | "trae" | "traen" | "contiene" | "contienen"
+        )
+    });
+    if names
+        && (super::words::asks_what_it_is_made_of(clause)
+            || (holds && asks_of_product(clause, names_product)))
+    {
         return true;
     }
     // «What time do you close today?»: a tourist's question on a topic the
@@ -598,6 +679,44 @@ mod tests {
         assert!(asks("y el orario de los sabados cual es"));
         assert!(!asks("dame 2 de los que tienen nueces"));
         assert!(!asks("quiero 2 matchas"));
+    }
+
+    #[test]
+    fn a_product_before_a_verb_of_what_it_is_is_asked_about_whatever_the_marks() {
+        let library = Library::default();
+        let names = |clause: &str| {
+            let folded = normalize(clause);
+            ["capuchino", "croissant", "brownie", "chai", "cheesecake"]
+                .iter()
+                .any(|p| folded.contains(p))
+        };
+        for asked in [
+            "una consulta el brownie lleva nueces porque soy alergica",
+            "el capuchino tiene canela no",
+            "una pregunta el chai es muy dulce",
+            "una duda, el croissant tiene huevo",
+            "y el cheesecake de que es",
+        ] {
+            let split = super::split(asked, &library, names);
+            assert_eq!(split.rest, "", "{asked}");
+            assert!(!split.questions.is_empty(), "{asked}");
+        }
+        // A count before the name, an order verb, or «que» before the verb:
+        // an order.
+        for ordered in [
+            "dos brownies tienen que ser para llevar",
+            "ponme el capuchino que tiene canela",
+            "quiero un chai es para mi mamá",
+        ] {
+            assert_eq!(super::split(ordered, &library, names).rest, ordered);
+        }
+        // «a qué hora» in the middle of a dictated line starts a question.
+        let split = super::split(
+            "ya ya está bien entonces mejor voy a recoger yo a que hora cierran",
+            &library,
+            names,
+        );
+        assert_eq!(split.questions, ["a que hora cierran"]);
     }
 
     #[test]
