@@ -182,7 +182,10 @@ fn clauses(text: &str) -> Vec<String> {
                     let before_words = folded[..at].split_whitespace().count();
                     let words: Vec<&str> = clause.split_whitespace().collect();
                     vec![
-                        words[..before_words.min(words.len())].join(" "),
+                        words[..before_words.min(words.len())]
+                            .join(" ")
+                            .trim_end_matches(',')
+                            .to_owned(),
                         words[before_words.min(words.len())..].join(" "),
                     ]
                 }
