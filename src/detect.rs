@@ -66,6 +66,12 @@ const ESCALATION: &[&str] = &[
 
 const PAYMENT: &[&str] = &[
     "ya pague",
+    // «cancelar» a bill is paying it (Bolivia, Peru).
+    "ya cancele",
+    "ya te cancele",
+    "ya le cancele",
+    "ya les cancele",
+    "ya cancelamos",
     "ya le pague",
     "ya te pague",
     "ya hice el pago",

@@ -410,6 +410,9 @@ pub const DONE: &[&str] = &[
     "eso seria todo",
     "eso seria",
     "nada mas",
+    "no quiero mas",
+    "ya no quiero mas",
+    "mas nada",
     "nomas eso",
     "solo eso",
     "termine",
@@ -618,6 +621,62 @@ pub const CANCEL: &[&str] = &[
     "olvidalo",
     "olvida todo",
 ];
+
+/// «no quiero nada más», «ya no quiero más cosas», «no necesito nada más»:
+/// nothing more to add — the order is done, never cancelled.
+pub fn wants_nothing_more(text: &str) -> bool {
+    [
+        "no quiero nada mas",
+        "no quiero mas",
+        "no quiero mas nada",
+        "no necesito nada mas",
+        "no necesito mas",
+        "no deseo nada mas",
+        "no queremos nada mas",
+        "no queremos mas",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(text, p))
+}
+
+/// «ya cancelé», «te cancelo por transferencia», «cancelo en efectivo al
+/// recoger»: in Bolivia and Peru «cancelar» a bill is paying it. A past
+/// «ya cancelé» or a way of paying right after the verb says so.
+pub fn pays_by_cancelling(words: &[&str]) -> bool {
+    const MEANS: &[&str] = &[
+        "efectivo",
+        "transferencia",
+        "qr",
+        "tarjeta",
+        "yape",
+        "deposito",
+        "recoger",
+        "recojo",
+        "recibir",
+        "entrega",
+        "llegue",
+        "cash",
+    ];
+    words.iter().enumerate().any(|(at, w)| {
+        if !w.starts_with("cancel") {
+            return false;
+        }
+        let past = match at {
+            0 => false,
+            1 => words[0] == "ya",
+            _ => {
+                words[at - 1] == "ya"
+                    || (words[at - 2] == "ya" && matches!(words[at - 1], "te" | "le" | "les"))
+            }
+        };
+        let how = words[at + 1..]
+            .iter()
+            .take(4)
+            .take_while(|n| !matches!(**n, "no" | "y" | "pero"))
+            .any(|n| MEANS.contains(n));
+        past || how
+    })
+}
 
 /// Thanks and goodbyes.
 pub const THANKS: &[&str] = &[
@@ -1184,8 +1243,8 @@ fn translated(normalized: &str, phrases: &[(&str, &str)], word: impl Fn(&str) ->
 /// Emoji people use in orders, read as words before normalization strips them.
 pub fn read_emoji(text: &str) -> String {
     const EMOJI: &[(&str, &str)] = &[
-        ("👍", " si "),
-        ("👌", " si "),
+        ("👍", " ok "),
+        ("👌", " ok "),
         ("✅", " si "),
         ("🙏", " por favor "),
         ("❌", " no "),

@@ -1378,7 +1378,12 @@ impl Reader<'_> {
         if let Some(proposal) = self.swap_of_an_unread_line(&found) {
             return proposal;
         }
-        if found.is_empty() && any(self.text, lexicon::CANCEL) && !self.negates_cancel() {
+        if found.is_empty()
+            && any(self.text, lexicon::CANCEL)
+            && !self.negates_cancel()
+            && !lexicon::wants_nothing_more(self.text)
+            && !lexicon::pays_by_cancelling(self.words)
+        {
             lexicon::cover(self.words, lexicon::CANCEL, &mut self.covered);
             return one(ProposedAction::new("CANCEL_ORDER"));
         }

@@ -2744,3 +2744,24 @@ fn adds_nothing(state: State, message: &str) -> bool {
         .iter()
         .any(|a| a.starts_with("ADD_TO_CART"))
 }
+
+#[test]
+fn closing_words_and_paying_words_never_cancel_an_order() {
+    use State::*;
+    check(&[
+        (CartOpen, "no quiero nada mas", &[(8, 1)], &["REVIEW_ORDER"]),
+        (CartOpen, "ya no quiero mas cosas", &[(8, 1)], &["REVIEW_ORDER"]),
+        (CartOpen, "no quiero nada más que eso", &[(8, 1)], &["REVIEW_ORDER"]),
+        (CartOpen, "ya no quiero nada, cancela", &[(8, 1)], &["CANCEL_ORDER"]),
+        (CartOpen, "cancela el pedido", &[(8, 1)], &["CANCEL_ORDER"]),
+    ]);
+    for (state, message) in [
+        (AwaitingPayment, "ya cancelé"),
+        (AwaitingPayment, "te cancelo por transferencia ahorita"),
+        (Checkout, "cancelo en efectivo al recoger"),
+        (AwaitingPayment, "no quiero nada mas, gracias"),
+    ] {
+        let said = summary(state, message, &[(8, 1)]);
+        assert!(!said.contains(&"CANCEL_ORDER".to_owned()), "{message}: {said:?}");
+    }
+}
