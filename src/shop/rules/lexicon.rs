@@ -156,6 +156,20 @@ pub const REMOVE: &[&str] = &[
 /// «te pedí 2 brownies, no 3», «le dije dos»: what was asked, restated.
 pub const RESTATED: &[&str] = &["te pedi", "te dije", "le pedi", "le dije"];
 
+/// «quedamos en 2 capuchinos y 2 brownies», «eran 3 americanos y 1 chai»: the
+/// words that say a whole list again as it should be; they set every line named
+/// after them, not only the first.
+pub const RESTATING: &[&str] = &[
+    "quedamos en",
+    "eran",
+    "serian",
+    "seran",
+    "dije",
+    "corrijo",
+    "corrijan",
+    "correccion",
+];
+
 /// «me da lo mismo», «igual da»: indifference, never the order again.
 pub const INDIFFERENT: &[&str] = &[
     "da lo mismo",
@@ -226,6 +240,43 @@ pub const SET: &[&str] = &[
     "en vez de",
     "en lugar de",
     "corrige",
+    // «no, dije 1 croissant», «corrijo: 2 capuchinos», «quedamos en 2»,
+    // «eran 2»: the count said again, as it should be.
+    "dije",
+    "corrijo",
+    "corrijan",
+    "quedamos en",
+    "que queden",
+    "que quede",
+    "eran",
+    "serian",
+    "seran",
+    // «reduce a 2», «bájale a 1», «súbelo a 4»: to that many, not that many more.
+    "reduce a",
+    "reducelo a",
+    "reducela a",
+    "reducelos a",
+    "reducir a",
+    "rebaja a",
+    "rebajale a",
+    "rebajalo a",
+    "rebajala a",
+    "baja a",
+    "bajale a",
+    "bajalo a",
+    "bajala a",
+    "sube a",
+    "subele a",
+    "subelo a",
+    "subela a",
+    "aumenta a",
+    "aumentale a",
+    "aumentalo a",
+    "aumentala a",
+    "dejalo en",
+    "dejala en",
+    "dejalos en",
+    "dejalas en",
 ];
 
 /// What makes a message a question rather than a request, when no order verb is

@@ -641,6 +641,7 @@ pub fn without_list_numbers(message: &str) -> String {
 pub(super) fn said(input: &ProposalInput) -> String {
     let said = greeting_asked(reported(prepared(&input.customer_message)));
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
+    let said = restated_summary(input, said);
     let said = half_of_another(
         input,
         one_each(instead_after(input, double_of(input, not_put(input, said)))),
@@ -2182,7 +2183,7 @@ impl Reader<'_> {
                     lexicon::adds(w) || lexicon::removes(w) || matches!(w, "mas" | "menos")
                 });
             let carried = setting && !own_verb;
-            setting = carried || any(&clause, ONLY);
+            setting = carried || any(&clause, ONLY) || any(&clause, lexicon::RESTATING);
             let action = clause_action(
                 &clause,
                 (before, after),
@@ -3263,7 +3264,8 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
         words[..m.start]
             .iter()
             .any(|w| matches!(*w, "eran" | "era" | "son" | "fueron"))
-            && !words.iter().any(|w| w.starts_with("cobr") || *w == "pero")
+            && !words.iter().any(|w| w.starts_with("cobr"))
+            && !words[m.end..].contains(&"pero")
             && m.start > 0
             && count(words[m.start - 1]).is_some()
             && words.get(m.end) == Some(&"no")
@@ -3274,13 +3276,87 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
                 .get(m.end + 2)
                 .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
     }) else {
-        return after_the_line(input, &words, &found).unwrap_or(text);
+        return not_that_many(&words, &found)
+            .or_else(|| after_the_line(input, &words, &found))
+            .unwrap_or(text);
     };
     let mut out: Vec<&str> = words[..m.start - 1].to_vec();
     out.extend(["que", "sean", words[m.start - 1]]);
     out.extend(&words[m.start..m.end]);
     out.extend(&words[m.end + 2..]);
     out.join(" ")
+}
+
+/// «no eran tres capuchinos, eran dos», «no son 4 brownies sino 3»: the count
+/// denied, then the one meant — the line to that many.
+fn not_that_many(words: &[&str], found: &[mentions::Mention]) -> Option<String> {
+    found.iter().find_map(|m| {
+        let before = &words[..m.start];
+        let [.., "no", verb, said] = before else {
+            return None;
+        };
+        if !matches!(*verb, "eran" | "era" | "son" | "es") || count(said).is_none() {
+            return None;
+        }
+        let mut k = m.end;
+        while words
+            .get(k)
+            .is_some_and(|w| matches!(*w, "eran" | "era" | "son" | "es" | "sino" | "solo"))
+        {
+            k += 1;
+        }
+        let meant = words.get(k).filter(|w| count(w).is_some())?;
+        let mut out: Vec<&str> = before[..before.len() - 3].to_vec();
+        out.extend(["que", "sean", meant]);
+        out.extend(&words[m.start..m.end]);
+        out.extend(&words[k + 1..]);
+        Some(out.join(" "))
+    })
+}
+
+/// «sí sí perfecto, 2 capuchinos y la limonada» at the summary: a yes that
+/// says the cart again — every product named is in it, with the count it holds
+/// or none — is the yes alone, never the order twice.
+fn restated_summary(input: &ProposalInput, text: String) -> String {
+    if input.current_state != State::Checkout {
+        return text;
+    }
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    if found.is_empty() {
+        return text;
+    }
+    let mut covered = vec![false; words.len()];
+    for m in &found {
+        let Some(id) = m.product() else {
+            return text;
+        };
+        let held = input.cart.quantity_of(id);
+        let said = quantity_before(&words[..m.start]);
+        if held.is_none() || said.is_some_and(|n| Some(n) != held) {
+            return text;
+        }
+        covered[m.start..m.end].iter_mut().for_each(|c| *c = true);
+    }
+    let yes: Vec<&str> = words
+        .iter()
+        .zip(&covered)
+        .filter(|(_, c)| !**c)
+        .map(|(w, _)| *w)
+        .filter(|w| {
+            count(w).is_none()
+                && !matches!(
+                    *w,
+                    "y" | "e" | "el" | "la" | "los" | "las" | "un" | "una" | "de" | "del"
+                )
+        })
+        .collect();
+    let yes = yes.join(" ");
+    if only_words_of(&yes, lexicon::CONFIRM) && !only_words_of(&yes, lexicon::DENY) {
+        yes
+    } else {
+        text
+    }
 }
 
 /// «no me pongas el cheesecake» with a cheesecake in the cart: take it out.
@@ -3505,7 +3581,8 @@ fn after_the_line(
             && words
                 .get(m.end + 4)
                 .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
-            && !words.iter().any(|w| w.starts_with("cobr") || *w == "pero")
+            && !words.iter().any(|w| w.starts_with("cobr"))
+            && !words[m.end..].contains(&"pero")
     })?;
     let mut lead = &words[..m.start];
     while let [rest @ .., "el" | "la" | "los" | "las" | "en" | "del" | "de"] = lead {
@@ -4008,7 +4085,10 @@ fn clause_action(
     // «los otros dos que sean brownies»: the rest of a line, not more of it.
     let without_only = without_only
         .replace("los otros", "")
-        .replace("las otras", "");
+        .replace("las otras", "")
+        // «…eran dos nomás, el otro es chocolate»: the other one, not one more.
+        .replace("el otro", "")
+        .replace("la otra", "");
     let more = any(&without_only, &["mas", "otro", "otra", "otros", "otras"]);
     if in_cart > 0
         && (partitive || only)
@@ -4157,9 +4237,23 @@ fn clause_action(
         mark(covered, lexicon::SET);
         return None;
     }
+    // «sí, los 2 capuchinos con leche de almendras»: the line the cart holds,
+    // pointed at with its article and count — never as many again.
+    if let [.., "los" | "las", n] = before
+        && count(n) == Some(in_cart)
+        && in_cart > 1
+        && !more
+        && !orders
+    {
+        mark(covered, &["los", "las"]);
+        return None;
+    }
+    // «no, 2 brownies» with brownies in the cart: the count taken back and
+    // said again.
+    let denied_first = matches!(before, ["no"] | ["no", _]) && !orders;
     // «mejor otro matcha», «mejor 2 más»: one more is an addition, whatever
     // word sets the line elsewhere.
-    let sets = has(lexicon::SET) && in_cart > 0 && !more;
+    let sets = (has(lexicon::SET) || denied_first) && in_cart > 0 && !more;
     // «capuchinos 3 no, mejor 2»: the number after the taking back.
     if sets && let Some(q) = corrected.or_else(|| target_quantity(before, after)) {
         mark(covered, lexicon::SET);

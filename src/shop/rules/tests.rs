@@ -2765,3 +2765,43 @@ fn closing_words_and_paying_words_never_cancel_an_order() {
         assert!(!said.contains(&"CANCEL_ORDER".to_owned()), "{message}: {said:?}");
     }
 }
+
+#[test]
+fn a_count_said_again_sets_the_line_never_adds_as_many_again() {
+    use State::*;
+    check(&[
+        (CartOpen, "reduce a 2 capuchinos", &[(8, 4)], &["UPDATE_QUANTITY 8 x2"]),
+        (CartOpen, "corrijo: 3 capuchinos", &[(8, 4)], &["UPDATE_QUANTITY 8 x3"]),
+        (CartOpen, "rebaja a 1 el capuchino", &[(8, 4)], &["UPDATE_QUANTITY 8 x1"]),
+        (CartOpen, "no, dije 1 croissant", &[(7, 2)], &["UPDATE_QUANTITY 7 x1"]),
+        (CartOpen, "no, 2 brownies", &[(6, 1)], &["UPDATE_QUANTITY 6 x2"]),
+        (CartOpen, "2 capuchinos dije", &[(8, 4)], &["UPDATE_QUANTITY 8 x2"]),
+        (
+            CartOpen,
+            "ok entonces quedamos en 2 capuchinos y 2 brownies",
+            &[(8, 3), (6, 3)],
+            &["UPDATE_QUANTITY 8 x2", "UPDATE_QUANTITY 6 x2"],
+        ),
+        (
+            CartOpen,
+            "perdón no eran tres capuchinos eran dos nomás el otro es chocolate caliente",
+            &[(8, 3)],
+            &["UPDATE_QUANTITY 8 x2", "ADD_TO_CART 5 x1"],
+        ),
+        (CartOpen, "no son 4 brownies sino 3", &[(6, 4)], &["UPDATE_QUANTITY 6 x3"]),
+        (Checkout, "si pero son 3 capuchinos no 2", &[(8, 2)], &["UPDATE_QUANTITY 8 x3"]),
+        // A yes that says the cart again is the yes.
+        (
+            Checkout,
+            "si si perfecto 2 capuchinos y el maracuya",
+            &[(8, 2), (1, 1)],
+            &["CONFIRM_ORDER"],
+        ),
+        // More is still more.
+        (CartOpen, "2 brownies más", &[(6, 3)], &["ADD_TO_CART 6 x2"]),
+        (CartOpen, "mejor 3 brownies", &[(6, 1)], &["UPDATE_QUANTITY 6 x3"]),
+    ]);
+    // «los 2 capuchinos con leche de almendras» points at the line; never 2 more.
+    let said = summary(Checkout, "sí, los 2 capuchinos con leche de almendras", &[(8, 2)]);
+    assert!(!said.iter().any(|a| a.starts_with("ADD_TO_CART")), "{said:?}");
+}
