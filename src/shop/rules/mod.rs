@@ -61,7 +61,10 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         let message = prepared(&input.customer_message);
         not_put(input, message.clone()) != message
     };
-    if reading.changes_anything() && doubts(&input.customer_message) && !taken_out() {
+    if reading.changes_anything()
+        && (doubts(&input.customer_message) || nothing_of_a_product(input))
+        && !taken_out()
+    {
         return clarify(messages::CLARIFY_DEFAULT);
     }
     // «unas salteñas de pollo y cuatro maracuyá»: what the shop sells is
@@ -120,6 +123,12 @@ pub fn propose(input: &ProposalInput) -> Proposal {
             return proposal;
         }
     }
+    // «y si pido 3 cheesecakes?», «me gusta el matcha», «quiero ver el
+    // cheesecake»: a product named in a hypothesis, an opinion or a wish to
+    // see it is shown, never put in the cart.
+    if let Some(shown) = shown_not_ordered(input, &reading.proposal) {
+        return shown;
+    }
     // «…quite el croissant y ponga un brownie no no el brownie también tiene
     // huevo…»: a product ordered and then taken back with «no no» is asked.
     if reading.changes_anything() && taken_back(input) {
@@ -146,6 +155,142 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     reading.asked_back(input, &unread)
 }
 
+/// Words that put what follows in a hypothesis: «y si pido 3?», «cuánto me
+/// saldría», «hay descuento si llevo 10», «de haber sabido pedía 2».
+const HYPOTHETICAL: &[&str] = &[
+    "si pido",
+    "si pedimos",
+    "si pidiera",
+    "si pidieramos",
+    "si llevo",
+    "si llevamos",
+    "si llevara",
+    "si compro",
+    "si compramos",
+    "si compraba",
+    "si encargo",
+    "si encargamos",
+    "si quisiera",
+    "si quisieramos",
+    "que pasa si",
+    "saldria",
+    "saldrian",
+    "costaria",
+    "costarian",
+    "convendria",
+    "conviene",
+    "de haber sabido",
+    "hubiera",
+    "hubieramos",
+];
+
+/// Words of liking or hearsay, not of ordering: «me gusta el matcha», «amo los
+/// brownies», «mi amiga me recomendó el chai».
+const OPINION: &[&str] = &[
+    "gusta",
+    "gustan",
+    "encanta",
+    "encantan",
+    "encanto",
+    "amo",
+    "adoro",
+    "odio",
+    "recomendo",
+    "recomendaron",
+    "recomendaste",
+    "recomendaste",
+    "dicen que",
+];
+
+/// Words of wanting to see: «quiero ver el cheesecake», «me muestras el
+/// matcha», «a ver el chai».
+const SEEING: &[&str] = &[
+    "ver",
+    "a ver",
+    "mostrar",
+    "muestra",
+    "muestras",
+    "muestrame",
+    "mostras",
+    "mostrame",
+    "ensena",
+    "ensenas",
+    "ensename",
+    "ensenan",
+    "foto",
+];
+
+/// The products a proposal would add, shown instead, when the words around
+/// them hypothesise («y si pido 3?»), give an opinion («me gusta el matcha»),
+/// ask to see («me muestras el matcha») or compare («el chai o el capuchino,
+/// cuál es más rico»). An opinion or a wish to see beside a count or an
+/// order verb («me encantan, ponme 2») still orders.
+fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> {
+    let added: Vec<ProductId> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| a.action_type == "ADD_TO_CART")
+        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .collect();
+    if added.is_empty() {
+        return None;
+    }
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let counted = words.iter().any(|w| count(w).is_some());
+    let verb = words.iter().any(|w| lexicon::adds(w)) || any(&text, lexicon::ADD);
+    let found = mentions::find(&words, &input.product_catalog);
+    // Where each marker's words are, so a product is read with the marker
+    // said right before it (not «…a mi jefa no le gusta el café» beside a
+    // swap).
+    let marked = |phrases: &[&str]| {
+        let mut at = vec![false; words.len()];
+        lexicon::cover(&words, phrases, &mut at);
+        at
+    };
+    let every_added_after = |at: &[bool], window: usize| {
+        added.iter().all(|id| {
+            found
+                .iter()
+                .filter(|m| m.product() == Some(*id))
+                .any(|m| (m.start.saturating_sub(window)..m.start).any(|k| at[k]))
+        })
+    };
+    let hypothetical = every_added_after(&marked(HYPOTHETICAL), words.len())
+        || any(&text, &["algun dia"]);
+    let opinion = !counted && !verb && every_added_after(&marked(OPINION), 4);
+    let seeing = !counted
+        && !words.iter().any(|w| lexicon::adds(w))
+        && every_added_after(&marked(SEEING), 3);
+    let compared = words.contains(&"cual")
+        && found
+            .windows(2)
+            .any(|pair| words[pair[0].end..pair[1].start].contains(&"o"));
+    let only_additions = proposal
+        .proposed_actions
+        .iter()
+        .all(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "SHOW_PRODUCT"));
+    if !only_additions || !(hypothetical || opinion || seeing || compared) {
+        return None;
+    }
+    let shown: Vec<ProposedAction> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| a.action_type == "ADD_TO_CART" || a.action_type == "SHOW_PRODUCT")
+        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .fold(Vec::new(), |mut ids: Vec<ProductId>, id| {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+            ids
+        })
+        .into_iter()
+        .take(5)
+        .map(|id| ProposedAction::new("SHOW_PRODUCT").product(id))
+        .collect();
+    Some(Proposal::new(shown, ""))
+}
+
 /// «ponga un brownie no no el brownie…»: a product named again right after a
 /// doubled «no» that follows its first naming.
 fn taken_back(input: &ProposalInput) -> bool {
@@ -163,6 +308,19 @@ fn taken_back(input: &ProposalInput) -> bool {
                 && m.product().is_some()
                 && before.iter().any(|b| b.product() == m.product())
         })
+    })
+}
+
+/// «nada de croissant», «nada de brownie por ahora»: a product refused by
+/// name (not «ya nada de comer», «no hay nada de nada»).
+fn nothing_of_a_product(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    words.windows(2).enumerate().any(|(k, w)| {
+        w == ["nada", "de"]
+            && mentions::find(&words[k + 2..], &input.product_catalog)
+                .first()
+                .is_some_and(|m| m.start <= 1 && m.product().is_some())
     })
 }
 
@@ -206,6 +364,20 @@ fn doubts(message: &str) -> bool {
             "igual que yo",
             "igual que el",
             "igual que ella",
+            // «no quiero otro brownie», «no me pongas otro chai»: no more of
+            // it, which changes nothing the rules can name.
+            "no quiero otro",
+            "no quiero otra",
+            "no me pongas otro",
+            "no me pongas otra",
+            "no pongas otro",
+            "no pongas otra",
+            "no me agregues otro",
+            "no me agregues otra",
+            "no agregues otro",
+            "no agregues otra",
+            "tampoco quiero",
+            "tampoco me pongas",
         ],
     );
     let taken_back_after = words.iter().position(|w| *w == "pero").is_some_and(|at| {
@@ -256,6 +428,14 @@ fn told_in_the_past(text: &str) -> bool {
             "nos llego",
             "nos llegaron",
             "me trajeron",
+            // «ayer el americano llegó frío»: what came, told.
+            "llego frio",
+            "llego tibio",
+            "llego mal",
+            "llegaron frios",
+            "llego derramado",
+            "vino frio",
+            "vino mal",
         ],
     );
     let now = any(text, lexicon::ASKS_FOR)
@@ -2374,6 +2554,23 @@ impl Reader<'_> {
                     action = ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
                 }
             }
+            // «¿cuánto vale el brownie y el capuchino?», «tienen limonada y
+            // maracuyá»: a product joined to one just asked about, with no
+            // count or verb of its own, is asked about too.
+            let joined = before
+                .iter()
+                .all(|w| matches!(*w, "y" | "e" | "o" | "el" | "la" | "los" | "las" | "tambien"));
+            if action.action_type == "ADD_TO_CART"
+                && !own_verb
+                && joined
+                && quantity_before(before).is_none()
+                && quantity_after(after).is_none()
+                && actions
+                    .last()
+                    .is_some_and(|a: &ProposedAction| a.action_type == "SHOW_PRODUCT")
+            {
+                action = ProposedAction::new("SHOW_PRODUCT").product(id);
+            }
             actions.push(action);
         }
         // «dos cafés americanos no perdón tres americanos»: a product named
@@ -3287,22 +3484,27 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
-/// «no eran tres capuchinos, eran dos», «no son 4 brownies sino 3»: the count
-/// denied, then the one meant — the line to that many.
+/// «no eran tres capuchinos, eran dos», «no son 4 brownies sino 3», «no
+/// quiero 2 limonadas, quiero 1»: the count denied, then the one meant — the
+/// line to that many.
 fn not_that_many(words: &[&str], found: &[mentions::Mention]) -> Option<String> {
     found.iter().find_map(|m| {
         let before = &words[..m.start];
         let [.., "no", verb, said] = before else {
             return None;
         };
-        if !matches!(*verb, "eran" | "era" | "son" | "es") || count(said).is_none() {
+        if !matches!(*verb, "eran" | "era" | "son" | "es" | "quiero" | "queria" | "pedi")
+            || count(said).is_none()
+        {
             return None;
         }
         let mut k = m.end;
-        while words
-            .get(k)
-            .is_some_and(|w| matches!(*w, "eran" | "era" | "son" | "es" | "sino" | "solo"))
-        {
+        while words.get(k).is_some_and(|w| {
+            matches!(
+                *w,
+                "eran" | "era" | "son" | "es" | "sino" | "solo" | "quiero" | "queria" | "nomas"
+            )
+        }) {
             k += 1;
         }
         let meant = words.get(k).filter(|w| count(w).is_some())?;
@@ -3390,6 +3592,13 @@ fn not_put(input: &ProposalInput, text: String) -> String {
             | "incluyas"
     );
     if !putting {
+        return text;
+    }
+    // «no me pongas otro chai»: no more of it, not none.
+    if words
+        .get(k + 1)
+        .is_some_and(|w| matches!(*w, "otro" | "otra" | "otros" | "otras" | "mas"))
+    {
         return text;
     }
     let found = mentions::find(&words[k + 1..], &input.product_catalog);
@@ -4191,7 +4400,8 @@ fn clause_action(
     let removes = (any(&own_part.join(" "), lexicon::REMOVE) && !refused_removal)
         || own_part.iter().any(|w| lexicon::removes(w))
         || trailing_no
-        || (has(&["cancela", "cancelar"]) && in_cart > 0);
+        || (has(&["cancela", "cancelar", "anula", "anule", "anulen", "anular", "anulame"])
+            && in_cart > 0);
     for (k, w) in clause_words.iter().enumerate() {
         if lexicon::removes(w) || lexicon::adds(w) || (trailing_no && *w == "no") {
             covered[k] = true;

@@ -2805,3 +2805,58 @@ fn a_count_said_again_sets_the_line_never_adds_as_many_again() {
     let said = summary(Checkout, "sí, los 2 capuchinos con leche de almendras", &[(8, 2)]);
     assert!(!said.iter().any(|a| a.starts_with("ADD_TO_CART")), "{said:?}");
 }
+
+#[test]
+fn a_product_in_a_hypothesis_an_opinion_or_a_wish_to_see_is_shown_never_added() {
+    use State::*;
+    let cart: &[(ProductId, i64)] = &[(3, 1)];
+    for message in [
+        "y si pido 3 brownies?",
+        "cuanto me saldria si pido 2 brownies mas",
+        "hay descuento si llevo 10 brownies",
+        "que pasa si pido 20 capuchinos",
+        "de haber sabido pedia 2 croissants",
+        "el chai o el capuchino cual es mas rico",
+        "me gusta el matcha",
+        "amo los brownies 😍",
+        "mi amiga me recomendo el chai",
+        "me gustaria probar el matcha algun dia",
+        "quiero ver el croissant",
+        "a ver el chai",
+        "me enseñas el brownie",
+        "me muestras el matcha",
+        "cuanto vale el brownie y el capuchino",
+        "tienen maracuya y matcha",
+    ] {
+        let said = summary(CartOpen, message, cart);
+        assert!(
+            !said.is_empty() && said.iter().all(|a| a.starts_with("SHOW_PRODUCT")),
+            "{message}: {said:?}"
+        );
+    }
+    // A count or an order verb beside the liking still orders; a liking said
+    // of something else leaves the order alone.
+    check(&[
+        (CartOpen, "me encantan, ponme 2 brownies", cart, &["ADD_TO_CART 6 x2"]),
+        (CartOpen, "a ver, dame 2 brownies", cart, &["ADD_TO_CART 6 x2"]),
+    ]);
+}
+
+#[test]
+fn a_product_refused_by_name_is_never_added() {
+    use State::*;
+    for (message, cart) in [
+        ("nada de croissant", &[(3, 1)][..]),
+        ("nada de brownie por ahora", &[(3, 1)][..]),
+        ("tampoco quiero el brownie", &[(6, 1)][..]),
+        ("un capuchino, no quiero otro brownie", &[(6, 1)][..]),
+        ("no me pongas otro chai", &[(4, 2)][..]),
+    ] {
+        let said = summary(CartOpen, message, cart);
+        assert_eq!(said, ["CLARIFY"], "{message}");
+    }
+    check(&[
+        (CartOpen, "anula el americano", &[(3, 1)], &["REMOVE_ITEM 3"]),
+        (CartOpen, "no quiero 2 maracuyas, quiero 1", &[(1, 2)], &["UPDATE_QUANTITY 1 x1"]),
+    ]);
+}
