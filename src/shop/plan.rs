@@ -394,10 +394,28 @@ pub async fn plan(
             .trim()
             .to_owned()
     } else if rest_is_talk || super::rules::says_nothing(&split.rest) {
+        // «el brownie tiene nueces?? mi amiga es alérgica»: the one product
+        // the questions named is what «sácalo» or «dame 2» means next.
+        let asked: std::collections::BTreeSet<_> = split
+            .questions
+            .iter()
+            .flat_map(|q| super::rules::products_in(q, &catalog_entries))
+            .collect();
+        let memo = match asked.first() {
+            Some(only)
+                if asked.len() == 1
+                    && matches!(start, State::Idle | State::Browsing | State::CartOpen) =>
+            {
+                let mut memo = memo;
+                memo.focus_on(*only);
+                Some(memo)
+            }
+            _ => None,
+        };
         return Ok(Plan::Knowledge {
             start,
             answers: answered,
-            memo: None,
+            memo,
         });
     } else {
         split.rest.clone()

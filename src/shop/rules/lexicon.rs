@@ -1361,6 +1361,21 @@ const FOODS: &[&str] = &[
     "chicha",
     "michelada",
     "chilaquile",
+    "agua",
+    "torta",
+    "queque",
+    "pie",
+    "dona",
+    "donut",
+    "mocha",
+    "macchiato",
+    "pan",
+    "marraqueta",
+    "humita",
+    "bunuelo",
+    "cocada",
+    "gelatina",
+    "flan",
 ];
 
 /// Whether `word` (folded) is a food or drink of [`FOODS`], in the singular or

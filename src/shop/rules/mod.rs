@@ -71,6 +71,80 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     // taken, and the foods it does not sell are said so, never dropped in
     // silence, when they are all the reading left.
     let unsold = unsold_foods(&input.customer_message, &input.product_catalog);
+    // «y un agua sin gas» after americanos: the count is the water's, which is
+    // not sold — never a change to a line the message does not name.
+    if !unsold.is_empty() && reading.changes_anything() {
+        let named = products_in(&input.customer_message, &input.product_catalog);
+        let unnamed_change = reading.proposal.proposed_actions.iter().any(|a| {
+            EFFECTS.contains(&a.action_type.as_str())
+                && a.params
+                    .product_id
+                    .as_ref()
+                    .and_then(|v| v.as_i64())
+                    .is_some_and(|id| !named.contains(&id))
+        });
+        if unnamed_change {
+            let mut asked = clarify(messages::CLARIFY_DEFAULT);
+            asked.response_text = messages::not_sold_asked(&unsold);
+            return asked;
+        }
+    }
+    // «un cheesecake de maracuyá», «un croissant de chocolate», «un capuchino
+    // con chocolate»: a product made the way of another is a variant the shop
+    // does not sell — said so, never read as the two products.
+    let (sold, variants): (Vec<Variant>, Vec<Variant>) =
+        unsold_variants(input).into_iter().partition(|v| v.sold);
+    // «un brownie de chocolate»: the chocolate is the brownie's, no drink.
+    let reading = if sold.is_empty() {
+        reading
+    } else {
+        let text = prepared(&input.customer_message);
+        let words = tokens(&text);
+        let described: Vec<ProductId> = sold.iter().map(|v| v.products[1]).collect();
+        let elsewhere: Vec<ProductId> = mentions::find(&words, &input.product_catalog)
+            .iter()
+            .filter(|m| !sold.iter().any(|v| m.start > v.start && m.end <= v.end))
+            .filter_map(|m| m.product())
+            .collect();
+        let mut reading = reading;
+        reading.proposal.proposed_actions.retain(|a| {
+            a.params
+                .product_id
+                .as_ref()
+                .and_then(|v| v.as_i64())
+                .is_none_or(|id| !described.contains(&id) || elsewhere.contains(&id))
+        });
+        reading
+    };
+    if !variants.is_empty() {
+        let spans: Vec<(usize, usize)> = variants.iter().map(|v| (v.start, v.end)).collect();
+        let text = prepared(&input.customer_message);
+        let words = tokens(&text);
+        let elsewhere: Vec<ProductId> = mentions::find(&words, &input.product_catalog)
+            .iter()
+            .filter(|m| !spans.iter().any(|(s, e)| m.start >= *s && m.end <= *e))
+            .filter_map(|m| m.product())
+            .collect();
+        let inside: Vec<ProductId> = variants.iter().flat_map(|v| v.products).collect();
+        let mut proposal = reading.proposal.clone();
+        proposal.proposed_actions.retain(|a| {
+            a.params
+                .product_id
+                .as_ref()
+                .and_then(|v| v.as_i64())
+                .is_none_or(|id| !inside.contains(&id) || elsewhere.contains(&id))
+                && a.action_type != "CLARIFY"
+        });
+        let said: Vec<String> = variants.iter().map(|v| v.said.clone()).collect();
+        let kept = changes_anything(&proposal);
+        proposal.proposed_actions.push(ProposedAction::new("CLARIFY"));
+        proposal.response_text = if kept {
+            messages::not_sold_beside(&said)
+        } else {
+            messages::not_sold_asked(&said)
+        };
+        return proposal;
+    }
     let only_additions = reading
         .proposal
         .proposed_actions
@@ -153,6 +227,51 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         return partial;
     }
     reading.asked_back(input, &unread)
+}
+
+/// A product asked for made the way of another («cheesecake de maracuyá»).
+struct Variant {
+    said: String,
+    start: usize,
+    end: usize,
+    products: [ProductId; 2],
+    /// The first product's description holds the second's name («brownie de
+    /// chocolate»): it is the first product as sold.
+    sold: bool,
+}
+
+/// Products said «de» or «con» another product right after («cheesecake de
+/// maracuyá», «capuchino con chocolate»; «brownie de chocolate», whose
+/// description holds the second one's name, is the brownie as sold).
+fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let catalog = mentions::catalog_words(&input.product_catalog);
+    found
+        .windows(2)
+        .filter_map(|pair| {
+            let (a, b) = (&pair[0], &pair[1]);
+            let (first, second) = (a.product()?, b.product()?);
+            if first == second
+                || b.start != a.end + 1
+                || !matches!(words[a.end], "de" | "con")
+            {
+                return None;
+            }
+            let description = &catalog.iter().find(|(id, ..)| *id == first)?.2;
+            let held = words[b.start..b.end]
+                .iter()
+                .any(|w| description.iter().any(|d| d == mentions::singular(w)));
+            Some(Variant {
+                said: words[a.start..b.end].join(" "),
+                start: a.start,
+                end: b.end,
+                products: [first, second],
+                sold: held,
+            })
+        })
+        .collect()
 }
 
 /// Words that put what follows in a hypothesis: «y si pido 3?», «cuánto me
@@ -701,8 +820,10 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
         return Some(swap);
     }
     let whole_cart = [lexicon::CLEAR, lexicon::CANCEL, lexicon::DONE];
+    // «y un agua sin gas»: the count is the water's, not the last line's.
     if !mentions::find(&words, &input.product_catalog).is_empty()
         || whole_cart.iter().any(|phrases| any(&text, phrases))
+        || !unsold_foods(&input.customer_message, &input.product_catalog).is_empty()
     {
         return None;
     }
@@ -821,7 +942,7 @@ pub fn without_list_numbers(message: &str) -> String {
 pub(super) fn said(input: &ProposalInput) -> String {
     let said = greeting_asked(reported(prepared(&input.customer_message)));
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
-    let said = restated_summary(input, said);
+    let said = restated_summary(input, named_twice(input, said));
     let said = half_of_another(
         input,
         one_each(instead_after(input, double_of(input, not_put(input, said)))),
@@ -2816,6 +2937,12 @@ impl Reader<'_> {
         }
         let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);
         self.covered.iter_mut().for_each(|c| *c = true);
+        // «un brownie, que sean 2»: the line to that many, not that many out.
+        if any(self.text, &["que sean", "que sea", "dejalo en", "dejalos en", "dejalas en"]) {
+            return Some(one(ProposedAction::new("UPDATE_QUANTITY")
+                .product(id)
+                .quantity(n)));
+        }
         Some(one(decrease(id, in_cart, n)))
     }
 
@@ -3482,6 +3609,32 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.extend(&words[m.start..m.end]);
     out.extend(&words[m.end + 2..]);
     out.join(" ")
+}
+
+/// «lemonade, limonada, two», «brownie brownie 2»: a product's name said
+/// twice in a row (in two languages, or for emphasis) names it once.
+fn named_twice(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let one = |w: &str| {
+        let found = mentions::find(&[w], &input.product_catalog);
+        match found.as_slice() {
+            [m] => m.product(),
+            _ => None,
+        }
+    };
+    let twice: Vec<usize> = (0..words.len().saturating_sub(1))
+        .filter(|&k| one(words[k]).is_some() && one(words[k]) == one(words[k + 1]))
+        .collect();
+    if twice.is_empty() {
+        return text;
+    }
+    words
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !twice.contains(k))
+        .map(|(_, w)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// «no eran tres capuchinos, eran dos», «no son 4 brownies sino 3», «no

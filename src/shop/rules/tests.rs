@@ -2860,3 +2860,42 @@ fn a_product_refused_by_name_is_never_added() {
         (CartOpen, "no quiero 2 maracuyas, quiero 1", &[(1, 2)], &["UPDATE_QUANTITY 1 x1"]),
     ]);
 }
+
+#[test]
+fn a_product_made_the_way_of_another_is_a_variant_not_two_products() {
+    use State::*;
+    // Test catalog: the brownie's description holds «chocolate».
+    let now = described("un brownie de chocolate", CartOpen, &[(3, 1)]);
+    assert_eq!(describe(&propose(&now)), ["ADD_TO_CART 6 x1"]);
+    for message in ["un croissant de chocolate", "un capuchino con chocolate"] {
+        let now = described(message, CartOpen, &[(3, 1)]);
+        let proposal = propose(&now);
+        assert_eq!(describe(&proposal), ["CLARIFY"], "{message}");
+        assert!(proposal.response_text.contains("No vendemos"), "{message}");
+    }
+    // What else the message orders is taken, and the variant said.
+    let now = described("una maracuya, y un croissant de matcha si hay", CartOpen, &[(3, 1)]);
+    let proposal = propose(&now);
+    assert_eq!(describe(&proposal), ["ADD_TO_CART 1 x1", "CLARIFY"]);
+    assert!(proposal.response_text.contains("anoté lo demás"));
+    // «con un brownie» is another product.
+    check(&[(
+        CartOpen,
+        "un chocolate caliente con un brownie",
+        &[],
+        &["ADD_TO_CART 5 x1", "ADD_TO_CART 6 x1"],
+    )]);
+}
+
+#[test]
+fn a_count_beside_a_food_not_sold_never_moves_another_line() {
+    use State::*;
+    let mut now = input(CartOpen, "y un agua sin gas", &[(3, 2)]);
+    now.focus = Some(3);
+    let proposal = propose(&now);
+    assert_eq!(describe(&proposal), ["CLARIFY"]);
+    assert!(proposal.response_text.contains("«agua»"));
+    assert_eq!(rewrite(&now), None);
+    // A name said twice is one product: «lemonade, maracuyá» style repeats.
+    check(&[(CartOpen, "maracuya, maracuya, two", &[(3, 1)], &["ADD_TO_CART 1 x2"])]);
+}
