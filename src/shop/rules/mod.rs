@@ -895,6 +895,74 @@ fn prepared(message: &str) -> String {
     ))))
 }
 
+/// «- capuchino 2\n- americano 3\n- brownie»: a list, one product a line,
+/// each line's count its own — before the name or after it («Capuchino x4»,
+/// «Té chai 2») — said as «2 capuchino y 3 americano y brownie», so no count
+/// is read as the next line's. Lines naming no product, or several, stay as
+/// written.
+fn listed(message: &str, catalog: &[super::contract::CatalogEntry]) -> String {
+    let message = without_list_numbers(message);
+    let lines: Vec<&str> = message.lines().filter(|l| !l.trim().is_empty()).collect();
+    let read: Vec<Option<String>> = lines
+        .iter()
+        .map(|line| {
+            let line = line.trim_start_matches(|c: char| matches!(c, '-' | '•' | '*' | '·') || c.is_whitespace());
+            let text = prepared(line);
+            let words = tokens(&text);
+            let found = mentions::find(&words, catalog);
+            let [m] = found.as_slice() else {
+                return None;
+            };
+            m.product()?;
+            let before = &words[..m.start];
+            let after = &words[m.end..];
+            let own = |w: &str| {
+                token_number(w).or_else(|| {
+                    w.strip_prefix('x')
+                        .and_then(|n| n.parse::<i64>().ok())
+                        .filter(|n| *n > 0)
+                })
+            };
+            let n = match (before, after) {
+                ([], []) => None,
+                ([], ["x", n]) | ([n], []) | ([], [n]) => Some(own(n)?),
+                _ => return None,
+            };
+            let name = words[m.start..m.end].join(" ");
+            Some(match n {
+                Some(n) => format!("{n} {name}"),
+                None => name,
+            })
+        })
+        .collect();
+    if read.iter().filter(|r| r.is_some()).count() < 2 {
+        return message;
+    }
+    let mut out = String::new();
+    for (line, read) in lines.iter().zip(&read) {
+        match read {
+            Some(item) => {
+                if out.trim_end().ends_with(|c: char| c.is_alphanumeric()) && !out.is_empty() {
+                    out.push_str(" y ");
+                } else if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(item);
+            }
+            None => {
+                // «jugo de naranja x1»: a short line among the items is one
+                // of them, even when nothing sold is named.
+                let item = line.split_whitespace().count() <= 4 && !line.trim_end().ends_with(':');
+                if !out.is_empty() {
+                    out.push_str(if item { " y " } else { ". " });
+                }
+                out.push_str(line.trim());
+            }
+        }
+    }
+    out
+}
+
 /// «1. cuatro americanos\n2. dos capuchinos»: the numbers of a numbered list
 /// are no counts.
 pub fn without_list_numbers(message: &str) -> String {
@@ -940,7 +1008,10 @@ pub fn without_list_numbers(message: &str) -> String {
 /// The message as the rules read it: folded, and with what points elsewhere
 /// (a relayed request, a line by its place, «lo último», «los 3») said by name.
 pub(super) fn said(input: &ProposalInput) -> String {
-    let said = greeting_asked(reported(prepared(&input.customer_message)));
+    let said = greeting_asked(reported(prepared(&listed(
+        &input.customer_message,
+        &input.product_catalog,
+    ))));
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
     let said = restated_summary(input, named_twice(input, said));
     let said = half_of_another(
@@ -1335,8 +1406,7 @@ impl Reading {
                     token_number(words[k]).is_some() || matches!(words[k], "unos" | "unas")
                 });
                 // «jugo de naranja x1»: one a line, counted after.
-                let counted_after = by_lines
-                    && words[end - 1]
+                let counted_after = words[end - 1]
                         .strip_prefix('x')
                         .is_some_and(|n| token_number(n).is_some());
                 let thing: Vec<&str> = if counted {
@@ -1344,7 +1414,10 @@ impl Reading {
                         .map(|k| words[k])
                         .collect()
                 } else {
-                    (start..end - 1).map(|k| words[k]).collect()
+                    (start..end - 1)
+                        .map(|k| words[k])
+                        .skip_while(|w| separator(w))
+                        .collect()
                 };
                 if !(counted || counted_after) || thing.is_empty() || thing.len() > 3 || start == 0
                 {

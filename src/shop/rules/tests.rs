@@ -2899,3 +2899,39 @@ fn a_count_beside_a_food_not_sold_never_moves_another_line() {
     // A name said twice is one product: «lemonade, maracuyá» style repeats.
     check(&[(CartOpen, "maracuya, maracuya, two", &[(3, 1)], &["ADD_TO_CART 1 x2"])]);
 }
+
+#[test]
+fn a_list_one_product_a_line_reads_each_lines_count_as_its_own() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "Hola! Pedido para la oficina:\n1. Capuchino x4\n2. Americano 3\n3. Té chai 2\n4. Maracuya 1\n5. Croissant x5",
+            &[],
+            &[
+                "ADD_TO_CART 8 x4",
+                "ADD_TO_CART 3 x3",
+                "ADD_TO_CART 4 x2",
+                "ADD_TO_CART 1 x1",
+                "ADD_TO_CART 7 x5",
+            ],
+        ),
+        (
+            Idle,
+            "Buen día, paso el pedido del equipo:\n- capuchino 2\n- americano 3\n- chocolate caliente 2\n- brownie\nGracias!",
+            &[],
+            &[
+                "ADD_TO_CART 8 x2",
+                "ADD_TO_CART 3 x3",
+                "ADD_TO_CART 5 x2",
+                "ADD_TO_CART 6 x1",
+            ],
+        ),
+        (
+            Idle,
+            "2 capuchinos\n1 brownie\n3 maracuyas",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1", "ADD_TO_CART 1 x3"],
+        ),
+    ]);
+}
