@@ -406,7 +406,7 @@ fn asks_of_product(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool 
         }
         // The product's words just before the verb (one or two), after an
         // article; the word before them neither a count nor «que».
-        (1..=2.min(at)).any(|len| {
+        (1..=4.min(at)).any(|len| {
             let subject = words[at - len..at].join(" ");
             let before = at.checked_sub(len + 1).map(|i| words[i]);
             let article = before.filter(|w| matches!(*w, "el" | "la" | "los" | "las"));

@@ -526,6 +526,13 @@ const COMPLAINTS: &[&str] = &[
     "roto",
     "rota",
     "aplastado",
+    // «igual me lo reponen?»: putting back what went wrong.
+    "reponen",
+    "reponer",
+    "repongan",
+    "reposicion",
+    "reclamar",
+    "reclamos",
 ];
 
 /// Words of everyday life around a question, never its subject: when, who,

@@ -925,6 +925,10 @@ pub fn removes(word: &str) -> bool {
 /// Whether a word is a verb of adding, by its stem ("agrégueme", "póngame",
 /// "échele", "mándeme", "anóteme").
 pub fn adds(word: &str) -> bool {
+    // «en la oficina nos piden eso»: they ask, nobody orders.
+    if matches!(word, "piden" | "pidieron" | "pidio") {
+        return false;
+    }
     [
         "agreg", "anad", "pong", "ponm", "ponl", "ech", "mand", "anot", "apunt", "sum", "encarg",
         "pid", "trai", "apart", "regal", "reserv", "separ", "guard",
@@ -1118,6 +1122,9 @@ pub fn read_english(normalized: &str) -> String {
         "what",
         "do",
         "sure",
+        "perfect",
+        "great",
+        "fine",
         "my",
         "order",
         "all",
@@ -1172,6 +1179,7 @@ pub fn read_english(normalized: &str) -> String {
         "remove" | "delete" => "quita",
         "checkout" | "total" | "bill" => "cuanto es",
         "done" => "listo",
+        "perfect" | "great" | "fine" => "perfecto",
         "yes" | "yeah" | "yep" | "sure" => "si",
         "please" | "pls" => "por favor",
         "and" => "y",

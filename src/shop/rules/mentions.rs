@@ -527,7 +527,55 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
     }
     described(words, catalog, &mut mentions);
     mentions.sort_by_key(|m| m.start);
+    described_on(words, catalog, &mut mentions);
     mentions
+}
+
+/// «el brownie de chocolate con nueces», «el cafecito de los yungas», «un
+/// croissant de mantequilla»: the words right after one product's name that
+/// its description holds go on naming it (a product named among them, the
+/// brownie's «chocolate», is the description's word, not another item).
+fn described_on(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mention>) {
+    let folded = catalog_words(catalog);
+    let mut k = 0;
+    while k < mentions.len() {
+        let Some(id) = mentions[k].product() else {
+            k += 1;
+            continue;
+        };
+        let named: Vec<&str> = words[mentions[k].start..mentions[k].end]
+            .iter()
+            .map(|w| singular(w))
+            .collect();
+        let mut end = mentions[k].end;
+        let mut described_to = end;
+        while let Some(w) = words.get(end) {
+            if matches!(*w, "de" | "del" | "con" | "los" | "las" | "el" | "la") {
+                end += 1;
+                continue;
+            }
+            if w.chars().count() >= 4 && has_word(&folded, id, w) && !named.contains(&singular(w)) {
+                end += 1;
+                described_to = end;
+                continue;
+            }
+            break;
+        }
+        if described_to > mentions[k].end {
+            mentions[k].end = described_to;
+            let (start, stop) = (mentions[k].start, described_to);
+            let inside: Vec<usize> = (0..mentions.len())
+                .filter(|&j| j != k && mentions[j].start >= start && mentions[j].end <= stop)
+                .collect();
+            for j in inside.into_iter().rev() {
+                mentions.remove(j);
+                if j < k {
+                    k -= 1;
+                }
+            }
+        }
+        k += 1;
+    }
 }
 
 /// «el jugo», «el de frutos rojos», «la masita de mantequilla», «el té

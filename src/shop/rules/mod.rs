@@ -653,6 +653,8 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
         *c || matches!(
             *w,
             "por"
+                // «confirmo nomás»: just that.
+                | "nomas"
                 | "favor"
                 | "porfa"
                 | "gracias"

@@ -2935,3 +2935,20 @@ fn a_list_one_product_a_line_reads_each_lines_count_as_its_own() {
         ),
     ]);
 }
+
+#[test]
+fn words_of_a_products_description_after_its_name_go_on_naming_it() {
+    use State::*;
+    let cart: &[(ProductId, i64)] = &[(8, 1)];
+    for (message, expected) in [
+        ("y el brownie de chocolate con nueces, dos", "ADD_TO_CART 6 x2"),
+        ("y el cafecito de altura, dos", "ADD_TO_CART 3 x2"),
+    ] {
+        let now = described(message, CartOpen, cart);
+        assert_eq!(describe(&propose(&now)), [expected], "{message}");
+    }
+    check(&[
+        (Checkout, "ya mijita gracias sí sí confirmo confirmo nomás", cart, &["CONFIRM_ORDER"]),
+        (Checkout, "Perfect, yes confirm. Gracias!!", cart, &["CONFIRM_ORDER"]),
+    ]);
+}
