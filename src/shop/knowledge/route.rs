@@ -283,6 +283,26 @@ fn courtesy(clause: &str) -> bool {
     !clause.contains('?') && (thanks || connector)
 }
 
+/// «sacá los dos», «quítalos», «cámbialo»: a request whose object is what was
+/// just said.
+fn refers_back(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    words.windows(2).any(|w| {
+        matches!(w[0], "los" | "las") && matches!(w[1], "dos" | "tres" | "ambos" | "ambas")
+    }) || words.iter().any(|w| {
+        matches!(*w, "ambos" | "ambas")
+            || ["los", "las", "lo", "la"].iter().any(|clitic| {
+                w.strip_suffix(clitic).is_some_and(|verb| {
+                    verb.len() > 3
+                        && ["sac", "quit", "borr", "elimin", "camb"]
+                            .iter()
+                            .any(|stem| verb.starts_with(stem))
+                })
+            })
+    })
+}
+
 /// «ese día», «a esa hora», «ahí»: words that point back at something told.
 fn points_back(clause: &str) -> bool {
     tokens(&normalize(clause))
@@ -461,7 +481,17 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     // explaining a question is the question's, never an order of its own.
     let asks_any = all.iter().any(|c| asks(c));
     let mut told: Option<String> = None;
-    for clause in all {
+    // The next clause with words («…secos!! Sacá los dos»: not the lone «!»).
+    let following: Vec<Option<String>> = (0..all.len())
+        .map(|k| {
+            all[k + 1..]
+                .iter()
+                .find(|c| c.chars().any(char::is_alphanumeric))
+                .cloned()
+        })
+        .collect();
+    for (clause, next) in all.into_iter().zip(following) {
+        let next = next.as_ref();
         if asks_any && courtesy(&clause) {
             split.explanations.push(clause);
             continue;
@@ -515,7 +545,15 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             continue;
         }
         let tells = tells(&clause, names_product(&clause));
+        // «el brownie tiene nueces y soy alérgica!! Sacá los dos»: what is
+        // said of products, with no mark of a question, is the reason for the
+        // request after it that points back at them.
+        let told_for_next = !asks(&clause)
+            && !tells
+            && asks_of_product(&clause, &names_product)
+            && next.is_some_and(|n: &String| refers_back(n));
         if (asks(&clause) || tells || asks_of_product(&clause, &names_product))
+            && !told_for_next
             && is_knowledge(&clause, library, &names_product)
         {
             split.questions.push(clause);
@@ -713,6 +751,12 @@ mod tests {
         ] {
             assert_eq!(super::split(ordered, &library, names).rest, ordered);
         }
+        // Said of products as the reason for a request pointing back at them:
+        // the request's, not a question.
+        let told = "el brownie tiene nueces y soy alérgica!! Sacá los dos y poneme un chai";
+        let split = super::split(told, &library, names);
+        assert!(split.questions.is_empty(), "{split:?}");
+        assert!(split.rest.contains("brownie"));
         // «a qué hora» in the middle of a dictated line starts a question.
         let split = super::split(
             "ya ya está bien entonces mejor voy a recoger yo a que hora cierran",
