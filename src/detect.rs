@@ -82,9 +82,16 @@ const PAYMENT: &[&str] = &[
     "ya te deposite",
     "te envie el pago",
     "envie el comprobante",
-    "te mando el comprobante",
+    "reenvio el comprobante",
     "aqui esta el comprobante",
-    "comprobante",
+    "ahi esta el comprobante",
+    "ahi va el comprobante",
+    "este es el comprobante",
+    "adjunto el comprobante",
+    "adjunto comprobante",
+    "te mande el comprobante",
+    "ya mande el comprobante",
+    "te pase el comprobante",
     "transferencia realizada",
     "ya esta pagado",
 ];
@@ -238,6 +245,17 @@ mod tests {
         assert!(!text("paso con alguien a recoger").escalation);
         assert!(!text("me pasas el precio del brownie").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);
+        assert!(text("ya pagué, te reenvío el comprobante").payment);
+        // The word alone is no payment: «ya te mando el comprobante», «cómo te
+        // mando el comprobante?», «se me borró el comprobante».
+        for said in [
+            "ya te mando el comprobante",
+            "cómo te mando el comprobante?",
+            "no tengo el comprobante, se me borró",
+            "mi esposo va a pagar, te manda él el comprobante",
+        ] {
+            assert!(!text(said).payment, "{said}");
+        }
         assert_eq!(text("quiero 2 maracuyá"), Detected::default());
         let image = detect(Inbound {
             text: "",

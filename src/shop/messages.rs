@@ -59,6 +59,9 @@ pub const WHICH_TO_TAKE_OUT: &str = "¿De cuál producto quito uno? Escríbeme s
 pub const WHICH_PRODUCT: &str = "¿De qué producto? Escríbeme la cantidad y el nombre del producto.";
 
 /// "No" to an order summary.
+/// «ya voy a cancelar» with an order placed: paying it, or calling it off?
+pub const CANCEL_OR_PAY: &str = "¿Quieres anular tu pedido? Si es así, escribe «anular pedido». Si vas a pagarlo, cuando lo hagas envíanos el comprobante por aquí.";
+
 pub const CONFIRM_OR_CANCEL: &str =
     "De acuerdo. Responde «sí» para confirmar tu pedido o «cancelar» para anularlo.";
 

@@ -49,7 +49,13 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     let reading = read(input);
     // «ayer pedí un capuchino y me llegó frío»: an order told in the past is
     // the story of a complaint, not a new one.
-    if reading.changes_anything() && told_in_the_past(&prepared(&input.customer_message)) {
+    let changes_lines = reading.proposal.proposed_actions.iter().any(|a| {
+        matches!(
+            a.action_type.as_str(),
+            "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
+        )
+    });
+    if changes_lines && told_in_the_past(&prepared(&input.customer_message)) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
     // «mi jefe dijo que no le pida dos», «no quiero que sean tres», «quería
@@ -299,8 +305,64 @@ const HYPOTHETICAL: &[&str] = &[
     "convendria",
     "conviene",
     "de haber sabido",
+    // «¿cuánto serían 2 brownies más?»: the price of an order, asked first.
+    "cuanto serian",
+    "cuanto seria",
+    "cuanto sale",
+    "cuanto salen",
+    "cuanto cuesta",
+    "cuanto cuestan",
+    "cuanto vale",
+    "cuanto valen",
+    "cuanto costaria",
+    "cuanto me sale",
+    "cuanto me salen",
     "hubiera",
     "hubieramos",
+];
+
+/// A condition the rules cannot weigh: «si es menos de 30 lo quiero», «si el
+/// matcha es caliente quiero uno», «capaz pido uno después», «a menos que…».
+/// («si hay», «si tienen» ask for what is in stock, and are read as orders.)
+const CONDITIONS: &[&str] = &[
+    "si es",
+    "si son",
+    "si esta",
+    "si estan",
+    "si cuesta",
+    "si cuestan",
+    "si sale",
+    "si salen",
+    "si vale",
+    "si llega",
+    "si llegan",
+    "si viene",
+    "si vienen",
+    "si alcanza",
+    "si lleva",
+    "si llevan",
+    "si el",
+    "si la",
+    "si los",
+    "si las",
+    "a menos que",
+    "en caso de que",
+    "en caso que",
+    "suponiendo que",
+    "supongamos que",
+    "mas tarde",
+    "capaz",
+    "talvez",
+    "de repente",
+];
+
+/// Courtesy said like a condition: «si es posible», «si es que se puede».
+const COURTESY_CONDITIONS: &[&str] = &[
+    "si es posible",
+    "si es que",
+    "si es para",
+    "si es mucha molestia",
+    "si no es molestia",
 ];
 
 /// Words of liking or hearsay, not of ordering: «me gusta el matcha», «amo los
@@ -317,7 +379,8 @@ const OPINION: &[&str] = &[
     "recomendo",
     "recomendaron",
     "recomendaste",
-    "recomendaste",
+    "interesa",
+    "interesan",
     "dicen que",
 ];
 
@@ -337,6 +400,7 @@ const SEEING: &[&str] = &[
     "ensename",
     "ensenan",
     "foto",
+    "conocer",
 ];
 
 /// The products a proposal would add, shown instead, when the words around
@@ -345,10 +409,11 @@ const SEEING: &[&str] = &[
 /// cuál es más rico»). An opinion or a wish to see beside a count or an
 /// order verb («me encantan, ponme 2») still orders.
 fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> {
+    // The lines the proposal would change: a hypothesis moves none of them.
     let added: Vec<ProductId> = proposal
         .proposed_actions
         .iter()
-        .filter(|a| a.action_type == "ADD_TO_CART")
+        .filter(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"))
         .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
         .collect();
     if added.is_empty() {
@@ -376,7 +441,21 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
         })
     };
     let hypothetical = every_added_after(&marked(HYPOTHETICAL), words.len())
-        || any(&text, &["algun dia"]);
+        || any(&text, &["algun dia"])
+        || (any(&text, CONDITIONS) && !any(&text, COURTESY_CONDITIONS));
+    // «el americano es de los yungas»: a product said to be something, not
+    // asked for.
+    let said_of = !counted
+        && !verb
+        && added.iter().all(|id| {
+            found.iter().any(|m| {
+                m.product() == Some(*id)
+                    && (m.start == 0 || matches!(words[m.start - 1], "el" | "la" | "los" | "las"))
+                    && words.get(m.end).is_some_and(|w| {
+                        matches!(*w, "es" | "son" | "esta" | "estan" | "viene" | "vienen" | "era")
+                    })
+            })
+        });
     let opinion = !counted && !verb && every_added_after(&marked(OPINION), 4);
     let seeing = !counted
         && !words.iter().any(|w| lexicon::adds(w))
@@ -389,13 +468,18 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
         .proposed_actions
         .iter()
         .all(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "SHOW_PRODUCT"));
-    if !only_additions || !(hypothetical || opinion || seeing || compared) {
+    if !(hypothetical || (only_additions && (opinion || seeing || compared || said_of))) {
         return None;
     }
     let shown: Vec<ProposedAction> = proposal
         .proposed_actions
         .iter()
-        .filter(|a| a.action_type == "ADD_TO_CART" || a.action_type == "SHOW_PRODUCT")
+        .filter(|a| {
+            matches!(
+                a.action_type.as_str(),
+                "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM" | "SHOW_PRODUCT"
+            )
+        })
         .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
         .fold(Vec::new(), |mut ids: Vec<ProductId>, id| {
             if !ids.contains(&id) {
@@ -534,7 +618,16 @@ fn told_in_the_past(text: &str) -> bool {
     let past = words.iter().enumerate().any(|(i, w)| {
         matches!(
             *w,
-            "pedi" | "pedimos" | "ordene" | "ordenamos" | "compre" | "compramos"
+            "pedi"
+                | "pedimos"
+                | "ordene"
+                | "ordenamos"
+                | "compre"
+                | "compramos"
+                | "pidio"
+                | "pidieron"
+                | "compro"
+                | "compraron"
         ) && !words[..i].ends_with(&["que"])
             // «te pedí 2 brownies, no 3» corrects what was just asked.
             && !words[..i].ends_with(&["te"])
@@ -1015,7 +1108,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
         &input.product_catalog,
     ))));
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
-    let said = restated_summary(input, named_twice(input, said));
+    let said = restated_summary(input, named_twice(input, amounts_and_marks(input, said)));
     let said = half_of_another(
         input,
         one_each(instead_after(input, double_of(input, not_put(input, said)))),
@@ -1754,6 +1847,40 @@ impl Reader<'_> {
         // unread, so adding the chai alone would go against the words.
         if let Some(proposal) = self.swap_of_an_unread_line(&found) {
             return proposal;
+        }
+        // «ya no quiero nada de comer»: nothing of a kind, not the order.
+        let nothing_of = self
+            .words
+            .windows(2)
+            .any(|w| w[0] == "nada" && matches!(w[1], "de" | "para"));
+        if found.is_empty()
+            && any(self.text, lexicon::CANCEL)
+            && !self.negates_cancel()
+            && !lexicon::wants_nothing_more(self.text)
+            && !lexicon::pays_by_cancelling(self.words)
+            && nothing_of
+        {
+            return clarify(messages::CLARIFY_DEFAULT);
+        }
+        // An order placed is called off only by name («cancela el pedido»,
+        // «anúlalo»): «ya voy a cancelar», «cancelo al toque» are paying it in
+        // Bolivia — asked, never guessed.
+        let placed_order_named = any(
+            self.text,
+            &["pedido", "orden", "compra", "todo", "no quiero", "ya no"],
+        ) || self.words.iter().any(|w| {
+            w.starts_with("anul")
+                || matches!(*w, "cancelalo" | "cancelala" | "cancelelo" | "cancelenlo" | "cancela")
+        });
+        // («cancelar», said alone, is the word the bot itself offers.)
+        let said_alone = self.words.len() <= 2;
+        if found.is_empty()
+            && self.state() == State::AwaitingPayment
+            && any(self.text, lexicon::CANCEL)
+            && !placed_order_named
+            && !said_alone
+        {
+            return clarify(messages::CANCEL_OR_PAY);
         }
         if found.is_empty()
             && any(self.text, lexicon::CANCEL)
@@ -3686,6 +3813,46 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// Numbers that are no counts, and counts written with a mark: «brownies por
+/// 48 bs», «si es menos de 30 lo quiero» are money (said «monto»);
+/// «capuchino x 3» is «capuchino x3»; «2x limonada» is «2 limonada».
+fn amounts_and_marks(input: &ProposalInput, text: String) -> String {
+    const MONEY: &[&str] = &[
+        "bs", "bob", "bolivianos", "boliviano", "pesos", "soles", "dolares", "dolar", "lucas",
+        "mangos", "pesitos",
+    ];
+    let words = tokens(&text);
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        let w = words[k];
+        let number = token_number(w).is_some() && !matches!(w, "un" | "una" | "uno");
+        let money = number
+            && (words.get(k + 1).is_some_and(|n| MONEY.contains(n))
+                || (k > 0 && matches!(words[k - 1], "bs" | "bob"))
+                || (k > 1 && matches!((words[k - 2], words[k - 1]), ("menos" | "mas", "de"))));
+        if money {
+            out.push("monto".into());
+        } else if w == "x"
+            && words.get(k + 1).is_some_and(|n| n.parse::<u32>().is_ok())
+            // «cámbiame los 2 crosant x 2 cheesecake»: «x» is «por», a swap.
+            && !(words.iter().any(|w| swap_verb(w))
+                && words
+                    .get(k + 2)
+                    .is_some_and(|next| names_a_product(next, &input.product_catalog)))
+        {
+            out.push(format!("x{}", words[k + 1]));
+            k += 1;
+        } else if let Some(n) = w.strip_suffix('x').filter(|n| n.parse::<u32>().is_ok()) {
+            out.push(n.to_owned());
+        } else {
+            out.push(w.to_owned());
+        }
+        k += 1;
+    }
+    out.join(" ")
+}
+
 /// «lemonade, limonada, two», «brownie brownie 2»: a product's name said
 /// twice in a row (in two languages, or for emphasis) names it once.
 fn named_twice(input: &ProposalInput, text: String) -> String {
@@ -3697,9 +3864,35 @@ fn named_twice(input: &ProposalInput, text: String) -> String {
             _ => None,
         }
     };
+    // Two spellings of one product (a translation) name it once; the same word
+    // said twice («chai, chai, croissant») counts two.
     let twice: Vec<usize> = (0..words.len().saturating_sub(1))
-        .filter(|&k| one(words[k]).is_some() && one(words[k]) == one(words[k + 1]))
+        .filter(|&k| {
+            one(words[k]).is_some()
+                && one(words[k]) == one(words[k + 1])
+                && words[k] != words[k + 1]
+        })
         .collect();
+    let same: Vec<usize> = (0..words.len().saturating_sub(1))
+        .filter(|&k| one(words[k]).is_some() && words[k] == words[k + 1])
+        .filter(|&k| k == 0 || count(words[k - 1]).is_none())
+        .collect();
+    if twice.is_empty() && !same.is_empty() {
+        let mut out: Vec<String> = Vec::new();
+        let mut k = 0;
+        while k < words.len() {
+            let mut n = 1;
+            while same.contains(&(k + n - 1)) && words.get(k + n) == Some(&words[k]) {
+                n += 1;
+            }
+            if n > 1 {
+                out.push(n.to_string());
+            }
+            out.push(words[k].to_owned());
+            k += n;
+        }
+        return out.join(" ");
+    }
     if twice.is_empty() {
         return text;
     }

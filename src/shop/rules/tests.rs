@@ -2952,3 +2952,36 @@ fn words_of_a_products_description_after_its_name_go_on_naming_it() {
         (Checkout, "Perfect, yes confirm. Gracias!!", cart, &["CONFIRM_ORDER"]),
     ]);
 }
+
+#[test]
+fn money_conditions_and_deferred_orders_are_never_counts() {
+    use State::*;
+    for message in [
+        "me das un brownie? no, espera, cuanto cuesta? si es menos de 30 lo quiero",
+        "si el matcha es caliente quiero uno, si no nada",
+        "el americano es de los yungas",
+        "me interesa el croissant",
+        "quiero conocer el americano",
+        "capaz pido un croissant después",
+        "cuánto serían 2 brownies más?",
+        "si el brownie cuesta menos de 20 ponme uno",
+    ] {
+        let said = summary(CartOpen, message, &[(6, 1)]);
+        assert!(
+            said.iter().all(|a| a.starts_with("SHOW_PRODUCT")),
+            "{message}: {said:?}"
+        );
+    }
+    check(&[
+        (CartOpen, "dame 2 brownies si es posible", &[], &["ADD_TO_CART 6 x2"]),
+        (CartOpen, "capuchino x 3, brownie x 1", &[], &["ADD_TO_CART 8 x3", "ADD_TO_CART 6 x1"]),
+        (CartOpen, "2x maracuya", &[], &["ADD_TO_CART 1 x2"]),
+        (CartOpen, "chai, chai, croissant", &[], &["ADD_TO_CART 4 x2", "ADD_TO_CART 7 x1"]),
+        (CartOpen, "ya no quiero nada de comer", &[(4, 2), (7, 1)], &["CLARIFY"]),
+        (AwaitingPayment, "ya voy a cancelar", &[(4, 2)], &["CLARIFY"]),
+        (AwaitingPayment, "cancela el pedido", &[(4, 2)], &["CANCEL_ORDER"]),
+    ]);
+    // «dame brownies por 48 bs»: the money is no count.
+    let said = summary(CartOpen, "dame brownies por 48 bs", &[]);
+    assert!(!said.iter().any(|a| a.contains("x48")), "{said:?}");
+}
