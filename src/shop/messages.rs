@@ -55,6 +55,8 @@ pub const THESE_FIT: &str = "Estas opciones te pueden gustar; responde con el n�
 /// No product is marked with everything asked; these are not marked against it.
 pub const NEARLY_FIT: &str = "Ningún producto está marcado con todo lo que pides; estos no están marcados en contra, revisa su descripción. Responde con el número o el nombre.";
 /// «Quita uno» with several lines in the cart.
+/// A line pointed at by what it is, when that fits none or several.
+pub const WHICH_LINE: &str = "¿De cuál producto de tu carrito me hablas? Escríbeme su nombre.";
 pub const WHICH_TO_TAKE_OUT: &str = "¿De cuál producto quito uno? Escríbeme su nombre.";
 pub const WHICH_PRODUCT: &str = "¿De qué producto? Escríbeme la cantidad y el nombre del producto.";
 

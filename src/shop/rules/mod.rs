@@ -235,6 +235,17 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     reading.asked_back(input, &unread)
 }
 
+/// The cart lines a message points at by what they are (see
+/// `Reader::line_described`).
+enum Described {
+    /// No word of a kind, a description or a name.
+    Nothing,
+    /// Words that fit no line of the cart.
+    NoLine,
+    One(ProductId),
+    Several(Vec<ProductId>),
+}
+
 /// A product asked for made the way of another («cheesecake de maracuyá»).
 struct Variant {
     said: String,
@@ -1745,6 +1756,65 @@ impl Reader<'_> {
         self.input.cart.lines.last().map(|l| l.product_id)
     }
 
+    /// The cart lines the message points at by a word of what they are —
+    /// a kind of the catalog («el dulce», «los calientes»), a word of a
+    /// description («el de canela») or of a name («el té») — when no product
+    /// is named.
+    fn line_described(&self) -> Described {
+        let catalog = &self.input.product_catalog;
+        // «calientes» is «caliente»: a plural by its «s» or its «es».
+        let same = |said: &str, known: &str| {
+            said == known
+                || said.strip_suffix('s') == Some(known)
+                || mentions::singular(said) == mentions::singular(known)
+        };
+        let fits = |id: ProductId, word: &str| {
+            catalog.iter().find(|e| e.product_id == id).is_some_and(|e| {
+                e.tags.iter().any(|t| same(word, &normalize(t)))
+                    || tokens(&normalize(&e.description))
+                        .iter()
+                        .chain(tokens(&normalize(&e.name)).iter())
+                        .any(|d| same(word, d))
+            })
+        };
+        let pointed = |k: usize| {
+            k > 0
+                && (matches!(self.words[k - 1], "el" | "la" | "los" | "las")
+                    || (k > 1
+                        && self.words[k - 1] == "de"
+                        && matches!(self.words[k - 2], "el" | "la" | "los" | "las")))
+        };
+        let said: Vec<&str> = self
+            .words
+            .iter()
+            .enumerate()
+            .filter(|(k, w)| {
+                pointed(*k)
+                    && w.chars().count() >= 2
+                    && (!SMALL.contains(w) || **w == "te")
+                    && count(w).is_none()
+                    && catalog.iter().any(|e| fits(e.product_id, w))
+            })
+            .map(|(_, w)| *w)
+            .collect();
+        if said.is_empty() {
+            return Described::Nothing;
+        }
+        let lines: Vec<ProductId> = self
+            .input
+            .cart
+            .lines
+            .iter()
+            .map(|l| l.product_id)
+            .filter(|id| said.iter().all(|w| fits(*id, w)))
+            .collect();
+        match lines.as_slice() {
+            [] => Described::NoLine,
+            [one] => Described::One(*one),
+            _ => Described::Several(lines),
+        }
+    }
+
     fn proposal(&mut self) -> Proposal {
         let input = self.input;
         if input.detected_events.contains(&Event::EscalationRequested) {
@@ -2941,6 +3011,16 @@ impl Reader<'_> {
         if kinds.is_empty() {
             return None;
         }
+        // «los calientes sácalos», «el dulce que sean 2»: lines of the cart
+        // pointed at by their kind, not a request for something of it.
+        let changes_lines = self.has(lexicon::REMOVE)
+            || self.has(&["que sean", "que sea", "dejalo en", "dejalos en", "dejalas en"])
+            || self.words.iter().any(|w| {
+                lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes)
+            });
+        if changes_lines && !matches!(self.line_described(), Described::Nothing) {
+            return None;
+        }
         let found = mentions::find(self.words, &self.input.product_catalog);
         // A kind word inside a product's own name («chocolate caliente») names
         // that product; a vague request says «algo», «alguna», «qué … tienen».
@@ -3250,7 +3330,41 @@ impl Reader<'_> {
     /// No product named: "otro", "uno más", "uno menos", "la mitad", "quítalo" are
     /// about the last line of the cart.
     fn follow_up(&mut self) -> Option<Proposal> {
-        let id = self.last_line()?;
+        // «el dulce quítalo», «el de canela», «el té que sean 3»: a line said
+        // by what it is, not the last one.
+        // (Only when the line is changed: «solo las bebidas, es todo» closes.)
+        let changing = self.has(lexicon::REMOVE)
+            || self.has(&["que sean", "que sea", "dejalo en", "dejalos en", "dejalas en"])
+            || self.words.iter().any(|w| {
+                count(w).is_some()
+                    || lexicon::removes(w)
+                    || lexicon::with_pronoun(w, lexicon::removes)
+            });
+        let described = if changing {
+            self.line_described()
+        } else {
+            Described::Nothing
+        };
+        let id = match described {
+            Described::Nothing => self.last_line()?,
+            Described::One(id) => id,
+            Described::Several(ids) => {
+                let removes = self.has(lexicon::REMOVE)
+                    || self.words.iter().any(|w| lexicon::with_pronoun(w, lexicon::removes) || lexicon::removes(w));
+                let plural = self.words.iter().any(|w| matches!(*w, "los" | "las"));
+                if removes && plural && !self.words.iter().any(|w| count(w).is_some()) {
+                    self.covered.iter_mut().for_each(|c| *c = true);
+                    let actions = ids
+                        .into_iter()
+                        .take(5)
+                        .map(|id| ProposedAction::new("REMOVE_ITEM").product(id))
+                        .collect();
+                    return Some(Proposal::new(actions, ""));
+                }
+                return Some(clarify(messages::WHICH_LINE));
+            }
+            Described::NoLine => return Some(clarify(messages::WHICH_LINE)),
+        };
         // The last change set several lines: «otro» could be any of them.
         let changed: Vec<ProductId> = self
             .input

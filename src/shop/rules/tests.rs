@@ -2985,3 +2985,23 @@ fn money_conditions_and_deferred_orders_are_never_counts() {
     let said = summary(CartOpen, "dame brownies por 48 bs", &[]);
     assert!(!said.iter().any(|a| a.contains("x48")), "{said:?}");
 }
+
+#[test]
+fn a_line_said_by_what_it_is_is_that_line_not_the_last() {
+    use State::*;
+    // Test catalog (described): 3 americano caliente, 4 chai caliente, 5
+    // chocolate caliente y dulce, 6 brownie dulce, 8 capuchino caliente.
+    let cart: &[(ProductId, i64)] = &[(6, 1), (3, 1), (1, 1)];
+    for (message, expected) in [
+        ("el dulce quitalo", vec!["REMOVE_ITEM 6"]),
+        ("el té que sean 3", vec!["CLARIFY"]),
+        ("el caliente sacalo", vec!["REMOVE_ITEM 3"]),
+    ] {
+        let now = described(message, CartOpen, cart);
+        assert_eq!(describe(&propose(&now)), expected, "{message}");
+    }
+    let now = described("los calientes sacalos", CartOpen, &[(3, 1), (5, 1), (1, 1)]);
+    assert_eq!(describe(&propose(&now)), ["REMOVE_ITEM 3", "REMOVE_ITEM 5"]);
+    let now = described("el caliente que sean 2", CartOpen, &[(3, 1), (5, 1), (1, 1)]);
+    assert_eq!(describe(&propose(&now)), ["CLARIFY"]);
+}
