@@ -265,7 +265,34 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
     let words = tokens(&text);
     let found = mentions::find(&words, &input.product_catalog);
     let catalog = mentions::catalog_words(&input.product_catalog);
-    found
+    // «un brownie sin nueces», «un chai sin leche»: without what its
+    // description says it is made with; «un americano doble», «un capuchino
+    // helado»: a way the catalog does not sell.
+    let mut out: Vec<Variant> = found
+        .iter()
+        .filter_map(|m| {
+            let id = m.product()?;
+            let description = &catalog.iter().find(|(p, ..)| *p == id)?.2;
+            let after = &words[m.end..];
+            let without = match after {
+                ["sin", "el" | "la" | "los" | "las", w, ..] | ["sin", w, ..] => Some(*w),
+                _ => None,
+            }
+            .filter(|w| w.chars().count() >= 4 && description.iter().any(|d| d == mentions::singular(w)));
+            let sized = after
+                .first()
+                .filter(|w| MODIFIERS.contains(w) && !description.iter().any(|d| d == **w));
+            let end = m.end + if without.is_some() { 2 } else { 1 };
+            (without.is_some() || sized.is_some()).then(|| Variant {
+                said: words[m.start..end.min(words.len())].join(" "),
+                start: m.start,
+                end: end.min(words.len()),
+                products: [id, id],
+                sold: false,
+            })
+        })
+        .collect();
+    out.extend(found
         .windows(2)
         .filter_map(|pair| {
             let (a, b) = (&pair[0], &pair[1]);
@@ -287,9 +314,23 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
                 products: [first, second],
                 sold: held,
             })
-        })
-        .collect()
+        }));
+    out
 }
+
+/// Sizes and ways a drink may be asked for that the catalog does not sell
+/// unless a description says so.
+/// (A size, «un americano grande», is the one size sold.)
+const MODIFIERS: &[&str] = &[
+    "doble",
+    "triple",
+    "helado",
+    "helada",
+    "frappe",
+    "light",
+    "descafeinado",
+    "descafeinada",
+];
 
 /// Words that put what follows in a hypothesis: «y si pido 3?», «cuánto me
 /// saldría», «hay descuento si llevo 10», «de haber sabido pedía 2».
@@ -2293,6 +2334,12 @@ impl Reader<'_> {
         let calm = tokens(&rest).iter().all(|w| {
             lexicon::FILLER.contains(w)
                 || lexicon::THANKS.contains(w)
+                || lexicon::CONFIRM.contains(w)
+                // «listo, confírmame y pásame el QR», «sí, todo bien»
+                || matches!(
+                    *w,
+                    "pasame" | "mandame" | "enviame" | "el" | "la" | "los" | "datos" | "todo" | "bien"
+                )
                 || matches!(
                     *w,
                     "pagamos"
@@ -4980,6 +5027,16 @@ fn clause_action(
     if only_this && in_cart > 0 && quantity.is_none() && !orders && !more && !carried {
         mark(covered, ONLY);
         mark(covered, lexicon::SET);
+        return None;
+    }
+    // «el brownie déjalo (así)»: that line as it is.
+    if in_cart > 0
+        && quantity.is_none()
+        && after
+            .first()
+            .is_some_and(|w| matches!(*w, "dejalo" | "dejala" | "dejalos" | "dejalas"))
+    {
+        mark(covered, &["dejalo", "dejala", "dejalos", "dejalas", "asi", "como", "esta"]);
         return None;
     }
     // «sí, los 2 capuchinos con leche de almendras»: the line the cart holds,

@@ -3005,3 +3005,20 @@ fn a_line_said_by_what_it_is_is_that_line_not_the_last() {
     let now = described("el caliente que sean 2", CartOpen, &[(3, 1), (5, 1), (1, 1)]);
     assert_eq!(describe(&propose(&now)), ["CLARIFY"]);
 }
+
+#[test]
+fn a_product_without_what_it_is_made_with_is_said_not_sold() {
+    use State::*;
+    for message in ["un brownie sin nueces", "un americano doble", "un capuchino helado"] {
+        let now = described(message, CartOpen, &[(3, 1)]);
+        let proposal = propose(&now);
+        assert_eq!(describe(&proposal), ["CLARIFY"], "{message}");
+        assert!(proposal.response_text.contains("No vendemos"), "{message}");
+    }
+    // A size is the one size sold; «sin» what it does not hold is how it is made.
+    check(&[
+        (CartOpen, "un americano grande", &[], &["ADD_TO_CART 3 x1"]),
+        (CartOpen, "el brownie déjalo, pero los capuchinos que sean 3", &[(8, 2), (6, 1)], &["UPDATE_QUANTITY 8 x3"]),
+        (Checkout, "listo, confirmame y pásame el QR", &[(8, 2)], &["CONFIRM_ORDER"]),
+    ]);
+}
