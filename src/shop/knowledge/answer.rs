@@ -937,9 +937,15 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
 /// «¿a qué hora cierran?», «¿hasta qué hora atienden?», «¿desde qué hora
 /// hacen delivery?»: a question whose answer is an hour of the clock.
 fn asks_for_a_time(folded: &str) -> bool {
-    ["a que hora", "hasta que hora", "desde que hora", "que hora", "what time"]
-        .iter()
-        .any(|p| crate::text::contains_phrase(folded, p))
+    [
+        "a que hora",
+        "hasta que hora",
+        "desde que hora",
+        "que hora",
+        "what time",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(folded, p))
 }
 
 /// Whether `sentence` holds an hour of the clock («20:00», «7:30»).

@@ -373,7 +373,9 @@ fn orders(clause: &str, names: bool) -> bool {
     // «una consulta», «una pregunta»: the article of the asking, no count.
     let quantity = words.iter().enumerate().any(|(at, w)| {
         (crate::text::token_number(w).is_some() || matches!(*w, "par" | "docena"))
-            && !words.get(at + 1).is_some_and(|next| ASKING_NOUNS.contains(next))
+            && !words
+                .get(at + 1)
+                .is_some_and(|next| ASKING_NOUNS.contains(next))
     });
     let interrogative = words.iter().any(|w| INTERROGATIVES.contains(w));
     names
@@ -393,9 +395,19 @@ const ASKING_NOUNS: &[&str] = &[
 ];
 
 /// Verbs that say what a product is or holds: «el brownie lleva nueces».
+/// («el chocolate es muy dulce», said without a mark, is left to the shop: it
+/// shows the product, description and all.)
 const DESCRIBING: &[&str] = &[
-    "tiene", "tienen", "lleva", "llevan", "es", "son", "viene", "vienen", "trae", "traen",
-    "contiene", "contienen", "esta", "estan",
+    "tiene",
+    "tienen",
+    "lleva",
+    "llevan",
+    "viene",
+    "vienen",
+    "trae",
+    "traen",
+    "contiene",
+    "contienen",
 ];
 
 /// «una consulta el brownie lleva nueces», «el capuchino tiene canela no»,
@@ -435,7 +447,9 @@ fn asks_of_product(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool 
                 None => before,
             };
             names_product(&subject)
-                && !subject.split(' ').any(|w| crate::text::token_number(w).is_some())
+                && !subject
+                    .split(' ')
+                    .any(|w| crate::text::token_number(w).is_some())
                 && !lead.is_some_and(|w| {
                     crate::text::token_number(w).is_some() || matches!(w, "que" | "de")
                 })
@@ -735,6 +749,7 @@ mod tests {
             "una consulta el brownie lleva nueces porque soy alergica",
             "el capuchino tiene canela no",
             "una pregunta el chai es muy dulce",
+            "el chai viene con leche",
             "una duda, el croissant tiene huevo",
             "y el cheesecake de que es",
         ] {

@@ -143,7 +143,9 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         });
         let said: Vec<String> = variants.iter().map(|v| v.said.clone()).collect();
         let kept = changes_anything(&proposal);
-        proposal.proposed_actions.push(ProposedAction::new("CLARIFY"));
+        proposal
+            .proposed_actions
+            .push(ProposedAction::new("CLARIFY"));
         proposal.response_text = if kept {
             messages::not_sold_beside(&said)
         } else {
@@ -278,7 +280,9 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
                 ["sin", "el" | "la" | "los" | "las", w, ..] | ["sin", w, ..] => Some(*w),
                 _ => None,
             }
-            .filter(|w| w.chars().count() >= 4 && description.iter().any(|d| d == mentions::singular(w)));
+            .filter(|w| {
+                w.chars().count() >= 4 && description.iter().any(|d| d == mentions::singular(w))
+            });
             let sized = after
                 .first()
                 .filter(|w| MODIFIERS.contains(w) && !description.iter().any(|d| d == **w));
@@ -292,29 +296,24 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
             })
         })
         .collect();
-    out.extend(found
-        .windows(2)
-        .filter_map(|pair| {
-            let (a, b) = (&pair[0], &pair[1]);
-            let (first, second) = (a.product()?, b.product()?);
-            if first == second
-                || b.start != a.end + 1
-                || !matches!(words[a.end], "de" | "con")
-            {
-                return None;
-            }
-            let description = &catalog.iter().find(|(id, ..)| *id == first)?.2;
-            let held = words[b.start..b.end]
-                .iter()
-                .any(|w| description.iter().any(|d| d == mentions::singular(w)));
-            Some(Variant {
-                said: words[a.start..b.end].join(" "),
-                start: a.start,
-                end: b.end,
-                products: [first, second],
-                sold: held,
-            })
-        }));
+    out.extend(found.windows(2).filter_map(|pair| {
+        let (a, b) = (&pair[0], &pair[1]);
+        let (first, second) = (a.product()?, b.product()?);
+        if first == second || b.start != a.end + 1 || !matches!(words[a.end], "de" | "con") {
+            return None;
+        }
+        let description = &catalog.iter().find(|(id, ..)| *id == first)?.2;
+        let held = words[b.start..b.end]
+            .iter()
+            .any(|w| description.iter().any(|d| d == mentions::singular(w)));
+        Some(Variant {
+            said: words[a.start..b.end].join(" "),
+            start: a.start,
+            end: b.end,
+            products: [first, second],
+            sold: held,
+        })
+    }));
     out
 }
 
@@ -465,7 +464,12 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
     let added: Vec<ProductId> = proposal
         .proposed_actions
         .iter()
-        .filter(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"))
+        .filter(|a| {
+            matches!(
+                a.action_type.as_str(),
+                "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
+            )
+        })
         .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
         .collect();
     if added.is_empty() {
@@ -504,7 +508,10 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
                 m.product() == Some(*id)
                     && (m.start == 0 || matches!(words[m.start - 1], "el" | "la" | "los" | "las"))
                     && words.get(m.end).is_some_and(|w| {
-                        matches!(*w, "es" | "son" | "esta" | "estan" | "viene" | "vienen" | "era")
+                        matches!(
+                            *w,
+                            "es" | "son" | "esta" | "estan" | "viene" | "vienen" | "era"
+                        )
                     })
             })
         });
@@ -1053,7 +1060,9 @@ fn listed(message: &str, catalog: &[super::contract::CatalogEntry]) -> String {
     let read: Vec<Option<String>> = lines
         .iter()
         .map(|line| {
-            let line = line.trim_start_matches(|c: char| matches!(c, '-' | '•' | '*' | '·') || c.is_whitespace());
+            let line = line.trim_start_matches(|c: char| {
+                matches!(c, '-' | '•' | '*' | '·') || c.is_whitespace()
+            });
             let text = prepared(line);
             let words = tokens(&text);
             let found = mentions::find(&words, catalog);
@@ -1554,8 +1563,8 @@ impl Reading {
                 });
                 // «jugo de naranja x1»: one a line, counted after.
                 let counted_after = words[end - 1]
-                        .strip_prefix('x')
-                        .is_some_and(|n| token_number(n).is_some());
+                    .strip_prefix('x')
+                    .is_some_and(|n| token_number(n).is_some());
                 let thing: Vec<&str> = if counted {
                     rest.filter(|&k| !self.covered[k])
                         .map(|k| words[k])
@@ -1810,13 +1819,16 @@ impl Reader<'_> {
                 || mentions::singular(said) == mentions::singular(known)
         };
         let fits = |id: ProductId, word: &str| {
-            catalog.iter().find(|e| e.product_id == id).is_some_and(|e| {
-                e.tags.iter().any(|t| same(word, &normalize(t)))
-                    || tokens(&normalize(&e.description))
-                        .iter()
-                        .chain(tokens(&normalize(&e.name)).iter())
-                        .any(|d| same(word, d))
-            })
+            catalog
+                .iter()
+                .find(|e| e.product_id == id)
+                .is_some_and(|e| {
+                    e.tags.iter().any(|t| same(word, &normalize(t)))
+                        || tokens(&normalize(&e.description))
+                            .iter()
+                            .chain(tokens(&normalize(&e.name)).iter())
+                            .any(|d| same(word, d))
+                })
         };
         let pointed = |k: usize| {
             k > 0
@@ -1981,7 +1993,10 @@ impl Reader<'_> {
             &["pedido", "orden", "compra", "todo", "no quiero", "ya no"],
         ) || self.words.iter().any(|w| {
             w.starts_with("anul")
-                || matches!(*w, "cancelalo" | "cancelala" | "cancelelo" | "cancelenlo" | "cancela")
+                || matches!(
+                    *w,
+                    "cancelalo" | "cancelala" | "cancelelo" | "cancelenlo" | "cancela"
+                )
         });
         // («cancelar», said alone, is the word the bot itself offers.)
         let said_alone = self.words.len() <= 2;
@@ -2997,9 +3012,12 @@ impl Reader<'_> {
             // «¿cuánto vale el brownie y el capuchino?», «tienen limonada y
             // maracuyá»: a product joined to one just asked about, with no
             // count or verb of its own, is asked about too.
-            let joined = before
-                .iter()
-                .all(|w| matches!(*w, "y" | "e" | "o" | "el" | "la" | "los" | "las" | "tambien"));
+            let joined = before.iter().all(|w| {
+                matches!(
+                    *w,
+                    "y" | "e" | "o" | "el" | "la" | "los" | "las" | "tambien"
+                )
+            });
             if action.action_type == "ADD_TO_CART"
                 && !own_verb
                 && joined
@@ -3061,10 +3079,17 @@ impl Reader<'_> {
         // «los calientes sácalos», «el dulce que sean 2»: lines of the cart
         // pointed at by their kind, not a request for something of it.
         let changes_lines = self.has(lexicon::REMOVE)
-            || self.has(&["que sean", "que sea", "dejalo en", "dejalos en", "dejalas en"])
-            || self.words.iter().any(|w| {
-                lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes)
-            });
+            || self.has(&[
+                "que sean",
+                "que sea",
+                "dejalo en",
+                "dejalos en",
+                "dejalas en",
+            ])
+            || self
+                .words
+                .iter()
+                .any(|w| lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes));
         if changes_lines && !matches!(self.line_described(), Described::Nothing) {
             return None;
         }
@@ -3267,7 +3292,16 @@ impl Reader<'_> {
         let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);
         self.covered.iter_mut().for_each(|c| *c = true);
         // «un brownie, que sean 2»: the line to that many, not that many out.
-        if any(self.text, &["que sean", "que sea", "dejalo en", "dejalos en", "dejalas en"]) {
+        if any(
+            self.text,
+            &[
+                "que sean",
+                "que sea",
+                "dejalo en",
+                "dejalos en",
+                "dejalas en",
+            ],
+        ) {
             return Some(one(ProposedAction::new("UPDATE_QUANTITY")
                 .product(id)
                 .quantity(n)));
@@ -3381,7 +3415,13 @@ impl Reader<'_> {
         // by what it is, not the last one.
         // (Only when the line is changed: «solo las bebidas, es todo» closes.)
         let changing = self.has(lexicon::REMOVE)
-            || self.has(&["que sean", "que sea", "dejalo en", "dejalos en", "dejalas en"])
+            || self.has(&[
+                "que sean",
+                "que sea",
+                "dejalo en",
+                "dejalos en",
+                "dejalas en",
+            ])
             || self.words.iter().any(|w| {
                 count(w).is_some()
                     || lexicon::removes(w)
@@ -3397,7 +3437,10 @@ impl Reader<'_> {
             Described::One(id) => id,
             Described::Several(ids) => {
                 let removes = self.has(lexicon::REMOVE)
-                    || self.words.iter().any(|w| lexicon::with_pronoun(w, lexicon::removes) || lexicon::removes(w));
+                    || self
+                        .words
+                        .iter()
+                        .any(|w| lexicon::with_pronoun(w, lexicon::removes) || lexicon::removes(w));
                 let plural = self.words.iter().any(|w| matches!(*w, "los" | "las"));
                 if removes && plural && !self.words.iter().any(|w| count(w).is_some()) {
                     self.covered.iter_mut().for_each(|c| *c = true);
@@ -3979,8 +4022,17 @@ fn restated_count(input: &ProposalInput, text: String) -> String {
 /// «capuchino x 3» is «capuchino x3»; «2x limonada» is «2 limonada».
 fn amounts_and_marks(input: &ProposalInput, text: String) -> String {
     const MONEY: &[&str] = &[
-        "bs", "bob", "bolivianos", "boliviano", "pesos", "soles", "dolares", "dolar", "lucas",
-        "mangos", "pesitos",
+        "bs",
+        "bob",
+        "bolivianos",
+        "boliviano",
+        "pesos",
+        "soles",
+        "dolares",
+        "dolar",
+        "lucas",
+        "mangos",
+        "pesitos",
     ];
     let words = tokens(&text);
     let mut out: Vec<String> = Vec::with_capacity(words.len());
@@ -4075,8 +4127,10 @@ fn not_that_many(words: &[&str], found: &[mentions::Mention]) -> Option<String> 
         let [.., "no", verb, said] = before else {
             return None;
         };
-        if !matches!(*verb, "eran" | "era" | "son" | "es" | "quiero" | "queria" | "pedi")
-            || count(said).is_none()
+        if !matches!(
+            *verb,
+            "eran" | "era" | "son" | "es" | "quiero" | "queria" | "pedi"
+        ) || count(said).is_none()
         {
             return None;
         }
@@ -4982,8 +5036,9 @@ fn clause_action(
     let removes = (any(&own_part.join(" "), lexicon::REMOVE) && !refused_removal)
         || own_part.iter().any(|w| lexicon::removes(w))
         || trailing_no
-        || (has(&["cancela", "cancelar", "anula", "anule", "anulen", "anular", "anulame"])
-            && in_cart > 0);
+        || (has(&[
+            "cancela", "cancelar", "anula", "anule", "anulen", "anular", "anulame",
+        ]) && in_cart > 0);
     for (k, w) in clause_words.iter().enumerate() {
         if lexicon::removes(w) || lexicon::adds(w) || (trailing_no && *w == "no") {
             covered[k] = true;
@@ -5036,7 +5091,12 @@ fn clause_action(
             .first()
             .is_some_and(|w| matches!(*w, "dejalo" | "dejala" | "dejalos" | "dejalas"))
     {
-        mark(covered, &["dejalo", "dejala", "dejalos", "dejalas", "asi", "como", "esta"]);
+        mark(
+            covered,
+            &[
+                "dejalo", "dejala", "dejalos", "dejalas", "asi", "como", "esta",
+            ],
+        );
         return None;
     }
     // «sí, los 2 capuchinos con leche de almendras»: the line the cart holds,

@@ -2750,9 +2750,24 @@ fn closing_words_and_paying_words_never_cancel_an_order() {
     use State::*;
     check(&[
         (CartOpen, "no quiero nada mas", &[(8, 1)], &["REVIEW_ORDER"]),
-        (CartOpen, "ya no quiero mas cosas", &[(8, 1)], &["REVIEW_ORDER"]),
-        (CartOpen, "no quiero nada más que eso", &[(8, 1)], &["REVIEW_ORDER"]),
-        (CartOpen, "ya no quiero nada, cancela", &[(8, 1)], &["CANCEL_ORDER"]),
+        (
+            CartOpen,
+            "ya no quiero mas cosas",
+            &[(8, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        (
+            CartOpen,
+            "no quiero nada más que eso",
+            &[(8, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        (
+            CartOpen,
+            "ya no quiero nada, cancela",
+            &[(8, 1)],
+            &["CANCEL_ORDER"],
+        ),
         (CartOpen, "cancela el pedido", &[(8, 1)], &["CANCEL_ORDER"]),
     ]);
     for (state, message) in [
@@ -2762,7 +2777,10 @@ fn closing_words_and_paying_words_never_cancel_an_order() {
         (AwaitingPayment, "no quiero nada mas, gracias"),
     ] {
         let said = summary(state, message, &[(8, 1)]);
-        assert!(!said.contains(&"CANCEL_ORDER".to_owned()), "{message}: {said:?}");
+        assert!(
+            !said.contains(&"CANCEL_ORDER".to_owned()),
+            "{message}: {said:?}"
+        );
     }
 }
 
@@ -2770,12 +2788,42 @@ fn closing_words_and_paying_words_never_cancel_an_order() {
 fn a_count_said_again_sets_the_line_never_adds_as_many_again() {
     use State::*;
     check(&[
-        (CartOpen, "reduce a 2 capuchinos", &[(8, 4)], &["UPDATE_QUANTITY 8 x2"]),
-        (CartOpen, "corrijo: 3 capuchinos", &[(8, 4)], &["UPDATE_QUANTITY 8 x3"]),
-        (CartOpen, "rebaja a 1 el capuchino", &[(8, 4)], &["UPDATE_QUANTITY 8 x1"]),
-        (CartOpen, "no, dije 1 croissant", &[(7, 2)], &["UPDATE_QUANTITY 7 x1"]),
-        (CartOpen, "no, 2 brownies", &[(6, 1)], &["UPDATE_QUANTITY 6 x2"]),
-        (CartOpen, "2 capuchinos dije", &[(8, 4)], &["UPDATE_QUANTITY 8 x2"]),
+        (
+            CartOpen,
+            "reduce a 2 capuchinos",
+            &[(8, 4)],
+            &["UPDATE_QUANTITY 8 x2"],
+        ),
+        (
+            CartOpen,
+            "corrijo: 3 capuchinos",
+            &[(8, 4)],
+            &["UPDATE_QUANTITY 8 x3"],
+        ),
+        (
+            CartOpen,
+            "rebaja a 1 el capuchino",
+            &[(8, 4)],
+            &["UPDATE_QUANTITY 8 x1"],
+        ),
+        (
+            CartOpen,
+            "no, dije 1 croissant",
+            &[(7, 2)],
+            &["UPDATE_QUANTITY 7 x1"],
+        ),
+        (
+            CartOpen,
+            "no, 2 brownies",
+            &[(6, 1)],
+            &["UPDATE_QUANTITY 6 x2"],
+        ),
+        (
+            CartOpen,
+            "2 capuchinos dije",
+            &[(8, 4)],
+            &["UPDATE_QUANTITY 8 x2"],
+        ),
         (
             CartOpen,
             "ok entonces quedamos en 2 capuchinos y 2 brownies",
@@ -2788,8 +2836,18 @@ fn a_count_said_again_sets_the_line_never_adds_as_many_again() {
             &[(8, 3)],
             &["UPDATE_QUANTITY 8 x2", "ADD_TO_CART 5 x1"],
         ),
-        (CartOpen, "no son 4 brownies sino 3", &[(6, 4)], &["UPDATE_QUANTITY 6 x3"]),
-        (Checkout, "si pero son 3 capuchinos no 2", &[(8, 2)], &["UPDATE_QUANTITY 8 x3"]),
+        (
+            CartOpen,
+            "no son 4 brownies sino 3",
+            &[(6, 4)],
+            &["UPDATE_QUANTITY 6 x3"],
+        ),
+        (
+            Checkout,
+            "si pero son 3 capuchinos no 2",
+            &[(8, 2)],
+            &["UPDATE_QUANTITY 8 x3"],
+        ),
         // A yes that says the cart again is the yes.
         (
             Checkout,
@@ -2799,11 +2857,23 @@ fn a_count_said_again_sets_the_line_never_adds_as_many_again() {
         ),
         // More is still more.
         (CartOpen, "2 brownies más", &[(6, 3)], &["ADD_TO_CART 6 x2"]),
-        (CartOpen, "mejor 3 brownies", &[(6, 1)], &["UPDATE_QUANTITY 6 x3"]),
+        (
+            CartOpen,
+            "mejor 3 brownies",
+            &[(6, 1)],
+            &["UPDATE_QUANTITY 6 x3"],
+        ),
     ]);
     // «los 2 capuchinos con leche de almendras» points at the line; never 2 more.
-    let said = summary(Checkout, "sí, los 2 capuchinos con leche de almendras", &[(8, 2)]);
-    assert!(!said.iter().any(|a| a.starts_with("ADD_TO_CART")), "{said:?}");
+    let said = summary(
+        Checkout,
+        "sí, los 2 capuchinos con leche de almendras",
+        &[(8, 2)],
+    );
+    assert!(
+        !said.iter().any(|a| a.starts_with("ADD_TO_CART")),
+        "{said:?}"
+    );
 }
 
 #[test]
@@ -2837,8 +2907,18 @@ fn a_product_in_a_hypothesis_an_opinion_or_a_wish_to_see_is_shown_never_added() 
     // A count or an order verb beside the liking still orders; a liking said
     // of something else leaves the order alone.
     check(&[
-        (CartOpen, "me encantan, ponme 2 brownies", cart, &["ADD_TO_CART 6 x2"]),
-        (CartOpen, "a ver, dame 2 brownies", cart, &["ADD_TO_CART 6 x2"]),
+        (
+            CartOpen,
+            "me encantan, ponme 2 brownies",
+            cart,
+            &["ADD_TO_CART 6 x2"],
+        ),
+        (
+            CartOpen,
+            "a ver, dame 2 brownies",
+            cart,
+            &["ADD_TO_CART 6 x2"],
+        ),
     ]);
 }
 
@@ -2856,8 +2936,18 @@ fn a_product_refused_by_name_is_never_added() {
         assert_eq!(said, ["CLARIFY"], "{message}");
     }
     check(&[
-        (CartOpen, "anula el americano", &[(3, 1)], &["REMOVE_ITEM 3"]),
-        (CartOpen, "no quiero 2 maracuyas, quiero 1", &[(1, 2)], &["UPDATE_QUANTITY 1 x1"]),
+        (
+            CartOpen,
+            "anula el americano",
+            &[(3, 1)],
+            &["REMOVE_ITEM 3"],
+        ),
+        (
+            CartOpen,
+            "no quiero 2 maracuyas, quiero 1",
+            &[(1, 2)],
+            &["UPDATE_QUANTITY 1 x1"],
+        ),
     ]);
 }
 
@@ -2874,7 +2964,11 @@ fn a_product_made_the_way_of_another_is_a_variant_not_two_products() {
         assert!(proposal.response_text.contains("No vendemos"), "{message}");
     }
     // What else the message orders is taken, and the variant said.
-    let now = described("una maracuya, y un croissant de matcha si hay", CartOpen, &[(3, 1)]);
+    let now = described(
+        "una maracuya, y un croissant de matcha si hay",
+        CartOpen,
+        &[(3, 1)],
+    );
     let proposal = propose(&now);
     assert_eq!(describe(&proposal), ["ADD_TO_CART 1 x1", "CLARIFY"]);
     assert!(proposal.response_text.contains("anoté lo demás"));
@@ -2897,7 +2991,12 @@ fn a_count_beside_a_food_not_sold_never_moves_another_line() {
     assert!(proposal.response_text.contains("«agua»"));
     assert_eq!(rewrite(&now), None);
     // A name said twice is one product: «lemonade, maracuyá» style repeats.
-    check(&[(CartOpen, "maracuya, maracuya, two", &[(3, 1)], &["ADD_TO_CART 1 x2"])]);
+    check(&[(
+        CartOpen,
+        "maracuya, maracuya, two",
+        &[(3, 1)],
+        &["ADD_TO_CART 1 x2"],
+    )]);
 }
 
 #[test]
@@ -2941,15 +3040,28 @@ fn words_of_a_products_description_after_its_name_go_on_naming_it() {
     use State::*;
     let cart: &[(ProductId, i64)] = &[(8, 1)];
     for (message, expected) in [
-        ("y el brownie de chocolate con nueces, dos", "ADD_TO_CART 6 x2"),
+        (
+            "y el brownie de chocolate con nueces, dos",
+            "ADD_TO_CART 6 x2",
+        ),
         ("y el cafecito de altura, dos", "ADD_TO_CART 3 x2"),
     ] {
         let now = described(message, CartOpen, cart);
         assert_eq!(describe(&propose(&now)), [expected], "{message}");
     }
     check(&[
-        (Checkout, "ya mijita gracias sí sí confirmo confirmo nomás", cart, &["CONFIRM_ORDER"]),
-        (Checkout, "Perfect, yes confirm. Gracias!!", cart, &["CONFIRM_ORDER"]),
+        (
+            Checkout,
+            "ya mijita gracias sí sí confirmo confirmo nomás",
+            cart,
+            &["CONFIRM_ORDER"],
+        ),
+        (
+            Checkout,
+            "Perfect, yes confirm. Gracias!!",
+            cart,
+            &["CONFIRM_ORDER"],
+        ),
     ]);
 }
 
@@ -2973,13 +3085,43 @@ fn money_conditions_and_deferred_orders_are_never_counts() {
         );
     }
     check(&[
-        (CartOpen, "dame 2 brownies si es posible", &[], &["ADD_TO_CART 6 x2"]),
-        (CartOpen, "capuchino x 3, brownie x 1", &[], &["ADD_TO_CART 8 x3", "ADD_TO_CART 6 x1"]),
+        (
+            CartOpen,
+            "dame 2 brownies si es posible",
+            &[],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        (
+            CartOpen,
+            "capuchino x 3, brownie x 1",
+            &[],
+            &["ADD_TO_CART 8 x3", "ADD_TO_CART 6 x1"],
+        ),
         (CartOpen, "2x maracuya", &[], &["ADD_TO_CART 1 x2"]),
-        (CartOpen, "chai, chai, croissant", &[], &["ADD_TO_CART 4 x2", "ADD_TO_CART 7 x1"]),
-        (CartOpen, "ya no quiero nada de comer", &[(4, 2), (7, 1)], &["CLARIFY"]),
-        (AwaitingPayment, "ya voy a cancelar", &[(4, 2)], &["CLARIFY"]),
-        (AwaitingPayment, "cancela el pedido", &[(4, 2)], &["CANCEL_ORDER"]),
+        (
+            CartOpen,
+            "chai, chai, croissant",
+            &[],
+            &["ADD_TO_CART 4 x2", "ADD_TO_CART 7 x1"],
+        ),
+        (
+            CartOpen,
+            "ya no quiero nada de comer",
+            &[(4, 2), (7, 1)],
+            &["CLARIFY"],
+        ),
+        (
+            AwaitingPayment,
+            "ya voy a cancelar",
+            &[(4, 2)],
+            &["CLARIFY"],
+        ),
+        (
+            AwaitingPayment,
+            "cancela el pedido",
+            &[(4, 2)],
+            &["CANCEL_ORDER"],
+        ),
     ]);
     // «dame brownies por 48 bs»: the money is no count.
     let said = summary(CartOpen, "dame brownies por 48 bs", &[]);
@@ -3002,14 +3144,22 @@ fn a_line_said_by_what_it_is_is_that_line_not_the_last() {
     }
     let now = described("los calientes sacalos", CartOpen, &[(3, 1), (5, 1), (1, 1)]);
     assert_eq!(describe(&propose(&now)), ["REMOVE_ITEM 3", "REMOVE_ITEM 5"]);
-    let now = described("el caliente que sean 2", CartOpen, &[(3, 1), (5, 1), (1, 1)]);
+    let now = described(
+        "el caliente que sean 2",
+        CartOpen,
+        &[(3, 1), (5, 1), (1, 1)],
+    );
     assert_eq!(describe(&propose(&now)), ["CLARIFY"]);
 }
 
 #[test]
 fn a_product_without_what_it_is_made_with_is_said_not_sold() {
     use State::*;
-    for message in ["un brownie sin nueces", "un americano doble", "un capuchino helado"] {
+    for message in [
+        "un brownie sin nueces",
+        "un americano doble",
+        "un capuchino helado",
+    ] {
         let now = described(message, CartOpen, &[(3, 1)]);
         let proposal = propose(&now);
         assert_eq!(describe(&proposal), ["CLARIFY"], "{message}");
@@ -3018,7 +3168,17 @@ fn a_product_without_what_it_is_made_with_is_said_not_sold() {
     // A size is the one size sold; «sin» what it does not hold is how it is made.
     check(&[
         (CartOpen, "un americano grande", &[], &["ADD_TO_CART 3 x1"]),
-        (CartOpen, "el brownie déjalo, pero los capuchinos que sean 3", &[(8, 2), (6, 1)], &["UPDATE_QUANTITY 8 x3"]),
-        (Checkout, "listo, confirmame y pásame el QR", &[(8, 2)], &["CONFIRM_ORDER"]),
+        (
+            CartOpen,
+            "el brownie déjalo, pero los capuchinos que sean 3",
+            &[(8, 2), (6, 1)],
+            &["UPDATE_QUANTITY 8 x3"],
+        ),
+        (
+            Checkout,
+            "listo, confirmame y pásame el QR",
+            &[(8, 2)],
+            &["CONFIRM_ORDER"],
+        ),
     ]);
 }
