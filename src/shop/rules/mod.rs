@@ -527,7 +527,16 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
         .proposed_actions
         .iter()
         .all(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "SHOW_PRODUCT"));
-    if !(hypothetical || (only_additions && (opinion || seeing || compared || said_of))) {
+    // «y el chai» right after a product was shown: and what about the chai.
+    let and_this = input.focus.is_some_and(|f| !added.contains(&f))
+        && !counted
+        && !verb
+        && matches!(words.first(), Some(&("y" | "e")))
+        && matches!(words.get(1), Some(&("el" | "la" | "los" | "las")))
+        && words.len() <= 4
+        && found.len() == 1;
+    if !(hypothetical || (only_additions && (opinion || seeing || compared || said_of || and_this)))
+    {
         return None;
     }
     let shown: Vec<ProposedAction> = proposal
@@ -4156,7 +4165,7 @@ fn not_that_many(words: &[&str], found: &[mentions::Mention]) -> Option<String> 
 /// says the cart again — every product named is in it, with the count it holds
 /// or none — is the yes alone, never the order twice.
 fn restated_summary(input: &ProposalInput, text: String) -> String {
-    if input.current_state != State::Checkout {
+    if !matches!(input.current_state, State::Checkout | State::CartOpen) {
         return text;
     }
     let words = tokens(&text);
@@ -4171,7 +4180,9 @@ fn restated_summary(input: &ProposalInput, text: String) -> String {
         };
         let held = input.cart.quantity_of(id);
         let said = quantity_before(&words[..m.start]);
-        if held.is_none() || said.is_some_and(|n| Some(n) != held) {
+        // (With the cart open, each line's count is said: «2 capuchinos».)
+        let unsaid = said.is_none() && input.current_state == State::CartOpen;
+        if held.is_none() || unsaid || said.is_some_and(|n| Some(n) != held) {
             return text;
         }
         covered[m.start..m.end].iter_mut().for_each(|c| *c = true);
@@ -4190,11 +4201,23 @@ fn restated_summary(input: &ProposalInput, text: String) -> String {
         })
         .collect();
     let yes = yes.join(" ");
-    if only_words_of(&yes, lexicon::CONFIRM) && !only_words_of(&yes, lexicon::DENY) {
-        yes
-    } else {
-        text
-    }
+    // With the cart open, only beside a close («perfecto, 2 capuchinos y 2
+    // brownies entonces, ¿cuánto es?»): said alone it may be more of the same.
+    let changes = tokens(&yes).iter().any(|w| {
+        count(w).is_some()
+            || lexicon::adds(w)
+            || lexicon::removes(w)
+            || lexicon::with_pronoun(w, lexicon::removes)
+    }) || any(&yes, lexicon::SET)
+        || any(&yes, lexicon::REMOVE);
+    let closes = input.current_state == State::CartOpen
+        && !changes
+        && (any(&yes, lexicon::CLOSES)
+            || any(&yes, &["cuanto es", "cuanto seria", "cuanto sale", "total"]));
+    let confirms = input.current_state == State::Checkout
+        && only_words_of(&yes, lexicon::CONFIRM)
+        && !only_words_of(&yes, lexicon::DENY);
+    if confirms || closes { yes } else { text }
 }
 
 /// «no me pongas el cheesecake» with a cheesecake in the cart: take it out.

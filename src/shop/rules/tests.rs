@@ -3182,3 +3182,29 @@ fn a_product_without_what_it_is_made_with_is_said_not_sold() {
         ),
     ]);
 }
+
+#[test]
+fn the_cart_said_again_beside_a_close_is_the_close_and_a_bare_and_this_after_a_shown_product_asks()
+{
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "perfecto, 2 capuchinos y 2 brownies entonces, cuanto es?",
+            &[(8, 2), (6, 2)],
+            &["REVIEW_ORDER"],
+        ),
+        // Said alone it may be more of the same.
+        (
+            CartOpen,
+            "2 capuchinos y 2 brownies",
+            &[(8, 2), (6, 2)],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x2"],
+        ),
+    ]);
+    let mut now = input(CartOpen, "y el chai", &[(8, 1)]);
+    now.focus = Some(6);
+    assert_eq!(describe(&propose(&now)), ["SHOW_PRODUCT 4"]);
+    now.customer_message = "y una maracuya".into();
+    assert_eq!(describe(&propose(&now)), ["ADD_TO_CART 1 x1"]);
+}
