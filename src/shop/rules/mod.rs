@@ -68,7 +68,9 @@ pub fn propose(input: &ProposalInput) -> Proposal {
         not_put(input, message.clone()) != message
     };
     if reading.changes_anything()
-        && (doubts(&input.customer_message) || nothing_of_a_product(input))
+        && (doubts(&input.customer_message)
+            || nothing_of_a_product(input)
+            || retracts(input, &reading.proposal))
         && !taken_out()
     {
         return clarify(messages::CLARIFY_DEFAULT);
@@ -580,6 +582,58 @@ fn taken_back(input: &ProposalInput) -> bool {
                 && before.iter().any(|b| b.product() == m.product())
         })
     })
+}
+
+/// «…y una maracuyá, ah no, mejor la maracuyá no», «quería un chai, pero leí
+/// que tiene cafeína, así que mejor una limonada», «el brownie después lo
+/// veo»: a product taken back in words the reading does not follow; asked.
+fn retracts(input: &ProposalInput, proposal: &Proposal) -> bool {
+    // Only when the reading still changes a product named before the words
+    // that take it back («agrega una limonada, ah no, mejor maracuyá» read as
+    // the maracuyá alone is right).
+    let changed: Vec<ProductId> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| EFFECTS.contains(&a.action_type.as_str()))
+        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .collect();
+    const TAKEN_BACK: &[&str] = &[
+        "ah no",
+        "mejor no",
+        "pensandolo bien",
+        "al reves",
+        "asi que mejor",
+        "pero mejor",
+        "mejor ya no",
+    ];
+    // «el brownie después lo veo»: put off, said right after the product.
+    const PUT_OFF: &[&str] = &["despues lo veo", "lo veo despues", "luego lo veo"];
+    // Sentence by sentence: «…nada más por ahora. Ah y para el niño algo, pero
+    // eso después lo veo» puts off something else.
+    input
+        .customer_message
+        .split(['.', '!', '?', ';', '\n'])
+        .any(|sentence| {
+            let text = prepared(sentence);
+            let words = tokens(&text);
+            let found = mentions::find(&words, &input.product_catalog);
+            let changes = |m: &mentions::Mention| m.product().is_some_and(|id| changed.contains(&id));
+            let marked = |phrases: &[&str]| {
+                let mut at = vec![false; words.len()];
+                lexicon::cover(&words, phrases, &mut at);
+                at.iter().position(|c| *c)
+            };
+            marked(TAKEN_BACK).is_some_and(|at| found.iter().any(|m| m.end <= at && changes(m)))
+                || marked(PUT_OFF)
+                    .is_some_and(|at| found.iter().any(|m| m.end <= at && at <= m.end + 2 && changes(m)))
+                // «la maracuyá no»: a product named again with a bare no after it.
+                || found.iter().enumerate().any(|(k, m)| {
+                    words.get(m.end) == Some(&"no")
+                        && words.get(m.end + 1).is_none_or(|w| !lexicon::adds(w))
+                        && found[..k].iter().any(|e| e.candidates == m.candidates)
+                        && changes(m)
+                })
+        })
 }
 
 /// «nada de croissant», «nada de brownie por ahora»: a product refused by

@@ -3208,3 +3208,23 @@ fn the_cart_said_again_beside_a_close_is_the_close_and_a_bare_and_this_after_a_s
     now.customer_message = "y una maracuya".into();
     assert_eq!(describe(&propose(&now)), ["ADD_TO_CART 1 x1"]);
 }
+
+#[test]
+fn a_product_taken_back_in_words_the_reading_does_not_follow_is_asked() {
+    use State::*;
+    for message in [
+        "me da unas 2 maracuyas, y un brownie, ah no, mejor el brownie no, 3 maracuyas nomás",
+        "quería un chai, pero leí que tiene cafeína, así que mejor una maracuya",
+        "quiero un brownie, ah no, tiene nueces y soy alérgico",
+        "me das dos chais y un brownie porfa? bueno el brownie después lo veo, por ahora solo los chais",
+    ] {
+        assert_eq!(summary(CartOpen, message, &[]), ["CLARIFY"], "{message}");
+    }
+    // Read right, it stands.
+    check(&[(
+        CartOpen,
+        "agrega un chai, ah no, mejor maracuya",
+        &[],
+        &["ADD_TO_CART 1 x1"],
+    )]);
+}
