@@ -1869,6 +1869,23 @@ impl Reader<'_> {
         self.input.cart.lines.last().map(|l| l.product_id)
     }
 
+    /// Whether the words take a line out or set it («quítalo», «que sean»,
+    /// «déjalo en»), whichever line they mean.
+    fn changes_a_line(&mut self) -> bool {
+        self.has(lexicon::REMOVE)
+            || self.has(&[
+                "que sean",
+                "que sea",
+                "dejalo en",
+                "dejalos en",
+                "dejalas en",
+            ])
+            || self
+                .words
+                .iter()
+                .any(|w| lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes))
+    }
+
     /// The cart lines the message points at by a word of what they are —
     /// a kind of the catalog («el dulce», «los calientes»), a word of a
     /// description («el de canela») or of a name («el té») — when no product
@@ -3141,19 +3158,7 @@ impl Reader<'_> {
         }
         // «los calientes sácalos», «el dulce que sean 2»: lines of the cart
         // pointed at by their kind, not a request for something of it.
-        let changes_lines = self.has(lexicon::REMOVE)
-            || self.has(&[
-                "que sean",
-                "que sea",
-                "dejalo en",
-                "dejalos en",
-                "dejalas en",
-            ])
-            || self
-                .words
-                .iter()
-                .any(|w| lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes));
-        if changes_lines && !matches!(self.line_described(), Described::Nothing) {
+        if self.changes_a_line() && !matches!(self.line_described(), Described::Nothing) {
             return None;
         }
         let found = mentions::find(self.words, &self.input.product_catalog);
@@ -3477,19 +3482,7 @@ impl Reader<'_> {
         // «el dulce quítalo», «el de canela», «el té que sean 3»: a line said
         // by what it is, not the last one.
         // (Only when the line is changed: «solo las bebidas, es todo» closes.)
-        let changing = self.has(lexicon::REMOVE)
-            || self.has(&[
-                "que sean",
-                "que sea",
-                "dejalo en",
-                "dejalos en",
-                "dejalas en",
-            ])
-            || self.words.iter().any(|w| {
-                count(w).is_some()
-                    || lexicon::removes(w)
-                    || lexicon::with_pronoun(w, lexicon::removes)
-            });
+        let changing = self.changes_a_line() || self.words.iter().any(|w| count(w).is_some());
         let described = if changing {
             self.line_described()
         } else {
