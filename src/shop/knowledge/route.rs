@@ -719,6 +719,14 @@ fn is_kind(attribute: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// Whether a clause names one of `products` (a stand-in for the catalog).
+    fn naming(products: &'static [&'static str]) -> impl Fn(&str) -> bool + Copy {
+        move |clause: &str| {
+            let folded = normalize(clause);
+            products.iter().any(|p| folded.contains(p))
+        }
+    }
+
     #[test]
     fn a_message_is_cut_into_its_clauses() {
         assert_eq!(
@@ -739,12 +747,7 @@ mod tests {
     #[test]
     fn a_product_before_a_verb_of_what_it_is_is_asked_about_whatever_the_marks() {
         let library = Library::default();
-        let names = |clause: &str| {
-            let folded = normalize(clause);
-            ["capuchino", "croissant", "brownie", "chai", "cheesecake"]
-                .iter()
-                .any(|p| folded.contains(p))
-        };
+        let names = naming(&["capuchino", "croissant", "brownie", "chai", "cheesecake"]);
         for asked in [
             "una consulta el brownie lleva nueces porque soy alergica",
             "el capuchino tiene canela no",
@@ -784,12 +787,7 @@ mod tests {
     #[test]
     fn an_order_before_a_comma_is_kept_beside_the_question_after_it() {
         let library = Library::default();
-        let names = |clause: &str| {
-            let folded = normalize(clause);
-            ["capuchino", "croissant", "brownie", "limonada"]
-                .iter()
-                .any(|p| folded.contains(p))
-        };
+        let names = naming(&["capuchino", "croissant", "brownie", "limonada"]);
         let split = super::split(
             "buenas, 2 capuchinos y 1 croissant, a que hora cierran hoy sabado?",
             &library,
@@ -809,12 +807,7 @@ mod tests {
     #[test]
     fn questions_are_told_from_requests_by_their_words_not_their_marks() {
         let library = Library::default();
-        let names = |clause: &str| {
-            let folded = normalize(clause);
-            ["brownie", "americano", "cruasanes", "croissant"]
-                .iter()
-                .any(|p| folded.contains(p))
-        };
+        let names = naming(&["brownie", "americano", "cruasanes", "croissant"]);
         let questions = |text: &str| split(text, &library, names).questions;
         // Knowledge: a topic with or without a question's shape, a complaint,
         // an attribute of a named product.

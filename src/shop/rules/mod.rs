@@ -4321,6 +4321,18 @@ fn not_put(input: &ProposalInput, text: String) -> String {
     said.join(" ")
 }
 
+/// The product named right after `from` in `words` (an article between at
+/// most): its id, and where its name starts and ends in `words`.
+fn named_right_after(
+    input: &ProposalInput,
+    words: &[&str],
+    from: usize,
+) -> Option<(ProductId, usize, usize)> {
+    let found = mentions::find(&words[from..], &input.product_catalog);
+    let m = found.first().filter(|m| m.start <= 1)?;
+    Some((m.product()?, from + m.start, from + m.end))
+}
+
 /// «el doble de americanos», «ponme el doble de brownies»: a line in the cart
 /// made twice as many.
 fn double_of(input: &ProposalInput, text: String) -> String {
@@ -4331,17 +4343,16 @@ fn double_of(input: &ProposalInput, text: String) -> String {
     else {
         return text;
     };
-    let found = mentions::find(&words[at + 3..], &input.product_catalog);
-    let Some(m) = found.first().filter(|m| m.start <= 1) else {
+    let Some((id, start, _)) = named_right_after(input, &words, at + 3) else {
         return text;
     };
-    let Some(quantity) = m.product().and_then(|id| input.cart.quantity_of(id)) else {
+    let Some(quantity) = input.cart.quantity_of(id) else {
         return text;
     };
     let twice = (quantity * 2).to_string();
     let mut said: Vec<&str> = words[..at].to_vec();
     said.extend(["que", "sean", twice.as_str()]);
-    said.extend(&words[at + 3 + m.start..]);
+    said.extend(&words[start..]);
     said.join(" ")
 }
 
@@ -4359,14 +4370,9 @@ fn instead_after(input: &ProposalInput, text: String) -> String {
     if before.is_empty() {
         return text;
     }
-    let after = mentions::find(&words[at + 3..], &input.product_catalog);
-    let Some(out) = after.first().filter(|m| m.start <= 1) else {
+    let Some((id, _, end)) = named_right_after(input, &words, at + 3) else {
         return text;
     };
-    let Some(id) = out.product() else {
-        return text;
-    };
-    let end = at + 3 + out.end;
     let in_cart = input.cart.holds(id);
     let mut said: Vec<&str> = Vec::new();
     if in_cart {
@@ -4431,14 +4437,9 @@ fn half_of_another(input: &ProposalInput, text: String) -> String {
     };
     let found = mentions::find(&words[..at], &input.product_catalog);
     // The product halved, right after «la mitad de (los)».
-    let halved = mentions::find(&words[at + 3..], &input.product_catalog);
-    let Some(of) = halved.first().filter(|m| m.start <= 1) else {
+    let Some((other, _, of_end)) = named_right_after(input, &words, at + 3) else {
         return text;
     };
-    let Some(other) = of.product() else {
-        return text;
-    };
-    let of_end = at + 3 + of.end;
     // Its count: said right before it earlier in the message, or its line.
     let earlier = found
         .iter()
