@@ -60,7 +60,8 @@ fn beyond_the_limit(turn: &ScriptTurn) -> bool {
         .is_some_and(|a| a.len() > crate::proposal::MAX_ACTIONS)
 }
 
-/// The lines of the conversation's order awaiting payment, by sku.
+/// The lines of the conversation's order awaiting payment (its proof sent or
+/// not: the state is AWAITING_PAYMENT either way), by sku.
 async fn open_order_lines(
     pool: &PgPool,
     conversation_id: uuid::Uuid,
@@ -69,7 +70,8 @@ async fn open_order_lines(
         "SELECT p.sku, oi.quantity FROM orders o \
          JOIN order_items oi ON oi.order_id = o.id \
          JOIN products p ON p.id = oi.product_id \
-         WHERE o.conversation_id = $1 AND o.status = 'awaiting_payment'",
+         WHERE o.conversation_id = $1 \
+           AND o.status IN ('awaiting_payment', 'proof_received')",
     )
     .bind(conversation_id)
     .fetch_all(pool)

@@ -497,7 +497,7 @@ pub async fn plan(
             // message, and not over a model whose change stood in part on the
             // customer's words: there, where the rules would change the cart too,
             // nothing silently wins and the customer is asked.
-            let reading = super::rules::read(&input);
+            let reading = super::rules::settled(&input);
             let changes = super::rules::changes_anything;
             let model_changed = grounded_in_part && changes(&proposal);
             proposal = if reading.confident && !(model_changed && changes(&reading.proposal)) {

@@ -23,7 +23,7 @@ impl crate::proposers::Contract for ShopContract {
     }
 
     fn read_whole(input: &ProposalInput) -> Option<ProposalOf<ProposedAction>> {
-        let reading = rules::read(input);
+        let reading = rules::settled(input);
         reading.confident.then_some(reading.proposal)
     }
 

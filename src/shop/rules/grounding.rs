@@ -133,11 +133,11 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // «me da lo mismo» is indifference, not the order again.
     let same_again = lexicon::any(&request, &["lo mismo", "igual"])
         && !lexicon::any(&request, lexicon::INDIFFERENT);
+    // «lo mismo que yo», «y el chai no, mejor lo mismo que ella»: the lines
+    // already ordered, even beside a product named.
     if same_again {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
-        if names_none {
-            products.extend(input.cart.lines.iter().map(|l| l.product_id));
-        }
+        products.extend(input.cart.lines.iter().map(|l| l.product_id));
     }
     // «uno más de cada uno», naming nothing: every line.
     if names_none
@@ -283,6 +283,30 @@ fn grounds(input: &ProposalInput) -> Grounds {
     let points_back = words
         .iter()
         .any(|w| lexicon::with_pronoun(w, |verb| super::swap_verb(verb) || lexicon::removes(verb)));
+    // «poneme uno de ese», «sí, cámbielo nomás», «lo mismo»: a word pointing
+    // back stands on what the last turns named (the customer's last two
+    // messages, the bot's last reply) — the model resolves which.
+    let demonstrative = words
+        .windows(2)
+        .any(|w| matches!(w, ["el", "otro"] | ["la", "otra"]))
+        || words.iter().any(|w| {
+            matches!(
+                *w,
+                "ese"
+                    | "esa"
+                    | "esos"
+                    | "esas"
+                    | "eso"
+                    | "este"
+                    | "esta"
+                    | "estos"
+                    | "estas"
+                    | "esto"
+            )
+        });
+    if points_back || demonstrative || same_again {
+        products.extend(recently_named(input));
+    }
     Grounds {
         brought_in,
         points_back,
@@ -358,6 +382,23 @@ fn asked_about(input: &ProposalInput) -> Option<ProductId> {
         [only] => Some(*only),
         _ => None,
     }
+}
+
+/// The products the last two turns named: the customer's two messages before
+/// this one and the bot's replies between.
+fn recently_named(input: &ProposalInput) -> Vec<ProductId> {
+    input
+        .recent_history
+        .iter()
+        .rev()
+        .filter(|h| h.text != input.customer_message)
+        .take(4)
+        .flat_map(|h| {
+            mentions::find(&tokens(&prepared(&h.text)), &input.product_catalog)
+                .into_iter()
+                .flat_map(|m| m.candidates)
+        })
+        .collect()
 }
 
 /// Products whose description holds a word of `words` that few products'
@@ -674,7 +715,7 @@ fn said(grounds: &Grounds, kind: ActionKind, quantity: i64, in_cart: i64) -> boo
 /// («¿Quieres que agregue 2 × Brownie, o que deje 1 × Brownie?»). Neither
 /// reading wins silently.
 pub fn disagreement(input: &ProposalInput, proposal: &Proposal) -> Option<String> {
-    let reading = super::read(input);
+    let reading = super::settled(input);
     if !reading.confident {
         return None;
     }

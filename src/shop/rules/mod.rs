@@ -69,6 +69,7 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     };
     if reading.changes_anything()
         && (doubts(&input.customer_message)
+            || same_as_whom(input)
             || nothing_of_a_product(input)
             || retracts(input, &reading.proposal))
         && !taken_out()
@@ -680,15 +681,6 @@ fn doubts(message: &str) -> bool {
             "no quiero que",
             "no quiere que",
             "no queremos que",
-            // «que le pidas lo mismo que yo»: whose order is meant is not
-            // the rules' to know.
-            "lo mismo que yo",
-            "lo mismo que el",
-            "lo mismo que ella",
-            "lo mismo que mi",
-            "igual que yo",
-            "igual que el",
-            "igual que ella",
             // «no quiero otro brownie», «no me pongas otro chai»: no more of
             // it, which changes nothing the rules can name.
             "no quiero otro",
@@ -1227,10 +1219,16 @@ pub fn without_list_numbers(message: &str) -> String {
 /// The message as the rules read it: folded, and with what points elsewhere
 /// (a relayed request, a line by its place, «lo último», «los 3») said by name.
 pub(super) fn said(input: &ProposalInput) -> String {
-    let said = greeting_asked(reported(prepared(&listed(
-        &input.customer_message,
-        &input.product_catalog,
-    ))));
+    let said = the_other_one(
+        input,
+        same_as_someone(
+            input,
+            greeting_asked(reported(prepared(&listed(
+                &input.customer_message,
+                &input.product_catalog,
+            )))),
+        ),
+    );
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
     let said = restated_summary(input, named_twice(input, amounts_and_marks(input, said)));
     let said = half_of_another(
@@ -1241,6 +1239,20 @@ pub(super) fn said(input: &ProposalInput) -> String {
         input,
         each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
     )
+}
+
+/// The rules' reading as [`propose`] settles it: confident only where the
+/// proposal is the reading itself — a variant not sold, a doubt, a hypothesis
+/// or a product taken back set it aside, and the words were not read whole.
+/// What rules-first routing and the grounding's disagreement stand on.
+pub fn settled(input: &ProposalInput) -> Reading {
+    let mut reading = read(input);
+    let proposal = propose(input);
+    if proposal != reading.proposal {
+        reading.confident = false;
+        reading.proposal = proposal;
+    }
+    reading
 }
 
 pub fn read(input: &ProposalInput) -> Reading {
@@ -4719,6 +4731,150 @@ fn the_last_named(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// Where «lo mismo que el Jorge», «igual que yo» starts, and the word naming
+/// whom («jorge», «yo»), with the index after it.
+fn same_as_at<'a>(words: &[&'a str]) -> Option<(usize, &'a str, usize)> {
+    let at = (0..words.len()).find(|&k| {
+        matches!(
+            words[k..],
+            ["lo", "mismo", "que", ..] | ["igual", "que", ..]
+        )
+    })?;
+    let mut who = at + if words[at] == "lo" { 3 } else { 2 };
+    if words
+        .get(who)
+        .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "a" | "al" | "de" | "del"))
+    {
+        who += 1;
+    }
+    let person = *words.get(who)?;
+    Some((at, person, who + 1))
+}
+
+/// «Para mí un capuchino, para el Jorge un americano…» … «la Pao quiere lo
+/// mismo que el Jorge»: what the customer's recent messages ordered «para»
+/// that person (or «para mí», for «lo mismo que yo»), said in place of the
+/// reference.
+fn same_as_someone(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some((at, person, end)) = same_as_at(&words) else {
+        return text;
+    };
+    let person = if person == "yo" { "mi" } else { person };
+    let items = input
+        .recent_history
+        .iter()
+        .rev()
+        .filter(|h| h.role == "customer" && h.text != input.customer_message)
+        .take(3)
+        .find_map(|h| {
+            let said = prepared(&h.text);
+            let earlier = tokens(&said);
+            let start = (0..earlier.len()).find(|&j| {
+                earlier[j] == "para"
+                    && (earlier.get(j + 1) == Some(&person)
+                        || (earlier
+                            .get(j + 1)
+                            .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "mis"))
+                            && earlier.get(j + 2) == Some(&person)))
+            })?;
+            let from = start + if earlier[start + 1] == person { 2 } else { 3 };
+            let until = (from..earlier.len())
+                .find(|&j| {
+                    earlier[j] == "para"
+                        || (earlier[j] == "y" && earlier.get(j + 1) == Some(&"para"))
+                })
+                .unwrap_or(earlier.len());
+            let items = &earlier[from..until];
+            (!mentions::find(items, &input.product_catalog).is_empty()).then(|| items.join(" "))
+        });
+    let Some(items) = items else {
+        return text;
+    };
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push(&items);
+    out.extend(&words[end..]);
+    out.join(" ")
+}
+
+/// «¿qué tés tienen?» … «Té chai y Matcha» … «dame el chai» … «el otro
+/// también»: of the two products the last turns named, the one the
+/// customer's message before did not take, said by name. Anything less sure
+/// stays as written (and is asked).
+fn the_other_one(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w, ["el", "otro"] | ["la", "otra"]))
+    else {
+        return text;
+    };
+    if names_a_product(&text, &input.product_catalog) {
+        return text;
+    }
+    let named = |t: &str| -> Vec<ProductId> {
+        let mut ids: Vec<ProductId> = mentions::find(&tokens(&prepared(t)), &input.product_catalog)
+            .into_iter()
+            .filter_map(|m| m.product())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let recent: Vec<&crate::proposal::HistoryEntry> = input
+        .recent_history
+        .iter()
+        .rev()
+        .filter(|h| h.text != input.customer_message)
+        .take(4)
+        .collect();
+    let Some(taken) = recent
+        .iter()
+        .find(|h| h.role == "customer")
+        .map(|h| named(&h.text))
+    else {
+        return text;
+    };
+    let mut offered: Vec<ProductId> = recent
+        .iter()
+        .filter(|h| h.role == "bot")
+        .flat_map(|h| named(&h.text))
+        .collect();
+    offered.sort_unstable();
+    offered.dedup();
+    let [took] = taken.as_slice() else {
+        return text;
+    };
+    let other: Vec<ProductId> = offered.iter().copied().filter(|id| id != took).collect();
+    match (offered.len(), other.as_slice()) {
+        (2, [other]) => {
+            let Some(name) = name_of(input, *other) else {
+                return text;
+            };
+            let name = normalize(name);
+            let mut out: Vec<&str> = words[..at].to_vec();
+            out.push(words[at]);
+            out.push(&name);
+            out.extend(&words[at + 2..]);
+            out.join(" ")
+        }
+        _ => text,
+    }
+}
+
+/// «que le pidas lo mismo que yo» with nothing ordered «para mí» before:
+/// whose order is meant is not the rules' to know.
+fn same_as_whom(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    same_as_at(&tokens(&text)).is_some_and(|(_, person, _)| {
+        // «lo mismo que pedí recién», «igual que antes»: the order again.
+        !matches!(
+            person,
+            "antes" | "siempre" | "ayer" | "recien" | "hoy" | "pedi" | "pedimos" | "te" | "le"
+        )
+    }) && same_as_at(&tokens(&said(input))).is_some()
+}
+
 /// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»
 /// points at the product just asked about, and is read as its name.
 fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
@@ -4883,10 +5039,19 @@ fn swaps(before: &[&str], after: &[&str]) -> bool {
                     .as_slice(),
                 [.., "que", "sea" | "sean"]
             ) && !before.contains(&"no")
-            // «el americano no, que sea otro capuchino»: this one out, that one in.
-            || (after.first() == Some(&"no")
-                && after.len() <= 5
-                && any(&after.join(" "), &["que sea", "que sean", "mejor", "mas bien"])))
+            // «el americano no, que sea otro capuchino», «el chai no, pídele
+            // un capuchino»: this one out, that one in.
+            || (after.first() == Some(&"no") && {
+                let own = after
+                    .iter()
+                    .rev()
+                    .take_while(|w| matches!(**w, "un" | "una" | "el" | "la" | "otro" | "otra"))
+                    .count();
+                let between = &after[..after.len() - own];
+                between.len() <= 5
+                    && (any(&between.join(" "), &["que sea", "que sean", "mejor", "mas bien"])
+                        || between[1..].iter().any(|w| lexicon::adds(w)))
+            }))
 }
 
 /// Whether the words after a product take it back before the next one: «un

@@ -2177,6 +2177,17 @@ fn a_change_said_with_a_doubt_or_a_negation_is_asked() {
     ]);
 }
 
+/// A conversation so far, oldest first: (role, text).
+fn history(turns: &[(&str, &str)]) -> Vec<crate::proposal::HistoryEntry> {
+    turns
+        .iter()
+        .map(|(role, text)| crate::proposal::HistoryEntry {
+            role: (*role).into(),
+            text: (*text).into(),
+        })
+        .collect()
+}
+
 fn after(customer: &str, bot: &str, mut now: ProposalInput) -> ProposalInput {
     now.recent_history = vec![
         crate::proposal::HistoryEntry {
@@ -3227,4 +3238,162 @@ fn a_product_taken_back_in_words_the_reading_does_not_follow_is_asked() {
         &[],
         &["ADD_TO_CART 1 x1"],
     )]);
+}
+
+#[test]
+fn a_reference_back_is_grounded_on_what_it_points_at() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let remove = |id| ProposedAction::new("REMOVE_ITEM").product(id);
+    let grounded = |input: &ProposalInput, actions: Vec<ProposedAction>| {
+        grounding::ungrounded(input, &Proposal::new(actions, "")).is_empty()
+    };
+    // «lo mismo de antes» / «lo mismo que yo»: the lines already ordered.
+    let again = input(
+        State::CartOpen,
+        "y para mi hermana lo mismo de antes, lo que pedí al principio",
+        &[(8, 2), (7, 1)],
+    );
+    assert!(grounded(&again, vec![add(8, 1), add(7, 1)]));
+    let like_me = input(
+        State::CartOpen,
+        "Ay no, mi suegra dice que el chai no, que mejor le pidas lo mismo que yo",
+        &[(8, 1), (3, 2), (4, 1), (5, 2), (7, 5)],
+    );
+    assert!(grounded(&like_me, vec![remove(4), add(8, 1)]));
+    // Still nothing the conversation never named: «lo mismo» is no matcha.
+    assert!(!grounded(&like_me, vec![remove(4), add(2, 1)]));
+    // «cámbielo nomás», after asking whether to swap the chai the customer
+    // asked about: the chai, and what the swap offered.
+    let mut swap = input(
+        State::CartOpen,
+        "Sí, cámbielo nomás, por favor.",
+        &[(4, 1), (7, 1)],
+    );
+    swap.recent_history = history(&[
+        (
+            "customer",
+            "¿El chai tiene cafeína? Es que de noche no duermo.",
+        ),
+        ("bot", "Según «Leches y bebidas»: el chai tiene cafeína."),
+        ("customer", "¿Y si mejor lo cambio por una maracuyá?"),
+        ("bot", "No estoy seguro de haber entendido."),
+    ]);
+    swap.asked_back = true;
+    assert!(grounded(&swap, vec![remove(4), add(1, 1)]));
+    assert!(
+        !grounded(&swap, vec![remove(4), add(2, 1)]),
+        "the matcha was never talked about"
+    );
+    // «poneme uno de ese» after a reply naming the products that fit.
+    let that = after(
+        "para el niño qué me recomendás calentito y sin cafeína?",
+        "De lo que tenemos, caliente y sin cafeína: Chocolate caliente (el cacao tiene un poco de cafeína natural).",
+        input(
+            State::CartOpen,
+            "dale, poneme uno de ese entonces",
+            &[(3, 3)],
+        ),
+    );
+    assert!(grounded(&that, vec![add(5, 1)]));
+    assert!(!grounded(&that, vec![add(2, 1)]));
+}
+
+#[test]
+fn a_reading_the_rules_set_aside_never_overrules_a_model() {
+    // The rules say «croissant de chocolate» is not sold: their raw reading
+    // (croissant and chocolate) is not theirs to insist on.
+    let now = input(
+        State::CartOpen,
+        "bueno, un americano entonces, y un croissant de chocolate si hay",
+        &[(8, 1)],
+    );
+    assert!(!super::settled(&now).confident);
+    let model = Proposal::new(
+        vec![ProposedAction::new("ADD_TO_CART").product(3).quantity(1)],
+        "",
+    );
+    assert!(grounding::ungrounded(&now, &model).is_empty());
+    assert_eq!(grounding::disagreement(&now, &model), None);
+    // A plain order is read whole and settled as read.
+    let plain = input(State::CartOpen, "un americano y un brownie", &[]);
+    let settled = super::settled(&plain);
+    assert!(settled.confident);
+    assert_eq!(settled.proposal, super::propose(&plain));
+}
+
+#[test]
+fn the_same_as_someone_named_before_is_their_line() {
+    let now = after(
+        "Para mí un capuchino, para el Jorge un americano, para las chicas dos chais y de comer 3 croissants porfa",
+        "Agregué 1 × Capuchino, 1 × Café americano, 2 × Té chai y 3 × Croissant a tu carrito.",
+        input(
+            State::CartOpen,
+            "ah y la Pao dice que quiere lo mismo que el Jorge",
+            &[(8, 1), (3, 1), (4, 2), (7, 3)],
+        ),
+    );
+    let model = Proposal::new(
+        vec![ProposedAction::new("ADD_TO_CART").product(3).quantity(1)],
+        "",
+    );
+    assert_eq!(grounding::ungrounded(&now, &model), vec![]);
+    assert_eq!(describe(&propose(&now)), vec!["ADD_TO_CART 3 x1"]);
+    let like_me = after(
+        "para mí un capuchino y para mi esposo dos americanos",
+        "Agregué 1 × Capuchino y 2 × Café americano a tu carrito.",
+        input(
+            State::CartOpen,
+            "mi hermana quiere lo mismo que yo",
+            &[(8, 1), (3, 2)],
+        ),
+    );
+    assert_eq!(describe(&propose(&like_me)), vec!["ADD_TO_CART 8 x1"]);
+    // Nobody's order to copy: asked, never guessed.
+    for message in [
+        "lo mismo que la vez pasada",
+        "y para ella lo mismo que mi prima",
+    ] {
+        assert!(
+            !describe(&propose(&input(State::CartOpen, message, &[(6, 1)])))
+                .iter()
+                .any(|a| a.starts_with("ADD_TO_CART") || a.starts_with("UPDATE")),
+            "{message}"
+        );
+    }
+}
+#[test]
+fn the_other_of_two_offered_is_named_and_a_line_said_no_to_is_swapped() {
+    let mut other = input(State::CartOpen, "el otro también", &[(4, 1)]);
+    other.recent_history = history(&[
+        ("customer", "qué tés tienen?"),
+        ("bot", "Tenemos Té chai (Bs 25) y Matcha (Bs 29)."),
+        ("customer", "dame el chai"),
+        ("bot", "Agregué 1 × Té chai a tu carrito."),
+    ]);
+    assert_eq!(describe(&propose(&other)), vec!["ADD_TO_CART 2 x1"]);
+    let model = Proposal::new(
+        vec![ProposedAction::new("ADD_TO_CART").product(2).quantity(1)],
+        "",
+    );
+    assert!(grounding::ungrounded(&other, &model).is_empty());
+    // Three offered: which «otro» is not the rules' to pick.
+    other.recent_history[1].text = "Tenemos Té chai, Matcha y Café americano.".into();
+    assert!(
+        !describe(&propose(&other))
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+    // «el chai no, pídele un capuchino»: the chai out, a capuchino in.
+    let cart = &[(8, 1), (3, 2), (4, 1), (5, 2), (7, 5)];
+    for message in [
+        "el chai no, pídele un capuchino",
+        "mi suegra dice que el chai no, que mejor le pidas un capuchino",
+        "el chai no, mejor ponle un capuchino",
+    ] {
+        assert_eq!(
+            describe(&propose(&input(State::CartOpen, message, cart))),
+            vec!["REMOVE_ITEM 4", "ADD_TO_CART 8 x1"],
+            "{message}"
+        );
+    }
 }
