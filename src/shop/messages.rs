@@ -67,6 +67,12 @@ pub const CANCEL_OR_PAY: &str = "¿Quieres anular tu pedido? Si es así, escribe
 pub const CONFIRM_OR_CANCEL: &str =
     "De acuerdo. Responde «sí» para confirmar tu pedido o «cancelar» para anularlo.";
 
+/// A yes asked («¿así está bien?») or an «ok» after an answer, at the summary.
+pub const CONFIRM_ASKED: &str = "Tu pedido queda como en el resumen. Responde «sí, confirmo» para confirmarlo o dime qué quieres cambiar.";
+
+/// A call-off said with a doubt («no sé si cancelar», «¿cancelo?», «olvídalo»).
+pub const CANCEL_ASKED: &str = "¿Quieres anular todo tu pedido? Escribe «cancelar pedido» para anularlo; si no, sigue como está.";
+
 /// Thanks and goodbyes.
 pub const YOU_ARE_WELCOME: &str = "¡Gracias a ti! Aquí estoy si necesitas algo más.";
 

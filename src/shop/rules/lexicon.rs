@@ -1315,10 +1315,50 @@ pub fn read_emoji(text: &str) -> String {
         ("🍵", " te "),
         ("🛒", " carrito "),
     ];
-    let mut out = text.to_owned();
-    for (emoji, word) in EMOJI {
-        if out.contains(emoji) {
-            out = out.replace(emoji, word);
+    // A product's emoji stands for it where a name would stand: first, or
+    // after a count, an article, a joiner or a verb of ordering («2 ☕ y 1
+    // 🥐», «quiero 🍰»). After a word («una limonada 🍋», «un brownie 🍰») or
+    // another emoji («1 cheesecake 🍰🍰🍰») it decorates, and says nothing.
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let hit = EMOJI.iter().find(|(emoji, _)| rest.starts_with(emoji));
+        let Some((emoji, word)) = hit else {
+            out.push(c);
+            rest = &rest[c.len_utf8()..];
+            continue;
+        };
+        rest = &rest[emoji.len()..];
+        let product = !matches!(*emoji, "👍" | "👌" | "✅" | "🙏" | "❌" | "🛒");
+        let before = out.trim_end();
+        let previous = before
+            .rsplit(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
+            .next()
+            .unwrap_or("");
+        let stands_for_it = before.is_empty()
+            || before.ends_with([',', ';', ':', '\n'])
+            || previous.chars().all(|c| c.is_ascii_digit())
+            || crate::text::token_number(&crate::text::normalize(previous)).is_some()
+            || matches!(
+                crate::text::normalize(previous).as_str(),
+                "y" | "o"
+                    | "mas"
+                    | "otro"
+                    | "otra"
+                    | "quiero"
+                    | "dame"
+                    | "de"
+                    | "con"
+                    | "un"
+                    | "una"
+                    | "x"
+                    | "and"
+                    | "porfa"
+            );
+        if !product || stands_for_it {
+            out.push_str(word);
+        } else {
+            out.push(' ');
         }
     }
     out

@@ -58,6 +58,12 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     if changes_lines && told_in_the_past(&prepared(&input.customer_message)) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
+    // «no sé si cancelar», «¿cancelo?», «mi amigo dice que cancele pero yo
+    // quiero», «muy caro, olvídalo»: calling everything off in words that
+    // doubt it, ask it or may mean only the last thing is asked, never done.
+    if calls_off_unsure(input, &reading.proposal) {
+        return clarify(messages::CANCEL_ASKED);
+    }
     // «mi jefe dijo que no le pida dos», «no quiero que sean tres», «quería
     // un matcha pero al final no», «duplica todo menos el brownie»: a change
     // said with a doubt or a negation around it is asked, never made.
@@ -2419,6 +2425,31 @@ impl Reader<'_> {
     /// "espera" asks again. A yes mixed with anything else is not a yes.
     fn answer_summary(&mut self) -> Option<Proposal> {
         let denies = only_words_of(self.text, lexicon::DENY);
+        // «¿correcto?», «¿así está bien?», «¿listo?»: a yes asked is a
+        // question about the summary, never the confirmation; «ah ya,
+        // perfecto», «ah ok» after an answer (not after the summary's
+        // question) take the answer in, and «ok» to a question back answers
+        // it. All are asked to confirm in so many words.
+        let raw = &self.input.customer_message;
+        let asked = raw.contains('?') || raw.trim_start().starts_with('¿');
+        let words = tokens(self.text);
+        let explicit = words.iter().any(|w| {
+            w.starts_with("si") || w.starts_with("confirm") || matches!(*w, "claro" | "adelante")
+        });
+        let after_an_answer = self
+            .input
+            .recent_history
+            .iter()
+            .rev()
+            .find(|h| h.role == "bot")
+            .is_some_and(|h| !prepared(&h.text).contains("confirm"));
+        let acknowledges = !explicit
+            && after_an_answer
+            && (matches!(words.first(), Some(&("ah" | "aja" | "ahh"))) || self.input.asked_back);
+        if !denies && (asked || acknowledges) && only_words_of(self.text, lexicon::CONFIRM) {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return Some(clarify(messages::CONFIRM_ASKED));
+        }
         if !denies && only_words_of(self.text, lexicon::CONFIRM) {
             self.covered.iter_mut().for_each(|c| *c = true);
             return Some(one(ProposedAction::new("CONFIRM_ORDER")));
@@ -4729,6 +4760,72 @@ fn the_last_named(input: &ProposalInput, text: String) -> String {
     out.push(&name);
     out.extend(&words[end..]);
     out.join(" ")
+}
+
+/// Whether a proposal that cancels the order or empties the cart stands on
+/// words that doubt it («no sé si cancelar», «…pero yo quiero»), ask it in the
+/// first person («¿cancelo?», «¿qué pasa si cancelo?»), say someone else's
+/// order («su pedido, no el mío») or say only «olvídalo», which may mean the
+/// last thing said.
+fn calls_off_unsure(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let calls_off = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
+    if !calls_off {
+        return false;
+    }
+    let raw = &input.customer_message;
+    let text = prepared(raw);
+    let words = tokens(&text);
+    let asked = raw.contains('?') || raw.trim_start().starts_with('¿');
+    // «¿me cancelas el pedido?», «¿puedes anularlo?»: asked of the shop, a request.
+    let requested = words.iter().any(|w| {
+        matches!(
+            *w,
+            "cancelas"
+                | "cancelan"
+                | "cancelame"
+                | "cancela"
+                | "cancelalo"
+                | "anulas"
+                | "anula"
+                | "anulalo"
+                | "puedes"
+                | "podes"
+                | "podrias"
+                | "pueden"
+                | "podrian"
+        )
+    });
+    let doubted = any(
+        &text,
+        &[
+            "no se si",
+            "no estoy seguro",
+            "no estoy segura",
+            "su pedido",
+            "no el mio",
+            "no la mia",
+        ],
+    ) || words
+        .windows(2)
+        .any(|w| w[0] == "pero" && matches!(w[1], "yo" | "quiero" | "si"));
+    let only_forget = words.iter().any(|w| w.starts_with("olvid"))
+        && !words.iter().any(|w| {
+            matches!(
+                *w,
+                "todo"
+                    | "pedido"
+                    | "orden"
+                    | "carrito"
+                    | "compra"
+                    | "cancela"
+                    | "cancelar"
+                    | "anula"
+            )
+        });
+    (asked && !requested) || doubted || only_forget
 }
 
 /// Where «lo mismo que el Jorge», «igual que yo» starts, and the word naming

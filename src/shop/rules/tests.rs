@@ -3397,3 +3397,96 @@ fn the_other_of_two_offered_is_named_and_a_line_said_no_to_is_swapped() {
         );
     }
 }
+
+#[test]
+fn a_products_emoji_beside_its_name_decorates_and_counts_nothing() {
+    let cases: &[(&str, &[&str])] = &[
+        ("quiero 1 croissant 🥐🥐🥐", &["ADD_TO_CART 7 x1"]),
+        ("un chocolate caliente 🍫", &["ADD_TO_CART 5 x1"]),
+        (
+            "2 capuchinos 😋 y un croissant 🥐",
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x1"],
+        ),
+        // Where a name would stand, the emoji is the name.
+        (
+            "2 🥐 y un capuchino",
+            &["ADD_TO_CART 7 x2", "ADD_TO_CART 8 x1"],
+        ),
+        ("quiero 🍫", &["ADD_TO_CART 5 x1"]),
+    ];
+    for (message, expected) in cases {
+        assert_eq!(
+            &describe(&propose(&input(State::Browsing, message, &[]))),
+            expected,
+            "{message}"
+        );
+    }
+}
+#[test]
+fn a_yes_asked_or_said_to_an_answer_and_a_doubtful_call_off_are_asked() {
+    let answered = history(&[
+        ("customer", "¿aceptan QR?"),
+        ("bot", "Según «Formas de pago»: QR Simple."),
+    ]);
+    for message in [
+        "correcto?",
+        "¿así está bien?",
+        "¿listo?",
+        "¿perfecto, así nomás?",
+        "ah ya, perfecto",
+        "ah ok",
+    ] {
+        let mut now = input(State::Checkout, message, &[(8, 2)]);
+        now.recent_history = answered.clone();
+        assert_eq!(summary(State::Checkout, message, &[(8, 2)]).len(), 1);
+        assert_eq!(describe(&propose(&now)), vec!["CLARIFY"], "{message}");
+    }
+    // After the summary's own question, a plain yes confirms.
+    let mut yes = input(State::Checkout, "ok", &[(8, 2)]);
+    yes.recent_history = history(&[
+        ("customer", "cuánto es"),
+        ("bot", "Resumen de tu pedido: … ¿Confirmas tu pedido?"),
+    ]);
+    assert_eq!(describe(&propose(&yes)), vec!["CONFIRM_ORDER"]);
+    // «dale» or «sí» after an answer: go ahead.
+    for message in ["sí", "dale", "ok va"] {
+        let mut yes = input(State::Checkout, message, &[(8, 2)]);
+        yes.recent_history = answered.clone();
+        assert_eq!(describe(&propose(&yes)), vec!["CONFIRM_ORDER"], "{message}");
+    }
+    // «ok» to a question back («todavía no cambié nada…») answers it.
+    let mut asked_back = input(State::Checkout, "ok", &[(8, 2)]);
+    asked_back.asked_back = true;
+    asked_back.recent_history = history(&[
+        ("customer", "la limonada no la quiero"),
+        ("bot", "Todavía no cambié nada: dime qué quieres quitar."),
+    ]);
+    assert_eq!(describe(&propose(&asked_back)), vec!["CLARIFY"]);
+    for (state, message) in [
+        (State::Checkout, "no sé si cancelar o no"),
+        (State::Checkout, "mi amigo dice que cancele pero yo quiero"),
+        (
+            State::AwaitingPayment,
+            "mi amigo quiere cancelar su pedido, no el mío",
+        ),
+        (State::AwaitingPayment, "no tengo plata ahorita, ¿cancelo?"),
+        (State::CartOpen, "no, olvídalo"),
+        (State::CartOpen, "muy caro, olvídalo"),
+    ] {
+        let got = describe(&propose(&input(state, message, &[(8, 2)])));
+        assert!(
+            !got.iter().any(|a| a == "CANCEL_ORDER" || a == "CLEAR_CART"),
+            "{message}: {got:?}"
+        );
+    }
+    for (state, message) in [
+        (State::Checkout, "cancela el pedido"),
+        (State::CartOpen, "olvida todo"),
+    ] {
+        let got = describe(&propose(&input(state, message, &[(8, 2)])));
+        assert!(
+            got.iter().any(|a| a == "CANCEL_ORDER" || a == "CLEAR_CART"),
+            "{message}: {got:?}"
+        );
+    }
+}
