@@ -544,7 +544,19 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
         && matches!(words.get(1), Some(&("el" | "la" | "los" | "las")))
         && words.len() <= 4
         && found.len() == 1;
-    if !(hypothetical || (only_additions && (opinion || seeing || compared || said_of || and_this)))
+    // (A swap asked, «¿y si mejor lo cambio por una limonada?», is asked back
+    // below, never shown.)
+    let asked = !proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "REMOVE_ITEM")
+        && !words.iter().any(|w| swap_verb(w))
+        && added
+            .iter()
+            .all(|id| asked_not_requested(input).contains(id));
+    if !(hypothetical
+        || asked
+        || (only_additions && (opinion || seeing || compared || said_of || and_this)))
     {
         return None;
     }
@@ -569,6 +581,141 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
         .map(|id| ProposedAction::new("SHOW_PRODUCT").product(id))
         .collect();
     Some(Proposal::new(shown, ""))
+}
+
+/// The products named inside a question that asks for nothing («¿puedo pedir
+/// 20 americanos para el viernes?», «quiero saber el precio de 2 matchas?»,
+/// «¿3 limonadas o 4?», «entonces 4 limonadas, ¿sí?» — a tag question asks the
+/// sentence before it). A question asked of the shop («¿me das 2
+/// capuchinos?», «¿me pones un brownie, porfa?») is a request, not counted.
+fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
+    const TAGS: &[&str] = &[
+        "si", "no", "verdad", "cierto", "ok", "va", "ya", "correcto", "vale", "dale", "bueno",
+    ];
+    let raw = &input.customer_message;
+    // «quiero saber el precio de 2 matchas», «quería preguntar si 2
+    // cheesecakes alcanzan para 8»: a question said without its mark.
+    let text = prepared(raw);
+    let says_it_asks = any(
+        &text,
+        &[
+            "quiero saber",
+            "queria saber",
+            "quisiera saber",
+            "quiero preguntar",
+            "queria preguntar",
+            "quisiera preguntar",
+            "queria consultar",
+            "quiero consultar",
+            "quisiera consultar",
+            "para saber",
+        ],
+    );
+    let raw = if says_it_asks && !raw.contains('?') {
+        std::borrow::Cow::Owned(format!("¿{raw}?"))
+    } else {
+        std::borrow::Cow::Borrowed(raw.as_str())
+    };
+    if !raw.contains('?') {
+        return Vec::new();
+    }
+    // A question opened with «¿» is the whole of it; one without, its last
+    // clause («casero, 4 limonadas y 4 croissants, con yapa ya?» asks for the
+    // yapa). A tag («¿sí?», «, no?») asks the clause before it.
+    let is_tag = |text: &str| {
+        let words = tokens(text);
+        !words.is_empty() && words.iter().all(|w| TAGS.contains(w))
+    };
+    // Every sentence or clause said, and whether it is asked.
+    let mut said: Vec<(String, bool)> = Vec::new();
+    let mut piece = String::new();
+    let mut opened = false;
+    for c in raw.chars() {
+        match c {
+            '?' => {
+                let clauses: Vec<&str> = if opened {
+                    vec![piece.as_str()]
+                } else {
+                    piece.split(',').collect()
+                };
+                let (last, before) = clauses.split_last().unwrap_or((&"", &[]));
+                for clause in before {
+                    said.push((prepared(clause), false));
+                }
+                let last = prepared(last);
+                if is_tag(&last) {
+                    if let Some(asked) = said.last_mut() {
+                        asked.1 = true;
+                    }
+                } else {
+                    said.push((last, true));
+                }
+                piece.clear();
+                opened = false;
+            }
+            '.' | '!' | '\n' | ';' | '¿' => {
+                if !piece.trim().is_empty() {
+                    said.push((prepared(&piece), false));
+                    piece.clear();
+                }
+                opened = c == '¿';
+            }
+            _ => piece.push(c),
+        }
+    }
+    said.push((prepared(&piece), false));
+    let questions: Vec<String> = said
+        .iter()
+        .filter(|(_, q)| *q)
+        .map(|(t, _)| t.clone())
+        .collect();
+    let told = said
+        .iter()
+        .filter(|(_, q)| !q)
+        .map(|(t, _)| t.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    // «¿tienen chai? dame 2», «y del cheesecake hay? si hay también uno»: a
+    // request told beside the question is the order.
+    let told_words = tokens(&told);
+    if told_words
+        .iter()
+        .any(|w| lexicon::adds(w) || token_number(w).is_some() || *w == "dame")
+    {
+        return Vec::new();
+    }
+    questions
+        .iter()
+        .filter(|q| {
+            let words = tokens(q);
+            let requested = words.windows(2).any(|w| {
+                matches!(w[0], "me" | "nos")
+                    && (lexicon::adds(w[1])
+                        || ["da", "trae", "pon", "pas", "prepar", "vend", "sirv", "hac", "dej"]
+                            .iter()
+                            .any(|stem| w[1].starts_with(stem)))
+            }) || words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "puedes" | "podes" | "podrias" | "podria" | "puede" | "pueden" | "podrian"
+                        | "porfa" | "porfavor" | "please" | "plis" | "xfa" | "dame" | "danos"
+                        | "deme"
+                ) || (lexicon::adds(w) && !w.ends_with('o') && !w.ends_with("ar") && !w.ends_with("ir"))
+            }) || any(q, &["por favor"])
+                // «quiero 2 capuchinos?», not «quiero saber el precio de 2…».
+                || words.windows(2).any(|w| {
+                    matches!(w[0], "quiero" | "quisiera" | "queria" | "queremos")
+                        && !matches!(w[1], "saber" | "preguntar" | "consultar" | "ver" | "conocer")
+                });
+            !requested
+        })
+        .flat_map(|q| {
+            mentions::find(&tokens(q), &input.product_catalog)
+                .into_iter()
+                .filter_map(|m| m.product())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// «ponga un brownie no no el brownie…»: a product named again right after a

@@ -3490,3 +3490,35 @@ fn a_yes_asked_or_said_to_an_answer_and_a_doubtful_call_off_are_asked() {
         );
     }
 }
+
+#[test]
+fn a_count_inside_a_question_that_asks_for_nothing_changes_nothing() {
+    let cart = &[(8, 3), (6, 2)];
+    for message in [
+        "¿puedo pedir 20 americanos para el viernes?",
+        "quiero saber el precio de 2 brownies?",
+        "¿3 capuchinos o 4?",
+        "entonces 4 capuchinos, ¿sí?",
+        "2 capuchinos, ¿no?",
+        "¿4 capuchinos?",
+        "¿y si agrego un chai?",
+        "quiero saber el precio de 2 brownies",
+        "quería preguntar si 2 brownies alcanzan para 8 personas",
+    ] {
+        let got = describe(&propose(&input(State::CartOpen, message, cart)));
+        assert!(
+            !got.iter()
+                .any(|a| a.starts_with("ADD_TO_CART") || a.starts_with("UPDATE_QUANTITY")),
+            "{message}: {got:?}"
+        );
+    }
+    for (message, expected) in [
+        ("¿me das 2 capuchinos?", "ADD_TO_CART 8 x2"),
+        ("¿me agregas un chai?", "ADD_TO_CART 4 x1"),
+        ("¿tienen chai? dame 2", "ADD_TO_CART 4 x2"),
+        ("2 chais y un croissant. ¿Cuánto sería?", "ADD_TO_CART 4 x2"),
+    ] {
+        let got = describe(&propose(&input(State::CartOpen, message, cart)));
+        assert!(got.iter().any(|a| a == expected), "{message}: {got:?}");
+    }
+}
