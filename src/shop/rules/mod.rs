@@ -75,6 +75,7 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     };
     if reading.changes_anything()
         && (doubts(&input.customer_message)
+            || corrected_within(input, &reading.proposal)
             || same_as_whom(input)
             || nothing_of_a_product(input)
             || retracts(input, &reading.proposal))
@@ -4907,6 +4908,149 @@ fn the_last_named(input: &ProposalInput, text: String) -> String {
     out.push(&name);
     out.extend(&words[end..]);
     out.join(" ")
+}
+
+/// Whether the reading adds a product the words say no to, or keeps a count
+/// or a change the message corrects: «quiero un americano, no un capuchino»,
+/// «un chai... no, un matcha», «capuchino no! americano», «Ana no quiere
+/// matcha, que le pongas un chai», «2 matchas bueno 1 matcha», «ponle 3, no,
+/// déjalo en 2», «quita el croissant, no, déjalo», «agrega un brownie… o no,
+/// mejor no». Which one the customer meant is asked, never guessed.
+fn corrected_within(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let negation = |k: usize| matches!(words[k], "no" | "not" | "ni");
+    // «no mas», «no se», «no importa»: no negation of a product.
+    let idle_after = |k: usize| {
+        words
+            .get(k + 1)
+            .is_some_and(|w| matches!(*w, "mas" | "se" | "importa" | "hay" | "problema" | "tengo"))
+    };
+    let found = mentions::find(&words, &input.product_catalog);
+    let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
+    let in_cart = |id: ProductId| {
+        input
+            .cart
+            .lines
+            .iter()
+            .find(|l| l.product_id == id)
+            .map_or(0, |l| l.quantity)
+    };
+    // The products the reading puts more of in the cart.
+    let increased: Vec<ProductId> = proposal
+        .proposed_actions
+        .iter()
+        .filter_map(|a| {
+            let id = a.params.product_id.as_ref().and_then(|v| v.as_i64())?;
+            match a.action_type.as_str() {
+                "ADD_TO_CART" => Some(id),
+                "UPDATE_QUANTITY" if quantity(a).is_some_and(|q| q > in_cart(id)) => Some(id),
+                _ => None,
+            }
+        })
+        .collect();
+    // «todavía no, agrégame un brownie»: the «no» answers the summary.
+    let not_yet = |k: usize| k > 0 && matches!(words[k - 1], "todavia" | "aun" | "ahora");
+    let negated = found.iter().any(|m| {
+        let Some(id) = m.product() else {
+            return false;
+        };
+        if !increased.contains(&id) {
+            return false;
+        }
+        // Before: «no un capuchino», «no quiere matcha», «not the capuchinos».
+        let mut k = m.start;
+        while k > 0
+            && matches!(
+                words[k - 1],
+                "un" | "una" | "el" | "la" | "los" | "las" | "the" | "a"
+            )
+        {
+            k -= 1;
+        }
+        let before = k > 0 && negation(k - 1) && !idle_after(k - 1) && !not_yet(k - 1)
+            || (k > 1
+                && negation(k - 2)
+                && !not_yet(k - 2)
+                // «no pidas…», «no quiere…» (never «no, pídele un capuchino»).
+                && ((lexicon::adds(words[k - 1])
+                    && (words[k - 1].ends_with("as") || words[k - 1].ends_with("es")))
+                    || matches!(words[k - 1], "quiere" | "quiero" | "queremos" | "quieren")));
+        // After: «capuchino no! americano», «un chai… no, un matcha» — another
+        // product named next («dos americanos no perdón tres americanos»
+        // corrects the count, which the reading follows).
+        let after = words.get(m.end).is_some_and(|w| *w == "no")
+            && !idle_after(m.end)
+            && words.get(m.end + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "un" | "una" | "el" | "la" | "mejor" | "perdon" | "digo"
+                ) || found.iter().any(|other| other.start == m.end + 1)
+            })
+            && found
+                .iter()
+                .find(|other| other.start > m.end)
+                .is_some_and(|other| {
+                    // «2 capuchinos… no, mejor 3, y un brownie» corrects the count.
+                    other.product() != Some(id)
+                        && !words[m.end..other.start].iter().any(|w| count(w).is_some())
+                });
+        before || after
+    });
+    // «ponle 3, no, déjalo en 2», «1 capuchino, 2 no, 3 brownies»: a count
+    // taken back by a later one, the reading keeping the first; «2 matchas
+    // bueno 1 matcha»: one product added twice across a correction.
+    let counts: Vec<(usize, i64)> = words
+        .iter()
+        .enumerate()
+        .filter_map(|(k, w)| count(w).map(|n| (k, n)))
+        .collect();
+    // («eran cinco, no cuatro» says five: a «no» right before the later count,
+    // without a pause, denies it.)
+    let paused = ["no,", "no.", "no!", "no…", "no ."]
+        .iter()
+        .any(|p| input.customer_message.to_lowercase().contains(p));
+    let kept_first = counts.windows(2).any(|pair| {
+        let ((at, first), (next, later)) = (pair[0], pair[1]);
+        words
+            .get(at + 1)
+            .is_some_and(|w| matches!(*w, "no" | "bueno" | "digo" | "perdon"))
+            && (next > at + 2 || words[at + 1] != "no" || paused)
+            && first != later
+            && proposal
+                .proposed_actions
+                .iter()
+                .any(|a| quantity(a) == Some(first))
+            && !proposal
+                .proposed_actions
+                .iter()
+                .any(|a| quantity(a) == Some(later))
+    });
+    let recounted = kept_first || {
+        let mut adds: Vec<ProductId> = proposal
+            .proposed_actions
+            .iter()
+            .filter(|a| a.action_type == "ADD_TO_CART")
+            .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+            .collect();
+        let all = adds.len();
+        adds.sort_unstable();
+        adds.dedup();
+        adds.len() < all
+            && words
+                .iter()
+                .any(|w| matches!(*w, "bueno" | "digo" | "perdon" | "no"))
+    };
+    // «quita el croissant, no, déjalo»; «agrega un brownie… o no, mejor no»
+    // (while «el último quítalo, mejor no» says why it goes).
+    let removes = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "REMOVE_ITEM");
+    let kept = (removes && any(&text, &["no dejalo", "mejor dejalo"]))
+        || (!increased.is_empty()
+            && (text.trim_end().ends_with("mejor no") || text.trim_end().ends_with(" o no")));
+    negated || recounted || kept
 }
 
 /// Whether a proposal that cancels the order or empties the cart stands on

@@ -3522,3 +3522,49 @@ fn a_count_inside_a_question_that_asks_for_nothing_changes_nothing() {
         assert!(got.iter().any(|a| a == expected), "{message}: {got:?}");
     }
 }
+
+#[test]
+fn a_product_or_a_count_corrected_inside_the_message_is_asked() {
+    for (message, cart) in [
+        ("quiero un café americano, no un capuchino", &[][..]),
+        ("un chocolate caliente y no un chai", &[]),
+        ("un chai... no, un capuchino", &[]),
+        ("agrega un chai, no, un capuchino", &[(7, 1)]),
+        ("capuchino no! americano", &[]),
+        (
+            "Ah Ana dice que no quiere chai, que le pongas un capuchino",
+            &[(4, 1), (3, 1)],
+        ),
+        ("not the capuchinos, the brownies", &[(8, 4)]),
+        ("2 brownies bueno 1 brownie", &[]),
+        ("ponle 3, no, déjalo en 2", &[(6, 1)]),
+        ("quita el croissant, no, déjalo", &[(7, 1), (8, 1)]),
+        ("agrega un brownie... o no, mejor no", &[(7, 1)]),
+    ] {
+        let got = describe(&propose(&input(State::CartOpen, message, cart)));
+        assert!(
+            !got.iter().any(|a| a.starts_with("ADD_TO_CART")
+                || a.starts_with("UPDATE_QUANTITY")
+                || a.starts_with("REMOVE_ITEM")),
+            "{message}: {got:?}"
+        );
+    }
+    // A «no» that negates nothing ordered stays an order.
+    for (message, expected) in [
+        ("2 capuchinos no más", vec!["ADD_TO_CART 8 x2"]),
+        (
+            "un americano, no sé, y un brownie",
+            vec!["ADD_TO_CART 3 x1", "ADD_TO_CART 6 x1"],
+        ),
+        (
+            "el chai no, mejor un capuchino",
+            vec!["REMOVE_ITEM 4", "ADD_TO_CART 8 x1"],
+        ),
+    ] {
+        assert_eq!(
+            describe(&propose(&input(State::CartOpen, message, &[(4, 1)]))),
+            expected,
+            "{message}"
+        );
+    }
+}
