@@ -1134,6 +1134,14 @@ pub fn read_english(normalized: &str) -> String {
         return normalized.to_owned();
     }
     const PHRASES: &[(&str, &str)] = &[
+        ("but", "pero"),
+        ("no nuts", "sin nueces"),
+        ("without nuts", "sin nueces"),
+        ("nut free", "sin nueces"),
+        ("no milk", "sin leche"),
+        ("without milk", "sin leche"),
+        ("gluten free", "sin gluten"),
+        ("lactose free", "sin lactosa"),
         ("that s all", "eso es todo"),
         ("thats all", "eso es todo"),
         ("that s it", "eso es todo"),

@@ -286,7 +286,9 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
             let id = m.product()?;
             let description = &catalog.iter().find(|(p, ..)| *p == id)?.2;
             let after = &words[m.end..];
-            let without = match after {
+            // «un brownie, pero sin nueces».
+            let but = usize::from(after.first() == Some(&"pero"));
+            let without = match &after[but..] {
                 ["sin", "el" | "la" | "los" | "las", w, ..] | ["sin", w, ..] => Some(*w),
                 _ => None,
             }
@@ -296,7 +298,7 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
             let sized = after
                 .first()
                 .filter(|w| MODIFIERS.contains(w) && !description.iter().any(|d| d == **w));
-            let end = m.end + if without.is_some() { 2 } else { 1 };
+            let end = m.end + if without.is_some() { 2 + but } else { 1 };
             (without.is_some() || sized.is_some()).then(|| Variant {
                 said: words[m.start..end.min(words.len())].join(" "),
                 start: m.start,
@@ -306,6 +308,45 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
             })
         })
         .collect();
+    out.extend(found.iter().filter_map(|m| {
+        let id = m.product()?;
+        let entry = input.product_catalog.iter().find(|p| p.product_id == id)?;
+        let description = &catalog.iter().find(|(p, ..)| *p == id)?.2;
+        let after = &words[m.end..words.len().min(m.end + 4)];
+        let end = |n: usize| (m.end + n).min(words.len());
+        let unsold_way = way_not_sold(entry, description, after)?;
+        Some(Variant {
+            said: words[m.start..end(unsold_way)].join(" "),
+            start: m.start,
+            end: end(unsold_way),
+            products: [id, id],
+            sold: false,
+        })
+    }));
+    // «un pie de limón», «un helado de maracuyá», «pan de chocolate», «un té
+    // de limón»: a food the shop does not make, in the flavour of a product it
+    // sells, is not that product (while «jugo de maracuyá» is the maracuyá:
+    // its description says so).
+    out.extend(found.iter().filter_map(|m| {
+        let id = m.product()?;
+        if m.start < 2 || !matches!(words[m.start - 1], "de" | "con" | "sabor") {
+            return None;
+        }
+        let food = words[m.start - 2];
+        let (_, name, description) = catalog.iter().find(|(p, ..)| *p == id)?;
+        let its_own = name
+            .iter()
+            .chain(description)
+            .any(|w| w == mentions::singular(food));
+        let a_food = lexicon::is_food(food) || matches!(food, "te" | "mousse" | "tarta" | "postre");
+        (a_food && !its_own && !found.iter().any(|o| o.end == m.start - 1)).then(|| Variant {
+            said: words[m.start - 2..m.end].join(" "),
+            start: m.start - 2,
+            end: m.end,
+            products: [id, id],
+            sold: false,
+        })
+    }));
     out.extend(found.windows(2).filter_map(|pair| {
         let (a, b) = (&pair[0], &pair[1]);
         let (first, second) = (a.product()?, b.product()?);
@@ -326,6 +367,99 @@ fn unsold_variants(input: &ProposalInput) -> Vec<Variant> {
     }));
     out
 }
+
+/// How many of the words after a product ask for it a way the catalog does
+/// not sell, by its tags and description: «un brownie vegano», «un
+/// cheesecake sin gluten», «un matcha caliente», «un americano frío», «un
+/// capuchino sin lactosa» or «con leche de avena» (milk it is made with, not
+/// of almonds), «una limonada de frutilla» (a flavour its description lacks).
+fn way_not_sold(
+    entry: &super::contract::CatalogEntry,
+    description: &[String],
+    after: &[&str],
+) -> Option<usize> {
+    let tagged = |tag: &str| {
+        entry
+            .tags
+            .iter()
+            .any(|t| crate::text::normalize(t) == crate::text::normalize(tag))
+    };
+    let holds = |word: &str| description.iter().any(|d| d == mentions::singular(word));
+    // Only the words said right after it, an article or «pero» between.
+    let skip = after
+        .iter()
+        .take_while(|w| matches!(**w, "pero" | "que" | "sea" | "bien"))
+        .count();
+    let said = &after[skip..];
+    let n = |k: usize| Some(skip + k);
+    match said {
+        ["vegano" | "vegana" | "veganos" | "veganas", ..] if !tagged("vegano") => n(1),
+        ["sin", "gluten", ..] if !tagged("sin gluten") => n(2),
+        ["sin", "cafeina", ..] | ["descafeinado" | "descafeinada", ..] if tagged("con cafeína") => {
+            n(2)
+        }
+        [
+            "frio" | "fria" | "frios" | "frias" | "helado" | "helada" | "heladito",
+            ..,
+        ] if tagged("caliente") && !tagged("frío") => n(1),
+        ["con", "hielo", ..] if tagged("caliente") && !tagged("frío") => n(2),
+        ["caliente" | "calientes" | "calientito" | "calentito", ..]
+            if tagged("frío") && !tagged("caliente") =>
+        {
+            n(1)
+        }
+        ["sin", "lactosa", ..] | ["deslactosado" | "deslactosada", ..] | ["sin", "leche", ..]
+            if holds("leche") && !holds("almendra") && !holds("almendras") =>
+        {
+            n(2)
+        }
+        ["con" | "de", "leche", "de", milk, ..]
+            if !holds(milk) && !milk.starts_with("almendra") =>
+        {
+            n(4)
+        }
+        [
+            "con" | "de",
+            "leche",
+            "deslactosada" | "descremada" | "light",
+            ..,
+        ] => n(3),
+        ["de" | "con", "soya" | "soja" | "avena", ..] => n(2),
+        ["de" | "sabor", flavour, ..] | ["con", flavour, ..]
+            if FLAVOURS.contains(flavour) && !holds(flavour) =>
+        {
+            n(2)
+        }
+        _ => None,
+    }
+}
+
+/// Flavours a customer may ask a product in («limonada de frutilla»).
+const FLAVOURS: &[&str] = &[
+    "frutilla",
+    "fresa",
+    "mango",
+    "durazno",
+    "pina",
+    "coco",
+    "vainilla",
+    "caramelo",
+    "menta",
+    "limon",
+    "naranja",
+    "mora",
+    "frambuesa",
+    "arandano",
+    "canela",
+    "avellana",
+    "manzana",
+    "banana",
+    "platano",
+    "sandia",
+    "tamarindo",
+    "maracuya",
+    "chocolate",
+];
 
 /// Sizes and ways a drink may be asked for that the catalog does not sell
 /// unless a description says so.

@@ -3568,3 +3568,41 @@ fn a_product_or_a_count_corrected_inside_the_message_is_asked() {
         );
     }
 }
+
+#[test]
+fn a_way_or_a_flavour_the_catalog_does_not_sell_is_said_so_never_the_plain_product() {
+    for message in [
+        "un brownie vegano",
+        "un brownie sin gluten",
+        "un americano frío",
+        "un chai helado",
+        "un capuchino sin lactosa",
+        "un capuchino con leche de avena",
+        "un capuchino con leche deslactosada",
+        "un chai de soya",
+        "quiero un chocolate caliente pero sin leche",
+        "un brownie de frutilla",
+        "and a brownie, but no nuts",
+        "un pie de maracuyá",
+        "una torta de chocolate",
+        "un helado de maracuyá",
+        "un té de maracuyá",
+        "un frappé de capuchino",
+    ] {
+        let got = describe(&propose(&described(message, State::Browsing, &[])));
+        assert!(
+            !got.iter().any(|a| a.starts_with("ADD_TO_CART")),
+            "{message}: {got:?}"
+        );
+    }
+    // What it is made with or sold as is the product.
+    for (message, expected) in [
+        ("un capuchino con leche de almendras", "ADD_TO_CART 8 x1"),
+        ("un brownie de chocolate", "ADD_TO_CART 6 x1"),
+        ("un capuchino bien caliente", "ADD_TO_CART 8 x1"),
+        ("un americano y un brownie", "ADD_TO_CART 3 x1"),
+    ] {
+        let got = describe(&propose(&described(message, State::Browsing, &[])));
+        assert!(got.iter().any(|a| a == expected), "{message}: {got:?}");
+    }
+}
