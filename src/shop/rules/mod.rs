@@ -46,7 +46,23 @@ pub struct Reading {
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
-    let reading = read(input);
+    let mut reading = read(input);
+    // «entonces 2 capuchinos», «total 4», «o sea 3 capuchinos y 1 brownie»,
+    // «capuchinos: 5», «igual quiero 3 brownies» with those lines in the
+    // cart: the count said again is what the line becomes, never more of it.
+    if restates_the_cart(input) {
+        for action in &mut reading.proposal.proposed_actions {
+            let in_cart = action
+                .params
+                .product_id
+                .as_ref()
+                .and_then(|v| v.as_i64())
+                .is_some_and(|id| input.cart.holds(id));
+            if action.action_type == "ADD_TO_CART" && in_cart {
+                action.action_type = "UPDATE_QUANTITY".into();
+            }
+        }
+    }
     // «ayer pedí un capuchino y me llegó frío»: an order told in the past is
     // the story of a complaint, not a new one.
     let changes_lines = reading.proposal.proposed_actions.iter().any(|a| {
@@ -5042,6 +5058,69 @@ fn the_last_named(input: &ProposalInput, text: String) -> String {
     out.push(&name);
     out.extend(&words[end..]);
     out.join(" ")
+}
+
+/// Whether the message says the count of lines already in the cart again
+/// rather than asking for more: a word that sums up («entonces», «total», «o
+/// sea», «resumiendo», «al final», «igual quiero», «creo que… están bien»), or
+/// a line's name then its count alone («capuchinos: 5»), with no word of
+/// more («otro», «más», «también», «agrega»…).
+fn restates_the_cart(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    if input.cart.lines.is_empty() || words.is_empty() {
+        return false;
+    }
+    let more = words.iter().any(|w| {
+        matches!(
+            *w,
+            "otro"
+                | "otra"
+                | "otros"
+                | "otras"
+                | "mas"
+                | "tambien"
+                | "adicional"
+                | "adicionales"
+                | "extra"
+                | "extras"
+                | "aparte"
+                | "sumale"
+                | "sumame"
+                | "agregale"
+                | "agregame"
+                | "agrega"
+                | "anade"
+                | "anademe"
+                | "y"
+        ) && !(*w == "y" && words.iter().filter(|x| count(x).is_some()).count() >= 2)
+    }) || words.first() == Some(&"y");
+    if more {
+        return false;
+    }
+    let sums_up = any(
+        &text,
+        &[
+            "entonces",
+            "en total",
+            "total",
+            "o sea",
+            "osea",
+            "resumiendo",
+            "en resumen",
+            "al final",
+            "igual quiero",
+            "estan bien",
+            "esta bien",
+            "creo que",
+        ],
+    );
+    // «capuchinos: 5», «brownies 1»: a name, then its count, nothing else.
+    let found = mentions::find(&words, &input.product_catalog);
+    let name_then_count = matches!(found.as_slice(), [m] if m.start == 0
+        && m.end + 1 == words.len()
+        && count(words[m.end]).is_some());
+    sums_up || name_then_count
 }
 
 /// Whether the reading adds a product the words say no to, or keeps a count

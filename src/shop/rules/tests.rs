@@ -3606,3 +3606,36 @@ fn a_way_or_a_flavour_the_catalog_does_not_sell_is_said_so_never_the_plain_produ
         assert!(got.iter().any(|a| a == expected), "{message}: {got:?}");
     }
 }
+
+#[test]
+fn a_count_said_again_for_a_line_in_the_cart_sets_it() {
+    let cart = &[(8, 3), (6, 2)];
+    for (message, expected) in [
+        ("entonces 2 capuchinos", vec!["UPDATE_QUANTITY 8 x2"]),
+        ("total 4 capuchinos", vec!["UPDATE_QUANTITY 8 x4"]),
+        (
+            "o sea 3 capuchinos y 1 brownie",
+            vec!["UPDATE_QUANTITY 8 x3", "UPDATE_QUANTITY 6 x1"],
+        ),
+        ("capuchinos: 5", vec!["UPDATE_QUANTITY 8 x5"]),
+        ("10 brownies entonces", vec!["UPDATE_QUANTITY 6 x10"]),
+        ("al final 1 brownie", vec!["UPDATE_QUANTITY 6 x1"]),
+        (
+            "resumiendo: 2 capuchinos, 2 brownies",
+            vec!["UPDATE_QUANTITY 8 x2", "UPDATE_QUANTITY 6 x2"],
+        ),
+        // More of it, or a line not in the cart, is added.
+        ("entonces 2 capuchinos más", vec!["ADD_TO_CART 8 x2"]),
+        ("y 2 brownies también", vec!["ADD_TO_CART 6 x2"]),
+        ("entonces 2 croissants", vec!["ADD_TO_CART 7 x2"]),
+    ] {
+        let got = describe(&propose(&input(State::CartOpen, message, cart)));
+        for e in &expected {
+            assert!(got.iter().any(|a| a == e), "{message}: {got:?}");
+        }
+        assert!(
+            !got.iter().any(|a| a.starts_with("ADD_TO_CART")) || expected[0].starts_with("ADD"),
+            "{message}: {got:?}"
+        );
+    }
+}
