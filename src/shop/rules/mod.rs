@@ -92,6 +92,7 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     if reading.changes_anything()
         && (doubts(&input.customer_message)
             || corrected_within(input, &reading.proposal)
+            || unsure_of_what(input, &reading.proposal)
             || same_as_whom(input)
             || nothing_of_a_product(input)
             || retracts(input, &reading.proposal))
@@ -5060,6 +5061,74 @@ fn the_last_named(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// Whether the message leaves the change unsure in ways the reading does not
+/// weigh: a range of counts («2 o 3 brownies»); an order told of another day
+/// beside today's («ayer pedí 3 capuchinos y estaban fríos, hoy quiero 2
+/// americanos»); «ese no» / «esa no me gusta» right after a product not in
+/// the cart was shown, read as taking a line out; a count taken off («2
+/// capuchinos menos», «menos 1 croissant») read as more.
+fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let range = words
+        .windows(3)
+        .any(|w| count(w[0]).is_some() && matches!(w[1], "o" | "u") && count(w[2]).is_some());
+    let another_day = any(
+        &text,
+        &[
+            "ayer",
+            "anoche",
+            "la vez pasada",
+            "la otra vez",
+            "el otro dia",
+            "la semana pasada",
+        ],
+    ) && {
+        // The product ordered then, named right after the verb.
+        let found = mentions::find(&words, &input.product_catalog);
+        words.iter().enumerate().any(|(k, w)| {
+            matches!(
+                *w,
+                "pedi" | "pedimos" | "compre" | "compramos" | "ordene" | "ordenamos"
+            ) && found.iter().any(|m| m.start > k && m.start <= k + 3)
+        })
+    };
+    let acts = |kind: &str| {
+        proposal
+            .proposed_actions
+            .iter()
+            .any(|a| a.action_type == kind)
+    };
+    let that_one_not = !names_a_product(&text, &input.product_catalog)
+        && acts("REMOVE_ITEM")
+        && words
+            .iter()
+            .any(|w| matches!(*w, "ese" | "esa" | "eso" | "este" | "esta"))
+        && input
+            .recent_history
+            .iter()
+            .rev()
+            .find(|h| h.role == "bot")
+            .is_some_and(|bot| {
+                let shown = products_in(&bot.text, &input.product_catalog);
+                !shown.is_empty() && shown.iter().all(|id| !input.cart.holds(*id))
+            });
+    let added: Vec<ProductId> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| a.action_type == "ADD_TO_CART")
+        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .collect();
+    let taken_off = mentions::find(&words, &input.product_catalog)
+        .iter()
+        .any(|m| {
+            m.product().is_some_and(|id| added.contains(&id))
+                && (words.get(m.end) == Some(&"menos")
+                    || words[m.start.saturating_sub(2)..m.start].contains(&"menos"))
+        });
+    range || another_day || that_one_not || taken_off
+}
+
 /// Whether the message says the count of lines already in the cart again
 /// rather than asking for more: a word that sums up («entonces», «total», «o
 /// sea», «resumiendo», «al final», «igual quiero», «creo que… están bien»), or
@@ -5120,7 +5189,15 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
     let name_then_count = matches!(found.as_slice(), [m] if m.start == 0
         && m.end + 1 == words.len()
         && count(words[m.end]).is_some());
-    sums_up || name_then_count
+    // «reduce los capuchinos a 1», «bájale los brownies a 2», «déjalo en 1».
+    let set_to = words.iter().any(|w| {
+        ["reduc", "baj", "rebaj", "sub", "aument", "dej"]
+            .iter()
+            .any(|stem| w.starts_with(stem))
+    }) && words
+        .windows(2)
+        .any(|w| matches!(w[0], "a" | "en") && count(w[1]).is_some());
+    sums_up || name_then_count || set_to
 }
 
 /// Whether the reading adds a product the words say no to, or keeps a count

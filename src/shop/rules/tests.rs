@@ -3639,3 +3639,41 @@ fn a_count_said_again_for_a_line_in_the_cart_sets_it() {
         );
     }
 }
+
+#[test]
+fn a_range_another_days_order_a_product_shown_said_no_to_and_a_count_taken_off_are_asked() {
+    let cart = &[(8, 3), (6, 2)];
+    for message in [
+        "2 o 3 brownies",
+        "tres o cuatro croissants",
+        "hola, ayer pedí 3 capuchinos y estaban fríos, hoy quiero 2 americanos",
+        "2 capuchinos menos",
+        "menos 1 brownie",
+    ] {
+        let got = describe(&propose(&input(State::CartOpen, message, cart)));
+        assert!(
+            !got.iter().any(|a| a.starts_with("ADD_TO_CART")),
+            "{message}: {got:?}"
+        );
+    }
+    for message in ["ese no, muy caro", "no, ese no me gusta", "nah, esa no"] {
+        let now = after(
+            "¿y el croissant cuánto está?",
+            "Croissant: Bs 10.",
+            input(State::CartOpen, message, cart),
+        );
+        let got = describe(&propose(&now));
+        assert!(
+            !got.iter().any(|a| a.starts_with("REMOVE_ITEM")),
+            "{message}: {got:?}"
+        );
+    }
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "reduce los capuchinos a 1",
+            cart
+        ))),
+        vec!["UPDATE_QUANTITY 8 x1"]
+    );
+}
