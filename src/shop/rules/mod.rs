@@ -5119,6 +5119,23 @@ fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool {
         .filter(|a| a.action_type == "ADD_TO_CART")
         .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
         .collect();
+    // «un chai o un chocolate, lo que sea más barato», «si no hay croissant
+    // dame un brownie»: one or the other, never both.
+    let found = mentions::find(&words, &input.product_catalog);
+    // («el chai o el capuchino, ¿cuál es más rico?» compares: shown below.)
+    let either = added.len() >= 2
+        && !words.contains(&"cual")
+        && (found.windows(2).any(|pair| {
+            let between = &words[pair[0].end..pair[1].start];
+            between.contains(&"o")
+                && between.len() <= 3
+                && [pair[0].product(), pair[1].product()]
+                    .iter()
+                    .all(|id| id.is_some_and(|id| added.contains(&id)))
+        }) || any(
+            &text,
+            &["si no hay", "si no tienen", "si no tienes", "sino"],
+        ));
     let taken_off = mentions::find(&words, &input.product_catalog)
         .iter()
         .any(|m| {
@@ -5126,7 +5143,7 @@ fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool {
                 && (words.get(m.end) == Some(&"menos")
                     || words[m.start.saturating_sub(2)..m.start].contains(&"menos"))
         });
-    range || another_day || that_one_not || taken_off
+    range || another_day || that_one_not || taken_off || either
 }
 
 /// Whether the message says the count of lines already in the cart again

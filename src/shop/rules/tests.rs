@@ -3649,6 +3649,9 @@ fn a_range_another_days_order_a_product_shown_said_no_to_and_a_count_taken_off_a
         "hola, ayer pedí 3 capuchinos y estaban fríos, hoy quiero 2 americanos",
         "2 capuchinos menos",
         "menos 1 brownie",
+        "quiero un chai o un chocolate caliente, lo que sea más barato",
+        "un croissant o brownie, cualquiera",
+        "si no hay croissant dame un brownie",
     ] {
         let got = describe(&propose(&input(State::CartOpen, message, cart)));
         assert!(
