@@ -147,6 +147,7 @@ const HELD_APART: &[&str] = &[
     "tienda-diecinueve",
     "tienda-veinte",
     "tienda-veintiuno",
+    "tienda-veintidos",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it
