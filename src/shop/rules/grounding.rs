@@ -135,9 +135,12 @@ fn grounds(input: &ProposalInput) -> Grounds {
         && !lexicon::any(&request, lexicon::INDIFFERENT);
     // «lo mismo que yo», «y el chai no, mejor lo mismo que ella»: the lines
     // already ordered, even beside a product named.
+    // («igual agrégame un brownie»: «igual» beside a product is «anyway».)
     if same_again {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
-        products.extend(input.cart.lines.iter().map(|l| l.product_id));
+        if names_none || lexicon::any(&request, &["lo mismo"]) {
+            products.extend(input.cart.lines.iter().map(|l| l.product_id));
+        }
     }
     // «uno más de cada uno», naming nothing: every line.
     if names_none
@@ -286,24 +289,13 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // «poneme uno de ese», «sí, cámbielo nomás», «lo mismo»: a word pointing
     // back stands on what the last turns named (the customer's last two
     // messages, the bot's last reply) — the model resolves which.
+    // (Only «ese», «esa», «el otro»…: «eso es todo», «está» name nothing.)
     let demonstrative = words
         .windows(2)
         .any(|w| matches!(w, ["el", "otro"] | ["la", "otra"]))
-        || words.iter().any(|w| {
-            matches!(
-                *w,
-                "ese"
-                    | "esa"
-                    | "esos"
-                    | "esas"
-                    | "eso"
-                    | "este"
-                    | "esta"
-                    | "estos"
-                    | "estas"
-                    | "esto"
-            )
-        });
+        || words
+            .iter()
+            .any(|w| matches!(*w, "ese" | "esa" | "esos" | "esas"));
     if points_back || demonstrative || same_again {
         products.extend(recently_named(input));
     }

@@ -1329,9 +1329,15 @@ pub fn read_emoji(text: &str) -> String {
     // another emoji («1 cheesecake 🍰🍰🍰») it decorates, and says nothing.
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
+    // The emoji said last, while only spaces followed it: «☕ 🥐» are two
+    // products, «🥐🥐🥐» one.
+    let mut last_emoji: Option<&str> = None;
     while let Some(c) = rest.chars().next() {
         let hit = EMOJI.iter().find(|(emoji, _)| rest.starts_with(emoji));
         let Some((emoji, word)) = hit else {
+            if !c.is_whitespace() {
+                last_emoji = None;
+            }
             out.push(c);
             rest = &rest[c.len_utf8()..];
             continue;
@@ -1343,8 +1349,11 @@ pub fn read_emoji(text: &str) -> String {
             .rsplit(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
             .next()
             .unwrap_or("");
+        let new_line = out.trim_end_matches([' ', '\t']).ends_with('\n');
         let stands_for_it = before.is_empty()
-            || before.ends_with([',', ';', ':', '\n'])
+            || new_line
+            || last_emoji.is_some_and(|last| last != *emoji)
+            || before.ends_with([',', ';', ':'])
             || previous.chars().all(|c| c.is_ascii_digit())
             || crate::text::token_number(&crate::text::normalize(previous)).is_some()
             || matches!(
@@ -1355,6 +1364,11 @@ pub fn read_emoji(text: &str) -> String {
                     | "otra"
                     | "quiero"
                     | "dame"
+                    | "ponme"
+                    | "agrega"
+                    | "agregame"
+                    | "el"
+                    | "la"
                     | "de"
                     | "con"
                     | "un"
@@ -1363,11 +1377,12 @@ pub fn read_emoji(text: &str) -> String {
                     | "and"
                     | "porfa"
             );
-        if !product || stands_for_it {
+        if !product || (stands_for_it && last_emoji != Some(*emoji)) {
             out.push_str(word);
         } else {
             out.push(' ');
         }
+        last_emoji = product.then_some(*emoji);
     }
     out
 }

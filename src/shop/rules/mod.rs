@@ -5132,10 +5132,7 @@ fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool {
                 && [pair[0].product(), pair[1].product()]
                     .iter()
                     .all(|id| id.is_some_and(|id| added.contains(&id)))
-        }) || any(
-            &text,
-            &["si no hay", "si no tienen", "si no tienes", "sino"],
-        ));
+        }) || any(&text, &["si no hay", "si no tienen", "si no tienes"]));
     let taken_off = mentions::find(&words, &input.product_catalog)
         .iter()
         .any(|m| {
@@ -5157,6 +5154,8 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
     if input.cart.lines.is_empty() || words.is_empty() {
         return false;
     }
+    // («ponme 2 brownies, ¿cuánto es en total?», «entonces ponme 1 para mi
+    // amiga»: an order verb or a price asked is no restating.)
     let more = words.iter().any(|w| {
         matches!(
             *w,
@@ -5171,15 +5170,10 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
                 | "extra"
                 | "extras"
                 | "aparte"
-                | "sumale"
-                | "sumame"
-                | "agregale"
-                | "agregame"
-                | "agrega"
-                | "anade"
-                | "anademe"
-                | "y"
-        ) && !(*w == "y" && words.iter().filter(|x| count(x).is_some()).count() >= 2)
+                | "dame"
+                | "cuanto"
+                | "cuantos"
+        ) || lexicon::adds(w)
     }) || words.first() == Some(&"y");
     if more {
         return false;
@@ -5226,7 +5220,8 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
 fn corrected_within(input: &ProposalInput, proposal: &Proposal) -> bool {
     let text = prepared(&input.customer_message);
     let words = tokens(&text);
-    let negation = |k: usize| matches!(words[k], "no" | "not" | "ni");
+    // (A «no» opening the message answers the bot: «no, un brownie».)
+    let negation = |k: usize| (k > 0 && matches!(words[k], "no" | "ni")) || words[k] == "not";
     // «no mas», «no se», «no importa»: no negation of a product.
     let idle_after = |k: usize| {
         words
@@ -5343,10 +5338,17 @@ fn corrected_within(input: &ProposalInput, proposal: &Proposal) -> bool {
         let all = adds.len();
         adds.sort_unstable();
         adds.dedup();
+        // («bueno, 2 brownies para mí y 3 para mi hermana» adds twice by design.)
         adds.len() < all
-            && words
-                .iter()
-                .any(|w| matches!(*w, "bueno" | "digo" | "perdon" | "no"))
+            && found.iter().enumerate().any(|(i, a)| {
+                found[i + 1..].iter().any(|b| {
+                    a.product().is_some()
+                        && a.product() == b.product()
+                        && words[a.end..b.start]
+                            .iter()
+                            .any(|w| matches!(*w, "bueno" | "digo" | "perdon" | "no"))
+                })
+            })
     };
     // «quita el croissant, no, déjalo»; «agrega un brownie… o no, mejor no»
     // (while «el último quítalo, mejor no» says why it goes).
@@ -5481,7 +5483,15 @@ fn same_as_someone(input: &ProposalInput, text: String) -> String {
                 })
                 .unwrap_or(earlier.len());
             let items = &earlier[from..until];
-            (!mentions::find(items, &input.product_catalog).is_empty()).then(|| items.join(" "))
+            // «para el Jorge un americano»: the items follow the person (in
+            // «un capuchino para mí y un americano para el Jorge» they come
+            // before, and whose is whose is not read here).
+            let found = mentions::find(items, &input.product_catalog);
+            let follows = items.first().is_some_and(|w| {
+                count(w).is_some()
+                    || matches!(*w, "un" | "una" | "uno" | "el" | "la" | "los" | "las")
+            }) || found.first().is_some_and(|m| m.start == 0);
+            (follows && !found.is_empty()).then(|| items.join(" "))
         });
     let Some(items) = items else {
         return text;
@@ -5504,7 +5514,15 @@ fn the_other_one(input: &ProposalInput, text: String) -> String {
     else {
         return text;
     };
-    if names_a_product(&text, &input.product_catalog) {
+    // «el otro también», «y la otra porfa»; never «el otro día» or «uno para
+    // aquí y el otro para llevar».
+    if names_a_product(&text, &input.product_catalog)
+        || words.len() > 5
+        || words[..at].iter().any(|w| matches!(*w, "uno" | "una"))
+        || words
+            .get(at + 2)
+            .is_some_and(|w| matches!(*w, "dia" | "para" | "de" | "que"))
+    {
         return text;
     }
     let named = |t: &str| -> Vec<ProductId> {

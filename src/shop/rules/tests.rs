@@ -3680,3 +3680,64 @@ fn a_range_another_days_order_a_product_shown_said_no_to_and_a_count_taken_off_a
         vec!["UPDATE_QUANTITY 8 x1"]
     );
 }
+
+#[test]
+fn what_a_strangers_review_found_in_the_new_readings_stays_fixed() {
+    // Emoji: two products' emoji are two products; a line's emoji is its name.
+    assert_eq!(
+        describe(&propose(&input(State::Browsing, "🥐 🍫", &[]))),
+        vec!["ADD_TO_CART 7 x1", "ADD_TO_CART 5 x1"]
+    );
+    assert_eq!(
+        describe(&propose(&input(State::Browsing, "1 capuchino\n🥐", &[]))),
+        vec!["ADD_TO_CART 8 x1", "ADD_TO_CART 7 x1"]
+    );
+    // «lo mismo que el Jorge» when the items came before «para el Jorge»: asked.
+    let before = after(
+        "un capuchino para mí y un americano para el Jorge",
+        "Agregué 1 × Capuchino y 1 × Café americano a tu carrito.",
+        input(
+            State::CartOpen,
+            "y para la Pao lo mismo que yo",
+            &[(8, 1), (3, 1)],
+        ),
+    );
+    assert!(!describe(&propose(&before)).contains(&"ADD_TO_CART 3 x1".to_owned()));
+    // An order verb or a price asked is no restating of the cart.
+    let cart = &[(6, 1), (8, 2)];
+    for (message, expected) in [
+        ("ponme 2 brownies, ¿cuánto es?", "ADD_TO_CART 6 x2"),
+        (
+            "entonces ponme 1 capuchino para mi amiga",
+            "ADD_TO_CART 8 x1",
+        ),
+    ] {
+        let got = describe(&propose(&input(State::CartOpen, message, cart)));
+        assert!(got.iter().any(|a| a == expected), "{message}: {got:?}");
+    }
+    // «el otro» inside a longer message is no product offered before.
+    let mut two = input(
+        State::CartOpen,
+        "ponme 2, uno para aquí y el otro para llevar",
+        &[(4, 1)],
+    );
+    two.recent_history = history(&[
+        ("customer", "qué tés tienen?"),
+        ("bot", "Tenemos Té chai (Bs 25) y Matcha (Bs 29)."),
+        ("customer", "dame el chai"),
+        ("bot", "Agregué 1 × Té chai a tu carrito."),
+    ]);
+    assert!(!describe(&propose(&two)).iter().any(|a| a.contains(" 2 ")));
+    // Two lines of one product for two people, a «bueno» first: both added.
+    assert_eq!(
+        describe(&propose(&input(
+            State::Browsing,
+            "bueno, 2 brownies para mí y 3 brownies para mi hermana",
+            &[]
+        )))
+        .iter()
+        .filter(|a| a.starts_with("ADD_TO_CART 6"))
+        .count(),
+        2
+    );
+}
