@@ -50,6 +50,21 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     // «entonces 2 capuchinos», «total 4», «o sea 3 capuchinos y 1 brownie»,
     // «capuchinos: 5», «igual quiero 3 brownies» with those lines in the
     // cart: the count said again is what the line becomes, never more of it.
+    // «quítale uno a los capuchinos», «sácale una a las limonadas»: one
+    // unit off the line, never the whole line.
+    if let Some((id, off)) = one_taken_off(input) {
+        for action in &mut reading.proposal.proposed_actions {
+            let this = action.params.product_id.as_ref().and_then(|v| v.as_i64()) == Some(id);
+            if this && action.action_type == "REMOVE_ITEM" {
+                let left = input.cart.quantity_of(id).unwrap_or(0) - off;
+                if left > 0 {
+                    *action = ProposedAction::new("UPDATE_QUANTITY")
+                        .product(id)
+                        .quantity(left);
+                }
+            }
+        }
+    }
     if restates_the_cart(input) {
         for action in &mut reading.proposal.proposed_actions {
             let in_cart = action
@@ -5143,6 +5158,28 @@ fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool {
     range || another_day || that_one_not || taken_off || either
 }
 
+/// «quítale uno a los capuchinos»: a removal verb, a count, then «a/al» and a
+/// line of the cart — the product and how many come off it.
+fn one_taken_off(input: &ProposalInput) -> Option<(ProductId, i64)> {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    words.windows(2).enumerate().find_map(|(k, w)| {
+        let off = match w[1] {
+            "uno" | "una" | "un" => 1,
+            other => count(other)?,
+        };
+        let removes = lexicon::removes(w[0]) || lexicon::with_pronoun(w[0], lexicon::removes);
+        if !removes {
+            return None;
+        }
+        words.get(k + 2).filter(|t| matches!(**t, "a" | "al"))?;
+        let m = found.iter().find(|m| m.start > k + 2 && m.start <= k + 4)?;
+        let id = m.product()?;
+        input.cart.holds(id).then_some((id, off))
+    })
+}
+
 /// Whether the message says the count of lines already in the cart again
 /// rather than asking for more: a word that sums up («entonces», «total», «o
 /// sea», «resumiendo», «al final», «igual quiero», «creo que… están bien»), or
@@ -5190,6 +5227,8 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
             "en resumen",
             "al final",
             "igual quiero",
+            "perdon",
+            "mejor dicho",
             "estan bien",
             "esta bien",
             "creo que",

@@ -3741,3 +3741,19 @@ fn what_a_strangers_review_found_in_the_new_readings_stays_fixed() {
         2
     );
 }
+
+#[test]
+fn one_taken_off_a_line_and_a_count_said_again_after_a_pardon() {
+    let cart = &[(8, 4), (5, 2), (6, 1)];
+    for (message, expected) in [
+        ("quítale uno a los capuchinos", "UPDATE_QUANTITY 8 x3"),
+        ("quitale uno al chocolate caliente", "UPDATE_QUANTITY 5 x1"),
+        ("perdón, 2 capuchinos", "UPDATE_QUANTITY 8 x2"),
+    ] {
+        assert_eq!(
+            describe(&propose(&input(State::CartOpen, message, cart))),
+            vec![expected],
+            "{message}"
+        );
+    }
+}
