@@ -379,11 +379,7 @@ fn asked_about(input: &ProposalInput) -> Option<ProductId> {
 /// The products the last two turns named: the customer's two messages before
 /// this one and the bot's replies between.
 fn recently_named(input: &ProposalInput) -> Vec<ProductId> {
-    input
-        .recent_history
-        .iter()
-        .rev()
-        .filter(|h| h.text != input.customer_message)
+    super::earlier_turns(input)
         .take(4)
         .flat_map(|h| {
             mentions::find(&tokens(&prepared(&h.text)), &input.product_catalog)

@@ -46,7 +46,11 @@ pub struct Reading {
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
-    let mut reading = read(input);
+    settle(input, read(input))
+}
+
+/// What [`propose`] makes of the rules' reading of the message.
+fn settle(input: &ProposalInput, mut reading: Reading) -> Proposal {
     // «entonces 2 capuchinos», «total 4», «o sea 3 capuchinos y 1 brownie»,
     // «capuchinos: 5», «igual quiero 3 brownies» with those lines in the
     // cart: the count said again is what the line becomes, never more of it.
@@ -718,9 +722,10 @@ fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> Option<Propo
         .iter()
         .any(|a| a.action_type == "REMOVE_ITEM")
         && !words.iter().any(|w| swap_verb(w))
-        && added
-            .iter()
-            .all(|id| asked_not_requested(input).contains(id));
+        && {
+            let asked = asked_not_requested(input);
+            added.iter().all(|id| asked.contains(id))
+        };
     if !(hypothetical
         || asked
         || (only_additions && (opinion || seeing || compared || said_of || and_this)))
@@ -1567,7 +1572,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
 /// What rules-first routing and the grounding's disagreement stand on.
 pub fn settled(input: &ProposalInput) -> Reading {
     let mut reading = read(input);
-    let proposal = propose(input);
+    let proposal = settle(input, reading.clone());
     if proposal != reading.proposal {
         reading.confident = false;
         reading.proposal = proposal;
@@ -4245,15 +4250,21 @@ fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
 
 /// The customer's previous message (before this one), prepared.
 fn previous_message(input: &ProposalInput) -> Option<String> {
-    input
-        .recent_history
-        .iter()
-        .rev()
-        .filter(|h| h.role == "customer")
-        .nth(usize::from(input.recent_history.last().is_some_and(|h| {
-            h.role == "customer" && h.text == input.customer_message
-        })))
+    earlier_turns(input)
+        .find(|h| h.role == "customer")
         .map(|h| prepared(&h.text))
+}
+
+/// The conversation before this message, newest first (the history may
+/// already end with the message itself).
+pub(super) fn earlier_turns(
+    input: &ProposalInput,
+) -> impl Iterator<Item = &crate::proposal::HistoryEntry> {
+    let current = input
+        .recent_history
+        .last()
+        .is_some_and(|h| h.role == "customer" && h.text == input.customer_message);
+    input.recent_history.iter().rev().skip(usize::from(current))
 }
 
 /// «wena, ¿qué tal?, 3 maracuyá…»: «qué tal» after a greeting asks how one is,
@@ -5148,13 +5159,11 @@ fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool {
                     .iter()
                     .all(|id| id.is_some_and(|id| added.contains(&id)))
         }) || any(&text, &["si no hay", "si no tienen", "si no tienes"]));
-    let taken_off = mentions::find(&words, &input.product_catalog)
-        .iter()
-        .any(|m| {
-            m.product().is_some_and(|id| added.contains(&id))
-                && (words.get(m.end) == Some(&"menos")
-                    || words[m.start.saturating_sub(2)..m.start].contains(&"menos"))
-        });
+    let taken_off = found.iter().any(|m| {
+        m.product().is_some_and(|id| added.contains(&id))
+            && (words.get(m.end) == Some(&"menos")
+                || words[m.start.saturating_sub(2)..m.start].contains(&"menos"))
+    });
     range || another_day || that_one_not || taken_off || either
 }
 
@@ -5497,11 +5506,8 @@ fn same_as_someone(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let person = if person == "yo" { "mi" } else { person };
-    let items = input
-        .recent_history
-        .iter()
-        .rev()
-        .filter(|h| h.role == "customer" && h.text != input.customer_message)
+    let items = earlier_turns(input)
+        .filter(|h| h.role == "customer")
         .take(3)
         .find_map(|h| {
             let said = prepared(&h.text);
@@ -5573,13 +5579,7 @@ fn the_other_one(input: &ProposalInput, text: String) -> String {
         ids.dedup();
         ids
     };
-    let recent: Vec<&crate::proposal::HistoryEntry> = input
-        .recent_history
-        .iter()
-        .rev()
-        .filter(|h| h.text != input.customer_message)
-        .take(4)
-        .collect();
+    let recent: Vec<&crate::proposal::HistoryEntry> = earlier_turns(input).take(4).collect();
     let Some(taken) = recent
         .iter()
         .find(|h| h.role == "customer")
