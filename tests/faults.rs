@@ -572,14 +572,22 @@ async fn faults_lose_double_and_reorder_nothing() {
     for race in races {
         race.await.unwrap();
     }
-    // Let the last turns finish (a bounded wait: on two cores beside the other
-    // scenarios a fixed two seconds was sometimes short), then replay each
+    // Let the last turns finish (on two cores beside the other scenarios a fixed
+    // wait was sometimes short: once, 184 turns were still queued), then replay each
     // conversation's audit trail in commit order: a bot reply must never have been
     // committed while the override was on.
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    for _ in 0..90 {
+    // The wait ends when every turn is done, or when nothing has moved for ten
+    // seconds (a stuck turn is what this row must catch), or after two minutes.
+    let mut last = (i64::MAX, Instant::now());
+    let waited = Instant::now();
+    loop {
         let waiting = unfinished_race_turns(&observer).await;
-        if waiting == 0 {
+        if waiting == 0 || waited.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        if waiting < last.0 {
+            last = (waiting, Instant::now());
+        } else if last.1.elapsed() > Duration::from_secs(10) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
