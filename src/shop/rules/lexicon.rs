@@ -986,6 +986,72 @@ pub fn cover(words: &[&str], phrases: &[&str], covered: &mut [bool]) {
     }
 }
 
+/// Counts past twenty said in words, read as digits: «treinta y dos» is 32,
+/// «dieciséis» 16, «veinticinco» 25. (Up to twenty, the number words are read
+/// where they stand.) Applied to normalized text.
+pub fn spelled_counts(normalized: &str) -> String {
+    fn tens(word: &str) -> Option<i64> {
+        Some(match word {
+            "treinta" => 30,
+            "cuarenta" => 40,
+            "cincuenta" => 50,
+            "sesenta" => 60,
+            "setenta" => 70,
+            "ochenta" => 80,
+            "noventa" => 90,
+            _ => return None,
+        })
+    }
+    fn unit(word: &str) -> Option<i64> {
+        Some(match word {
+            "un" | "uno" | "una" => 1,
+            "dos" => 2,
+            "tres" => 3,
+            "cuatro" => 4,
+            "cinco" => 5,
+            "seis" => 6,
+            "siete" => 7,
+            "ocho" => 8,
+            "nueve" => 9,
+            _ => return None,
+        })
+    }
+    fn joined(word: &str) -> Option<i64> {
+        if let Some(rest) = word.strip_prefix("dieci") {
+            return unit(rest).filter(|n| *n >= 6).map(|n| 10 + n);
+        }
+        let rest = word.strip_prefix("veinti")?;
+        unit(rest).map(|n| 20 + n)
+    }
+    let words: Vec<&str> = normalized.split(' ').collect();
+    if !words
+        .iter()
+        .any(|w| tens(w).is_some() || joined(w).is_some())
+    {
+        return normalized.to_owned();
+    }
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        if let Some(t) = tens(words[k]) {
+            match (words.get(k + 1), words.get(k + 2).and_then(|w| unit(w))) {
+                (Some(&"y"), Some(u)) => {
+                    out.push((t + u).to_string());
+                    k += 3;
+                }
+                _ => {
+                    out.push(t.to_string());
+                    k += 1;
+                }
+            }
+            continue;
+        }
+        out.push(joined(words[k]).map_or_else(|| words[k].to_owned(), |n| n.to_string()));
+        k += 1;
+    }
+    out.join(" ")
+}
+
 /// Chat spellings, read as the words they stand for: "q" is "que", "kiero" is
 /// "quiero", "wenas" is "buenas", "tmb" is "también". Applied to normalized text.
 pub fn read_chat(normalized: &str) -> String {

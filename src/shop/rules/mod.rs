@@ -112,6 +112,8 @@ fn settle(input: &ProposalInput, mut reading: Reading) -> Proposal {
         && (doubts(&input.customer_message)
             || corrected_within(input, &reading.proposal)
             || unsure_of_what(input, &reading.proposal)
+            || kind_heading(&tokens(&prepared(&input.customer_message)), input)
+                .is_some_and(|(_, said, summed)| said != summed)
             || same_as_whom(input)
             || nothing_of_a_product(input)
             || retracts(input, &reading.proposal))
@@ -1424,8 +1426,12 @@ pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Ve
 /// The message as the rules read it: emoji as words, accents and case folded,
 /// chat spellings as the words they stand for.
 fn prepared(message: &str) -> String {
-    in_spanish(&lexicon::read_chat(&normalize(&lexicon::read_emoji(
-        &without_list_numbers(message),
+    // «½ docena», «1/2 docena»: half.
+    let message = message
+        .replace('½', " media ")
+        .replace("1/2 doc", "media doc");
+    in_spanish(&lexicon::spelled_counts(&lexicon::read_chat(&normalize(
+        &lexicon::read_emoji(&without_list_numbers(&message)),
     ))))
 }
 
@@ -1555,10 +1561,20 @@ pub(super) fn said(input: &ProposalInput) -> String {
         ),
     );
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
-    let said = restated_summary(input, named_twice(input, amounts_and_marks(input, said)));
+    let said = restated_summary(
+        input,
+        said_again(
+            input,
+            named_twice(input, headed_by_kind(input, amounts_and_marks(input, said))),
+        ),
+    );
+    let said = if_it_goes(input, said);
     let said = half_of_another(
         input,
-        one_each(instead_after(input, double_of(input, not_put(input, said)))),
+        one_each(
+            input,
+            instead_after(input, double_of(input, not_put(input, said))),
+        ),
     );
     not_this_one(
         input,
@@ -3372,8 +3388,9 @@ impl Reader<'_> {
                     return vec![ProposedAction::new("CLARIFY")];
                 }
                 // "2 matchas y lo mismo de brownie", "y lo mismo de croissant":
-                // the quantity of the line just ordered.
-                let copied = if same {
+                // the quantity of the line just ordered («igual quiero 3
+                // brownies»: a count of its own is no copy).
+                let copied = if same && said.is_none() {
                     actions
                         .iter()
                         .rev()
@@ -4464,6 +4481,24 @@ fn amounts_and_marks(input: &ProposalInput, text: String) -> String {
     while k < words.len() {
         let w = words[k];
         let number = token_number(w).is_some() && !matches!(w, "un" | "una" | "uno");
+        // «1 capuchino, 2 no, 3 brownies», «dos, digo, tres brownies»: a
+        // count taken back for the one said right after it.
+        let gap = words[k + 1..]
+            .iter()
+            .take_while(|n| matches!(**n, "no" | "digo" | "perdon" | "mejor" | "bueno"))
+            .count();
+        // (Where the count meant comes before a name: «…, 2... no, mejor 3»
+        // after the name is read with the name.)
+        if count(w).is_some()
+            && gap > 0
+            && words.get(k + 1 + gap).is_some_and(|n| count(n).is_some())
+            && words
+                .get(k + 2 + gap)
+                .is_some_and(|n| names_a_product(n, &input.product_catalog))
+        {
+            k += 1 + gap;
+            continue;
+        }
         let money = number
             && (words.get(k + 1).is_some_and(|n| MONEY.contains(n))
                 || (k > 0 && matches!(words[k - 1], "bs" | "bob"))
@@ -4540,6 +4575,196 @@ fn named_twice(input: &ProposalInput, text: String) -> String {
         .map(|(_, w)| *w)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// «brownie y brownie», «un americano, otro americano y un brownie»: one
+/// product said again, joined only by «y», «otro» or an article, is one more
+/// of it — said as one count.
+fn said_again(input: &ProposalInput, text: String) -> String {
+    const JOIN: &[&str] = &["y", "e", "otro", "otra", "un", "una"];
+    let words = tokens(&text);
+    let one = |w: &str| match mentions::find(&[w], &input.product_catalog).as_slice() {
+        [m] => m.product(),
+        _ => None,
+    };
+    let named: Vec<Option<ProductId>> = words.iter().map(|w| one(w)).collect();
+    // Each run: where its count starts, the first name's words, the last's,
+    // the sum.
+    let mut runs: Vec<(usize, usize, usize, usize, i64)> = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let Some(id) = named[k] else {
+            k += 1;
+            continue;
+        };
+        let name = name_of(input, id).map(normalize).unwrap_or_default();
+        let of_name = |w: &str| name.split(' ').any(|n| n == w);
+        let (mut last, mut again) = (k, 0);
+        loop {
+            let gap = words[last + 1..]
+                .iter()
+                .take_while(|w| JOIN.contains(w) || (of_name(w) && one(w) != Some(id)))
+                .count();
+            let next = last + 1 + gap;
+            // Joined by «y» or «otro», not set side by side («brownie brownie»
+            // is read elsewhere).
+            let joined = words[last + 1..next].iter().any(|w| JOIN.contains(w));
+            if joined && named.get(next) == Some(&Some(id)) {
+                last = next;
+                again += 1;
+            } else {
+                break;
+            }
+        }
+        if again > 0 {
+            // «un té chai y otro té chai»: the name from its first word.
+            let mut start = k;
+            while start > 0 && of_name(words[start - 1]) && named[start - 1].is_none() {
+                start -= 1;
+            }
+            let (from, n) = match start.checked_sub(1).map(|p| (p, words[p])) {
+                Some((p, w)) if count(w).is_some() => (p, count(w).unwrap_or(1)),
+                Some((p, "un" | "una" | "uno" | "el" | "la")) => (p, 1),
+                _ => (start, 1),
+            };
+            runs.push((from, start, k, last, n + again));
+        }
+        k = last + 1;
+    }
+    if runs.is_empty() {
+        return text;
+    }
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut copied = 0;
+    for (from, start, first, last, n) in runs {
+        out.extend(words[copied..from].iter().map(|w| (*w).to_owned()));
+        out.push(n.to_string());
+        out.extend(words[start..=first].iter().map(|w| (*w).to_owned()));
+        copied = last + 1;
+    }
+    out.extend(words[copied..].iter().map(|w| (*w).to_owned()));
+    out.join(" ")
+}
+
+/// Words that head a list by its kind: «3 cafés: 2 capuchinos y un americano».
+const HEADINGS: &[&str] = &[
+    "cafes",
+    "bebidas",
+    "postres",
+    "cosas",
+    "productos",
+    "items",
+    "jugos",
+    "dulces",
+    "tes",
+    "frios",
+    "calientes",
+    "tragos",
+    "refrescos",
+];
+
+/// «3 cafés: 2 capuchinos y un americano», «2 postres, un brownie y un
+/// cheesecake»: a count of a kind, then what it is made of. Where the heading
+/// stands, its count, and the counts of the products after it summed.
+fn kind_heading(words: &[&str], input: &ProposalInput) -> Option<(usize, i64, i64)> {
+    let at = words
+        .windows(2)
+        .position(|w| count(w[0]).is_some() && HEADINGS.contains(&w[1]))?;
+    let rest = &words[at + 2..];
+    let found = mentions::find(rest, &input.product_catalog);
+    let first = found.first()?;
+    // The parts follow right away («…: 2 capuchinos», «…, o sea un chai y…»),
+    // never as the rest of the heading's own name («2 cafés americanos», «dos
+    // tés chai»).
+    // («2 jugos de maracuyá» is one product.)
+    if first.start == 0 || first.start > 3 {
+        return None;
+    }
+    let counted_first =
+        matches!(rest[first.start - 1], "un" | "una") || count(rest[first.start - 1]).is_some();
+    if !counted_first
+        || rest[..first.start]
+            .iter()
+            .any(|w| matches!(*w, "de" | "del"))
+    {
+        return None;
+    }
+    let summed = found
+        .iter()
+        .map(|m| {
+            m.start
+                .checked_sub(1)
+                .and_then(|p| count(rest[p]))
+                .unwrap_or(1)
+        })
+        .sum();
+    Some((at, count(words[at])?, summed))
+}
+
+/// A kind's count said before the products that make it up is no order of
+/// its own: «3 cafés: 2 capuchinos y un americano» is read without «3 cafés».
+/// (When the parts do not add up to it, the message is asked about.)
+fn headed_by_kind(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    match kind_heading(&words, input) {
+        Some((at, said, summed)) if said == summed => {
+            let mut out: Vec<&str> = words[..at].to_vec();
+            out.extend(&words[at + 2..]);
+            out.join(" ")
+        }
+        _ => text,
+    }
+}
+
+/// «un capuchino, y si me alcanza agrego un brownie»: what the customer
+/// would add if money or time allow is not asked for yet — read without it.
+fn if_it_goes(input: &ProposalInput, text: String) -> String {
+    // «sí» folds to «si»: only where the message wrote no «sí».
+    if input.customer_message.to_lowercase().contains("sí") {
+        return text;
+    }
+    let words = tokens(&text);
+    let Some(at) = words.iter().position(|w| *w == "si") else {
+        return text;
+    };
+    let then = words[at + 1..]
+        .iter()
+        .take(3)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let hedged = any(
+        &then,
+        &[
+            "alcanza",
+            "sobra",
+            "me da",
+            "nos da",
+            "puedo",
+            "podemos",
+            "no es mucho",
+            "no es caro",
+            "sale barato",
+            "no cuesta",
+            "tengo plata",
+            "tengo dinero",
+            "queda plata",
+            "me animo",
+            "da tiempo",
+            "hay tiempo",
+        ],
+    );
+    let ordered_before = mentions::find(&words[..at], &input.product_catalog)
+        .iter()
+        .any(|m| m.product().is_some());
+    if !hedged || !ordered_before {
+        return text;
+    }
+    let mut kept = &words[..at];
+    while let [rest @ .., "y" | "e" | "pero"] = kept {
+        kept = rest;
+    }
+    kept.join(" ")
 }
 
 /// «no eran tres capuchinos, eran dos», «no son 4 brownies sino 3», «no
@@ -4755,13 +4980,13 @@ fn instead_after(input: &ProposalInput, text: String) -> String {
 
 /// «somos 8, uno para cada uno», «croissants, uno para cada quien, o sea
 /// cinco»: one each of as many as the people counted is that count.
-fn one_each(text: String) -> String {
+fn one_each(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     let Some(at) = words
         .windows(3)
         .position(|w| matches!(w[0], "uno" | "una") && w[1] == "para" && w[2] == "cada")
     else {
-        return text;
+        return each_of_the_people(input, text);
     };
     // «cada uno», «cada quien», «cada niña»: one word after «cada».
     let after = at + 4;
@@ -4791,6 +5016,73 @@ fn one_each(text: String) -> String {
         _ => return text,
     }
     out.join(" ")
+}
+
+/// «somos 4, un capuchino cada uno», «para 5 personas, un brownie por
+/// persona», «un chai para cada uno, somos 3»: one each, times the people
+/// counted in the message. (With no count of people, left as said.)
+fn each_of_the_people(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some((mark, mark_end)) =
+        words
+            .windows(2)
+            .enumerate()
+            .find_map(|(i, w)| match (w[0], w[1]) {
+                ("para", "cada") => Some((i, i + 3)),
+                // («uno más de cada uno» is of each product.)
+                ("cada", "uno" | "una" | "quien") if i == 0 || words[i - 1] != "de" => {
+                    Some((i, i + 2))
+                }
+                ("por", "persona" | "cabeza" | "nino" | "nina") => Some((i, i + 2)),
+                _ => None,
+            })
+    else {
+        return text;
+    };
+    let people = (0..words.len()).find_map(|i| {
+        let n = |k: usize| words.get(k).and_then(|w| count(w));
+        match (words[i], words.get(i + 1), words.get(i + 2)) {
+            ("somos" | "seremos" | "son" | "vamos" | "estamos", _, _) if n(i + 1).is_some() => {
+                Some((i, i + 2, n(i + 1)?))
+            }
+            ("para", _, Some(p)) if n(i + 1).is_some() && PEOPLE.contains(p) => {
+                Some((i, i + 3, n(i + 1)?))
+            }
+            (_, Some(p), _) if count(words[i]).is_some() && PEOPLE.contains(p) => {
+                Some((i, i + 2, count(words[i])?))
+            }
+            _ => None,
+        }
+    });
+    let Some((from, to, n)) = people.filter(|(from, to, _)| *to <= mark || *from >= mark_end)
+    else {
+        return text;
+    };
+    let ones: Vec<usize> = (0..mark)
+        .filter(|k| !(from..to).contains(k))
+        .filter(|&k| matches!(words[k], "un" | "una" | "uno" | "1"))
+        .filter(|&k| {
+            words
+                .get(k + 1)
+                .is_some_and(|w| names_a_product(w, &input.product_catalog))
+        })
+        .collect();
+    if ones.is_empty() {
+        return text;
+    }
+    words
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !(from..to).contains(k) && !(mark..mark_end).contains(k))
+        .map(|(k, w)| {
+            if ones.contains(&k) {
+                n.to_string()
+            } else {
+                (*w).to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// «seis croissants y brownies, la mitad de los croissants»: a product's count
@@ -5981,8 +6273,13 @@ fn clause_action(
     let less = own_before.contains(&"menos") || own_after.contains(&"menos");
     let half = has(&["mitad"]);
     // "La limonada no": a product, then a bare no, is taking it out.
-    let trailing_no =
-        after.last() == Some(&"no") && before.iter().all(|w| lexicon::FILLER.contains(w));
+    // (Not a tag after an opinion: «el americano no está rico, ¿no?».)
+    let trailing_no = after.last() == Some(&"no")
+        && before.iter().all(|w| lexicon::FILLER.contains(w))
+        && after[..after.len() - 1].iter().all(|w| {
+            lexicon::FILLER.contains(w)
+                || matches!(*w, "no" | "ya" | "mejor" | "nomas" | "entonces")
+        });
     // «sin api. un chocolate»: «sin» before something else is not this
     // product out; the thing refused is covered with it.
     let without_other = before.iter().position(|w| *w == "sin").filter(|&k| {

@@ -3757,3 +3757,119 @@ fn one_taken_off_a_line_and_a_count_said_again_after_a_pardon() {
         );
     }
 }
+
+#[test]
+fn counts_spread_across_a_message_are_summed_never_doubled() {
+    use State::*;
+    check(&[
+        // A kind's count, then what it is made of: the parts are the order.
+        (
+            Browsing,
+            "dame dos cafés, un capuchino y un americano",
+            &[],
+            &["ADD_TO_CART 8 x1", "ADD_TO_CART 3 x1"],
+        ),
+        (
+            Browsing,
+            "4 cosas: 2 brownies, 1 croissant y 1 maracuyá",
+            &[],
+            &["ADD_TO_CART 6 x2", "ADD_TO_CART 7 x1", "ADD_TO_CART 1 x1"],
+        ),
+        // The parts do not add up to it: asked, nothing done.
+        (
+            Browsing,
+            "3 cafés: 1 capuchino y 1 americano",
+            &[],
+            &["CLARIFY"],
+        ),
+        // A kind that is the product's own name is no heading.
+        (
+            Browsing,
+            "2 cafés americanos y 2 croissants",
+            &[],
+            &["ADD_TO_CART 3 x2", "ADD_TO_CART 7 x2"],
+        ),
+        (
+            Browsing,
+            "dos tés chai y dos brownies",
+            &[],
+            &["ADD_TO_CART 4 x2", "ADD_TO_CART 6 x2"],
+        ),
+        // One product said again, joined by «y» or «otro».
+        (
+            Browsing,
+            "quiero brownie y brownie",
+            &[],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        (
+            Browsing,
+            "un americano, otro americano y un brownie",
+            &[],
+            &["ADD_TO_CART 3 x2", "ADD_TO_CART 6 x1"],
+        ),
+        (
+            Browsing,
+            "un té chai y otro té chai",
+            &[],
+            &["ADD_TO_CART 4 x2"],
+        ),
+        // One each, times the people counted.
+        (
+            Browsing,
+            "somos 4, un capuchino cada uno",
+            &[],
+            &["ADD_TO_CART 8 x4"],
+        ),
+        (
+            Browsing,
+            "para 5 personas, un brownie por persona",
+            &[],
+            &["ADD_TO_CART 6 x5"],
+        ),
+        (
+            Browsing,
+            "un chai para cada uno, somos 3",
+            &[],
+            &["ADD_TO_CART 4 x3"],
+        ),
+        // Counts in words past twenty, and halves.
+        (
+            Browsing,
+            "quiero treinta y dos brownies",
+            &[],
+            &["ADD_TO_CART 6 x32"],
+        ),
+        (
+            Browsing,
+            "veinticinco croissants",
+            &[],
+            &["ADD_TO_CART 7 x25"],
+        ),
+        (Browsing, "½ docena de brownies", &[], &["ADD_TO_CART 6 x6"]),
+        // A count taken back for the next one.
+        (
+            Browsing,
+            "1 capuchino, 2 no, 3 brownies",
+            &[],
+            &["ADD_TO_CART 8 x1", "ADD_TO_CART 6 x3"],
+        ),
+        // «igual» with a count of its own copies nothing.
+        (
+            CartOpen,
+            "igual quiero 3 brownies",
+            &[(8, 2)],
+            &["ADD_TO_CART 6 x3"],
+        ),
+        // What would be added if money allows is not asked for yet.
+        (
+            Browsing,
+            "un capuchino, y si me alcanza agrego un brownie",
+            &[],
+            &["ADD_TO_CART 8 x1"],
+        ),
+    ]);
+    // An opinion with a tag question takes nothing out.
+    let out = summary(CartOpen, "el americano no está rico, ¿no?", &[(3, 1)]);
+    assert!(out.iter().all(|a| !a.starts_with("REMOVE")), "{out:?}");
+}
