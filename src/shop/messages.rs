@@ -251,6 +251,14 @@ pub fn which_to_change(names: &[String]) -> String {
 }
 
 /// How [`which_to_change`] begins, for reading the answer to it.
+/// «mejor maracuyá» with several lines it could replace.
+pub fn instead_of_which(lines: &[String], new: &str) -> String {
+    format!(
+        "¿{new} en lugar de cuál: {}? ¿O lo agrego aparte? Escríbeme cuál cambio.",
+        lines.join(", ")
+    )
+}
+
 pub const WHICH_TO_CHANGE: &str = "¿Cuál de ellos:";
 
 /// A message held more products than one turn acts on (five, or four beside the

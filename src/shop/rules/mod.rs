@@ -82,6 +82,12 @@ fn settle(input: &ProposalInput, mut reading: Reading) -> Proposal {
             }
         }
     }
+    // «no tomo café, mejor chocolate», «y una limonada... mejor maracuyá»,
+    // «los croissants eran brownies»: a product said instead of another
+    // replaces it — or, when which one is not clear, is asked.
+    if let Some(instead) = said_instead(input, &reading.proposal) {
+        return instead;
+    }
     // «ayer pedí un capuchino y me llegó frío»: an order told in the past is
     // the story of a complaint, not a new one.
     let changes_lines = reading.proposal.proposed_actions.iter().any(|a| {
@@ -1051,6 +1057,206 @@ fn doubts(message: &str) -> bool {
     negated_order || taken_back_after || each || all_but
 }
 
+/// What a product is, by its tags: a drink, a dessert or a savoury bite.
+fn kind_of(input: &ProposalInput, id: ProductId) -> Option<&'static str> {
+    let entry = input.product_catalog.iter().find(|e| e.product_id == id)?;
+    ["bebida", "postre", "salado"]
+        .into_iter()
+        .find(|kind| lexicon::is_of_kind(entry, kind))
+}
+
+/// «no tomo café, mejor chocolate», «mi hermano dice que mejor maracuyá», «y
+/// una limonada... mejor maracuyá», «me equivoqué, los croissants eran
+/// brownies»: a product said after «mejor», «que sea» or «eran», where the
+/// reading only adds it, stands instead of another. Which one: the product
+/// said just before in the message, a line of the cart the words name (a
+/// kind such as «café» counts), or the only line of the same kind; when none
+/// or several fit, the customer is asked. `None` when the message is no such
+/// replacement.
+fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let changes: Vec<&ProposedAction> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| EFFECTS.contains(&a.action_type.as_str()))
+        .collect();
+    if changes.is_empty()
+        || changes
+            .iter()
+            .any(|a| !matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY"))
+    {
+        return None;
+    }
+    let swap_said = words.iter().position(|w| swap_verb(w));
+    let marker = (0..words.len()).find_map(|k| match (words[k], words.get(k + 1)) {
+        ("mejor", next) if next != Some(&"dicho") && next != Some(&"no") => Some((k, k + 1)),
+        ("que", Some(&("sea" | "sean"))) => Some((k, k + 2)),
+        ("eran" | "era", _) => Some((k, k + 1)),
+        // «cámbiale uno por cheesecake»: what it is swapped for.
+        ("por" | "x", _) if swap_said.is_some_and(|v| v < k) => Some((k, k + 1)),
+        _ => None,
+    })?;
+    let found = mentions::find(&words, &input.product_catalog);
+    let new = found.iter().find(|m| m.start >= marker.1)?;
+    let new_id = new.product()?;
+    // Only an article or a count between the marker and the product.
+    if new.start - marker.1 > 1
+        || words[marker.1..new.start].iter().any(|w| {
+            !matches!(*w, "un" | "una" | "el" | "la" | "los" | "las") && count(w).is_none()
+        })
+        || found.iter().filter(|m| m.start >= marker.1).count() > 1
+    {
+        return None;
+    }
+    // «mejor agrégame un brownie», «también»: an addition after all.
+    if words.iter().any(|w| {
+        lexicon::adds(w) && !matches!(*w, "quiero" | "queria" | "sea" | "sean")
+            || matches!(*w, "tambien" | "ademas" | "mas" | "otro" | "otra")
+    }) {
+        return None;
+    }
+    let add_of = |id: ProductId| {
+        changes.iter().find(|a| {
+            a.action_type == "ADD_TO_CART"
+                && a.params.product_id.as_ref().and_then(|v| v.as_i64()) == Some(id)
+        })
+    };
+    let own_count = words[marker.1..new.start].iter().find_map(|w| count(w));
+    // (Found in the words before on their own: a product named again after
+    // the marker is found only there in the whole message.)
+    let before_marker = mentions::find(&words[..marker.0], &input.product_catalog);
+    let named_before: Vec<&mentions::Mention> = before_marker.iter().collect();
+    // Said just before, in this message: that one is taken back.
+    if add_of(new_id).is_some()
+        && let Some(last) = named_before.last()
+        && let Some(old) = last.product()
+        && old != new_id
+        && let Some(added) = add_of(old)
+    {
+        let between = &words[last.end..marker.0];
+        if !between.iter().all(|w| {
+            matches!(
+                *w,
+                "no" | "bueno" | "perdon" | "mmm" | "ah" | "eh" | "o" | "pensandolo" | "bien"
+            )
+        }) {
+            return None;
+        }
+        let q = own_count
+            .or_else(|| added.params.quantity.as_ref()?.as_i64())
+            .unwrap_or(1);
+        let mut out = proposal.clone();
+        out.proposed_actions.retain(|a| {
+            let id = a.params.product_id.as_ref().and_then(|v| v.as_i64());
+            id != Some(old) && id != Some(new_id)
+        });
+        out.proposed_actions.push(
+            ProposedAction::new("ADD_TO_CART")
+                .product(new_id)
+                .quantity(q),
+        );
+        return Some(out);
+    }
+    // («un croissant... no, que sean dos croissants», «una limonada, ah no,
+    // mejor maracuyá»: what it replaces is said in the message, and read.)
+    if input.cart.holds(new_id)
+        || input.cart.lines.is_empty()
+        || named_before
+            .iter()
+            .any(|m| m.product().is_some_and(|id| !input.cart.holds(id)))
+    {
+        return None;
+    }
+    // What the reading added is the new product, or a line the words name as
+    // the old one («los croissants eran brownies» read as more croissants).
+    let misread = |id: ProductId| {
+        id == new_id
+            || (input.cart.holds(id) && named_before.iter().any(|m| m.candidates.contains(&id)))
+    };
+    if !changes.iter().all(|a| {
+        a.params
+            .product_id
+            .as_ref()
+            .and_then(|v| v.as_i64())
+            .is_some_and(misread)
+    }) {
+        return None;
+    }
+    // The new one added and a named line changed: a swap already read
+    // («cambiá un americano por un capuchino», «los otros dos que sean
+    // brownies»).
+    if add_of(new_id).is_some()
+        && changes.iter().any(|a| {
+            a.params
+                .product_id
+                .as_ref()
+                .and_then(|v| v.as_i64())
+                .is_some_and(|id| id != new_id)
+        })
+    {
+        return None;
+    }
+    // «cámbiale uno por…»: one unit of the old line.
+    let one_unit = swap_said.is_some()
+        && words[..marker.0]
+            .iter()
+            .any(|w| matches!(*w, "uno" | "una" | "1"));
+    // A line of the cart the words before name, a kind («café») included.
+    let named_lines: Vec<ProductId> = named_before
+        .iter()
+        .flat_map(|m| m.candidates.iter().copied())
+        .filter(|id| input.cart.holds(*id) && *id != new_id)
+        .collect();
+    let fitting: Vec<ProductId> = if named_before.is_empty() {
+        let kind = kind_of(input, new_id);
+        input
+            .cart
+            .lines
+            .iter()
+            .map(|l| l.product_id)
+            .filter(|id| kind.is_some() && kind_of(input, *id) == kind)
+            .collect()
+    } else {
+        named_lines
+    };
+    match fitting.as_slice() {
+        [old] => {
+            let had = input.cart.quantity_of(*old).unwrap_or(1);
+            let out = if one_unit && had > 1 {
+                ProposedAction::new("UPDATE_QUANTITY")
+                    .product(*old)
+                    .quantity(had - 1)
+            } else {
+                ProposedAction::new("REMOVE_ITEM").product(*old)
+            };
+            let q = own_count.unwrap_or(if one_unit { 1 } else { had });
+            Some(Proposal::new(
+                vec![
+                    out,
+                    ProposedAction::new("ADD_TO_CART")
+                        .product(new_id)
+                        .quantity(q),
+                ],
+                "",
+            ))
+        }
+        _ => {
+            let mut names: Vec<String> = input
+                .cart
+                .lines
+                .iter()
+                .filter_map(|l| name_of(input, l.product_id).map(str::to_owned))
+                .collect();
+            names.truncate(4);
+            Some(clarify(&messages::instead_of_which(
+                &names,
+                name_of(input, new_id).unwrap_or_default(),
+            )))
+        }
+    }
+}
+
 /// Whether the words tell an order of before («ayer pedí…», «me llegó…») and
 /// ask for nothing now.
 fn told_in_the_past(text: &str) -> bool {
@@ -1741,6 +1947,13 @@ impl Reading {
         // Beside a cancellation, «los turistas suspendieron el tour» is the
         // story told: only a count points at a thing there.
         let counted = |w: &str| count(w).is_some() || (!destructive && matches!(w, "los" | "las"));
+        // («los dos que sean 3» acting on two lines points at them.)
+        let lines_acted = self
+            .proposal
+            .proposed_actions
+            .iter()
+            .filter(|a| EFFECTS.contains(&a.action_type.as_str()))
+            .count() as i64;
         let flagged = |i: usize| {
             let word = self.words[i].as_str();
             let before = i.checked_sub(1).map(|j| self.words[j].as_str());
@@ -1790,7 +2003,7 @@ impl Reading {
                 && !names_a_product(word, &input.product_catalog);
             // «dame los 3»: a count that points back at something named before.
             let pointed = !prepositional
-                && token_number(word).is_some()
+                && token_number(word).is_some_and(|n| n != lines_acted)
                 && matches!(before, Some("los" | "las"))
                 && after.is_none_or(|next| !names_a_product(next, &input.product_catalog));
             // «cambia uno de los cafés»: a part of a line that no action took.
@@ -1848,7 +2061,7 @@ impl Reading {
                 || done_to
         };
         let points_back = |i: usize| {
-            token_number(&self.words[i]).is_some()
+            token_number(&self.words[i]).is_some_and(|n| n != lines_acted)
                 && i > 0
                 // «a las 4», «de las 5»: an hour.
                 && !(i >= 2 && matches!(self.words[i - 2].as_str(), "de" | "a" | "para" | "desde" | "hasta"))
@@ -3195,6 +3408,18 @@ impl Reader<'_> {
                 after = &after[..cut];
                 cut_short = true;
             }
+            // «2 matchas, 1 brownie»: a count right before the next product,
+            // after one counted before its name, is the next one's.
+            if !postfix
+                && !cut_short
+                && next.is_some()
+                && quantity_before(before).is_some()
+                && let [last] = after
+                && count(last).is_some()
+            {
+                after = &[];
+                cut_short = true;
+            }
             let clause_end = mention.end + after.len();
             let clause = words[clause_start..clause_end].join(" ");
             let mut covered = vec![false; clause_end - clause_start];
@@ -4084,6 +4309,24 @@ impl Reader<'_> {
             }
             return Some(one(ProposedAction::new("REMOVE_ITEM").product(id)));
         }
+        // «los dos que sean 2», «ambos sin…»: both lines, when there are two.
+        let both = self.has(&["los dos", "las dos", "ambos", "ambas"]);
+        if both && self.has(lexicon::SET) && !self.has(lexicon::REMOVE) {
+            let n = self.words.iter().rev().find_map(|w| count(w));
+            self.covered.iter_mut().for_each(|c| *c = true);
+            if let (Some(n), 2) = (n, self.input.cart.lines.len()) {
+                return Some(self.every_line("UPDATE_QUANTITY", |_| n));
+            }
+            return Some(clarify(messages::WHICH_LINE));
+        }
+        // «ya son muchos, deja 2» after a change to several lines: which one
+        // is not said.
+        if changed.len() > 1
+            && self.has(lexicon::SET)
+            && self.words.iter().any(|w| count(w).is_some())
+        {
+            return Some(clarify(messages::WHICH_LINE));
+        }
         // "no, mejor 2", "que sean 3": the last line to that many.
         if let Some((_, n)) = self
             .words
@@ -4358,15 +4601,22 @@ fn set_said_after(input: &ProposalInput, text: String) -> String {
         return text;
     }
     let found = mentions::find(&words, &input.product_catalog);
+    // «la limonada que sean 2», not yet in the cart: «que» may stand between.
+    // (A line in the cart is set by the line's own reading.)
+    let said_at = |m: &mentions::Mention| {
+        let new = m.product().is_some_and(|id| !input.cart.holds(id));
+        m.end + usize::from(new && words.get(m.end) == Some(&"que"))
+    };
     let Some(m) = found.iter().find(|m| {
         m.product().is_some()
-            && matches!(words.get(m.end), Some(&("sea" | "sean")))
+            && matches!(words.get(said_at(m)), Some(&("sea" | "sean")))
             && words
-                .get(m.end + 1)
+                .get(said_at(m) + 1)
                 .is_some_and(|w| token_number(w).is_some())
     }) else {
         return text;
     };
+    let at = said_at(m);
     let mut start = m.start;
     while start > 0 && matches!(words[start - 1], "el" | "la" | "los" | "las") {
         start -= 1;
@@ -4375,9 +4625,9 @@ fn set_said_after(input: &ProposalInput, text: String) -> String {
         start -= 1;
     }
     let mut out: Vec<&str> = words[..start].to_vec();
-    out.extend(["que", "sean", words[m.end + 1]]);
+    out.extend(["que", "sean", words[at + 1]]);
     out.extend(&words[m.start..m.end]);
-    out.extend(&words[m.end + 2..]);
+    out.extend(&words[at + 2..]);
     out.join(" ")
 }
 
@@ -5512,7 +5762,9 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
                 | "cuanto"
                 | "cuantos"
         ) || lexicon::adds(w)
-    }) || words.first() == Some(&"y");
+    }) || words.first() == Some(&"y")
+        // A swap adds what comes in to its line: «cámbialos por dos chais».
+        || words.iter().any(|w| swap_verb(w));
     if more {
         return false;
     }
@@ -5533,6 +5785,9 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
             "estan bien",
             "esta bien",
             "creo que",
+            "corrijo",
+            "correccion",
+            "me equivoque",
         ],
     );
     // «capuchinos: 5», «brownies 1»: a name, then its count, nothing else.
@@ -5548,7 +5803,25 @@ fn restates_the_cart(input: &ProposalInput) -> bool {
     }) && words
         .windows(2)
         .any(|w| matches!(w[0], "a" | "en") && count(w[1]).is_some());
-    sums_up || name_then_count || set_to
+    // «ok, 2 capuchinos y 2 brownies» with 2 capuchinos in the cart: a line
+    // said with the count it already has is the order said again (never for
+    // someone else: «2 capuchinos para mi hermana»).
+    // (An answer the proposer rewrote — «otra limonada», «la 3» — reads «quiero
+    // 1 limonada»: an order.)
+    // (Every line said exactly as it is, alone, may be more of the same.)
+    let as_is = |m: &mentions::Mention| {
+        m.product().is_some_and(|id| {
+            m.start > 0
+                && count(words[m.start - 1]).is_some()
+                && input.cart.quantity_of(id) == count(words[m.start - 1])
+        })
+    };
+    let said_as_is = !words
+        .iter()
+        .any(|w| matches!(*w, "para" | "quiero" | "quisiera" | "queria"))
+        && found.iter().any(as_is)
+        && !found.iter().all(as_is);
+    sums_up || name_then_count || set_to || said_as_is
 }
 
 /// Whether the reading adds a product the words say no to, or keeps a count

@@ -3873,3 +3873,116 @@ fn counts_spread_across_a_message_are_summed_never_doubled() {
     let out = summary(CartOpen, "el americano no está rico, ¿no?", &[(3, 1)]);
     assert!(out.iter().all(|a| !a.starts_with("REMOVE")), "{out:?}");
 }
+
+#[test]
+fn a_product_said_instead_replaces_one_line_or_asks_which() {
+    use State::*;
+    // The catalog with what each product is: drinks, a dessert, a savoury bite.
+    let kinds = |m: &str, state: State, cart: &[(ProductId, i64)]| {
+        let mut input = described(m, state, cart);
+        for entry in &mut input.product_catalog {
+            let kind = match entry.product_id {
+                6 => "postre",
+                7 => "salado",
+                _ => "bebida",
+            };
+            entry.tags.push(kind.into());
+        }
+        input
+    };
+    let ids = |m: &str, state: State, cart: &[(ProductId, i64)]| {
+        describe(&propose(&kinds(m, state, cart)))
+    };
+    // The only line of the same kind (a drink for a drink) is replaced, as
+    // many as it had.
+    assert_eq!(
+        ids("no tomo café, mejor chocolate", CartOpen, &[(8, 2), (6, 1)]),
+        ["REMOVE_ITEM 8", "ADD_TO_CART 5 x2"]
+    );
+    // Two drinks it could replace: asked, nothing done.
+    let asked = propose(&kinds(
+        "mi hermano dice que mejor chai",
+        CartOpen,
+        &[(8, 1), (3, 1)],
+    ));
+    assert_eq!(describe(&asked), ["CLARIFY"]);
+    assert!(
+        asked.response_text.contains("Capuchino"),
+        "{}",
+        asked.response_text
+    );
+    // A line the words name: «los X eran Y» is that line, as many.
+    assert_eq!(
+        ids(
+            "me equivoqué, los croissants eran brownies",
+            CartOpen,
+            &[(7, 2), (8, 1)]
+        ),
+        ["REMOVE_ITEM 7", "ADD_TO_CART 6 x2"]
+    );
+    // «cámbiale uno por…»: one unit of the line of the same kind.
+    assert_eq!(
+        ids("cámbiale uno por chai", CartOpen, &[(8, 2), (6, 2)]),
+        ["UPDATE_QUANTITY 8 x1", "ADD_TO_CART 4 x1"]
+    );
+    // Said instead of something in the same message: already read.
+    assert_eq!(
+        ids(
+            "agrega un chai, ah no, mejor chocolate",
+            CartOpen,
+            &[(6, 1)]
+        ),
+        ["ADD_TO_CART 5 x1"]
+    );
+    // An addition after all.
+    assert_eq!(
+        ids("mejor agrégame también un chai", CartOpen, &[(8, 1)]),
+        ["ADD_TO_CART 4 x1"]
+    );
+}
+
+#[test]
+fn counts_said_again_set_their_lines_and_a_bare_count_names_its_line() {
+    use State::*;
+    check(&[
+        // A line said with the count it has is the order said again.
+        (
+            Checkout,
+            "ok, 2 capuchinos y 2 brownies",
+            &[(8, 2)],
+            &["UPDATE_QUANTITY 8 x2", "ADD_TO_CART 6 x2"],
+        ),
+        // Corrected, each count its own product's.
+        (
+            CartOpen,
+            "corrijo: 2 matchas, 1 brownie y ya",
+            &[(2, 3), (6, 2)],
+            &["UPDATE_QUANTITY 2 x2", "UPDATE_QUANTITY 6 x1"],
+        ),
+        // «que sean» for a product not in the cart: that many.
+        (
+            CartOpen,
+            "el croissant que sean 2",
+            &[(8, 1)],
+            &["ADD_TO_CART 7 x2"],
+        ),
+        // «los dos» with two lines: both.
+        (
+            CartOpen,
+            "los dos que sean 3",
+            &[(8, 1), (3, 1)],
+            &["UPDATE_QUANTITY 8 x3", "UPDATE_QUANTITY 3 x3"],
+        ),
+        // A swap adds what comes in to its line.
+        (
+            CartOpen,
+            "los dos capuchinos, cámbialos por dos chais",
+            &[(8, 2), (4, 1)],
+            &["REMOVE_ITEM 8", "ADD_TO_CART 4 x2"],
+        ),
+    ]);
+    // A bare count after a change to several lines: which one is asked.
+    let mut i = input(CartOpen, "ya son muchos, deja 2", &[(8, 3), (3, 2), (6, 2)]);
+    i.last_changed = vec![8, 3, 6];
+    assert_eq!(describe(&propose(&i)), ["CLARIFY"]);
+}
