@@ -837,7 +837,7 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
     // entry titled by that topic («Horario») outranks one that only mentions it
     // («…hasta la hora de cierre» in «Recojo en tienda»).
     let topics = question.widened();
-    let wants_a_time = asks_for_a_time(&question.folded);
+    let wanted = Wanted::of(&question.folded);
     for (rank, hit) in hits.iter().enumerate() {
         let parts = sentences(&hit.text);
         let title_words: Vec<String> = tokens(&normalize(&hit.title))
@@ -875,19 +875,17 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
                 continue;
             }
             score *= title_weight;
-            // «¿a qué hora cierran?» is answered by an hour: a passage that
-            // holds one (with the next sentence it may take) outranks one
-            // that only holds the question's words («…antes del cierre»).
-            if wants_a_time
-                && (holds_a_time(sentence)
+            // «¿a qué hora cierran?» is answered by an hour, «¿dónde quedan?» by
+            // an address: a passage that holds one (with the next sentence it
+            // may take) outranks one that only holds the question's words
+            // («…antes del cierre»).
+            if let Some(wanted) = wanted {
+                let held = wanted.held_by(sentence)
                     || parts.get(k + 1).is_some_and(|next| {
                         (sentence.chars().count() < 50 || sentence.ends_with(':'))
-                            && holds_a_time(next)
-                    }))
-            {
-                score *= 1.5;
-            } else if wants_a_time {
-                score *= 0.5;
+                            && wanted.held_by(next)
+                    });
+                score *= if held { 1.5 } else { 0.5 };
             }
             let mut text = (*sentence).to_owned();
             if let Some(next) = parts.get(k + 1) {
@@ -934,18 +932,109 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
     best.map(|(.., p)| p)
 }
 
-/// «¿a qué hora cierran?», «¿hasta qué hora atienden?», «¿desde qué hora
-/// hacen delivery?»: a question whose answer is an hour of the clock.
-fn asks_for_a_time(folded: &str) -> bool {
-    [
-        "a que hora",
-        "hasta que hora",
-        "desde que hora",
-        "que hora",
-        "what time",
-    ]
-    .iter()
-    .any(|p| crate::text::contains_phrase(folded, p))
+/// What kind of thing a question's answer is, when its words say so: an hour
+/// of the clock («¿a qué hora cierran?»), a street address («¿dónde quedan?»),
+/// a length of time («¿cuánto demora?») or a number of people («¿cuánta gente
+/// entra?»). A passage that holds that kind of thing answers it; one that only
+/// holds the question's words talks around it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Wanted {
+    Time,
+    Address,
+    Duration,
+    People,
+}
+
+impl Wanted {
+    const ALL: [Wanted; 4] = [
+        Wanted::Time,
+        Wanted::Address,
+        Wanted::Duration,
+        Wanted::People,
+    ];
+
+    fn asked_by(self) -> &'static [&'static str] {
+        match self {
+            Wanted::Time => &[
+                "a que hora",
+                "hasta que hora",
+                "desde que hora",
+                "que hora",
+                "what time",
+            ],
+            Wanted::Address => &[
+                "donde estan",
+                "donde quedan",
+                "donde queda",
+                "donde se ubican",
+                "donde los encuentro",
+                "donde es el local",
+                "direccion",
+                "ubicacion exacta",
+                "where are you",
+                "address",
+            ],
+            Wanted::Duration => &[
+                "cuanto demora",
+                "cuanto demoran",
+                "cuanto tarda",
+                "cuanto tardan",
+                "cuanto tiempo",
+                "cuanto se demora",
+                "cuanto se demoran",
+                "en cuanto llega",
+                "how long",
+            ],
+            Wanted::People => &[
+                "cuanta gente",
+                "cuantas personas",
+                "cuantos entran",
+                "cuantas mesas",
+                "capacidad",
+            ],
+        }
+    }
+
+    /// The kind of answer `folded` (a folded question) asks for.
+    fn of(folded: &str) -> Option<Wanted> {
+        Wanted::ALL.into_iter().find(|w| {
+            w.asked_by()
+                .iter()
+                .any(|p| crate::text::contains_phrase(folded, p))
+        })
+    }
+
+    /// Whether `sentence` holds that kind of thing.
+    fn held_by(self, sentence: &str) -> bool {
+        let folded = normalize(sentence);
+        let words = tokens(&folded);
+        let number_then = |units: &[&str]| {
+            words
+                .windows(2)
+                .any(|w| w[0].chars().all(|c| c.is_ascii_digit()) && units.contains(&w[1]))
+                || words.windows(4).any(|w| {
+                    w[0].chars().all(|c| c.is_ascii_digit()) && w[1] == "a" && units.contains(&w[3])
+                })
+        };
+        match self {
+            Wanted::Time => holds_a_time(sentence),
+            // «Calle Fernando Guachalla 512»: a street and its number.
+            Wanted::Address => {
+                words.iter().any(|w| {
+                    matches!(
+                        *w,
+                        "calle" | "avenida" | "av" | "pasaje" | "jiron" | "carrera"
+                    )
+                }) && words
+                    .iter()
+                    .any(|w| w.len() >= 2 && w.chars().all(|c| c.is_ascii_digit()))
+            }
+            Wanted::Duration => number_then(&[
+                "minutos", "minuto", "horas", "hora", "dias", "dia", "semanas",
+            ]),
+            Wanted::People => number_then(&["personas", "mesas", "sillas", "lugares"]),
+        }
+    }
 }
 
 /// Whether `sentence` holds an hour of the clock («20:00», «7:30»).
@@ -1501,6 +1590,30 @@ mod tests {
             reserved: 0,
             available: None,
         }])
+    }
+
+    #[test]
+    fn the_kind_of_answer_asked_for_is_read_and_found_in_a_passage() {
+        let wanted = |q: &str| Wanted::of(&normalize(q));
+        assert_eq!(wanted("¿dónde quedan?"), Some(Wanted::Address));
+        assert_eq!(
+            wanted("y cuánto demora más o menos?"),
+            Some(Wanted::Duration)
+        );
+        assert_eq!(
+            wanted("cuanta gente entra en el local"),
+            Some(Wanted::People)
+        );
+        assert_eq!(wanted("¿a qué hora cierran?"), Some(Wanted::Time));
+        // «¿a dónde hacen delivery?» asks for zones, not the shop's address.
+        assert_eq!(wanted("¿a dónde hacen delivery?"), None);
+        assert!(Wanted::Address.held_by("Estamos en la Calle Fernando Guachalla 512, Sopocachi."));
+        assert!(
+            !Wanted::Address.held_by("En minibús: cualquiera que pase por la Av. 6 de Agosto.")
+        );
+        assert!(Wanted::Duration.held_by("Zona 3: Bs 20, de 60 a 90 minutos."));
+        assert!(!Wanted::Duration.held_by("Los tiempos son estimados."));
+        assert!(Wanted::People.held_by("Tenemos lugar para 28 personas."));
     }
 
     #[test]
