@@ -279,14 +279,23 @@ fn remember(
             _ => None,
         })
         .collect();
+    // Lines taken out are remembered too (no longer in the cart): «en su
+    // lugar pon una limonada» right after is an addition, not a swap.
+    let removed: Vec<crate::shop::core::ProductId> = eval
+        .accepted()
+        .filter_map(|(_, a)| match a.effect {
+            Effect::CartLineRemoved { product_id, .. } => Some(product_id),
+            _ => None,
+        })
+        .collect();
     if !changed.is_empty() {
         memo.last_changed = changed;
-    } else if eval.accepted().any(|(_, a)| {
-        matches!(
-            a.effect,
-            Effect::CartLineRemoved { .. } | Effect::CartCleared
-        )
-    }) {
+    } else if !removed.is_empty() {
+        memo.last_changed = removed;
+    } else if eval
+        .accepted()
+        .any(|(_, a)| matches!(a.effect, Effect::CartCleared))
+    {
         memo.last_changed.clear();
     }
     let progress = eval

@@ -987,8 +987,9 @@ pub fn cover(words: &[&str], phrases: &[&str], covered: &mut [bool]) {
 }
 
 /// Counts past twenty said in words, read as digits: «treinta y dos» is 32,
-/// «dieciséis» 16, «veinticinco» 25. (Up to twenty, the number words are read
-/// where they stand.) Applied to normalized text.
+/// «dieciséis» 16, «veinticinco» 25, «una docena y media» 18, «dos docenas»
+/// 24, «un par más» 2. (Up to twenty, the number words are read where they
+/// stand.) Applied to normalized text.
 pub fn spelled_counts(normalized: &str) -> String {
     fn tens(word: &str) -> Option<i64> {
         Some(match word {
@@ -1024,15 +1025,43 @@ pub fn spelled_counts(normalized: &str) -> String {
         unit(rest).map(|n| 20 + n)
     }
     let words: Vec<&str> = normalized.split(' ').collect();
-    if !words
-        .iter()
-        .any(|w| tens(w).is_some() || joined(w).is_some())
+    let dozens = words.iter().any(|w| w.starts_with("docena")) || words.contains(&"par");
+    if !dozens
+        && !words
+            .iter()
+            .any(|w| tens(w).is_some() || joined(w).is_some())
     {
         return normalized.to_owned();
     }
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut k = 0;
     while k < words.len() {
+        // «una docena y media» is 18, «dos docenas» 24, «un par más» 2.
+        let said = |n: usize| words.get(k + n).copied();
+        match (words[k], said(1), said(2), said(3)) {
+            ("una" | "1", Some("docena"), Some("y"), Some("media")) => {
+                out.push("18".into());
+                k += 4;
+                continue;
+            }
+            ("docena", Some("y"), Some("media"), _) => {
+                out.push("18".into());
+                k += 3;
+                continue;
+            }
+            (n, Some("docenas"), ..) if crate::text::token_number(n).is_some_and(|n| n > 1) => {
+                let n = crate::text::token_number(n).unwrap_or(1);
+                out.push((n * 12).to_string());
+                k += 2;
+                continue;
+            }
+            ("un", Some("par"), Some(next), _) if next != "de" => {
+                out.push("2".into());
+                k += 2;
+                continue;
+            }
+            _ => {}
+        }
         if let Some(t) = tens(words[k]) {
             match (words.get(k + 1), words.get(k + 2).and_then(|w| unit(w))) {
                 (Some(&"y"), Some(u)) => {

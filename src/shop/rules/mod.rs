@@ -82,6 +82,11 @@ fn settle(input: &ProposalInput, mut reading: Reading) -> Proposal {
             }
         }
     }
+    // «solo quiero el cheesecake, lo demás no»: the lines named stay, the rest
+    // go out.
+    if let Some(kept) = keeps_only(input) {
+        return kept;
+    }
     // «no tomo café, mejor chocolate», «y una limonada... mejor maracuyá»,
     // «los croissants eran brownies»: a product said instead of another
     // replaces it — or, when which one is not clear, is asked.
@@ -1057,6 +1062,66 @@ fn doubts(message: &str) -> bool {
     negated_order || taken_back_after || each || all_but
 }
 
+/// «solo quiero el cheesecake, lo demás no», «deja el brownie y quita lo
+/// demás», «el resto sácalo»: every line of the cart but the ones named goes
+/// out (a count said for a named one sets it). `None` unless every product
+/// named is in the cart and the rest is said to go.
+fn keeps_only(input: &ProposalInput) -> Option<Proposal> {
+    let text = prepared(&input.customer_message);
+    let rest_goes = any(
+        &text,
+        &[
+            "lo demas no",
+            "el resto no",
+            "lo demas quitalo",
+            "lo demas sacalo",
+            "lo demas borralo",
+            "quita lo demas",
+            "saca lo demas",
+            "borra lo demas",
+            "quita el resto",
+            "saca el resto",
+            "el resto quitalo",
+            "el resto sacalo",
+        ],
+    );
+    if !rest_goes || text.contains('?') {
+        return None;
+    }
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let kept: Vec<(ProductId, Option<i64>)> = found
+        .iter()
+        .map(|m| {
+            let id = m.product()?;
+            input.cart.holds(id).then_some(())?;
+            Some((id, m.start.checked_sub(1).and_then(|p| count(words[p]))))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    if kept.is_empty() {
+        return None;
+    }
+    let mut actions: Vec<ProposedAction> = input
+        .cart
+        .lines
+        .iter()
+        .filter(|l| !kept.iter().any(|(id, _)| *id == l.product_id))
+        .map(|l| ProposedAction::new("REMOVE_ITEM").product(l.product_id))
+        .collect();
+    actions.extend(kept.iter().filter_map(|(id, n)| {
+        let n = (*n)?;
+        (input.cart.quantity_of(*id) != Some(n)).then(|| {
+            ProposedAction::new("UPDATE_QUANTITY")
+                .product(*id)
+                .quantity(n)
+        })
+    }));
+    if actions.is_empty() || actions.len() > crate::proposal::MAX_ACTIONS {
+        return None;
+    }
+    Some(Proposal::new(actions, ""))
+}
+
 /// What a product is, by its tags: a drink, a dessert or a savoury bite.
 fn kind_of(input: &ProposalInput, id: ProductId) -> Option<&'static str> {
     let entry = input.product_catalog.iter().find(|e| e.product_id == id)?;
@@ -1089,15 +1154,58 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         return None;
     }
     let swap_said = words.iter().position(|w| swap_verb(w));
-    let marker = (0..words.len()).find_map(|k| match (words[k], words.get(k + 1)) {
-        ("mejor", next) if next != Some(&"dicho") && next != Some(&"no") => Some((k, k + 1)),
-        ("que", Some(&("sea" | "sean"))) => Some((k, k + 2)),
-        ("eran" | "era", _) => Some((k, k + 1)),
-        // «cámbiale uno por cheesecake»: what it is swapped for.
-        ("por" | "x", _) if swap_said.is_some_and(|v| v < k) => Some((k, k + 1)),
-        _ => None,
-    })?;
     let found = mentions::find(&words, &input.product_catalog);
+    // «pon una limonada en su lugar», «dame un chai en vez de eso»: the one
+    // product named is what comes in.
+    let in_its_place = any(
+        &text,
+        &[
+            "en su lugar",
+            "en lugar de eso",
+            "en vez de eso",
+            "en cambio",
+        ],
+    );
+    // «no, dos cheesecakes» right after a change: the change corrected.
+    let leading_no = words.first() == Some(&"no") && !input.last_changed.is_empty();
+    // («…mejor sácalo» then «en su lugar pon una limonada»: the place is
+    // empty, the new one is added.)
+    let just_removed = !input.last_changed.is_empty()
+        && input.last_changed.iter().all(|id| !input.cart.holds(*id));
+    if in_its_place && just_removed {
+        return None;
+    }
+    let marker = if in_its_place || leading_no {
+        let [only] = found.as_slice() else {
+            return None;
+        };
+        let article = only.start > 0
+            && (matches!(words[only.start - 1], "un" | "una")
+                || count(words[only.start - 1]).is_some());
+        let at = only.start - usize::from(article);
+        if leading_no
+            && !in_its_place
+            && words[1..at]
+                .iter()
+                .any(|w| !matches!(*w, "son" | "eran" | "era" | "es" | "mejor"))
+        {
+            return None;
+        }
+        (at, at)
+    } else {
+        (0..words.len()).find_map(|k| match (words[k], words.get(k + 1)) {
+            // «mejor que sea capuchino»: one marker.
+            ("mejor", Some(&"que")) if matches!(words.get(k + 2), Some(&("sea" | "sean"))) => {
+                Some((k, k + 3))
+            }
+            ("mejor", next) if next != Some(&"dicho") && next != Some(&"no") => Some((k, k + 1)),
+            ("que", Some(&("sea" | "sean"))) => Some((k, k + 2)),
+            ("eran" | "era", _) => Some((k, k + 1)),
+            // «cámbiale uno por cheesecake»: what it is swapped for.
+            ("por" | "x", _) if swap_said.is_some_and(|v| v < k) => Some((k, k + 1)),
+            _ => None,
+        })?
+    };
     let new = found.iter().find(|m| m.start >= marker.1)?;
     let new_id = new.product()?;
     // Only an article or a count between the marker and the product.
@@ -1110,10 +1218,11 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         return None;
     }
     // «mejor agrégame un brownie», «también»: an addition after all.
-    if words.iter().any(|w| {
+    let adds = |w: &&str| {
         lexicon::adds(w) && !matches!(*w, "quiero" | "queria" | "sea" | "sean")
             || matches!(*w, "tambien" | "ademas" | "mas" | "otro" | "otra")
-    }) {
+    };
+    if words[marker.0..].iter().any(adds) {
         return None;
     }
     let add_of = |id: ProductId| {
@@ -1134,13 +1243,31 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         && old != new_id
         && let Some(added) = add_of(old)
     {
-        let between = &words[last.end..marker.0];
-        if !between.iter().all(|w| {
+        // Pauses only between, or a «no» right before the marker («…para mi
+        // hijo, no, mejor un chocolate»).
+        let pause = |w: &&str| {
             matches!(
                 *w,
-                "no" | "bueno" | "perdon" | "mmm" | "ah" | "eh" | "o" | "pensandolo" | "bien"
+                "no" | "bueno"
+                    | "perdon"
+                    | "mmm"
+                    | "ah"
+                    | "eh"
+                    | "o"
+                    | "pensandolo"
+                    | "bien"
+                    | "espera"
+                    | "pera"
+                    | "sin"
             )
-        }) {
+        };
+        let between = &words[last.end..marker.0];
+        let denied = between
+            .iter()
+            .rev()
+            .take_while(|w| pause(w))
+            .any(|w| *w == "no");
+        if !between.iter().all(pause) && !denied {
             return None;
         }
         let q = own_count
@@ -1157,6 +1284,9 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
                 .quantity(q),
         );
         return Some(out);
+    }
+    if !in_its_place && words.iter().any(adds) {
+        return None;
     }
     // («un croissant... no, que sean dos croissants», «una limonada, ah no,
     // mejor maracuyá»: what it replaces is said in the message, and read.)
@@ -1208,7 +1338,15 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         .flat_map(|m| m.candidates.iter().copied())
         .filter(|id| input.cart.holds(*id) && *id != new_id)
         .collect();
-    let fitting: Vec<ProductId> = if named_before.is_empty() {
+    let changed: Vec<ProductId> = input
+        .last_changed
+        .iter()
+        .copied()
+        .filter(|id| input.cart.holds(*id) && *id != new_id)
+        .collect();
+    let fitting: Vec<ProductId> = if leading_no && !in_its_place {
+        changed
+    } else if named_before.is_empty() {
         let kind = kind_of(input, new_id);
         input
             .cart
@@ -1636,9 +1774,35 @@ fn prepared(message: &str) -> String {
     let message = message
         .replace('½', " media ")
         .replace("1/2 doc", "media doc");
+    // «-1 croissant», «+2 brownies»: one less, two more.
+    let message = signed_counts(&message);
     in_spanish(&lexicon::spelled_counts(&lexicon::read_chat(&normalize(
         &lexicon::read_emoji(&without_list_numbers(&message)),
     ))))
+}
+
+/// «-1 croissant» is «quita 1 croissant» and «+2 brownies» «agrega 2
+/// brownies»: a sign stuck to a count at the start of a word.
+fn signed_counts(message: &str) -> String {
+    if !message.contains(['-', '+']) {
+        return message.to_owned();
+    }
+    message
+        .split(' ')
+        .map(|word| {
+            let (sign, rest) = match word.chars().next() {
+                Some('-') => ("quita", &word[1..]),
+                Some('+') => ("agrega", &word[1..]),
+                _ => return word.to_owned(),
+            };
+            if !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()) {
+                format!("{sign} {rest}")
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// «- capuchino 2\n- americano 3\n- brownie»: a list, one product a line,
@@ -1771,7 +1935,13 @@ pub(super) fn said(input: &ProposalInput) -> String {
         input,
         said_again(
             input,
-            named_twice(input, headed_by_kind(input, amounts_and_marks(input, said))),
+            named_twice(
+                input,
+                headed_by_kind(
+                    input,
+                    not_the_other_count(input, amounts_and_marks(input, said)),
+                ),
+            ),
         ),
     );
     let said = if_it_goes(input, said);
@@ -2557,6 +2727,46 @@ impl Reader<'_> {
             return proposal;
         }
         let clears = self.has(lexicon::CLEAR) || lexicon::clears(self.text);
+        // «quita todo lo dulce», «saca todas las bebidas»: not the whole cart,
+        // the lines of that kind — or, when no kind is named, asked.
+        let qualified = self.words.windows(3).find_map(|w| match w {
+            ["todo", "lo", x] | ["todos", "los", x] | ["todas", "las", x]
+                if !matches!(*x, "que" | "demas" | "del" | "de") =>
+            {
+                Some(*x)
+            }
+            _ => None,
+        });
+        if clears && let Some(kind) = qualified {
+            let tag = lexicon::KINDS
+                .iter()
+                .find(|(said, _)| *said == kind || mentions::singular(kind) == *said)
+                .map(|(_, tag)| *tag);
+            let lines: Vec<ProductId> = input
+                .cart
+                .lines
+                .iter()
+                .map(|l| l.product_id)
+                .filter(|id| {
+                    tag.is_some_and(|tag| {
+                        input
+                            .product_catalog
+                            .iter()
+                            .any(|e| e.product_id == *id && lexicon::is_of_kind(e, tag))
+                    })
+                })
+                .collect();
+            self.covered.iter_mut().for_each(|c| *c = true);
+            if lines.is_empty() || lines.len() == input.cart.lines.len() && tag.is_none() {
+                return clarify(messages::WHICH_LINE);
+            }
+            let actions = lines
+                .into_iter()
+                .take(crate::proposal::MAX_ACTIONS)
+                .map(|id| ProposedAction::new("REMOVE_ITEM").product(id))
+                .collect();
+            return Proposal::new(actions, "");
+        }
         if clears {
             for (word, covered) in self.words.iter().zip(self.covered.iter_mut()) {
                 if lexicon::removes(word)
@@ -2866,6 +3076,21 @@ impl Reader<'_> {
                 messages::YOU_ARE_WELCOME,
             );
         }
+        // «no, tres» right after one line was set: that line corrected.
+        if let ["no", rest @ ..] = self.words
+            && let Some(n) = only_count(rest)
+            && rest.iter().all(|w| {
+                count(w).is_some()
+                    || matches!(*w, "mejor" | "perdon" | "eran" | "son" | "nomas" | "solo")
+            })
+            && let [line] = input.last_changed.as_slice()
+            && input.cart.holds(*line)
+        {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return one(ProposedAction::new("UPDATE_QUANTITY")
+                .product(*line)
+                .quantity(n));
+        }
         if self.words.iter().any(|w| token_number(w).is_some()) {
             return clarify(messages::WHICH_PRODUCT);
         }
@@ -2883,11 +3108,10 @@ impl Reader<'_> {
             .rev()
             .find(|h| h.role != "customer")
             .is_some_and(|h| h.text.contains('¿') || h.text.contains(messages::CLARIFY_DEFAULT));
+        // («y un capuchino»: one, and another thing; its own article counts.)
         if !asked
-            || self
-                .words
-                .iter()
-                .any(|w| token_number(w).is_some() && !matches!(*w, "un" | "una"))
+            || self.words.iter().any(|w| token_number(w).is_some())
+            || self.words.first() == Some(&"y")
         {
             return None;
         }
@@ -3258,10 +3482,17 @@ impl Reader<'_> {
         let [id] = picked.as_slice() else {
             return None;
         };
+        // «un americano»: the article counts one, whatever was asked before.
         let n = self
             .words
             .iter()
             .find_map(|w| count(w))
+            .or_else(|| {
+                self.words
+                    .iter()
+                    .any(|w| matches!(*w, "un" | "una" | "uno"))
+                    .then_some(1)
+            })
             .unwrap_or(self.input.choice_quantity.unwrap_or(1));
         Some((*id, n))
     }
@@ -4773,6 +5004,26 @@ fn amounts_and_marks(input: &ProposalInput, text: String) -> String {
         k += 1;
     }
     out.join(" ")
+}
+
+/// «serían 6 capuchinos, no 8»: the count denied after a counted product is
+/// no count of its own.
+fn not_the_other_count(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let [.., "no", last] = words.as_slice() else {
+        return text;
+    };
+    if count(last).is_none() {
+        return text;
+    }
+    let end = words.len() - 2;
+    let counted = mentions::find(&words[..end], &input.product_catalog)
+        .iter()
+        .any(|m| m.end == end && m.start > 0 && count(words[m.start - 1]).is_some());
+    if !counted {
+        return text;
+    }
+    words[..end].join(" ")
 }
 
 /// «lemonade, limonada, two», «brownie brownie 2»: a product's name said

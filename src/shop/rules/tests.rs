@@ -3986,3 +3986,94 @@ fn counts_said_again_set_their_lines_and_a_bare_count_names_its_line() {
     i.last_changed = vec![8, 3, 6];
     assert_eq!(describe(&propose(&i)), ["CLARIFY"]);
 }
+#[test]
+fn corrections_of_the_last_change_and_counts_in_other_shapes() {
+    use State::*;
+    let with = |m: &str, cart: &[(ProductId, i64)], changed: &[ProductId]| {
+        let mut i = described(m, CartOpen, cart);
+        for entry in &mut i.product_catalog {
+            let kind = match entry.product_id {
+                6 => "postre",
+                7 => "salado",
+                _ => "bebida",
+            };
+            entry.tags.push(kind.into());
+        }
+        i.last_changed = changed.to_vec();
+        describe(&propose(&i))
+    };
+    // «no, tres» right after one line was set: that line corrected.
+    assert_eq!(with("no, tres", &[(6, 4)], &[6]), ["UPDATE_QUANTITY 6 x3"]);
+    // «no, dos brownies» right after croissants were added: they are swapped.
+    assert_eq!(
+        with("no, son dos brownies", &[(7, 2)], &[7]),
+        ["REMOVE_ITEM 7", "ADD_TO_CART 6 x2"]
+    );
+    assert_eq!(
+        with("mejor que sea capuchino", &[(4, 1)], &[4]),
+        ["REMOVE_ITEM 4", "ADD_TO_CART 8 x1"]
+    );
+    // «en su lugar» right after a line was taken out: an addition.
+    assert_eq!(
+        with("en su lugar pon un chai", &[(8, 1)], &[2]),
+        ["ADD_TO_CART 4 x1"]
+    );
+    // Taken back inside the message: only the one meant.
+    assert_eq!(
+        with(
+            "y agrega otro capuchino para mi hijo, no mejor un chocolate caliente para él",
+            &[(8, 1)],
+            &[8]
+        ),
+        ["ADD_TO_CART 5 x1"]
+    );
+    // Only the lines of a kind, never the whole cart.
+    assert_eq!(
+        with("quita todo lo dulce", &[(6, 2), (8, 1), (7, 1)], &[]),
+        ["REMOVE_ITEM 6"]
+    );
+    // The lines named stay, the rest go.
+    assert_eq!(
+        with(
+            "solo quiero el brownie, lo demás no",
+            &[(6, 1), (8, 2), (7, 1)],
+            &[]
+        ),
+        ["REMOVE_ITEM 8", "REMOVE_ITEM 7"]
+    );
+    check(&[
+        (
+            CartOpen,
+            "-1 croissant",
+            &[(7, 2)],
+            &["UPDATE_QUANTITY 7 x1"],
+        ),
+        (
+            CartOpen,
+            "entonces serían 6 capuchinos no 8",
+            &[(8, 8)],
+            &["UPDATE_QUANTITY 8 x6"],
+        ),
+        (
+            Browsing,
+            "una docena y media de croissants",
+            &[],
+            &["ADD_TO_CART 7 x18"],
+        ),
+        (
+            Browsing,
+            "dos docenas de brownies",
+            &[],
+            &["ADD_TO_CART 6 x24"],
+        ),
+    ]);
+    // A count asked back about is not the next product's: «y un capuchino»
+    // is one.
+    let mut next = input(CartOpen, "y un capuchino", &[(6, 4)]);
+    next.recent_history = history(&[
+        ("customer", "no, tres"),
+        ("bot", messages::WHICH_PRODUCT),
+        ("customer", "y un capuchino"),
+    ]);
+    assert_eq!(describe(&propose(&next)), ["ADD_TO_CART 8 x1"]);
+}
