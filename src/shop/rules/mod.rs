@@ -1206,14 +1206,23 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
             _ => None,
         })?
     };
-    let new = found.iter().find(|m| m.start >= marker.1)?;
+    // (Found in the words after on their own: a product named before too is
+    // found only once in the whole message.)
+    let after_marker = mentions::find(&words[marker.1..], &input.product_catalog);
+    let [new] = after_marker.as_slice() else {
+        return None;
+    };
+    let new_start = marker.1 + new.start;
     let new_id = new.product()?;
-    // Only an article or a count between the marker and the product.
-    if new.start - marker.1 > 1
-        || words[marker.1..new.start].iter().any(|w| {
-            !matches!(*w, "un" | "una" | "el" | "la" | "los" | "las") && count(w).is_none()
-        })
-        || found.iter().filter(|m| m.start >= marker.1).count() > 1
+    // Only an article or a count between the marker and the product — or
+    // «otro», one more of it («…que sea otro capuchino»).
+    let between_new = &words[marker.1..new_start];
+    let another = matches!(between_new, ["otro" | "otra"]);
+    if !another
+        && (between_new.len() > 1
+            || between_new.iter().any(|w| {
+                !matches!(*w, "un" | "una" | "el" | "la" | "los" | "las") && count(w).is_none()
+            }))
     {
         return None;
     }
@@ -1222,7 +1231,7 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         lexicon::adds(w) && !matches!(*w, "quiero" | "queria" | "sea" | "sean")
             || matches!(*w, "tambien" | "ademas" | "mas" | "otro" | "otra")
     };
-    if words[marker.0..].iter().any(adds) {
+    if words[new_start..].iter().any(adds) || words[marker.0..marker.1].iter().any(adds) {
         return None;
     }
     let add_of = |id: ProductId| {
@@ -1231,15 +1240,23 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
                 && a.params.product_id.as_ref().and_then(|v| v.as_i64()) == Some(id)
         })
     };
-    let own_count = words[marker.1..new.start].iter().find_map(|w| count(w));
+    let own_count = between_new.iter().find_map(|w| count(w));
     // (Found in the words before on their own: a product named again after
     // the marker is found only there in the whole message.)
     let before_marker = mentions::find(&words[..marker.0], &input.product_catalog);
     let named_before: Vec<&mentions::Mention> = before_marker.iter().collect();
     // Said just before, in this message: that one is taken back.
+    // (The nearest word before the marker that names one product: the
+    // message's mentions of one product are found once, where it is counted.)
+    let one_named = |w: &str| match mentions::find(&[w], &input.product_catalog).as_slice() {
+        [m] => m.product(),
+        _ => None,
+    };
+    let nearest = (0..marker.0)
+        .rev()
+        .find_map(|k| one_named(words[k]).map(|id| (k, id)));
     if add_of(new_id).is_some()
-        && let Some(last) = named_before.last()
-        && let Some(old) = last.product()
+        && let Some((last_at, old)) = nearest
         && old != new_id
         && let Some(added) = add_of(old)
     {
@@ -1261,7 +1278,15 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
                     | "sin"
             )
         };
-        let between = &words[last.end..marker.0];
+        // (The old one named again is part of the taking back: «…un brownie.
+        // no espera, sin brownie, mejor…».)
+        let pause = |w: &&str| {
+            pause(w)
+                || mentions::find(&[*w], &input.product_catalog)
+                    .first()
+                    .is_some_and(|m| m.product() == Some(old))
+        };
+        let between = &words[last_at + 1..marker.0];
         let denied = between
             .iter()
             .rev()
@@ -1273,6 +1298,15 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         let q = own_count
             .or_else(|| added.params.quantity.as_ref()?.as_i64())
             .unwrap_or(1);
+        // «un capuchino, un chocolate… el chocolate no, que sea otro
+        // capuchino»: one more on top of the capuchino already asked for.
+        let q = q + if another {
+            add_of(new_id)
+                .and_then(|a| a.params.quantity.as_ref()?.as_i64())
+                .unwrap_or(0)
+        } else {
+            0
+        };
         let mut out = proposal.clone();
         out.proposed_actions.retain(|a| {
             let id = a.params.product_id.as_ref().and_then(|v| v.as_i64());
@@ -1944,7 +1978,10 @@ pub(super) fn said(input: &ProposalInput) -> String {
             ),
         ),
     );
-    let said = if_it_goes(input, said);
+    let said = if_it_goes(
+        input,
+        same_for_another(input, another_for_someone(input, said)),
+    );
     let said = half_of_another(
         input,
         one_each(
@@ -4832,6 +4869,43 @@ fn set_said_after(input: &ProposalInput, text: String) -> String {
         return text;
     }
     let found = mentions::find(&words, &input.product_catalog);
+    // «los capuchinos súbelos a cuatro», «las limonadas bájalas a 1», «los
+    // capuchinos que sean 2 más»: a line, then what it becomes.
+    for m in &found {
+        let Some(id) = m.product() else { continue };
+        if !input.cart.holds(id) {
+            continue;
+        }
+        let name = words[m.start..m.end].join(" ");
+        let rest = &words[m.end..];
+        let said = match rest {
+            [verb, "a" | "en", n, tail @ ..]
+                if count(n).is_some()
+                    && ["sub", "baj", "dej", "pon", "aument", "reduc"]
+                        .iter()
+                        .any(|stem| verb.starts_with(stem)) =>
+            {
+                Some((format!("que sean {n} {name}"), tail))
+            }
+            ["que", "sean" | "sea", n, "mas", tail @ ..]
+            | ["sean" | "sea", n, "mas", tail @ ..]
+                if count(n).is_some() =>
+            {
+                Some((format!("{n} {name} mas"), tail))
+            }
+            _ => None,
+        };
+        if let Some((said, tail)) = said {
+            let mut start = m.start;
+            while start > 0 && matches!(words[start - 1], "el" | "la" | "los" | "las") {
+                start -= 1;
+            }
+            let mut out: Vec<String> = words[..start].iter().map(|w| (*w).to_owned()).collect();
+            out.push(said);
+            out.extend(tail.iter().map(|w| (*w).to_owned()));
+            return out.join(" ");
+        }
+    }
     // «la limonada que sean 2», not yet in the cart: «que» may stand between.
     // (A line in the cart is set by the line's own reading.)
     let said_at = |m: &mentions::Mention| {
@@ -5217,6 +5291,75 @@ fn headed_by_kind(input: &ProposalInput, text: String) -> String {
     }
 }
 
+/// «un capuchino y un croissant, y lo mismo para mi amigo»: what the message
+/// ordered, once more for someone — each count doubled.
+fn same_for_another(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| w[0] == "lo" && w[1] == "mismo" && matches!(w[2], "para" | "pa"))
+    else {
+        return text;
+    };
+    let found = mentions::find(&words, &input.product_catalog);
+    if found.is_empty()
+        || found.iter().any(|m| m.start > at || m.product().is_none())
+        || words[..at]
+            .iter()
+            .any(|w| matches!(*w, "no" | "quita" | "saca"))
+    {
+        return text;
+    }
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut copied = 0;
+    for m in &found {
+        let (from, n) = match m.start.checked_sub(1).map(|p| (p, words[p])) {
+            Some((p, w)) if count(w).is_some() => (p, count(w).unwrap_or(1)),
+            Some((p, "un" | "una" | "uno")) => (p, 1),
+            _ => (m.start, 1),
+        };
+        out.extend(words[copied..from].iter().map(|w| (*w).to_owned()));
+        out.push((2 * n).to_string());
+        out.extend(words[m.start..m.end].iter().map(|w| (*w).to_owned()));
+        copied = m.end;
+    }
+    let mut end = at;
+    while end > copied && matches!(words[end - 1], "y" | "e") {
+        end -= 1;
+    }
+    out.extend(words[copied..end].iter().map(|w| (*w).to_owned()));
+    out.join(" ")
+}
+
+/// «un capuchino para mí y otro para mi esposo»: «otro» with no product
+/// after it, for someone, is one more of the product just named.
+fn another_for_someone(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.iter().enumerate().position(|(k, w)| {
+        matches!(*w, "otro" | "otra")
+            && k > 0
+            && matches!(words.get(k + 1), Some(&("para" | "pa" | "pal")))
+    }) else {
+        return text;
+    };
+    let found = mentions::find(&words[..at], &input.product_catalog);
+    let Some(last) = found.last() else {
+        return text;
+    };
+    if last.product().is_none()
+        || words[last.end..at]
+            .iter()
+            .any(|w| matches!(*w, "no" | "sin"))
+    {
+        return text;
+    }
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push("1");
+    out.extend(&words[last.start..last.end]);
+    out.extend(&words[at + 1..]);
+    out.join(" ")
+}
+
 /// «un capuchino, y si me alcanza agrego un brownie»: what the customer
 /// would add if money or time allow is not asked for yet — read without it.
 fn if_it_goes(input: &ProposalInput, text: String) -> String {
@@ -5559,7 +5702,19 @@ fn each_of_the_people(input: &ProposalInput, text: String) -> String {
     else {
         return text;
     };
-    let ones: Vec<usize> = (0..mark)
+    // «…cada uno quiere un capuchino y un croissant»: the items may follow.
+    let ones_before = (0..mark).any(|k| {
+        matches!(words[k], "un" | "una" | "uno" | "1")
+            && words
+                .get(k + 1)
+                .is_some_and(|w| names_a_product(w, &input.product_catalog))
+    });
+    let range = if ones_before {
+        0..mark
+    } else {
+        mark_end..words.len()
+    };
+    let ones: Vec<usize> = range
         .filter(|k| !(from..to).contains(k))
         .filter(|&k| matches!(words[k], "un" | "una" | "uno" | "1"))
         .filter(|&k| {

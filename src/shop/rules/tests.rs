@@ -4077,3 +4077,57 @@ fn corrections_of_the_last_change_and_counts_in_other_shapes() {
     ]);
     assert_eq!(describe(&propose(&next)), ["ADD_TO_CART 8 x1"]);
 }
+#[test]
+fn orders_for_others_and_changes_taken_back_inside_the_message() {
+    use State::*;
+    check(&[
+        // What the message ordered, once more for someone.
+        (
+            Browsing,
+            "buenas quiero un capuchino y un croissant, y lo mismo para mi amigo",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x2"],
+        ),
+        // «otro» for someone is one more of the product just named.
+        (
+            Browsing,
+            "hola, un capuchino para mí y otro para mi esposo, y un brownie para compartir",
+            &[],
+            &["ADD_TO_CART 8 x1", "ADD_TO_CART 8 x1", "ADD_TO_CART 6 x1"],
+        ),
+        // One each, with the people counted before «cada uno».
+        (
+            Browsing,
+            "un pedido para 3 personas: cada uno quiere un capuchino y un croissant",
+            &[],
+            &["ADD_TO_CART 8 x3", "ADD_TO_CART 7 x3"],
+        ),
+        // A line, then what it becomes.
+        (
+            CartOpen,
+            "y los capuchinos súbelos a cuatro",
+            &[(8, 2), (4, 1)],
+            &["UPDATE_QUANTITY 8 x4"],
+        ),
+        (
+            CartOpen,
+            "los capuchinos que sean un par más",
+            &[(8, 2)],
+            &["ADD_TO_CART 8 x2"],
+        ),
+        // Taken back inside the message, the old one named again.
+        (
+            Browsing,
+            "hola, me das un capuchino? bueno no, dos. ah y un brownie. no espera, sin brownie, mejor un croissant",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x1"],
+        ),
+        // «que sea otro capuchino»: one more on top of the one asked for.
+        (
+            Browsing,
+            "un capuchino, un chocolate caliente y dos croissants, ah y no, el chocolate no, que sea otro capuchino",
+            &[],
+            &["ADD_TO_CART 7 x2", "ADD_TO_CART 8 x2"],
+        ),
+    ]);
+}
