@@ -1122,6 +1122,49 @@ fn keeps_only(input: &ProposalInput) -> Option<Proposal> {
     Some(Proposal::new(actions, ""))
 }
 
+/// The line and how many of it a swap takes out when a part is said before
+/// its verb: «uno cámbialo», «2 de ellas cámbialas», «uno de esos
+/// cámbialo». The line is the one the words before name, or the only line the
+/// last change set.
+fn swapped_part(
+    input: &ProposalInput,
+    words: &[&str],
+    verb: Option<usize>,
+    by: usize,
+    new_id: ProductId,
+) -> Option<(ProductId, i64)> {
+    let verb = verb.filter(|v| *v < by)?;
+    let part = |w: &str| count(w).or(matches!(w, "uno" | "una").then_some(1));
+    const THEM: &[&str] = &[
+        "ellos", "ellas", "esos", "esas", "estos", "estas", "los", "las",
+    ];
+    let n = match &words[..verb] {
+        [.., n, "de", them] if THEM.contains(them) => part(n)?,
+        [.., n, "de", them, _] if THEM.contains(them) => part(n)?,
+        [.., n] => part(n)?,
+        _ => return None,
+    };
+    let named: Vec<ProductId> = words[..verb]
+        .iter()
+        .filter_map(
+            |w| match mentions::find(&[*w], &input.product_catalog).as_slice() {
+                [m] => m.product(),
+                _ => None,
+            },
+        )
+        .filter(|id| input.cart.holds(*id) && *id != new_id)
+        .collect();
+    let old = match named.as_slice() {
+        [one, rest @ ..] if rest.iter().all(|r| r == one) => *one,
+        [] => match input.last_changed.as_slice() {
+            [one] if input.cart.holds(*one) && *one != new_id => *one,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    (input.cart.quantity_of(old)? > n).then_some((old, n))
+}
+
 /// What a product is, by its tags: a drink, a dessert or a savoury bite.
 fn kind_of(input: &ProposalInput, id: ProductId) -> Option<&'static str> {
     let entry = input.product_catalog.iter().find(|e| e.product_id == id)?;
@@ -1146,14 +1189,16 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         .iter()
         .filter(|a| EFFECTS.contains(&a.action_type.as_str()))
         .collect();
+    let swap_said = words.iter().position(|w| swap_verb(w));
+    // (A swap read takes its old line out.)
     if changes.is_empty()
-        || changes
-            .iter()
-            .any(|a| !matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY"))
+        || !changes.iter().all(|a| {
+            matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY")
+                || (swap_said.is_some() && a.action_type == "REMOVE_ITEM")
+        })
     {
         return None;
     }
-    let swap_said = words.iter().position(|w| swap_verb(w));
     let found = mentions::find(&words, &input.product_catalog);
     // «pon una limonada en su lugar», «dame un chai en vez de eso»: the one
     // product named is what comes in.
@@ -1318,6 +1363,27 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
                 .quantity(q),
         );
         return Some(out);
+    }
+    // «de esos dos croissants, uno cámbialo por brownie», «2 de ellas
+    // cámbialas por maracuyá»: that many of the line, not the line.
+    if let Some((old, n)) = swapped_part(input, &words, swap_said, marker.0, new_id) {
+        let had = input.cart.quantity_of(old).unwrap_or(0);
+        let out = if n < had {
+            ProposedAction::new("UPDATE_QUANTITY")
+                .product(old)
+                .quantity(had - n)
+        } else {
+            ProposedAction::new("REMOVE_ITEM").product(old)
+        };
+        return Some(Proposal::new(
+            vec![
+                out,
+                ProposedAction::new("ADD_TO_CART")
+                    .product(new_id)
+                    .quantity(own_count.unwrap_or(n.min(had))),
+            ],
+            "",
+        ));
     }
     if !in_its_place && words.iter().any(adds) {
         return None;

@@ -4122,6 +4122,13 @@ fn orders_for_others_and_changes_taken_back_inside_the_message() {
             &[],
             &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x1"],
         ),
+        // A part of a line swapped: that many, not the line.
+        (
+            CartOpen,
+            "de esos dos croissants, uno cámbialo por brownie",
+            &[(7, 2), (3, 2)],
+            &["UPDATE_QUANTITY 7 x1", "ADD_TO_CART 6 x1"],
+        ),
         // «que sea otro capuchino»: one more on top of the one asked for.
         (
             Browsing,
@@ -4130,4 +4137,10 @@ fn orders_for_others_and_changes_taken_back_inside_the_message() {
             &["ADD_TO_CART 7 x2", "ADD_TO_CART 8 x2"],
         ),
     ]);
+    let mut them = input(CartOpen, "2 de ellas cámbialas por maracuyá", &[(2, 3)]);
+    them.last_changed = vec![2];
+    assert_eq!(
+        describe(&propose(&them)),
+        ["UPDATE_QUANTITY 2 x1", "ADD_TO_CART 1 x2"]
+    );
 }
