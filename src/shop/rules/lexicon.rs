@@ -1003,19 +1003,9 @@ pub fn spelled_counts(normalized: &str) -> String {
             _ => return None,
         })
     }
+    // «treinta y un», «veintidós»: one to nine.
     fn unit(word: &str) -> Option<i64> {
-        Some(match word {
-            "un" | "uno" | "una" => 1,
-            "dos" => 2,
-            "tres" => 3,
-            "cuatro" => 4,
-            "cinco" => 5,
-            "seis" => 6,
-            "siete" => 7,
-            "ocho" => 8,
-            "nueve" => 9,
-            _ => return None,
-        })
+        crate::text::number_word(word).filter(|n| (1..=9).contains(n))
     }
     fn joined(word: &str) -> Option<i64> {
         if let Some(rest) = word.strip_prefix("dieci") {

@@ -5263,11 +5263,7 @@ fn said_again(input: &ProposalInput, text: String) -> String {
             while start > 0 && of_name(words[start - 1]) && named[start - 1].is_none() {
                 start -= 1;
             }
-            let (from, n) = match start.checked_sub(1).map(|p| (p, words[p])) {
-                Some((p, w)) if count(w).is_some() => (p, count(w).unwrap_or(1)),
-                Some((p, "un" | "una" | "uno" | "el" | "la")) => (p, 1),
-                _ => (start, 1),
-            };
+            let (from, n) = counted_from(&words, start);
             runs.push((from, start, k, last, n + again));
         }
         k = last + 1;
@@ -5357,6 +5353,17 @@ fn headed_by_kind(input: &ProposalInput, text: String) -> String {
     }
 }
 
+/// Where the count of the product named at `start` begins and what it is:
+/// «2 brownies» is 2 from the «2», «un brownie» or «el brownie» 1 from the
+/// article, a bare «brownie» 1 from the name.
+fn counted_from(words: &[&str], start: usize) -> (usize, i64) {
+    match start.checked_sub(1).map(|p| (p, words[p])) {
+        Some((p, w)) if count(w).is_some() => (p, count(w).unwrap_or(1)),
+        Some((p, "un" | "una" | "uno" | "el" | "la")) => (p, 1),
+        _ => (start, 1),
+    }
+}
+
 /// «un capuchino y un croissant, y lo mismo para mi amigo»: what the message
 /// ordered, once more for someone — each count doubled.
 fn same_for_another(input: &ProposalInput, text: String) -> String {
@@ -5379,11 +5386,7 @@ fn same_for_another(input: &ProposalInput, text: String) -> String {
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut copied = 0;
     for m in &found {
-        let (from, n) = match m.start.checked_sub(1).map(|p| (p, words[p])) {
-            Some((p, w)) if count(w).is_some() => (p, count(w).unwrap_or(1)),
-            Some((p, "un" | "una" | "uno")) => (p, 1),
-            _ => (m.start, 1),
-        };
+        let (from, n) = counted_from(&words, m.start);
         out.extend(words[copied..from].iter().map(|w| (*w).to_owned()));
         out.push((2 * n).to_string());
         out.extend(words[m.start..m.end].iter().map(|w| (*w).to_owned()));
