@@ -250,15 +250,22 @@ pub fn which_to_change(names: &[String]) -> String {
     format!("{WHICH_TO_CHANGE} {list}? Escríbeme el cambio otra vez con su nombre.")
 }
 
-/// How [`which_to_change`] begins, for reading the answer to it.
-/// «mejor maracuyá» with several lines it could replace.
+/// «mejor maracuyá» with several lines it could replace: which one, or
+/// «agrega …» to have it besides. (Answered with a line's name, the swap is
+/// completed.)
 pub fn instead_of_which(lines: &[String], new: &str) -> String {
+    let shown: Vec<&str> = lines.iter().take(4).map(String::as_str).collect();
+    let more = if lines.len() > 4 { ", …" } else { "" };
     format!(
-        "¿{new} en lugar de cuál: {}? ¿O lo agrego aparte? Escríbeme cuál cambio.",
-        lines.join(", ")
+        "{INSTEAD_OF} {new}: {}{more}? Escríbeme cuál, o «agrega {new}» si es aparte.",
+        shown.join(", ")
     )
 }
 
+/// How [`instead_of_which`] begins.
+pub const INSTEAD_OF: &str = "¿En lugar de cuál pongo";
+
+/// How [`which_to_change`] begins, for reading the answer to it.
 pub const WHICH_TO_CHANGE: &str = "¿Cuál de ellos:";
 
 /// A message held more products than one turn acts on (five, or four beside the

@@ -969,7 +969,10 @@ impl Wanted {
                 "donde se ubican",
                 "donde los encuentro",
                 "donde es el local",
-                "direccion",
+                "cual es la direccion",
+                "cual es su direccion",
+                "la direccion del local",
+                "direccion exacta",
                 "ubicacion exacta",
                 "where are you",
                 "address",
@@ -990,7 +993,7 @@ impl Wanted {
                 "cuantas personas",
                 "cuantos entran",
                 "cuantas mesas",
-                "capacidad",
+                "capacidad del local",
             ],
         }
     }
@@ -1029,9 +1032,15 @@ impl Wanted {
                     .iter()
                     .any(|w| w.len() >= 2 && w.chars().all(|c| c.is_ascii_digit()))
             }
-            Wanted::Duration => number_then(&[
-                "minutos", "minuto", "horas", "hora", "dias", "dia", "semanas",
-            ]),
+            // («abrimos los 7 días» is no length of time.)
+            Wanted::Duration => {
+                crate::text::contains_phrase(&folded, "media hora")
+                    || (number_then(&["minutos", "minuto", "min", "horas", "hora", "dias", "dia"])
+                        && !words.windows(2).any(|w| {
+                            matches!(w[0], "los" | "las")
+                                && w[1].chars().all(|c| c.is_ascii_digit())
+                        }))
+            }
             Wanted::People => number_then(&["personas", "mesas", "sillas", "lugares"]),
         }
     }

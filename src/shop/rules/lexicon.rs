@@ -1003,9 +1003,12 @@ pub fn spelled_counts(normalized: &str) -> String {
             _ => return None,
         })
     }
-    // «treinta y un», «veintidós»: one to nine.
+    // «treinta y uno», «veintidós»: one to nine («treinta y un brownie» may be
+    // thirty and a brownie: the article is no unit).
     fn unit(word: &str) -> Option<i64> {
-        crate::text::number_word(word).filter(|n| (1..=9).contains(n))
+        crate::text::number_word(word)
+            .filter(|n| (1..=9).contains(n))
+            .filter(|_| !matches!(word, "un" | "una"))
     }
     fn joined(word: &str) -> Option<i64> {
         if let Some(rest) = word.strip_prefix("dieci") {

@@ -1085,10 +1085,30 @@ fn keeps_only(input: &ProposalInput) -> Option<Proposal> {
             "el resto sacalo",
         ],
     );
-    if !rest_goes || text.contains('?') {
+    // Only what is kept is named: «solo quiero el brownie», «déjame el
+    // brownie»; never beside a verb that takes out or adds («saca el
+    // capuchino, lo demás no» leaves the rest alone), a question or a doubt.
+    let words = tokens(&text);
+    let keeps = words.iter().any(|w| {
+        matches!(
+            *w,
+            "solo" | "solamente" | "nomas" | "unicamente" | "quiero" | "quedo"
+        ) || w.starts_with("dej")
+    });
+    let other_verb = words.iter().any(|w| {
+        (lexicon::removes(w) || lexicon::adds(w) || lexicon::with_pronoun(w, lexicon::removes))
+            && !matches!(*w, "quiero" | "quedo")
+            && !w.starts_with("dej")
+    });
+    if !rest_goes
+        || !keeps
+        || other_verb
+        || input.customer_message.contains('?')
+        || doubts(&input.customer_message)
+        || any(&text, HEDGES)
+    {
         return None;
     }
-    let words = tokens(&text);
     let found = mentions::find(&words, &input.product_catalog);
     let kept: Vec<(ProductId, Option<i64>)> = found
         .iter()
@@ -1165,6 +1185,13 @@ fn swapped_part(
     (input.cart.quantity_of(old)? > n).then_some((old, n))
 }
 
+/// Whether the bot's last turn asked the customer something.
+fn bot_asked_last(input: &ProposalInput) -> bool {
+    earlier_turns(input)
+        .find(|h| h.role != "customer")
+        .is_some_and(|h| h.text.contains('?'))
+}
+
 /// What a product is, by its tags: a drink, a dessert or a savoury bite.
 fn kind_of(input: &ProposalInput, id: ProductId) -> Option<&'static str> {
     let entry = input.product_catalog.iter().find(|e| e.product_id == id)?;
@@ -1202,17 +1229,11 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
     let found = mentions::find(&words, &input.product_catalog);
     // «pon una limonada en su lugar», «dame un chai en vez de eso»: the one
     // product named is what comes in.
-    let in_its_place = any(
-        &text,
-        &[
-            "en su lugar",
-            "en lugar de eso",
-            "en vez de eso",
-            "en cambio",
-        ],
-    );
+    let in_its_place = any(&text, &["en su lugar", "en lugar de eso", "en vez de eso"]);
     // «no, dos cheesecakes» right after a change: the change corrected.
-    let leading_no = words.first() == Some(&"no") && !input.last_changed.is_empty();
+    // (Not when the bot's last turn asked something: the «no» answers it.)
+    let leading_no =
+        words.first() == Some(&"no") && !input.last_changed.is_empty() && !bot_asked_last(input);
     // («…mejor sácalo» then «en su lugar pon una limonada»: the place is
     // empty, the new one is added.)
     let just_removed = !input.last_changed.is_empty()
@@ -1285,7 +1306,13 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
                 && a.params.product_id.as_ref().and_then(|v| v.as_i64()) == Some(id)
         })
     };
-    let own_count = between_new.iter().find_map(|w| count(w));
+    // «mejor un chocolate»: the article counts one.
+    let own_count = between_new.iter().find_map(|w| count(w)).or_else(|| {
+        between_new
+            .iter()
+            .any(|w| matches!(*w, "un" | "una"))
+            .then_some(1)
+    });
     // (Found in the words before on their own: a product named again after
     // the marker is found only there in the whole message.)
     let before_marker = mentions::find(&words[..marker.0], &input.product_catalog);
@@ -1444,8 +1471,15 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
         .copied()
         .filter(|id| input.cart.holds(*id) && *id != new_id)
         .collect();
+    // (Said for someone, «y para mi hijo mejor un chocolate», or «en cambio»
+    // beside another's order: no line of the cart is meant.)
+    let for_someone = words.iter().any(|w| matches!(*w, "para" | "pa"))
+        || any(&text, &["en cambio"])
+        || words.first() == Some(&"y");
     let fitting: Vec<ProductId> = if leading_no && !in_its_place {
         changed
+    } else if named_before.is_empty() && for_someone {
+        Vec::new()
     } else if named_before.is_empty() {
         let kind = kind_of(input, new_id);
         input
@@ -1480,13 +1514,16 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
             ))
         }
         _ => {
-            let mut names: Vec<String> = input
-                .cart
-                .lines
+            // The lines of its kind when there are some, else every line.
+            let lines: Vec<ProductId> = if fitting.len() > 1 {
+                fitting
+            } else {
+                input.cart.lines.iter().map(|l| l.product_id).collect()
+            };
+            let names: Vec<String> = lines
                 .iter()
-                .filter_map(|l| name_of(input, l.product_id).map(str::to_owned))
+                .filter_map(|id| name_of(input, *id).map(str::to_owned))
                 .collect();
-            names.truncate(4);
             Some(clarify(&messages::instead_of_which(
                 &names,
                 name_of(input, new_id).unwrap_or_default(),
@@ -2840,11 +2877,19 @@ impl Reader<'_> {
             }
             _ => None,
         });
-        if clears && let Some(kind) = qualified {
-            let tag = lexicon::KINDS
+        let tag = qualified.and_then(|kind| {
+            lexicon::KINDS
                 .iter()
                 .find(|(said, _)| *said == kind || mentions::singular(kind) == *said)
-                .map(|(_, tag)| *tag);
+                .map(|(_, tag)| *tag)
+        });
+        // («borra todo lo anterior» empties the cart.)
+        if clears && qualified.is_some() && tag.is_some() {
+            // «quita todo lo frío y ponme 2 capuchinos»: two requests, asked.
+            if !mentions::find(self.words, &input.product_catalog).is_empty() {
+                self.covered.iter_mut().for_each(|c| *c = true);
+                return clarify(messages::CLARIFY_DEFAULT);
+            }
             let lines: Vec<ProductId> = input
                 .cart
                 .lines
@@ -2860,7 +2905,7 @@ impl Reader<'_> {
                 })
                 .collect();
             self.covered.iter_mut().for_each(|c| *c = true);
-            if lines.is_empty() || lines.len() == input.cart.lines.len() && tag.is_none() {
+            if lines.is_empty() {
                 return clarify(messages::WHICH_LINE);
             }
             let actions = lines
@@ -3188,6 +3233,7 @@ impl Reader<'_> {
             })
             && let [line] = input.last_changed.as_slice()
             && input.cart.holds(*line)
+            && !bot_asked_last(input)
         {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("UPDATE_QUANTITY")
@@ -3212,8 +3258,15 @@ impl Reader<'_> {
             .find(|h| h.role != "customer")
             .is_some_and(|h| h.text.contains('¿') || h.text.contains(messages::CLARIFY_DEFAULT));
         // («y un capuchino»: one, and another thing; its own article counts.)
+        let article_before_name = self.words.windows(2).any(|w| {
+            matches!(w[0], "un" | "una") && names_a_product(w[1], &self.input.product_catalog)
+        });
         if !asked
-            || self.words.iter().any(|w| token_number(w).is_some())
+            || self
+                .words
+                .iter()
+                .any(|w| token_number(w).is_some() && !matches!(*w, "un" | "una"))
+            || article_before_name
             || self.words.first() == Some(&"y")
         {
             return None;
@@ -3592,8 +3645,8 @@ impl Reader<'_> {
             .find_map(|w| count(w))
             .or_else(|| {
                 self.words
-                    .iter()
-                    .any(|w| matches!(*w, "un" | "una" | "uno"))
+                    .windows(2)
+                    .any(|w| matches!(w[0], "un" | "una") && fits(w[1]).as_slice() == [*id])
                     .then_some(1)
             })
             .unwrap_or(self.input.choice_quantity.unwrap_or(1));
@@ -4646,7 +4699,12 @@ impl Reader<'_> {
         // «los dos que sean 2», «ambos sin…»: both lines, when there are two.
         let both = self.has(&["los dos", "las dos", "ambos", "ambas"]);
         if both && self.has(lexicon::SET) && !self.has(lexicon::REMOVE) {
-            let n = self.words.iter().rev().find_map(|w| count(w));
+            // The count set («que sean 3», «a 3», «en 3»), not «los dos» itself.
+            let n = self.words.windows(2).find_map(|w| {
+                matches!(w[0], "sean" | "sea" | "a" | "en")
+                    .then(|| count(w[1]))
+                    .flatten()
+            });
             self.covered.iter_mut().for_each(|c| *c = true);
             if let (Some(n), 2) = (n, self.input.cart.lines.len()) {
                 return Some(self.every_line("UPDATE_QUANTITY", |_| n));
@@ -4808,7 +4866,13 @@ fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
         .rev()
         .find(|h| h.role == "bot")
         .is_some_and(|h| h.text.starts_with(messages::WHICH_TO_CHANGE));
-    if !asked {
+    let asked_instead = input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .is_some_and(|h| h.text.starts_with(messages::INSTEAD_OF));
+    if !asked && !asked_instead {
         return None;
     }
     let named: Vec<ProductId> = mentions::find(words, &input.product_catalog)
@@ -4834,6 +4898,23 @@ fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
     }
     let before = previous_message(input)?;
     let said: Vec<&str> = tokens(&before);
+    // «mejor maracuyá» … «¿En lugar de cuál pongo Maracuya…?» … «la
+    // limonada»: the product said before comes in for that line.
+    if asked_instead {
+        let [new] = mentions::find(&said, &input.product_catalog)
+            .iter()
+            .filter_map(|m| m.product())
+            .filter(|id| id != line)
+            .collect::<Vec<_>>()[..]
+        else {
+            return None;
+        };
+        return Some(format!(
+            "cambia {} por {}",
+            name_of(input, *line)?,
+            name_of(input, new)?
+        ));
+    }
     let by = swap_joiner(&said)?;
     let target = said[by + 1..].join(" ");
     if mentions::find(&said[by + 1..], &input.product_catalog).is_empty() {
@@ -4945,8 +5026,12 @@ fn set_said_after(input: &ProposalInput, text: String) -> String {
         let name = words[m.start..m.end].join(" ");
         let rest = &words[m.end..];
         let said = match rest {
+            // («ponlos en 2 bolsas»: bags, not a count of the line.)
             [verb, "a" | "en", n, tail @ ..]
                 if count(n).is_some()
+                    && tail.first().is_none_or(|w| {
+                        lexicon::FILLER.contains(w) || matches!(*w, "nomas" | "porfa")
+                    })
                     && ["sub", "baj", "dej", "pon", "aument", "reduc"]
                         .iter()
                         .any(|stem| verb.starts_with(stem)) =>
@@ -5326,6 +5411,27 @@ fn kind_heading(words: &[&str], input: &ProposalInput) -> Option<(usize, i64, i6
     {
         return None;
     }
+    // («dos cafés y dos brownies»: brownies are no coffee.)
+    let heading = words[at + 1];
+    let tag = lexicon::KINDS
+        .iter()
+        .find(|(said, _)| *said == heading || mentions::singular(heading) == *said)
+        .map(|(_, tag)| *tag);
+    let family = mentions::find(&[heading], &input.product_catalog)
+        .first()
+        .map(|m| m.candidates.clone())
+        .filter(|c| c.len() > 1);
+    let of_kind = |id: ProductId| match (&family, tag) {
+        (Some(members), _) => members.contains(&id),
+        (None, Some(tag)) => input
+            .product_catalog
+            .iter()
+            .any(|e| e.product_id == id && lexicon::is_of_kind(e, tag)),
+        (None, None) => true,
+    };
+    if !found.iter().all(|m| m.product().is_some_and(of_kind)) {
+        return None;
+    }
     let summed = found
         .iter()
         .map(|m| {
@@ -5375,7 +5481,18 @@ fn same_for_another(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let found = mentions::find(&words, &input.product_catalog);
+    // («…para mis dos hermanos», «un capuchino para mí, un chocolate para mi
+    // hijo y lo mismo para mi hija»: how many, or which, is not plain.)
+    let whom = &words[at + 3..];
+    let several = whom.iter().any(|w| {
+        count(w).is_some() || matches!(*w, "mis" | "sus" | "los" | "las" | "todos" | "cada")
+    }) || words[..at]
+        .iter()
+        .filter(|w| matches!(**w, "para" | "pa"))
+        .count()
+        > 1;
     if found.is_empty()
+        || several
         || found.iter().any(|m| m.start > at || m.product().is_none())
         || words[..at]
             .iter()
@@ -5415,7 +5532,16 @@ fn another_for_someone(input: &ProposalInput, text: String) -> String {
     let Some(last) = found.last() else {
         return text;
     };
+    // «una maracuyá y un capuchino, y otra para mi hija»: «otra» agrees with
+    // the article of the product it stands for; «el otro para…» says whose.
+    let article = last.start.checked_sub(1).map(|p| words[p]);
+    let agrees = match words[at] {
+        "otro" => article != Some("una"),
+        _ => article == Some("una"),
+    };
     if last.product().is_none()
+        || !agrees
+        || matches!(words[at - 1], "el" | "la")
         || words[last.end..at]
             .iter()
             .any(|w| matches!(*w, "no" | "sin"))
@@ -5451,8 +5577,6 @@ fn if_it_goes(input: &ProposalInput, text: String) -> String {
         &[
             "alcanza",
             "sobra",
-            "me da",
-            "nos da",
             "puedo",
             "podemos",
             "no es mucho",
@@ -5470,6 +5594,18 @@ fn if_it_goes(input: &ProposalInput, text: String) -> String {
     let ordered_before = mentions::find(&words[..at], &input.product_catalog)
         .iter()
         .any(|m| m.product().is_some());
+    // («…si me da tiempo paso a recogerlo, y 2 brownies»: only an order
+    // after the hedge waits, and only when nothing else follows it.)
+    let after = &words[at + 1..];
+    let verb_after = after.iter().position(|w| lexicon::adds(w));
+    let more_after = verb_after.is_some_and(|v| {
+        after[v + 1..]
+            .iter()
+            .any(|w| matches!(*w, "y" | "e" | "tambien" | "ademas"))
+    });
+    if verb_after.is_none() || more_after {
+        return text;
+    }
     if !hedged || !ordered_before {
         return text;
     }
@@ -5755,7 +5891,11 @@ fn each_of_the_people(input: &ProposalInput, text: String) -> String {
     let people = (0..words.len()).find_map(|i| {
         let n = |k: usize| words.get(k).and_then(|w| count(w));
         match (words[i], words.get(i + 1), words.get(i + 2)) {
-            ("somos" | "seremos" | "son" | "vamos" | "estamos", _, _) if n(i + 1).is_some() => {
+            // («son 2 capuchinos» counts capuchinos, not people.)
+            ("somos" | "seremos" | "son" | "vamos" | "estamos", _, next)
+                if n(i + 1).is_some()
+                    && next.is_none_or(|w| !names_a_product(w, &input.product_catalog)) =>
+            {
                 Some((i, i + 2, n(i + 1)?))
             }
             ("para", _, Some(p)) if n(i + 1).is_some() && PEOPLE.contains(p) => {
@@ -5767,7 +5907,11 @@ fn each_of_the_people(input: &ProposalInput, text: String) -> String {
             _ => None,
         }
     });
-    let Some((from, to, n)) = people.filter(|(from, to, _)| *to <= mark || *from >= mark_end)
+    // («…un chocolate para compartir y un croissant cada uno»: what is shared
+    // is not one each.)
+    let Some((from, to, n)) = people
+        .filter(|(from, to, _)| *to <= mark || *from >= mark_end)
+        .filter(|_| !words.iter().any(|w| w.starts_with("compart")))
     else {
         return text;
     };

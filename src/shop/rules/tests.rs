@@ -4144,3 +4144,112 @@ fn orders_for_others_and_changes_taken_back_inside_the_message() {
         ["UPDATE_QUANTITY 2 x1", "ADD_TO_CART 1 x2"]
     );
 }
+
+#[test]
+fn a_stranger_s_messages_against_the_new_readings_change_nothing_they_do_not_say() {
+    use State::*;
+    let kinds = |m: &str, cart: &[(ProductId, i64)]| {
+        let mut i = described(m, CartOpen, cart);
+        for entry in &mut i.product_catalog {
+            let kind = match entry.product_id {
+                6 => "postre",
+                7 => "salado",
+                _ => "bebida",
+            };
+            entry.tags.push(kind.into());
+        }
+        i
+    };
+    let removes = |out: &[String], id: ProductId| {
+        out.iter().any(|a| {
+            a == &format!("REMOVE_ITEM {id}") || a.starts_with(&format!("UPDATE_QUANTITY {id} "))
+        })
+    };
+    // «lo demás no» beside a removal leaves the rest alone.
+    let out = describe(&propose(&kinds(
+        "saca el capuchino, lo demás no",
+        &[(8, 3), (6, 1), (7, 1)],
+    )));
+    assert!(!removes(&out, 6) && !removes(&out, 7), "{out:?}");
+    let out = describe(&propose(&kinds(
+        "¿cuánto me sale solo el brownie, lo demás no?",
+        &[(8, 1), (6, 1), (7, 1)],
+    )));
+    assert!(!removes(&out, 8) && !removes(&out, 7), "{out:?}");
+    // For someone else: no line of the cart is replaced.
+    let out = describe(&propose(&kinds(
+        "y para mi hijo mejor un chocolate caliente",
+        &[(8, 1)],
+    )));
+    assert!(!removes(&out, 8), "{out:?}");
+    // A «no» that answers the bot's question swaps nothing.
+    let mut answer = kinds("no, mejor un chocolate caliente", &[(6, 1)]);
+    answer.last_changed = vec![6];
+    answer.recent_history = history(&[
+        ("customer", "unos capuchinos"),
+        (
+            "bot",
+            "¿Cuántas unidades de Capuchino quieres? Dímelo con un número.",
+        ),
+        ("customer", "no, mejor un chocolate caliente"),
+    ]);
+    let out = describe(&propose(&answer));
+    assert!(!removes(&out, 6), "{out:?}");
+    // The article said is one.
+    assert_eq!(
+        describe(&propose(&kinds("mejor un chocolate caliente", &[(8, 3)]))),
+        ["REMOVE_ITEM 8", "ADD_TO_CART 5 x1"]
+    );
+    check(&[
+        // «los dos» is no count of its own.
+        (
+            CartOpen,
+            "los dos que sean grandes",
+            &[(8, 1), (3, 1)],
+            &["CLARIFY"],
+        ),
+        // «son 2 capuchinos» counts capuchinos, not people.
+        (
+            Browsing,
+            "son 2 capuchinos y un croissant, cada uno en su bolsita",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x1"],
+        ),
+        // «en 2 bolsas»: bags.
+        (
+            CartOpen,
+            "borra todo lo anterior",
+            &[(8, 1)],
+            &["CLEAR_CART"],
+        ),
+    ]);
+    let out = summary(CartOpen, "los capuchinos ponlos en 2 bolsas", &[(8, 4)]);
+    assert!(!out.contains(&"UPDATE_QUANTITY 8 x2".to_owned()), "{out:?}");
+    let out = summary(
+        Browsing,
+        "un capuchino para mí y lo mismo para mis dos hermanos",
+        &[],
+    );
+    assert!(!out.contains(&"ADD_TO_CART 8 x2".to_owned()), "{out:?}");
+    let out = summary(
+        Browsing,
+        "una maracuyá y un capuchino, y otra para mi hija",
+        &[],
+    );
+    assert!(!out.iter().any(|a| a == "ADD_TO_CART 8 x2"), "{out:?}");
+    assert_ne!(
+        summary(Browsing, "dos cafés y dos brownies", &[]),
+        ["ADD_TO_CART 6 x2"]
+    );
+    let out = describe(&propose(&kinds(
+        "quita todo lo dulce y ponme 2 capuchinos",
+        &[(6, 1), (7, 1)],
+    )));
+    assert_eq!(out, ["CLARIFY"]);
+    let out = summary(
+        Browsing,
+        "un capuchino, si me da tiempo paso a recogerlo, y 2 brownies",
+        &[],
+    );
+    assert!(out.contains(&"ADD_TO_CART 6 x2".to_owned()), "{out:?}");
+}
