@@ -82,6 +82,11 @@ fn settle(input: &ProposalInput, mut reading: Reading) -> Proposal {
             }
         }
     }
+    // «caliente sí» right after a chocolate caliente was added: which one,
+    // said again, is no second one.
+    if let Some(shown) = said_which_again(input, &reading.proposal) {
+        return shown;
+    }
     // «solo quiero el cheesecake, lo demás no»: the lines named stay, the rest
     // go out.
     if let Some(kept) = keeps_only(input) {
@@ -1183,6 +1188,32 @@ fn swapped_part(
         _ => return None,
     };
     (input.cart.quantity_of(old)? > n).then_some((old, n))
+}
+
+/// «caliente sí», «el caliente» right after a «Chocolate caliente» was
+/// added: only words of that product's name besides its first, with a yes,
+/// say which one it is — shown, never added again.
+fn said_which_again(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> {
+    let [action] = proposal.proposed_actions.as_slice() else {
+        return None;
+    };
+    let id = action.params.product_id.as_ref()?.as_i64()?;
+    if action.action_type != "ADD_TO_CART" || !input.last_changed.contains(&id) {
+        return None;
+    }
+    let name = normalize(name_of(input, id)?);
+    let rest: Vec<&str> = name.split(' ').skip(1).collect();
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let of_name = words.iter().filter(|w| rest.contains(w)).count();
+    let only = words.iter().all(|w| {
+        rest.contains(w)
+            || matches!(
+                *w,
+                "si" | "el" | "la" | "ese" | "esa" | "ok" | "eso" | "asi"
+            )
+    });
+    (of_name > 0 && only).then(|| one(ProposedAction::new("SHOW_PRODUCT").product(id)))
 }
 
 /// Whether the bot's last turn asked the customer something.
@@ -3638,6 +3669,14 @@ impl Reader<'_> {
         let [id] = picked.as_slice() else {
             return None;
         };
+        // «caliente sí» right after that product was added from the list:
+        // which one it is, said again, is no second pick.
+        let ordering = self.words.iter().any(|w| {
+            token_number(w).is_some() || lexicon::adds(w) || matches!(*w, "otro" | "otra" | "mas")
+        });
+        if !ordering && self.input.last_changed.contains(id) && self.input.cart.holds(*id) {
+            return None;
+        }
         // «un americano»: the article counts one, whatever was asked before.
         let n = self
             .words

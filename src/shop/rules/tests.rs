@@ -4253,3 +4253,21 @@ fn a_stranger_s_messages_against_the_new_readings_change_nothing_they_do_not_say
     );
     assert!(out.contains(&"ADD_TO_CART 6 x2".to_owned()), "{out:?}");
 }
+
+#[test]
+fn which_one_said_again_is_no_second_one() {
+    let mut i = input(State::CartOpen, "caliente sí", &[(5, 1)]);
+    i.last_changed = vec![5];
+    assert_eq!(describe(&propose(&i)), ["SHOW_PRODUCT 5"]);
+    // A count or an order verb is still an order.
+    let mut more = input(State::CartOpen, "otro chocolate caliente", &[(5, 1)]);
+    more.last_changed = vec![5];
+    assert_eq!(describe(&propose(&more)), ["ADD_TO_CART 5 x1"]);
+}
+#[test]
+fn which_one_said_again_from_a_list_is_no_second_pick() {
+    let mut i = input(State::CartOpen, "caliente sí", &[(5, 1)]);
+    i.last_changed = vec![5];
+    i.choices = vec![1, 2, 3, 4, 5];
+    assert_eq!(describe(&propose(&i)), ["SHOW_PRODUCT 5"]);
+}
