@@ -1171,12 +1171,7 @@ fn swapped_part(
     };
     let named: Vec<ProductId> = words[..verb]
         .iter()
-        .filter_map(
-            |w| match mentions::find(&[*w], &input.product_catalog).as_slice() {
-                [m] => m.product(),
-                _ => None,
-            },
-        )
+        .filter_map(|w| one_product(w, input))
         .filter(|id| input.cart.holds(*id) && *id != new_id)
         .collect();
     let old = match named.as_slice() {
@@ -1214,6 +1209,14 @@ fn said_which_again(input: &ProposalInput, proposal: &Proposal) -> Option<Propos
             )
     });
     (of_name > 0 && only).then(|| one(ProposedAction::new("SHOW_PRODUCT").product(id)))
+}
+
+/// The one product a single word names, if it names exactly one.
+fn one_product(word: &str, input: &ProposalInput) -> Option<ProductId> {
+    match mentions::find(&[word], &input.product_catalog).as_slice() {
+        [m] => m.product(),
+        _ => None,
+    }
 }
 
 /// Whether the bot's last turn asked the customer something.
@@ -1351,10 +1354,7 @@ fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> 
     // Said just before, in this message: that one is taken back.
     // (The nearest word before the marker that names one product: the
     // message's mentions of one product are found once, where it is counted.)
-    let one_named = |w: &str| match mentions::find(&[w], &input.product_catalog).as_slice() {
-        [m] => m.product(),
-        _ => None,
-    };
+    let one_named = |w: &str| one_product(w, input);
     let nearest = (0..marker.0)
         .rev()
         .find_map(|k| one_named(words[k]).map(|id| (k, id)));
@@ -5348,10 +5348,7 @@ fn named_twice(input: &ProposalInput, text: String) -> String {
 fn said_again(input: &ProposalInput, text: String) -> String {
     const JOIN: &[&str] = &["y", "e", "otro", "otra", "un", "una"];
     let words = tokens(&text);
-    let one = |w: &str| match mentions::find(&[w], &input.product_catalog).as_slice() {
-        [m] => m.product(),
-        _ => None,
-    };
+    let one = |w: &str| one_product(w, input);
     let named: Vec<Option<ProductId>> = words.iter().map(|w| one(w)).collect();
     // Each run: where its count starts, the first name's words, the last's,
     // the sum.

@@ -3880,14 +3880,7 @@ fn a_product_said_instead_replaces_one_line_or_asks_which() {
     // The catalog with what each product is: drinks, a dessert, a savoury bite.
     let kinds = |m: &str, state: State, cart: &[(ProductId, i64)]| {
         let mut input = described(m, state, cart);
-        for entry in &mut input.product_catalog {
-            let kind = match entry.product_id {
-                6 => "postre",
-                7 => "salado",
-                _ => "bebida",
-            };
-            entry.tags.push(kind.into());
-        }
+        with_kinds(&mut input);
         input
     };
     let ids = |m: &str, state: State, cart: &[(ProductId, i64)]| {
@@ -3991,14 +3984,7 @@ fn corrections_of_the_last_change_and_counts_in_other_shapes() {
     use State::*;
     let with = |m: &str, cart: &[(ProductId, i64)], changed: &[ProductId]| {
         let mut i = described(m, CartOpen, cart);
-        for entry in &mut i.product_catalog {
-            let kind = match entry.product_id {
-                6 => "postre",
-                7 => "salado",
-                _ => "bebida",
-            };
-            entry.tags.push(kind.into());
-        }
+        with_kinds(&mut i);
         i.last_changed = changed.to_vec();
         describe(&propose(&i))
     };
@@ -4150,14 +4136,7 @@ fn a_stranger_s_messages_against_the_new_readings_change_nothing_they_do_not_say
     use State::*;
     let kinds = |m: &str, cart: &[(ProductId, i64)]| {
         let mut i = described(m, CartOpen, cart);
-        for entry in &mut i.product_catalog {
-            let kind = match entry.product_id {
-                6 => "postre",
-                7 => "salado",
-                _ => "bebida",
-            };
-            entry.tags.push(kind.into());
-        }
+        with_kinds(&mut i);
         i
     };
     let removes = |out: &[String], id: ProductId| {
@@ -4270,4 +4249,16 @@ fn which_one_said_again_from_a_list_is_no_second_pick() {
     i.last_changed = vec![5];
     i.choices = vec![1, 2, 3, 4, 5];
     assert_eq!(describe(&propose(&i)), ["SHOW_PRODUCT 5"]);
+}
+
+/// The test catalog with what each product is: drinks, a dessert, a savoury bite.
+fn with_kinds(input: &mut ProposalInput) {
+    for entry in &mut input.product_catalog {
+        let kind = match entry.product_id {
+            6 => "postre",
+            7 => "salado",
+            _ => "bebida",
+        };
+        entry.tags.push(kind.into());
+    }
 }
