@@ -530,6 +530,46 @@ pub async fn plan(
             origin = Origin::RulesOverUngroundedLlm;
         }
     }
+    // «¿me guardan el pedido hasta mañana?», «oiga, se me olvidó pedir
+    // factura»: a message nothing could read as a shop request may still be a
+    // question the knowledge answers. Its passage is said when one covers the
+    // question; a question nobody wrote about gets the honest gray zone;
+    // anything else keeps the question back.
+    if answered.is_empty()
+        && origin != Origin::Llm
+        && understood_nothing(&proposal)
+        && super::knowledge::route::asks_or_tells(&payload.text)
+    {
+        // «¿mandan a El Alto? vivo en Ciudad Satélite»: the clauses with the
+        // question mark are what is asked; the rest tells around it.
+        let marked: Vec<String> = super::knowledge::route::clauses(&payload.text)
+            .into_iter()
+            .filter(|c| c.contains('?'))
+            .collect();
+        let mut asked_as = vec![payload.text.clone()];
+        if !marked.is_empty() && marked.join(" ") != payload.text.trim() {
+            asked_as.insert(0, marked.join(" "));
+        }
+        let mut found = None;
+        for question in asked_as {
+            let products = super::rules::products_in(&question, &input.product_catalog);
+            let answer = desk.answer(&question, products).await?;
+            let settled = !answer.gray;
+            found = Some(Answered { question, answer });
+            if settled {
+                break;
+            }
+        }
+        if let Some(answered) = found
+            && (!answered.answer.gray || super::knowledge::route::asks(&payload.text))
+        {
+            return Ok(Plan::Knowledge {
+                start,
+                answers: vec![answered],
+                memo: None,
+            });
+        }
+    }
     Ok(Plan::Propose(Box::new(ProposePlan {
         start,
         greeted: events.contains(&Event::GreetingReceived) && start == State::Idle,
@@ -586,6 +626,14 @@ fn proposed(
         replaced: Vec::new(),
         answered,
     }))
+}
+
+/// Whether `proposal` only says the message was not understood.
+fn understood_nothing(proposal: &Proposal) -> bool {
+    matches!(proposal.proposed_actions.as_slice(),
+        [only] if only.action_type == "CLARIFY" && only.params == Default::default())
+        && (proposal.response_text.is_empty()
+            || proposal.response_text == messages::CLARIFY_DEFAULT)
 }
 
 fn fallback_proposal() -> Proposal {

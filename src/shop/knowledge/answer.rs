@@ -415,6 +415,12 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         "la pueden hacer",
         "me lo hacen",
         "me la hacen",
+        // «¿le pueden poner un shot extra?»: something added to a product.
+        "pueden poner",
+        "puedes poner",
+        "pueden ponerle",
+        "pueden agregar",
+        "pueden agregarle",
         "lo hacen",
         "la hacen",
     ]

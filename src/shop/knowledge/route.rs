@@ -133,7 +133,7 @@ const OPENERS: &[&str] = &[
 
 /// Clauses of a message: sentences, and the parts of a sentence that «si sí»,
 /// «y si no», «entonces» or a question mark set apart.
-fn clauses(text: &str) -> Vec<String> {
+pub fn clauses(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     for c in text.chars() {
@@ -311,7 +311,7 @@ fn points_back(clause: &str) -> bool {
 }
 
 /// Whether `clause` asks something.
-fn asks(clause: &str) -> bool {
+pub fn asks(clause: &str) -> bool {
     let folded = normalize(clause);
     // Skip the small words a question may start with: «a qué hora», «y si»,
     // «oye, cuánto», «en dónde», «para cuándo».
@@ -333,6 +333,26 @@ fn asks(clause: &str) -> bool {
         || crate::text::contains_phrase(&folded, "se puede")
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
         || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
+}
+
+/// Whether `text` asks something, or tells of something the knowledge covers
+/// (a complaint, a topic such as the hours or the delivery) without ordering.
+pub fn asks_or_tells(text: &str) -> bool {
+    let folded = normalize(text);
+    // «…a nombre de mi empresa, qué datos les paso», «falta un croissant, qué
+    // hago»: the question after a comma, its mark left out.
+    asks(text)
+        || text.split([',', ';']).skip(1).any(asks)
+        || [
+            "que hago",
+            "que hacemos",
+            "que puedo hacer",
+            "que debo hacer",
+            "como hago",
+        ]
+        .iter()
+        .any(|p| folded.ends_with(p))
+        || tells(text, false)
 }
 
 /// Whether `clause` asks without a question's shape: a complaint («me faltó un
@@ -873,5 +893,26 @@ mod tests {
         );
         assert_eq!(split.questions, ["¿realizan entregas a San Miguel?"]);
         assert_eq!(split.rest, "tres croissants.");
+    }
+
+    #[test]
+    fn a_question_without_its_mark_is_still_asked_and_an_order_is_not() {
+        for asked in [
+            "necesito factura a nombre de mi empresa, que datos les paso",
+            "me llegó el pedido y falta un croissant que hago",
+            "si no llego hasta la noche me guardan el pedido hasta mañana?",
+            "oiga, ayer compré ahí y se me olvidó pedir factura, ¿me la pueden sacar hoy?",
+            "me llegó el capuchino derramado",
+        ] {
+            assert!(asks_or_tells(asked), "{asked}");
+        }
+        for told in [
+            "jaja los brownies wey",
+            "y dos de esos",
+            "del matcha",
+            "la 3",
+        ] {
+            assert!(!asks_or_tells(told), "{told}");
+        }
     }
 }
