@@ -47,6 +47,17 @@ pub struct ShopMemo {
     /// one, and a question when there were several.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub last_changed: Vec<ProductId>,
+    /// The last question an entry of the knowledge answered: «¿y los
+    /// domingos?» goes on from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_before: Option<AskedBefore>,
+}
+
+/// A question the knowledge answered, and the title of the entry that did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AskedBefore {
+    pub question: String,
+    pub title: String,
 }
 
 fn is_zero(n: &u32) -> bool {

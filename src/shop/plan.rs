@@ -305,12 +305,16 @@ pub async fn plan(
         if products.is_empty() && !super::knowledge::route::asks_the_whole_shop(question) {
             products.extend(memo.focus);
         }
-        let answer = desk.answer(question, products).await?;
+        let answer = desk
+            .answer(question, products, memo.asked_before.as_ref())
+            .await?;
         answered.push(Answered {
             question: question.clone(),
             answer,
         });
     }
+    let mut memo = memo;
+    remember_asked(&mut memo, &answered);
     // A question about a named product that the catalog answered, or that
     // nobody can answer («¿cuántas calorías tiene el brownie?»), is answered and
     // nothing else: the state stays (a question never moves the order), and
@@ -373,7 +377,7 @@ pub async fn plan(
         return Ok(Plan::Knowledge {
             start,
             answers: answered,
-            memo: None,
+            memo: Some(memo),
         });
     }
     // «¿Puede recoger mi hermano? yo no llego»: what is left beside an answer,
@@ -410,7 +414,7 @@ pub async fn plan(
                 memo.focus_on(*only);
                 Some(memo)
             }
-            _ => None,
+            _ => Some(memo),
         };
         return Ok(Plan::Knowledge {
             start,
@@ -553,7 +557,9 @@ pub async fn plan(
         let mut found = None;
         for question in asked_as {
             let products = super::rules::products_in(&question, &input.product_catalog);
-            let answer = desk.answer(&question, products).await?;
+            let answer = desk
+                .answer(&question, products, memo.asked_before.as_ref())
+                .await?;
             let settled = !answer.gray;
             found = Some(Answered { question, answer });
             if settled {
@@ -563,10 +569,13 @@ pub async fn plan(
         if let Some(answered) = found
             && (!answered.answer.gray || super::knowledge::route::asks(&payload.text))
         {
+            let answers = vec![answered];
+            let mut memo = memo;
+            remember_asked(&mut memo, &answers);
             return Ok(Plan::Knowledge {
                 start,
-                answers: vec![answered],
-                memo: None,
+                answers,
+                memo: Some(memo),
             });
         }
     }
@@ -626,6 +635,35 @@ fn proposed(
         replaced: Vec::new(),
         answered,
     }))
+}
+
+/// What the conversation keeps of the questions just answered: the last one an
+/// entry answered, which «¿y los domingos?» goes on from next; none when the
+/// last answer came from elsewhere (the catalog, or nobody).
+fn remember_asked(memo: &mut ShopMemo, answered: &[Answered]) {
+    let Some(last) = answered.last() else {
+        return;
+    };
+    memo.asked_before = match last.answer.sources.first() {
+        Some(super::knowledge::answer::Source::Entry { title, .. }) if !last.answer.gray => {
+            // A question that went on from the one before keeps both together,
+            // so a third («¿y a qué hora?») still knows what is talked about.
+            let question = match &memo.asked_before {
+                Some(before)
+                    if super::knowledge::answer::goes_on(&last.question)
+                        && before.title == *title =>
+                {
+                    format!("{} {}", before.question, last.question)
+                }
+                _ => last.question.clone(),
+            };
+            Some(super::memo::AskedBefore {
+                question: question.chars().take(400).collect(),
+                title: title.clone(),
+            })
+        }
+        _ => None,
+    };
 }
 
 /// Whether `proposal` only says the message was not understood.

@@ -271,6 +271,55 @@ async fn an_answer_names_its_source_and_an_edit_reaches_the_next_turn(pool: sqlx
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_question_that_goes_on_from_the_last_one_is_read_with_it(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    add_entry(&app, "Horario", HOURS).await;
+    add_entry(
+        &app,
+        "Envíos",
+        "Hacemos envíos a Sopocachi por Bs 10. Los domingos no hacemos envíos, solo recojo en tienda.",
+    )
+    .await;
+    add_entry(
+        &app,
+        "Factura",
+        "Para la factura danos tu NIT y la razón social antes de pagar.",
+    )
+    .await;
+    let reply = app.say("gabi", "¿hacen envíos a Sopocachi?").await;
+    assert!(reply.iter().any(|r| r.contains("Bs 10")), "{reply:?}");
+    // After the delivery, «¿y los domingos?» asks about delivery on Sundays…
+    let reply = app.say("gabi", "¿y los domingos?").await;
+    assert!(
+        reply.iter().any(|r| r.contains("no hacemos envíos")),
+        "{reply:?}"
+    );
+    // …and asked first, about the shop's Sundays.
+    let reply = app.say("hugo", "¿y los domingos?").await;
+    assert!(
+        reply.iter().any(|r| r.contains("domingos cerramos")),
+        "{reply:?}"
+    );
+    // A question whole in itself is its own, whatever came before.
+    let reply = app.say("gabi", "¿y a qué hora abren los sábados?").await;
+    assert!(
+        reply.iter().any(|r| r.contains("9:00 a 14:00")),
+        "{reply:?}"
+    );
+    // Without its mark and unread as an order, a question still reaches the
+    // knowledge.
+    let reply = app
+        .say(
+            "gabi",
+            "necesito factura a nombre de mi empresa, que datos les paso",
+        )
+        .await;
+    assert!(reply.iter().any(|r| r.contains("NIT")), "{reply:?}");
+    assert!(app.cart("gabi").await.is_empty());
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn what_the_knowledge_does_not_say_is_the_gray_zone(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
     without_demo_knowledge(&app).await;

@@ -380,6 +380,69 @@ pub struct Ask<'a> {
     pub context: &'a crate::llm::CallContext,
 }
 
+/// Whether `question` goes on from the one before it: «¿y los domingos?»,
+/// «y cuánto demora», «e com cartão?».
+pub fn goes_on(question: &str) -> bool {
+    let folded = normalize(question);
+    tokens(&folded).first().is_some_and(|first| {
+        matches!(
+            *first,
+            "y" | "e" | "o" | "and" | "pero" | "entonces" | "tambien" | "ademas"
+        )
+    })
+}
+
+/// Whether `carried`, the answer to a question asked together with the one
+/// before it (from the entry titled `title`), answers `question` better than
+/// `alone`, its answer asked alone. A question whole in itself keeps its own
+/// answer: one about a product the catalog answered («¿y el matcha con qué
+/// leche es?»), or one whose words name the topic of the entry that answered
+/// it («y ustedes, ¿dónde quedan exactamente?»), unless it is only a word or
+/// two («¿y los domingos?»). The carried answer must come from the same entry
+/// and hold something of what is asked now, so «¿y aceptan tarjeta?» after the
+/// hours is not answered with the hours again; a thing the shop never wrote
+/// about stays in the gray zone.
+pub fn carries_on(alone: &Answer, carried: &Answer, title: &str, question: &str) -> bool {
+    let asked = Question::new(question);
+    // «¿y hay algún cajero cerca?»: a thing nobody wrote about stays unknown
+    // whatever was asked before.
+    if alone.gray
+        && alone
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Unknown { .. }))
+    {
+        return false;
+    }
+    if !alone.gray {
+        match alone.sources.first() {
+            Some(Source::Product { .. }) => return false,
+            Some(Source::Entry { title: own, .. })
+                if asked.words.len() > 2 && titled(own, &asked.widened()) =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+    }
+    let same_entry = matches!(
+        carried.sources.first(),
+        Some(Source::Entry { title: t, .. }) if t == title
+    );
+    let said = normalize(&carried.text);
+    let title_words = normalize(title);
+    // What the passage says, not the title it is quoted under.
+    let held: Vec<&str> = tokens(&said)
+        .into_iter()
+        .filter(|w| !tokens(&title_words).contains(w))
+        .collect();
+    let holds_asked = asked
+        .widened()
+        .iter()
+        .any(|w| held.iter().any(|s| same_word(s, w)));
+    !carried.gray && same_entry && (asked.words.is_empty() || holds_asked)
+}
+
 pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     let mut answer = search_and_answer(ask).await?;
     // «¿el chai es picante?»: nobody wrote it, but what the shop says of the
@@ -1580,6 +1643,21 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_goes_on_from_the_last_only_when_it_says_so() {
+        for on in [
+            "¿y los domingos?",
+            "y cuanto demora",
+            "e com cartão?",
+            "Y si pido harto?",
+        ] {
+            assert!(goes_on(on), "{on}");
+        }
+        for alone in ["¿a qué hora abren?", "los domingos abren?", "ya pagué"] {
+            assert!(!goes_on(alone), "{alone}");
+        }
+    }
 
     fn hit(text: &str) -> Hit {
         Hit {

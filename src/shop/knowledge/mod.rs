@@ -11,6 +11,7 @@ pub mod model;
 pub mod route;
 mod words;
 
+use crate::shop::memo::AskedBefore;
 use serde::Serialize;
 use sqlx::{PgConnection, PgExecutor};
 use uuid::Uuid;
@@ -469,13 +470,26 @@ pub struct Desk<'a> {
 
 impl Desk<'_> {
     /// The answer to `question`: the day's cached one, or worked out now (and
-    /// kept). `products` are those the question names.
-    pub async fn answer(&self, question: &str, products: Vec<i64>) -> sqlx::Result<answer::Answer> {
+    /// kept). `products` are those the question names; `before` is the last
+    /// question an entry answered in this conversation.
+    pub async fn answer(
+        &self,
+        question: &str,
+        products: Vec<i64>,
+        before: Option<&AskedBefore>,
+    ) -> sqlx::Result<answer::Answer> {
+        // «¿y los domingos?», «y cuánto demora»: a question that goes on from
+        // the one before is asked with it, and its answer kept apart.
+        let before = before.filter(|_| answer::goes_on(question));
+        let asked_as = match before {
+            Some(before) => format!("{question}\n{}\n{}", before.question, before.title),
+            None => question.to_owned(),
+        };
         let key = cache::Key::new(
             self.bot_id,
             chrono::Utc::now().date_naive(),
             self.config_version,
-            question,
+            &asked_as,
         );
         if let Some(mut kept) = cache::get::<answer::Answer>(self.pool, &key).await? {
             kept.steps = vec![answer::Step::Cached];
@@ -492,7 +506,18 @@ impl Desk<'_> {
             embedder: self.model.map(|m| m as &dyn answer::Embedder),
             context: self.context,
         };
-        let answered = answer::answer(&ask).await?;
+        let mut answered = answer::answer(&ask).await?;
+        if let Some(before) = before {
+            let together = format!("{} {question}", before.question);
+            let carried = answer::answer(&answer::Ask {
+                question: &together,
+                ..ask
+            })
+            .await?;
+            if answer::carries_on(&answered, &carried, &before.title, question) {
+                answered = carried;
+            }
+        }
         cache::put(self.pool, &key, &answered).await?;
         Ok(answered)
     }
