@@ -922,18 +922,32 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
             let folded = normalize(sentence);
             let mut words: Vec<&str> = tokens(&folded);
             words.extend(days_between(&words));
-            words.extend(title_words.iter().map(String::as_str));
+            // «- **Anticipo**: 50% al confirmar»: the label a line of a list
+            // is about.
+            let label = label_of(sentence);
+            let label_words: Vec<&str> = tokens(&label);
+            let titles: Vec<&str> = title_words.iter().map(String::as_str).collect();
             let mut score = 0.0;
             let mut matched = BTreeSet::new();
             for (word, widened) in &singles {
+                // Said in the sentence counts more than a word customers use
+                // for it; held only by the entry's title, less than either
+                // (every sentence of the entry has it).
                 let weight = if words.iter().any(|s| same_word(s, word)) {
                     2.0
                 } else if holds(&words, word, widened) {
                     1.0
+                } else if holds(&titles, word, widened) {
+                    0.75
                 } else {
                     continue;
                 };
-                score += weight * library.rarity(word);
+                let labelled = if label_words.iter().any(|l| same_word(l, word)) {
+                    1.25
+                } else {
+                    1.0
+                };
+                score += weight * labelled * library.rarity(word);
                 matched.insert(word.clone());
             }
             (score, matched)
@@ -990,6 +1004,12 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
             if !candidate.covers(question, library) || candidate.text.ends_with(':') {
                 continue;
             }
+            tracing::trace!(
+                score,
+                title = %candidate.hit.title,
+                passage = %candidate.text.chars().take(80).collect::<String>(),
+                "knowledge passage scored"
+            );
             let better = best.as_ref().is_none_or(|(m, r, _)| {
                 score > *m + 1e-6 || ((score - *m).abs() <= 1e-6 && rank < *r)
             });
@@ -999,6 +1019,19 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
         }
     }
     best.map(|(.., p)| p)
+}
+
+/// The label of a line of a list, folded: «- **Anticipo**: 50% al confirmar»
+/// is about «anticipo»; a line without one has none.
+fn label_of(sentence: &str) -> String {
+    let line = sentence.trim_start_matches(['-', ' ']);
+    match line
+        .strip_prefix("**")
+        .and_then(|rest| rest.split_once("**"))
+    {
+        Some((label, _)) if label.chars().count() <= 40 => normalize(label),
+        _ => String::new(),
+    }
 }
 
 /// What kind of thing a question's answer is, when its words say so: an hour
@@ -1643,6 +1676,19 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_of_a_list_is_about_its_label() {
+        assert_eq!(label_of("- **Anticipo**: 50% al confirmar"), "anticipo");
+        assert_eq!(
+            label_of("**Feriados**: cerramos el 1 de enero."),
+            "feriados"
+        );
+        assert_eq!(label_of("- **QR Simple**: desde la app"), "qr simple");
+        // Bold inside a sentence is no label.
+        assert_eq!(label_of("Estamos en la **Calle Guachalla 512**."), "");
+        assert_eq!(label_of("- Domingos: 9:00 a 14:00"), "");
+    }
 
     #[test]
     fn a_question_goes_on_from_the_last_only_when_it_says_so() {
