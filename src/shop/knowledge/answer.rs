@@ -1036,23 +1036,26 @@ fn label_of(sentence: &str) -> String {
 
 /// What kind of thing a question's answer is, when its words say so: an hour
 /// of the clock («¿a qué hora cierran?»), a street address («¿dónde quedan?»),
-/// a length of time («¿cuánto demora?») or a number of people («¿cuánta gente
-/// entra?»). A passage that holds that kind of thing answers it; one that only
-/// holds the question's words talks around it.
+/// a length of time («¿cuánto demora?»), a number of people («¿cuánta gente
+/// entra?») or a sum of money («¿cuánto hay que adelantar?»). A passage that
+/// holds that kind of thing answers it; one that only holds the question's
+/// words talks around it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Wanted {
     Time,
     Address,
     Duration,
     People,
+    Amount,
 }
 
 impl Wanted {
-    const ALL: [Wanted; 4] = [
+    const ALL: [Wanted; 5] = [
         Wanted::Time,
         Wanted::Address,
         Wanted::Duration,
         Wanted::People,
+        Wanted::Amount,
     ];
 
     fn asked_by(self) -> &'static [&'static str] {
@@ -1088,6 +1091,17 @@ impl Wanted {
                 "cuanto se demora",
                 "cuanto se demoran",
                 "en cuanto llega",
+                "cuanto dura",
+                "cuanto duran",
+                "hasta cuando",
+                "en cuanto esta",
+                "en cuanto estaria",
+                "cuanto antes",
+                "con cuanta anticipacion",
+                "cuanta anticipacion",
+                "con cuanto tiempo",
+                "cuantos dias",
+                "cuantas horas",
                 "how long",
             ],
             Wanted::People => &[
@@ -1096,6 +1110,21 @@ impl Wanted {
                 "cuantos entran",
                 "cuantas mesas",
                 "capacidad del local",
+            ],
+            Wanted::Amount => &[
+                "cuanto cobran",
+                "cuanto cobra",
+                "cuanto cuesta el envio",
+                "cuanto sale el envio",
+                "cuanto es el envio",
+                "cuanto es el minimo",
+                "cuanto hay que",
+                "cuanto tengo que",
+                "que porcentaje",
+                "cuanto de anticipo",
+                "cuanto de descuento",
+                "monto minimo",
+                "how much",
             ],
         }
     }
@@ -1144,6 +1173,14 @@ impl Wanted {
                         }))
             }
             Wanted::People => number_then(&["personas", "mesas", "sillas", "lugares"]),
+            // «Bs 20», «50%»: a sum of money or a share of one.
+            Wanted::Amount => {
+                sentence.contains('%')
+                    || words.windows(2).any(|w| {
+                        matches!(w[0], "bs" | "bob" | "s")
+                            && w[1].chars().all(|c| c.is_ascii_digit())
+                    })
+            }
         }
     }
 }
@@ -1753,6 +1790,15 @@ mod tests {
         assert!(Wanted::Duration.held_by("Zona 3: Bs 20, de 60 a 90 minutos."));
         assert!(!Wanted::Duration.held_by("Los tiempos son estimados."));
         assert!(Wanted::People.held_by("Tenemos lugar para 28 personas."));
+        assert_eq!(wanted("el qr hasta cuándo vale?"), Some(Wanted::Duration));
+        assert_eq!(
+            wanted("cuanto hay que adelantar para un pedido grande"),
+            Some(Wanted::Amount)
+        );
+        assert!(Wanted::Duration.held_by("El QR vence en 24 horas."));
+        assert!(Wanted::Amount.held_by("- **Anticipo**: 50% al confirmar."));
+        assert!(Wanted::Amount.held_by("Zona 1: Bs 8, de 30 a 45 minutos."));
+        assert!(!Wanted::Amount.held_by("Preparamos pedidos grandes para eventos."));
     }
 
     #[test]
