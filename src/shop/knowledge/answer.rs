@@ -108,8 +108,10 @@ pub struct Library {
     vocabulary: HashMap<String, u32>,
     /// The folded words of the catalog's names, descriptions, tags and allergens.
     catalog: HashSet<String>,
-    /// The stems of every word above, so «aceptan» finds «aceptamos».
-    stems: HashSet<String>,
+    /// The stems of every word above, with the lengths of the words of each,
+    /// so «aceptan» finds «aceptamos» (and «estacionamiento» does not find
+    /// «estación»: a derived word is another word).
+    stems: HashMap<String, Vec<usize>>,
     /// The knowledge's words with their trigrams, for the trigram ranking.
     trigrams: Vec<(String, Vec<Trigram>)>,
     /// The stems of the catalog's words.
@@ -117,12 +119,18 @@ pub struct Library {
     /// The bot has any knowledge at all.
     pub has_entries: bool,
     /// The stems of every word above as it sounds («aseptan» is «aceptan»).
-    heard: HashSet<String>,
+    heard: HashMap<String, Vec<usize>>,
 }
 
 impl Library {
     pub async fn load(pool: &PgPool, bot_id: Uuid, catalog: &CatalogIndex) -> sqlx::Result<Self> {
-        let mut vocabulary = super::vocabulary(pool, bot_id).await?;
+        let vocabulary = super::vocabulary(pool, bot_id).await?;
+        Ok(Library::of(vocabulary, catalog))
+    }
+
+    /// The library of a knowledge whose words are `vocabulary` (each with how
+    /// many chunks hold it) beside `catalog`.
+    pub fn of(mut vocabulary: HashMap<String, u32>, catalog: &CatalogIndex) -> Self {
         let has_entries = !vocabulary.is_empty();
         let knowledge: HashSet<String> = vocabulary.keys().cloned().collect();
         let mut catalog_words = HashSet::new();
@@ -146,19 +154,25 @@ impl Library {
             .iter()
             .map(|w| (w.clone(), crate::text::trigrams(w)))
             .collect();
-        let heard = vocabulary
-            .keys()
-            .map(|w| stem(&crate::text::by_ear(w)))
-            .collect();
-        Ok(Library {
+        let heard = vocabulary.keys().fold(HashMap::new(), |mut heard, w| {
+            heard
+                .entry(stem(&crate::text::by_ear(w)))
+                .or_insert_with(Vec::new)
+                .push(w.len());
+            heard
+        });
+        Library {
             trigrams,
             heard,
-            stems: stems_of(&mut vocabulary.keys()),
+            stems: vocabulary.keys().fold(HashMap::new(), |mut stems, w| {
+                stems.entry(stem(w)).or_insert_with(Vec::new).push(w.len());
+                stems
+            }),
             catalog_stems: stems_of(&mut catalog_words.iter()),
             vocabulary,
             catalog: catalog_words,
             has_entries,
-        })
+        }
     }
 
     /// A word of the catalog (a name, a description, a tag), give or take a plural.
@@ -217,8 +231,15 @@ impl Library {
     /// words customers use for the same thing).
     pub fn knows(&self, word: &str) -> bool {
         if self.vocabulary.contains_key(word)
-            || self.stems.contains(&stem(word))
-            || (word.len() >= 5 && self.heard.contains(&stem(&crate::text::by_ear(word))))
+            || self
+                .stems
+                .get(&stem(word))
+                .is_some_and(|lengths| lengths.iter().any(|n| n.abs_diff(word.len()) <= 3))
+            || (word.len() >= 5
+                && self
+                    .heard
+                    .get(&stem(&crate::text::by_ear(word)))
+                    .is_some_and(|lengths| lengths.iter().any(|n| n.abs_diff(word.len()) <= 3)))
         {
             return true;
         }
@@ -545,7 +566,12 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         .filter(|w| !named_after.contains(&w.as_str()) && !part_of_known(w))
         .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
         .filter(|w| !VOICE.contains(&w.as_str()))
-        .filter(|w| !is_topic_word(w))
+        // A topic's word is no unknown thing while the shop wrote about the
+        // topic; «¿tienen estacionamiento?» asks about one it never did.
+        .filter(|w| {
+            super::words::topic_of(w)
+                .is_none_or(|group| !group.iter().any(|t| ask.library.knows(t)))
+        })
         .filter(|w| w.parse::<f64>().is_err())
         .filter(|w| !ask.library.knows(w))
         .filter(|w| !around.contains(w) && !narrows(w))
@@ -1713,6 +1739,20 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_derived_word_or_a_thing_of_a_topic_never_written_is_unknown() {
+        let written = ["estacion", "teleferico", "calle", "direccion", "aceptamos"];
+        let library = Library::of(
+            written.iter().map(|w| (w.to_string(), 1)).collect(),
+            &CatalogIndex::new(Vec::new()),
+        );
+        assert!(library.knows("aceptan") && library.knows("estaciones"));
+        for unknown in ["estacionamiento", "sucursal", "parqueo"] {
+            assert!(!library.knows(unknown), "{unknown}");
+        }
+        assert!(super::super::words::topic_of("parqueo").is_some());
+    }
 
     #[test]
     fn a_line_of_a_list_is_about_its_label() {

@@ -239,7 +239,6 @@ const SAME: &[&[&str]] = &[
         "llegar",
         "calle",
         "local",
-        "sucursal",
     ],
     &["recoger", "recojo", "pasar", "retirar", "llevar", "pickup"],
     &["minimo", "monto", "compra"],
@@ -283,8 +282,6 @@ const TOPICS: &[&[&str]] = &[
         "avenida",
         "cerca",
         "lejos",
-        "sucursal",
-        "sucursales",
         "local",
         "estamos",
         "teleferico",
@@ -470,6 +467,8 @@ const TOPICS: &[&[&str]] = &[
         "afuera",
     ],
     &["parqueo", "estacionamiento"],
+    // Another branch is another thing than where the shop is.
+    &["sucursal", "sucursales", "sede", "sedes"],
     &["bano", "banos"],
     &[
         "recoger",
@@ -487,16 +486,21 @@ const TOPICS: &[&[&str]] = &[
     &["minimo", "monto"],
 ];
 
-/// Whether `word` (folded) names something a shop's knowledge is about, give
-/// or take a typo in a long word («deliveri»).
-pub fn is_topic_word(word: &str) -> bool {
-    TOPICS.iter().any(|group| {
+/// The topic `word` (folded) is a word of, as [`is_topic_word`] reads it.
+pub fn topic_of(word: &str) -> Option<&'static [&'static str]> {
+    TOPICS.iter().copied().find(|group| {
         group.contains(&word)
             || (word.len() >= 6
                 && group
                     .iter()
                     .any(|t| t.len() >= 6 && strsim::levenshtein(t, word) <= 1))
     })
+}
+
+/// Whether `word` (folded) names something a shop's knowledge is about, give
+/// or take a typo in a long word («deliveri»).
+pub fn is_topic_word(word: &str) -> bool {
+    topic_of(word).is_some()
 }
 
 /// Whether `word` (folded) tells of something that went wrong with an order
