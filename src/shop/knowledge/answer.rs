@@ -111,7 +111,7 @@ pub struct Library {
     /// The stems of every word above, with the lengths of the words of each,
     /// so «aceptan» finds «aceptamos» (and «estacionamiento» does not find
     /// «estación»: a derived word is another word).
-    stems: HashMap<String, Vec<usize>>,
+    stems: HashMap<String, Vec<(usize, u32)>>,
     /// The knowledge's words with their trigrams, for the trigram ranking.
     trigrams: Vec<(String, Vec<Trigram>)>,
     /// The stems of the catalog's words.
@@ -164,8 +164,11 @@ impl Library {
         Library {
             trigrams,
             heard,
-            stems: vocabulary.keys().fold(HashMap::new(), |mut stems, w| {
-                stems.entry(stem(w)).or_insert_with(Vec::new).push(w.len());
+            stems: vocabulary.iter().fold(HashMap::new(), |mut stems, (w, n)| {
+                stems
+                    .entry(stem(w))
+                    .or_insert_with(Vec::new)
+                    .push((w.len(), *n));
                 stems
             }),
             catalog_stems: stems_of(&mut catalog_words.iter()),
@@ -221,9 +224,27 @@ impl Library {
         matches!(self.vocabulary.get(word), Some(1..=2))
     }
 
-    /// How much finding `word` says: a word few chunks hold says more.
+    /// How many chunks hold `word` in another person or number of it
+    /// («llego» of «llegar», «llega»), when any does.
+    fn written_as(&self, word: &str) -> Option<u32> {
+        let forms = self.stems.get(&stem(word))?;
+        let near: Vec<u32> = forms
+            .iter()
+            .filter(|(len, _)| len.abs_diff(word.len()) <= 3)
+            .map(|(_, n)| *n)
+            .collect();
+        (!near.is_empty()).then(|| near.iter().sum())
+    }
+
+    /// How much finding `word` says: a word few chunks hold says more (counted
+    /// over the forms of it the shop wrote).
     pub fn rarity(&self, word: &str) -> f32 {
-        let count = self.vocabulary.get(word).copied().unwrap_or(0) as f32;
+        let count = self
+            .vocabulary
+            .get(word)
+            .copied()
+            .or_else(|| self.written_as(word))
+            .unwrap_or(0) as f32;
         1.0 / (1.0 + (1.0 + count).ln())
     }
 
@@ -231,10 +252,7 @@ impl Library {
     /// words customers use for the same thing).
     pub fn knows(&self, word: &str) -> bool {
         if self.vocabulary.contains_key(word)
-            || self
-                .stems
-                .get(&stem(word))
-                .is_some_and(|lengths| lengths.iter().any(|n| n.abs_diff(word.len()) <= 3))
+            || self.written_as(word).is_some()
             || (word.len() >= 5
                 && self
                     .heard
@@ -1752,6 +1770,16 @@ mod tests {
             assert!(!library.knows(unknown), "{unknown}");
         }
         assert!(super::super::words::topic_of("parqueo").is_some());
+        // «llego» is as common as the «llegar» and «llega» written, not rare
+        // for being unwritten.
+        let library = Library::of(
+            [("llegar", 3), ("llega", 2), ("teleferico", 1)]
+                .iter()
+                .map(|(w, n)| (w.to_string(), *n))
+                .collect(),
+            &CatalogIndex::new(Vec::new()),
+        );
+        assert!(library.rarity("llego") < library.rarity("teleferico"));
     }
 
     #[test]
