@@ -398,8 +398,8 @@ const NEUTRAL: &[&str] = &[
 /// The customer's voice: interjections, quantities and the verb of doing. They
 /// neither make a question unanswerable nor steer its search.
 const VOICE: &[&str] = &[
-    "oye", "oiga", "hago", "haga", "hacemos", "extra", "limite", "harto", "harta", "hartos",
-    "bastante", "poquito", "monton",
+    "oye", "oiga", "hago", "haga", "hacemos", "deberia", "debo", "extra", "limite", "harto",
+    "harta", "hartos", "bastante", "poquito", "monton",
 ];
 
 pub struct Ask<'a> {

@@ -310,8 +310,46 @@ fn points_back(clause: &str) -> bool {
         .any(|w| matches!(*w, "ese" | "esa" | "eso" | "esos" | "esas" | "ahi" | "alla"))
 }
 
-/// Whether `clause` asks something.
+/// Whether `clause` asks something: as a whole, or in a part after a comma
+/// that opens as a question does («soy alérgica al maní, qué no debería
+/// pedir», «…a nombre de mi empresa, qué datos les paso»).
 pub fn asks(clause: &str) -> bool {
+    asks_whole(clause) || clause.split([',', ';']).skip(1).any(opens_a_question)
+}
+
+/// Whether a part of a sentence opens as a question: with a word only a
+/// question starts with («…, cuánto cuesta el envío»), or with «qué» before
+/// what one may or should do («…, qué no debería pedir», «…, qué datos les
+/// paso») — a «que» giving a reason («…, que hay gente a dieta») asks nothing.
+fn opens_a_question(part: &str) -> bool {
+    let folded = normalize(part);
+    let words: Vec<&str> = tokens(&folded)
+        .into_iter()
+        .skip_while(|w| LEAD_INS.contains(w))
+        .collect();
+    match words.as_slice() {
+        [first, ..] if INTERROGATIVES.contains(first) => true,
+        ["que", rest @ ..] => rest.iter().take(3).any(|w| {
+            matches!(
+                *w,
+                "deberia"
+                    | "debo"
+                    | "puedo"
+                    | "podria"
+                    | "hago"
+                    | "hacemos"
+                    | "datos"
+                    | "necesitan"
+                    | "necesito"
+                    | "recomiendan"
+                    | "recomiendas"
+            )
+        }),
+        _ => false,
+    }
+}
+
+fn asks_whole(clause: &str) -> bool {
     let folded = normalize(clause);
     // Skip the small words a question may start with: «a qué hora», «y si»,
     // «oye, cuánto», «en dónde», «para cuándo».
@@ -339,10 +377,8 @@ pub fn asks(clause: &str) -> bool {
 /// (a complaint, a topic such as the hours or the delivery) without ordering.
 pub fn asks_or_tells(text: &str) -> bool {
     let folded = normalize(text);
-    // «…a nombre de mi empresa, qué datos les paso», «falta un croissant, qué
-    // hago»: the question after a comma, its mark left out.
+    // «falta un croissant que hago»: what to do, asked without a mark.
     asks(text)
-        || text.split([',', ';']).skip(1).any(asks)
         || [
             "que hago",
             "que hacemos",
@@ -911,8 +947,14 @@ mod tests {
             "y dos de esos",
             "del matcha",
             "la 3",
+            "la mitad de los brownies nomás, que hay gente a dieta",
+            "chuta todavía no, que el matcha sean 2, viene mi amiga",
         ] {
             assert!(!asks_or_tells(told), "{told}");
         }
+        assert!(asks(
+            "soy alergica al mani y a las nueces, que no deberia pedir"
+        ));
+        assert!(asks("tengo 2 cafés en el carrito, cuánto cuesta el envío"));
     }
 }
