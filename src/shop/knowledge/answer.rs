@@ -986,12 +986,19 @@ fn best_passage(question: &Question, hits: &[Hit], library: &Library) -> Option<
                 } else {
                     continue;
                 };
+                // «¿tiene cambio de 200?»: a customer's own figure says less
+                // than the words around it.
+                let figure = if word.chars().all(|c| c.is_ascii_digit()) {
+                    0.5
+                } else {
+                    1.0
+                };
                 let labelled = if label_words.iter().any(|l| same_word(l, word)) {
                     1.25
                 } else {
                     1.0
                 };
-                score += weight * labelled * library.rarity(word);
+                score += weight * labelled * figure * library.rarity(word);
                 matched.insert(word.clone());
             }
             (score, matched)
