@@ -539,8 +539,13 @@ pub async fn plan(
     // question the knowledge answers. Its passage is said when one covers the
     // question; a question nobody wrote about gets the honest gray zone;
     // anything else keeps the question back.
+    // (Only over the rules' own reading: a model's refused actions are audited
+    // with the proposal they came in.)
     if answered.is_empty()
-        && origin != Origin::Llm
+        && !matches!(origin, Origin::Llm | Origin::RulesOverUngroundedLlm)
+        && replaced.is_empty()
+        && ungrounded.is_empty()
+        && asked.is_none()
         && understood_nothing(&proposal)
         && super::knowledge::route::asks_or_tells(&payload.text)
     {
