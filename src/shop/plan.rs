@@ -295,6 +295,7 @@ pub async fn plan(
         super::rules::names_a_product(clause, &catalog_entries)
     });
     let mut answered = Vec::new();
+    let mut memo = memo;
     for question in &split.questions {
         // «agrégame un cheesecake, ¿lleva gluten?»: the product may be named
         // elsewhere in the message, or be the one just talked about.
@@ -308,13 +309,15 @@ pub async fn plan(
         let answer = desk
             .answer(question, products, memo.asked_before.as_ref())
             .await?;
-        answered.push(Answered {
+        let one = Answered {
             question: question.clone(),
             answer,
-        });
+        };
+        // «¿hacen envíos a Sopocachi? ¿y los domingos?»: the next question
+        // goes on from this one.
+        remember_asked(&mut memo, std::slice::from_ref(&one));
+        answered.push(one);
     }
-    let mut memo = memo;
-    remember_asked(&mut memo, &answered);
     // A question about a named product that the catalog answered, or that
     // nobody can answer («¿cuántas calorías tiene el brownie?»), is answered and
     // nothing else: the state stays (a question never moves the order), and
@@ -539,14 +542,13 @@ pub async fn plan(
     // question the knowledge answers. Its passage is said when one covers the
     // question; a question nobody wrote about gets the honest gray zone;
     // anything else keeps the question back.
-    // (Only over the rules' own reading: a model's refused actions are audited
-    // with the proposal they came in.)
+    // (Only over the rules' own reading, never beside a request they doubted —
+    // «no sé si pedir 2 brownies o 3» is asked back — and never over a model's
+    // proposal: its refused actions are audited with the proposal they came in.)
     if answered.is_empty()
         && !matches!(origin, Origin::Llm | Origin::RulesOverUngroundedLlm)
-        && replaced.is_empty()
-        && ungrounded.is_empty()
-        && asked.is_none()
         && understood_nothing(&proposal)
+        && !(names_a_product && says_a_count(&payload.text))
         && super::knowledge::route::asks_or_tells(&payload.text)
     {
         // «¿mandan a El Alto? vivo en Ciudad Satélite»: the clauses with the
@@ -565,7 +567,13 @@ pub async fn plan(
             let answer = desk
                 .answer(&question, products, memo.asked_before.as_ref())
                 .await?;
-            let settled = !answer.gray;
+            // A thing nobody wrote about, asked in the marked question, is not
+            // looked for in the words around it.
+            let settled = !answer.gray
+                || answer
+                    .steps
+                    .iter()
+                    .any(|s| matches!(s, super::knowledge::answer::Step::Unknown { .. }));
             found = Some(Answered { question, answer });
             if settled {
                 break;
@@ -583,6 +591,10 @@ pub async fn plan(
                 memo: Some(memo),
             });
         }
+    }
+    // A request with no question ends what a follow-up could go on from.
+    if answered.is_empty() {
+        memo.asked_before = None;
     }
     Ok(Plan::Propose(Box::new(ProposePlan {
         start,
@@ -662,13 +674,23 @@ fn remember_asked(memo: &mut ShopMemo, answered: &[Answered]) {
                 }
                 _ => last.question.clone(),
             };
+            // The latest words, when a chain of follow-ups grows long.
+            let skip = question.chars().count().saturating_sub(400);
             Some(super::memo::AskedBefore {
-                question: question.chars().take(400).collect(),
+                question: question.chars().skip(skip).collect(),
                 title: title.clone(),
             })
         }
         _ => None,
     };
+}
+
+/// Whether `text` says a count («2», «dos»; not the article «un»).
+fn says_a_count(text: &str) -> bool {
+    let folded = crate::text::normalize(text);
+    crate::text::tokens(&folded)
+        .iter()
+        .any(|w| !matches!(*w, "un" | "una" | "uno") && crate::text::token_number(w).is_some())
 }
 
 /// Whether `proposal` only says the message was not understood.

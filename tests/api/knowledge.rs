@@ -287,6 +287,7 @@ async fn a_question_that_goes_on_from_the_last_one_is_read_with_it(pool: sqlx::P
         "Para la factura danos tu NIT y la razón social antes de pagar.",
     )
     .await;
+    app.say("gabi", "quiero 2 capuchinos").await;
     let reply = app.say("gabi", "¿hacen envíos a Sopocachi?").await;
     assert!(reply.iter().any(|r| r.contains("Bs 10")), "{reply:?}");
     // After the delivery, «¿y los domingos?» asks about delivery on Sundays…
@@ -316,7 +317,16 @@ async fn a_question_that_goes_on_from_the_last_one_is_read_with_it(pool: sqlx::P
         )
         .await;
     assert!(reply.iter().any(|r| r.contains("NIT")), "{reply:?}");
-    assert!(app.cart("gabi").await.is_empty());
+    assert_eq!(app.cart("gabi").await, vec![("capuchino".into(), 2)]);
+    assert_eq!(app.state("gabi").await, "CART_OPEN");
+    // A request with no question ends what a follow-up goes on from: «¿y los
+    // domingos?» after it is about the shop's Sundays again.
+    app.say("gabi", "agrega un brownie").await;
+    let reply = app.say("gabi", "¿y los domingos?").await;
+    assert!(
+        reply.iter().any(|r| r.contains("domingos cerramos")),
+        "{reply:?}"
+    );
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]

@@ -431,39 +431,37 @@ pub fn goes_on(question: &str) -> bool {
     })
 }
 
-/// Whether `carried`, the answer to a question asked together with the one
-/// before it (from the entry titled `title`), answers `question` better than
-/// `alone`, its answer asked alone. A question whole in itself keeps its own
-/// answer: one about a product the catalog answered («¿y el matcha con qué
-/// leche es?»), or one whose words name the topic of the entry that answered
-/// it («y ustedes, ¿dónde quedan exactamente?»), unless it is only a word or
-/// two («¿y los domingos?»). The carried answer must come from the same entry
-/// and hold something of what is asked now, so «¿y aceptan tarjeta?» after the
-/// hours is not answered with the hours again; a thing the shop never wrote
-/// about stays in the gray zone.
-pub fn carries_on(alone: &Answer, carried: &Answer, title: &str, question: &str) -> bool {
-    let asked = Question::new(question);
-    // «¿y hay algún cajero cerca?»: a thing nobody wrote about stays unknown
-    // whatever was asked before.
-    if alone.gray
-        && alone
+/// Whether `question`, answered `alone`, may still go on from the question
+/// before it. A question whole in itself keeps its own answer: one about a
+/// product the catalog answered («¿y el matcha con qué leche es?»), one whose
+/// words name the topic of the entry that answered it («y ustedes, ¿dónde
+/// quedan exactamente?») unless it is only a word or two («¿y los domingos?»),
+/// and one about a thing the shop never wrote about («¿y hay algún cajero
+/// cerca?»), which stays in the gray zone. Checked before the joint question
+/// is worked out, so it costs nothing when it cannot win.
+pub fn may_carry(alone: &Answer, question: &str) -> bool {
+    if alone.gray {
+        return !alone
             .steps
             .iter()
-            .any(|s| matches!(s, Step::Unknown { .. }))
-    {
-        return false;
+            .any(|s| matches!(s, Step::Unknown { .. }));
     }
-    if !alone.gray {
-        match alone.sources.first() {
-            Some(Source::Product { .. }) => return false,
-            Some(Source::Entry { title: own, .. })
-                if asked.words.len() > 2 && titled(own, &asked.widened()) =>
-            {
-                return false;
-            }
-            _ => {}
+    let asked = Question::new(question);
+    match alone.sources.first() {
+        Some(Source::Product { .. }) => false,
+        Some(Source::Entry { title: own, .. }) => {
+            asked.words.len() <= 2 || !titled(own, &asked.widened())
         }
+        None => true,
     }
+}
+
+/// Whether `carried`, the answer to `question` asked together with the one
+/// before it (answered from the entry titled `title`), goes on from it: it
+/// comes from the same entry and holds something of what is asked now, so
+/// «¿y aceptan tarjeta?» after the hours is not answered with the hours again.
+pub fn carries_on(carried: &Answer, title: &str, question: &str) -> bool {
+    let asked = Question::new(question);
     let same_entry = matches!(
         carried.sources.first(),
         Some(Source::Entry { title: t, .. }) if t == title
@@ -1145,8 +1143,10 @@ impl Wanted {
                 "cuanto dura",
                 "cuanto duran",
                 "hasta cuando",
-                "en cuanto esta",
-                "en cuanto estaria",
+                "en cuanto esta listo",
+                "en cuanto estaria listo",
+                "cuanto hay que esperar",
+                "cuanto tengo que esperar",
                 "cuanto antes",
                 "con cuanta anticipacion",
                 "cuanta anticipacion",

@@ -481,8 +481,12 @@ impl Desk<'_> {
         // «¿y los domingos?», «y cuánto demora»: a question that goes on from
         // the one before is asked with it, and its answer kept apart.
         let before = before.filter(|_| answer::goes_on(question));
+        // (A sentinel word keeps the parts apart once the key is folded.)
         let asked_as = match before {
-            Some(before) => format!("{question}\n{}\n{}", before.question, before.title),
+            Some(before) => format!(
+                "{question} followsfrom {} intitle {}",
+                before.question, before.title
+            ),
             None => question.to_owned(),
         };
         let key = cache::Key::new(
@@ -507,14 +511,16 @@ impl Desk<'_> {
             context: self.context,
         };
         let mut answered = answer::answer(&ask).await?;
-        if let Some(before) = before {
+        if let Some(before) = before
+            && answer::may_carry(&answered, question)
+        {
             let together = format!("{} {question}", before.question);
             let carried = answer::answer(&answer::Ask {
                 question: &together,
                 ..ask
             })
             .await?;
-            if answer::carries_on(&answered, &carried, &before.title, question) {
+            if answer::carries_on(&carried, &before.title, question) {
                 answered = carried;
             }
         }
