@@ -315,7 +315,7 @@ pub async fn plan(
         };
         // «¿hacen envíos a Sopocachi? ¿y los domingos?»: the next question
         // goes on from this one.
-        remember_asked(&mut memo, std::slice::from_ref(&one));
+        remember_asked(&mut memo, &one);
         answered.push(one);
     }
     // A question about a named product that the catalog answered, or that
@@ -553,13 +553,14 @@ pub async fn plan(
     {
         // «¿mandan a El Alto? vivo en Ciudad Satélite»: the clauses with the
         // question mark are what is asked; the rest tells around it.
-        let marked: Vec<String> = super::knowledge::route::clauses(&payload.text)
+        let marked = super::knowledge::route::clauses(&payload.text)
             .into_iter()
             .filter(|c| c.contains('?'))
-            .collect();
+            .collect::<Vec<_>>()
+            .join(" ");
         let mut asked_as = vec![payload.text.clone()];
-        if !marked.is_empty() && marked.join(" ") != payload.text.trim() {
-            asked_as.insert(0, marked.join(" "));
+        if !marked.is_empty() && marked != payload.text.trim() {
+            asked_as.insert(0, marked);
         }
         let mut found = None;
         for question in asked_as {
@@ -569,11 +570,7 @@ pub async fn plan(
                 .await?;
             // A thing nobody wrote about, asked in the marked question, is not
             // looked for in the words around it.
-            let settled = !answer.gray
-                || answer
-                    .steps
-                    .iter()
-                    .any(|s| matches!(s, super::knowledge::answer::Step::Unknown { .. }));
+            let settled = !answer.gray || answer.asks_the_unwritten();
             found = Some(Answered { question, answer });
             if settled {
                 break;
@@ -582,12 +579,11 @@ pub async fn plan(
         if let Some(answered) = found
             && (!answered.answer.gray || super::knowledge::route::asks(&payload.text))
         {
-            let answers = vec![answered];
             let mut memo = memo;
-            remember_asked(&mut memo, &answers);
+            remember_asked(&mut memo, &answered);
             return Ok(Plan::Knowledge {
                 start,
-                answers,
+                answers: vec![answered],
                 memo: Some(memo),
             });
         }
@@ -654,13 +650,10 @@ fn proposed(
     }))
 }
 
-/// What the conversation keeps of the questions just answered: the last one an
-/// entry answered, which «¿y los domingos?» goes on from next; none when the
-/// last answer came from elsewhere (the catalog, or nobody).
-fn remember_asked(memo: &mut ShopMemo, answered: &[Answered]) {
-    let Some(last) = answered.last() else {
-        return;
-    };
+/// What the conversation keeps of a question just answered: when an entry
+/// answered it, «¿y los domingos?» goes on from it next; when the answer came
+/// from elsewhere (the catalog, or nobody), nothing does.
+fn remember_asked(memo: &mut ShopMemo, last: &Answered) {
     memo.asked_before = match last.answer.sources.first() {
         Some(super::knowledge::answer::Source::Entry { title, .. }) if !last.answer.gray => {
             // A question that went on from the one before keeps both together,

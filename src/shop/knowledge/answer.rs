@@ -100,6 +100,13 @@ pub struct Answer {
     pub verdict: Option<bool>,
 }
 
+impl Answer {
+    /// The question is about a thing the shop never wrote about.
+    pub fn asks_the_unwritten(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::Unknown { .. }))
+    }
+}
+
 /// What the shop knows, as read for this bot's configuration version.
 #[derive(Debug, Default)]
 pub struct Library {
@@ -227,13 +234,12 @@ impl Library {
     /// How many chunks hold `word` in another person or number of it
     /// («llego» of «llegar», «llega»), when any does.
     fn written_as(&self, word: &str) -> Option<u32> {
-        let forms = self.stems.get(&stem(word))?;
-        let near: Vec<u32> = forms
+        self.stems
+            .get(&stem(word))?
             .iter()
             .filter(|(len, _)| len.abs_diff(word.len()) <= 3)
             .map(|(_, n)| *n)
-            .collect();
-        (!near.is_empty()).then(|| near.iter().sum())
+            .reduce(|a, b| a + b)
     }
 
     /// How much finding `word` says: a word few chunks hold says more (counted
@@ -441,10 +447,7 @@ pub fn goes_on(question: &str) -> bool {
 /// is worked out, so it costs nothing when it cannot win.
 pub fn may_carry(alone: &Answer, question: &str) -> bool {
     if alone.gray {
-        return !alone
-            .steps
-            .iter()
-            .any(|s| matches!(s, Step::Unknown { .. }));
+        return !alone.asks_the_unwritten();
     }
     let asked = Question::new(question);
     match alone.sources.first() {
