@@ -57,6 +57,10 @@ pub struct ShopMemo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AskedBefore {
     pub question: String,
+    /// The entry's id; a memo written before it was kept reads 0 (no entry),
+    /// so nothing goes on from it.
+    #[serde(default)]
+    pub entry: i64,
     pub title: String,
 }
 

@@ -581,6 +581,14 @@ pub async fn plan(
         {
             let mut memo = memo;
             remember_asked(&mut memo, &answered);
+            // As for any answer about one product: it is what «dame 2» means next.
+            let asked = super::rules::products_in(&answered.question, &input.product_catalog);
+            match asked.as_slice() {
+                [only] if matches!(start, State::Idle | State::Browsing | State::CartOpen) => {
+                    memo.focus_on(*only);
+                }
+                _ => {}
+            }
             return Ok(Plan::Knowledge {
                 start,
                 answers: vec![answered],
@@ -655,13 +663,12 @@ fn proposed(
 /// from elsewhere (the catalog, or nobody), nothing does.
 fn remember_asked(memo: &mut ShopMemo, last: &Answered) {
     memo.asked_before = match last.answer.sources.first() {
-        Some(super::knowledge::answer::Source::Entry { title, .. }) if !last.answer.gray => {
+        Some(super::knowledge::answer::Source::Entry { id, title }) if !last.answer.gray => {
             // A question that went on from the one before keeps both together,
             // so a third («¿y a qué hora?») still knows what is talked about.
             let question = match &memo.asked_before {
                 Some(before)
-                    if super::knowledge::answer::goes_on(&last.question)
-                        && before.title == *title =>
+                    if super::knowledge::answer::goes_on(&last.question) && before.entry == *id =>
                 {
                     format!("{} {}", before.question, last.question)
                 }
@@ -671,6 +678,7 @@ fn remember_asked(memo: &mut ShopMemo, last: &Answered) {
             let skip = question.chars().count().saturating_sub(400);
             Some(super::memo::AskedBefore {
                 question: question.chars().skip(skip).collect(),
+                entry: *id,
                 title: title.clone(),
             })
         }

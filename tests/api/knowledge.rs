@@ -630,4 +630,29 @@ async fn the_passage_that_names_the_place_asked_about_answers(pool: sqlx::PgPool
         reply.iter().any(|r| r.contains("Av. 6 de Agosto 512")),
         "{reply:?}"
     );
+    // The shop's own branch is where the shop is; another one is not written.
+    let reply = app.say("fede", "¿dónde queda su sucursal?").await;
+    assert!(
+        reply.iter().any(|r| r.contains("Av. 6 de Agosto 512")),
+        "{reply:?}"
+    );
+    let reply = app.say("fede", "¿tienen otra sucursal en El Alto?").await;
+    assert_eq!(reply, [GRAY_ZONE]);
+}
+
+/// The cache keeps apart what a question is about: «¿lleva gluten?» asked
+/// after the brownie is not answered with what was said of the limonada.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_cached_answer_is_about_the_product_the_question_was_about(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    app.say("ines", "¿cuánto cuesta el brownie?").await;
+    let brownie = app.say("ines", "¿lleva gluten?").await;
+    assert!(brownie.iter().any(|r| r.contains("Brownie")), "{brownie:?}");
+    app.say("juan", "¿cuánto cuesta la limonada?").await;
+    let limonada = app.say("juan", "¿lleva gluten?").await;
+    assert!(
+        limonada.iter().any(|r| r.contains("Limonada")) && limonada != brownie,
+        "{limonada:?}"
+    );
+    assert!(app.cart("ines").await.is_empty() && app.cart("juan").await.is_empty());
 }

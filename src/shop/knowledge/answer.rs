@@ -26,6 +26,7 @@ use uuid::Uuid;
 use super::words::{Question, is_general_word, is_topic_word, same_word, stem};
 use super::{Hit, Strictness, search, sentences};
 use crate::shop::catalog::{CatalogIndex, Product};
+use crate::shop::memo::AskedBefore;
 use crate::text::{MONTHS, Trigram, normalize, tokens, trigram_similarity};
 
 /// Most steps one question may take, whatever the loops want.
@@ -232,7 +233,10 @@ impl Library {
     }
 
     /// How many chunks hold `word` in another person or number of it
-    /// («llego» of «llegar», «llega»), when any does.
+    /// («llego» of «llegar», «llega»), when any does. The forms' counts are
+    /// summed, so a chunk holding two forms counts twice: this errs towards
+    /// reading the word as common (the most of one form read «llego» as rare
+    /// and quoted the «Cómo llegar» heading for «¿cómo llego en teleférico?»).
     fn written_as(&self, word: &str) -> Option<u32> {
         self.stems
             .get(&stem(word))?
@@ -463,11 +467,12 @@ pub fn may_carry(alone: &Answer, question: &str) -> bool {
 /// before it (answered from the entry titled `title`), goes on from it: it
 /// comes from the same entry and holds something of what is asked now, so
 /// «¿y aceptan tarjeta?» after the hours is not answered with the hours again.
-pub fn carries_on(carried: &Answer, title: &str, question: &str) -> bool {
+pub fn carries_on(carried: &Answer, before: &AskedBefore, question: &str) -> bool {
     let asked = Question::new(question);
+    let title = before.title.as_str();
     let same_entry = matches!(
         carried.sources.first(),
-        Some(Source::Entry { title: t, .. }) if t == title
+        Some(Source::Entry { id, .. }) if *id == before.entry
     );
     let said = normalize(&carried.text);
     let title_words = normalize(title);
@@ -579,10 +584,23 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                 && t[3].len() >= 4
         })
     };
+    // «¿dónde queda su sucursal?»: the shop's own branch is where the shop
+    // is; «otra sucursal», «sucursales», «la sucursal de Calacoto» ask of
+    // another one.
+    let the_shops_own = |w: &str| {
+        matches!(w, "sucursal" | "sede")
+            && folded.iter().enumerate().any(|(i, t)| {
+                *t == w
+                    && i > 0
+                    && matches!(folded[i - 1], "su" | "tu" | "la" | "esta" | "vuestra")
+                    && !matches!(folded.get(i + 1).copied(), Some("de" | "en" | "del"))
+            })
+    };
     let unknown: Vec<String> = question
         .words
         .iter()
         .filter(|w| !named_after.contains(&w.as_str()) && !part_of_known(w))
+        .filter(|w| !the_shops_own(w))
         .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
         .filter(|w| !VOICE.contains(&w.as_str()))
         // A topic's word is no unknown thing while the shop wrote about the

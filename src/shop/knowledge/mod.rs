@@ -482,13 +482,22 @@ impl Desk<'_> {
         // the one before is asked with it, and its answer kept apart.
         let before = before.filter(|_| answer::goes_on(question));
         // (A sentinel word keeps the parts apart once the key is folded.)
-        let asked_as = match before {
+        let mut asked_as = match before {
             Some(before) => format!(
-                "{question} followsfrom {} intitle {}",
-                before.question, before.title
+                "{question} followsfrom {} inentry {}",
+                before.question, before.entry
             ),
             None => question.to_owned(),
         };
+        // «¿tiene gluten?» about the brownie in focus is another question
+        // than about the croissant.
+        if !products.is_empty() {
+            let mut ids = products.clone();
+            ids.sort_unstable();
+            ids.dedup();
+            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+            asked_as.push_str(&format!(" aboutproducts {}", ids.join(" ")));
+        }
         let key = cache::Key::new(
             self.bot_id,
             chrono::Utc::now().date_naive(),
@@ -520,7 +529,7 @@ impl Desk<'_> {
                 ..ask
             })
             .await?;
-            if answer::carries_on(&carried, &before.title, question) {
+            if answer::carries_on(&carried, before, question) {
                 answered = carried;
             }
         }
