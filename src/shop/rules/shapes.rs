@@ -1,0 +1,2100 @@
+//! Shapes of a whole message read against the cart, the history and the people
+//! in it: a line by its place, «lo mismo para él», one each, corrections said
+//! within the message, a restated cart.
+
+use super::*;
+
+/// One line less, or the line out when it would reach nothing.
+pub(super) fn decrease(id: ProductId, quantity: i64, by: i64) -> ProposedAction {
+    if quantity > by {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(quantity - by)
+    } else {
+        ProposedAction::new("REMOVE_ITEM").product(id)
+    }
+}
+
+/// The words, without the «nada más» / «nomás» that follow a count («que sean
+/// dos nada más» is «only two», not «that's all»).
+pub(super) fn only_after_count(words: &[&str]) -> String {
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        let after_count = k > 0 && count(words[k - 1]).is_some();
+        match (words[k], words.get(k + 1)) {
+            ("nada" | "no", Some(&"mas")) if after_count => k += 2,
+            ("nomas", _) if after_count => k += 1,
+            (w, _) => {
+                out.push(w);
+                k += 1;
+            }
+        }
+    }
+    out.join(" ")
+}
+
+/// Words that make a quantity the line's whole quantity: «solo 1», «que sean 3».
+pub(super) const ONLY: &[&str] = &[
+    "solo",
+    "nomas",
+    "nada mas",
+    "dejalo en",
+    "dejala en",
+    "dejalos en",
+    "dejalas en",
+    "dejame en",
+    "que sean",
+    "que sea",
+];
+
+/// Words that swap one product for another.
+pub(super) const SWAP_WORDS: &[&str] = &[
+    "por",
+    "a",
+    "mejor",
+    "cambialo",
+    "cambiala",
+    "cambialos",
+    "cambialas",
+    "cambia",
+    "cambiame",
+    "cambiamelo",
+    "cambie",
+    "en vez de",
+    "en vez del",
+    "en lugar de",
+    "en lugar del",
+];
+
+/// Whether the bot's last message asked which line to take one out of.
+pub fn asked_which_to_take_out(input: &ProposalInput) -> bool {
+    input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role != "customer")
+        .is_some_and(|h| h.text.contains(messages::WHICH_TO_TAKE_OUT))
+}
+
+/// Whether the customer's previous message (before this one) says `what`.
+pub(super) fn said_just_before(input: &ProposalInput, what: impl Fn(&str) -> bool) -> bool {
+    previous_message(input).is_some_and(|text| what(&text))
+}
+
+/// «cambia el latte por un chai» … «¿Cuál de ellos: Capuchino o Chocolate?» …
+/// «el capuchino, perdón»: the line named now is what the swap asked before
+/// takes out («cambia Capuchino por un chai»).
+pub(super) fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
+    let asked = input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .is_some_and(|h| h.text.starts_with(messages::WHICH_TO_CHANGE));
+    let asked_instead = input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .is_some_and(|h| h.text.starts_with(messages::INSTEAD_OF));
+    if !asked && !asked_instead {
+        return None;
+    }
+    let named: Vec<ProductId> = mentions::find(words, &input.product_catalog)
+        .into_iter()
+        .filter_map(|m| m.product())
+        .collect();
+    let [line] = named.as_slice() else {
+        return None;
+    };
+    // Only a bare answer naming the line («el capuchino, perdón»): another
+    // verb («mejor quita el capuchino») is a request of its own.
+    let named_words: usize = mentions::find(words, &input.product_catalog)
+        .iter()
+        .map(|m| m.end - m.start)
+        .sum();
+    let others = words
+        .iter()
+        .filter(|w| !STOPWORDS_AROUND.contains(w) && !lexicon::FILLER.contains(w))
+        .filter(|w| !matches!(**w, "perdon" | "ese" | "esa" | "ah" | "ahh" | "si"))
+        .count();
+    if !input.cart.holds(*line) || others > named_words {
+        return None;
+    }
+    let before = previous_message(input)?;
+    let said: Vec<&str> = tokens(&before);
+    // «mejor maracuyá» … «¿En lugar de cuál pongo Maracuya…?» … «la
+    // limonada»: the product said before comes in for that line.
+    if asked_instead {
+        let [new] = mentions::find(&said, &input.product_catalog)
+            .iter()
+            .filter_map(|m| m.product())
+            .filter(|id| id != line)
+            .collect::<Vec<_>>()[..]
+        else {
+            return None;
+        };
+        return Some(format!(
+            "cambia {} por {}",
+            name_of(input, *line)?,
+            name_of(input, new)?
+        ));
+    }
+    let by = swap_joiner(&said)?;
+    let target = said[by + 1..].join(" ");
+    if mentions::find(&said[by + 1..], &input.product_catalog).is_empty() {
+        return None;
+    }
+    Some(format!("cambia {} por {target}", name_of(input, *line)?))
+}
+
+/// The customer's previous message (before this one), prepared.
+pub(super) fn previous_message(input: &ProposalInput) -> Option<String> {
+    earlier_turns(input)
+        .find(|h| h.role == "customer")
+        .map(|h| prepared(&h.text))
+}
+
+/// The conversation before this message, newest first (the history may
+/// already end with the message itself).
+pub(super) fn earlier_turns(
+    input: &ProposalInput,
+) -> impl Iterator<Item = &crate::proposal::HistoryEntry> {
+    let current = input
+        .recent_history
+        .last()
+        .is_some_and(|h| h.role == "customer" && h.text == input.customer_message);
+    input.recent_history.iter().rev().skip(usize::from(current))
+}
+
+/// «wena, ¿qué tal?, 3 maracuyá…»: «qué tal» after a greeting asks how one is,
+/// not about a product.
+pub(super) fn greeting_asked(text: String) -> String {
+    let words = tokens(&text);
+    let at = words
+        .iter()
+        .take(3)
+        .position(|w| crate::detect::GREETINGS.contains(w) || *w == "hola");
+    match at {
+        Some(at)
+            if words.get(at + 1..at + 3) == Some(&["que", "tal"][..]) && words.len() > at + 3 =>
+        {
+            let mut out: Vec<&str> = words[..=at].to_vec();
+            out.extend(&words[at + 3..]);
+            out.join(" ")
+        }
+        _ => text,
+    }
+}
+
+/// «el cliente dice que los americanos sean 2», «mi mamá me escribe que
+/// agregue un brownie»: what someone else said, relayed; the request is what
+/// follows «que».
+pub(super) fn reported(text: String) -> String {
+    let words = tokens(&text);
+    let relays = |w: &str| {
+        matches!(
+            w,
+            "dice" | "dicen" | "dijo" | "escribe" | "escribio" | "pide" | "pidio"
+        )
+    };
+    let Some(verb) = words.iter().take(6).position(|w| relays(w)) else {
+        return text;
+    };
+    let Some(that) = words[verb + 1..]
+        .iter()
+        .take(3)
+        .position(|w| *w == "que")
+        .map(|k| verb + 1 + k)
+    else {
+        return text;
+    };
+    // Nothing but who relays it before the verb: no product, no count.
+    let lead_in = words[..verb]
+        .iter()
+        .all(|w| count(w).is_none() && !lexicon::adds(w));
+    // «…dijo que no le pida dos», «…que quería un matcha pero al final no»,
+    // «…que quite el brownie, pero yo sí lo quiero»: a negation, a past wish
+    // or a contrast is the story, not the request.
+    let rest = &words[that + 1..];
+    let doubtful = rest.first() == Some(&"no")
+        || rest
+            .iter()
+            .any(|w| matches!(*w, "pero" | "queria" | "quiso" | "quisiera"));
+    if !lead_in || that + 1 >= words.len() || doubtful {
+        return text;
+    }
+    words[that + 1..].join(" ")
+}
+
+/// «que el chai sean dos», «los americanos sean 2»: a line's count set after
+/// its name, read as «que sean 2 americanos».
+pub(super) fn set_said_after(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    // «no quiero que los capuchinos sean tres», «¿…sean tres?», «sean 3 o 4»:
+    // a doubt or a negation is no count set.
+    if input.customer_message.contains('?')
+        || words
+            .iter()
+            .any(|w| matches!(*w, "no" | "o" | "quizas" | "tal"))
+    {
+        return text;
+    }
+    let found = mentions::find(&words, &input.product_catalog);
+    // «los capuchinos súbelos a cuatro», «las limonadas bájalas a 1», «los
+    // capuchinos que sean 2 más»: a line, then what it becomes.
+    for m in &found {
+        let Some(id) = m.product() else { continue };
+        if !input.cart.holds(id) {
+            continue;
+        }
+        let name = words[m.start..m.end].join(" ");
+        let rest = &words[m.end..];
+        let said = match rest {
+            // («ponlos en 2 bolsas»: bags, not a count of the line.)
+            [verb, "a" | "en", n, tail @ ..]
+                if count(n).is_some()
+                    && tail.first().is_none_or(|w| {
+                        lexicon::FILLER.contains(w) || matches!(*w, "nomas" | "porfa")
+                    })
+                    && ["sub", "baj", "dej", "pon", "aument", "reduc"]
+                        .iter()
+                        .any(|stem| verb.starts_with(stem)) =>
+            {
+                Some((format!("que sean {n} {name}"), tail))
+            }
+            ["que", "sean" | "sea", n, "mas", tail @ ..]
+            | ["sean" | "sea", n, "mas", tail @ ..]
+                if count(n).is_some() =>
+            {
+                Some((format!("{n} {name} mas"), tail))
+            }
+            _ => None,
+        };
+        if let Some((said, tail)) = said {
+            let mut start = m.start;
+            while start > 0 && matches!(words[start - 1], "el" | "la" | "los" | "las") {
+                start -= 1;
+            }
+            let mut out: Vec<String> = words[..start].iter().map(|w| (*w).to_owned()).collect();
+            out.push(said);
+            out.extend(tail.iter().map(|w| (*w).to_owned()));
+            return out.join(" ");
+        }
+    }
+    // «la limonada que sean 2», not yet in the cart: «que» may stand between.
+    // (A line in the cart is set by the line's own reading.)
+    let said_at = |m: &mentions::Mention| {
+        let new = m.product().is_some_and(|id| !input.cart.holds(id));
+        m.end + usize::from(new && words.get(m.end) == Some(&"que"))
+    };
+    let Some(m) = found.iter().find(|m| {
+        m.product().is_some()
+            && matches!(words.get(said_at(m)), Some(&("sea" | "sean")))
+            && words
+                .get(said_at(m) + 1)
+                .is_some_and(|w| token_number(w).is_some())
+    }) else {
+        return text;
+    };
+    let at = said_at(m);
+    let mut start = m.start;
+    while start > 0 && matches!(words[start - 1], "el" | "la" | "los" | "las") {
+        start -= 1;
+    }
+    if start > 0 && words[start - 1] == "que" {
+        start -= 1;
+    }
+    let mut out: Vec<&str> = words[..start].to_vec();
+    out.extend(["que", "sean", words[at + 1]]);
+    out.extend(&words[m.start..m.end]);
+    out.extend(&words[at + 2..]);
+    out.join(" ")
+}
+
+/// The product of item `n` of the numbered list the customer's message before
+/// this one was («1. cuatro americanos» … «3. seis croissants»), when that item
+/// names exactly one product that is in the cart.
+pub(super) fn listed_item(input: &ProposalInput, n: usize) -> Option<ProductId> {
+    let before = input
+        .recent_history
+        .iter()
+        .rev()
+        .filter(|h| h.role == "customer")
+        .find(|h| h.text != input.customer_message)?;
+    let marker = |line: &str, n: usize| {
+        line.trim_start()
+            .strip_prefix(&n.to_string())
+            .is_some_and(|rest| rest.starts_with(['.', ')', '-', ':']))
+    };
+    let items: Vec<&str> = before
+        .text
+        .lines()
+        .filter(|l| marker(l, 1) || marker(l, 2))
+        .collect();
+    if items.len() < 2 {
+        return None;
+    }
+    let item = before.text.lines().find(|l| marker(l, n))?;
+    let item = prepared(
+        item.trim_start()
+            .trim_start_matches(|c: char| c.is_ascii_digit()),
+    );
+    let named: Vec<ProductId> = mentions::find(&tokens(&item), &input.product_catalog)
+        .into_iter()
+        .filter_map(|m| m.product())
+        .collect();
+    match named.as_slice() {
+        [id] if input.cart.holds(*id) => Some(*id),
+        _ => None,
+    }
+}
+
+/// «eran tres capuchinos, no dos» with two in the cart: the count restated,
+/// the cart's denied — the line becomes three.
+pub(super) fn restated_count(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let Some(m) = found.iter().find(|m| {
+        let Some(id) = m.product() else {
+            return false;
+        };
+        let in_cart = input.cart.quantity_of(id);
+        // «eran tres capuchinos, no dos», «son tres»: said as what was meant;
+        // «me cobraste tres» complains, «tres capuchinos, no, dos» corrects
+        // the other way.
+        words[..m.start]
+            .iter()
+            .any(|w| matches!(*w, "eran" | "era" | "son" | "fueron"))
+            && !words.iter().any(|w| w.starts_with("cobr"))
+            && !words[m.end..].contains(&"pero")
+            && m.start > 0
+            && count(words[m.start - 1]).is_some()
+            && words.get(m.end) == Some(&"no")
+            && words.get(m.end + 1).and_then(|w| count(w)).is_some()
+            && words.get(m.end + 1).and_then(|w| count(w)) == in_cart
+            && count(words[m.start - 1]) != in_cart
+            && words
+                .get(m.end + 2)
+                .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
+    }) else {
+        return not_that_many(&words, &found)
+            .or_else(|| after_the_line(input, &words, &found))
+            .unwrap_or(text);
+    };
+    let mut out: Vec<&str> = words[..m.start - 1].to_vec();
+    out.extend(["que", "sean", words[m.start - 1]]);
+    out.extend(&words[m.start..m.end]);
+    out.extend(&words[m.end + 2..]);
+    out.join(" ")
+}
+
+/// Numbers that are no counts, and counts written with a mark: «brownies por
+/// 48 bs», «si es menos de 30 lo quiero» are money (said «monto»);
+/// «capuchino x 3» is «capuchino x3»; «2x limonada» is «2 limonada».
+pub(super) fn amounts_and_marks(input: &ProposalInput, text: String) -> String {
+    const MONEY: &[&str] = &[
+        "bs",
+        "bob",
+        "bolivianos",
+        "boliviano",
+        "pesos",
+        "soles",
+        "dolares",
+        "dolar",
+        "lucas",
+        "mangos",
+        "pesitos",
+    ];
+    let words = tokens(&text);
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        let w = words[k];
+        let number = token_number(w).is_some() && !matches!(w, "un" | "una" | "uno");
+        // «1 capuchino, 2 no, 3 brownies», «dos, digo, tres brownies»: a
+        // count taken back for the one said right after it.
+        let gap = words[k + 1..]
+            .iter()
+            .take_while(|n| matches!(**n, "no" | "digo" | "perdon" | "mejor" | "bueno"))
+            .count();
+        // (Where the count meant comes before a name: «…, 2... no, mejor 3»
+        // after the name is read with the name.)
+        if count(w).is_some()
+            && gap > 0
+            && words.get(k + 1 + gap).is_some_and(|n| count(n).is_some())
+            && words
+                .get(k + 2 + gap)
+                .is_some_and(|n| names_a_product(n, &input.product_catalog))
+        {
+            k += 1 + gap;
+            continue;
+        }
+        let money = number
+            && (words.get(k + 1).is_some_and(|n| MONEY.contains(n))
+                || (k > 0 && matches!(words[k - 1], "bs" | "bob"))
+                || (k > 1 && matches!((words[k - 2], words[k - 1]), ("menos" | "mas", "de"))));
+        if money {
+            out.push("monto".into());
+        } else if w == "x"
+            && words.get(k + 1).is_some_and(|n| n.parse::<u32>().is_ok())
+            // «cámbiame los 2 crosant x 2 cheesecake»: «x» is «por», a swap.
+            && !(words.iter().any(|w| swap_verb(w))
+                && words
+                    .get(k + 2)
+                    .is_some_and(|next| names_a_product(next, &input.product_catalog)))
+        {
+            out.push(format!("x{}", words[k + 1]));
+            k += 1;
+        } else if let Some(n) = w.strip_suffix('x').filter(|n| n.parse::<u32>().is_ok()) {
+            out.push(n.to_owned());
+        } else {
+            out.push(w.to_owned());
+        }
+        k += 1;
+    }
+    out.join(" ")
+}
+
+/// «serían 6 capuchinos, no 8»: the count denied after a counted product is
+/// no count of its own.
+pub(super) fn not_the_other_count(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let [.., "no", last] = words.as_slice() else {
+        return text;
+    };
+    if count(last).is_none() {
+        return text;
+    }
+    let end = words.len() - 2;
+    let counted = mentions::find(&words[..end], &input.product_catalog)
+        .iter()
+        .any(|m| m.end == end && m.start > 0 && count(words[m.start - 1]).is_some());
+    if !counted {
+        return text;
+    }
+    words[..end].join(" ")
+}
+
+/// «lemonade, limonada, two», «brownie brownie 2»: a product's name said
+/// twice in a row (in two languages, or for emphasis) names it once.
+pub(super) fn named_twice(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let one = |w: &str| {
+        let found = mentions::find(&[w], &input.product_catalog);
+        match found.as_slice() {
+            [m] => m.product(),
+            _ => None,
+        }
+    };
+    // Two spellings of one product (a translation) name it once; the same word
+    // said twice («chai, chai, croissant») counts two.
+    let twice: Vec<usize> = (0..words.len().saturating_sub(1))
+        .filter(|&k| {
+            one(words[k]).is_some()
+                && one(words[k]) == one(words[k + 1])
+                && words[k] != words[k + 1]
+        })
+        .collect();
+    let same: Vec<usize> = (0..words.len().saturating_sub(1))
+        .filter(|&k| one(words[k]).is_some() && words[k] == words[k + 1])
+        .filter(|&k| k == 0 || count(words[k - 1]).is_none())
+        .collect();
+    if twice.is_empty() && !same.is_empty() {
+        let mut out: Vec<String> = Vec::new();
+        let mut k = 0;
+        while k < words.len() {
+            let mut n = 1;
+            while same.contains(&(k + n - 1)) && words.get(k + n) == Some(&words[k]) {
+                n += 1;
+            }
+            if n > 1 {
+                out.push(n.to_string());
+            }
+            out.push(words[k].to_owned());
+            k += n;
+        }
+        return out.join(" ");
+    }
+    if twice.is_empty() {
+        return text;
+    }
+    words
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !twice.contains(k))
+        .map(|(_, w)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// «brownie y brownie», «un americano, otro americano y un brownie»: one
+/// product said again, joined only by «y», «otro» or an article, is one more
+/// of it — said as one count.
+pub(super) fn said_again(input: &ProposalInput, text: String) -> String {
+    const JOIN: &[&str] = &["y", "e", "otro", "otra", "un", "una"];
+    let words = tokens(&text);
+    let one = |w: &str| one_product(w, input);
+    let named: Vec<Option<ProductId>> = words.iter().map(|w| one(w)).collect();
+    // Each run: where its count starts, the first name's words, the last's,
+    // the sum.
+    let mut runs: Vec<(usize, usize, usize, usize, i64)> = Vec::new();
+    let mut k = 0;
+    while k < words.len() {
+        let Some(id) = named[k] else {
+            k += 1;
+            continue;
+        };
+        let name = name_of(input, id).map(normalize).unwrap_or_default();
+        let of_name = |w: &str| name.split(' ').any(|n| n == w);
+        let (mut last, mut again) = (k, 0);
+        loop {
+            let gap = words[last + 1..]
+                .iter()
+                .take_while(|w| JOIN.contains(w) || (of_name(w) && one(w) != Some(id)))
+                .count();
+            let next = last + 1 + gap;
+            // Joined by «y» or «otro», not set side by side («brownie brownie»
+            // is read elsewhere).
+            let joined = words[last + 1..next].iter().any(|w| JOIN.contains(w));
+            if joined && named.get(next) == Some(&Some(id)) {
+                last = next;
+                again += 1;
+            } else {
+                break;
+            }
+        }
+        if again > 0 {
+            // «un té chai y otro té chai»: the name from its first word.
+            let mut start = k;
+            while start > 0 && of_name(words[start - 1]) && named[start - 1].is_none() {
+                start -= 1;
+            }
+            let (from, n) = counted_from(&words, start);
+            runs.push((from, start, k, last, n + again));
+        }
+        k = last + 1;
+    }
+    if runs.is_empty() {
+        return text;
+    }
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut copied = 0;
+    for (from, start, first, last, n) in runs {
+        out.extend(words[copied..from].iter().map(|w| (*w).to_owned()));
+        out.push(n.to_string());
+        out.extend(words[start..=first].iter().map(|w| (*w).to_owned()));
+        copied = last + 1;
+    }
+    out.extend(words[copied..].iter().map(|w| (*w).to_owned()));
+    out.join(" ")
+}
+
+/// Words that head a list by its kind: «3 cafés: 2 capuchinos y un americano».
+pub(super) const HEADINGS: &[&str] = &[
+    "cafes",
+    "bebidas",
+    "postres",
+    "cosas",
+    "productos",
+    "items",
+    "jugos",
+    "dulces",
+    "tes",
+    "frios",
+    "calientes",
+    "tragos",
+    "refrescos",
+];
+
+/// «3 cafés: 2 capuchinos y un americano», «2 postres, un brownie y un
+/// cheesecake»: a count of a kind, then what it is made of. Where the heading
+/// stands, its count, and the counts of the products after it summed.
+pub(super) fn kind_heading(words: &[&str], input: &ProposalInput) -> Option<(usize, i64, i64)> {
+    let at = words
+        .windows(2)
+        .position(|w| count(w[0]).is_some() && HEADINGS.contains(&w[1]))?;
+    let rest = &words[at + 2..];
+    let found = mentions::find(rest, &input.product_catalog);
+    let first = found.first()?;
+    // The parts follow right away («…: 2 capuchinos», «…, o sea un chai y…»),
+    // never as the rest of the heading's own name («2 cafés americanos», «dos
+    // tés chai»).
+    // («2 jugos de maracuyá» is one product.)
+    if first.start == 0 || first.start > 3 {
+        return None;
+    }
+    let counted_first =
+        matches!(rest[first.start - 1], "un" | "una") || count(rest[first.start - 1]).is_some();
+    if !counted_first
+        || rest[..first.start]
+            .iter()
+            .any(|w| matches!(*w, "de" | "del"))
+    {
+        return None;
+    }
+    // («dos cafés y dos brownies»: brownies are no coffee.)
+    let heading = words[at + 1];
+    let tag = lexicon::KINDS
+        .iter()
+        .find(|(said, _)| *said == heading || mentions::singular(heading) == *said)
+        .map(|(_, tag)| *tag);
+    let family = mentions::find(&[heading], &input.product_catalog)
+        .first()
+        .map(|m| m.candidates.clone())
+        .filter(|c| c.len() > 1);
+    let of_kind = |id: ProductId| match (&family, tag) {
+        (Some(members), _) => members.contains(&id),
+        (None, Some(tag)) => input
+            .product_catalog
+            .iter()
+            .any(|e| e.product_id == id && lexicon::is_of_kind(e, tag)),
+        (None, None) => true,
+    };
+    if !found.iter().all(|m| m.product().is_some_and(of_kind)) {
+        return None;
+    }
+    let summed = found
+        .iter()
+        .map(|m| {
+            m.start
+                .checked_sub(1)
+                .and_then(|p| count(rest[p]))
+                .unwrap_or(1)
+        })
+        .sum();
+    Some((at, count(words[at])?, summed))
+}
+
+/// A kind's count said before the products that make it up is no order of
+/// its own: «3 cafés: 2 capuchinos y un americano» is read without «3 cafés».
+/// (When the parts do not add up to it, the message is asked about.)
+pub(super) fn headed_by_kind(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    match kind_heading(&words, input) {
+        Some((at, said, summed)) if said == summed => {
+            let mut out: Vec<&str> = words[..at].to_vec();
+            out.extend(&words[at + 2..]);
+            out.join(" ")
+        }
+        _ => text,
+    }
+}
+
+/// Where the count of the product named at `start` begins and what it is:
+/// «2 brownies» is 2 from the «2», «un brownie» or «el brownie» 1 from the
+/// article, a bare «brownie» 1 from the name.
+pub(super) fn counted_from(words: &[&str], start: usize) -> (usize, i64) {
+    match start.checked_sub(1).map(|p| (p, words[p])) {
+        Some((p, w)) if count(w).is_some() => (p, count(w).unwrap_or(1)),
+        Some((p, "un" | "una" | "uno" | "el" | "la")) => (p, 1),
+        _ => (start, 1),
+    }
+}
+
+/// «un capuchino y un croissant, y lo mismo para mi amigo»: what the message
+/// ordered, once more for someone — each count doubled.
+pub(super) fn same_for_another(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| w[0] == "lo" && w[1] == "mismo" && matches!(w[2], "para" | "pa"))
+    else {
+        return text;
+    };
+    let found = mentions::find(&words, &input.product_catalog);
+    // («…para mis dos hermanos», «un capuchino para mí, un chocolate para mi
+    // hijo y lo mismo para mi hija»: how many, or which, is not plain.)
+    let whom = &words[at + 3..];
+    let several = whom.iter().any(|w| {
+        count(w).is_some() || matches!(*w, "mis" | "sus" | "los" | "las" | "todos" | "cada")
+    }) || words[..at]
+        .iter()
+        .filter(|w| matches!(**w, "para" | "pa"))
+        .count()
+        > 1;
+    if found.is_empty()
+        || several
+        || found.iter().any(|m| m.start > at || m.product().is_none())
+        || words[..at]
+            .iter()
+            .any(|w| matches!(*w, "no" | "quita" | "saca"))
+    {
+        return text;
+    }
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut copied = 0;
+    for m in &found {
+        let (from, n) = counted_from(&words, m.start);
+        out.extend(words[copied..from].iter().map(|w| (*w).to_owned()));
+        out.push((2 * n).to_string());
+        out.extend(words[m.start..m.end].iter().map(|w| (*w).to_owned()));
+        copied = m.end;
+    }
+    let mut end = at;
+    while end > copied && matches!(words[end - 1], "y" | "e") {
+        end -= 1;
+    }
+    out.extend(words[copied..end].iter().map(|w| (*w).to_owned()));
+    out.join(" ")
+}
+
+/// «un capuchino para mí y otro para mi esposo»: «otro» with no product
+/// after it, for someone, is one more of the product just named.
+pub(super) fn another_for_someone(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.iter().enumerate().position(|(k, w)| {
+        matches!(*w, "otro" | "otra")
+            && k > 0
+            && matches!(words.get(k + 1), Some(&("para" | "pa" | "pal")))
+    }) else {
+        return text;
+    };
+    let found = mentions::find(&words[..at], &input.product_catalog);
+    let Some(last) = found.last() else {
+        return text;
+    };
+    // «una maracuyá y un capuchino, y otra para mi hija»: «otra» agrees with
+    // the article of the product it stands for; «el otro para…» says whose.
+    let article = last.start.checked_sub(1).map(|p| words[p]);
+    let agrees = match words[at] {
+        "otro" => article != Some("una"),
+        _ => article == Some("una"),
+    };
+    if last.product().is_none()
+        || !agrees
+        || matches!(words[at - 1], "el" | "la")
+        || words[last.end..at]
+            .iter()
+            .any(|w| matches!(*w, "no" | "sin"))
+    {
+        return text;
+    }
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push("1");
+    out.extend(&words[last.start..last.end]);
+    out.extend(&words[at + 1..]);
+    out.join(" ")
+}
+
+/// «un capuchino, y si me alcanza agrego un brownie»: what the customer
+/// would add if money or time allow is not asked for yet — read without it.
+pub(super) fn if_it_goes(input: &ProposalInput, text: String) -> String {
+    // «sí» folds to «si»: only where the message wrote no «sí».
+    if input.customer_message.to_lowercase().contains("sí") {
+        return text;
+    }
+    let words = tokens(&text);
+    let Some(at) = words.iter().position(|w| *w == "si") else {
+        return text;
+    };
+    let then = words[at + 1..]
+        .iter()
+        .take(3)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let hedged = any(
+        &then,
+        &[
+            "alcanza",
+            "sobra",
+            "puedo",
+            "podemos",
+            "no es mucho",
+            "no es caro",
+            "sale barato",
+            "no cuesta",
+            "tengo plata",
+            "tengo dinero",
+            "queda plata",
+            "me animo",
+            "da tiempo",
+            "hay tiempo",
+        ],
+    );
+    let ordered_before = mentions::find(&words[..at], &input.product_catalog)
+        .iter()
+        .any(|m| m.product().is_some());
+    // («…si me da tiempo paso a recogerlo, y 2 brownies»: only an order
+    // after the hedge waits, and only when nothing else follows it.)
+    let after = &words[at + 1..];
+    let verb_after = after.iter().position(|w| lexicon::adds(w));
+    let more_after = verb_after.is_some_and(|v| {
+        after[v + 1..]
+            .iter()
+            .any(|w| matches!(*w, "y" | "e" | "tambien" | "ademas"))
+    });
+    if verb_after.is_none() || more_after {
+        return text;
+    }
+    if !hedged || !ordered_before {
+        return text;
+    }
+    let mut kept = &words[..at];
+    while let [rest @ .., "y" | "e" | "pero"] = kept {
+        kept = rest;
+    }
+    kept.join(" ")
+}
+
+/// «no eran tres capuchinos, eran dos», «no son 4 brownies sino 3», «no
+/// quiero 2 limonadas, quiero 1»: the count denied, then the one meant — the
+/// line to that many.
+pub(super) fn not_that_many(words: &[&str], found: &[mentions::Mention]) -> Option<String> {
+    found.iter().find_map(|m| {
+        let before = &words[..m.start];
+        let [.., "no", verb, said] = before else {
+            return None;
+        };
+        if !matches!(
+            *verb,
+            "eran" | "era" | "son" | "es" | "quiero" | "queria" | "pedi"
+        ) || count(said).is_none()
+        {
+            return None;
+        }
+        let mut k = m.end;
+        while words.get(k).is_some_and(|w| {
+            matches!(
+                *w,
+                "eran" | "era" | "son" | "es" | "sino" | "solo" | "quiero" | "queria" | "nomas"
+            )
+        }) {
+            k += 1;
+        }
+        let meant = words.get(k).filter(|w| count(w).is_some())?;
+        let mut out: Vec<&str> = before[..before.len() - 3].to_vec();
+        out.extend(["que", "sean", meant]);
+        out.extend(&words[m.start..m.end]);
+        out.extend(&words[k + 1..]);
+        Some(out.join(" "))
+    })
+}
+
+/// «sí sí perfecto, 2 capuchinos y la limonada» at the summary: a yes that
+/// says the cart again — every product named is in it, with the count it holds
+/// or none — is the yes alone, never the order twice.
+pub(super) fn restated_summary(input: &ProposalInput, text: String) -> String {
+    if !matches!(input.current_state, State::Checkout | State::CartOpen) {
+        return text;
+    }
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    if found.is_empty() {
+        return text;
+    }
+    let mut covered = vec![false; words.len()];
+    for m in &found {
+        let Some(id) = m.product() else {
+            return text;
+        };
+        let held = input.cart.quantity_of(id);
+        let said = quantity_before(&words[..m.start]);
+        // (With the cart open, each line's count is said: «2 capuchinos».)
+        let unsaid = said.is_none() && input.current_state == State::CartOpen;
+        if held.is_none() || unsaid || said.is_some_and(|n| Some(n) != held) {
+            return text;
+        }
+        covered[m.start..m.end].iter_mut().for_each(|c| *c = true);
+    }
+    let yes: Vec<&str> = words
+        .iter()
+        .zip(&covered)
+        .filter(|(_, c)| !**c)
+        .map(|(w, _)| *w)
+        .filter(|w| {
+            count(w).is_none()
+                && !matches!(
+                    *w,
+                    "y" | "e" | "el" | "la" | "los" | "las" | "un" | "una" | "de" | "del"
+                )
+        })
+        .collect();
+    let yes = yes.join(" ");
+    // With the cart open, only beside a close («perfecto, 2 capuchinos y 2
+    // brownies entonces, ¿cuánto es?»): said alone it may be more of the same.
+    let changes = tokens(&yes).iter().any(|w| {
+        count(w).is_some()
+            || lexicon::adds(w)
+            || lexicon::removes(w)
+            || lexicon::with_pronoun(w, lexicon::removes)
+    }) || any(&yes, lexicon::SET)
+        || any(&yes, lexicon::REMOVE);
+    let closes = input.current_state == State::CartOpen
+        && !changes
+        && (any(&yes, lexicon::CLOSES)
+            || any(&yes, &["cuanto es", "cuanto seria", "cuanto sale", "total"]));
+    let confirms = input.current_state == State::Checkout
+        && only_words_of(&yes, lexicon::CONFIRM)
+        && !only_words_of(&yes, lexicon::DENY);
+    if confirms || closes { yes } else { text }
+}
+
+/// «no me pongas el cheesecake» with a cheesecake in the cart: take it out.
+pub(super) fn not_put(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.iter().position(|w| *w == "no") else {
+        return text;
+    };
+    let mut k = at + 1;
+    if words
+        .get(k)
+        .is_some_and(|w| matches!(*w, "me" | "le" | "nos" | "les"))
+    {
+        k += 1;
+    }
+    let Some(verb) = words.get(k) else {
+        return text;
+    };
+    let putting = matches!(
+        *verb,
+        "pongas"
+            | "pongan"
+            | "ponga"
+            | "agregues"
+            | "agregue"
+            | "agreguen"
+            | "pidas"
+            | "traigas"
+            | "traigan"
+            | "sirvas"
+            | "incluyas"
+    );
+    if !putting {
+        return text;
+    }
+    // «no me pongas otro chai»: no more of it, not none.
+    if words
+        .get(k + 1)
+        .is_some_and(|w| matches!(*w, "otro" | "otra" | "otros" | "otras" | "mas"))
+    {
+        return text;
+    }
+    let found = mentions::find(&words[k + 1..], &input.product_catalog);
+    let Some(m) = found.first().filter(|m| m.start <= 1) else {
+        return text;
+    };
+    let in_cart = m.product().is_some_and(|id| input.cart.holds(id));
+    if !in_cart || found.len() > 1 {
+        return text;
+    }
+    let mut said: Vec<&str> = words[..at].to_vec();
+    said.push("quita");
+    said.extend(&words[k + 1..]);
+    said.join(" ")
+}
+
+/// The product named right after `from` in `words` (an article between at
+/// most): its id, and where its name starts and ends in `words`.
+pub(super) fn named_right_after(
+    input: &ProposalInput,
+    words: &[&str],
+    from: usize,
+) -> Option<(ProductId, usize, usize)> {
+    let found = mentions::find(&words[from..], &input.product_catalog);
+    let m = found.first().filter(|m| m.start <= 1)?;
+    Some((m.product()?, from + m.start, from + m.end))
+}
+
+/// «el doble de americanos», «ponme el doble de brownies»: a line in the cart
+/// made twice as many.
+pub(super) fn double_of(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| w[0] == "el" && w[1] == "doble" && matches!(w[2], "de" | "del"))
+    else {
+        return text;
+    };
+    let Some((id, start, _)) = named_right_after(input, &words, at + 3) else {
+        return text;
+    };
+    let Some(quantity) = input.cart.quantity_of(id) else {
+        return text;
+    };
+    let twice = (quantity * 2).to_string();
+    let mut said: Vec<&str> = words[..at].to_vec();
+    said.extend(["que", "sean", twice.as_str()]);
+    said.extend(&words[start..]);
+    said.join(" ")
+}
+
+/// «póngame un cheesecake en lugar de los brownies»: the swap said with what
+/// comes in first. Said the other way round when what goes out is in the
+/// cart; when it is not, only what comes in is asked for.
+pub(super) fn instead_after(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.windows(3).position(|w| {
+        w[0] == "en" && matches!(w[1], "lugar" | "vez") && matches!(w[2], "de" | "del")
+    }) else {
+        return text;
+    };
+    let before = mentions::find(&words[..at], &input.product_catalog);
+    if before.is_empty() {
+        return text;
+    }
+    let Some((id, _, end)) = named_right_after(input, &words, at + 3) else {
+        return text;
+    };
+    let in_cart = input.cart.holds(id);
+    let mut said: Vec<&str> = Vec::new();
+    if in_cart {
+        said.extend(&words[at..end]);
+        said.extend(&words[..at]);
+    } else {
+        said.extend(&words[..at]);
+    }
+    said.extend(&words[end..]);
+    said.join(" ")
+}
+
+/// «somos 8, uno para cada uno», «croissants, uno para cada quien, o sea
+/// cinco»: one each of as many as the people counted is that count.
+pub(super) fn one_each(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| matches!(w[0], "uno" | "una") && w[1] == "para" && w[2] == "cada")
+    else {
+        return each_of_the_people(input, text);
+    };
+    // «cada uno», «cada quien», «cada niña»: one word after «cada».
+    let after = at + 4;
+    if words.len() < after {
+        return text;
+    }
+    let restated = (words.get(after..after + 2) == Some(&["o", "sea"][..]))
+        .then(|| words.get(after + 2).and_then(|w| count(w)))
+        .flatten();
+    let people = words.windows(2).position(|w| {
+        matches!(w[0], "somos" | "seremos" | "son" | "vamos") && count(w[1]).is_some()
+    });
+    let mut out: Vec<String> = Vec::new();
+    match (restated, people) {
+        (Some(n), _) => {
+            out.extend(words[..at].iter().map(|w| (*w).to_owned()));
+            out.push(n.to_string());
+            out.extend(words[after + 3..].iter().map(|w| (*w).to_owned()));
+        }
+        (None, Some(k)) if k < at => {
+            let n = count(words[k + 1]).unwrap_or(1);
+            out.extend(words[..k].iter().map(|w| (*w).to_owned()));
+            out.extend(words[k + 2..at].iter().map(|w| (*w).to_owned()));
+            out.push(n.to_string());
+            out.extend(words[after..].iter().map(|w| (*w).to_owned()));
+        }
+        _ => return text,
+    }
+    out.join(" ")
+}
+
+/// «somos 4, un capuchino cada uno», «para 5 personas, un brownie por
+/// persona», «un chai para cada uno, somos 3»: one each, times the people
+/// counted in the message. (With no count of people, left as said.)
+pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some((mark, mark_end)) =
+        words
+            .windows(2)
+            .enumerate()
+            .find_map(|(i, w)| match (w[0], w[1]) {
+                ("para", "cada") => Some((i, i + 3)),
+                // («uno más de cada uno» is of each product.)
+                ("cada", "uno" | "una" | "quien") if i == 0 || words[i - 1] != "de" => {
+                    Some((i, i + 2))
+                }
+                ("por", "persona" | "cabeza" | "nino" | "nina") => Some((i, i + 2)),
+                _ => None,
+            })
+    else {
+        return text;
+    };
+    let people = (0..words.len()).find_map(|i| {
+        let n = |k: usize| words.get(k).and_then(|w| count(w));
+        match (words[i], words.get(i + 1), words.get(i + 2)) {
+            // («son 2 capuchinos» counts capuchinos, not people.)
+            ("somos" | "seremos" | "son" | "vamos" | "estamos", _, next)
+                if n(i + 1).is_some()
+                    && next.is_none_or(|w| !names_a_product(w, &input.product_catalog)) =>
+            {
+                Some((i, i + 2, n(i + 1)?))
+            }
+            ("para", _, Some(p)) if n(i + 1).is_some() && PEOPLE.contains(p) => {
+                Some((i, i + 3, n(i + 1)?))
+            }
+            (_, Some(p), _) if count(words[i]).is_some() && PEOPLE.contains(p) => {
+                Some((i, i + 2, count(words[i])?))
+            }
+            _ => None,
+        }
+    });
+    // («…un chocolate para compartir y un croissant cada uno»: what is shared
+    // is not one each.)
+    let Some((from, to, n)) = people
+        .filter(|(from, to, _)| *to <= mark || *from >= mark_end)
+        .filter(|_| !words.iter().any(|w| w.starts_with("compart")))
+    else {
+        return text;
+    };
+    // «…cada uno quiere un capuchino y un croissant»: the items may follow.
+    let ones_before = (0..mark).any(|k| {
+        matches!(words[k], "un" | "una" | "uno" | "1")
+            && words
+                .get(k + 1)
+                .is_some_and(|w| names_a_product(w, &input.product_catalog))
+    });
+    let range = if ones_before {
+        0..mark
+    } else {
+        mark_end..words.len()
+    };
+    let ones: Vec<usize> = range
+        .filter(|k| !(from..to).contains(k))
+        .filter(|&k| matches!(words[k], "un" | "una" | "uno" | "1"))
+        .filter(|&k| {
+            words
+                .get(k + 1)
+                .is_some_and(|w| names_a_product(w, &input.product_catalog))
+        })
+        .collect();
+    if ones.is_empty() {
+        return text;
+    }
+    words
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| !(from..to).contains(k) && !(mark..mark_end).contains(k))
+        .map(|(k, w)| {
+            if ones.contains(&k) {
+                n.to_string()
+            } else {
+                (*w).to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// «seis croissants y brownies, la mitad de los croissants»: a product's count
+/// said as half of another's, counted earlier in the message or in the cart.
+pub(super) fn half_of_another(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| w[0] == "la" && w[1] == "mitad" && w[2] == "de")
+    else {
+        return text;
+    };
+    let found = mentions::find(&words[..at], &input.product_catalog);
+    // The product halved, right after «la mitad de (los)».
+    let Some((other, _, of_end)) = named_right_after(input, &words, at + 3) else {
+        return text;
+    };
+    // Its count: said right before it earlier in the message, or its line.
+    let earlier = found
+        .iter()
+        .filter(|m| m.start < at && m.product() == Some(other))
+        .find_map(|m| m.start.checked_sub(1).and_then(|k| count(words[k])));
+    let in_cart = input.cart.quantity_of(other);
+    let Some(base) = earlier.or(in_cart).filter(|n| *n >= 2) else {
+        return text;
+    };
+    // The product counted: the one named just before «la mitad», with no
+    // count of its own.
+    let Some(counted) = found
+        .iter()
+        .rev()
+        .find(|m| m.end <= at && m.end + 1 >= at && m.product().is_some_and(|id| id != other))
+    else {
+        return text;
+    };
+    if counted
+        .start
+        .checked_sub(1)
+        .is_some_and(|k| token_number(words[k]).is_some())
+    {
+        return text;
+    }
+    let half = (base / 2).to_string();
+    let mut out: Vec<&str> = words[..counted.start].to_vec();
+    out.push(&half);
+    out.extend(&words[counted.start..counted.end]);
+    out.extend(&words[of_end..]);
+    out.join(" ")
+}
+
+/// «en el americano eran cinco, no cuatro»: the line first, then the count
+/// restated and the cart's denied.
+pub(super) fn after_the_line(
+    input: &ProposalInput,
+    words: &[&str],
+    found: &[mentions::Mention],
+) -> Option<String> {
+    let m = found.iter().find(|m| {
+        let Some(id) = m.product() else {
+            return false;
+        };
+        let in_cart = input.cart.quantity_of(id);
+        let said = words.get(m.end + 1).and_then(|w| count(w));
+        words
+            .get(m.end)
+            .is_some_and(|w| matches!(*w, "eran" | "era" | "son" | "fueron"))
+            && said.is_some()
+            && said != in_cart
+            && words.get(m.end + 2) == Some(&"no")
+            && words.get(m.end + 3).and_then(|w| count(w)) == in_cart
+            && in_cart.is_some()
+            && words
+                .get(m.end + 4)
+                .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
+            && !words.iter().any(|w| w.starts_with("cobr"))
+            && !words[m.end..].contains(&"pero")
+    })?;
+    let mut lead = &words[..m.start];
+    while let [rest @ .., "el" | "la" | "los" | "las" | "en" | "del" | "de"] = lead {
+        lead = rest;
+    }
+    let mut out: Vec<&str> = lead.to_vec();
+    out.extend(["que", "sean", words[m.end + 1]]);
+    out.extend(&words[m.start..m.end]);
+    out.extend(&words[m.end + 4..]);
+    Some(out.join(" "))
+}
+
+/// «el primero que sean tres», «la segunda quítala», «en el 1 eran cinco»: a
+/// line named by its place. After the customer's own numbered list («1. cuatro
+/// americanos», «2. dos capuchinos») a place is that item of the list; with no
+/// numbered list shown, an ordinal or a number is a line of the cart as it was
+/// listed.
+pub(super) fn nth_line(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let place = |w: &str| -> Option<usize> {
+        lexicon::ORDINALS
+            .iter()
+            .find(|(o, _)| *o == w)
+            .map(|(_, n)| *n)
+            .or_else(|| w.parse::<usize>().ok().filter(|n| (1..=9).contains(n)))
+    };
+    let placed = |w: &[&str]| matches!(w[0], "el" | "la" | "del") && place(w[1]).is_some();
+    let Some(at) = words.windows(2).position(placed) else {
+        return text;
+    };
+    // «el primero no, el segundo sí»: two places named, which is meant is
+    // asked; «el segundo piso», «el primer pedido»: no line of the cart.
+    let ordinals = words
+        .iter()
+        .filter(|w| lexicon::ORDINALS.iter().any(|(o, _)| o == *w))
+        .count();
+    let next = words.get(at + 2).copied();
+    let changes_it = next.is_none_or(|w| {
+        matches!(
+            w,
+            "que" | "sean" | "sea" | "x" | "mejor" | "a" | "en" | "eran" | "era" | "son"
+        ) || count(w).is_some()
+            || lexicon::removes(w)
+            || lexicon::adds(w)
+            || lexicon::ADD.contains(&w)
+            || matches!(w, "otro" | "otra" | "uno" | "una" | "mas")
+            || swap_verb(w)
+    });
+    if ordinals > 1 || words.windows(2).filter(|w| placed(w)).count() > 1 || !changes_it {
+        return text;
+    }
+    if words
+        .get(at + 2)
+        .is_some_and(|w| names_a_product(w, &input.product_catalog))
+    {
+        return text;
+    }
+    let Some(n) = place(words[at + 1]) else {
+        return text;
+    };
+    // A place with a list of choices shown picks a choice, not a line —
+    // unless what is said changes something had («del primero dame otro»).
+    let of_the_cart = input.choices.is_empty()
+        || words.iter().any(|w| {
+            matches!(*w, "otro" | "otra" | "mas" | "menos" | "sean" | "eran")
+                || lexicon::removes(w)
+                || swap_verb(w)
+        });
+    let product = match listed_item(input, n) {
+        Some(id) => id,
+        None if of_the_cart && input.cart.lines.len() >= 2 => {
+            let Some(line) = n.checked_sub(1).and_then(|i| input.cart.lines.get(i)) else {
+                return text;
+            };
+            line.product_id
+        }
+        None => return text,
+    };
+    let Some(name) = name_of(input, product) else {
+        return text;
+    };
+    let name = normalize(name);
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push(if words[at] == "del" { "del" } else { "el" });
+    out.push(&name);
+    // «el primero que dije»: the words that placed it are spent.
+    let mut rest = at + 2;
+    if words.get(rest) == Some(&"que")
+        && words
+            .get(rest + 1)
+            .is_some_and(|w| w.starts_with("dij") || w.starts_with("ped") || *w == "puse")
+    {
+        rest += 2;
+    }
+    out.extend(&words[rest..]);
+    out.join(" ")
+}
+
+/// «limonada, dos. limonada eh, no maracuyá»: a product named after «no», not
+/// in the cart and after another product was named, is the one not meant; its
+/// words are dropped («el chai no» and «no, mejor…» are read elsewhere).
+pub(super) fn not_this_one(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    // «te pedí 2 brownies, no 3»: what was asked, restated; the «no 3» denies
+    // the cart's count, it sets nothing.
+    if any(&text, lexicon::RESTATED)
+        && let [.., "no", n] = words.as_slice()
+        && token_number(n).is_some()
+    {
+        return words[..words.len() - 2].join(" ");
+    }
+    let found = mentions::find(&words, &input.product_catalog);
+    let Some(denied) = found.iter().skip(1).find(|m| {
+        m.start > 0
+            && words[m.start - 1] == "no"
+            && m.end == words.len()
+            && m.product().is_some_and(|id| {
+                !input.cart.holds(id)
+                    && found
+                        .iter()
+                        .any(|other| other.start < m.start && other.product() != Some(id))
+            })
+    }) else {
+        return text;
+    };
+    words[..denied.start - 1].join(" ")
+}
+
+/// «uno de cada postre», «dos de cada bebida fría»: that many of every product
+/// of the kind, by name («un Brownie y un Cheesecake»).
+pub(super) fn each_of_a_kind(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(3)
+        .position(|w| token_number(w[0]).is_some() && w[1] == "de" && w[2] == "cada")
+    else {
+        return text;
+    };
+    let Some((_, tag)) = words
+        .get(at + 3)
+        .and_then(|w| lexicon::KINDS.iter().find(|(said, _)| said == w))
+    else {
+        return text;
+    };
+    let fitting: Vec<&str> = input
+        .product_catalog
+        .iter()
+        .filter(|e| lexicon::is_of_kind(e, tag))
+        .map(|e| e.name.as_str())
+        .collect();
+    if fitting.is_empty() || fitting.len() > 4 {
+        return text;
+    }
+    let n = match words[at] {
+        "uno" | "una" => "un",
+        n => n,
+    };
+    let each: Vec<String> = fitting
+        .iter()
+        .map(|name| format!("{n} {}", normalize(name)))
+        .collect();
+    let mut out: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
+    out.push(each.join(" y "));
+    out.extend(words[at + 4..].iter().map(|w| (*w).to_owned()));
+    out.join(" ")
+}
+
+/// «saca lo último que pedí», «el último sácalo»: the last line of the cart,
+/// by its name.
+pub(super) fn the_last_named(input: &ProposalInput, text: String) -> String {
+    let Some(last) = input.cart.lines.last() else {
+        return text;
+    };
+    let Some(name) = name_of(input, last.product_id) else {
+        return text;
+    };
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w, ["lo" | "el", "ultimo"] | ["la", "ultima"]))
+    else {
+        return text;
+    };
+    // «la última vez», «el último pedido», «el último brownie que te quede»,
+    // «es lo último» (that is all) are no line.
+    if at > 0 && words[at - 1] == "es" {
+        return text;
+    }
+    if words
+        .get(at + 2)
+        .is_some_and(|w| names_a_product(w, &input.product_catalog))
+    {
+        return text;
+    }
+    let mut end = at + 2;
+    match words.get(end) {
+        Some(&("vez" | "pedido" | "dia" | "hora" | "momento")) => return text,
+        Some(&"que")
+            if words
+                .get(end + 1)
+                .is_some_and(|w| w.starts_with("ped") || *w == "puse") =>
+        {
+            end += 2;
+        }
+        Some(&"que")
+            if words.get(end + 1) == Some(&"te")
+                && words.get(end + 2).is_some_and(|w| w.starts_with("ped")) =>
+        {
+            end += 3;
+        }
+        _ => {}
+    }
+    let name = normalize(name);
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push("el");
+    out.push(&name);
+    out.extend(&words[end..]);
+    out.join(" ")
+}
+
+/// Whether the message leaves the change unsure in ways the reading does not
+/// weigh: a range of counts («2 o 3 brownies»); an order told of another day
+/// beside today's («ayer pedí 3 capuchinos y estaban fríos, hoy quiero 2
+/// americanos»); «ese no» / «esa no me gusta» right after a product not in
+/// the cart was shown, read as taking a line out; a count taken off («2
+/// capuchinos menos», «menos 1 croissant») read as more.
+pub(super) fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let range = words
+        .windows(3)
+        .any(|w| count(w[0]).is_some() && matches!(w[1], "o" | "u") && count(w[2]).is_some());
+    let another_day = any(
+        &text,
+        &[
+            "ayer",
+            "anoche",
+            "la vez pasada",
+            "la otra vez",
+            "el otro dia",
+            "la semana pasada",
+        ],
+    ) && {
+        // The product ordered then, named right after the verb.
+        let found = mentions::find(&words, &input.product_catalog);
+        words.iter().enumerate().any(|(k, w)| {
+            matches!(
+                *w,
+                "pedi" | "pedimos" | "compre" | "compramos" | "ordene" | "ordenamos"
+            ) && found.iter().any(|m| m.start > k && m.start <= k + 3)
+        })
+    };
+    let acts = |kind: &str| {
+        proposal
+            .proposed_actions
+            .iter()
+            .any(|a| a.action_type == kind)
+    };
+    let that_one_not = !names_a_product(&text, &input.product_catalog)
+        && acts("REMOVE_ITEM")
+        && words
+            .iter()
+            .any(|w| matches!(*w, "ese" | "esa" | "eso" | "este" | "esta"))
+        && input
+            .recent_history
+            .iter()
+            .rev()
+            .find(|h| h.role == "bot")
+            .is_some_and(|bot| {
+                let shown = products_in(&bot.text, &input.product_catalog);
+                !shown.is_empty() && shown.iter().all(|id| !input.cart.holds(*id))
+            });
+    let added: Vec<ProductId> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| a.action_type == "ADD_TO_CART")
+        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .collect();
+    // «un chai o un chocolate, lo que sea más barato», «si no hay croissant
+    // dame un brownie»: one or the other, never both.
+    let found = mentions::find(&words, &input.product_catalog);
+    // («el chai o el capuchino, ¿cuál es más rico?» compares: shown below.)
+    let either = added.len() >= 2
+        && !words.contains(&"cual")
+        && (found.windows(2).any(|pair| {
+            let between = &words[pair[0].end..pair[1].start];
+            between.contains(&"o")
+                && between.len() <= 3
+                && [pair[0].product(), pair[1].product()]
+                    .iter()
+                    .all(|id| id.is_some_and(|id| added.contains(&id)))
+        }) || any(&text, &["si no hay", "si no tienen", "si no tienes"]));
+    let taken_off = found.iter().any(|m| {
+        m.product().is_some_and(|id| added.contains(&id))
+            && (words.get(m.end) == Some(&"menos")
+                || words[m.start.saturating_sub(2)..m.start].contains(&"menos"))
+    });
+    range || another_day || that_one_not || taken_off || either
+}
+
+/// «quítale uno a los capuchinos»: a removal verb, a count, then «a/al» and a
+/// line of the cart — the product and how many come off it.
+pub(super) fn one_taken_off(input: &ProposalInput) -> Option<(ProductId, i64)> {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    words.windows(2).enumerate().find_map(|(k, w)| {
+        let off = match w[1] {
+            "uno" | "una" | "un" => 1,
+            other => count(other)?,
+        };
+        let removes = lexicon::removes(w[0]) || lexicon::with_pronoun(w[0], lexicon::removes);
+        if !removes {
+            return None;
+        }
+        words.get(k + 2).filter(|t| matches!(**t, "a" | "al"))?;
+        let m = found.iter().find(|m| m.start > k + 2 && m.start <= k + 4)?;
+        let id = m.product()?;
+        input.cart.holds(id).then_some((id, off))
+    })
+}
+
+/// Whether the message says the count of lines already in the cart again
+/// rather than asking for more: a word that sums up («entonces», «total», «o
+/// sea», «resumiendo», «al final», «igual quiero», «creo que… están bien»), or
+/// a line's name then its count alone («capuchinos: 5»), with no word of
+/// more («otro», «más», «también», «agrega»…).
+pub(super) fn restates_the_cart(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    if input.cart.lines.is_empty() || words.is_empty() {
+        return false;
+    }
+    // («ponme 2 brownies, ¿cuánto es en total?», «entonces ponme 1 para mi
+    // amiga»: an order verb or a price asked is no restating.)
+    let more = words.iter().any(|w| {
+        matches!(
+            *w,
+            "otro"
+                | "otra"
+                | "otros"
+                | "otras"
+                | "mas"
+                | "tambien"
+                | "adicional"
+                | "adicionales"
+                | "extra"
+                | "extras"
+                | "aparte"
+                | "dame"
+                | "cuanto"
+                | "cuantos"
+        ) || lexicon::adds(w)
+    }) || words.first() == Some(&"y")
+        // A swap adds what comes in to its line: «cámbialos por dos chais».
+        || words.iter().any(|w| swap_verb(w));
+    if more {
+        return false;
+    }
+    let sums_up = any(
+        &text,
+        &[
+            "entonces",
+            "en total",
+            "total",
+            "o sea",
+            "osea",
+            "resumiendo",
+            "en resumen",
+            "al final",
+            "igual quiero",
+            "perdon",
+            "mejor dicho",
+            "estan bien",
+            "esta bien",
+            "creo que",
+            "corrijo",
+            "correccion",
+            "me equivoque",
+        ],
+    );
+    // «capuchinos: 5», «brownies 1»: a name, then its count, nothing else.
+    let found = mentions::find(&words, &input.product_catalog);
+    let name_then_count = matches!(found.as_slice(), [m] if m.start == 0
+        && m.end + 1 == words.len()
+        && count(words[m.end]).is_some());
+    // «reduce los capuchinos a 1», «bájale los brownies a 2», «déjalo en 1».
+    let set_to = words.iter().any(|w| {
+        ["reduc", "baj", "rebaj", "sub", "aument", "dej"]
+            .iter()
+            .any(|stem| w.starts_with(stem))
+    }) && words
+        .windows(2)
+        .any(|w| matches!(w[0], "a" | "en") && count(w[1]).is_some());
+    // «ok, 2 capuchinos y 2 brownies» with 2 capuchinos in the cart: a line
+    // said with the count it already has is the order said again (never for
+    // someone else: «2 capuchinos para mi hermana»).
+    // (An answer the proposer rewrote — «otra limonada», «la 3» — reads «quiero
+    // 1 limonada»: an order.)
+    // (Every line said exactly as it is, alone, may be more of the same.)
+    let as_is = |m: &mentions::Mention| {
+        m.product().is_some_and(|id| {
+            m.start > 0
+                && count(words[m.start - 1]).is_some()
+                && input.cart.quantity_of(id) == count(words[m.start - 1])
+        })
+    };
+    let said_as_is = !words
+        .iter()
+        .any(|w| matches!(*w, "para" | "quiero" | "quisiera" | "queria"))
+        && found.iter().any(as_is)
+        && !found.iter().all(as_is);
+    sums_up || name_then_count || set_to || said_as_is
+}
+
+/// Whether the reading adds a product the words say no to, or keeps a count
+/// or a change the message corrects: «quiero un americano, no un capuchino»,
+/// «un chai... no, un matcha», «capuchino no! americano», «Ana no quiere
+/// matcha, que le pongas un chai», «2 matchas bueno 1 matcha», «ponle 3, no,
+/// déjalo en 2», «quita el croissant, no, déjalo», «agrega un brownie… o no,
+/// mejor no». Which one the customer meant is asked, never guessed.
+pub(super) fn corrected_within(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    // (A «no» opening the message answers the bot: «no, un brownie».)
+    let negation = |k: usize| (k > 0 && matches!(words[k], "no" | "ni")) || words[k] == "not";
+    // «no mas», «no se», «no importa»: no negation of a product.
+    let idle_after = |k: usize| {
+        words
+            .get(k + 1)
+            .is_some_and(|w| matches!(*w, "mas" | "se" | "importa" | "hay" | "problema" | "tengo"))
+    };
+    let found = mentions::find(&words, &input.product_catalog);
+    let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
+    let in_cart = |id: ProductId| {
+        input
+            .cart
+            .lines
+            .iter()
+            .find(|l| l.product_id == id)
+            .map_or(0, |l| l.quantity)
+    };
+    // The products the reading puts more of in the cart.
+    let increased: Vec<ProductId> = proposal
+        .proposed_actions
+        .iter()
+        .filter_map(|a| {
+            let id = a.params.product_id.as_ref().and_then(|v| v.as_i64())?;
+            match a.action_type.as_str() {
+                "ADD_TO_CART" => Some(id),
+                "UPDATE_QUANTITY" if quantity(a).is_some_and(|q| q > in_cart(id)) => Some(id),
+                _ => None,
+            }
+        })
+        .collect();
+    // «todavía no, agrégame un brownie»: the «no» answers the summary.
+    let not_yet = |k: usize| k > 0 && matches!(words[k - 1], "todavia" | "aun" | "ahora");
+    let negated = found.iter().any(|m| {
+        let Some(id) = m.product() else {
+            return false;
+        };
+        if !increased.contains(&id) {
+            return false;
+        }
+        // Before: «no un capuchino», «no quiere matcha», «not the capuchinos».
+        let mut k = m.start;
+        while k > 0
+            && matches!(
+                words[k - 1],
+                "un" | "una" | "el" | "la" | "los" | "las" | "the" | "a"
+            )
+        {
+            k -= 1;
+        }
+        let before = k > 0 && negation(k - 1) && !idle_after(k - 1) && !not_yet(k - 1)
+            || (k > 1
+                && negation(k - 2)
+                && !not_yet(k - 2)
+                // «no pidas…», «no quiere…» (never «no, pídele un capuchino»).
+                && ((lexicon::adds(words[k - 1])
+                    && (words[k - 1].ends_with("as") || words[k - 1].ends_with("es")))
+                    || matches!(words[k - 1], "quiere" | "quiero" | "queremos" | "quieren")));
+        // After: «capuchino no! americano», «un chai… no, un matcha» — another
+        // product named next («dos americanos no perdón tres americanos»
+        // corrects the count, which the reading follows).
+        let after = words.get(m.end).is_some_and(|w| *w == "no")
+            && !idle_after(m.end)
+            && words.get(m.end + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "un" | "una" | "el" | "la" | "mejor" | "perdon" | "digo"
+                ) || found.iter().any(|other| other.start == m.end + 1)
+            })
+            && found
+                .iter()
+                .find(|other| other.start > m.end)
+                .is_some_and(|other| {
+                    // «2 capuchinos… no, mejor 3, y un brownie» corrects the count.
+                    other.product() != Some(id)
+                        && !words[m.end..other.start].iter().any(|w| count(w).is_some())
+                });
+        before || after
+    });
+    // «ponle 3, no, déjalo en 2», «1 capuchino, 2 no, 3 brownies»: a count
+    // taken back by a later one, the reading keeping the first; «2 matchas
+    // bueno 1 matcha»: one product added twice across a correction.
+    let counts: Vec<(usize, i64)> = words
+        .iter()
+        .enumerate()
+        .filter_map(|(k, w)| count(w).map(|n| (k, n)))
+        .collect();
+    // («eran cinco, no cuatro» says five: a «no» right before the later count,
+    // without a pause, denies it.)
+    let paused = ["no,", "no.", "no!", "no…", "no ."]
+        .iter()
+        .any(|p| input.customer_message.to_lowercase().contains(p));
+    let kept_first = counts.windows(2).any(|pair| {
+        let ((at, first), (next, later)) = (pair[0], pair[1]);
+        words
+            .get(at + 1)
+            .is_some_and(|w| matches!(*w, "no" | "bueno" | "digo" | "perdon"))
+            && (next > at + 2 || words[at + 1] != "no" || paused)
+            && first != later
+            && proposal
+                .proposed_actions
+                .iter()
+                .any(|a| quantity(a) == Some(first))
+            && !proposal
+                .proposed_actions
+                .iter()
+                .any(|a| quantity(a) == Some(later))
+    });
+    let recounted = kept_first || {
+        let mut adds: Vec<ProductId> = proposal
+            .proposed_actions
+            .iter()
+            .filter(|a| a.action_type == "ADD_TO_CART")
+            .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+            .collect();
+        let all = adds.len();
+        adds.sort_unstable();
+        adds.dedup();
+        // («bueno, 2 brownies para mí y 3 para mi hermana» adds twice by design.)
+        adds.len() < all
+            && found.iter().enumerate().any(|(i, a)| {
+                found[i + 1..].iter().any(|b| {
+                    a.product().is_some()
+                        && a.product() == b.product()
+                        && words[a.end..b.start]
+                            .iter()
+                            .any(|w| matches!(*w, "bueno" | "digo" | "perdon" | "no"))
+                })
+            })
+    };
+    // «quita el croissant, no, déjalo»; «agrega un brownie… o no, mejor no»
+    // (while «el último quítalo, mejor no» says why it goes).
+    let removes = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "REMOVE_ITEM");
+    let kept = (removes && any(&text, &["no dejalo", "mejor dejalo"]))
+        || (!increased.is_empty()
+            && (text.trim_end().ends_with("mejor no") || text.trim_end().ends_with(" o no")));
+    negated || recounted || kept
+}
+
+/// Whether a proposal that cancels the order or empties the cart stands on
+/// words that doubt it («no sé si cancelar», «…pero yo quiero»), ask it in the
+/// first person («¿cancelo?», «¿qué pasa si cancelo?»), say someone else's
+/// order («su pedido, no el mío») or say only «olvídalo», which may mean the
+/// last thing said.
+pub(super) fn calls_off_unsure(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let calls_off = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
+    if !calls_off {
+        return false;
+    }
+    let raw = &input.customer_message;
+    let text = prepared(raw);
+    let words = tokens(&text);
+    let asked = raw.contains('?') || raw.trim_start().starts_with('¿');
+    // «¿me cancelas el pedido?», «¿puedes anularlo?»: asked of the shop, a request.
+    let requested = words.iter().any(|w| {
+        matches!(
+            *w,
+            "cancelas"
+                | "cancelan"
+                | "cancelame"
+                | "cancela"
+                | "cancelalo"
+                | "anulas"
+                | "anula"
+                | "anulalo"
+                | "puedes"
+                | "podes"
+                | "podrias"
+                | "pueden"
+                | "podrian"
+        )
+    });
+    let doubted = any(
+        &text,
+        &[
+            "no se si",
+            "no estoy seguro",
+            "no estoy segura",
+            "su pedido",
+            "no el mio",
+            "no la mia",
+        ],
+    ) || words
+        .windows(2)
+        .any(|w| w[0] == "pero" && matches!(w[1], "yo" | "quiero" | "si"));
+    let only_forget = words.iter().any(|w| w.starts_with("olvid"))
+        && !words.iter().any(|w| {
+            matches!(
+                *w,
+                "todo"
+                    | "pedido"
+                    | "orden"
+                    | "carrito"
+                    | "compra"
+                    | "cancela"
+                    | "cancelar"
+                    | "anula"
+            )
+        });
+    (asked && !requested) || doubted || only_forget
+}
+
+/// Where «lo mismo que el Jorge», «igual que yo» starts, and the word naming
+/// whom («jorge», «yo»), with the index after it.
+pub(super) fn same_as_at<'a>(words: &[&'a str]) -> Option<(usize, &'a str, usize)> {
+    let at = (0..words.len()).find(|&k| {
+        matches!(
+            words[k..],
+            ["lo", "mismo", "que", ..] | ["igual", "que", ..]
+        )
+    })?;
+    let mut who = at + if words[at] == "lo" { 3 } else { 2 };
+    if words
+        .get(who)
+        .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "a" | "al" | "de" | "del"))
+    {
+        who += 1;
+    }
+    let person = *words.get(who)?;
+    Some((at, person, who + 1))
+}
+
+/// «Para mí un capuchino, para el Jorge un americano…» … «la Pao quiere lo
+/// mismo que el Jorge»: what the customer's recent messages ordered «para»
+/// that person (or «para mí», for «lo mismo que yo»), said in place of the
+/// reference.
+pub(super) fn same_as_someone(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some((at, person, end)) = same_as_at(&words) else {
+        return text;
+    };
+    let person = if person == "yo" { "mi" } else { person };
+    let items = earlier_turns(input)
+        .filter(|h| h.role == "customer")
+        .take(3)
+        .find_map(|h| {
+            let said = prepared(&h.text);
+            let earlier = tokens(&said);
+            let start = (0..earlier.len()).find(|&j| {
+                earlier[j] == "para"
+                    && (earlier.get(j + 1) == Some(&person)
+                        || (earlier
+                            .get(j + 1)
+                            .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "mis"))
+                            && earlier.get(j + 2) == Some(&person)))
+            })?;
+            let from = start + if earlier[start + 1] == person { 2 } else { 3 };
+            let until = (from..earlier.len())
+                .find(|&j| {
+                    earlier[j] == "para"
+                        || (earlier[j] == "y" && earlier.get(j + 1) == Some(&"para"))
+                })
+                .unwrap_or(earlier.len());
+            let items = &earlier[from..until];
+            // «para el Jorge un americano»: the items follow the person (in
+            // «un capuchino para mí y un americano para el Jorge» they come
+            // before, and whose is whose is not read here).
+            let found = mentions::find(items, &input.product_catalog);
+            let follows = items.first().is_some_and(|w| {
+                count(w).is_some()
+                    || matches!(*w, "un" | "una" | "uno" | "el" | "la" | "los" | "las")
+            }) || found.first().is_some_and(|m| m.start == 0);
+            (follows && !found.is_empty()).then(|| items.join(" "))
+        });
+    let Some(items) = items else {
+        return text;
+    };
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push(&items);
+    out.extend(&words[end..]);
+    out.join(" ")
+}
+
+/// «¿qué tés tienen?» … «Té chai y Matcha» … «dame el chai» … «el otro
+/// también»: of the two products the last turns named, the one the
+/// customer's message before did not take, said by name. Anything less sure
+/// stays as written (and is asked).
+pub(super) fn the_other_one(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w, ["el", "otro"] | ["la", "otra"]))
+    else {
+        return text;
+    };
+    // «el otro también», «y la otra porfa»; never «el otro día» or «uno para
+    // aquí y el otro para llevar».
+    if names_a_product(&text, &input.product_catalog)
+        || words.len() > 5
+        || words[..at].iter().any(|w| matches!(*w, "uno" | "una"))
+        || words
+            .get(at + 2)
+            .is_some_and(|w| matches!(*w, "dia" | "para" | "de" | "que"))
+    {
+        return text;
+    }
+    let named = |t: &str| -> Vec<ProductId> {
+        let mut ids: Vec<ProductId> = mentions::find(&tokens(&prepared(t)), &input.product_catalog)
+            .into_iter()
+            .filter_map(|m| m.product())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    };
+    let recent: Vec<&crate::proposal::HistoryEntry> = earlier_turns(input).take(4).collect();
+    let Some(taken) = recent
+        .iter()
+        .find(|h| h.role == "customer")
+        .map(|h| named(&h.text))
+    else {
+        return text;
+    };
+    let mut offered: Vec<ProductId> = recent
+        .iter()
+        .filter(|h| h.role == "bot")
+        .flat_map(|h| named(&h.text))
+        .collect();
+    offered.sort_unstable();
+    offered.dedup();
+    let [took] = taken.as_slice() else {
+        return text;
+    };
+    let other: Vec<ProductId> = offered.iter().copied().filter(|id| id != took).collect();
+    match (offered.len(), other.as_slice()) {
+        (2, [other]) => {
+            let Some(name) = name_of(input, *other) else {
+                return text;
+            };
+            let name = normalize(name);
+            let mut out: Vec<&str> = words[..at].to_vec();
+            out.push(words[at]);
+            out.push(&name);
+            out.extend(&words[at + 2..]);
+            out.join(" ")
+        }
+        _ => text,
+    }
+}
+
+/// «que le pidas lo mismo que yo» with nothing ordered «para mí» before:
+/// whose order is meant is not the rules' to know.
+pub(super) fn same_as_whom(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    same_as_at(&tokens(&text)).is_some_and(|(_, person, _)| {
+        // «lo mismo que pedí recién», «igual que antes»: the order again.
+        !matches!(
+            person,
+            "antes" | "siempre" | "ayer" | "recien" | "hoy" | "pedi" | "pedimos" | "te" | "le"
+        )
+    }) && same_as_at(&tokens(&said(input))).is_some()
+}
+
+/// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»
+/// points at the product just asked about, and is read as its name.
+pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
+    let Some(focus) = input.focus else {
+        return text;
+    };
+    let words = tokens(&text);
+    // «el chai tiene cafeína?» … «uh sí tiene, entonces sácalo, y del maracuyá
+    // pon dos»: a removal whose object is a pronoun, beside another product,
+    // takes out the product just asked about, when it is in the cart.
+    let in_cart = input.cart.holds(focus);
+    let found = mentions::find(&words, &input.product_catalog);
+    // («¿y si mejor saco el croissant?» … «dale, sácalo»: alone too.)
+    if in_cart
+        && !found.iter().any(|m| m.candidates.contains(&focus))
+        && let Some(at) = words
+            .iter()
+            .position(|w| lexicon::with_pronoun(w, lexicon::removes))
+        && words
+            .iter()
+            .filter(|w| lexicon::with_pronoun(w, lexicon::removes))
+            .count()
+            == 1
+        && let Some(name) = name_of(input, focus)
+    {
+        let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        out[at] = format!("quita el {}", normalize(name));
+        return out.join(" ");
+    }
+    // «dame los 3», and «dame 2 y tres americanos»: a count said after an order
+    // verb and before «y», with no product of its own.
+    let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w[0], "los" | "las") && count(w[1]).is_some())
+        .or_else(|| {
+            words.windows(3).position(|w| {
+                // «dame uno y un brownie»: «uno», a pronoun, is one of it.
+                (lexicon::adds(w[0]) || matches!(w[0], "dame" | "deme" | "quiero"))
+                    && (count(w[1]).is_some() || matches!(w[1], "uno" | "una"))
+                    && matches!(w[2], "y" | "e")
+            })
+        })
+    else {
+        return text;
+    };
+    if mentions::find(&words, &input.product_catalog)
+        .iter()
+        .any(|m| m.candidates.contains(&focus))
+    {
+        return text;
+    }
+    let next = words.get(at + 2).copied();
+    if next.is_some_and(|w| matches!(w, "de" | "del") || names_a_product(w, &input.product_catalog))
+    {
+        return text;
+    }
+    let Some(name) = name_of(input, focus) else {
+        return text;
+    };
+    let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+    out[at] = out[at + 1].clone();
+    out[at + 1] = normalize(name);
+    out.join(" ")
+}
