@@ -207,6 +207,21 @@ fn without_talk<T>(items: &[T], kind: impl Fn(&T) -> &str) -> &[T] {
     }
 }
 
+/// The list with a SET_FULFILMENT said right after a CONFIRM_ORDER put before
+/// it: «sí, confirmo, paso a recoger» says both, and the way must be set
+/// before the order is made (a script writes them in the customer's order).
+fn way_first<T: Clone>(items: &[T], kind: impl Fn(&T) -> &str) -> Vec<T> {
+    let mut out = items.to_vec();
+    for i in 1..out.len() {
+        if kind(&out[i]).eq_ignore_ascii_case("SET_FULFILMENT")
+            && kind(&out[i - 1]).eq_ignore_ascii_case("CONFIRM_ORDER")
+        {
+            out.swap(i - 1, i);
+        }
+    }
+    out
+}
+
 /// A state expectation, checked.
 fn check_state(expected: Option<&String>, state: &str, problems: &mut Vec<String>) {
     if let Some(expected) = expected

@@ -294,6 +294,22 @@ pub async fn plan(
     let split = super::knowledge::route::split(&listed, desk.library, |clause| {
         super::rules::names_a_product(clause, &catalog_entries)
     });
+    // «Sí, está correcto. Pasaré a recogerlo yo misma»: at the summary, what
+    // follows a yes tells how the order goes; unless a question is marked,
+    // none is asked of the knowledge.
+    let split = if start == State::Checkout
+        && !payload.text.contains('?')
+        && super::rules::after_a_yes(&payload.text).is_some()
+    {
+        super::knowledge::route::Split {
+            questions: Vec::new(),
+            rest: listed.clone(),
+            explanations: Vec::new(),
+            condition: None,
+        }
+    } else {
+        split
+    };
     let mut answered = Vec::new();
     let mut memo = memo;
     for question in &split.questions {

@@ -656,3 +656,31 @@ async fn a_cached_answer_is_about_the_product_the_question_was_about(pool: sqlx:
     );
     assert!(app.cart("ines").await.is_empty() && app.cart("juan").await.is_empty());
 }
+
+/// What the knowledge could quote is not taken for a question when the
+/// customer is answering the summary: a yes with how the order goes confirms,
+/// and calling the order off with a reason calls it off.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_yes_or_a_cancel_at_the_summary_is_not_taken_for_a_question(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    app.say("eva", "quiero 2 capuchinos").await;
+    app.say("eva", "eso es todo").await;
+    let reply = app
+        .say("eva", "Sí, está correcto. Pasaré a recogerlo yo misma.")
+        .await;
+    assert_eq!(app.state("eva").await, "AWAITING_PAYMENT", "{reply:?}");
+    assert!(!reply.iter().any(|r| r.contains("Según")), "{reply:?}");
+
+    app.say("fer", "un chai y un brownie").await;
+    app.say("fer", "cuánto es").await;
+    app.say(
+        "fer",
+        "ah no, entonces mejor cancelo todo, no llego a tiempo. disculpá",
+    )
+    .await;
+    assert_eq!(app.state("fer").await, "IDLE");
+    assert!(app.cart("fer").await.is_empty());
+    // Thanks all the same orders nothing.
+    app.say("fer", "gracias igual!").await;
+    assert!(app.cart("fer").await.is_empty());
+}

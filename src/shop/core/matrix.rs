@@ -367,8 +367,12 @@ fn step(
                 return Err(Rejection::FulfilmentMissing(missing));
             }
             // Delivery changed in this same proposal: the customer sees the new
-            // summary (and its fee) before anything is confirmed.
-            if at.choice != at.began_with {
+            // summary (and its fee) before anything is confirmed. Picking up
+            // where nothing was charged for the way leaves the total they saw.
+            let picked_up = |c: Option<&Choice>| c.is_none_or(|c| c.mode == Mode::Pickup);
+            let same_total =
+                at.choice.is_some_and(|c| c.mode == Mode::Pickup) && picked_up(at.began_with);
+            if at.choice != at.began_with && !same_total {
                 return Err(Rejection::ConfirmWithoutReview);
             }
             let settled = fulfilment::settle(at.options, at.choice);

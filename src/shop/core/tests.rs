@@ -562,7 +562,7 @@ fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum()
         &catalog(),
         &options,
         Some(&complete),
-        &[confirm],
+        std::slice::from_ref(&confirm),
     );
     assert_eq!(
         eval.decisions[0].outcome,
@@ -581,6 +581,34 @@ fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum()
     assert_eq!(
         eval.decisions[0].outcome,
         Err(Rejection::DeliveryUnavailable)
+    );
+    // «Sí, paso a recoger»: picking up where no way was charged leaves the
+    // total the customer saw, so the yes in the same proposal stands.
+    let eval = evaluate(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &[
+            Action::of(ActionKind::SetFulfilment).with_mode(Mode::Pickup),
+            confirm.clone(),
+        ],
+    );
+    assert!(eval.decisions[1].outcome.is_ok(), "{:?}", eval.decisions[1]);
+    // Picking up after a delivery was in the summary changes its total.
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        Some(&complete),
+        &[
+            Action::of(ActionKind::SetFulfilment).with_mode(Mode::Pickup),
+            confirm,
+        ],
+    );
+    assert_eq!(
+        eval.decisions[1].outcome,
+        Err(Rejection::ConfirmWithoutReview)
     );
 }
 

@@ -213,8 +213,10 @@ pub fn clauses(text: &str) -> Vec<String> {
                 split.push(words[..before_words.min(words.len())].join(" "));
                 let mut after = &words[(before_words + marker_words).min(words.len())..];
                 // «si no tiene, dame uno»: the condition's own verb ends at the
-                // comma; the request is what follows.
-                if let Some(comma) = after.iter().take(3).position(|w| w.ends_with(','))
+                // comma; the request is what follows. («entonces mejor cancelo
+                // todo, no llego» has no condition: all of it is said.)
+                if marker.starts_with(" si ")
+                    && let Some(comma) = after.iter().take(3).position(|w| w.ends_with(','))
                     && comma + 1 < after.len()
                 {
                     after = &after[comma + 1..];
@@ -611,8 +613,13 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             && !tells
             && asks_of_product(&clause, &names_product)
             && next.is_some_and(|n: &String| refers_back(n));
+        // «entonces mejor cancelo todo, no llego a tiempo», «ya entonces
+        // recojo, cuánto es»: calling the order off or closing it is a
+        // request, whatever the policy on it says.
+        let calls_off = !clause.contains('?') && crate::shop::rules::calls_off_or_closes(&clause);
         if (asks(&clause) || tells || asks_of_product(&clause, &names_product))
             && !told_for_next
+            && !calls_off
             && is_knowledge(&clause, library, &names_product)
         {
             split.questions.push(clause);

@@ -587,11 +587,17 @@ pub(super) fn verb_quantity(after: &[&str], followed: bool) -> Option<i64> {
     (!followed || k + 1 < after.len()).then_some(n)
 }
 
-/// "maracuyá x3", "matcha 2", "brownies por 4", "la limonada entonces, dos".
+/// "maracuyá x3", "matcha 2", "brownies por 4", "la limonada entonces, dos",
+/// "y croissant también, dos".
 pub(super) fn quantity_after(after: &[&str]) -> Option<i64> {
     let skipped = after
         .iter()
-        .take_while(|w| matches!(**w, "entonces" | "pues" | "porfa" | "nomas" | "va" | "ya"))
+        .take_while(|w| {
+            matches!(
+                **w,
+                "entonces" | "pues" | "porfa" | "nomas" | "va" | "ya" | "tambien" | "igual"
+            )
+        })
         .count();
     let after = &after[skipped..];
     match after {

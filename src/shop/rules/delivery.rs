@@ -197,6 +197,23 @@ pub fn read_message(
     None
 }
 
+/// The way the words ask for the order, pickup or delivery (an address is
+/// delivery), whatever the shop offers; `None` when they say neither or both.
+pub fn mode_said(text: &str) -> Option<Mode> {
+    let folded = normalize(text);
+    let pickup = any(&folded, PICKUP);
+    let delivery = any(&folded, DELIVERY)
+        || address_in(text).is_some_and(|a| {
+            let first = normalize(a.split_whitespace().next().unwrap_or_default());
+            STREET.contains(&first.as_str())
+        });
+    match (pickup, delivery) {
+        (true, false) => Some(Mode::Pickup),
+        (false, true) => Some(Mode::Delivery),
+        _ => None,
+    }
+}
+
 /// Whether the message speaks of pickup or delivery at all (for grounding a
 /// model's SET_FULFILMENT).
 pub fn mentions(input: &ProposalInput) -> bool {

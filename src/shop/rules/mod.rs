@@ -23,7 +23,7 @@ mod shapes;
 #[cfg(test)]
 mod tests;
 
-use crate::shop::core::{Event, ProductId, State};
+use crate::shop::core::{Event, Mode, ProductId, State};
 use crate::shop::messages;
 use crate::text::{normalize, token_number, tokens};
 
@@ -141,6 +141,34 @@ const PEOPLE: &[&str] = &[
 pub fn is_yes(text: &str) -> bool {
     let text = prepared(text);
     only_words_of(&text, lexicon::CONFIRM)
+}
+
+/// What follows a yes said first («Sí, confirmo. Pasamos a recogerlo a las
+/// 9:45», «sí está bien mándalo a la avenida Arce 2450»): the yes is the
+/// first sentence, or, with no stop, the longest run of words that is only a
+/// yes. `None` when the message does not open with a yes or says no more.
+pub fn after_a_yes(text: &str) -> Option<String> {
+    let raw = text.trim();
+    let first = raw
+        .split(['.', '!', ',', ';', '\n'])
+        .next()
+        .unwrap_or_default();
+    let lead = prepared(first);
+    if !lead.trim().is_empty()
+        && only_words_of(&lead, lexicon::CONFIRM)
+        && !any(&lead, lexicon::DENY)
+    {
+        let rest = raw[first.len()..].trim_start_matches(['.', '!', ',', ';', '\n', ' ']);
+        return (!rest.trim().is_empty()).then(|| rest.to_owned());
+    }
+    let words: Vec<&str> = raw.split_whitespace().collect();
+    (1..words.len())
+        .rev()
+        .find(|&n| {
+            let lead = prepared(&words[..n].join(" "));
+            only_words_of(&lead, lexicon::CONFIRM) && !any(&lead, lexicon::DENY)
+        })
+        .map(|n| words[n..].join(" "))
 }
 
 /// A yes to «¿te pongo 3?», with or without the number: «sí», «dale, los 3»,
@@ -326,6 +354,20 @@ pub fn shop_phrases(text: &str) -> ShopPhrases {
     }
 }
 
+/// Whether `text` calls the order off («mejor cancelo todo», «anúlenlo») or
+/// closes it, with at most how it goes («ya entonces recojo, cuánto es»).
+pub fn calls_off_or_closes(text: &str) -> bool {
+    let read = prepared(text);
+    if any(&read, lexicon::CANCEL) {
+        return true;
+    }
+    any(&read, lexicon::DONE)
+        && shop_phrases(text)
+            .unexplained
+            .iter()
+            .all(|w| delivery::mode_said(w).is_some())
+}
+
 /// See [`shop_phrases`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShopPhrases {
@@ -436,9 +478,14 @@ fn prepared(message: &str) -> String {
         .replace("1/2 doc", "media doc");
     // «-1 croissant», «+2 brownies»: one less, two more.
     let message = signed_counts(&message);
-    in_spanish(&lexicon::spelled_counts(&lexicon::read_chat(&normalize(
+    let read = in_spanish(&lexicon::spelled_counts(&lexicon::read_chat(&normalize(
         &lexicon::read_emoji(&without_list_numbers(&message)),
-    ))))
+    ))));
+    // «¿cuántas calorías tiene más o menos?»: roughly, neither more nor less.
+    format!(" {read} ")
+        .replace(" mas o menos ", " aproximadamente ")
+        .trim()
+        .to_owned()
 }
 
 /// «-1 croissant» is «quita 1 croissant» and «+2 brownies» «agrega 2
@@ -1358,6 +1405,11 @@ impl Reader<'_> {
         if let Some(asked) = self.unsaid_quantity() {
             return asked;
         }
+        // «Sí, confirmo. Pasamos a recogerlo a las 9:45»: at the summary, a
+        // yes and how the order goes is both — the way first, then the yes.
+        if let Some(proposal) = self.yes_and_the_way() {
+            return proposal;
+        }
         // Pickup or delivery, read whole: an address's numbers are no quantities.
         if let Some(action) = delivery::read(input) {
             self.covered.iter_mut().for_each(|c| *c = true);
@@ -1870,6 +1922,40 @@ impl Reader<'_> {
             || self.words[at..]
                 .iter()
                 .any(|w| matches!(*w, "todavia" | "aun" | "tampoco"))
+    }
+
+    /// CHECKOUT: a yes said first, then pickup or delivery and nothing of a
+    /// product. The way is set before the order is made; a way the shop does
+    /// not offer is proposed alone (the backend says so) and nothing is
+    /// confirmed on it.
+    fn yes_and_the_way(&mut self) -> Option<Proposal> {
+        let input = self.input;
+        if self.state() != State::Checkout {
+            return None;
+        }
+        let rest = after_a_yes(&input.customer_message)?;
+        if names_a_product(&rest, &input.product_catalog) || rest.contains('?') {
+            return None;
+        }
+        let mode = delivery::mode_said(&rest)?;
+        let way = match &input.delivery {
+            Some(view) => delivery::read_message(&rest, view, input.asked, State::Checkout)
+                .unwrap_or_else(|| ProposedAction::new("SET_FULFILMENT").mode(mode)),
+            None => ProposedAction::new("SET_FULFILMENT").mode(mode),
+        };
+        let offered = match (&input.delivery, mode) {
+            (Some(view), Mode::Pickup) => view.pickup,
+            (Some(view), Mode::Delivery) => !view.zones.is_empty(),
+            // A shop that asks nothing takes its orders at the counter.
+            (None, Mode::Pickup) => true,
+            (None, Mode::Delivery) => false,
+        };
+        self.covered.iter_mut().for_each(|c| *c = true);
+        let mut actions = vec![way];
+        if offered {
+            actions.push(ProposedAction::new("CONFIRM_ORDER"));
+        }
+        Some(Proposal::new(actions, ""))
     }
 
     /// CHECKOUT: only a clear yes confirms ("sí", "listo, dale", "ok 👍"); a no or
@@ -3291,8 +3377,12 @@ impl Reader<'_> {
             .words
             .windows(2)
             .any(|w| token_number(w[0]).is_some() && w[1] == "mas");
-        // «me da lo mismo», «igual da»: indifference, not one more.
-        let indifferent = any(self.text, lexicon::INDIFFERENT);
+        // «me da lo mismo», «igual da»: indifference, not one more; «gracias
+        // igual», «igual gracias»: thanks all the same.
+        let indifferent = any(self.text, lexicon::INDIFFERENT)
+            || (any(self.text, lexicon::THANKS)
+                && self.words.contains(&"igual")
+                && !self.has(&["otro igual", "otra igual", "uno igual", "una igual"]));
         if !indifferent && (self.has(&more) || counted_more) {
             lexicon::cover(self.words, lexicon::ADD, &mut self.covered);
             let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);

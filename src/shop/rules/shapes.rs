@@ -458,19 +458,33 @@ pub(super) fn amounts_and_marks(input: &ProposalInput, text: String) -> String {
 }
 
 /// «serían 6 capuchinos, no 8»: the count denied after a counted product is
-/// no count of its own.
+/// no count of its own — when the count is said again («serían», «te pedí»)
+/// or the denied one is the cart's. «2 matchas, no, 3» corrects itself.
 pub(super) fn not_the_other_count(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     let [.., "no", last] = words.as_slice() else {
         return text;
     };
-    if count(last).is_none() {
+    let Some(denied) = count(last) else {
         return text;
-    }
+    };
     let end = words.len() - 2;
+    let restates = any(&text, lexicon::RESTATING) || any(&text, lexicon::RESTATED);
     let counted = mentions::find(&words[..end], &input.product_catalog)
         .iter()
-        .any(|m| m.end == end && m.start > 0 && count(words[m.start - 1]).is_some());
+        .any(|m| {
+            let the_carts = m.product().is_some_and(|id| {
+                input
+                    .cart
+                    .lines
+                    .iter()
+                    .any(|l| l.product_id == id && l.quantity == denied)
+            });
+            m.end == end
+                && m.start > 0
+                && count(words[m.start - 1]).is_some()
+                && (restates || the_carts)
+        });
     if !counted {
         return text;
     }

@@ -4262,3 +4262,83 @@ fn with_kinds(input: &mut ProposalInput) {
         entry.tags.push(kind.into());
     }
 }
+
+#[test]
+fn a_count_corrected_or_said_after_the_name_is_the_one_taken() {
+    use State::*;
+    check(&[
+        // The count said again after «no» corrects the one before it…
+        (Browsing, "2 matchas, no, 3", &[], &["ADD_TO_CART 2 x3"]),
+        (Browsing, "2 matchas no 3", &[], &["ADD_TO_CART 2 x3"]),
+        // …unless it denies the cart's («serían 6, no 8»).
+        (
+            CartOpen,
+            "entonces serían 6 capuchinos no 8",
+            &[(8, 8)],
+            &["UPDATE_QUANTITY 8 x6"],
+        ),
+        (
+            CartOpen,
+            "y croissant también, dos",
+            &[(3, 2)],
+            &["ADD_TO_CART 7 x2"],
+        ),
+    ]);
+    // «más o menos» is roughly: nothing taken out.
+    let asked = summary(
+        CartOpen,
+        "cuántas calorías tiene el cheesecake más o menos",
+        &[(8, 1), (6, 1)],
+    );
+    assert!(
+        !asked
+            .iter()
+            .any(|a| a.starts_with("REMOVE_ITEM") || a.starts_with("UPDATE_QUANTITY")),
+        "{asked:?}"
+    );
+    // Thanks all the same adds nothing.
+    let thanks = summary(CartOpen, "gracias igual!", &[(8, 2), (6, 1)]);
+    assert!(
+        !thanks.iter().any(|a| a.starts_with("ADD_TO_CART")),
+        "{thanks:?}"
+    );
+}
+
+#[test]
+fn a_yes_at_the_summary_with_how_the_order_goes_sets_the_way_then_confirms() {
+    let way = |message: &str| {
+        propose(&input(State::Checkout, message, &[(8, 2)]))
+            .proposed_actions
+            .iter()
+            .map(|a| match &a.params.mode {
+                Some(mode) => format!("{} {}", a.action_type, mode.as_str().unwrap_or("?")),
+                None => a.action_type.clone(),
+            })
+            .collect::<Vec<_>>()
+    };
+    for message in [
+        "Sí, confirmo. Pasamos a recogerlo a las 9:45.",
+        "sí, mejor lo recojo yo",
+        "sí está bien confirmo mi nieto va a pasar a recogerlo en la tardecita",
+    ] {
+        assert_eq!(
+            way(message),
+            ["SET_FULFILMENT pickup", "CONFIRM_ORDER"],
+            "{message}"
+        );
+    }
+    // A shop that only hands orders over the counter confirms nothing on a
+    // delivery: the way is proposed alone, and the backend says it is not
+    // offered.
+    assert_eq!(
+        way("sí está bien mándalo a la avenida Arce 2450 edificio Los Pinos"),
+        ["SET_FULFILMENT delivery"]
+    );
+    // A no first, or a product after the yes, is no such answer.
+    assert!(!way("no, paso a recoger mañana").contains(&"CONFIRM_ORDER".to_owned()));
+    assert_eq!(after_a_yes("sí"), None);
+    assert_eq!(
+        after_a_yes("sí confirmo, delivery a la calle 10").as_deref(),
+        Some("delivery a la calle 10")
+    );
+}
