@@ -282,9 +282,10 @@ pub async fn run(
             .map(|(sku, q)| (sku, i64::from(q)))
             .collect();
             // An order awaiting payment holds what the cart held: a script may
-            // write either the emptied cart or the order's lines.
+            // write either the emptied cart or the order's lines (also once a
+            // person took the conversation over with the order still open).
             let cart = if cart.is_empty()
-                && state == "AWAITING_PAYMENT"
+                && matches!(state.as_str(), "AWAITING_PAYMENT" | "HUMAN_TAKEOVER")
                 && turn.expect.cart.as_ref().is_some_and(|c| !c.is_empty())
             {
                 open_order_lines(pool, conversation_id).await?

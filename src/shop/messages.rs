@@ -84,6 +84,7 @@ pub const UNSUPPORTED_MEDIA: &str =
 pub const IMAGE_WITHOUT_ORDER: &str = "Recibí tu imagen, pero no tienes un pedido pendiente de pago. Escribe «catálogo» para ver nuestros productos.";
 
 /// Some of a product, without how many.
+pub const HOW_MANY_PEOPLE: &str = "¿Para cuántas personas es? Así pongo uno para cada una.";
 pub const HOW_MANY: &str = "¿Cuántos quieres? Dímelo con un número y el nombre del producto.";
 
 /// Payment words with no order waiting for payment.

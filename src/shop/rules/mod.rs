@@ -52,7 +52,7 @@ pub struct Reading {
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
-    settle(input, read(input))
+    for_each_one(input, settle(input, read(input)))
 }
 
 /// Whether the words tell an order of before («ayer pedí…», «me llegó…») and

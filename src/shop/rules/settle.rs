@@ -1517,3 +1517,84 @@ pub(super) fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option
         }
     }
 }
+
+/// Words that put one of a product for each person.
+const EACH: &[&str] = &[
+    "para cada uno",
+    "para cada una",
+    "por persona",
+    "por cabeza",
+    "para cada quien",
+    "uno para cada uno",
+    "una para cada una",
+];
+
+/// The last say on what a message adds. «uno para mí y otro para mi
+/// hermana» is one line of two, not two lines of one. «y un croissant para
+/// cada uno»: as many as the people the message counts with its other lines
+/// («dos capuchinos y un croissant para cada uno» is two of each); when it
+/// counts none, how many people is asked, never one guessed.
+pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Proposal {
+    let product = |a: &ProposedAction| a.params.product_id.as_ref().and_then(|v| v.as_i64());
+    let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
+    // One line of each product added.
+    let mut merged: Vec<ProposedAction> = Vec::with_capacity(proposal.proposed_actions.len());
+    for action in proposal.proposed_actions.drain(..) {
+        let same = merged.iter_mut().find(|m| {
+            m.action_type == "ADD_TO_CART"
+                && action.action_type == "ADD_TO_CART"
+                && product(m).is_some()
+                && product(m) == product(&action)
+        });
+        match (same, quantity(&action)) {
+            (Some(line), Some(more)) if quantity(line).is_some() => {
+                let total = quantity(line).unwrap_or(0) + more;
+                line.params.quantity = Some(serde_json::Value::from(total));
+            }
+            _ => merged.push(action),
+        }
+    }
+    proposal.proposed_actions = merged;
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let Some(at) = (0..words.len()).find(|&k| {
+        let rest = words[k..].join(" ");
+        EACH.iter()
+            .any(|p| rest == *p || rest.starts_with(&format!("{p} ")))
+    }) else {
+        return proposal;
+    };
+    // The product said last before «para cada uno».
+    let Some(each) = mentions::find(&words[..at], &input.product_catalog)
+        .iter()
+        .rev()
+        .find_map(|m| m.product())
+    else {
+        return proposal;
+    };
+    let added_one = |a: &ProposedAction| {
+        a.action_type == "ADD_TO_CART" && product(a) == Some(each) && quantity(a) == Some(1)
+    };
+    if !proposal.proposed_actions.iter().any(added_one) {
+        return proposal;
+    }
+    let others: std::collections::BTreeSet<i64> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| a.action_type == "ADD_TO_CART" && product(a) != Some(each))
+        .filter_map(quantity)
+        .collect();
+    match others.iter().collect::<Vec<_>>().as_slice() {
+        [people] if **people > 1 => {
+            for action in proposal
+                .proposed_actions
+                .iter_mut()
+                .filter(|a| added_one(a))
+            {
+                action.params.quantity = Some(serde_json::Value::from(**people));
+            }
+            proposal
+        }
+        _ => clarify(messages::HOW_MANY_PEOPLE),
+    }
+}

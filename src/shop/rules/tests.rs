@@ -1804,7 +1804,7 @@ fn what_only_sounds_like_an_order_changes_nothing() {
             Idle,
             "2 brownies para mí y 3 brownies para mi hermana",
             &[],
-            &["ADD_TO_CART 6 x2", "ADD_TO_CART 6 x3"],
+            &["ADD_TO_CART 6 x5"],
         ),
         (
             CartOpen,
@@ -3728,17 +3728,15 @@ fn what_a_strangers_review_found_in_the_new_readings_stays_fixed() {
         ("bot", "Agregué 1 × Té chai a tu carrito."),
     ]);
     assert!(!describe(&propose(&two)).iter().any(|a| a.contains(" 2 ")));
-    // Two lines of one product for two people, a «bueno» first: both added.
+    // Two lines of one product for two people, a «bueno» first: both added,
+    // as one line of five.
     assert_eq!(
         describe(&propose(&input(
             State::Browsing,
             "bueno, 2 brownies para mí y 3 brownies para mi hermana",
             &[]
-        )))
-        .iter()
-        .filter(|a| a.starts_with("ADD_TO_CART 6"))
-        .count(),
-        2
+        ))),
+        ["ADD_TO_CART 6 x5"]
     );
 }
 
@@ -4079,7 +4077,7 @@ fn orders_for_others_and_changes_taken_back_inside_the_message() {
             Browsing,
             "hola, un capuchino para mí y otro para mi esposo, y un brownie para compartir",
             &[],
-            &["ADD_TO_CART 8 x1", "ADD_TO_CART 8 x1", "ADD_TO_CART 6 x1"],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1"],
         ),
         // One each, with the people counted before «cada uno».
         (
@@ -4341,4 +4339,42 @@ fn a_yes_at_the_summary_with_how_the_order_goes_sets_the_way_then_confirms() {
         after_a_yes("sí confirmo, delivery a la calle 10").as_deref(),
         Some("delivery a la calle 10")
     );
+}
+
+#[test]
+fn one_for_each_person_is_as_many_as_the_people_counted_or_asked() {
+    use State::*;
+    check(&[
+        (
+            Browsing,
+            "quiero un chocolate caliente, uno para mí y otro para mi hermana",
+            &[],
+            &["ADD_TO_CART 5 x2"],
+        ),
+        (
+            Browsing,
+            "un capuchino para mí y otro para mi hermana",
+            &[],
+            &["ADD_TO_CART 8 x2"],
+        ),
+        (
+            Browsing,
+            "dos capuchinos y un croissant para cada uno",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x2"],
+        ),
+        (
+            Browsing,
+            "somos 4, un croissant por persona",
+            &[],
+            &["ADD_TO_CART 7 x4"],
+        ),
+        // Nobody counted: how many people is asked, nothing added.
+        (
+            CartOpen,
+            "y un croissant por persona",
+            &[(3, 3), (8, 2)],
+            &["CLARIFY"],
+        ),
+    ]);
 }
