@@ -52,7 +52,7 @@ pub struct Reading {
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
-    for_each_one(input, settle(input, read(input)))
+    settle(input, read(input))
 }
 
 /// Whether the words tell an order of before («ayer pedí…», «me llegó…») and
@@ -675,10 +675,11 @@ pub(super) fn said(input: &ProposalInput) -> String {
 pub fn settled(input: &ProposalInput) -> Reading {
     let mut reading = read(input);
     let proposal = settle(input, reading.clone());
-    if proposal != reading.proposal {
+    // (One line of a product said twice is the reading itself, said once.)
+    if proposal != one_line_each(reading.proposal.clone()) {
         reading.confident = false;
-        reading.proposal = proposal;
     }
+    reading.proposal = proposal;
     reading
 }
 

@@ -5,7 +5,11 @@
 use super::*;
 
 /// What [`propose`] makes of the rules' reading of the message.
-pub(super) fn settle(input: &ProposalInput, mut reading: Reading) -> Proposal {
+pub(super) fn settle(input: &ProposalInput, reading: Reading) -> Proposal {
+    for_each_one(input, one_line_each(settle_reading(input, reading)))
+}
+
+fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     // «entonces 2 capuchinos», «total 4», «o sea 3 capuchinos y 1 brownie»,
     // «capuchinos: 5», «igual quiero 3 brownies» with those lines in the
     // cart: the count said again is what the line becomes, never more of it.
@@ -1529,15 +1533,12 @@ const EACH: &[&str] = &[
     "una para cada una",
 ];
 
-/// The last say on what a message adds. «uno para mí y otro para mi
-/// hermana» is one line of two, not two lines of one. «y un croissant para
-/// cada uno»: as many as the people the message counts with its other lines
-/// («dos capuchinos y un croissant para cada uno» is two of each); when it
-/// counts none, how many people is asked, never one guessed.
-pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Proposal {
+/// «uno para mí y otro para mi hermana»: one line of two, not two lines of
+/// one — a product added twice in one reading is added once, with both
+/// counts.
+pub(super) fn one_line_each(mut proposal: Proposal) -> Proposal {
     let product = |a: &ProposedAction| a.params.product_id.as_ref().and_then(|v| v.as_i64());
     let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
-    // One line of each product added.
     let mut merged: Vec<ProposedAction> = Vec::with_capacity(proposal.proposed_actions.len());
     for action in proposal.proposed_actions.drain(..) {
         let same = merged.iter_mut().find(|m| {
@@ -1555,6 +1556,16 @@ pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Pro
         }
     }
     proposal.proposed_actions = merged;
+    proposal
+}
+
+/// «y un croissant para cada uno»: as many as the people the message counts
+/// with its other lines («dos capuchinos y un croissant para cada uno» is two
+/// of each); when it counts none, how many people is asked, never one
+/// guessed.
+pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Proposal {
+    let product = |a: &ProposedAction| a.params.product_id.as_ref().and_then(|v| v.as_i64());
+    let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
     let text = prepared(&input.customer_message);
     let words = tokens(&text);
     let Some(at) = (0..words.len()).find(|&k| {
