@@ -63,6 +63,12 @@ pub const ADD: &[&str] = &[
     "ordenar",
     "ordeno",
     "necesito",
+    // «para la reunión necesitaríamos: …»: the polite conditional.
+    "necesitaria",
+    "necesitariamos",
+    "quisieramos",
+    "querriamos",
+    "ocupariamos",
     "voy a querer",
     "voy a llevar",
     "me antoja",

@@ -219,8 +219,9 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
         *c || matches!(
             *w,
             "por"
-                // «confirmo nomás»: just that.
+                // «confirmo nomás»: just that; «ok igual, confirmo»: anyway.
                 | "nomas"
+                | "igual"
                 | "favor"
                 | "porfa"
                 | "gracias"
@@ -482,10 +483,26 @@ fn prepared(message: &str) -> String {
         &lexicon::read_emoji(&without_list_numbers(&message)),
     ))));
     // «¿cuántas calorías tiene más o menos?»: roughly, neither more nor less.
-    format!(" {read} ")
-        .replace(" mas o menos ", " aproximadamente ")
-        .trim()
-        .to_owned()
+    // «que los cheesecakes vuelvan a ser 3»: set again; «volvé a poner el
+    // brownie», «devolveme el americano»: put back.
+    [
+        (" mas o menos ", " aproximadamente "),
+        (" vuelvan a ser ", " sean "),
+        (" vuelva a ser ", " sea "),
+        (" vuelve a poner ", " pon "),
+        (" volve a poner ", " pon "),
+        (" vuelva a poner ", " ponga "),
+        (" vuelvan a poner ", " pongan "),
+        (" devolveme ", " agregame "),
+        (" devuelveme ", " agregame "),
+        (" devuelvame ", " agregueme "),
+    ]
+    .iter()
+    .fold(format!(" {read} "), |text, (said, meant)| {
+        text.replace(said, meant)
+    })
+    .trim()
+    .to_owned()
 }
 
 /// «-1 croissant» is «quita 1 croissant» and «+2 brownies» «agrega 2

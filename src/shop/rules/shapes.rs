@@ -234,10 +234,13 @@ pub(super) fn set_said_after(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     // «no quiero que los capuchinos sean tres», «¿…sean tres?», «sean 3 o 4»:
     // a doubt or a negation is no count set.
+    // (A «no» opening the message answers the bot: «no espera, que los
+    // capuchinos sean 3».)
     if input.customer_message.contains('?')
         || words
             .iter()
-            .any(|w| matches!(*w, "no" | "o" | "quizas" | "tal"))
+            .enumerate()
+            .any(|(i, w)| (i > 0 && *w == "no") || matches!(*w, "o" | "quizas" | "tal"))
     {
         return text;
     }

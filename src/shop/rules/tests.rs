@@ -4378,3 +4378,42 @@ fn one_for_each_person_is_as_many_as_the_people_counted_or_asked() {
         ),
     ]);
 }
+
+#[test]
+fn a_polite_order_a_count_set_again_and_a_line_put_back() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "Buenos días, le escribo de la oficina de contabilidad. Para la reunión de las 10 \
+             necesitaríamos: 3 cafés americanos, 2 capuchinos y 5 croissants. Muchas gracias \
+             de antemano.",
+            &[],
+            &["ADD_TO_CART 3 x3", "ADD_TO_CART 8 x2", "ADD_TO_CART 7 x5"],
+        ),
+        (
+            CartOpen,
+            "no espera, que los capuchinos vuelvan a ser 3, mi hermana también quiere",
+            &[(8, 2), (6, 1)],
+            &["UPDATE_QUANTITY 8 x3"],
+        ),
+        (
+            CartOpen,
+            "bueno ya fue, volvé a poner el brownie jaja",
+            &[(3, 1)],
+            &["ADD_TO_CART 6 x1"],
+        ),
+        (
+            CartOpen,
+            "ay no, devolveme el americano también",
+            &[(8, 1)],
+            &["ADD_TO_CART 3 x1"],
+        ),
+        (
+            Checkout,
+            "ok igual, confirmo",
+            &[(8, 1)],
+            &["CONFIRM_ORDER"],
+        ),
+    ]);
+}
