@@ -384,11 +384,18 @@ pub async fn run(
                     problems.push(format!("reply lacks {text:?}"));
                 }
             }
+            // A product shown answers from its catalog row (name, price,
+            // description): that row is the source.
+            let shown: Vec<String> = proposed
+                .iter()
+                .filter(|(kind, ..)| kind == "SHOW_PRODUCT")
+                .filter_map(|(_, sku, _)| sku.as_ref().map(|sku| format!("producto:{sku}")))
+                .collect();
             score_knowledge(
                 pool,
                 bot.id,
                 turn,
-                &audit,
+                (&audit, shown),
                 &mut report.knowledge,
                 &mut problems,
             )
@@ -511,7 +518,7 @@ async fn score_knowledge(
     pool: &PgPool,
     bot_id: uuid::Uuid,
     turn: &ScriptTurn,
-    audit: &[super::AuditRow],
+    (audit, shown): (&[super::AuditRow], Vec<String>),
     score: &mut super::report::KnowledgeScore,
     problems: &mut Vec<String>,
 ) -> sqlx::Result<()> {
@@ -529,6 +536,7 @@ async fn score_knowledge(
             Some("product") => format!("producto:{}", source["sku"].as_str().unwrap_or("")),
             _ => source["title"].as_str().unwrap_or("").to_owned(),
         })
+        .chain(shown)
         .collect();
     // How the answers were worked out, for whoever reads a miss.
     let steps = || {

@@ -684,3 +684,46 @@ async fn a_yes_or_a_cancel_at_the_summary_is_not_taken_for_a_question(pool: sqlx
     app.say("fer", "gracias igual!").await;
     assert!(app.cart("fer").await.is_empty());
 }
+
+/// Words around a question that name nothing the shop sells or knows: a
+/// mistyped greeting, English around a topic, «vino» as «came», and a short
+/// question about the thing named just before it.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn words_around_a_question_do_not_send_it_to_the_gray_zone(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    for (who, question, source) in [
+        ("g1", "hla a q hora abren mñn sabado", "Horario"),
+        (
+            "g2",
+            "Can I bring my dog inside with me?",
+            "Wifi, mesas y mascotas",
+        ),
+        (
+            "g3",
+            "me llegó el pedido y el matcha vino todo derramado en la bolsa, qué hago",
+            "Cambios y reclamos",
+        ),
+        (
+            "g4",
+            "Joven, el QR que me mandan ¿hasta cuándo vale pues?",
+            "Formas de pago",
+        ),
+    ] {
+        let reply = app.say(who, question).await;
+        let audit = answered(&app, who).await;
+        assert!(
+            audit
+                .iter()
+                .any(|a| a["gray"] == false && a["sources"][0]["title"] == source),
+            "{question}: {audit:?} {reply:?}"
+        );
+        assert!(app.cart(who).await.is_empty());
+    }
+    // A thing nobody wrote stays unwritten.
+    let reply = app.say("g5", "¿venden vino?").await;
+    let audit = answered(&app, "g5").await;
+    assert!(
+        !audit.is_empty() && audit.iter().all(|a| a["gray"] == true),
+        "{audit:?} {reply:?}"
+    );
+}

@@ -410,6 +410,10 @@ const NEUTRAL: &[&str] = &[
 const VOICE: &[&str] = &[
     "oye", "oiga", "hago", "haga", "hacemos", "deberia", "debo", "extra", "limite", "harto",
     "harta", "hartos", "bastante", "poquito", "monton",
+    // English around a question the topics answer («Can I bring my dog
+    // inside?», «do u guys close early?»).
+    "bring", "inside", "outside", "guys", "early", "late", "there", "here", "with", "take", "come",
+    "have", "get",
 ];
 
 pub struct Ask<'a> {
@@ -596,11 +600,29 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                     && !matches!(folded.get(i + 1).copied(), Some("de" | "en" | "del"))
             })
     };
+    // «hla, a q hora abren»: a greeting mistyped is no thing asked about.
+    let greeting = |w: &str| {
+        crate::detect::GREETINGS
+            .iter()
+            .any(|g| g.len() >= 4 && !g.contains(' ') && strsim::damerau_levenshtein(w, g) <= 1)
+    };
+    // «el matcha vino todo derramado»: came, not wine.
+    let came = |w: &str| {
+        w == "vino"
+            && folded.iter().enumerate().any(|(i, t)| {
+                *t == "vino"
+                    && i > 0
+                    && !matches!(
+                        folded[i - 1],
+                        "un" | "de" | "el" | "venden" | "tienen" | "hay" | "copa" | "botella"
+                    )
+            })
+    };
     let unknown: Vec<String> = question
         .words
         .iter()
         .filter(|w| !named_after.contains(&w.as_str()) && !part_of_known(w))
-        .filter(|w| !the_shops_own(w))
+        .filter(|w| !the_shops_own(w) && !greeting(w) && !came(w))
         .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
         .filter(|w| !VOICE.contains(&w.as_str()))
         // A topic's word is no unknown thing while the shop wrote about the

@@ -312,6 +312,24 @@ fn points_back(clause: &str) -> bool {
         .any(|w| matches!(*w, "ese" | "esa" | "eso" | "esos" | "esas" | "ahi" | "alla"))
 }
 
+/// «¿hasta cuándo vale pues?»: a short marked question with no subject of its
+/// own (no product, no topic, at most two words of content), which asks
+/// about what was named before it.
+fn bare_question(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool {
+    let question = Question::new(clause);
+    asks(clause)
+        && clause.contains('?')
+        && !names_product(clause)
+        && tokens(&normalize(clause)).len() <= 5
+        // («…, ¿no?» only asks to agree.)
+        && (1..=2).contains(&question.words.len())
+        && !question.words.iter().any(|w| is_topic_word(w))
+        // «¿Qué cosas dulces tienen?» asks the catalog.
+        && !tokens(&normalize(clause))
+            .iter()
+            .any(|w| matches!(*w, "tienen" | "tiene" | "hay" | "venden" | "vende"))
+}
+
 /// Whether `clause` asks something: as a whole, or in a part after a comma
 /// that opens as a question does («soy alérgica al maní, qué no debería
 /// pedir», «…a nombre de mi empresa, qué datos les paso»).
@@ -569,6 +587,32 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             // «Deseo encargar un pedido grande para cuarenta personas. ¿Cómo
             // se hace eso?»: a short question pointing back carries the
             // sentence before it, when that one names no product.
+            // «Joven, el QR que me mandan ¿hasta cuándo vale pues?»: a short
+            // question naming no topic of its own is about the thing the
+            // words before it named.
+            _ if bare_question(&clause, &names_product)
+                && split.questions.last().is_some_and(|prev: &String| {
+                    !prev.contains('?')
+                        && !names_product(prev)
+                        && Question::new(prev).words.iter().any(|w| is_topic_word(w))
+                }) =>
+            {
+                let prev = split.questions.pop().unwrap_or_default();
+                format!("{prev} {clause}")
+            }
+            _ if bare_question(&clause, &names_product)
+                // (Naming no product, the words before order nothing: «el QR
+                // que me mandan».)
+                && rest.last().is_some_and(|prev: &String| {
+                    !prev.contains('?')
+                        && !names_product(prev)
+                        && !crate::shop::rules::calls_off_or_closes(prev)
+                        && Question::new(prev).words.iter().any(|w| is_topic_word(w))
+                }) =>
+            {
+                let prev = rest.pop().unwrap_or_default();
+                format!("{prev} {clause}")
+            }
             _ if asks(&clause)
                 && points_back(&clause)
                 && tokens(&normalize(&clause)).len() <= 6
