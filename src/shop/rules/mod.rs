@@ -389,12 +389,7 @@ pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) ->
 pub fn rewrite(input: &ProposalInput) -> Option<String> {
     let text = said(input);
     let words = tokens(&text);
-    let mut reader = Reader {
-        input,
-        text: &text,
-        words: &words,
-        covered: vec![false; words.len()],
-    };
+    let mut reader = Reader::new(input, &text, &words);
     let name = |id: ProductId| name_of(input, id).map(str::to_owned);
     if let Some((id, quantity)) = reader.chosen() {
         return Some(format!("quiero {quantity} {}", name(id)?));
@@ -703,12 +698,7 @@ pub fn settled(input: &ProposalInput) -> Reading {
 pub fn read(input: &ProposalInput) -> Reading {
     let text = said(input);
     let words = tokens(&text);
-    let mut reader = Reader {
-        input,
-        text: &text,
-        words: &words,
-        covered: vec![false; words.len()],
-    };
+    let mut reader = Reader::new(input, &text, &words);
     let proposal = reader.proposal();
     lexicon::cover(&words, lexicon::FILLER, &mut reader.covered);
     lexicon::cover(&words, lexicon::VOCATIVES, &mut reader.covered);
@@ -1175,6 +1165,18 @@ struct Reader<'a> {
     words: &'a [&'a str],
     /// Words explained so far.
     covered: Vec<bool>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of `words` (the tokens of `text`), none explained yet.
+    fn new(input: &'a ProposalInput, text: &'a str, words: &'a [&'a str]) -> Self {
+        Reader {
+            input,
+            text,
+            words,
+            covered: vec![false; words.len()],
+        }
+    }
 }
 
 fn one(action: ProposedAction) -> Proposal {
