@@ -157,10 +157,13 @@ fn expected_proposal(
         serde_json::json!({"type": kind, "params": params})
     };
     if let Some(actions) = &turn.expect.actions {
-        return actions
+        // A model sets the way before it confirms («sí, confirmo, paso a
+        // recoger»), whatever order the script wrote them in.
+        let actions: Vec<serde_json::Value> = actions
             .iter()
             .map(|a| action(&a.kind, a.sku.as_deref(), a.quantity))
             .collect();
+        return super::way_first(&actions, |a| a["type"].as_str().unwrap_or_default());
     }
     let (cart, state) = before;
     let to_state = turn
@@ -360,14 +363,13 @@ pub async fn run(
                     super::way_first(super::without_talk(expected, |e| e.kind.as_str()), |e| {
                         e.kind.as_str()
                     });
-                let talked = super::way_first(
-                    super::without_talk(&proposed, |(kind, ..)| kind.as_str()),
-                    |(kind, ..)| kind.as_str(),
-                );
+                // (Only the script's order is put right: a proposer must set
+                // the way before it confirms.)
+                let talked = super::without_talk(&proposed, |(kind, ..)| kind.as_str());
                 let matches = expected.len() == talked.len()
                     && expected
                         .iter()
-                        .zip(&talked)
+                        .zip(talked)
                         .all(|(e, (kind, sku, quantity))| {
                             e.kind.eq_ignore_ascii_case(kind)
                                 && e.sku.as_ref().is_none_or(|s| Some(s) == sku.as_ref())

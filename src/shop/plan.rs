@@ -299,8 +299,29 @@ pub async fn plan(
     // none is asked of the knowledge.
     let split = if start == State::Checkout
         && !payload.text.contains('?')
-        && super::rules::after_a_yes(&payload.text).is_some()
-    {
+        && super::rules::after_a_yes(&payload.text).is_some_and(|rest| {
+            // («bueno, aceptan tarjeta», «sí, cuánto demora el delivery» still ask.)
+            !crate::text::tokens(&crate::text::normalize(&rest))
+                .iter()
+                .any(|w| {
+                    matches!(
+                        *w,
+                        "cuanto"
+                            | "cuanta"
+                            | "cuando"
+                            | "como"
+                            | "donde"
+                            | "cual"
+                            | "hay"
+                            | "aceptan"
+                            | "tienen"
+                            | "puedo"
+                            | "pueden"
+                            | "hacen"
+                            | "demora"
+                    )
+                })
+        }) {
         super::knowledge::route::Split {
             questions: Vec::new(),
             rest: listed.clone(),
@@ -603,7 +624,8 @@ pub async fn plan(
                 [only] if matches!(start, State::Idle | State::Browsing | State::CartOpen) => {
                     memo.focus_on(*only);
                 }
-                _ => {}
+                [] => {}
+                _ => memo.focus = None,
             }
             return Ok(Plan::Knowledge {
                 start,

@@ -680,9 +680,10 @@ async fn a_yes_or_a_cancel_at_the_summary_is_not_taken_for_a_question(pool: sqlx
     .await;
     assert_eq!(app.state("fer").await, "IDLE");
     assert!(app.cart("fer").await.is_empty());
-    // Thanks all the same orders nothing.
-    app.say("fer", "gracias igual!").await;
-    assert!(app.cart("fer").await.is_empty());
+    // Thanks all the same orders nothing more.
+    app.say("gil", "quiero 2 capuchinos").await;
+    app.say("gil", "gracias igual!").await;
+    assert_eq!(app.cart("gil").await, vec![("capuchino".into(), 2)]);
 }
 
 /// Words around a question that name nothing the shop sells or knows: a

@@ -601,21 +601,23 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             })
     };
     // «hla, a q hora abren»: a greeting mistyped is no thing asked about.
+    // (Only the first word: «cenas» is no «wenas».)
     let greeting = |w: &str| {
-        crate::detect::GREETINGS
-            .iter()
-            .any(|g| g.len() >= 4 && !g.contains(' ') && strsim::damerau_levenshtein(w, g) <= 1)
+        folded.first() == Some(&w)
+            && crate::detect::GREETINGS
+                .iter()
+                .any(|g| g.len() >= 4 && !g.contains(' ') && strsim::damerau_levenshtein(w, g) <= 1)
     };
-    // «el matcha vino todo derramado»: came, not wine.
+    // «el matcha vino todo derramado», «me vino frío»: came, not wine — after
+    // the thing that came.
     let came = |w: &str| {
         w == "vino"
             && folded.iter().enumerate().any(|(i, t)| {
                 *t == "vino"
                     && i > 0
-                    && !matches!(
-                        folded[i - 1],
-                        "un" | "de" | "el" | "venden" | "tienen" | "hay" | "copa" | "botella"
-                    )
+                    && (matches!(folded[i - 1], "me" | "nos" | "pedido" | "orden" | "todo")
+                        || !crate::shop::rules::products_named(folded[i - 1], ask.catalog)
+                            .is_empty())
             })
     };
     let unknown: Vec<String> = question

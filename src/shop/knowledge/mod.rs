@@ -480,7 +480,8 @@ impl Desk<'_> {
     ) -> sqlx::Result<answer::Answer> {
         // «¿y los domingos?», «y cuánto demora»: a question that goes on from
         // the one before is asked with it, and its answer kept apart.
-        let before = before.filter(|_| answer::goes_on(question));
+        // (A memo kept before entries were remembered by id goes on from none.)
+        let before = before.filter(|b| b.entry != 0 && answer::goes_on(question));
         // (A sentinel word keeps the parts apart once the key is folded.)
         let mut asked_as = match before {
             Some(before) => format!(

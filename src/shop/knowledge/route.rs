@@ -607,6 +607,9 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
                     !prev.contains('?')
                         && !names_product(prev)
                         && !crate::shop::rules::calls_off_or_closes(prev)
+                        // «mándalo a la calle Arce 2450 ¿cuánto sale?»: the way
+                        // is the shop's to set.
+                        && crate::shop::rules::delivery::mode_said(prev).is_none()
                         && Question::new(prev).words.iter().any(|w| is_topic_word(w))
                 }) =>
             {

@@ -144,9 +144,12 @@ pub fn is_yes(text: &str) -> bool {
 }
 
 /// What follows a yes said first («Sí, confirmo. Pasamos a recogerlo a las
-/// 9:45», «sí está bien mándalo a la avenida Arce 2450»): the yes is the
-/// first sentence, or, with no stop, the longest run of words that is only a
-/// yes. `None` when the message does not open with a yes or says no more.
+/// 9:45», «sí está bien confirmo mi nieto va a pasar a recogerlo»): the yes
+/// is the first sentence; with no stop in the whole message, the longest run
+/// of words that is only a yes and says it in so many words («confirmo», «está
+/// bien», «dale» — never a bare «si», «ya» or «pues», which open a condition
+/// or a «ya no» as often). `None` when the message does not open with a yes or
+/// says no more.
 pub fn after_a_yes(text: &str) -> Option<String> {
     let raw = text.trim();
     let first = raw
@@ -161,14 +164,74 @@ pub fn after_a_yes(text: &str) -> Option<String> {
         let rest = raw[first.len()..].trim_start_matches(['.', '!', ',', ';', '\n', ' ']);
         return (!rest.trim().is_empty()).then(|| rest.to_owned());
     }
+    if first.len() != raw.len() {
+        return None;
+    }
+    let said_so = |lead: &str| {
+        tokens(lead).iter().any(|w| w.starts_with("confirm"))
+            || any(
+                lead,
+                &[
+                    "esta bien",
+                    "de acuerdo",
+                    "dale",
+                    "listo",
+                    "correcto",
+                    "perfecto",
+                ],
+            )
+    };
     let words: Vec<&str> = raw.split_whitespace().collect();
     (1..words.len())
         .rev()
         .find(|&n| {
             let lead = prepared(&words[..n].join(" "));
-            only_words_of(&lead, lexicon::CONFIRM) && !any(&lead, lexicon::DENY)
+            only_words_of(&lead, lexicon::CONFIRM) && !any(&lead, lexicon::DENY) && said_so(&lead)
         })
         .map(|n| words[n..].join(" "))
+}
+
+/// At the summary, a yes and then only how the order goes («Sí, confirmo.
+/// Pasamos a recogerlo a las 9:45»): the way said, and the words after the
+/// yes. Nothing of a doubt, a condition, a no, a cancel, a question, a change
+/// or a product may follow («sí, pero no voy a poder pasar a recoger hoy»,
+/// «sí, recojo yo, pero quita uno»). («Pasamos a recogerlo» is no «pásame»,
+/// «mándalo a…» no order.)
+pub fn yes_then_the_way(
+    text: &str,
+    catalog: &[super::contract::CatalogEntry],
+) -> Option<(String, Mode)> {
+    let rest = after_a_yes(text)?;
+    let read = prepared(&rest);
+    let words = tokens(&read);
+    let doubts = rest.contains('?')
+        || any(&read, lexicon::DENY)
+        || any(&read, lexicon::CANCEL)
+        || words.iter().any(|w| {
+            matches!(
+                *w,
+                "no" | "pero"
+                    | "todavia"
+                    | "aun"
+                    | "si"
+                    | "cuando"
+                    | "cuanto"
+                    | "como"
+                    | "donde"
+                    | "que"
+                    | "hay"
+                    | "puedo"
+                    | "pueden"
+                    | "puede"
+                    | "descuento"
+            ) || (lexicon::adds(w) && !w.starts_with("pas") && delivery::mode_said(w).is_none())
+                || lexicon::removes(w)
+        })
+        || names_a_product(&rest, catalog);
+    if doubts {
+        return None;
+    }
+    delivery::mode_said(&rest).map(|mode| (rest, mode))
 }
 
 /// A yes to «¿te pongo 3?», with or without the number: «sí», «dale, los 3»,
@@ -359,14 +422,22 @@ pub fn shop_phrases(text: &str) -> ShopPhrases {
 /// closes it, with at most how it goes («ya entonces recojo, cuánto es»).
 pub fn calls_off_or_closes(text: &str) -> bool {
     let read = prepared(text);
+    // «si cancelo el pedido me devuelven la plata», «una consulta, puedo
+    // cancelar?»: asked about, not done.
+    let words = tokens(&read);
+    let asked = matches!(words.first(), Some(&("si" | "puedo" | "podria" | "se")))
+        || any(&read, &["una consulta", "una pregunta", "se puede"]);
+    if asked {
+        return false;
+    }
     if any(&read, lexicon::CANCEL) {
         return true;
     }
+    // What is left beside «cuánto es» may only say the order is picked up
+    // («cuánto es el delivery» asks the fee).
+    let left = shop_phrases(text).unexplained.join(" ");
     any(&read, lexicon::DONE)
-        && shop_phrases(text)
-            .unexplained
-            .iter()
-            .all(|w| delivery::mode_said(w).is_some())
+        && (left.is_empty() || delivery::mode_said(&left) == Some(Mode::Pickup))
 }
 
 /// See [`shop_phrases`].
@@ -479,7 +550,7 @@ fn prepared(message: &str) -> String {
     ))));
     // «¿cuántas calorías tiene más o menos?»: roughly, neither more nor less.
     // «que los cheesecakes vuelvan a ser 3»: set again; «volvé a poner el
-    // brownie», «devolveme el americano»: put back.
+    // brownie»: put back. («devuélveme lo del americano» may be a refund.)
     [
         (" mas o menos ", " aproximadamente "),
         (" vuelvan a ser ", " sean "),
@@ -488,9 +559,6 @@ fn prepared(message: &str) -> String {
         (" volve a poner ", " pon "),
         (" vuelva a poner ", " ponga "),
         (" vuelvan a poner ", " pongan "),
-        (" devolveme ", " agregame "),
-        (" devuelveme ", " agregame "),
-        (" devuelvame ", " agregueme "),
     ]
     .iter()
     .fold(format!(" {read} "), |text, (said, meant)| {
@@ -1953,16 +2021,17 @@ impl Reader<'_> {
         if self.state() != State::Checkout {
             return None;
         }
-        let rest = after_a_yes(&input.customer_message)?;
-        if names_a_product(&rest, &input.product_catalog) || rest.contains('?') {
-            return None;
-        }
-        let mode = delivery::mode_said(&rest)?;
+        let (rest, mode) = yes_then_the_way(&input.customer_message, &input.product_catalog)?;
         let way = match &input.delivery {
             Some(view) => delivery::read_message(&rest, view, input.asked, State::Checkout)
                 .unwrap_or_else(|| ProposedAction::new("SET_FULFILMENT").mode(mode)),
             None => ProposedAction::new("SET_FULFILMENT").mode(mode),
         };
+        // «sí, paso a recoger, vivo en Sopocachi»: a zone named beside a
+        // pickup reads as delivery; two ways are asked, never one chosen.
+        if way.params.mode.as_ref().and_then(|m| m.as_str()) != Some(mode.as_str()) {
+            return None;
+        }
         let offered = match (&input.delivery, mode) {
             (Some(view), Mode::Pickup) => view.pickup,
             (Some(view), Mode::Delivery) => !view.zones.is_empty(),
@@ -3400,9 +3469,11 @@ impl Reader<'_> {
         // «me da lo mismo», «igual da»: indifference, not one more; «gracias
         // igual», «igual gracias»: thanks all the same.
         let indifferent = any(self.text, lexicon::INDIFFERENT)
-            || (any(self.text, lexicon::THANKS)
-                && self.words.contains(&"igual")
-                && !self.has(&["otro igual", "otra igual", "uno igual", "una igual"]));
+            || (any(self.text, &["gracias igual", "igual gracias"])
+                && !self
+                    .words
+                    .iter()
+                    .any(|w| lexicon::adds(w) || count(w).is_some()));
         if !indifferent && (self.has(&more) || counted_more) {
             lexicon::cover(self.words, lexicon::ADD, &mut self.covered);
             let n = self.words.iter().find_map(|w| count(w)).unwrap_or(1);

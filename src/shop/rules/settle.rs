@@ -1595,8 +1595,16 @@ pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Pro
         .filter(|a| a.action_type == "ADD_TO_CART" && product(a) != Some(each))
         .filter_map(quantity)
         .collect();
+    // Two lines or more sharing one count say the people («dos capuchinos y
+    // dos chais, y un croissant para cada uno»); one line's count may be a
+    // dozen of something else.
+    let lines = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| a.action_type == "ADD_TO_CART" && product(a) != Some(each))
+        .count();
     match others.iter().collect::<Vec<_>>().as_slice() {
-        [people] if **people > 1 => {
+        [people] if **people > 1 && lines >= 2 => {
             for action in proposal
                 .proposed_actions
                 .iter_mut()

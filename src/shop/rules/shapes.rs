@@ -461,8 +461,9 @@ pub(super) fn amounts_and_marks(input: &ProposalInput, text: String) -> String {
 }
 
 /// «serían 6 capuchinos, no 8»: the count denied after a counted product is
-/// no count of its own — when the count is said again («serían», «te pedí»)
-/// or the denied one is the cart's. «2 matchas, no, 3» corrects itself.
+/// no count of its own, and «2 capuchinos, no 3» contrasts; «2 matchas, no,
+/// 3» (a «no» set off by a comma) corrects itself, unless the count is said
+/// again («serían», «te pedí») or the denied one is the cart's.
 pub(super) fn not_the_other_count(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     let [.., "no", last] = words.as_slice() else {
@@ -472,7 +473,10 @@ pub(super) fn not_the_other_count(input: &ProposalInput, text: String) -> String
         return text;
     };
     let end = words.len() - 2;
-    let restates = any(&text, lexicon::RESTATING) || any(&text, lexicon::RESTATED);
+    // «2 matchas, no, 3»: a «no» set off by a comma takes the count back;
+    // «2 capuchinos, no 3» contrasts it.
+    let takes_back = input.customer_message.to_lowercase().contains("no,");
+    let restates = !takes_back || any(&text, lexicon::RESTATING) || any(&text, lexicon::RESTATED);
     let counted = mentions::find(&words[..end], &input.product_catalog)
         .iter()
         .any(|m| {
