@@ -206,6 +206,16 @@ impl ProposedAction {
         }
     }
 
+    /// The product id given, when it is a whole number.
+    pub fn product_id(&self) -> Option<ProductId> {
+        self.params.product_id.as_ref().and_then(Value::as_i64)
+    }
+
+    /// The quantity given, when it is a whole number.
+    pub fn quantity_given(&self) -> Option<i64> {
+        self.params.quantity.as_ref().and_then(Value::as_i64)
+    }
+
     pub fn product(mut self, id: ProductId) -> Self {
         self.params.product_id = Some(Value::from(id));
         self

@@ -183,17 +183,16 @@ fn grounds(input: &ProposalInput) -> Grounds {
     }
     let mut changes = Vec::new();
     for action in &reading.proposed_actions {
-        if let (Some(id), "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM") = (
-            action.params.product_id.as_ref().and_then(|v| v.as_i64()),
-            action.action_type.as_str(),
-        ) {
-            let quantity = action.params.quantity.as_ref().and_then(|v| v.as_i64());
+        if let (Some(id), "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM") =
+            (action.product_id(), action.action_type.as_str())
+        {
+            let quantity = action.quantity_given();
             changes.push((id, action.action_type.clone(), quantity));
         }
-        if let Some(id) = action.params.product_id.as_ref().and_then(|v| v.as_i64()) {
+        if let Some(id) = action.product_id() {
             products.insert(id);
         }
-        if let Some(q) = action.params.quantity.as_ref().and_then(|v| v.as_i64()) {
+        if let Some(q) = action.quantity_given() {
             quantities.insert(q);
         }
     }

@@ -1044,7 +1044,7 @@ impl Reading {
             && matches!(
                 self.proposal.proposed_actions.as_slice(),
                 [a] if a.action_type == "ADD_TO_CART"
-                    && a.params.product_id.as_ref().and_then(|v| v.as_i64()).is_some_and(|id| {
+                    && a.product_id().is_some_and(|id| {
                         input.cart.holds(id)
                     })
             );
@@ -2615,10 +2615,7 @@ impl Reader<'_> {
                             .product_id
                             .as_ref()
                             .and_then(|v| v.as_i64())
-                            .is_some_and(|p| {
-                                a.params.quantity.as_ref().and_then(|v| v.as_i64())
-                                    < Some(self.cart_quantity(p))
-                            }))
+                            .is_some_and(|p| a.quantity_given() < Some(self.cart_quantity(p))))
             });
             // «dos americanos y un croissant, sin brownie esta vez» with no
             // brownie in the cart: said to shape the order, nothing to take out.

@@ -17,7 +17,7 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     // unit off the line, never the whole line.
     if let Some((id, off)) = one_taken_off(input) {
         for action in &mut reading.proposal.proposed_actions {
-            let this = action.params.product_id.as_ref().and_then(|v| v.as_i64()) == Some(id);
+            let this = action.product_id() == Some(id);
             if this && action.action_type == "REMOVE_ITEM" {
                 let left = input.cart.quantity_of(id).unwrap_or(0) - off;
                 if left > 0 {
@@ -627,7 +627,7 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
                 "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
             )
         })
-        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .filter_map(|a| a.product_id())
         .collect();
     if added.is_empty() {
         return None;
@@ -718,7 +718,7 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
                 "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM" | "SHOW_PRODUCT"
             )
         })
-        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .filter_map(|a| a.product_id())
         .fold(Vec::new(), |mut ids: Vec<ProductId>, id| {
             if !ids.contains(&id) {
                 ids.push(id);
@@ -898,7 +898,7 @@ pub(super) fn retracts(input: &ProposalInput, proposal: &Proposal) -> bool {
         .proposed_actions
         .iter()
         .filter(|a| EFFECTS.contains(&a.action_type.as_str()))
-        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .filter_map(|a| a.product_id())
         .collect();
     const TAKEN_BACK: &[&str] = &[
         "ah no",
@@ -1294,10 +1294,9 @@ pub(super) fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option
         return None;
     }
     let add_of = |id: ProductId| {
-        changes.iter().find(|a| {
-            a.action_type == "ADD_TO_CART"
-                && a.params.product_id.as_ref().and_then(|v| v.as_i64()) == Some(id)
-        })
+        changes
+            .iter()
+            .find(|a| a.action_type == "ADD_TO_CART" && a.product_id() == Some(id))
     };
     // «mejor un chocolate»: the article counts one.
     let own_count = between_new.iter().find_map(|w| count(w)).or_else(|| {
@@ -1371,7 +1370,7 @@ pub(super) fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option
         };
         let mut out = proposal.clone();
         out.proposed_actions.retain(|a| {
-            let id = a.params.product_id.as_ref().and_then(|v| v.as_i64());
+            let id = a.product_id();
             id != Some(old) && id != Some(new_id)
         });
         out.proposed_actions.push(
@@ -1537,19 +1536,17 @@ const EACH: &[&str] = &[
 /// one — a product added twice in one reading is added once, with both
 /// counts.
 pub(super) fn one_line_each(mut proposal: Proposal) -> Proposal {
-    let product = |a: &ProposedAction| a.params.product_id.as_ref().and_then(|v| v.as_i64());
-    let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
     let mut merged: Vec<ProposedAction> = Vec::with_capacity(proposal.proposed_actions.len());
     for action in proposal.proposed_actions.drain(..) {
         let same = merged.iter_mut().find(|m| {
             m.action_type == "ADD_TO_CART"
                 && action.action_type == "ADD_TO_CART"
-                && product(m).is_some()
-                && product(m) == product(&action)
+                && m.product_id().is_some()
+                && m.product_id() == action.product_id()
         });
-        match (same, quantity(&action)) {
-            (Some(line), Some(more)) if quantity(line).is_some() => {
-                let total = quantity(line).unwrap_or(0) + more;
+        match (same, action.quantity_given()) {
+            (Some(line), Some(more)) if line.quantity_given().is_some() => {
+                let total = line.quantity_given().unwrap_or(0) + more;
                 line.params.quantity = Some(serde_json::Value::from(total));
             }
             _ => merged.push(action),
@@ -1564,8 +1561,6 @@ pub(super) fn one_line_each(mut proposal: Proposal) -> Proposal {
 /// of each); when it counts none, how many people is asked, never one
 /// guessed.
 pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Proposal {
-    let product = |a: &ProposedAction| a.params.product_id.as_ref().and_then(|v| v.as_i64());
-    let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
     let text = prepared(&input.customer_message);
     let words = tokens(&text);
     let Some(at) = (0..words.len()).find(|&k| {
@@ -1584,7 +1579,9 @@ pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Pro
         return proposal;
     };
     let added_one = |a: &ProposedAction| {
-        a.action_type == "ADD_TO_CART" && product(a) == Some(each) && quantity(a) == Some(1)
+        a.action_type == "ADD_TO_CART"
+            && a.product_id() == Some(each)
+            && a.quantity_given() == Some(1)
     };
     if !proposal.proposed_actions.iter().any(added_one) {
         return proposal;
@@ -1592,8 +1589,8 @@ pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Pro
     let others: std::collections::BTreeSet<i64> = proposal
         .proposed_actions
         .iter()
-        .filter(|a| a.action_type == "ADD_TO_CART" && product(a) != Some(each))
-        .filter_map(quantity)
+        .filter(|a| a.action_type == "ADD_TO_CART" && a.product_id() != Some(each))
+        .filter_map(ProposedAction::quantity_given)
         .collect();
     // Two lines or more sharing one count say the people («dos capuchinos y
     // dos chais, y un croissant para cada uno»); one line's count may be a
@@ -1601,7 +1598,7 @@ pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Pro
     let lines = proposal
         .proposed_actions
         .iter()
-        .filter(|a| a.action_type == "ADD_TO_CART" && product(a) != Some(each))
+        .filter(|a| a.action_type == "ADD_TO_CART" && a.product_id() != Some(each))
         .count();
     match others.iter().collect::<Vec<_>>().as_slice() {
         [people] if **people > 1 && lines >= 2 => {

@@ -1548,7 +1548,7 @@ pub(super) fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool
         .proposed_actions
         .iter()
         .filter(|a| a.action_type == "ADD_TO_CART")
-        .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+        .filter_map(|a| a.product_id())
         .collect();
     // «un chai o un chocolate, lo que sea más barato», «si no hay croissant
     // dame un brownie»: one or the other, never both.
@@ -1705,7 +1705,7 @@ pub(super) fn corrected_within(input: &ProposalInput, proposal: &Proposal) -> bo
             .is_some_and(|w| matches!(*w, "mas" | "se" | "importa" | "hay" | "problema" | "tengo"))
     };
     let found = mentions::find(&words, &input.product_catalog);
-    let quantity = |a: &ProposedAction| a.params.quantity.as_ref().and_then(|v| v.as_i64());
+    let quantity = |a: &ProposedAction| a.quantity_given();
     let in_cart = |id: ProductId| {
         input
             .cart
@@ -1719,7 +1719,7 @@ pub(super) fn corrected_within(input: &ProposalInput, proposal: &Proposal) -> bo
         .proposed_actions
         .iter()
         .filter_map(|a| {
-            let id = a.params.product_id.as_ref().and_then(|v| v.as_i64())?;
+            let id = a.product_id()?;
             match a.action_type.as_str() {
                 "ADD_TO_CART" => Some(id),
                 "UPDATE_QUANTITY" if quantity(a).is_some_and(|q| q > in_cart(id)) => Some(id),
@@ -1809,7 +1809,7 @@ pub(super) fn corrected_within(input: &ProposalInput, proposal: &Proposal) -> bo
             .proposed_actions
             .iter()
             .filter(|a| a.action_type == "ADD_TO_CART")
-            .filter_map(|a| a.params.product_id.as_ref().and_then(|v| v.as_i64()))
+            .filter_map(|a| a.product_id())
             .collect();
         let all = adds.len();
         adds.sort_unstable();
