@@ -85,6 +85,8 @@ pub const IMAGE_WITHOUT_ORDER: &str = "Recibí tu imagen, pero no tienes un pedi
 
 /// Some of a product, without how many.
 pub const HOW_MANY_PEOPLE: &str = "¿Para cuántas personas es? Así pongo uno para cada una.";
+/// «lo mismo que mi hermana»: whose lines are whose is not kept.
+pub const SAME_AS_WHOM: &str = "¿Qué le pongo? Escríbeme los productos y cuántos, por ejemplo «1 chocolate caliente y 1 cheesecake».";
 pub const HOW_MANY: &str = "¿Cuántos quieres? Dímelo con un número y el nombre del producto.";
 
 /// Payment words with no order waiting for payment.

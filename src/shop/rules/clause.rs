@@ -204,7 +204,18 @@ pub(super) fn clause_action(
     // uno": a partitive with a quantity sets the line.
     let partitive = matches!(before.last(), Some(&("de" | "del" | "los" | "las")))
         && before.iter().any(|w| matches!(*w, "de" | "del"));
-    let only = any(clause, ONLY) || carried;
+    // «y el cuernito dos» with croissants in the cart: the line named by its
+    // article, then its count and nothing else, is set to that count.
+    let named_then_count = in_cart > 0
+        && matches!(before.last(), Some(&("el" | "la" | "los" | "las")))
+        && before[..before.len() - 1].iter().all(|w| {
+            matches!(
+                *w,
+                "y" | "e" | "ahora" | "entonces" | "bueno" | "ah" | "oye"
+            )
+        })
+        && matches!(after, [n] if count(n).is_some());
+    let only = any(clause, ONLY) || carried || named_then_count;
     // «del brownie ninguno», «de los croissants cero»: none of it.
     if in_cart > 0
         && partitive

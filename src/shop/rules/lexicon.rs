@@ -868,6 +868,8 @@ pub const KINDS: &[(&str, &str)] = &[
     ("no lleve cafeina", "sin cafeína"),
     ("no lleva cafeina", "sin cafeína"),
     ("descafeinado", "sin cafeína"),
+    // «algo frío pero con cafeína»: every kind said narrows the choices.
+    ("con cafeina", "con cafeína"),
     ("dulce", "dulce"),
     ("dulces", "dulce"),
     ("dulcecito", "dulce"),

@@ -453,6 +453,52 @@ pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) ->
     !mentions::find(&tokens(&text), catalog).is_empty()
 }
 
+/// «2 ricos brownies», «one iced matcha» («1 frio matcha»): a word of praise, or
+/// a kind the product named right after it is, said before it. A kind the
+/// product is not («2 frios capuchinos») is no adjective of it.
+fn praises_or_fits(word: &str, next: &str, catalog: &[super::contract::CatalogEntry]) -> bool {
+    const PRAISE: &[&str] = &[
+        "rico",
+        "rica",
+        "ricos",
+        "ricas",
+        "delicioso",
+        "deliciosa",
+        "deliciosos",
+        "deliciosas",
+        "sabroso",
+        "sabrosa",
+        "sabrosos",
+        "sabrosas",
+        "buen",
+        "buena",
+        "buenos",
+        "buenas",
+    ];
+    if PRAISE.contains(&word) {
+        return names_a_product(next, catalog);
+    }
+    let words = [next];
+    let Some(id) = mentions::find(&words, catalog)
+        .first()
+        .and_then(|m| m.product())
+    else {
+        return false;
+    };
+    catalog
+        .iter()
+        .find(|e| e.product_id == id)
+        .is_some_and(|e| {
+            let said = mentions::singular(word);
+            e.tags.iter().any(|t| {
+                let tag = normalize(t);
+                said == tag
+                    || (said.strip_suffix('a').is_some()
+                        && said.strip_suffix('a') == tag.strip_suffix('o'))
+            })
+        })
+}
+
 /// A follow-up rewritten as the standalone request it stands for, so a proposer
 /// that does not see the cart or the offered choices reads it right: "el
 /// segundo" → "quiero 1 Matcha", "ponme otro igual" → "quiero 1 más de Matcha",
@@ -559,6 +605,15 @@ fn prepared(message: &str) -> String {
         (" volve a poner ", " pon "),
         (" vuelva a poner ", " ponga "),
         (" vuelvan a poner ", " pongan "),
+        // «…y un chocolate caliente, si fuera tan amable»: courtesy, no «fuera».
+        (" si fuera tan amable ", " por favor "),
+        (" si fuera usted tan amable ", " por favor "),
+        (" si fueras tan amable ", " por favor "),
+        (" si fuese tan amable ", " por favor "),
+        (" si es tan amable ", " por favor "),
+        (" si eres tan amable ", " por favor "),
+        (" si fueran tan amables ", " por favor "),
+        (" si son tan amables ", " por favor "),
     ]
     .iter()
     .fold(format!(" {read} "), |text, (said, meant)| {
@@ -933,7 +988,8 @@ impl Reading {
                 && !people
                 && before.is_some_and(counted)
                 && after != Some("de")
-                && !names_a_product(word, &input.product_catalog);
+                && !names_a_product(word, &input.product_catalog)
+                && !after.is_some_and(|next| praises_or_fits(word, next, &input.product_catalog));
             // «medialunas tres»: a thing with its count after it («somos 4»
             // counts people).
             let counted_after = !joining(word)
@@ -1375,9 +1431,38 @@ impl Reader<'_> {
         })?;
         let product = m.product()?;
         self.covered.iter_mut().for_each(|c| *c = true);
+        // «limonadas para todos, somos 4»: one each for the people counted.
+        if let Some(people) = self.people_counted()
+            && any(
+                self.text,
+                &[
+                    "para todos",
+                    "para todas",
+                    "para cada uno",
+                    "para cada una",
+                    "por persona",
+                ],
+            )
+        {
+            return Some(one(ProposedAction::new("ADD_TO_CART")
+                .product(product)
+                .quantity(people)));
+        }
         let mut asking = ProposedAction::new("CLARIFY");
         asking.params.candidates = Some(vec![serde_json::Value::from(product)]);
         Some(Proposal::new(vec![asking], messages::HOW_MANY))
+    }
+
+    /// «somos 4», «seremos cinco», «para 6 personas»: how many people the
+    /// message counts, when it counts them once.
+    fn people_counted(&self) -> Option<i64> {
+        let mut counts = self.words.windows(2).filter_map(|w| match w {
+            ["somos" | "seremos" | "estamos", n] => count(n),
+            [n, "personas" | "persons" | "people"] => count(n),
+            _ => None,
+        });
+        let first = counts.next()?;
+        (counts.next().is_none() && first > 1).then_some(first)
     }
 
     /// One `kind` action for every line of the cart, each with the quantity
@@ -3354,6 +3439,14 @@ impl Reader<'_> {
         });
         if named_otherwise {
             return Some(clarify(messages::CLARIFY_DEFAULT));
+        }
+        // «lo mismo que mi hermana», «igual que el Jorge»: the lines of someone
+        // named, which the cart does not keep apart; never the last line.
+        let like_someone = self.words.windows(3).any(|w| {
+            matches!(w, ["mismo" | "igual", "que", next] if !matches!(*next, "pedi" | "pedimos" | "antes"))
+        });
+        if like_someone && !counted_any {
+            return Some(clarify(messages::SAME_AS_WHOM));
         }
         let quantity = self.cart_quantity(id);
         let more = [

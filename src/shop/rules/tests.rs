@@ -4451,3 +4451,77 @@ fn a_polite_order_a_count_set_again_and_a_line_put_back() {
         ),
     ]);
 }
+
+/// The test catalog with kinds: the matcha and the maracuyá cold, the coffees hot.
+fn temperatures(message: &str, state: State, cart: &[(ProductId, i64)]) -> ProposalInput {
+    let mut input = input(state, message, cart);
+    for entry in &mut input.product_catalog {
+        let tags: &[&str] = match entry.product_id {
+            1 => &["frío", "sin cafeína", "bebida"],
+            2 => &["frío", "con cafeína", "bebida"],
+            3 | 8 => &["caliente", "con cafeína", "bebida"],
+            _ => &[],
+        };
+        entry.tags = tags.iter().map(|t| (*t).to_owned()).collect();
+    }
+    input
+}
+
+#[test]
+fn a_word_of_praise_or_a_kind_the_product_is_may_stand_between_count_and_name() {
+    let idle = |m: &str| describe(&propose(&temperatures(m, State::Idle, &[])));
+    assert_eq!(idle("2 ricos brownies"), ["ADD_TO_CART 6 x2"]);
+    assert_eq!(
+        idle("one iced matcha and a brownie please"),
+        ["ADD_TO_CART 2 x1", "ADD_TO_CART 6 x1"]
+    );
+    // A kind the product is not is no adjective of it: nothing changes.
+    let hot = idle("2 frios capuchinos");
+    assert!(!hot.iter().any(|a| a.starts_with("ADD_TO_CART")), "{hot:?}");
+}
+
+#[test]
+fn courtesy_with_fuera_takes_nothing_out() {
+    let said = "le voy a encargar dos brownies y un chocolate caliente, si fuera tan amable.";
+    assert_eq!(
+        summary(State::Idle, said, &[]),
+        ["ADD_TO_CART 6 x2", "ADD_TO_CART 5 x1"]
+    );
+}
+
+#[test]
+fn a_line_named_by_its_article_then_a_count_is_set_to_it() {
+    assert_eq!(
+        summary(State::CartOpen, "y el croissant dos", &[(3, 2), (7, 1)]),
+        ["UPDATE_QUANTITY 7 x2"]
+    );
+    // Not in the cart: an addition.
+    assert_eq!(
+        summary(State::CartOpen, "el brownie 2", &[(3, 2)]),
+        ["ADD_TO_CART 6 x2"]
+    );
+}
+
+#[test]
+fn the_same_as_someone_is_asked_never_the_last_line_again() {
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "mi mamá también quiere, lo mismo que mi hermana",
+            &[(5, 2), (6, 1)]
+        ),
+        ["CLARIFY"]
+    );
+}
+
+#[test]
+fn every_kind_said_narrows_the_choices_and_people_counted_set_each() {
+    let open = |m: &str| describe(&propose(&temperatures(m, State::CartOpen, &[(6, 1)])));
+    assert_eq!(
+        open("y para mi novio algo frío pero con cafeína"),
+        ["SHOW_PRODUCT 2"]
+    );
+    assert_eq!(open("y matchas para todos, somos 4"), ["ADD_TO_CART 2 x4"]);
+    // A people count without «para todos» still asks how many.
+    assert_eq!(open("somos 5, mándame matchas"), ["CLARIFY [Number(2)]"]);
+}
