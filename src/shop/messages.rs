@@ -87,6 +87,9 @@ pub const IMAGE_WITHOUT_ORDER: &str = "Recibí tu imagen, pero no tienes un pedi
 pub const HOW_MANY_PEOPLE: &str = "¿Para cuántas personas es? Así pongo uno para cada una.";
 /// «lo mismo que mi hermana»: whose lines are whose is not kept.
 pub const SAME_AS_WHOM: &str = "¿Qué le pongo? Escríbeme los productos y cuántos, por ejemplo «1 chocolate caliente y 1 cheesecake».";
+/// Pickup said after the order, in a shop that only has pickup.
+pub const PICKUP_NOTED: &str =
+    "Perfecto, te esperamos en la tienda. Cuando pagues, envíanos el comprobante por aquí.";
 pub const HOW_MANY: &str = "¿Cuántos quieres? Dímelo con un número y el nombre del producto.";
 
 /// Payment words with no order waiting for payment.

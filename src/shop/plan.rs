@@ -283,6 +283,13 @@ pub async fn plan(
             tags: p.tags.clone(),
         })
         .collect();
+    // (At the summary a yes may come with it: the rules read both.)
+    if delivery.is_none()
+        && start == State::AwaitingPayment
+        && let Some(proposal) = super::rules::pickup_said(&payload.text, start, &catalog_entries)
+    {
+        return Ok(proposed(start, proposal, "rules", cart, memo, Vec::new()));
+    }
     let names_a_product = super::rules::names_a_product(&payload.text, &catalog_entries);
     let class = classify(&payload.text, names_a_product);
     if class != MessageClass::Shop {

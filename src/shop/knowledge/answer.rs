@@ -517,7 +517,11 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     // capuchino: with a topic of the knowledge in it, the knowledge goes first.
     // So does a wish to have a product made otherwise («¿me lo pueden hacer
     // caliente?») and a word only the knowledge wrote («¿tienen descafeinado?»).
-    let topical = question.words.iter().any(|w| is_topic_word(w));
+    // («¿el croissant es salado?»: a word of the catalog is never a typo of a
+    // topic, «sábado».)
+    let topical = question.words.iter().any(|w| {
+        super::words::names_a_topic(w) || (is_topic_word(w) && !ask.library.is_catalog_word(w))
+    });
     let made_otherwise = [
         "pueden hacer",
         "puedes hacer",

@@ -497,6 +497,11 @@ pub fn topic_of(word: &str) -> Option<&'static [&'static str]> {
     })
 }
 
+/// Whether `word` (folded) is, as written, a word of a topic.
+pub fn names_a_topic(word: &str) -> bool {
+    TOPICS.iter().any(|group| group.contains(&word))
+}
+
 /// Whether `word` (folded) names something a shop's knowledge is about, give
 /// or take a typo in a long word («deliveri»).
 pub fn is_topic_word(word: &str) -> bool {

@@ -165,6 +165,17 @@ impl<'a> Probe<'a> {
         if self.known {
             return false;
         }
+        // «crosan», «cruasan»: a slip of the way a name is said aloud.
+        if ALIASES.iter().any(|(said, named)| {
+            *named == b && said.len() >= 6 && strsim::damerau_levenshtein(a, said) <= 1
+        }) {
+            return true;
+        }
+        // «machta», «capcuhino»: the name's letters shuffled inside, its first
+        // and last in place.
+        if scrambled(a, b) {
+            return true;
+        }
         let (sa, sb) = (&self.sound, &name.sound);
         if sa.len() >= 4
             && (sa == sb || (sb.len() >= 6 && strsim::damerau_levenshtein(sa, sb) <= 1))
@@ -186,6 +197,21 @@ impl<'a> Probe<'a> {
             stem == b || (b.len() >= 4 && strsim::damerau_levenshtein(stem, b) <= limit.min(1))
         })
     }
+}
+
+/// Whether `said` has the letters of `name`, in another order inside, with the
+/// first and the last where they were (five letters or more).
+fn scrambled(said: &str, name: &str) -> bool {
+    if said.len() < 5 || said.len() != name.len() || said == name {
+        return false;
+    }
+    let ends = |w: &str| (w.chars().next(), w.chars().last());
+    let letters = |w: &str| {
+        let mut v: Vec<char> = w.chars().collect();
+        v.sort_unstable();
+        v
+    };
+    ends(said) == ends(name) && letters(said) == letters(name)
 }
 
 /// A word of a product name, read once.

@@ -499,6 +499,39 @@ fn praises_or_fits(word: &str, next: &str, catalog: &[super::contract::CatalogEn
         })
 }
 
+/// «recojo 10 min», «I pick up»: pickup said at the summary or after the order
+/// in a shop that takes its orders at the counter (nothing to ask), taken as
+/// said when nothing of a product, a change, a cancel or a question is beside it.
+/// After the order the way is the one it was made with: acknowledged, not set.
+pub fn pickup_said(
+    message: &str,
+    state: State,
+    catalog: &[super::contract::CatalogEntry],
+) -> Option<Proposal> {
+    let text = prepared(message);
+    let words = tokens(&text);
+    if !matches!(state, State::Checkout | State::AwaitingPayment)
+        || delivery::mode_said(&text) != Some(Mode::Pickup)
+        || message.contains('?')
+        || !mentions::find(&words, catalog).is_empty()
+        || any(&text, lexicon::CANCEL)
+        || any(&text, lexicon::DENY)
+        || words.iter().any(|w| {
+            lexicon::removes(w) || swap_verb(w) || (lexicon::adds(w) && !w.starts_with("pas"))
+        })
+    {
+        return None;
+    }
+    Some(if state == State::AwaitingPayment {
+        Proposal::new(vec![ProposedAction::new("REPLY")], messages::PICKUP_NOTED)
+    } else {
+        Proposal::new(
+            vec![ProposedAction::new("SET_FULFILMENT").mode(Mode::Pickup)],
+            "",
+        )
+    })
+}
+
 /// A follow-up rewritten as the standalone request it stands for, so a proposer
 /// that does not see the cart or the offered choices reads it right: "el
 /// segundo" → "quiero 1 Matcha", "ponme otro igual" → "quiero 1 más de Matcha",
@@ -1453,6 +1486,18 @@ impl Reader<'_> {
         Some(Proposal::new(vec![asking], messages::HOW_MANY))
     }
 
+    fn pickup_said(&self) -> Option<Proposal> {
+        let input = self.input;
+        if input.delivery.is_some() {
+            return None;
+        }
+        pickup_said(
+            &input.customer_message,
+            self.state(),
+            &input.product_catalog,
+        )
+    }
+
     /// «somos 4», «seremos cinco», «para 6 personas»: how many people the
     /// message counts, when it counts them once.
     fn people_counted(&self) -> Option<i64> {
@@ -1587,6 +1632,10 @@ impl Reader<'_> {
         if let Some(action) = delivery::read(input) {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(action);
+        }
+        if let Some(proposal) = self.pickup_said() {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return proposal;
         }
         if let Some(proposal) = self.by_kind() {
             return proposal;

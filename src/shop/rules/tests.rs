@@ -4525,3 +4525,39 @@ fn every_kind_said_narrows_the_choices_and_people_counted_set_each() {
     // A people count without «para todos» still asks how many.
     assert_eq!(open("somos 5, mándame matchas"), ["CLARIFY [Number(2)]"]);
 }
+
+#[test]
+fn a_name_with_its_inner_letters_shuffled_or_said_by_ear_is_read() {
+    assert_eq!(summary(State::Idle, "un machta", &[]), ["ADD_TO_CART 2 x1"]);
+    assert_eq!(summary(State::Idle, "2 crosan", &[]), ["ADD_TO_CART 7 x2"]);
+    assert_eq!(
+        summary(State::Idle, "un cruasan", &[]),
+        ["ADD_TO_CART 7 x1"]
+    );
+    // Another word with letters of a name is no name.
+    let other = summary(State::Idle, "un chamta", &[]);
+    assert!(
+        !other.iter().any(|a| a.starts_with("ADD_TO_CART")),
+        "{other:?}"
+    );
+}
+
+#[test]
+fn pickup_said_in_a_counter_shop_is_set_at_the_summary_and_acknowledged_after() {
+    assert_eq!(
+        summary(State::Checkout, "I pick up", &[(2, 1)]),
+        ["SET_FULFILMENT"]
+    );
+    let after = propose(&input(State::AwaitingPayment, "recojo 10 min", &[(2, 1)]));
+    assert_eq!(describe(&after), ["REPLY"]);
+    assert_eq!(after.response_text, messages::PICKUP_NOTED);
+    // A question, a product or a cancel beside it is not a way said.
+    for message in [
+        "puedo recoger en la tienda?",
+        "recojo y agrégame un brownie",
+        "no recojo, mejor cancelen",
+    ] {
+        let read = summary(State::AwaitingPayment, message, &[(2, 1)]);
+        assert_ne!(read, ["REPLY"], "{message}");
+    }
+}
