@@ -565,6 +565,16 @@ pub(super) fn corrected_quantity(after: &[&str]) -> Option<i64> {
     let mut last = None;
     let mut k = 0;
     while k < after.len() {
+        // «que sean dos no tres»: a count, then «no» and another right after
+        // it, denies the other; the first stands.
+        let denies_next = after[k] == "no"
+            && k > 0
+            && counted(k - 1).is_some()
+            && after.get(k + 1).is_some_and(|w| count(w).is_some());
+        if denies_next {
+            k += 2;
+            continue;
+        }
         if marker(after[k])
             && let Some((at, n)) = (k + 1..after.len()).find_map(|j| counted(j).map(|n| (j, n)))
         {

@@ -32,6 +32,14 @@ const PICKUP: &[&str] = &[
     "en el local",
     "pickup",
     "pick up",
+    "pick it up",
+    "paso a buscar",
+    "pasamos a buscar",
+    "paso a buscarlo",
+    "paso a buscarla",
+    "pasamos a buscarlo",
+    "lo paso a buscar",
+    "lo busco",
 ];
 
 /// Having it brought.

@@ -928,6 +928,11 @@ pub fn removes(word: &str) -> bool {
         .iter()
         .any(|stem| word.starts_with(stem) && word.len() > stem.len())
         && !matches!(word, "saco" | "sacos")
+        // «sí, retiro», «lo retiramos a las 5»: I pick up, not take out.
+        && !matches!(
+            word,
+            "retiro" | "retiramos" | "retirare" | "retiraremos" | "retiraria"
+        )
 }
 
 /// Whether a word is a verb of adding, by its stem ("agrégueme", "póngame",
@@ -1099,6 +1104,11 @@ pub fn read_chat(normalized: &str) -> String {
             "asta" => "hasta".to_owned(),
             "mnn" | "mna" | "mnana" => "manana".to_owned(),
             "kisiera" => "quisiera".to_owned(),
+            "sta" => "esta".to_owned(),
+            // Chilean «sipo», «yapo», «nopo»: the «pues» said onto the word.
+            "sipo" => "si pues".to_owned(),
+            "yapo" => "ya pues".to_owned(),
+            "nopo" => "no pues".to_owned(),
             w if w.starts_with("ki") && w.len() > 3 => {
                 let candidate = format!("qui{}", &w[2..]);
                 if is_known(&candidate) {

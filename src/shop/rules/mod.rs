@@ -2694,6 +2694,22 @@ impl Reader<'_> {
                         .filter(|w| matches!(**w, "un" | "una" | "uno"))
                         .map(|_| 1)
                 });
+                // «de los capuchinos cambia uno por un americano»: the part
+                // said after the line it is taken from.
+                let partitive = matches!(before, [.., "de", "los" | "las"]);
+                let part = part.or_else(|| {
+                    let upto = after
+                        .iter()
+                        .position(|w| matches!(*w, "por" | "x" | "en"))
+                        .unwrap_or(after.len());
+                    after[..upto]
+                        .iter()
+                        .find_map(|w| match *w {
+                            "uno" | "una" => Some(1),
+                            w => count(w),
+                        })
+                        .filter(|_| partitive)
+                });
                 cover_words(&mut covered, &["un", "una", "uno", "de", "los", "las"]);
                 self.mark_clause(clause_start, &covered);
                 match part {

@@ -4561,3 +4561,40 @@ fn pickup_said_in_a_counter_shop_is_set_at_the_summary_and_acknowledged_after() 
         assert_ne!(read, ["REPLY"], "{message}");
     }
 }
+
+#[test]
+fn a_part_of_a_line_said_after_it_is_what_a_swap_takes() {
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "ya po, de los capuchinos cambia uno por un americano",
+            &[(8, 3), (6, 2)]
+        ),
+        ["UPDATE_QUANTITY 8 x2", "ADD_TO_CART 3 x1"]
+    );
+}
+
+#[test]
+fn i_pick_up_is_no_taking_out_and_a_count_denied_leaves_the_first() {
+    // «retiro» is «I pick it up»; «sipo» is «sí pues».
+    assert_eq!(
+        summary(State::Checkout, "sipo, retiro", &[(1, 2)]),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+    assert_eq!(
+        summary(
+            State::Checkout,
+            "perfecto, paso a buscarlo en 20 min",
+            &[(1, 2)]
+        ),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "déjalo así nada más que los croissants que sean dos no tres",
+            &[(7, 3), (6, 1)]
+        ),
+        ["UPDATE_QUANTITY 7 x2"]
+    );
+}
