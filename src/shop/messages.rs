@@ -25,6 +25,10 @@ pub const GRAY_ZONE: &str = "No tengo ese dato. Si quieres, te comunico con una 
 pub const CLARIFY_DEFAULT: &str = "No estoy seguro de haber entendido. Puedo mostrarte el catálogo, agregar productos a tu carrito o revisar tu pedido.";
 
 /// Several products fit the words: the candidates follow as choices.
+/// The same, beside what was added from the rest of the list (the choices
+/// come after the cart).
+pub const WHICH_ONE_BESIDE: &str =
+    "Agregué lo demás; solo dime cuál de las opciones de abajo quieres (el número o el nombre).";
 pub const WHICH_ONE: &str = "¿Cuál de estos quieres? Responde con el número o el nombre.";
 
 /// After three clarifications that got nowhere.

@@ -1105,6 +1105,8 @@ pub fn read_chat(normalized: &str) -> String {
             "mnn" | "mna" | "mnana" => "manana".to_owned(),
             "kisiera" => "quisiera".to_owned(),
             "sta" => "esta".to_owned(),
+            // Peruvian «ya pe», «ya pes»: «pues».
+            "pe" | "pes" => "pues".to_owned(),
             // Chilean «sipo», «yapo», «nopo»: the «pues» said onto the word.
             "sipo" => "si pues".to_owned(),
             "yapo" => "ya pues".to_owned(),

@@ -1875,7 +1875,15 @@ impl Reader<'_> {
                     .collect();
                 return clarify(&messages::which_to_change(&names));
             }
-            return self.ask_which(ambiguous);
+            let mut asked = self.ask_which(ambiguous);
+            // «2 cafés y 2 croissants»: a plain list's clear items are added
+            // and the one that fits several products is asked.
+            if let Some(mut added) = self.list_beside(&found, ambiguous) {
+                added.append(&mut asked.proposed_actions);
+                asked.proposed_actions = added;
+                asked.response_text = messages::WHICH_ONE_BESIDE.into();
+            }
+            return asked;
         }
         if let Some(proposal) = self.pronoun_swap(&found) {
             return proposal;
@@ -2491,6 +2499,56 @@ impl Reader<'_> {
             })
             .unwrap_or(self.input.choice_quantity.unwrap_or(1));
         Some((*id, n))
+    }
+
+    /// A plain list of additions around an item that fits several products
+    /// («2 cafés y 2 croissants»): the other items, each a product with its
+    /// count or article, when nothing but those, joining words, courtesy and
+    /// order verbs is said. The words are covered.
+    fn list_beside(
+        &mut self,
+        found: &[Mention],
+        ambiguous: &Mention,
+    ) -> Option<Vec<ProposedAction>> {
+        if found.len() < 2
+            || self.input.customer_message.contains('?')
+            || found
+                .iter()
+                .any(|m| m.start != ambiguous.start && m.candidates.len() != 1)
+        {
+            return None;
+        }
+        let mut covered = vec![false; self.words.len()];
+        lexicon::cover(self.words, lexicon::FILLER, &mut covered);
+        lexicon::cover(self.words, crate::detect::GREETINGS, &mut covered);
+        lexicon::cover(self.words, lexicon::ADD, &mut covered);
+        let mut actions = Vec::new();
+        for m in found {
+            covered[m.start..m.end].iter_mut().for_each(|c| *c = true);
+            let at = m.start.checked_sub(1)?;
+            let n = match self.words[at] {
+                "un" | "una" | "uno" => 1,
+                w => count(w)?,
+            };
+            covered[at] = true;
+            if m.start != ambiguous.start {
+                actions.push(
+                    ProposedAction::new("ADD_TO_CART")
+                        .product(m.product()?)
+                        .quantity(n),
+                );
+            }
+        }
+        let plain = self
+            .words
+            .iter()
+            .zip(&covered)
+            .all(|(w, c)| *c || lexicon::adds(w) || matches!(*w, "y" | "e" | "mas" | "quiero"));
+        if !plain {
+            return None;
+        }
+        self.covered.iter_mut().for_each(|c| *c = true);
+        Some(actions)
     }
 
     /// The words fit several products: ask which, offering them as choices.

@@ -4598,3 +4598,30 @@ fn i_pick_up_is_no_taking_out_and_a_count_denied_leaves_the_first() {
         ["UPDATE_QUANTITY 7 x2"]
     );
 }
+
+#[test]
+fn a_plain_list_adds_its_clear_items_and_asks_the_one_that_fits_several() {
+    let read = propose(&input(
+        State::Idle,
+        "hola, quiero un brownie y 2 cafés",
+        &[],
+    ));
+    assert_eq!(
+        describe(&read),
+        ["ADD_TO_CART 6 x1", "CLARIFY x2 [Number(3), Number(8)]"]
+    );
+    assert_eq!(read.response_text, messages::WHICH_ONE_BESIDE);
+    // Ya pe: «pues».
+    assert_eq!(
+        summary(State::Browsing, "ya pe dame un brownie", &[]),
+        ["ADD_TO_CART 6 x1"]
+    );
+    // A change or a question beside it: only the question back.
+    for message in ["quita el brownie y pon un café", "¿tienen brownie y café?"] {
+        let read = summary(State::CartOpen, message, &[(6, 1)]);
+        assert!(
+            !read.iter().any(|a| a.starts_with("ADD_TO_CART")),
+            "{message}: {read:?}"
+        );
+    }
+}
