@@ -709,6 +709,28 @@ async fn words_around_a_question_do_not_send_it_to_the_gray_zone(pool: sqlx::PgP
             "Joven, el QR que me mandan ¿hasta cuándo vale pues?",
             "Formas de pago",
         ),
+        // The reason after a question is no part of it; a complaint told in
+        // its own words is a claim; English word order; a sound of thinking.
+        (
+            "g6",
+            "oye y el chocolate caliente lleva café o no porque es para mi hija que tiene 8 años",
+            "Leches y bebidas",
+        ),
+        (
+            "g7",
+            "buenas, el pedido que me trajeron hace media hora vino sin uno de los brownies, pagué por dos y llegó uno",
+            "Cambios y reclamos",
+        ),
+        (
+            "g8",
+            "Hmm do you have oat milk or almond milk?",
+            "Leches y bebidas",
+        ),
+        (
+            "g9",
+            "¿les puedo pagar en efectivo cuando llegue el muchacho?",
+            "Formas de pago",
+        ),
     ] {
         let reply = app.say(who, question).await;
         let audit = answered(&app, who).await;
@@ -726,5 +748,39 @@ async fn words_around_a_question_do_not_send_it_to_the_gray_zone(pool: sqlx::PgP
     assert!(
         !audit.is_empty() && audit.iter().all(|a| a["gray"] == true),
         "{audit:?} {reply:?}"
+    );
+}
+
+/// A product's description says an attribute only with every word of it:
+/// «frutos rojos» is no «frutos secos», «con leche» no «con cafeína»; a
+/// kind of the catalog is never a typo of a topic («salado», «sábado»).
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_description_never_says_an_attribute_by_one_of_its_words(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let reply = app
+        .say("h1", "¿el cheesecake tiene frutos secos?")
+        .await
+        .join(" ");
+    assert!(!reply.contains("Sí,"), "{reply}");
+    assert!(reply.contains("no lleva frutos secos"), "{reply}");
+    let reply = app
+        .say("h2", "el croissant es dulce o salado?")
+        .await
+        .join(" ");
+    assert!(reply.contains("Sí, el Croissant es salado"), "{reply}");
+    let audit = answered(&app, "h2").await;
+    assert!(
+        audit
+            .iter()
+            .all(|a| a["sources"][0]["title"] != "Formas de pago"),
+        "{audit:?}"
+    );
+    let reply = app
+        .say("h3", "¿el chocolate caliente tiene cafeína?")
+        .await
+        .join(" ");
+    assert!(
+        !reply.contains("Sí, el Chocolate caliente tiene cafeína"),
+        "{reply}"
     );
 }

@@ -413,7 +413,9 @@ const VOICE: &[&str] = &[
     // English around a question the topics answer («Can I bring my dog
     // inside?», «do u guys close early?»).
     "bring", "inside", "outside", "guys", "early", "late", "there", "here", "with", "take", "come",
-    "have", "get",
+    "have", "get", "accept", "far", "how", "much", "does", "any",
+    // Sounds of thinking: «hmm», «mmm», «ehh».
+    "hmm", "mmm", "hmmm", "ehh", "umm", "uhm",
 ];
 
 pub struct Ask<'a> {
@@ -511,7 +513,19 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
 }
 
 async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
-    let question = Question::new(ask.question);
+    // «…lleva café o no porque es para mi hija que tiene 8 años»: the reason
+    // given after the question is neither searched nor a subject of it.
+    let mut question = Question::new(&super::route::without_reason(&normalize(ask.question)));
+    // «el pedido vino sin uno de los brownies»: a complaint told in its own
+    // words is searched as the claim it is.
+    if super::route::complains(ask.question)
+        && !question
+            .words
+            .iter()
+            .any(|w| super::words::is_complaint_word(w))
+    {
+        question.words.push("reclamo".into());
+    }
     let mut steps = Vec::new();
     // «¿El capuchino llega frío si lo mandan?» asks about delivery, not about the
     // capuchino: with a topic of the knowledge in it, the knowledge goes first.
@@ -546,12 +560,15 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         // (unless an allergen is asked: «¿tiene leche de almendras? soy
         // alérgica a las nueces»).
         || (super::words::asks_another_milk(&question.folded)
-            && attributes_asked(&question).is_empty());
+            && (attributes_asked(&question).is_empty() || ask.products.is_empty()));
     let knowledge_word = question
         .words
         .iter()
         .any(|w| ask.library.wrote(w) && !ask.library.is_catalog_word(w) && attribute_word(w));
-    let knowledge_first = topical || made_otherwise || knowledge_word;
+    // «el pedido vino sin uno de los brownies»: a complaint about a product is
+    // for the returns and claims, not the product's description.
+    let knowledge_first =
+        topical || made_otherwise || knowledge_word || super::route::complains(ask.question);
     if !knowledge_first && let Some(answer) = from_catalog(ask, &question, &mut steps) {
         return Ok(answer);
     }
@@ -620,6 +637,13 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                 *t == "vino"
                     && i > 0
                     && (matches!(folded[i - 1], "me" | "nos" | "pedido" | "orden" | "todo")
+                        // «…vino sin uno de los brownies», «vino frío».
+                        || folded.get(i + 1).is_some_and(|next| {
+                            matches!(
+                                *next,
+                                "sin" | "frio" | "fria" | "tarde" | "incompleto" | "roto" | "mal"
+                            )
+                        })
                         || !crate::shop::rules::products_named(folded[i - 1], ask.catalog)
                             .is_empty())
             })
@@ -1684,15 +1708,28 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         sku: p.sku.clone(),
         name: p.name.clone(),
     };
+    // The description says it only with every word that names the attribute
+    // («frutos rojos» is no «frutos secos», «con leche» no «con cafeína»), and
+    // never an absence («sin gluten»).
     let has = |p: &Product, attribute: &str| {
         let attribute = normalize(attribute);
+        let described = tokens(&normalize(&p.description))
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<String>>();
+        let named: Vec<&str> = attribute
+            .split(' ')
+            .filter(|a| !matches!(*a, "con" | "de" | "y"))
+            .collect();
         p.tags
             .iter()
             .chain(&p.allergens)
             .any(|t| normalize(t) == attribute)
-            || tokens(&normalize(&p.description))
-                .iter()
-                .any(|w| attribute.split(' ').any(|a| same_word(a, w)))
+            || (!attribute.starts_with("sin ")
+                && !named.is_empty()
+                && named
+                    .iter()
+                    .all(|a| described.iter().any(|w| same_word(a, w))))
     };
     let allergen = |attribute: &str| {
         matches!(

@@ -581,6 +581,9 @@ pub fn is_general_word(word: &str) -> bool {
         "amigo",
         "amiga",
         "amigos",
+        // «cuando llegue el muchacho»: the one who brings it.
+        "muchacho",
+        "muchacha",
         "familia",
         "novia",
         "novio",
@@ -854,6 +857,9 @@ fn english_read(folded: &str) -> String {
         ("password", "clave"),
         ("milk", "leche"),
         ("almond", "almendras"),
+        ("oat", "avena"),
+        ("soy", "soya"),
+        ("coconut", "coco"),
         ("sugar", "azucar"),
         ("caffeine", "cafeina"),
         ("decaf", "descafeinado"),
@@ -941,6 +947,11 @@ pub fn asks_another_milk(folded: &str) -> bool {
         "deslactosada",
         "sin lactosa",
         "leches",
+        // English word order, read word by word: «oat milk», «almond milk».
+        "avena leche",
+        "almendras leche",
+        "soya leche",
+        "coco leche",
     ]
     .iter()
     .any(|p| crate::text::contains_phrase(folded, p))
