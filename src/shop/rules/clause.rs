@@ -176,12 +176,13 @@ pub(super) fn mark_phrase(clause: &str, phrases: &[&str]) -> Vec<bool> {
 }
 
 /// What one clause asks of one product. `covered` marks the clause's words it used.
-/// `carried`: an earlier clause's «que sean» sets this line too.
+/// `carried`: an earlier clause's «que sean» sets this line too; `ordering`:
+/// the message orders more somewhere («agrégame…», «más»).
 pub(super) fn clause_action(
     clause: &str,
     (before, after): (&[&str], &[&str]),
     (id, in_cart): (ProductId, i64),
-    (question, followed, carried): (bool, bool, bool),
+    (question, followed, carried, ordering): (bool, bool, bool, bool),
     covered: &mut [bool],
 ) -> Option<ProposedAction> {
     let clause_words: Vec<&str> = clause.split(' ').collect();
@@ -192,7 +193,7 @@ pub(super) fn clause_action(
     // «te pedí 2 brownies, no 3»: the number restated is the one; the «no 3»
     // denies the cart's.
     let restated = any(clause, lexicon::RESTATED) || any(&before.join(" "), lexicon::RESTATED);
-    let corrected = corrected_quantity(after).filter(|_| !restated);
+    let corrected = corrected_quantity(after, in_cart).filter(|_| !restated);
     if corrected.is_some() {
         mark(covered, CORRECTION_WORDS);
     }
@@ -205,8 +206,11 @@ pub(super) fn clause_action(
     let partitive = matches!(before.last(), Some(&("de" | "del" | "los" | "las")))
         && before.iter().any(|w| matches!(*w, "de" | "del"));
     // «y el cuernito dos» with croissants in the cart: the line named by its
-    // article, then its count and nothing else, is set to that count.
+    // article, then its count and nothing else, is set to that count — not
+    // where the message orders more («agrégame un capuchino y el croissant
+    // dos» may be two more).
     let named_then_count = in_cart > 0
+        && !ordering
         && matches!(before.last(), Some(&("el" | "la" | "los" | "las")))
         && before[..before.len() - 1].iter().all(|w| {
             matches!(
@@ -545,7 +549,8 @@ pub(super) fn quantity_before(before: &[&str]) -> Option<i64> {
 
 /// "3 limonadas, no perdón 2", "dos brownies… digo, tres": the number after a
 /// word that takes back the one before.
-pub(super) fn corrected_quantity(after: &[&str]) -> Option<i64> {
+/// `in_cart`: the line's count now (0 when not known).
+pub(super) fn corrected_quantity(after: &[&str], in_cart: i64) -> Option<i64> {
     // A count, or «uno solo» / «una nomás».
     let counted = |k: usize| -> Option<i64> {
         let w = after[k];
@@ -565,12 +570,17 @@ pub(super) fn corrected_quantity(after: &[&str]) -> Option<i64> {
     let mut last = None;
     let mut k = 0;
     while k < after.len() {
-        // «que sean dos no tres»: a count, then «no» and another right after
-        // it, denies the other; the first stands.
+        // «que sean dos no tres» with three in the cart: a count, then «no»
+        // and the line's count now, denies it; the first stands. (Marks are
+        // not kept here, so «dos, no, tres» from another count corrects.)
         let denies_next = after[k] == "no"
             && k > 0
-            && counted(k - 1).is_some()
-            && after.get(k + 1).is_some_and(|w| count(w).is_some());
+            && token_number(after[k - 1]).is_some()
+            && in_cart > 0
+            && after
+                .get(k + 1)
+                .and_then(|w| token_number(w))
+                .is_some_and(|n| n == in_cart);
         if denies_next {
             k += 2;
             continue;

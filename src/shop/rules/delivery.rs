@@ -9,7 +9,7 @@ use crate::shop::core::{Missing, Mode, State};
 use crate::text::{contains_phrase, normalize, token_number, tokens};
 
 /// Picking the order up.
-const PICKUP: &[&str] = &[
+pub const PICKUP: &[&str] = &[
     "recoger",
     "recojo",
     "recogo",
@@ -39,8 +39,14 @@ const PICKUP: &[&str] = &[
     "paso a buscarla",
     "pasamos a buscarlo",
     "lo paso a buscar",
-    "lo busco",
 ];
+
+/// «retiro», «retirarlo»: a verb of picking up that is also one of taking
+/// out, read as pickup only where no product is named.
+pub fn picks_up(word: &str) -> bool {
+    word.starts_with("retir") && PICKUP.iter().any(|p| p.split(' ').any(|w| w == word))
+        || matches!(word, "retiramos" | "retirare" | "retiraremos")
+}
 
 /// Having it brought.
 const DELIVERY: &[&str] = &[

@@ -928,11 +928,6 @@ pub fn removes(word: &str) -> bool {
         .iter()
         .any(|stem| word.starts_with(stem) && word.len() > stem.len())
         && !matches!(word, "saco" | "sacos")
-        // «sí, retiro», «lo retiramos a las 5»: I pick up, not take out.
-        && !matches!(
-            word,
-            "retiro" | "retiramos" | "retirare" | "retiraremos" | "retiraria"
-        )
 }
 
 /// Whether a word is a verb of adding, by its stem ("agrégueme", "póngame",

@@ -225,7 +225,8 @@ pub fn yes_then_the_way(
                     | "puede"
                     | "descuento"
             ) || (lexicon::adds(w) && !w.starts_with("pas") && delivery::mode_said(w).is_none())
-                || lexicon::removes(w)
+                // «sí, retiro»: I pick it up (no product is named here).
+                || (lexicon::removes(w) && !delivery::picks_up(w))
         })
         || names_a_product(&rest, catalog);
     if doubts {
@@ -501,7 +502,9 @@ fn praises_or_fits(word: &str, next: &str, catalog: &[super::contract::CatalogEn
 
 /// «recojo 10 min», «I pick up»: pickup said at the summary or after the order
 /// in a shop that takes its orders at the counter (nothing to ask), taken as
-/// said when nothing of a product, a change, a cancel or a question is beside it.
+/// said when only the way, a time and courtesy are said: nothing of a product,
+/// a count, a change, a cancel, a question or another day («lo recojo
+/// mañana», «¿a qué hora puedo recoger», «recojo, y uno más» are not).
 /// After the order the way is the one it was made with: acknowledged, not set.
 pub fn pickup_said(
     message: &str,
@@ -512,12 +515,42 @@ pub fn pickup_said(
     let words = tokens(&text);
     if !matches!(state, State::Checkout | State::AwaitingPayment)
         || delivery::mode_said(&text) != Some(Mode::Pickup)
-        || message.contains('?')
+        || message.contains(['?', '¿'])
         || !mentions::find(&words, catalog).is_empty()
         || any(&text, lexicon::CANCEL)
         || any(&text, lexicon::DENY)
+    {
+        return None;
+    }
+    const AROUND: &[&str] = &[
+        "a", "al", "las", "la", "en", "min", "mins", "minutos", "minuto", "hora", "horas", "rato",
+        "ratito", "toque", "yo", "nosotros", "mi", "ya", "voy", "vamos", "paso", "pasamos",
+        "pasare", "lo", "la", "el", "de", "tienda", "local", "i", "will", "it", "we", "y",
+    ];
+    let mut covered = vec![false; words.len()];
+    lexicon::cover(&words, delivery::PICKUP, &mut covered);
+    lexicon::cover(&words, lexicon::FILLER, &mut covered);
+    lexicon::cover(&words, lexicon::THANKS, &mut covered);
+    lexicon::cover(&words, lexicon::CONFIRM, &mut covered);
+    // A number is an hour or a wait («a las 5», «en 10 min»), never a count.
+    let timed = |k: usize| {
+        token_number(words[k]).is_some()
+            && (k > 0 && matches!(words[k - 1], "a" | "las" | "en" | "la")
+                || words
+                    .get(k + 1)
+                    .is_some_and(|n| matches!(*n, "min" | "mins" | "minutos" | "hora" | "horas")))
+            || words[k].contains(':')
+    };
+    let quiet = (0..words.len()).all(|k| {
+        let w = words[k];
+        (covered[k] || AROUND.contains(&w) || timed(k))
+            && !matches!(w, "mas" | "otro" | "otra" | "manana" | "pasado")
+    });
+    if !quiet
         || words.iter().any(|w| {
-            lexicon::removes(w) || swap_verb(w) || (lexicon::adds(w) && !w.starts_with("pas"))
+            (lexicon::removes(w) && !delivery::picks_up(w))
+                || swap_verb(w)
+                || (lexicon::adds(w) && !w.starts_with("pas"))
         })
     {
         return None;
@@ -1414,7 +1447,13 @@ impl Reader<'_> {
         // «capuchinos para nosotros dos», «somos cinco»: a count of people is
         // no count of the product.
         let of_people = |k: usize| {
-            k > 0 && (PEOPLE.contains(&self.words[k - 1]) || self.words[k - 1] == "somos")
+            (k > 0
+                && (PEOPLE.contains(&self.words[k - 1])
+                    || matches!(self.words[k - 1], "somos" | "seremos" | "estamos")))
+                || self
+                    .words
+                    .get(k + 1)
+                    .is_some_and(|next| PEOPLE.contains(next))
         };
         if self.words.iter().enumerate().any(|(k, w)| {
             token_number(w).is_some() && !of_people(k) && !matches!(*w, "un" | "una" | "uno")
@@ -1464,8 +1503,15 @@ impl Reader<'_> {
         })?;
         let product = m.product()?;
         self.covered.iter_mut().for_each(|c| *c = true);
-        // «limonadas para todos, somos 4»: one each for the people counted.
+        // «limonadas para todos, somos 4»: one each for the people counted —
+        // when it is the message's only product and nobody is left out
+        // («…para todos menos para mí»).
         if let Some(people) = self.people_counted()
+            && found.len() == 1
+            && !self
+                .words
+                .iter()
+                .any(|w| matches!(*w, "menos" | "excepto" | "salvo" | "sin"))
             && any(
                 self.text,
                 &[
@@ -1501,13 +1547,21 @@ impl Reader<'_> {
     /// «somos 4», «seremos cinco», «para 6 personas»: how many people the
     /// message counts, when it counts them once.
     fn people_counted(&self) -> Option<i64> {
-        let mut counts = self.words.windows(2).filter_map(|w| match w {
-            ["somos" | "seremos" | "estamos", n] => count(n),
-            [n, "personas" | "persons" | "people"] => count(n),
+        let mut counts: Vec<i64> = self
+            .words
+            .windows(2)
+            .filter_map(|w| match w {
+                ["somos" | "seremos" | "estamos", n] => count(n),
+                [n, "personas" | "persons" | "people"] => count(n),
+                _ => None,
+            })
+            .collect();
+        // «somos 4 personas» counts the same four twice.
+        counts.dedup();
+        match counts.as_slice() {
+            [people] if *people > 1 => Some(*people),
             _ => None,
-        });
-        let first = counts.next()?;
-        (counts.next().is_none() && first > 1).then_some(first)
+        }
     }
 
     /// One `kind` action for every line of the cart, each with the quantity
@@ -2754,7 +2808,14 @@ impl Reader<'_> {
                 });
                 // «de los capuchinos cambia uno por un americano»: the part
                 // said after the line it is taken from.
-                let partitive = matches!(before, [.., "de", "los" | "las"]);
+                let partitive = matches!(
+                    before,
+                    [
+                        ..,
+                        "de",
+                        "los" | "las" | "esos" | "esas" | "estos" | "estas"
+                    ] | [.., "del"]
+                );
                 let part = part.or_else(|| {
                     let upto = after
                         .iter()
@@ -2803,11 +2864,15 @@ impl Reader<'_> {
                 });
             let carried = setting && !own_verb;
             setting = carried || any(&clause, ONLY) || any(&clause, lexicon::RESTATING);
+            let ordering = words
+                .iter()
+                .any(|w| lexicon::adds(w) || matches!(*w, "mas" | "otro" | "otra"))
+                || any(self.text, lexicon::ADD);
             let action = clause_action(
                 &clause,
                 (before, after),
                 (id, in_cart),
-                (question, followed, carried),
+                (question, followed, carried, ordering),
                 &mut covered,
             );
             self.mark_clause(clause_start, &covered);
@@ -2939,7 +3004,7 @@ impl Reader<'_> {
                 // with no count of its own, not in the cart — how many is
                 // asked, the rest of the list still acts.
                 let counted = said.is_some()
-                    || corrected_quantity(after).is_some()
+                    || corrected_quantity(after, 0).is_some()
                     || verb_quantity(after, followed).is_some();
                 let name = name_of(self.input, id).map(normalize).unwrap_or_default();
                 let word = words[mention.end - 1];
@@ -3109,6 +3174,12 @@ impl Reader<'_> {
                 lexicon::is_of_kind(entry, kind)
                     || kind.strip_prefix("sin ").is_some_and(|what| {
                         !lexicon::is_of_kind(entry, &format!("con {what}"))
+                            && lexicon::is_of_kind(entry, "bebida")
+                    })
+                    // «con cafeína» in a shop that tags no drink so: a
+                    // drink not said to be without it.
+                    || kind.strip_prefix("con ").is_some_and(|what| {
+                        !lexicon::is_of_kind(entry, &format!("sin {what}"))
                             && lexicon::is_of_kind(entry, "bebida")
                     })
             })
@@ -3487,6 +3558,15 @@ impl Reader<'_> {
         // someone; «me da lo mismo» is indifference and «repíteme el pedido»
         // asks to hear it.
         let counted_any = self.words.iter().any(|w| token_number(w).is_some());
+        // «(para mi mamá) lo mismo que mi hermana», «igual que el Jorge»: the
+        // lines of someone named, which the cart does not keep apart; never
+        // the last line again. («igual que el anterior», «lo mismo que
+        // recién», «lo mismo que pedí» name what was ordered, not someone.)
+        let like_someone = shapes::same_as_at(self.words)
+            .is_some_and(|(_, person, _)| shapes::names_someone(person));
+        if like_someone && !counted_any {
+            return Some(clarify(messages::SAME_AS_WHOM));
+        }
         let for_someone = self
             .words
             .windows(3)
@@ -3563,14 +3643,6 @@ impl Reader<'_> {
         if named_otherwise {
             return Some(clarify(messages::CLARIFY_DEFAULT));
         }
-        // «lo mismo que mi hermana», «igual que el Jorge»: the lines of someone
-        // named, which the cart does not keep apart; never the last line.
-        let like_someone = self.words.windows(3).any(|w| {
-            matches!(w, ["mismo" | "igual", "que", next] if !matches!(*next, "pedi" | "pedimos" | "antes"))
-        });
-        if like_someone && !counted_any {
-            return Some(clarify(messages::SAME_AS_WHOM));
-        }
         let quantity = self.cart_quantity(id);
         let more = [
             "otro",
@@ -3608,7 +3680,11 @@ impl Reader<'_> {
                 .product(id)
                 .quantity((quantity / 2).max(1))));
         }
-        let remove_verb = self.words.iter().position(|w| lexicon::removes(w));
+        // («sí, retiro»: I pick it up, with no product named.)
+        let remove_verb = self
+            .words
+            .iter()
+            .position(|w| lexicon::removes(w) && !delivery::picks_up(w));
         if self.has(&remove) || (remove_verb.is_some() && !counted_any && self.words.len() <= 3) {
             if let Some(k) = remove_verb {
                 self.covered[k] = true;

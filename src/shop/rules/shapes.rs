@@ -2046,13 +2046,36 @@ pub(super) fn the_other_one(input: &ProposalInput, text: String) -> String {
 /// whose order is meant is not the rules' to know.
 pub(super) fn same_as_whom(input: &ProposalInput) -> bool {
     let text = prepared(&input.customer_message);
-    same_as_at(&tokens(&text)).is_some_and(|(_, person, _)| {
-        // «lo mismo que pedí recién», «igual que antes»: the order again.
-        !matches!(
-            person,
-            "antes" | "siempre" | "ayer" | "recien" | "hoy" | "pedi" | "pedimos" | "te" | "le"
-        )
-    }) && same_as_at(&tokens(&said(input))).is_some()
+    same_as_at(&tokens(&text)).is_some_and(|(_, person, _)| names_someone(person))
+        && same_as_at(&tokens(&said(input))).is_some()
+}
+
+/// Whether the word after «lo mismo que» / «igual que» is someone: «lo mismo
+/// que pedí recién», «igual que antes», «igual que el anterior» are the order
+/// again.
+pub(super) fn names_someone(person: &str) -> bool {
+    !matches!(
+        person,
+        "antes"
+            | "siempre"
+            | "ayer"
+            | "recien"
+            | "hoy"
+            | "pedi"
+            | "pedimos"
+            | "te"
+            | "le"
+            | "anterior"
+            | "ultimo"
+            | "ultima"
+            | "ese"
+            | "esa"
+            | "este"
+            | "esta"
+            | "otro"
+            | "otra"
+            | "arriba"
+    )
 }
 
 /// «¿cuánto me saldrían 3 brownies?» … «ok, dame los 3 y 2 limonadas»: «los 3»

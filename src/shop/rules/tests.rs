@@ -4625,3 +4625,98 @@ fn a_plain_list_adds_its_clear_items_and_asks_the_one_that_fits_several() {
         );
     }
 }
+
+#[test]
+fn what_the_review_found_is_read_or_asked_never_guessed() {
+    // «retiro» with a product named takes it out; without one, it is pickup.
+    assert_eq!(
+        summary(State::CartOpen, "mejor retiro el brownie", &[(6, 2)]),
+        ["REMOVE_ITEM 6"]
+    );
+    // The same as someone, with «para X» before it, is asked.
+    let same = summary(
+        State::CartOpen,
+        "para mi mamá lo mismo que mi hermana",
+        &[(5, 2), (6, 1)],
+    );
+    assert!(
+        !same.iter().any(|a| a.starts_with("ADD_TO_CART")),
+        "{same:?}"
+    );
+    // «igual que el anterior» names what was ordered, not someone.
+    let again = propose(&input(
+        State::CartOpen,
+        "otro igual que el anterior",
+        &[(6, 1)],
+    ));
+    assert_ne!(again.response_text, messages::SAME_AS_WHOM);
+    // «para todos» acts only on a message's one product, nobody left out.
+    for message in [
+        "somos 4, matchas para todos y un brownie para mí",
+        "capuchinos para todos menos para mí, somos 5",
+    ] {
+        let read = summary(State::CartOpen, message, &[(3, 1)]);
+        assert!(
+            !read.contains(&"ADD_TO_CART 2 x4".to_string()),
+            "{message}: {read:?}"
+        );
+        assert!(
+            !read.contains(&"ADD_TO_CART 8 x5".to_string()),
+            "{message}: {read:?}"
+        );
+    }
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "matchas para 6 personas, para todos",
+            &[(3, 1)]
+        ),
+        ["ADD_TO_CART 2 x6"]
+    );
+    // A count denied is the line's count now; «una no dos» too.
+    assert_eq!(
+        summary(State::CartOpen, "del brownie que sea una no dos", &[(6, 2)]),
+        ["UPDATE_QUANTITY 6 x1"]
+    );
+    // The line named then a count, where the message orders more: not a set.
+    let more = summary(
+        State::CartOpen,
+        "agrégame un capuchino y el croissant dos",
+        &[(7, 1)],
+    );
+    assert!(
+        !more.contains(&"UPDATE_QUANTITY 7 x2".to_string()),
+        "{more:?}"
+    );
+    // «del capuchino cambia uno por…»: one out, not the line.
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "del capuchino cambia uno por un americano",
+            &[(8, 3)]
+        ),
+        ["UPDATE_QUANTITY 8 x2", "ADD_TO_CART 3 x1"]
+    );
+}
+
+#[test]
+fn pickup_after_the_order_is_taken_only_with_a_time_and_courtesy() {
+    for (message, taken) in [
+        ("voy a retirar a las 5", true),
+        ("paso a retirarlo", true),
+        ("ok, lo recojo en 10 minutos, gracias", true),
+        ("¿a qué hora puedo pasar a recoger", false),
+        ("hasta que hora puedo recoger", false),
+        ("lo recojo mañana", false),
+        ("recojo a las 5, mi NIT es 1234567", false),
+        ("lo recojo, y uno más", false),
+    ] {
+        let read = summary(State::AwaitingPayment, message, &[(6, 1)]);
+        assert_eq!(read == ["REPLY"], taken, "{message}: {read:?}");
+    }
+    // At the summary, «sí, retiro» is a yes and the way.
+    assert_eq!(
+        summary(State::Checkout, "sí, retiro", &[(6, 1)]),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+}
