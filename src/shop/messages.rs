@@ -90,10 +90,12 @@ pub const IMAGE_WITHOUT_ORDER: &str = "Recibí tu imagen, pero no tienes un pedi
 /// Some of a product, without how many.
 pub const HOW_MANY_PEOPLE: &str = "¿Para cuántas personas es? Así pongo uno para cada una.";
 /// «lo mismo que mi hermana»: whose lines are whose is not kept.
-pub const SAME_AS_WHOM: &str = "¿Qué le pongo? Escríbeme los productos y cuántos, por ejemplo «1 chocolate caliente y 1 cheesecake».";
+pub const SAME_AS_WHOM: &str = "¿Qué le pongo? Escríbeme los productos con su cantidad.";
 /// Pickup said after the order, in a shop that only has pickup.
 pub const PICKUP_NOTED: &str =
     "Perfecto, te esperamos en la tienda. Cuando pagues, envíanos el comprobante por aquí.";
+/// «lo de siempre»: earlier orders are not read here.
+pub const USUAL_NOT_KEPT: &str = "No tengo a la mano tu pedido de siempre. ¿Me dices qué productos quieres y cuántos de cada uno?";
 pub const HOW_MANY: &str = "¿Cuántos quieres? Dímelo con un número y el nombre del producto.";
 
 /// Payment words with no order waiting for payment.

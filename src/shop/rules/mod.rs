@@ -671,6 +671,12 @@ fn prepared(message: &str) -> String {
         (" volve a poner ", " pon "),
         (" vuelva a poner ", " ponga "),
         (" vuelvan a poner ", " pongan "),
+        // «un americano y un croissant, como todos los días»: the habit told,
+        // no «¿cómo?».
+        (" como siempre ", " "),
+        (" como todos los dias ", " "),
+        (" como cada dia ", " "),
+        (" como de costumbre ", " "),
         // «…y un chocolate caliente, si fuera tan amable»: courtesy, no «fuera».
         (" si fuera tan amable ", " por favor "),
         (" si fuera usted tan amable ", " por favor "),
@@ -1671,6 +1677,27 @@ impl Reader<'_> {
         if input.detected_events.contains(&Event::EscalationRequested) {
             self.covered.iter_mut().for_each(|c| *c = true);
             return one(ProposedAction::new("ESCALATE"));
+        }
+        // «lo de siempre», «el mismo de ayer»: an order from before, which
+        // this chat does not keep: asked, never guessed.
+        if any(
+            self.text,
+            &[
+                "lo de siempre",
+                "lo mismo de siempre",
+                "el de siempre",
+                "lo usual",
+                "lo de costumbre",
+                "lo de ayer",
+                "lo mismo de ayer",
+                "el mismo de ayer",
+                "lo de la vez pasada",
+                "lo mismo de la vez pasada",
+            ],
+        ) && mentions::find(self.words, &input.product_catalog).is_empty()
+        {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return clarify(messages::USUAL_NOT_KEPT);
         }
         // «unos croissants», «varios capuchinos»: how many is not said; a
         // question back beats a guess.

@@ -4720,3 +4720,32 @@ fn pickup_after_the_order_is_taken_only_with_a_time_and_courtesy() {
         ["SET_FULFILMENT", "CONFIRM_ORDER"]
     );
 }
+
+#[test]
+fn a_habit_told_is_no_question_and_the_usual_order_is_asked() {
+    assert_eq!(
+        summary(
+            State::Idle,
+            "un americano y un croissant pues, como todos los dias jaja",
+            &[]
+        ),
+        ["ADD_TO_CART 3 x1", "ADD_TO_CART 7 x1"]
+    );
+    let usual = propose(&input(
+        State::Idle,
+        "buenas joven, lo de siempre porfa",
+        &[],
+    ));
+    assert_eq!(describe(&usual), ["CLARIFY"]);
+    assert_eq!(usual.response_text, messages::USUAL_NOT_KEPT);
+    // The questions back written this round carry no figure the backend did
+    // not produce (the reply's guard would replace them).
+    for text in [
+        messages::USUAL_NOT_KEPT,
+        messages::SAME_AS_WHOM,
+        messages::PICKUP_NOTED,
+        messages::WHICH_ONE_BESIDE,
+    ] {
+        assert!(!text.chars().any(|c| c.is_ascii_digit()), "{text}");
+    }
+}
