@@ -547,6 +547,12 @@ pub const CONFIRM: &[&str] = &[
     "si",
     "s",
     "sip",
+    // Approval said with the yes («sí, chévere», «joya»).
+    "chevere",
+    "genial",
+    "excelente",
+    "joya",
+    "bacan",
     "sii",
     "siii",
     "claro",

@@ -162,7 +162,18 @@ pub fn after_a_yes(text: &str) -> Option<String> {
         && !any(&lead, lexicon::DENY)
     {
         let rest = raw[first.len()..].trim_start_matches(['.', '!', ',', ';', '\n', ' ']);
-        return (!rest.trim().is_empty()).then(|| rest.to_owned());
+        if rest.trim().is_empty() {
+            return None;
+        }
+        // «dale, sí. retiro yo»: a yes said twice.
+        let again = rest
+            .split(['.', '!', ',', ';', '\n'])
+            .next()
+            .unwrap_or_default();
+        if again.len() < rest.len() && only_words_of(&prepared(again), lexicon::CONFIRM) {
+            return after_a_yes(rest);
+        }
+        return Some(rest.to_owned());
     }
     if first.len() != raw.len() {
         return None;
@@ -178,6 +189,13 @@ pub fn after_a_yes(text: &str) -> Option<String> {
                     "listo",
                     "correcto",
                     "perfecto",
+                    // «ok recojo»: never «si» or «ya» alone, which also open a
+                    // condition or a «no longer».
+                    "ok",
+                    "okay",
+                    "okey",
+                    "vale",
+                    "claro",
                 ],
             )
     };

@@ -4749,3 +4749,21 @@ fn a_habit_told_is_no_question_and_the_usual_order_is_asked() {
         assert!(!text.chars().any(|c| c.is_ascii_digit()), "{text}");
     }
 }
+
+#[test]
+fn a_yes_said_twice_or_with_approval_then_the_way_confirms() {
+    for message in [
+        "si chevere, lo recojo al toque",
+        "dale, sí. retiro yo en la tienda",
+        "ok recojo",
+    ] {
+        assert_eq!(
+            summary(State::Checkout, message, &[(6, 2)]),
+            ["SET_FULFILMENT", "CONFIRM_ORDER"],
+            "{message}"
+        );
+    }
+    // A doubt after it confirms nothing.
+    let doubt = summary(State::Checkout, "ok, pero recojo mañana?", &[(6, 2)]);
+    assert!(!doubt.contains(&"CONFIRM_ORDER".to_string()), "{doubt:?}");
+}
