@@ -731,6 +731,12 @@ async fn words_around_a_question_do_not_send_it_to_the_gray_zone(pool: sqlx::PgP
             "¿les puedo pagar en efectivo cuando llegue el muchacho?",
             "Formas de pago",
         ),
+        // A name said after who the person is.
+        (
+            "g10",
+            "Mi sobrino Marcelo pasará a recogerlo, ¿él lo puede recoger?",
+            "Recojo en tienda",
+        ),
     ] {
         let reply = app.say(who, question).await;
         let audit = answered(&app, who).await;

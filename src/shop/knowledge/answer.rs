@@ -418,6 +418,37 @@ const VOICE: &[&str] = &[
     "hmm", "mmm", "hmmm", "ehh", "umm", "uhm",
 ];
 
+/// Who someone is to the customer, before their name («mi sobrino Marcelo»).
+const RELATIONS: &[&str] = &[
+    "sobrino",
+    "sobrina",
+    "hermano",
+    "hermana",
+    "hijo",
+    "hija",
+    "esposo",
+    "esposa",
+    "amigo",
+    "amiga",
+    "primo",
+    "prima",
+    "tio",
+    "tia",
+    "nieto",
+    "nieta",
+    "senor",
+    "senora",
+    "don",
+    "dona",
+    "companero",
+    "companera",
+    "colega",
+    "jefe",
+    "jefa",
+    "novio",
+    "novia",
+];
+
 pub struct Ask<'a> {
     pub pool: &'a PgPool,
     pub bot_id: Uuid,
@@ -598,6 +629,14 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                 .windows(4)
                 .filter(|t| t[0] == "nombre" && t[1] == "de" && matches!(t[2], "la" | "el" | "mi"))
                 .map(|t| t[3]),
+        )
+        // «mi sobrino Marcelo», «la señora Carmen»: the name of someone named
+        // by who they are.
+        .chain(
+            folded
+                .windows(2)
+                .filter(|t| RELATIONS.contains(&t[0]))
+                .map(|t| t[1]),
         )
         .collect();
     let part_of_known = |w: &str| {
