@@ -422,7 +422,21 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 .iter()
                 .any(|w| matches!(*w, "no" | "perdon" | "mejor" | "digo" | "corrijo"));
             let both_counted = counted_before(words, *start) && counted_before(words, m.start);
-            if m.candidates.len() == 1 && both_counted && !taken_back {
+            // «capuchino, matcha, americano y matcha»: each an item of a list
+            // (the first may follow the list's heading: «…para 8 personas:
+            // capuchino, americano…»).
+            let item = |from: usize, to: usize| {
+                let opens = from == 0
+                    // (after a greeting or courtesy: «buen día, capuchino…»)
+                    || (super::lexicon::FILLER.contains(&words[from - 1])
+                        && words[from - 1] != "de")
+                    || found.iter().any(|f| f.2 == from);
+                let next_is_item = found.iter().any(|f| f.1 == to);
+                let closes = to == words.len() || matches!(words[to], "y" | "e") || next_is_item;
+                closes && (opens || next_is_item)
+            };
+            let both_listed = item(*start, *end) && item(m.start, m.end);
+            if m.candidates.len() == 1 && (both_counted || both_listed) && !taken_back {
                 taken[*start..*end].iter_mut().for_each(|t| *t = true);
                 mentions.push(Mention {
                     candidates: vec![*id],

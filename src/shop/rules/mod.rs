@@ -788,6 +788,10 @@ fn listed(message: &str, catalog: &[super::contract::CatalogEntry]) -> String {
             Some(item) => {
                 if out.trim_end().ends_with(|c: char| c.is_alphanumeric()) && !out.is_empty() {
                     out.push_str(" y ");
+                } else if out.trim_end().ends_with(':') {
+                    // «…lo que pidió cada uno:\ncapuchino»: the heading's last
+                    // word is no count of the first item.
+                    out.push_str(" y ");
                 } else if !out.is_empty() {
                     out.push(' ');
                 }
@@ -813,6 +817,41 @@ pub fn without_list_numbers(message: &str) -> String {
     if !message.contains('\n') {
         return message.to_owned();
     }
+    without_names_per_line(&without_line_numbers(message))
+}
+
+/// «Marcelo - capuchino\nAndrea - matcha»: a list whose lines each start with
+/// whom the line is for (a name of one to three words, then a dash or a
+/// colon) is the list of what comes after; two such lines at least.
+fn without_names_per_line(message: &str) -> String {
+    let split = |line: &str| -> Option<(usize, usize)> {
+        let (at, mark) = [" - ", " – ", " — ", ": ", " -", "- "]
+            .iter()
+            .filter_map(|mark| line.find(mark).map(|at| (at, mark.len())))
+            .min()?;
+        let who = line[..at].trim();
+        let named = !who.is_empty()
+            && who.split_whitespace().count() <= 3
+            && who
+                .chars()
+                .all(|c| c.is_alphabetic() || c == ' ' || c == '.');
+        let what = line[at + mark..].trim();
+        (named && !what.is_empty()).then_some((at, mark))
+    };
+    if message.lines().filter(|line| split(line).is_some()).count() < 2 {
+        return message.to_owned();
+    }
+    message
+        .lines()
+        .map(|line| match split(line) {
+            Some((at, mark)) => line[at + mark..].trim(),
+            None => line,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn without_line_numbers(message: &str) -> String {
     // Only numbers counting the lines 1, 2, 3…: «2- americanos\n1- brownie»
     // counts what it lists.
     let numbered: Vec<u32> = message
@@ -1990,7 +2029,14 @@ impl Reader<'_> {
         if let Some(asked) = self.bare_plural(&found) {
             return asked;
         }
+        // «Ana: capuchino … Carla: capuchino … Yo: capuchino»: one line of a
+        // product ordered several times, before the five a proposal holds
+        // are counted (a shorter list keeps each reading for the checks of
+        // a count corrected inside it).
         let mut actions = self.product_actions(&found);
+        if actions.len() > crate::proposal::MAX_ACTIONS {
+            actions = one_line_each(Proposal::new(actions, "")).proposed_actions;
+        }
         if !actions.is_empty() {
             // «ponme uno de matcha y es todo»: the items, then the summary.
             let tail_at = found.last().map_or(self.words.len(), |m| m.end);

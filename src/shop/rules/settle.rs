@@ -90,6 +90,7 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
             || kind_heading(&tokens(&prepared(&input.customer_message)), input)
                 .is_some_and(|(_, said, summed)| said != summed)
             || same_as_whom(input)
+            || one_persons_whole_swap(input, &reading.proposal)
             || nothing_of_a_product(input)
             || retracts(input, &reading.proposal))
         && !taken_out()
@@ -1613,4 +1614,33 @@ pub(super) fn for_each_one(input: &ProposalInput, mut proposal: Proposal) -> Pro
         }
         _ => clarify(messages::HOW_MANY_PEOPLE),
     }
+}
+
+/// «Pedro dice que mejor capuchino en vez de americano» with two americanos:
+/// one person's change of a line of several may be one of them — asked, never
+/// the whole line guessed.
+pub(super) fn one_persons_whole_swap(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let someone_else = words.windows(2).any(|w| {
+        matches!(w[1], "dice" | "quiere" | "prefiere" | "pide")
+            && !matches!(
+                w[0],
+                "me" | "yo" | "se" | "lo" | "la" | "te" | "que" | "no" | "si" | "usted" | "y"
+            )
+    });
+    let actions = &proposal.proposed_actions;
+    let brings = actions
+        .iter()
+        .any(|a| matches!(a.action_type.as_str(), "ADD_TO_CART" | "UPDATE_QUANTITY"));
+    let counted = words.iter().any(|w| count(w).is_some());
+    someone_else
+        && brings
+        && !counted
+        && actions.iter().any(|a| {
+            a.action_type == "REMOVE_ITEM"
+                && a.product_id()
+                    .and_then(|id| input.cart.quantity_of(id))
+                    .is_some_and(|n| n > 1)
+        })
 }

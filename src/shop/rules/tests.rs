@@ -4767,3 +4767,56 @@ fn a_yes_said_twice_or_with_approval_then_the_way_confirms() {
     let doubt = summary(State::Checkout, "ok, pero recojo mañana?", &[(6, 2)]);
     assert!(!doubt.contains(&"CONFIRM_ORDER".to_string()), "{doubt:?}");
 }
+
+#[test]
+fn a_product_listed_twice_is_two_and_whom_a_line_is_for_is_no_word_of_it() {
+    assert_eq!(
+        summary(State::Idle, "capuchino, matcha, americano y matcha", &[]),
+        ["ADD_TO_CART 8 x1", "ADD_TO_CART 2 x2", "ADD_TO_CART 3 x1"]
+    );
+    assert_eq!(
+        summary(
+            State::Idle,
+            "Hola, pedido para el equipo:\nMarcelo - capuchino\nAndrea - matcha\nJorge: americano\nVivi – matcha",
+            &[]
+        ),
+        ["ADD_TO_CART 8 x1", "ADD_TO_CART 2 x2", "ADD_TO_CART 3 x1"]
+    );
+    // After a greeting too (the heading a question was cut from).
+    assert_eq!(
+        summary(
+            State::Idle,
+            "Buen día.\ncapuchino\namericano\ncapuchino\nmatcha\ncapuchino",
+            &[]
+        ),
+        ["ADD_TO_CART 8 x3", "ADD_TO_CART 3 x1", "ADD_TO_CART 2 x1"]
+    );
+    // Named twice in a sentence, it is one order of it.
+    assert_eq!(
+        summary(
+            State::Idle,
+            "el brownie es lo mejor que tienen, quiero un brownie",
+            &[]
+        ),
+        ["ADD_TO_CART 6 x1"]
+    );
+}
+
+#[test]
+fn one_persons_swap_of_a_line_of_several_is_asked() {
+    let asked = summary(
+        State::CartOpen,
+        "Perdón, Pedro dice que mejor capuchino en vez de americano",
+        &[(3, 2), (8, 1)],
+    );
+    assert_eq!(asked, ["CLARIFY"]);
+    // One unit in the line: the swap is whole.
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "Pedro dice que mejor capuchino en vez de americano",
+            &[(3, 1)]
+        ),
+        ["REMOVE_ITEM 3", "ADD_TO_CART 8 x1"]
+    );
+}
