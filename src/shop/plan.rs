@@ -304,8 +304,11 @@ pub async fn plan(
     // «Sí, está correcto. Pasaré a recogerlo yo misma»: at the summary, what
     // follows a yes tells how the order goes; unless a question is marked,
     // none is asked of the knowledge.
+    // (Only a yes with the way said after it: «ok a qué hora cierran», «ok y
+    // el envío es gratis» are still asked of the knowledge.)
     let split = if start == State::Checkout
         && !payload.text.contains('?')
+        && super::rules::yes_then_the_way(&payload.text, &catalog_entries).is_some()
         && super::rules::after_a_yes(&payload.text).is_some_and(|rest| {
             // («bueno, aceptan tarjeta», «sí, cuánto demora el delivery» still ask.)
             !crate::text::tokens(&crate::text::normalize(&rest))

@@ -418,6 +418,24 @@ const VOICE: &[&str] = &[
     "hmm", "mmm", "hmmm", "ehh", "umm", "uhm",
 ];
 
+/// Nuts a description may name («con nueces», «base de almendras»).
+const NUTS: &[&str] = &[
+    "nuez",
+    "nueces",
+    "almendra",
+    "almendras",
+    "mani",
+    "cacahuate",
+    "avellana",
+    "avellanas",
+    "pistacho",
+    "pistachos",
+    "castana",
+    "castanas",
+    "pecana",
+    "pecanas",
+];
+
 /// Who someone is to the customer, before their name («mi sobrino Marcelo»).
 const RELATIONS: &[&str] = &[
     "sobrino",
@@ -546,10 +564,10 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
 async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     // «…lleva café o no porque es para mi hija que tiene 8 años»: the reason
     // given after the question is neither searched nor a subject of it.
-    let mut question = Question::new(&super::route::without_reason(&normalize(ask.question)));
+    let mut question = Question::new(&super::words::without_reason(&normalize(ask.question)));
     // «el pedido vino sin uno de los brownies»: a complaint told in its own
     // words is searched as the claim it is.
-    if super::route::complains(ask.question)
+    if super::words::complains(ask.question)
         && !question
             .words
             .iter()
@@ -588,8 +606,9 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     .iter()
     .any(|p| crate::text::contains_phrase(&question.folded, p))
         // Another milk than the one a product has is the knowledge's to answer
-        // (unless an allergen is asked: «¿tiene leche de almendras? soy
-        // alérgica a las nueces»).
+        // — about the shop's milks, or a product's milk with nothing else
+        // asked (an allergen asked of a named product, «¿el capuchino lleva
+        // leche de almendras? soy alérgica a las nueces», is the catalog's).
         || (super::words::asks_another_milk(&question.folded)
             && (attributes_asked(&question).is_empty() || ask.products.is_empty()));
     let knowledge_word = question
@@ -599,7 +618,7 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     // «el pedido vino sin uno de los brownies»: a complaint about a product is
     // for the returns and claims, not the product's description.
     let knowledge_first =
-        topical || made_otherwise || knowledge_word || super::route::complains(ask.question);
+        topical || made_otherwise || knowledge_word || super::words::complains(ask.question);
     if !knowledge_first && let Some(answer) = from_catalog(ask, &question, &mut steps) {
         return Ok(answer);
     }
@@ -620,6 +639,13 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     };
     // «…a nombre de la agencia», «hasta la Ceja de El Alto»: a name the
     // customer gives, or a place known by a part the shop wrote, is no subject.
+    let capitalized: Vec<String> = ask
+        .question
+        .split_whitespace()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .map(normalize)
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
+        .collect();
     let named_after: Vec<&str> = folded
         .windows(3)
         .filter(|t| t[0] == "nombre" && t[1] == "de")
@@ -631,11 +657,11 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                 .map(|t| t[3]),
         )
         // «mi sobrino Marcelo», «la señora Carmen»: the name of someone named
-        // by who they are.
+        // by who they are, written as a name (capitalized).
         .chain(
             folded
                 .windows(2)
-                .filter(|t| RELATIONS.contains(&t[0]))
+                .filter(|t| RELATIONS.contains(&t[0]) && capitalized.contains(&t[1].to_owned()))
                 .map(|t| t[1]),
         )
         .collect();
@@ -1748,22 +1774,36 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         name: p.name.clone(),
     };
     // The description says it only with every word that names the attribute
-    // («frutos rojos» is no «frutos secos», «con leche» no «con cafeína»), and
-    // never an absence («sin gluten»).
+    // («frutos rojos» is no «frutos secos», «con leche» no «con cafeína») or,
+    // for nuts, with a nut it names («base de nueces»); never with a word it
+    // denies («sin gluten», «libre de maní»), and never an absence.
     let has = |p: &Product, attribute: &str| {
         let attribute = normalize(attribute);
-        let described = tokens(&normalize(&p.description))
-            .into_iter()
-            .map(str::to_owned)
-            .collect::<Vec<String>>();
+        let folded = normalize(&p.description);
+        let all = tokens(&folded);
+        let described: Vec<&str> = all
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| {
+                !all[k.saturating_sub(2)..*k]
+                    .iter()
+                    .any(|w| matches!(*w, "sin" | "no" | "libre" | "cero"))
+            })
+            .map(|(_, w)| *w)
+            .collect();
         let named: Vec<&str> = attribute
             .split(' ')
             .filter(|a| !matches!(*a, "con" | "de" | "y"))
             .collect();
+        let nut = attribute == "frutos secos"
+            && described
+                .iter()
+                .any(|w| NUTS.iter().any(|n| same_word(n, w)));
         p.tags
             .iter()
             .chain(&p.allergens)
             .any(|t| normalize(t) == attribute)
+            || nut
             || (!attribute.starts_with("sin ")
                 && !named.is_empty()
                 && named
@@ -1778,14 +1818,20 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
     };
     if let [product] = named.as_slice() {
         let mut lines = Vec::new();
-        // Caffeine is told by either tag: «con cafeína» or «sin cafeína».
+        // Caffeine is told by either tag: «con cafeína» or «sin cafeína» (a
+        // tag first, then the description).
+        let tagged = |tag: &str| product.tags.iter().any(|t| normalize(t) == normalize(tag));
         let caffeine = |attribute: &str| -> Option<bool> {
             let with = match attribute {
                 "con cafeína" => true,
                 "sin cafeína" => false,
                 _ => return None,
             };
-            let has_it = if has(product, "con cafeína") {
+            let has_it = if tagged("con cafeína") {
+                true
+            } else if tagged("sin cafeína") {
+                false
+            } else if has(product, "con cafeína") {
                 true
             } else if has(product, "sin cafeína") {
                 false

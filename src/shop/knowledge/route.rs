@@ -6,7 +6,7 @@
 //! (hours, delivery, payment, allergens, returns…), is a knowledge question.
 
 use super::answer::{Library, attributes_asked};
-use super::words::{Question, is_complaint_word, is_topic_word};
+use super::words::{Question, is_topic_word};
 use crate::text::{normalize, tokens};
 
 /// A message split into what the knowledge answers and what is left for the shop.
@@ -404,58 +404,13 @@ pub fn asks_or_tells(text: &str) -> bool {
 /// croissant»), or a topic of the knowledge with no shop request («formas de
 /// pago», «delivery a Obrajes»).
 fn tells(clause: &str, names_product: bool) -> bool {
-    if claims(clause) || (complains(clause) && !requests_beside_a_story(clause)) {
+    if super::words::claims(clause)
+        || (super::words::complains(clause) && !super::words::requests_beside_a_story(clause))
+    {
         return true;
     }
     let shop = crate::shop::rules::shop_phrases(clause);
     !names_product && !shop.request && shop.unexplained.iter().any(|w| is_topic_word(w))
-}
-
-/// A word of a claim («faltó», «derramado», «reclamo»): said beside an order,
-/// the order is the claim's («me faltó un croissant»).
-fn claims(clause: &str) -> bool {
-    tokens(&normalize(clause))
-        .iter()
-        .any(|w| is_complaint_word(w))
-}
-
-/// What came, told with what was wrong with it: «el pedido vino sin uno de los
-/// brownies», «llegó frío».
-const TOLD_WRONG: &[&str] = &[
-    "vino sin",
-    "vinieron sin",
-    "llego sin",
-    "llegaron sin",
-    "trajeron sin",
-    "mandaron sin",
-    "llego frio",
-    "llego fria",
-    "llegaron frios",
-    "llegaron frias",
-    "vino frio",
-    "vino fria",
-    "llego tarde",
-    "nunca llego",
-    "no me llego",
-];
-
-pub(super) fn complains(clause: &str) -> bool {
-    let folded = normalize(clause);
-    claims(clause)
-        || TOLD_WRONG
-            .iter()
-            .any(|p| crate::text::contains_phrase(&folded, p))
-}
-
-/// Whether `clause`, past what it tells went wrong («vino sin…»), asks for
-/// something of the shop («…ahora lo que quiero es…»).
-fn requests_beside_a_story(clause: &str) -> bool {
-    let told = TOLD_WRONG
-        .iter()
-        .fold(format!(" {} ", normalize(clause)), |text, p| {
-            text.replace(&format!(" {p} "), " ")
-        });
-    crate::shop::rules::shop_phrases(&told).request
 }
 
 /// The order said before a comma with a question after it, when the words
@@ -522,35 +477,8 @@ const DESCRIBING: &[&str] = &[
 /// is about it, question mark or not — never an order for it. A count before
 /// the name («dos brownies tienen…») or an order verb anywhere leaves it a
 /// request.
-/// `folded` up to the reason given after it («…lleva café o no porque es para
-/// mi hija que tiene 8 años»): the reason is no part of what is asked, and its
-/// numbers order nothing.
-/// A reason that asks for something («…porque si no tiene leche me da uno»,
-/// «…porque lo que quiero es…») is kept: it is a request, not a reason.
-pub(super) fn without_reason(folded: &str) -> String {
-    let cut = [" porque ", " ya que ", " es que ", " pq "]
-        .iter()
-        .filter_map(|cut| folded.find(cut))
-        .min();
-    match cut {
-        Some(at) => {
-            let reason = &folded[at..];
-            let requests = crate::shop::rules::shop_phrases(reason).request
-                || tokens(reason)
-                    .iter()
-                    .any(|w| matches!(*w, "si" | "quiero" | "quisiera"));
-            if requests {
-                folded.to_owned()
-            } else {
-                folded[..at].to_owned()
-            }
-        }
-        None => folded.to_owned(),
-    }
-}
-
 fn asks_of_product(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool {
-    let folded = without_reason(&normalize(clause));
+    let folded = super::words::without_reason(&normalize(clause));
     // «…tiene canela, no?», «…es dulce verdad»: the tag asks for a yes.
     let folded = ["o no", "no", "verdad", "cierto", "si o no"]
         .iter()
@@ -766,8 +694,9 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     // An order with its quantity, not asked about, is an order even when a
     // product's own name holds an attribute («un chocolate caliente»).
     // (Cut from the clause as written: its marks say whether it asks.)
-    let asked_part = without_reason(&clause.to_lowercase());
-    let complaint = claims(clause) || (complains(clause) && !requests_beside_a_story(clause));
+    let asked_part = super::words::without_reason(&clause.to_lowercase());
+    let complaint = super::words::claims(clause)
+        || (super::words::complains(clause) && !super::words::requests_beside_a_story(clause));
     if orders(&asked_part, names) && !complaint {
         return false;
     }
@@ -916,12 +845,31 @@ mod tests {
         assert!(!super::split(story, &library, names).rest.is_empty());
         // A reason that asks for something is kept whole.
         assert_eq!(
-            without_reason("el americano tiene leche porque si no me da uno"),
+            super::super::words::without_reason("el americano tiene leche porque si no me da uno"),
             "el americano tiene leche porque si no me da uno"
         );
         assert_eq!(
-            without_reason("el chai tiene cafeina porque es para mi hija"),
+            super::super::words::without_reason("el chai tiene cafeina porque es para mi hija"),
             "el chai tiene cafeina"
+        );
+    }
+
+    #[test]
+    fn a_story_is_told_of_an_order_and_a_reason_never_opens_the_message() {
+        use super::super::words::{complains, without_reason};
+        assert!(complains("el pedido vino sin uno de los brownies"));
+        assert!(complains("me llegó frío el capuchino"));
+        // «llego» is also «I arrive»; «vino» also wine.
+        assert!(!complains("¿qué pasa si llego tarde a recoger mi pedido?"));
+        assert!(!complains("¿tienen vino sin alcohol?"));
+        // «porque» as «why», «es que» opening a message: nothing is cut.
+        assert_eq!(
+            without_reason("oye porque tarda tanto el delivery"),
+            "oye porque tarda tanto el delivery"
+        );
+        assert_eq!(
+            without_reason("buenas es que el brownie tiene mani"),
+            "buenas es que el brownie tiene mani"
         );
     }
 

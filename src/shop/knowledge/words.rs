@@ -515,6 +515,98 @@ pub fn is_complaint_word(word: &str) -> bool {
     COMPLAINTS.contains(&word)
 }
 
+/// `folded` up to the reason given after it («…lleva café o no porque es para
+/// mi hija que tiene 8 años»): the reason is no part of what is asked, and its
+/// numbers order nothing. A reason that asks for something («…porque si no
+/// tiene leche me da uno», «…porque lo que quiero es…») is kept, and so is a
+/// message that opens with it («oye porque tarda tanto», «buenas, es que el
+/// brownie tiene maní?»: «why», or a way to begin).
+pub fn without_reason(folded: &str) -> String {
+    let cut = [" porque ", " ya que ", " es que ", " pq "]
+        .iter()
+        .filter_map(|cut| folded.find(cut))
+        .min();
+    match cut {
+        Some(at) if tokens(&folded[..at]).len() >= 3 => {
+            let reason = &folded[at..];
+            let requests = crate::shop::rules::shop_phrases(reason).request
+                || tokens(reason)
+                    .iter()
+                    .any(|w| matches!(*w, "si" | "quiero" | "quisiera"));
+            if requests {
+                folded.to_owned()
+            } else {
+                folded[..at].to_owned()
+            }
+        }
+        _ => folded.to_owned(),
+    }
+}
+
+/// A word of a claim («faltó», «derramado», «reclamo»): said beside an order,
+/// the order is the claim's («me faltó un croissant»).
+pub fn claims(clause: &str) -> bool {
+    tokens(&normalize(clause))
+        .iter()
+        .any(|w| is_complaint_word(w))
+}
+
+/// What came, told with what was wrong with it: «el pedido vino sin uno de los
+/// brownies», «llegó frío».
+const TOLD_WRONG: &[&str] = &[
+    "vino sin",
+    "vinieron sin",
+    "llego sin",
+    "llegaron sin",
+    "trajeron sin",
+    "mandaron sin",
+    "llego frio",
+    "llego fria",
+    "llegaron frios",
+    "llegaron frias",
+    "vino frio",
+    "vino fria",
+    "llego tarde",
+    "nunca llego",
+    "no me llego",
+];
+
+/// Whether `clause` tells of something that went wrong with an order: a word
+/// of a claim, or what came and how («vino sin…», «llegó frío») said of an
+/// order («el pedido», «me», «nos», «lo que me trajeron») — never «si llego
+/// tarde a recoger» or «¿tienen vino sin alcohol?» (accents are folded, so
+/// «llego» is also «I arrive»).
+pub fn complains(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    let of_an_order = words.iter().any(|w| {
+        matches!(
+            *w,
+            "pedido" | "orden" | "me" | "nos" | "delivery" | "repartidor" | "trajeron" | "mandaron"
+        )
+    });
+    let hypothetical = words
+        .iter()
+        .any(|w| matches!(*w, "si" | "cuando" | "yo" | "voy"));
+    claims(clause)
+        || (of_an_order
+            && !hypothetical
+            && TOLD_WRONG
+                .iter()
+                .any(|p| crate::text::contains_phrase(&folded, p)))
+}
+
+/// Whether `clause`, past what it tells went wrong («vino sin…»), asks for
+/// something of the shop («…ahora lo que quiero es…»).
+pub fn requests_beside_a_story(clause: &str) -> bool {
+    let told = TOLD_WRONG
+        .iter()
+        .fold(format!(" {} ", normalize(clause)), |text, p| {
+            text.replace(&format!(" {p} "), " ")
+        });
+    crate::shop::rules::shop_phrases(&told).request
+}
+
 const COMPLAINTS: &[&str] = &[
     "derramado",
     "derramada",

@@ -542,17 +542,15 @@ pub const DONE_WORDS: &[&str] = &[
     "bien",
 ];
 
+/// Approval said beside a yes («sí, chévere», «dale, genial»): a yes only with
+/// one («excelente, gracias» after an answer confirms nothing).
+pub const APPROVAL: &[&str] = &["chevere", "genial", "excelente", "joya", "bacan"];
+
 /// A yes to the order summary (CHECKOUT only).
 pub const CONFIRM: &[&str] = &[
     "si",
     "s",
     "sip",
-    // Approval said with the yes («sí, chévere», «joya»).
-    "chevere",
-    "genial",
-    "excelente",
-    "joya",
-    "bacan",
     "sii",
     "siii",
     "claro",

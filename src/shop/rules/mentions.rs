@@ -427,9 +427,11 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             // capuchino, americano…»).
             let item = |from: usize, to: usize| {
                 let opens = from == 0
-                    // (after a greeting or courtesy: «buen día, capuchino…»)
-                    || (super::lexicon::FILLER.contains(&words[from - 1])
-                        && words[from - 1] != "de")
+                    // (after a greeting: «buen día, capuchino…»)
+                    || matches!(
+                        words[from - 1],
+                        "y" | "e" | "hola" | "buenas" | "buenos" | "dia" | "dias" | "tardes" | "noches"
+                    )
                     || found.iter().any(|f| f.2 == from);
                 let next_is_item = found.iter().any(|f| f.1 == to);
                 let closes = to == words.len() || matches!(words[to], "y" | "e") || next_is_item;

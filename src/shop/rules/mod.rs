@@ -157,8 +157,13 @@ pub fn after_a_yes(text: &str) -> Option<String> {
         .next()
         .unwrap_or_default();
     let lead = prepared(first);
-    if !lead.trim().is_empty()
-        && only_words_of(&lead, lexicon::CONFIRM)
+    // («sí, chévere»: approval beside the yes.)
+    let yes_words: Vec<&str> = tokens(&lead)
+        .into_iter()
+        .filter(|w| !lexicon::APPROVAL.contains(w))
+        .collect();
+    if !yes_words.is_empty()
+        && only_words_of(&yes_words.join(" "), lexicon::CONFIRM)
         && !any(&lead, lexicon::DENY)
     {
         let rest = raw[first.len()..].trim_start_matches(['.', '!', ',', ';', '\n', ' ']);
@@ -681,7 +686,7 @@ fn prepared(message: &str) -> String {
     // «¿cuántas calorías tiene más o menos?»: roughly, neither more nor less.
     // «que los cheesecakes vuelvan a ser 3»: set again; «volvé a poner el
     // brownie»: put back. («devuélveme lo del americano» may be a refund.)
-    [
+    let text = [
         (" mas o menos ", " aproximadamente "),
         (" vuelvan a ser ", " sean "),
         (" vuelva a ser ", " sea "),
@@ -690,11 +695,10 @@ fn prepared(message: &str) -> String {
         (" vuelva a poner ", " ponga "),
         (" vuelvan a poner ", " pongan "),
         // «un americano y un croissant, como todos los días»: the habit told,
-        // no «¿cómo?».
-        (" como siempre ", " "),
+        // no «¿cómo?» («como siempre», «como de costumbre» may be a way it is
+        // made: read as said).
         (" como todos los dias ", " "),
         (" como cada dia ", " "),
-        (" como de costumbre ", " "),
         // «…y un chocolate caliente, si fuera tan amable»: courtesy, no «fuera».
         (" si fuera tan amable ", " por favor "),
         (" si fuera usted tan amable ", " por favor "),
@@ -708,9 +712,20 @@ fn prepared(message: &str) -> String {
     .iter()
     .fold(format!(" {read} "), |text, (said, meant)| {
         text.replace(said, meant)
-    })
-    .trim()
-    .to_owned()
+    });
+    // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
+    // at the end, after the order («un capuchino como siempre» alone may be
+    // how it is made, and is read as said).
+    let text = text.trim();
+    let habit = ["como siempre", "como de costumbre"]
+        .iter()
+        .find_map(|h| {
+            ["", " jaja", " jeje", " no"]
+                .iter()
+                .find_map(|tail| text.strip_suffix(&format!(" {h}{tail}")))
+        })
+        .filter(|before| before.split(' ').count() >= 4);
+    habit.unwrap_or(text).to_owned()
 }
 
 /// «-1 croissant» is «quita 1 croissant» and «+2 brownies» «agrega 2
@@ -822,7 +837,10 @@ pub fn without_list_numbers(message: &str) -> String {
 
 /// «Marcelo - capuchino\nAndrea - matcha»: a list whose lines each start with
 /// whom the line is for (a name of one to three words, then a dash or a
-/// colon) is the list of what comes after; two such lines at least.
+/// colon, then words of a thing) is the list of what comes after; two such
+/// lines at least. What follows the mark must be a thing: never a count
+/// («Capuchino - 2», «Té chai: x2»), a question («Brownie: ¿tiene nueces?») or
+/// how it is made («Capuchino: sin azúcar»), which keep their products.
 fn without_names_per_line(message: &str) -> String {
     let split = |line: &str| -> Option<(usize, usize)> {
         let (at, mark) = [" - ", " – ", " — ", ": ", " -", "- "]
@@ -836,7 +854,19 @@ fn without_names_per_line(message: &str) -> String {
                 .chars()
                 .all(|c| c.is_alphabetic() || c == ' ' || c == '.');
         let what = line[at + mark..].trim();
-        (named && !what.is_empty()).then_some((at, mark))
+        let folded = normalize(what);
+        let thing = !folded.is_empty()
+            && !what.contains(['?', '¿'])
+            && !folded.starts_with(|c: char| c.is_ascii_digit())
+            && !tokens(&folded).first().is_some_and(|w| {
+                token_number(w).is_some()
+                    || (w.starts_with('x') && token_number(&w[1..]).is_some())
+                    || matches!(
+                        *w,
+                        "sin" | "con" | "de" | "para" | "bien" | "muy" | "extra" | "poco" | "mas"
+                    )
+            });
+        (named && thing).then_some((at, mark))
     };
     if message.lines().filter(|line| split(line).is_some()).count() < 2 {
         return message.to_owned();
@@ -1751,7 +1781,12 @@ impl Reader<'_> {
                 "lo de la vez pasada",
                 "lo mismo de la vez pasada",
             ],
-        ) && mentions::find(self.words, &input.product_catalog).is_empty()
+        ) && matches!(
+            self.state(),
+            State::Idle | State::Browsing | State::CartOpen
+        )
+            // («lo de siempre: 2 americanos y un croissant» says what it is.)
+            && mentions::find(self.words, &input.product_catalog).is_empty()
         {
             self.covered.iter_mut().for_each(|c| *c = true);
             return clarify(messages::USUAL_NOT_KEPT);

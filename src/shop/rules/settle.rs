@@ -1623,11 +1623,13 @@ pub(super) fn one_persons_whole_swap(input: &ProposalInput, proposal: &Proposal)
     let text = prepared(&input.customer_message);
     let words = tokens(&text);
     let someone_else = words.windows(2).any(|w| {
-        matches!(w[1], "dice" | "quiere" | "prefiere" | "pide")
-            && !matches!(
-                w[0],
-                "me" | "yo" | "se" | "lo" | "la" | "te" | "que" | "no" | "si" | "usted" | "y"
-            )
+        matches!(
+            w[1],
+            "dice" | "dijo" | "quiere" | "queria" | "prefiere" | "prefirio" | "pide" | "pidio"
+        ) && !matches!(
+            w[0],
+            "me" | "yo" | "se" | "lo" | "la" | "te" | "que" | "no" | "si" | "usted" | "y"
+        )
     });
     let actions = &proposal.proposed_actions;
     let brings = actions

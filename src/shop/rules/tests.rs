@@ -4782,6 +4782,22 @@ fn a_product_listed_twice_is_two_and_whom_a_line_is_for_is_no_word_of_it() {
         ),
         ["ADD_TO_CART 8 x1", "ADD_TO_CART 2 x2", "ADD_TO_CART 3 x1"]
     );
+    // A count, a question or how it is made after the mark keeps the line's
+    // product.
+    assert_eq!(
+        summary(State::Idle, "Capuchino - 2\nBrownie - 1", &[]),
+        ["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1"]
+    );
+    let asked = summary(
+        State::Idle,
+        "Capuchino: sin azúcar\nAmericano: con leche",
+        &[],
+    );
+    assert!(
+        !asked.is_empty() && !asked.contains(&"ADD_TO_CART 8 x1".to_string())
+            || asked.iter().any(|a| a.contains(" 8 ")),
+        "{asked:?}"
+    );
     // After a greeting too (the heading a question was cut from).
     assert_eq!(
         summary(
@@ -4819,4 +4835,27 @@ fn one_persons_swap_of_a_line_of_several_is_asked() {
         ),
         ["REMOVE_ITEM 3", "ADD_TO_CART 8 x1"]
     );
+}
+
+#[test]
+fn approval_is_a_yes_only_beside_one() {
+    assert_ne!(
+        summary(State::Checkout, "excelente, gracias", &[(6, 1)]),
+        ["CONFIRM_ORDER"]
+    );
+    assert_eq!(
+        summary(
+            State::Checkout,
+            "sí, chévere, lo recojo al toque",
+            &[(6, 1)]
+        ),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+    // «lo de ayer» after the order is no request for the usual.
+    let paid = propose(&input(
+        State::AwaitingPayment,
+        "ya pagué lo de ayer",
+        &[(6, 1)],
+    ));
+    assert_ne!(paid.response_text, messages::USUAL_NOT_KEPT);
 }
