@@ -661,7 +661,7 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         .chain(
             folded
                 .windows(2)
-                .filter(|t| RELATIONS.contains(&t[0]) && capitalized.contains(&t[1].to_owned()))
+                .filter(|t| RELATIONS.contains(&t[0]) && capitalized.iter().any(|c| c == t[1]))
                 .map(|t| t[1]),
         )
         .collect();

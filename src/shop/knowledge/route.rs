@@ -404,9 +404,7 @@ pub fn asks_or_tells(text: &str) -> bool {
 /// croissant»), or a topic of the knowledge with no shop request («formas de
 /// pago», «delivery a Obrajes»).
 fn tells(clause: &str, names_product: bool) -> bool {
-    if super::words::claims(clause)
-        || (super::words::complains(clause) && !super::words::requests_beside_a_story(clause))
-    {
+    if super::words::is_a_claim(clause) {
         return true;
     }
     let shop = crate::shop::rules::shop_phrases(clause);
@@ -695,8 +693,7 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     // product's own name holds an attribute («un chocolate caliente»).
     // (Cut from the clause as written: its marks say whether it asks.)
     let asked_part = super::words::without_reason(&clause.to_lowercase());
-    let complaint = super::words::claims(clause)
-        || (super::words::complains(clause) && !super::words::requests_beside_a_story(clause));
+    let complaint = super::words::is_a_claim(clause);
     if orders(&asked_part, names) && !complaint {
         return false;
     }

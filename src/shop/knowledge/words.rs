@@ -596,9 +596,16 @@ pub fn complains(clause: &str) -> bool {
                 .any(|p| crate::text::contains_phrase(&folded, p)))
 }
 
+/// Whether `clause` is a claim: a word of one, or a story of what went wrong
+/// with no request beside it («…me llegó tarde pero bueno, ahora lo que
+/// quiero es…» is the request's).
+pub fn is_a_claim(clause: &str) -> bool {
+    claims(clause) || (complains(clause) && !requests_beside_a_story(clause))
+}
+
 /// Whether `clause`, past what it tells went wrong («vino sin…»), asks for
 /// something of the shop («…ahora lo que quiero es…»).
-pub fn requests_beside_a_story(clause: &str) -> bool {
+fn requests_beside_a_story(clause: &str) -> bool {
     let told = TOLD_WRONG
         .iter()
         .fold(format!(" {} ", normalize(clause)), |text, p| {

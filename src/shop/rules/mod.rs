@@ -247,15 +247,21 @@ pub fn yes_then_the_way(
                     | "pueden"
                     | "puede"
                     | "descuento"
-            ) || (lexicon::adds(w) && !w.starts_with("pas") && delivery::mode_said(w).is_none())
-                // «sí, retiro»: I pick it up (no product is named here).
-                || (lexicon::removes(w) && !delivery::picks_up(w))
+            ) || orders_or_takes_out(w)
         })
         || names_a_product(&rest, catalog);
     if doubts {
         return None;
     }
     delivery::mode_said(&rest).map(|mode| (rest, mode))
+}
+
+/// Whether `word` beside the way of an order asks to add or take out: never
+/// «pasamos a recogerlo» (no «pásame»), «mándalo a…» (delivery) or «sí, retiro»
+/// (I pick it up: where no product is named).
+fn orders_or_takes_out(word: &str) -> bool {
+    (lexicon::adds(word) && !word.starts_with("pas") && delivery::mode_said(word).is_none())
+        || (lexicon::removes(word) && !delivery::picks_up(word))
 }
 
 /// A yes to «¿te pongo 3?», with or without the number: «sí», «dale, los 3»,
@@ -569,13 +575,7 @@ pub fn pickup_said(
         (covered[k] || AROUND.contains(&w) || timed(k))
             && !matches!(w, "mas" | "otro" | "otra" | "manana" | "pasado")
     });
-    if !quiet
-        || words.iter().any(|w| {
-            (lexicon::removes(w) && !delivery::picks_up(w))
-                || swap_verb(w)
-                || (lexicon::adds(w) && !w.starts_with("pas"))
-        })
-    {
+    if !quiet || words.iter().any(|w| orders_or_takes_out(w) || swap_verb(w)) {
         return None;
     }
     Some(if state == State::AwaitingPayment {
