@@ -20,6 +20,19 @@ pub struct ShopFixture {
     /// What the shop knows beyond its catalog (hours, delivery, payments…).
     #[serde(default)]
     pub knowledge: Vec<KnowledgeFixture>,
+    /// Pickup, delivery and the zones (none: pickup only).
+    #[serde(default)]
+    pub delivery: Option<DeliveryFixture>,
+}
+
+/// How a fixture shop's orders reach its customers.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveryFixture {
+    pub pickup: bool,
+    pub delivery: bool,
+    #[serde(default)]
+    pub zones: Vec<crate::shop::delivery::ZoneInput>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -147,6 +160,10 @@ pub async fn load_shop(pool: &PgPool, json: &str) -> anyhow::Result<LoadedShop> 
             stock: true,
         };
         crate::shop::catalog::upsert_all(&mut *tx, bot.id, &shop.bot.currency, &products, given)
+            .await?;
+    }
+    if let Some(way) = &shop.delivery {
+        crate::shop::delivery::replace(&mut tx, bot.id, way.pickup, way.delivery, &way.zones)
             .await?;
     }
     for entry in &shop.knowledge {

@@ -536,14 +536,17 @@ fn delivery_card(
     };
     let lines: Vec<String> = zones
         .iter()
-        .map(|z| match z.min_order_minor {
-            Some(min) => format!(
-                "{}; {}; {}",
-                z.name,
-                money_text(z.fee_minor),
-                money_text(min)
-            ),
-            None => format!("{}; {}", z.name, money_text(z.fee_minor)),
+        .map(|z| {
+            let mut cells = vec![z.name.clone(), money_text(z.fee_minor)];
+            match (z.min_order_minor, z.free_from_minor) {
+                (min, Some(free)) => {
+                    cells.push(min.map(money_text).unwrap_or_default());
+                    cells.push(money_text(free));
+                }
+                (Some(min), None) => cells.push(money_text(min)),
+                (None, None) => {}
+            }
+            cells.join("; ")
         })
         .collect();
     let zones_text = typed.map_or_else(|| lines.join("\n"), |form| form.zones.clone());
@@ -563,7 +566,7 @@ fn delivery_card(
                     input id=(format!("delivery-{}", bot.slug)) type="checkbox" name="delivery" value="si" checked[delivery];
                     "Envío a domicilio"
                 }
-                label for=(format!("zones-{}", bot.slug)) { "Zonas de envío: una por línea, «zona; costo; pedido mínimo» (el mínimo es opcional)" }
+                label for=(format!("zones-{}", bot.slug)) { "Zonas de envío: una por línea, «zona; costo; pedido mínimo; envío gratis desde» (los dos últimos son opcionales)" }
                 textarea id=(format!("zones-{}", bot.slug)) name="zones" rows="5" maxlength="5000" placeholder="Sopocachi; 10\nMiraflores; 12; 50" { (zones_text) }
                 p.muted { "El bot pregunta al cliente si recoge o se lo enviamos, y suma el costo de su zona. Nadie más puede fijar ese costo." }
                 p { button type="submit" { "Guardar entrega" } }
@@ -592,25 +595,31 @@ fn zones_typed(text: &str) -> Result<Vec<crate::shop::delivery::ZoneInput>, Stri
         let cells: Vec<&str> = line.split([';', '|', '\t']).map(str::trim).collect();
         let bad = || {
             format!(
-                "Línea {} de las zonas: escribe «zona; costo» o «zona; costo; pedido mínimo», por ejemplo «Sopocachi; 10».",
+                "Línea {} de las zonas: escribe «zona; costo», «zona; costo; pedido mínimo» o «zona; costo; pedido mínimo; envío gratis desde», por ejemplo «Sopocachi; 10».",
                 n + 1
             )
         };
-        let (name, fee, min) = match cells.as_slice() {
-            [name, fee] => (*name, *fee, None),
-            [name, fee, ""] => (*name, *fee, None),
-            [name, fee, min] => (*name, *fee, Some(*min)),
+        let (name, fee, min, free) = match cells.as_slice() {
+            [name, fee] => (*name, *fee, "", ""),
+            [name, fee, min] => (*name, *fee, *min, ""),
+            [name, fee, min, free] => (*name, *fee, *min, *free),
             _ => return Err(bad()),
         };
         let fee_minor = crate::shop::catalog_csv::parse_price(fee).map_err(|_| bad())?;
-        let min_order_minor = match min {
-            Some(min) => Some(crate::shop::catalog_csv::parse_price(min).map_err(|_| bad())?),
-            None => None,
+        let optional = |cell: &str| -> Result<Option<i64>, String> {
+            if cell.is_empty() {
+                Ok(None)
+            } else {
+                crate::shop::catalog_csv::parse_price(cell)
+                    .map(Some)
+                    .map_err(|_| bad())
+            }
         };
         zones.push(crate::shop::delivery::ZoneInput {
             name: name.to_owned(),
             fee_minor,
-            min_order_minor,
+            min_order_minor: optional(min)?,
+            free_from_minor: optional(free)?,
         });
     }
     Ok(zones)

@@ -242,6 +242,21 @@ pub async fn run(
     // Each conversation's cart and state as its script wrote them, for the
     // oracle's plainest reading of a line without actions.
     let mut written: HashMap<String, (BTreeMap<String, i64>, String)> = HashMap::new();
+    // How the shop was loaded delivers: what a script without its own setup gets.
+    let as_loaded = super::SetupDelivery {
+        pickup: bot.pickup_enabled,
+        delivery: bot.delivery_enabled,
+        zones: crate::shop::delivery::zones(pool, bot.id)
+            .await?
+            .into_iter()
+            .map(|z| crate::shop::delivery::ZoneInput {
+                name: z.name,
+                fee_minor: z.fee_minor,
+                min_order_minor: z.min_order_minor,
+                free_from_minor: z.free_from_minor,
+            })
+            .collect(),
+    };
     for (script_name, turns) in scripts {
         for (index, turn) in turns.iter().enumerate() {
             let key = format!("{script_name}:{}", turn.conversation);
@@ -249,7 +264,7 @@ pub async fn run(
                 .entry(key)
                 .or_insert_with(|| (BTreeMap::new(), "IDLE".into()));
             if let Some(setup) = &turn.setup {
-                set_up(pool, bot.id, setup).await?;
+                set_up(pool, bot.id, setup, &as_loaded).await?;
             }
             if let Some(oracle) = oracle {
                 let zones: HashMap<String, i64> = crate::shop::delivery::zones(pool, bot.id)
@@ -472,15 +487,20 @@ pub async fn run(
             report.score(script_name, index, turn, &problems, shown);
         }
         if turns.iter().any(|t| t.setup.is_some()) {
-            set_up(pool, bot.id, &Setup::default()).await?;
+            set_up(pool, bot.id, &Setup::default(), &as_loaded).await?;
         }
     }
     Ok(report)
 }
 
-/// Sets the shop up as a script asks (the default: the demo shop as loaded,
-/// no stock counted, pickup only).
-async fn set_up(pool: &PgPool, bot_id: uuid::Uuid, setup: &Setup) -> anyhow::Result<()> {
+/// Sets the shop up as a script asks (the default: the shop as loaded, no
+/// stock counted).
+async fn set_up(
+    pool: &PgPool,
+    bot_id: uuid::Uuid,
+    setup: &Setup,
+    as_loaded: &super::SetupDelivery,
+) -> anyhow::Result<()> {
     let mut tx = pool.begin().await?;
     sqlx::query("UPDATE products SET stock = NULL, reserved = 0 WHERE bot_id = $1")
         .bind(bot_id)
@@ -496,11 +516,7 @@ async fn set_up(pool: &PgPool, bot_id: uuid::Uuid, setup: &Setup) -> anyhow::Res
             .rows_affected();
         anyhow::ensure!(found == 1, "setup: no product `{sku}`");
     }
-    let delivery = setup.delivery.clone().unwrap_or(super::SetupDelivery {
-        pickup: true,
-        delivery: false,
-        zones: Vec::new(),
-    });
+    let delivery = setup.delivery.clone().unwrap_or_else(|| as_loaded.clone());
     crate::shop::delivery::replace(
         &mut tx,
         bot_id,

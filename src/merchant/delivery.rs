@@ -83,12 +83,17 @@ fn check(settings: &DeliverySettings) -> Result<()> {
         }
         seen.push(name.to_lowercase());
         let amount_ok = |minor: i64| (0..=MAX_PRICE_MINOR).contains(&minor);
-        if !amount_ok(zone.fee_minor) || !zone.min_order_minor.is_none_or(amount_ok) {
+        if !amount_ok(zone.fee_minor)
+            || !zone.min_order_minor.is_none_or(amount_ok)
+            || !zone.free_from_minor.is_none_or(amount_ok)
+        {
             return Err(invalid(
                 &format!(
-                    "zone `{name}`: fee and minimum order are amounts between 0 and 100,000,000"
+                    "zone `{name}`: fee, minimum order and free-from are amounts between 0 and 100,000,000"
                 ),
-                &format!("Zona «{name}»: el costo y el pedido mínimo van de 0 a 100.000.000."),
+                &format!(
+                    "Zona «{name}»: el costo, el pedido mínimo y el envío gratis desde van de 0 a 100.000.000."
+                ),
             ));
         }
     }

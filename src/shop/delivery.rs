@@ -10,10 +10,13 @@ use crate::bots::Bot;
 /// Most zones one shop may have.
 pub const MAX_ZONES: usize = 50;
 
+/// A `delivery_zones` row: id, name, fee, minimum order, free from.
+type ZoneRow = (i64, String, i64, Option<i64>, Option<i64>);
+
 /// The bot's zones, in the merchant's order.
 pub async fn zones(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Zone>> {
-    let rows: Vec<(i64, String, i64, Option<i64>)> = sqlx::query_as(
-        "SELECT id, name, fee_minor, min_order_minor FROM delivery_zones
+    let rows: Vec<ZoneRow> = sqlx::query_as(
+        "SELECT id, name, fee_minor, min_order_minor, free_from_minor FROM delivery_zones
          WHERE bot_id = $1 ORDER BY position, id",
     )
     .bind(bot_id)
@@ -21,12 +24,15 @@ pub async fn zones(db: impl PgExecutor<'_>, bot_id: Uuid) -> sqlx::Result<Vec<Zo
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, name, fee_minor, min_order_minor)| Zone {
-            id,
-            name,
-            fee_minor,
-            min_order_minor,
-        })
+        .map(
+            |(id, name, fee_minor, min_order_minor, free_from_minor)| Zone {
+                id,
+                name,
+                fee_minor,
+                min_order_minor,
+                free_from_minor,
+            },
+        )
         .collect())
 }
 
@@ -38,6 +44,9 @@ pub struct ZoneInput {
     pub fee_minor: i64,
     #[serde(default)]
     pub min_order_minor: Option<i64>,
+    /// Orders (before the fee) of at least this much are delivered free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_from_minor: Option<i64>,
 }
 
 /// Replaces the bot's switches and zones (in the caller's transaction). Zones
@@ -64,17 +73,19 @@ pub async fn replace(
         .await?;
     for (position, (zone, name)) in zones.iter().zip(&names).enumerate() {
         sqlx::query(
-            "INSERT INTO delivery_zones (bot_id, name, fee_minor, min_order_minor, position)
-             VALUES ($1, $2, $3, $4, $5)
+            "INSERT INTO delivery_zones (bot_id, name, fee_minor, min_order_minor, position,
+                                         free_from_minor)
+             VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (bot_id, lower(name)) DO UPDATE SET name = excluded.name,
                  fee_minor = excluded.fee_minor, min_order_minor = excluded.min_order_minor,
-                 position = excluded.position",
+                 position = excluded.position, free_from_minor = excluded.free_from_minor",
         )
         .bind(bot_id)
         .bind(name)
         .bind(zone.fee_minor)
         .bind(zone.min_order_minor)
         .bind(position as i32)
+        .bind(zone.free_from_minor)
         .execute(&mut *conn)
         .await?;
     }

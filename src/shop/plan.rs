@@ -267,12 +267,6 @@ pub async fn plan(
         &super::delivery::options(bot, &catalog.zones),
         memo.fulfilment.as_ref(),
     );
-    if let Some(view) = &delivery
-        && let Some(action) =
-            super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
-    {
-        return Ok(direct(start, vec![action], "rules", cart, memo, Vec::new()));
-    }
     let catalog_entries: Vec<CatalogEntry> = catalog
         .active()
         .map(|p| CatalogEntry {
@@ -283,6 +277,30 @@ pub async fn plan(
             tags: p.tags.clone(),
         })
         .collect();
+    // («y un americano para llevar» orders a product: the way goes with the
+    // order, read by the rules; only an answer the bot asked for is read here.)
+    if let Some(view) = &delivery
+        && (memo.asked.is_some() || !super::rules::names_a_product(&payload.text, &catalog_entries))
+        && let Some(action) =
+            super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
+    {
+        // «sí, a Obrajes, calle 10 #455»: a yes at the summary with the way
+        // confirms it too (the matrix holds the confirmation to what was shown).
+        // (Only a way that is whole: a zone without an address is asked first.)
+        let whole = action.params.mode.as_ref().and_then(|m| m.as_str()) == Some("pickup")
+            || (action.params.zone_id.is_some() && action.params.address.is_some());
+        let mut actions = vec![action];
+        // (A yes answers the summary's «¿confirmas?», not a question about
+        // the way the bot asked after it.)
+        if start == State::Checkout
+            && whole
+            && memo.asked.is_none()
+            && super::rules::yes_then_the_way(&payload.text, &catalog_entries).is_some()
+        {
+            actions.push(ProposedAction::new("CONFIRM_ORDER"));
+        }
+        return Ok(direct(start, actions, "rules", cart, memo, Vec::new()));
+    }
     // (At the summary a yes may come with it: the rules read both.)
     if delivery.is_none()
         && start == State::AwaitingPayment
@@ -447,7 +465,9 @@ pub async fn plan(
             })
             .trim()
             .to_owned()
-    } else if rest_is_talk || super::rules::says_nothing(&split.rest) {
+    } else if (rest_is_talk || super::rules::says_nothing(&split.rest))
+        && !(start == State::Checkout && confirms(&split.rest, &catalog_entries))
+    {
         // «el brownie tiene nueces?? mi amiga es alérgica»: the one product
         // the questions named is what «sácalo» or «dame 2» means next.
         let asked: std::collections::BTreeSet<_> = split
@@ -661,6 +681,13 @@ pub async fn plan(
         replaced,
         answered,
     })))
+}
+
+/// «sí», «dale, lo busco yo»: what is left beside a question at the summary
+/// is its yes (with at most the way), so the order is confirmed as the
+/// question is answered.
+fn confirms(rest: &str, catalog: &[CatalogEntry]) -> bool {
+    super::rules::is_yes(rest) || super::rules::yes_then_the_way(rest, catalog).is_some()
 }
 
 /// A plan whose actions the backend read itself (no proposer, no grounding).

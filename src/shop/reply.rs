@@ -111,7 +111,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 blocks.push(confirmed_block(ctx, fulfilment.as_ref()))
             }
             Effect::FulfilmentSet { choice, missing } => {
-                blocks.push(chosen_block(choice, ctx));
+                blocks.push(chosen_block(choice, eval.cart.total_minor(), ctx));
                 // At the summary, a complete choice shows the summary again
                 // (with the fee); otherwise the next question.
                 match missing {
@@ -277,7 +277,7 @@ fn cart_block(cart: &Cart, ctx: &ReplyContext<'_>) -> String {
 fn review_block(cart: &Cart, eval: &Evaluation, ctx: &ReplyContext<'_>) -> String {
     let mut lines = vec!["Resumen de tu pedido:".to_string()];
     lines.extend(cart_lines(cart, ctx));
-    let settled = fulfilment::settle(ctx.delivery, eval.choice.as_ref());
+    let settled = fulfilment::settle(ctx.delivery, eval.choice.as_ref(), cart.total_minor());
     let fee = settled.as_ref().map_or(0, |s| s.fee_minor);
     if let Some(settled) = &settled {
         lines.push(format!("• {}", fulfilment_line(settled, ctx)));
@@ -286,6 +286,14 @@ fn review_block(cart: &Cart, eval: &Evaluation, ctx: &ReplyContext<'_>) -> Strin
         "Total: {}",
         money(cart.total_minor() + fee, ctx.currency)
     ));
+    // Nothing said yet in a shop that also delivers: picked up unless the
+    // customer says where to send it.
+    if eval.choice.is_none() && ctx.delivery.asks() && ctx.delivery.pickup {
+        lines.push(format!(
+            "Si prefieres que te lo enviemos, dime la zona y la dirección:\n{}",
+            zone_list(ctx)
+        ));
+    }
     match fulfilment::missing(ctx.delivery, eval.choice.as_ref()) {
         Some(missing) => lines.push(question(missing, ctx)),
         None => lines.push(
@@ -301,26 +309,39 @@ fn fulfilment_line(settled: &Settled, ctx: &ReplyContext<'_>) -> String {
         (Some(zone), Some(address)) => format!(
             "Envío a {address} ({}) — {}",
             zone.name,
-            money(settled.fee_minor, ctx.currency)
+            fee_text(settled.fee_minor, ctx)
         ),
         (Some(zone), None) => format!(
             "Envío a {} — {}",
             zone.name,
-            money(settled.fee_minor, ctx.currency)
+            fee_text(settled.fee_minor, ctx)
         ),
         _ => "Recoges en la tienda — sin costo".into(),
     }
 }
 
+/// A delivery fee as said: «gratis» when the order reached the zone's threshold.
+fn fee_text(fee_minor: i64, ctx: &ReplyContext<'_>) -> String {
+    if fee_minor == 0 {
+        "gratis".into()
+    } else {
+        money(fee_minor, ctx.currency)
+    }
+}
+
 /// What the customer just said about delivery, in the backend's words.
-fn chosen_block(choice: &fulfilment::Choice, ctx: &ReplyContext<'_>) -> String {
+fn chosen_block(
+    choice: &fulfilment::Choice,
+    subtotal_minor: i64,
+    ctx: &ReplyContext<'_>,
+) -> String {
     match choice.mode {
         Mode::Pickup => "Perfecto: lo recoges en la tienda.".into(),
         Mode::Delivery => match choice.zone_id.and_then(|id| ctx.delivery.zone(id)) {
             Some(zone) => format!(
                 "Envío a {}: {}.",
                 zone.name,
-                money(zone.fee_minor, ctx.currency)
+                fee_text(zone.fee_for(subtotal_minor), ctx)
             ),
             None => "Te lo enviamos.".into(),
         },
@@ -342,6 +363,9 @@ fn zone_list(ctx: &ReplyContext<'_>) -> String {
             );
             if let Some(min) = zone.min_order_minor {
                 line.push_str(&format!(" (pedido mínimo {})", money(min, ctx.currency)));
+            }
+            if let Some(free) = zone.free_from_minor {
+                line.push_str(&format!(", gratis desde {}", money(free, ctx.currency)));
             }
             line
         })
@@ -419,6 +443,12 @@ fn confirmed_block(ctx: &ReplyContext<'_>, settled: Option<&Settled>) -> String 
     if let Some(settled) = settled {
         text.push(' ');
         text.push_str(&match (&settled.zone, &settled.address) {
+            (Some(zone), Some(address)) if settled.fee_minor == 0 => {
+                format!(
+                    "Te lo enviamos a {address} ({}); el envío es gratis.",
+                    zone.name
+                )
+            }
             (Some(zone), Some(address)) => format!(
                 "Te lo enviamos a {address} ({}); el envío ({}) está incluido.",
                 zone.name,
@@ -562,6 +592,7 @@ fn unaccounted_number(
     for zone in &ctx.delivery.zones {
         allowed.insert(zone.fee_minor);
         allowed.extend(zone.min_order_minor);
+        allowed.extend(zone.free_from_minor);
     }
     for order in [ctx.open_order, ctx.confirmed_order].into_iter().flatten() {
         allowed.insert(order.number * 100);

@@ -841,9 +841,10 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         "{html}"
     );
     assert_eq!(
-        app.count("SELECT count(*) FROM delivery_zones").await,
-        0,
-        "nothing stored"
+        app.count("SELECT count(*) FROM delivery_zones WHERE name LIKE 'Zona %'")
+            .await,
+        3,
+        "nothing changed: the demo's zones stay"
     );
     let stored = browser
         .post(
@@ -852,7 +853,10 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
                 ("csrf", &csrf),
                 ("pickup", "si"),
                 ("delivery", "si"),
-                ("zones", "Sopocachi; 10; 50\nMiraflores; 12"),
+                (
+                    "zones",
+                    "Sopocachi; 10; 50\nMiraflores; 12\nObrajes; 12; ; 150",
+                ),
             ],
         )
         .await;
@@ -862,8 +866,11 @@ async fn the_catalog_bots_and_keys_pages_do_what_the_api_does(pool: sqlx::PgPool
         location(&stored)
     );
     let delivery = app.get_json("/bots/demo-shop/delivery").await;
+    assert_eq!(delivery["zones"].as_array().map(Vec::len), Some(3));
     assert_eq!(delivery["zones"][0]["min_order_minor"], 5000);
     assert_eq!(delivery["zones"][1]["fee_minor"], 1200);
+    assert_eq!(delivery["zones"][2]["free_from_minor"], 15000);
+    assert!(delivery["zones"][2]["min_order_minor"].is_null());
     let refused = browser
         .post(
             "/dashboard/bots/demo-shop/ajustes",

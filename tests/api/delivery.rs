@@ -40,11 +40,16 @@ async fn a_merchant_sets_pickup_delivery_and_zones_and_bad_settings_change_nothi
     pool: sqlx::PgPool,
 ) {
     let app = spawn_app(pool).await;
+    // The demo shop delivers to the zones its knowledge names.
     let before = app.get_json("/bots/demo-shop/delivery").await;
     assert_eq!(
-        before,
-        json!({"pickup": true, "delivery": false, "zones": []})
+        (before["pickup"].clone(), before["delivery"].clone()),
+        (json!(true), json!(true))
     );
+    assert_eq!(before["zones"].as_array().map(Vec::len), Some(3));
+    assert_eq!(before["zones"][0]["fee_minor"], 800);
+    assert_eq!(before["zones"][0]["free_from_minor"], 20000);
+    assert!(before["zones"][2].get("free_from_minor").is_none());
     let stored = deliver(&app).await;
     assert_eq!(stored["zones"][0]["name"], "Sopocachi");
     assert_eq!(stored["zones"][1]["fee_minor"], 1200);
@@ -98,20 +103,11 @@ async fn a_delivery_order_asks_the_zone_and_address_and_adds_the_zones_fee(pool:
     app.say(s, "quiero 2 maracuyá").await;
     let summary = app.say(s, "cuánto es").await;
     assert!(
-        summary[0].contains("¿Cómo quieres recibir tu pedido?")
+        summary[0].contains("Recoges en la tienda — sin costo")
+            && summary[0].contains("Si prefieres que te lo enviemos, dime la zona y la dirección")
             && summary[0].contains("1. Sopocachi — Bs 10 (pedido mínimo Bs 50)")
             && summary[0].contains("2. Miraflores — Bs 12"),
         "{summary:?}"
-    );
-    let early = app.say(s, "sí").await;
-    assert!(
-        early[0].contains("¿Cómo quieres recibir tu pedido?"),
-        "{early:?}"
-    );
-    assert_eq!(
-        app.count("SELECT count(*) FROM orders").await,
-        0,
-        "not before it is said"
     );
 
     let outside = app.say(s, "envíenlo a El Alto por favor").await;
@@ -276,4 +272,60 @@ async fn a_proposed_delivery_fee_is_refused_like_a_proposed_price(pool: sqlx::Pg
         chosen.as_ref().is_none_or(Value::is_null),
         "nothing was chosen: {chosen:?}"
     );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn in_the_demo_a_yes_picks_up_and_a_yes_with_a_place_delivers_free_from_the_threshold(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    // Nothing said of the way: picked up, as the summary said.
+    app.say("ana", "quiero 2 capuchinos").await;
+    app.say("ana", "eso es todo").await;
+    let picked = app.say("ana", "sí").await;
+    assert!(picked[0].contains("Lo recoges en la tienda"), "{picked:?}");
+    // A yes with a place a zone lists and the street: confirmed with the
+    // zone's fee, which the summary listed.
+    app.say("beto", "quiero 2 capuchinos").await;
+    app.say("beto", "eso es todo").await;
+    let sent = app
+        .say("beto", "sí, mándalo a Obrajes, calle 10 número 455")
+        .await;
+    assert!(
+        sent.iter().any(|m| m.contains("por Bs 56 quedó registrado")
+            && m.contains("el envío (Bs 12) está incluido")),
+        "{sent:?}"
+    );
+    // An order of Bs 200 or more goes free to zone 1.
+    app.say("caro", "quiero 10 capuchinos").await;
+    app.say("caro", "eso es todo").await;
+    let free = app
+        .say("caro", "sí, a Sopocachi, calle Guachalla 512")
+        .await;
+    assert!(
+        free.iter()
+            .any(|m| m.contains("por Bs 220 quedó registrado") && m.contains("el envío es gratis")),
+        "{free:?}"
+    );
+    let rows: Vec<(String, i64, i64)> = sqlx::query_as(
+        "SELECT fulfilment, delivery_fee_minor, total_minor FROM orders ORDER BY number",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            ("pickup".into(), 0, 4400),
+            ("delivery".into(), 1200, 5600),
+            ("delivery".into(), 0, 22000),
+        ]
+    );
+    // A question about delivery chooses nothing.
+    app.say("dani", "quiero 2 capuchinos").await;
+    let asked = app
+        .say("dani", "cuánto cobran de envío a Calacoto y cuánto tarda?")
+        .await;
+    assert!(asked[0].contains("Delivery"), "{asked:?}");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 3);
 }

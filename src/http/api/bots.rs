@@ -177,7 +177,7 @@ pub async fn clear_identity_secret(
 /// `GET /api/v1/bots/{slug}/delivery`: pickup, delivery and the zones with
 /// their fees.
 #[utoipa::path(get, path = "/bots/{slug}/delivery", tag = "bots", params(("slug" = String, Path, description = "the slug")),
-    responses((status = 200, body = Answer, description = "`{pickup, delivery, zones: [{id, name, fee_minor, min_order_minor}]}`"), Errors))]
+    responses((status = 200, body = Answer, description = "`{pickup, delivery, zones: [{id, name, fee_minor, min_order_minor, free_from_minor}]}`"), Errors))]
 pub async fn get_delivery(
     MerchantAuth(merchant_id): MerchantAuth,
     State(web): State<Web>,

@@ -40,6 +40,23 @@ pub struct Zone {
     pub fee_minor: i64,
     /// Smallest order (before the fee) delivered to this zone.
     pub min_order_minor: Option<i64>,
+    /// An order (before the fee) of at least this much is delivered free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_from_minor: Option<i64>,
+}
+
+impl Zone {
+    /// The fee for an order of `subtotal_minor` before it.
+    pub fn fee_for(&self, subtotal_minor: i64) -> i64 {
+        if self
+            .free_from_minor
+            .is_some_and(|free| subtotal_minor >= free)
+        {
+            0
+        } else {
+            self.fee_minor
+        }
+    }
 }
 
 /// What the shop offers.
@@ -62,8 +79,9 @@ impl Default for Options {
 }
 
 impl Options {
-    /// Whether a customer must say how the order reaches them before confirming:
-    /// only when the shop delivers (pickup alone needs no question).
+    /// Whether the order's way is chosen at all: only when the shop delivers
+    /// (pickup alone needs no word). Where the shop also lets customers pick
+    /// up, an order nobody said otherwise of is picked up (the summary says so).
     pub fn asks(&self) -> bool {
         self.delivery && !self.zones.is_empty()
     }
@@ -108,6 +126,7 @@ pub fn missing(options: &Options, choice: Option<&Choice>) -> Option<Missing> {
         return None;
     }
     match choice {
+        None if options.pickup => None,
         None => Some(Missing::Mode),
         Some(Choice {
             mode: Mode::Pickup, ..
@@ -124,19 +143,30 @@ pub fn missing(options: &Options, choice: Option<&Choice>) -> Option<Missing> {
     }
 }
 
-/// The fee and zone a complete choice comes to (`None`: nothing was asked).
-pub fn settle(options: &Options, choice: Option<&Choice>) -> Option<Settled> {
+/// The fee and zone a complete choice comes to for an order of
+/// `subtotal_minor` before the fee (`None`: nothing was asked). Nothing said
+/// where the shop lets customers pick up is a pickup.
+pub fn settle(options: &Options, choice: Option<&Choice>, subtotal_minor: i64) -> Option<Settled> {
     if !options.asks() {
         return None;
     }
-    let choice = choice?;
+    let pickup = Choice {
+        mode: Mode::Pickup,
+        zone_id: None,
+        address: None,
+    };
+    let choice = match choice {
+        Some(choice) => choice,
+        None if options.pickup => &pickup,
+        None => return None,
+    };
     let zone = match choice.mode {
         Mode::Pickup => None,
         Mode::Delivery => Some(options.zone(choice.zone_id?)?.clone()),
     };
     Some(Settled {
         mode: choice.mode,
-        fee_minor: zone.as_ref().map_or(0, |z| z.fee_minor),
+        fee_minor: zone.as_ref().map_or(0, |z| z.fee_for(subtotal_minor)),
         zone,
         address: choice.address.clone(),
     })
@@ -159,6 +189,7 @@ pub(crate) fn sample_options() -> Options {
             name: "Sopocachi".into(),
             fee_minor: 1000,
             min_order_minor: Some(5000),
+            free_from_minor: None,
         }],
     }
 }
@@ -174,7 +205,6 @@ mod tests {
     #[test]
     fn a_delivery_needs_a_known_zone_then_an_address() {
         let options = options();
-        assert_eq!(missing(&options, None), Some(Missing::Mode));
         let mut choice = Choice {
             mode: Mode::Delivery,
             zone_id: None,
@@ -191,19 +221,53 @@ mod tests {
         assert_eq!(missing(&options, Some(&choice)), Some(Missing::Address));
         choice.address = Some("Calle 5 #12".into());
         assert_eq!(missing(&options, Some(&choice)), None);
-        assert_eq!(settle(&options, Some(&choice)).unwrap().fee_minor, 1000);
+        assert_eq!(
+            settle(&options, Some(&choice), 6000).unwrap().fee_minor,
+            1000
+        );
         let pickup = Choice {
             mode: Mode::Pickup,
             zone_id: None,
             address: None,
         };
         assert_eq!(missing(&options, Some(&pickup)), None);
-        assert_eq!(settle(&options, Some(&pickup)).unwrap().fee_minor, 0);
+        assert_eq!(settle(&options, Some(&pickup), 6000).unwrap().fee_minor, 0);
+    }
+
+    #[test]
+    fn nothing_said_is_a_pickup_where_the_shop_has_one() {
+        let options = options();
+        assert_eq!(missing(&options, None), None);
+        let settled = settle(&options, None, 6000).unwrap();
+        assert_eq!((settled.mode, settled.fee_minor), (Mode::Pickup, 0));
+        // A shop that only delivers asks.
+        let only_delivery = Options {
+            pickup: false,
+            ..options
+        };
+        assert_eq!(missing(&only_delivery, None), Some(Missing::Mode));
+        assert_eq!(settle(&only_delivery, None, 6000), None);
+    }
+
+    #[test]
+    fn a_zone_delivers_free_from_its_threshold() {
+        let mut options = options();
+        options.zones[0].free_from_minor = Some(20000);
+        let choice = Choice {
+            mode: Mode::Delivery,
+            zone_id: Some(7),
+            address: Some("Calle 5 #12".into()),
+        };
+        assert_eq!(
+            settle(&options, Some(&choice), 19999).unwrap().fee_minor,
+            1000
+        );
+        assert_eq!(settle(&options, Some(&choice), 20000).unwrap().fee_minor, 0);
     }
 
     #[test]
     fn a_pickup_only_shop_asks_nothing() {
         assert_eq!(missing(&Options::default(), None), None);
-        assert_eq!(settle(&Options::default(), None), None);
+        assert_eq!(settle(&Options::default(), None, 0), None);
     }
 }

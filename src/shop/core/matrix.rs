@@ -372,10 +372,14 @@ fn step(
             let picked_up = |c: Option<&Choice>| c.is_none_or(|c| c.mode == Mode::Pickup);
             let same_total =
                 at.choice.is_some_and(|c| c.mode == Mode::Pickup) && picked_up(at.began_with);
-            if at.choice != at.began_with && !same_total {
+            // A summary shown before any way was chosen listed every zone with
+            // its fee: «sí, a Obrajes, calle 10» confirms with a fee it showed
+            // (the confirmation says the total with it).
+            let fees_shown = at.began_with.is_none();
+            if at.choice != at.began_with && !same_total && !fees_shown {
                 return Err(Rejection::ConfirmWithoutReview);
             }
-            let settled = fulfilment::settle(at.options, at.choice);
+            let settled = fulfilment::settle(at.options, at.choice, cart.total_minor());
             if let Some(zone) = settled.as_ref().and_then(|s| s.zone.as_ref())
                 && let Some(min) = zone.min_order_minor
                 && cart.total_minor() < min

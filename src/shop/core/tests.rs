@@ -512,6 +512,26 @@ fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum()
         None,
         std::slice::from_ref(&confirm),
     );
+    // Nothing said in a shop that also lets customers pick up: a pickup.
+    let confirmed = eval.decisions[0].outcome.as_ref().expect("picked up");
+    assert!(matches!(
+        &confirmed.effect,
+        Effect::OrderConfirmed { fulfilment: Some(f), total_minor, .. }
+            if f.mode == Mode::Pickup && *total_minor == cart.total_minor()
+    ));
+    // A shop that only delivers asks how.
+    let only_delivery = Options {
+        pickup: false,
+        ..options.clone()
+    };
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &only_delivery,
+        None,
+        std::slice::from_ref(&confirm),
+    );
     assert_eq!(
         eval.decisions[0].outcome,
         Err(Rejection::FulfilmentMissing(Missing::Mode))
@@ -533,7 +553,8 @@ fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum()
         eval.decisions[0].outcome,
         Err(Rejection::FulfilmentMissing(Missing::Address))
     );
-    // Chosen and confirmed in one proposal: the new summary comes first.
+    // Chosen and confirmed in one proposal after a summary that showed
+    // another way: the new summary (and its fee) comes first.
     let eval = evaluate_with(
         State::Checkout,
         &cart,
@@ -549,6 +570,27 @@ fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum()
         eval.decisions[1].outcome,
         Err(Rejection::ConfirmWithoutReview)
     );
+    // After a summary shown before any way was chosen (it listed every zone
+    // with its fee), «sí, a Sopocachi, calle 5» confirms with that fee.
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        None,
+        &[
+            Action::of(ActionKind::SetFulfilment)
+                .with_zone(7)
+                .with_address("Calle 5"),
+            confirm.clone(),
+        ],
+    );
+    let confirmed = eval.decisions[1].outcome.as_ref().expect("confirmed");
+    assert!(matches!(
+        &confirmed.effect,
+        Effect::OrderConfirmed { fulfilment: Some(f), total_minor, .. }
+            if f.mode == Mode::Delivery && *total_minor == cart.total_minor() + 1000
+    ));
     // A small order does not reach the zone's minimum.
     let mut small = Cart::default();
     small.set(&catalog()[&2], 1);

@@ -118,6 +118,12 @@ const SHOP: &[&str] = &[
     "cancela",
     "comer",
     "comida",
+    "desayunar",
+    "desayuno",
+    "almorzar",
+    "almuerzo",
+    "merendar",
+    "merienda",
     "tomar",
     "beber",
     "picar",
@@ -677,6 +683,17 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     split
 }
 
+/// «cuánto cuesta», «qué precio tiene», «cuánto vale»: the price asked, and
+/// nothing the knowledge keeps (a fee, a topic's word) beside it.
+fn asks_the_price(words: &[String]) -> bool {
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "cuesta" | "cuestan" | "precio" | "precios" | "vale" | "valen" | "costaria"
+        )
+    }) && !words.iter().any(|w| is_topic_word(w))
+}
+
 /// A question the catalog's names and prices do not answer: about what a
 /// product is like, or about something else the shop may know.
 ///
@@ -698,6 +715,16 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
         return false;
     }
     let asked = attributes_asked(&question);
+    // «¿cuánto cuesta el chocolate caliente?»: a named product's price is the
+    // catalog's, even when its name holds a kind's word.
+    if names
+        && !asked.is_empty()
+        && asked.iter().all(|a| is_kind(a))
+        && asks_the_price(&question.words)
+        && !super::words::asks_another_milk(&question.folded)
+    {
+        return false;
+    }
     if !asked.is_empty() && (names || asked.iter().any(|a| !is_kind(a))) {
         return true;
     }

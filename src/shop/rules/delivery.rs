@@ -16,10 +16,16 @@ pub const PICKUP: &[&str] = &[
     "recogerlo",
     "recogerla",
     "recogerlos",
+    "recojer",
+    "recojerlo",
+    "recojerla",
+    "recojerlos",
     "lo recojo",
     "paso a recoger",
     "paso por el",
     "paso por la",
+    "pasamos por el",
+    "pasamos por ella",
     "paso yo",
     "voy yo",
     "retiro",
@@ -39,6 +45,9 @@ pub const PICKUP: &[&str] = &[
     "paso a buscarla",
     "pasamos a buscarlo",
     "lo paso a buscar",
+    "lo busco",
+    "lo buscamos",
+    "voy a buscarlo",
 ];
 
 /// «retiro», «retirarlo»: a verb of picking up that is also one of taking
@@ -118,6 +127,14 @@ const STREET: &[&str] = &[
 /// The SET_FULFILMENT the message makes, when the shop delivers and the cart is
 /// being checked out.
 pub fn read(input: &ProposalInput) -> Option<ProposedAction> {
+    // «y un americano para llevar»: an order of a product, the way beside it
+    // (unless the bot asked for the way).
+    let text = normalize(&input.customer_message);
+    if input.asked.is_none()
+        && !super::mentions::find(&tokens(&text), &input.product_catalog).is_empty()
+    {
+        return None;
+    }
     read_message(
         &input.customer_message,
         input.delivery.as_ref()?,
@@ -141,6 +158,16 @@ pub fn read_message(
     let text = normalize(raw);
     let words = tokens(&text);
     if words.is_empty() {
+        return None;
+    }
+    let wants_pickup = any(&text, PICKUP);
+    let wants_delivery = any(&text, DELIVERY);
+    // «¿cuánto cobran de envío a Calacoto?»: a question about delivery is the
+    // knowledge's, no choice of the way.
+    // («¿puedo pasar a recogerlo yo?» too: asked, not chosen.)
+    if (asks_about_it(&words) || raw.contains(['?', '¿']))
+        && !matches!(asked, Some(Missing::Zone | Missing::Address))
+    {
         return None;
     }
     let zone = delivery
@@ -167,8 +194,28 @@ pub fn read_message(
     } else {
         address_in(raw)
     };
-    let wants_pickup = any(&text, PICKUP);
-    let wants_delivery = any(&text, DELIVERY);
+    // «a Obrajes, calle 10»: one of the places a zone's name lists
+    // («Zona 2 (Miraflores, Obrajes, San Jorge)»), where the message sends
+    // the order somewhere (never beside a pickup said alone).
+    let sends = wants_delivery || answering_list || address.is_some();
+    let zone = zone.or_else(|| {
+        (sends && (wants_delivery || !wants_pickup))
+            .then(|| place_zone(&text, delivery))
+            .flatten()
+    });
+    // In the cart, nothing asked: picking up is what an order does anyway, and
+    // a message that also closes, clears or calls off the order is read for
+    // that («paso a recogerlo yo, eso sería todo», «borrá todo, pedimos para
+    // llevar»).
+    if state == State::CartOpen
+        && asked.is_none()
+        && ((wants_pickup && !wants_delivery)
+            || any(&text, lexicon::DONE)
+            || any(&text, lexicon::CLEAR)
+            || any(&text, lexicon::CANCEL))
+    {
+        return None;
+    }
     if wants_pickup && !wants_delivery && zone.is_none() {
         return Some(ProposedAction::new("SET_FULFILMENT").mode(Mode::Pickup));
     }
@@ -209,6 +256,55 @@ pub fn read_message(
         return Some(action);
     }
     None
+}
+
+/// The zone one of whose places the text names: a zone's name lists them after
+/// its label («Zona 1 (Sopocachi, San Pedro, Centro)»); the longest place wins.
+fn place_zone(text: &str, delivery: &DeliveryView) -> Option<i64> {
+    delivery
+        .zones
+        .iter()
+        .flat_map(|z| {
+            z.name
+                .split(['(', ')', ',', ';', '/', ':', '-', '–'])
+                .flat_map(|part| part.split(" y "))
+                .map(normalize)
+                .filter(|place| !place.is_empty())
+                .map(|place| (place, z.zone_id))
+                .collect::<Vec<_>>()
+        })
+        .filter(|(place, _)| contains_phrase(text, place))
+        .max_by_key(|(place, _)| place.len())
+        .map(|(_, id)| id)
+}
+
+/// A question about delivery («¿cuánto cobran de envío?», «¿llegan a
+/// Calacoto?», «¿cuánto tarda?»), not a way chosen.
+fn asks_about_it(words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        matches!(
+            *w,
+            "cuanto"
+                | "cuanta"
+                | "cuantos"
+                | "tarda"
+                | "tardan"
+                | "tardaria"
+                | "demora"
+                | "demoran"
+                | "cobran"
+                | "cobrarian"
+                | "cuesta"
+                | "cuestan"
+                | "costo"
+                | "precio"
+                | "llegan"
+                | "hacen"
+                | "horario"
+                | "gratis"
+                | "minimo"
+        )
+    })
 }
 
 /// The way the words ask for the order, pickup or delivery (an address is
@@ -337,6 +433,7 @@ fn names_a_place(text: &str) -> bool {
     let words = tokens(text);
     (1..=4).contains(&words.len())
         && !words.iter().any(|w| token_number(w).is_some())
+        && !any(text, lexicon::THANKS)
         && !any(text, lexicon::CONFIRM)
         && !any(text, lexicon::DENY)
         && !any(text, lexicon::CANCEL)
@@ -373,5 +470,62 @@ mod tests {
         );
         assert_eq!(place_named(&["a", "domicilio"]), None);
         assert_eq!(place_named(&["delivery", "pls"]), None);
+    }
+
+    /// The demo shop's three zones, each naming its places.
+    fn grouped() -> DeliveryView {
+        let zone = |zone_id, name: &str, fee_minor| crate::shop::contract::ZoneEntry {
+            zone_id,
+            name: name.into(),
+            fee_minor,
+        };
+        DeliveryView {
+            pickup: true,
+            zones: vec![
+                zone(1, "Zona 1 (Sopocachi, San Pedro, Centro, El Prado)", 800),
+                zone(2, "Zona 2 (Miraflores, Obrajes, San Jorge)", 1200),
+                zone(3, "Zona 3 (Calacoto, San Miguel, Achumani y Irpavi)", 2000),
+            ],
+            chosen: None,
+        }
+    }
+
+    fn zone_of(action: &ProposedAction) -> Option<i64> {
+        action.params.zone_id.as_ref().and_then(|z| z.as_i64())
+    }
+
+    #[test]
+    fn a_place_a_zone_lists_is_that_zone_where_the_order_is_sent() {
+        let view = grouped();
+        let read = |text| read_message(text, &view, None, State::Checkout);
+        let sent = read("sí, va a Calacoto calle 21 número 8040").unwrap();
+        assert_eq!(zone_of(&sent), Some(3));
+        assert_eq!(sent.params.address.as_deref(), Some("calle 21 número 8040"));
+        assert_eq!(
+            zone_of(&read("mándamelo a San Pedro, calle Nicolás Acosta 455").unwrap()),
+            Some(1)
+        );
+        assert_eq!(zone_of(&read("delivery a irpavi porfa").unwrap()), Some(3));
+        // A place beside a pickup said alone is where the customer is, not
+        // where to send it.
+        let picked = read("paso a recoger, estoy en el centro").unwrap();
+        assert_eq!(
+            picked.params.mode.as_ref().and_then(|m| m.as_str()),
+            Some("pickup")
+        );
+        // Asked about, not chosen.
+        assert!(read("cuánto cobran de envío a calacoto y cuánto tarda").is_none());
+        assert!(read("¿me lo pueden mandar a Obrajes?").is_none());
+    }
+
+    #[test]
+    fn in_the_cart_a_pickup_or_a_close_is_left_to_the_order() {
+        let view = grouped();
+        let read = |text| read_message(text, &view, None, State::CartOpen);
+        assert!(read("ya, entonces paso a recogerlo yo, eso sería todo").is_none());
+        assert!(read("borra todo del carrito, vamos a ver qué pedimos para llevar").is_none());
+        assert!(read("paso a recogerlo").is_none());
+        // Where the bot asked for a zone, thanks are no place.
+        assert!(read_message("gracias", &view, Some(Missing::Zone), State::Checkout).is_none());
     }
 }

@@ -361,6 +361,8 @@ pub const QUESTION: &[&str] = &[
 pub const CATALOG: &[&str] = &[
     "que tienen",
     "que tienes",
+    "que tenes",
+    "que tenis",
     "que venden",
     "que vendes",
     "que hay",
@@ -1104,14 +1106,22 @@ pub fn read_chat(normalized: &str) -> String {
             "mnn" | "mna" | "mnana" => "manana".to_owned(),
             "kisiera" => "quisiera".to_owned(),
             "sta" => "esta".to_owned(),
+            // Spain's «zumo» is the «jugo» a description says.
+            "zumo" => "jugo".to_owned(),
+            "zumos" => "jugos".to_owned(),
             // Peruvian «ya pe», «ya pes»: «pues».
             "pe" | "pes" => "pues".to_owned(),
             // Chilean «sipo», «yapo», «nopo»: the «pues» said onto the word.
             "sipo" => "si pues".to_owned(),
             "yapo" => "ya pues".to_owned(),
             "nopo" => "no pues".to_owned(),
-            w if w.starts_with("ki") && w.len() > 3 => {
-                let candidate = format!("qui{}", &w[2..]);
+            // «kiero», «sakalos», «kitame»: a «k» written for the «c» or «qu»
+            // a known word has.
+            w if w.contains('k') && w.len() > 3 => {
+                let candidate = w
+                    .replace("ki", "qui")
+                    .replace("ke", "que")
+                    .replace('k', "c");
                 if is_known(&candidate) {
                     candidate
                 } else {
@@ -1554,6 +1564,8 @@ const FOODS: &[&str] = &[
     "cocada",
     "gelatina",
     "flan",
+    "cortado",
+    "chela",
 ];
 
 /// Whether `word` (folded) is a food or drink of [`FOODS`], in the singular or

@@ -120,6 +120,11 @@ const ALIASES: &[(&str, &str)] = &[
     ("cangrejito", "croissant"),
     ("croasan", "croissant"),
     ("parchita", "maracuya"),
+    ("maracuja", "maracuya"),
+    // Colombia's «tinto», «tintico»: a black coffee.
+    ("tinto", "americano"),
+    ("tintico", "americano"),
+    ("tintito", "americano"),
     ("chinola", "maracuya"),
     ("lemonade", "limonada"),
     ("limonade", "limonada"),
@@ -438,7 +443,10 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 closes && (opens || next_is_item)
             };
             let both_listed = item(*start, *end) && item(m.start, m.end);
-            if m.candidates.len() == 1 && (both_counted || both_listed) && !taken_back {
+            // «para mi hija un chocolatito … y para el chiquito otro chocolate»:
+            // another one of it, ordered again.
+            let another = later > 0 && matches!(words[later - 1], "otro" | "otra");
+            if m.candidates.len() == 1 && (both_counted || both_listed || another) && !taken_back {
                 taken[*start..*end].iter_mut().for_each(|t| *t = true);
                 mentions.push(Mention {
                     candidates: vec![*id],

@@ -470,6 +470,34 @@ pub fn calls_off_or_closes(text: &str) -> bool {
         && (left.is_empty() || delivery::mode_said(&left) == Some(Mode::Pickup))
 }
 
+/// A message opening with «vale» and a mark or a word of going on («Vale,
+/// otro americano», «vale pues dos»), read with «ok» for it: agreement, not
+/// «¿cuánto vale?».
+pub fn ok_for_vale(message: &str) -> std::borrow::Cow<'_, str> {
+    let trimmed = message.trim_start();
+    let Some(head) = trimmed.get(..4) else {
+        return message.into();
+    };
+    let rest = &trimmed[4..];
+    let goes_on = rest.starts_with([',', '.', '!', ';'])
+        || rest.trim().is_empty()
+        || [
+            "pues", "entonces", "ok", "gracias", "perfecto", "listo", "bueno", "si", "sí",
+        ]
+        .iter()
+        .any(|w| {
+            rest.trim_start()
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .is_some_and(|first| first.eq_ignore_ascii_case(w))
+        });
+    if head.eq_ignore_ascii_case("vale") && goes_on {
+        format!("ok{rest}").into()
+    } else {
+        message.into()
+    }
+}
+
 /// See [`shop_phrases`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShopPhrases {
@@ -607,6 +635,7 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     // «y un agua sin gas»: the count is the water's, not the last line's.
     if !mentions::find(&words, &input.product_catalog).is_empty()
         || whole_cart.iter().any(|phrases| any(&text, phrases))
+        || lexicon::clears(&text)
         || !unsold_foods(&input.customer_message, &input.product_catalog).is_empty()
     {
         return None;
@@ -674,6 +703,9 @@ pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Ve
 /// The message as the rules read it: emoji as words, accents and case folded,
 /// chat spellings as the words they stand for.
 fn prepared(message: &str) -> String {
+    // «Vale, pues un americano»: Spain's «vale» said first, as «ok», asks no
+    // price.
+    let message = ok_for_vale(message);
     // «½ docena», «1/2 docena»: half.
     let message = message
         .replace('½', " media ")
@@ -3690,7 +3722,9 @@ impl Reader<'_> {
         // recién», «lo mismo que pedí» name what was ordered, not someone.)
         let like_someone = shapes::same_as_at(self.words)
             .is_some_and(|(_, person, _)| shapes::names_someone(person));
-        if like_someone && !counted_any {
+        // («lo mismo que yo, capuchino y brownie» says what it is.)
+        let names_them = !mentions::find(self.words, &self.input.product_catalog).is_empty();
+        if like_someone && !counted_any && !names_them {
             return Some(clarify(messages::SAME_AS_WHOM));
         }
         let for_someone = self

@@ -214,12 +214,32 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
                     .iter()
                     .any(|b| matches!(*b, "sin" | "no" | "ni"))
         });
+        // «para mi hija un pay…», «dos jugos de maracuyá»: whom an item is for,
+        // or a word the catalog itself uses, is no other thing asked for.
+        let catalog = mentions::catalog_words(&input.product_catalog);
+        let described = |w: &str| {
+            let singular = mentions::singular(w);
+            catalog.iter().any(|(_, name, description)| {
+                name.iter().chain(description).any(|x| *x == singular)
+            })
+        };
+        let for_whom = |w: &str| {
+            said.iter().enumerate().any(|(k, s)| {
+                *s == w
+                    && k >= 2
+                    && matches!(
+                        said[k - 1],
+                        "mi" | "mis" | "el" | "la" | "su" | "sus" | "los" | "las"
+                    )
+                    && matches!(said[k - 2], "para" | "pa")
+            })
+        };
         let explained = !counted_food
             && !known_unsold
             && reading
                 .unread_words()
                 .iter()
-                .all(|w| is_food(w) || qualifies(w));
+                .all(|w| is_food(w) || qualifies(w) || described(w) || for_whom(w));
         if explained {
             let mut proposal = reading.proposal;
             proposal
@@ -237,7 +257,7 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     }
     // «…quite el croissant y ponga un brownie no no el brownie también tiene
     // huevo…»: a product ordered and then taken back with «no no» is asked.
-    if reading.changes_anything() && taken_back(input) {
+    if reading.changes_anything() && (taken_back(input) || same_before_any(input)) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
     if reading.confident || !reading.changes_anything() {
@@ -1645,4 +1665,24 @@ pub(super) fn one_persons_whole_swap(input: &ProposalInput, proposal: &Proposal)
                     .and_then(|id| input.cart.quantity_of(id))
                     .is_some_and(|n| n > 1)
         })
+}
+
+/// «dame uno igual y un americano»: «one the same» said before any product of
+/// the message, so it means one the words do not name (the one just talked
+/// about, or someone's): asked, never dropped beside what is named. («un
+/// capuchino para Ana y uno igual para mí» names it first.)
+fn same_before_any(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let first_named = mentions::find(&words, &input.product_catalog)
+        .iter()
+        .map(|m| m.start)
+        .min();
+    let Some(first_named) = first_named else {
+        return false;
+    };
+    words[..first_named].windows(2).any(|pair| {
+        matches!(pair[0], "uno" | "una" | "otro" | "otra")
+            && matches!(pair[1], "igual" | "igualito" | "igualita")
+    })
 }

@@ -4859,3 +4859,64 @@ fn approval_is_a_yes_only_beside_one() {
     ));
     assert_ne!(paid.response_text, messages::USUAL_NOT_KEPT);
 }
+
+#[test]
+fn orders_by_person_count_each_one_and_ask_what_is_not_sold() {
+    // «otro chocolate» for another person is one more.
+    let i = input(
+        State::Idle,
+        "para mí un chai, para mi hija un chocolatito, y para el chiquito otro chocolate",
+        &[],
+    );
+    assert_eq!(
+        describe(&propose(&i)),
+        ["ADD_TO_CART 4 x1", "ADD_TO_CART 5 x2"]
+    );
+    // A thing the shop does not sell, in one person's order, is said and asked.
+    let i = input(
+        State::Idle,
+        "para mi un chai y para mi hija una empanada",
+        &[],
+    );
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 4 x1", "CLARIFY"]);
+    // «uno igual» before anything is named: which one is asked, nothing added.
+    let i = input(
+        State::CartOpen,
+        "bue, dame uno igual y un americano",
+        &[(6, 1)],
+    );
+    assert_eq!(describe(&propose(&i)), ["CLARIFY"]);
+    // Named first, it is that one.
+    let i = input(
+        State::Idle,
+        "un capuchino para Ana y uno igual para mí",
+        &[],
+    );
+    assert!(!describe(&propose(&i)).contains(&"CLARIFY".to_string()));
+}
+
+#[test]
+fn spellings_of_spain_colombia_and_chat_are_read() {
+    // «Vale,» first is agreement, not a price asked.
+    let i = input(State::CartOpen, "Vale, otro americano entonces", &[(3, 1)]);
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 3 x1"]);
+    let i = input(State::Idle, "vale, pues un americano", &[]);
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 3 x1"]);
+    // A «k» for «c»: «sakalos».
+    let i = input(State::CartOpen, "nah sakalos", &[(3, 1), (7, 2)]);
+    assert!(
+        describe(&propose(&i))
+            .iter()
+            .all(|a| a.starts_with("REMOVE_ITEM"))
+    );
+    // «un tintico»: a black coffee.
+    let i = input(State::Idle, "un tintico porfa", &[]);
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 3 x1"]);
+    // «¿cuánto vale el brownie?» still asks the price.
+    let i = input(State::Idle, "cuanto vale el brownie", &[]);
+    assert!(
+        !describe(&propose(&i))
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+}
