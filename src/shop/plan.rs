@@ -295,7 +295,8 @@ pub async fn plan(
         if start == State::Checkout
             && whole
             && memo.asked.is_none()
-            && super::rules::yes_then_the_way(&payload.text, &catalog_entries).is_some()
+            && (super::rules::yes_then_the_way(&payload.text, &catalog_entries).is_some()
+                || super::rules::says_confirmed(&payload.text))
         {
             actions.push(ProposedAction::new("CONFIRM_ORDER"));
         }
@@ -513,8 +514,8 @@ pub async fn plan(
         context: turn.call_context(),
     };
     // «El matcha es frío, ¿no? Dame uno»: the product the question named is
-    // what «uno» means.
-    if !answered.is_empty() && input.focus.is_none() {
+    // what «uno» means (over one talked about before).
+    if !answered.is_empty() {
         let asked: Vec<_> = split
             .questions
             .iter()

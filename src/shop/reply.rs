@@ -307,7 +307,7 @@ fn review_block(cart: &Cart, eval: &Evaluation, ctx: &ReplyContext<'_>) -> Strin
 fn fulfilment_line(settled: &Settled, ctx: &ReplyContext<'_>) -> String {
     match (&settled.zone, &settled.address) {
         (Some(zone), Some(address)) => format!(
-            "Envío a {address} ({}) — {}",
+            "Envío a {address}, {} — {}",
             zone.name,
             fee_text(settled.fee_minor, ctx)
         ),
@@ -445,12 +445,12 @@ fn confirmed_block(ctx: &ReplyContext<'_>, settled: Option<&Settled>) -> String 
         text.push_str(&match (&settled.zone, &settled.address) {
             (Some(zone), Some(address)) if settled.fee_minor == 0 => {
                 format!(
-                    "Te lo enviamos a {address} ({}); el envío es gratis.",
+                    "Te lo enviamos a {address}, {}; el envío es gratis.",
                     zone.name
                 )
             }
             (Some(zone), Some(address)) => format!(
-                "Te lo enviamos a {address} ({}); el envío ({}) está incluido.",
+                "Te lo enviamos a {address}, {}; el envío ({}) está incluido.",
                 zone.name,
                 money(settled.fee_minor, ctx.currency)
             ),

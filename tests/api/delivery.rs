@@ -129,7 +129,7 @@ async fn a_delivery_order_asks_the_zone_and_address_and_adds_the_zones_fee(pool:
         .await;
     assert!(
         address[0]
-            .contains("Envío a Calle Guachalla 123, edificio Azul, piso 2 (Sopocachi) — Bs 10")
+            .contains("Envío a Calle Guachalla 123, edificio Azul, piso 2, Sopocachi — Bs 10")
             && address[0].contains("Total: Bs 70")
             && address[0].contains("¿Confirmas tu pedido?"),
         "{address:?}"

@@ -790,3 +790,29 @@ async fn a_description_never_says_an_attribute_by_one_of_its_words(pool: sqlx::P
         "{reply}"
     );
 }
+
+/// A yes at the summary beside a question confirms and answers; a question
+/// about one product, then «si no, dame dos», means that product even after
+/// another was talked about.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_yes_beside_a_question_confirms_and_the_product_asked_is_the_one_meant(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    app.say("eva", "un brownie").await;
+    app.say("eva", "eso es todo").await;
+    let both = app.say("eva", "sí. a qué hora cierran hoy?").await;
+    let all = both.join("\n");
+    assert!(
+        all.contains("Horario") && all.contains("quedó registrado"),
+        "{both:?}"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+
+    app.say("gus", "¿tienen medialunas?").await;
+    let added = app
+        .say("gus", "la limonada tiene cafeína? si no tiene dame dos")
+        .await;
+    assert!(added.join("\n").contains("no tiene cafeína"), "{added:?}");
+    assert_eq!(app.cart("gus").await, vec![("limonada".into(), 2)]);
+}

@@ -167,6 +167,13 @@ const SHOPPING: &[&str] = &[
     "algo caliente",
     "algo salado",
     "algo rico",
+    // «algo sin lactosa», «algo con cafeína», «algo de tomar»: a kind asked for.
+    "algo sin",
+    "algo con",
+    "algo de",
+    "algo para",
+    "para mi novia",
+    "para mi novio",
     "quiero pedir",
     "hacer un pedido",
     "mi pedido",
@@ -219,6 +226,13 @@ mod tests {
         assert_eq!(classify("quiero 2 matchas", true), MessageClass::Shop);
         assert_eq!(
             classify("Y algo dulce más pa' mi novia, ¿qué tienen?", false),
+            MessageClass::Shop
+        );
+        assert_eq!(
+            classify(
+                "Y para mi novia algo sin lactosa, que le sienta fatal",
+                false
+            ),
             MessageClass::Shop
         );
         assert_eq!(classify("¿cómo estás?", false), MessageClass::Social);

@@ -55,8 +55,15 @@ fn after_condition(clause: &str) -> Option<String> {
         return None;
     }
     let words: Vec<&str> = clause.split_whitespace().collect();
-    let comma = words.iter().take(4).position(|w| w.ends_with(','))?;
-    (comma + 1 < words.len()).then(|| words[comma + 1..].join(" "))
+    // «si no tiene dame dos»: without a comma, the request starts at its verb.
+    let at = match words.iter().take(4).position(|w| w.ends_with(',')) {
+        Some(comma) => comma + 1,
+        None => words
+            .iter()
+            .take(7)
+            .position(|w| crate::shop::rules::orders_word(&normalize(w)))?,
+    };
+    (at < words.len()).then(|| words[at..].join(" "))
 }
 
 /// Words a shop request or a question about a product's price is made of.
@@ -226,6 +233,21 @@ pub fn clauses(text: &str) -> Vec<String> {
                     && comma + 1 < after.len()
                 {
                     after = &after[comma + 1..];
+                } else if marker.starts_with(" si ")
+                    && after.first().is_some_and(|w| {
+                        matches!(
+                            normalize(w).as_str(),
+                            "tiene" | "tienen" | "lleva" | "llevan" | "es" | "son" | "hay" | "trae"
+                        )
+                    })
+                    && let Some(verb) = after
+                        .iter()
+                        .take(5)
+                        .position(|w| crate::shop::rules::orders_word(&normalize(w)))
+                {
+                    // «si no tiene dame dos»: with no comma, up to the verb
+                    // that orders.
+                    after = &after[verb..];
                 }
                 split.push(after.join(" "));
             }
@@ -788,6 +810,8 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
         .filter(|w| question.words.contains(w))
         .filter(|w| !SHOP.contains(&w.as_str()))
         .filter(|w| !library.is_catalog_word(w))
+        // («¿tienen medialunas?»: a product's other name is the product.)
+        .filter(|w| !names_product(w))
         .filter(|w| w.parse::<f64>().is_err())
         .collect();
     if subject.is_empty() {
@@ -912,6 +936,19 @@ mod tests {
         assert!(asks("y el orario de los sabados cual es"));
         assert!(!asks("dame 2 de los que tienen nueces"));
         assert!(!asks("quiero 2 matchas"));
+    }
+
+    #[test]
+    fn a_condition_without_a_comma_leaves_its_request() {
+        let library = Library::default();
+        let names = naming(&["limonada", "brownie"]);
+        let split = super::split(
+            "la limonada tiene cafeína? si no tiene dame dos que hoy quiero dormir temprano jaja",
+            &library,
+            names,
+        );
+        assert_eq!(split.condition, Some(false), "{split:?}");
+        assert!(split.rest.starts_with("dame dos"), "{split:?}");
     }
 
     #[test]

@@ -887,6 +887,9 @@ pub const KINDS: &[(&str, &str)] = &[
     ("bebida", "bebida"),
     ("bebidas", "bebida"),
     ("tomar", "bebida"),
+    // «algo sin lactosa»: what has no milk at all, as far as the tags say.
+    ("sin lactosa", "vegano"),
+    ("sin lacteos", "vegano"),
     ("vegano", "vegano"),
     ("vegana", "vegano"),
     ("veganos", "vegano"),

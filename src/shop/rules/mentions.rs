@@ -121,10 +121,6 @@ const ALIASES: &[(&str, &str)] = &[
     ("croasan", "croissant"),
     ("parchita", "maracuya"),
     ("maracuja", "maracuya"),
-    // Colombia's «tinto», «tintico»: a black coffee.
-    ("tinto", "americano"),
-    ("tintico", "americano"),
-    ("tintito", "americano"),
     ("chinola", "maracuya"),
     ("lemonade", "limonada"),
     ("limonade", "limonada"),

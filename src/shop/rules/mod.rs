@@ -498,6 +498,23 @@ pub fn ok_for_vale(message: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A word that orders: «dame», «ponme», «tráeme», «quiero».
+pub fn orders_word(word: &str) -> bool {
+    lexicon::adds(word) || lexicon::ADD.contains(&word)
+}
+
+/// «…Sí, confirmo, paso a recogerlo»: the order confirmed in so many words,
+/// anywhere in the message, with nothing said against it.
+pub fn says_confirmed(message: &str) -> bool {
+    let text = prepared(message);
+    tokens(&text)
+        .iter()
+        .any(|w| matches!(*w, "confirmo" | "confirmado" | "confirmamos"))
+        && !any(&text, lexicon::DENY)
+        && !any(&text, lexicon::CANCEL)
+        && !message.contains(['?', '¿'])
+}
+
 /// See [`shop_phrases`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShopPhrases {

@@ -257,6 +257,11 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     }
     // «…quite el croissant y ponga un brownie no no el brownie también tiene
     // huevo…»: a product ordered and then taken back with «no no» is asked.
+    // «ay no cancela porfa ya no llego, hay bloqueo…»: the catalog is no
+    // answer to a message that calls the order off or takes something out.
+    if only_the_catalog(&reading.proposal) && calls_something_off(input) {
+        return clarify(messages::CLARIFY_DEFAULT);
+    }
     if reading.changes_anything() && (taken_back(input) || same_before_any(input)) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
@@ -1685,4 +1690,16 @@ fn same_before_any(input: &ProposalInput) -> bool {
         matches!(pair[0], "uno" | "una" | "otro" | "otra")
             && matches!(pair[1], "igual" | "igualito" | "igualita")
     })
+}
+
+fn only_the_catalog(proposal: &Proposal) -> bool {
+    matches!(proposal.proposed_actions.as_slice(), [only] if only.action_type == "SHOW_CATALOG")
+}
+
+/// Words that call the order off, empty the cart or take something out.
+fn calls_something_off(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    lexicon::any(&text, lexicon::CANCEL)
+        || lexicon::clears(&text)
+        || tokens(&text).iter().any(|w| lexicon::removes(w))
 }

@@ -4909,9 +4909,10 @@ fn spellings_of_spain_colombia_and_chat_are_read() {
             .iter()
             .all(|a| a.starts_with("REMOVE_ITEM"))
     );
-    // «un tintico»: a black coffee.
+    // «un tintico» (Colombia's black coffee) may be more than one product:
+    // asked, never guessed.
     let i = input(State::Idle, "un tintico porfa", &[]);
-    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 3 x1"]);
+    assert_eq!(describe(&propose(&i)), ["CLARIFY"]);
     // «¿cuánto vale el brownie?» still asks the price.
     let i = input(State::Idle, "cuanto vale el brownie", &[]);
     assert!(
@@ -4919,4 +4920,18 @@ fn spellings_of_spain_colombia_and_chat_are_read() {
             .iter()
             .any(|a| a.starts_with("ADD_TO_CART"))
     );
+}
+
+#[test]
+fn the_catalog_is_no_answer_to_a_call_off() {
+    let i = input(
+        State::AwaitingPayment,
+        "ay no cancela porfa ya no llego, hay bloqueo en la Pérez",
+        &[(2, 1)],
+    );
+    assert_eq!(describe(&propose(&i)), ["CLARIFY"]);
+    // Milk-free by kind: what the tags say has none.
+    let mut i = input(State::Idle, "algo sin lactosa", &[]);
+    i.product_catalog[0].tags = vec!["vegano".into()];
+    assert!(describe(&propose(&i)).iter().all(|a| a == "CLARIFY"));
 }
