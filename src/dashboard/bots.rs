@@ -568,7 +568,7 @@ fn delivery_card(
                 }
                 label for=(format!("zones-{}", bot.slug)) { "Zonas de envío: una por línea, «zona; costo; pedido mínimo; envío gratis desde» (los dos últimos son opcionales)" }
                 textarea id=(format!("zones-{}", bot.slug)) name="zones" rows="5" maxlength="5000" placeholder="Sopocachi; 10\nMiraflores; 12; 50" { (zones_text) }
-                p.muted { "El bot pregunta al cliente si recoge o se lo enviamos, y suma el costo de su zona. Nadie más puede fijar ese costo." }
+                p.muted { "En el resumen el bot ofrece las zonas con su costo; si el cliente no pide envío, el pedido es para recoger. El costo de la zona lo suma el sistema: nadie más puede fijarlo." }
                 p { button type="submit" { "Guardar entrega" } }
             }
         }

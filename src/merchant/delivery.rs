@@ -83,6 +83,21 @@ fn check(settings: &DeliverySettings) -> Result<()> {
         }
         seen.push(name.to_lowercase());
         let amount_ok = |minor: i64| (0..=MAX_PRICE_MINOR).contains(&minor);
+        // Free from nothing, or from less than the smallest order delivered,
+        // says nothing true.
+        if zone
+            .free_from_minor
+            .is_some_and(|free| free == 0 || zone.min_order_minor.is_some_and(|min| free < min))
+        {
+            return Err(invalid(
+                &format!(
+                    "zone `{name}`: free_from_minor must be above 0 and at least the minimum order"
+                ),
+                &format!(
+                    "Zona «{name}»: el envío gratis desde debe ser mayor que 0 y no menor que el pedido mínimo."
+                ),
+            ));
+        }
         if !amount_ok(zone.fee_minor)
             || !zone.min_order_minor.is_none_or(amount_ok)
             || !zone.free_from_minor.is_none_or(amount_ok)

@@ -467,7 +467,15 @@ pub async fn plan(
             .trim()
             .to_owned()
     } else if (rest_is_talk || super::rules::says_nothing(&split.rest))
-        && !(start == State::Checkout && confirms(&split.rest, &catalog_entries))
+        && !(start == State::Checkout
+            && confirms(&split.rest, &catalog_entries)
+            && split.questions.iter().all(|q| {
+                // («Bueno, ¿hacen envíos a Calacoto?», «ok ¿el brownie tiene
+                // nueces?»: the answer may change the order; nothing is
+                // confirmed beside it.)
+                !super::rules::names_a_product(q, &catalog_entries)
+                    && !super::knowledge::route::about_the_way(q)
+            }))
     {
         // «el brownie tiene nueces?? mi amiga es alérgica»: the one product
         // the questions named is what «sácalo» or «dame 2» means next.
@@ -688,7 +696,15 @@ pub async fn plan(
 /// is its yes (with at most the way), so the order is confirmed as the
 /// question is answered.
 fn confirms(rest: &str, catalog: &[CatalogEntry]) -> bool {
-    super::rules::is_yes(rest) || super::rules::yes_then_the_way(rest, catalog).is_some()
+    // («bueno», «ya», «pues» alone are how a question starts, not a yes.)
+    let folded = crate::text::normalize(rest);
+    let words = crate::text::tokens(&folded);
+    let filler = !words.is_empty()
+        && words
+            .iter()
+            .all(|w| matches!(*w, "bueno" | "ya" | "pues" | "eso" | "y" | "entonces"));
+    !filler
+        && (super::rules::is_yes(rest) || super::rules::yes_then_the_way(rest, catalog).is_some())
 }
 
 /// A plan whose actions the backend read itself (no proposer, no grounding).

@@ -289,9 +289,17 @@ fn review_block(cart: &Cart, eval: &Evaluation, ctx: &ReplyContext<'_>) -> Strin
     // Nothing said yet in a shop that also delivers: picked up unless the
     // customer says where to send it.
     if eval.choice.is_none() && ctx.delivery.asks() && ctx.delivery.pickup {
+        // (Not numbered: a number here would be read as a count.)
+        let zones = zone_list(ctx)
+            .lines()
+            .map(|line| match line.split_once(". ") {
+                Some((_, zone)) => format!("• {zone}"),
+                None => line.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
         lines.push(format!(
-            "Si prefieres que te lo enviemos, dime la zona y la dirección:\n{}",
-            zone_list(ctx)
+            "Si prefieres que te lo enviemos, dime la zona y la dirección:\n{zones}"
         ));
     }
     match fulfilment::missing(ctx.delivery, eval.choice.as_ref()) {
@@ -338,11 +346,18 @@ fn chosen_block(
     match choice.mode {
         Mode::Pickup => "Perfecto: lo recoges en la tienda.".into(),
         Mode::Delivery => match choice.zone_id.and_then(|id| ctx.delivery.zone(id)) {
-            Some(zone) => format!(
-                "Envío a {}: {}.",
-                zone.name,
-                fee_text(zone.fee_for(subtotal_minor), ctx)
-            ),
+            Some(zone) => match zone.free_from_minor {
+                Some(free) if zone.fee_for(subtotal_minor) == 0 => format!(
+                    "Envío a {}: gratis (pedidos desde {}).",
+                    zone.name,
+                    money(free, ctx.currency)
+                ),
+                _ => format!(
+                    "Envío a {}: {}.",
+                    zone.name,
+                    money(zone.fee_minor, ctx.currency)
+                ),
+            },
             None => "Te lo enviamos.".into(),
         },
     }

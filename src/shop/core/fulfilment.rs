@@ -41,7 +41,7 @@ pub struct Zone {
     /// Smallest order (before the fee) delivered to this zone.
     pub min_order_minor: Option<i64>,
     /// An order (before the fee) of at least this much is delivered free.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub free_from_minor: Option<i64>,
 }
 

@@ -58,12 +58,24 @@ fn after_condition(clause: &str) -> Option<String> {
     // «si no tiene dame dos»: without a comma, the request starts at its verb.
     let at = match words.iter().take(4).position(|w| w.ends_with(',')) {
         Some(comma) => comma + 1,
-        None => words
-            .iter()
-            .take(7)
-            .position(|w| crate::shop::rules::orders_word(&normalize(w)))?,
+        None => {
+            let verb = words
+                .iter()
+                .take(7)
+                .position(|w| crate::shop::rules::orders_word(&normalize(w)))?;
+            // «si tiene no quiero el chai»: a «no» on the way keeps it all.
+            if words[..verb].iter().any(|w| negates(&normalize(w))) {
+                return None;
+            }
+            verb
+        }
     };
     (at < words.len()).then(|| words[at..].join(" "))
+}
+
+/// «no», «ni», «nunca», «tampoco»: a word that turns what follows around.
+fn negates(word: &str) -> bool {
+    matches!(word, "no" | "ni" | "nunca" | "tampoco" | "nada")
 }
 
 /// Words a shop request or a question about a product's price is made of.
@@ -244,6 +256,7 @@ pub fn clauses(text: &str) -> Vec<String> {
                         .iter()
                         .take(5)
                         .position(|w| crate::shop::rules::orders_word(&normalize(w)))
+                    && !after[..verb].iter().any(|w| negates(&normalize(w)))
                 {
                     // «si no tiene dame dos»: with no comma, up to the verb
                     // that orders.
@@ -823,6 +836,30 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     !names || subject.iter().any(|w| !library.knows(w))
 }
 
+/// Whether `question` asks about how the order reaches the customer: delivery,
+/// zones, pickup («¿hacen envíos a Calacoto?», «¿puede recoger mi hermano?»).
+pub fn about_the_way(question: &str) -> bool {
+    let folded = normalize(question);
+    crate::shop::rules::delivery::mode_said(question).is_some()
+        || tokens(&folded).iter().any(|w| {
+            matches!(
+                *w,
+                "envio"
+                    | "envios"
+                    | "envian"
+                    | "delivery"
+                    | "domicilio"
+                    | "zona"
+                    | "zonas"
+                    | "llegan"
+                    | "mandan"
+                    | "recoger"
+                    | "recojo"
+                    | "repartidor"
+            )
+        })
+}
+
 /// Whether `question` asks about the shop's products as a whole («¿tienen algo
 /// vegano?», «¿qué postres hay?») rather than about the one just talked about.
 pub fn asks_the_whole_shop(question: &str) -> bool {
@@ -936,6 +973,20 @@ mod tests {
         assert!(asks("y el orario de los sabados cual es"));
         assert!(!asks("dame 2 de los que tienen nueces"));
         assert!(!asks("quiero 2 matchas"));
+    }
+
+    #[test]
+    fn a_condition_keeps_its_no() {
+        let library = Library::default();
+        let names = naming(&["chai", "limonada"]);
+        let split = super::split(
+            "¿el chai tiene cafeína? si tiene no quiero el chai, dame una limonada",
+            &library,
+            names,
+        );
+        assert!(split.rest.contains("no quiero"), "{split:?}");
+        let split = super::split("¿hay brownies? si no hay no quiero nada", &library, names);
+        assert!(!split.rest.starts_with("quiero"), "{split:?}");
     }
 
     #[test]

@@ -197,7 +197,10 @@ pub fn read_message(
     // «a Obrajes, calle 10»: one of the places a zone's name lists
     // («Zona 2 (Miraflores, Obrajes, San Jorge)»), where the message sends
     // the order somewhere (never beside a pickup said alone).
-    let sends = wants_delivery || answering_list || address.is_some();
+    // (An address is one that starts with a street word: «llego en 20
+    // minutos» is no address, «estoy en el centro» no place to send to.)
+    let street = address.as_deref().is_some_and(starts_with_a_street_word);
+    let sends = wants_delivery || answering_list || street;
     let zone = zone.or_else(|| {
         (sends && (wants_delivery || !wants_pickup))
             .then(|| place_zone(&text, delivery))
@@ -207,12 +210,20 @@ pub fn read_message(
     // a message that also closes, clears or calls off the order is read for
     // that («paso a recogerlo yo, eso sería todo», «borrá todo, pedimos para
     // llevar»).
+    // (A pickup said after a delivery was chosen is read: it takes the fee
+    // away; delivery said beside a close is read too.)
+    let delivery_chosen = delivery
+        .chosen
+        .as_ref()
+        .is_some_and(|c| c.mode == Mode::Delivery);
     if state == State::CartOpen
         && asked.is_none()
-        && ((wants_pickup && !wants_delivery)
-            || any(&text, lexicon::DONE)
-            || any(&text, lexicon::CLEAR)
-            || any(&text, lexicon::CANCEL))
+        && ((wants_pickup && !wants_delivery && !delivery_chosen)
+            || (!wants_delivery
+                && zone.is_none()
+                && (any(&text, lexicon::DONE)
+                    || any(&text, lexicon::CLEAR)
+                    || any(&text, lexicon::CANCEL))))
     {
         return None;
     }
@@ -261,7 +272,7 @@ pub fn read_message(
 /// The zone one of whose places the text names: a zone's name lists them after
 /// its label («Zona 1 (Sopocachi, San Pedro, Centro)»); the longest place wins.
 fn place_zone(text: &str, delivery: &DeliveryView) -> Option<i64> {
-    delivery
+    let found: Vec<(String, i64)> = delivery
         .zones
         .iter()
         .flat_map(|z| {
@@ -274,8 +285,24 @@ fn place_zone(text: &str, delivery: &DeliveryView) -> Option<i64> {
                 .collect::<Vec<_>>()
         })
         .filter(|(place, _)| contains_phrase(text, place))
-        .max_by_key(|(place, _)| place.len())
-        .map(|(_, id)| id)
+        .collect();
+    // Places of two zones («al Centro… yo vivo en Irpavi»): which is asked.
+    match found.as_slice() {
+        [(_, first), rest @ ..] if rest.iter().all(|(_, id)| id == first) => Some(*first),
+        _ => None,
+    }
+}
+
+/// Whether an address read starts with a street word («calle 10 #455», «av.
+/// Busch 1230»), not merely with a number («20 minutos»).
+fn starts_with_a_street_word(address: &str) -> bool {
+    address.split_whitespace().next().is_some_and(|first| {
+        let bare = first
+            .to_lowercase()
+            .trim_matches(|c: char| c == ',' || c == ':' || c == ';')
+            .to_owned();
+        STREET.contains(&bare.as_str()) || bare.starts_with('#')
+    })
 }
 
 /// A question about delivery («¿cuánto cobran de envío?», «¿llegan a
@@ -516,6 +543,26 @@ mod tests {
         // Asked about, not chosen.
         assert!(read("cuánto cobran de envío a calacoto y cuánto tarda").is_none());
         assert!(read("¿me lo pueden mandar a Obrajes?").is_none());
+    }
+
+    #[test]
+    fn a_number_or_a_place_where_one_is_is_no_delivery() {
+        let view = grouped();
+        let read = |text| read_message(text, &view, None, State::Checkout);
+        // «20 minutos» is no address and «el centro» is where one is.
+        assert!(read("confirmo, estoy en el centro, llego en 20 minutos").is_none());
+        // Places of two zones: which is asked (no zone chosen).
+        let two = read("mándalo al Centro, calle Comercio 200, yo vivo en Irpavi").unwrap();
+        assert_eq!(zone_of(&two), None);
+        // Delivery said beside a close, in the cart, is read.
+        let closing = read_message(
+            "listo, mándalo a Obrajes, calle 10 #455",
+            &view,
+            None,
+            State::CartOpen,
+        )
+        .unwrap();
+        assert_eq!(zone_of(&closing), Some(2));
     }
 
     #[test]

@@ -456,13 +456,17 @@ pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ung
             ),
             // «No confirmo todavía», «espera, antes de que confirmes» hold the
             // word and deny it; «sí, confirmo, no quiero nada más» does not.
+            // (A confirmation beside a way to deliver set in the same
+            // proposal waits for the summary with its fee: only the backend's
+            // own reading of «sí, a Obrajes, calle 10» confirms at once.)
             ActionKind::ConfirmOrder => asked(
                 kind,
-                grounds.read_as(&["CONFIRM_ORDER"])
-                    || ((super::is_yes(&input.customer_message)
-                        || grounds.says(lexicon::CONFIRM)
-                        || confirms(&grounds.text))
-                        && !denied_before_the_yes(&grounds.text)),
+                !sets_a_delivery(proposal)
+                    && (grounds.read_as(&["CONFIRM_ORDER"])
+                        || ((super::is_yes(&input.customer_message)
+                            || grounds.says(lexicon::CONFIRM)
+                            || confirms(&grounds.text))
+                            && !denied_before_the_yes(&grounds.text))),
             ),
             ActionKind::Escalate => {
                 asked(kind, grounds.read_as(&["ESCALATE"]) || grounds.says(PERSON))
@@ -777,4 +781,12 @@ fn cart_lines(input: &ProposalInput) -> std::collections::BTreeMap<ProductId, i6
         .iter()
         .map(|l| (l.product_id, l.quantity))
         .collect()
+}
+
+/// A proposal that sets a way to deliver (any SET_FULFILMENT not a pickup).
+fn sets_a_delivery(proposal: &Proposal) -> bool {
+    proposal.proposed_actions.iter().any(|a| {
+        a.action_type == "SET_FULFILMENT"
+            && a.params.mode.as_ref().and_then(|m| m.as_str()) != Some("pickup")
+    })
 }

@@ -441,7 +441,11 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             let both_listed = item(*start, *end) && item(m.start, m.end);
             // «para mi hija un chocolatito … y para el chiquito otro chocolate»:
             // another one of it, ordered again.
-            let another = later > 0 && matches!(words[later - 1], "otro" | "otra");
+            // (The first must be ordered too: «la limonada está rica, ponme
+            // otra limonada» is one.)
+            let another = later > 0
+                && matches!(words[later - 1], "otro" | "otra")
+                && counted_before(words, first);
             if m.candidates.len() == 1 && (both_counted || both_listed || another) && !taken_back {
                 taken[*start..*end].iter_mut().for_each(|t| *t = true);
                 mentions.push(Mention {

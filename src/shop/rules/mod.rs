@@ -507,9 +507,20 @@ pub fn orders_word(word: &str) -> bool {
 /// anywhere in the message, with nothing said against it.
 pub fn says_confirmed(message: &str) -> bool {
     let text = prepared(message);
-    tokens(&text)
-        .iter()
-        .any(|w| matches!(*w, "confirmo" | "confirmado" | "confirmamos"))
+    let words = tokens(&text);
+    // «luego te confirmo», «te confirmo la dirección», «ahorita confirmo con
+    // mi esposa»: a confirmation promised or of something else.
+    let later = words.iter().any(|w| {
+        matches!(
+            *w,
+            "luego" | "despues" | "manana" | "ahorita" | "rato" | "antes" | "cuando"
+        )
+    });
+    words.iter().enumerate().any(|(k, w)| {
+        matches!(*w, "confirmo" | "confirmado" | "confirmamos")
+            && !(k > 0 && matches!(words[k - 1], "te" | "le" | "les" | "lo" | "la"))
+            && words.get(k + 1) != Some(&"con")
+    }) && !later
         && !any(&text, lexicon::DENY)
         && !any(&text, lexicon::CANCEL)
         && !message.contains(['?', '¿'])

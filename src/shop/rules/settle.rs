@@ -219,9 +219,17 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
         let catalog = mentions::catalog_words(&input.product_catalog);
         let described = |w: &str| {
             let singular = mentions::singular(w);
-            catalog.iter().any(|(_, name, description)| {
-                name.iter().chain(description).any(|x| *x == singular)
-            })
+            // («un brownie sin nueces»: what is excluded is no word of it.)
+            let excluded = said.iter().enumerate().any(|(k, s)| {
+                *s == w
+                    && said[k.saturating_sub(2)..k]
+                        .iter()
+                        .any(|b| matches!(*b, "sin" | "no" | "ni"))
+            });
+            !excluded
+                && catalog.iter().any(|(_, name, description)| {
+                    name.iter().chain(description).any(|x| *x == singular)
+                })
         };
         let for_whom = |w: &str| {
             said.iter().enumerate().any(|(k, s)| {
