@@ -277,8 +277,9 @@ pub async fn plan(
             tags: p.tags.clone(),
         })
         .collect();
-    // («y un americano para llevar» orders a product: the way goes with the
-    // order, read by the rules; only an answer the bot asked for is read here.)
+    // («y un americano para llevar» orders a product: its way is not read,
+    // here or by the rules — the summary offers the zones again — unless the
+    // bot asked for the way.)
     if let Some(view) = &delivery
         && (memo.asked.is_some() || !super::rules::names_a_product(&payload.text, &catalog_entries))
         && let Some(action) =
