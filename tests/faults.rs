@@ -311,6 +311,10 @@ async fn tally_session(pool: &PgPool, session: &str, per_customer: i64) -> Tally
     tally.lost += (per_customer - stored).max(0);
     tally.unanswered += stored - done;
     let sent = replies(pool, session).await;
+    // What an unclean row is made of, for whoever reads a failure.
+    if stored != per_customer || done != stored || sent != per_customer {
+        println!("{session}: {stored} stored, {done} done, {sent} replies sent of {per_customer}");
+    }
     tally.unanswered += (per_customer - sent).max(0);
     tally.doubled += (sent - per_customer).max(0);
     let quantity: i64 = sqlx::query_scalar(
