@@ -58,19 +58,20 @@ fn after_condition(clause: &str) -> Option<String> {
     // «si no tiene dame dos»: without a comma, the request starts at its verb.
     let at = match words.iter().take(4).position(|w| w.ends_with(',')) {
         Some(comma) => comma + 1,
-        None => {
-            let verb = words
-                .iter()
-                .take(7)
-                .position(|w| crate::shop::rules::orders_word(&normalize(w)))?;
-            // «si tiene no quiero el chai»: a «no» on the way keeps it all.
-            if words[..verb].iter().any(|w| negates(&normalize(w))) {
-                return None;
-            }
-            verb
-        }
+        None => request_start(&words, 7)?,
     };
     (at < words.len()).then(|| words[at..].join(" "))
+}
+
+/// Where the request starts after a condition said without a comma («si no
+/// tiene dame dos»): its first ordering word among the first `within`, unless
+/// a «no» comes on the way («si tiene no quiero el chai» keeps it all).
+fn request_start(words: &[&str], within: usize) -> Option<usize> {
+    let verb = words
+        .iter()
+        .take(within)
+        .position(|w| crate::shop::rules::orders_word(&normalize(w)))?;
+    (!words[..verb].iter().any(|w| negates(&normalize(w)))).then_some(verb)
 }
 
 /// «no», «ni», «nunca», «tampoco»: a word that turns what follows around.
@@ -252,11 +253,7 @@ pub fn clauses(text: &str) -> Vec<String> {
                             "tiene" | "tienen" | "lleva" | "llevan" | "es" | "son" | "hay" | "trae"
                         )
                     })
-                    && let Some(verb) = after
-                        .iter()
-                        .take(5)
-                        .position(|w| crate::shop::rules::orders_word(&normalize(w)))
-                    && !after[..verb].iter().any(|w| negates(&normalize(w)))
+                    && let Some(verb) = request_start(after, 5)
                 {
                     // «si no tiene dame dos»: with no comma, up to the verb
                     // that orders.

@@ -374,11 +374,9 @@ fn address_in(raw: &str) -> Option<String> {
     let at = at?;
     let address: Vec<&str> = raw.split_whitespace().skip(at).collect();
     // A bare number is no address («2 porfa»); a street word or two words are.
-    let street_word = address.first().is_some_and(|w| {
-        let bare = w.to_lowercase();
-        STREET.contains(&bare.as_str()) || bare.starts_with('#')
-    });
-    (street_word || address.len() >= 2).then(|| address.join(" "))
+    let address = address.join(" ");
+    (starts_with_a_street_word(&address) || raw.split_whitespace().count() - at >= 2)
+        .then_some(address)
 }
 
 /// An answer to «¿a qué dirección?»: not a yes, a no, a cancel or a question.
