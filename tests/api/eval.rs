@@ -154,6 +154,7 @@ const HELD_APART: &[&str] = &[
     "tienda-veintiseis",
     "tienda-veintisiete",
     "tienda-veintiocho",
+    "tienda-veintinueve",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

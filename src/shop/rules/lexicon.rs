@@ -1358,7 +1358,7 @@ pub fn read_portuguese(normalized: &str) -> String {
     const MARKERS: &[&str] = &[
         "quero", "dois", "duas", "voces", "sim", "obrigado", "obrigada", "suco", "sucos", "isso",
         "cartao", "aceitam", "nao", "tambem", "gostaria", "tem", "fica", "entao", "fechar",
-        "mesmo", "pro", "meu", "minha", "pode",
+        "mesmo", "pro", "meu", "minha", "pode", "melhor", "coloca", "coloque", "queijo", "tudo",
     ];
     let words: Vec<&str> = normalized.split(' ').collect();
     if !words.iter().any(|w| MARKERS.contains(w)) {
@@ -1409,6 +1409,10 @@ pub fn read_portuguese(normalized: &str) -> String {
         "cafe" => "cafe",
         "pro" | "pra" => "para",
         "meu" | "minha" => "mi",
+        "melhor" => "mejor",
+        "coloca" | "coloque" | "bota" | "poe" => "pon",
+        "tudo" => "todo",
+        "legal" => "ok",
         w => w,
     })
 }
@@ -1561,6 +1565,9 @@ const FOODS: &[&str] = &[
     "mocha",
     "macchiato",
     "pan",
+    // Portuguese «pão», with its tilde (folded, «Pao» is a name).
+    "pão",
+    "pães",
     "marraqueta",
     "humita",
     "bunuelo",

@@ -717,7 +717,7 @@ pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Ve
         let described = words
             .iter()
             .any(|(_, name, description)| name.iter().chain(description).any(|w| w == singular));
-        if lexicon::is_food(&folded)
+        if (lexicon::is_food(&folded) || lexicon::is_food(&raw.to_lowercase()))
             && !described
             && !names_a_product(&folded, catalog)
             && !out.iter().any(|o| normalize(o) == folded)
@@ -768,6 +768,22 @@ fn prepared(message: &str) -> String {
         (" si eres tan amable ", " por favor "),
         (" si fueran tan amables ", " por favor "),
         (" si son tan amables ", " por favor "),
+        // Mexico's «pay de queso», Spain's «tarta de queso»: a cheesecake.
+        (" pay de queso ", " cheesecake "),
+        (" pays de queso ", " cheesecakes "),
+        (" tarta de queso ", " cheesecake "),
+        (" tartas de queso ", " cheesecakes "),
+        (" pastel de queso ", " cheesecake "),
+        // «uy, espera, que han cambiado los planes»: the plans changed, a story
+        // told, nothing swapped.
+        (" han cambiado los planes ", " "),
+        (" cambiaron los planes ", " "),
+        (" cambio de planes ", " "),
+        (" cambie de planes ", " "),
+        // «soy de fuera», «fuera de la zona»: from elsewhere, nothing taken
+        // out (that is «fuera el brownie»).
+        (" de fuera ", " de afuera "),
+        (" fuera de ", " afuera de "),
     ]
     .iter()
     .fold(format!(" {read} "), |text, (said, meant)| {
@@ -985,10 +1001,13 @@ pub(super) fn said(input: &ProposalInput) -> String {
         input,
         same_as_someone(
             input,
-            greeting_asked(reported(prepared(&listed(
-                &input.customer_message,
-                &input.product_catalog,
-            )))),
+            greeting_asked(reason_told_after(
+                input,
+                reported(prepared(&listed(
+                    &input.customer_message,
+                    &input.product_catalog,
+                ))),
+            )),
         ),
     );
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
@@ -1052,8 +1071,17 @@ pub fn read(input: &ProposalInput) -> Reading {
         .proposed_actions
         .iter()
         .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
-    if calls_off && matches!(words.first(), Some(&("espera" | "espere" | "pera"))) {
-        reader.covered[0] = true;
+    let cries = words
+        .iter()
+        .take_while(|w| matches!(**w, "uy" | "ay" | "ah" | "oh" | "ups" | "uups"))
+        .count();
+    if calls_off
+        && matches!(
+            words.get(cries),
+            Some(&("espera" | "espere" | "pera" | "esperate"))
+        )
+    {
+        reader.covered[..=cries].iter_mut().for_each(|c| *c = true);
     }
     preamble(
         &words,
@@ -1232,6 +1260,19 @@ impl Reading {
                 && matches!(self.words[i - 2].as_str(), "y" | "e" | "mas" | "tambien")
                 && !matches!(after, Some("de" | "del"))
                 && !names_a_product(word, &input.product_catalog);
+            // «ponme el de antes», «lo anterior»: something pointed back at
+            // that no action took.
+            let earlier = !destructive
+                && ((word == "antes"
+                    && before == Some("de")
+                    && i >= 2
+                    && matches!(
+                        self.words[i - 2].as_str(),
+                        "el" | "la" | "lo" | "los" | "las"
+                    )
+                    && after != Some("de"))
+                    || (matches!(word, "anterior" | "anteriores")
+                        && matches!(before, Some("el" | "la" | "lo" | "los" | "las"))));
             // «dame los 3»: a count that points back at something named before.
             let pointed = !prepositional
                 && token_number(word).is_some_and(|n| n != lines_acted)
@@ -1284,6 +1325,7 @@ impl Reading {
                     thing.is_some_and(|w| names_a_product(w, &input.product_catalog))
                 };
             unknown_thing
+                || earlier
                 || counted_after
                 || listed
                 || pointed
@@ -1410,9 +1452,13 @@ impl Reading {
             let named = found
                 .iter()
                 .any(|m| item.contains(&m.start) || item.contains(&(m.end - 1)));
+            // («listo, me regala dos…»: an agreement said first is no item.)
+            let agrees = |k: usize| {
+                k == 0 && matches!(words[k], "listo" | "dale" | "ok" | "bueno" | "va" | "sale")
+            };
             let unread: Vec<usize> = item
                 .clone()
-                .filter(|&k| !self.covered[k] && !separator(words[k]))
+                .filter(|&k| !self.covered[k] && !separator(words[k]) && !agrees(k))
                 .collect();
             if !named && !unread.is_empty() {
                 // An item of its own: an article or a count, then at most three
@@ -1425,8 +1471,10 @@ impl Reading {
                 let counted_after = words[end - 1]
                     .strip_prefix('x')
                     .is_some_and(|n| token_number(n).is_some());
+                // («un tintico pa mi compañero»: whom it is for is no part of it.)
                 let thing: Vec<&str> = if counted {
-                    rest.filter(|&k| !self.covered[k])
+                    rest.take_while(|&k| !matches!(words[k], "para" | "pa"))
+                        .filter(|&k| !self.covered[k])
                         .map(|k| words[k])
                         .collect()
                 } else {
@@ -2372,14 +2420,20 @@ impl Reader<'_> {
                     && !matches!(*w, "me" | "lo" | "la" | "le" | "el" | "mi")
             })
             .collect();
-        let negated = match before.as_slice() {
-            [.., "ya", "no"] => false,
-            [.., "no"]
-            | [.., "nunca"]
-            | [.., "no", "quiero" | "vayas" | "vaya" | "hace" | "hay"] => true,
-            [.., "no", _, "a"] => true,
-            _ => false,
-        };
+        // «ay no, cancela»: a cry, then the call-off («no» before an
+        // imperative is never its negative: that is «no canceles»).
+        let cry = at >= 2
+            && self.words[at - 1] == "no"
+            && matches!(self.words[at - 2], "ay" | "uy" | "ah");
+        let negated = !cry
+            && match before.as_slice() {
+                [.., "ya", "no"] => false,
+                [.., "no"]
+                | [.., "nunca"]
+                | [.., "no", "quiero" | "vayas" | "vaya" | "hace" | "hay"] => true,
+                [.., "no", _, "a"] => true,
+                _ => false,
+            };
         // «nada, olvídalo, así está bien»: never mind the change, the cart stays.
         let keeps = any(
             self.text,

@@ -15,7 +15,9 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     // cart: the count said again is what the line becomes, never more of it.
     // «quítale uno a los capuchinos», «sácale una a las limonadas»: one
     // unit off the line, never the whole line.
-    if let Some((id, off)) = one_taken_off(input) {
+    if let Some((id, off)) =
+        one_taken_off(input).or_else(|| ones_share_taken_off(input).map(|id| (id, 1)))
+    {
         for action in &mut reading.proposal.proposed_actions {
             let this = action.product_id() == Some(id);
             if this && action.action_type == "REMOVE_ITEM" {

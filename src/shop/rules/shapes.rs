@@ -228,6 +228,84 @@ pub(super) fn reported(text: String) -> String {
     words[that + 1..].join(" ")
 }
 
+/// «dame dos que hoy quiero dormir temprano», «un capuchino porque hace frío»:
+/// a reason told after the request, cut off. The reason starts at «porque» (or
+/// «ya que», «es que»), or at a «que» right after a count, a product or a
+/// «porfa»; it names no product, says no count and no verb of the shop but a
+/// «quiero» followed by another verb («quiero dormir»), and qualifies nothing
+/// («que sea grande», «que no tenga canela» and «sin», «con» are read as said).
+pub(super) fn reason_told_after(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let catalog = &input.product_catalog;
+    let opens = |k: usize| match words[k] {
+        "porque" => true,
+        "que" => {
+            matches!(words[k - 1], "ya" | "es")
+                || count(words[k - 1]).is_some()
+                || matches!(words[k - 1], "porfa" | "favor")
+                || names_a_product(words[k - 1], catalog)
+        }
+        _ => false,
+    };
+    let Some(at) = (1..words.len()).find(|&k| opens(k)) else {
+        return text;
+    };
+    let start = if matches!(words[at - 1], "ya" | "es") && words[at] == "que" {
+        at - 1
+    } else {
+        at
+    };
+    let (head, tail) = (&words[..start], &words[at + 1..]);
+    let requested = head
+        .iter()
+        .any(|w| count(w).is_some() || lexicon::adds(w) || names_a_product(w, catalog));
+    let wants_to_do = |k: usize| {
+        matches!(tail[k], "quiero" | "quiere" | "queremos")
+            && tail.get(k + 1).is_some_and(|next| {
+                next.len() > 3
+                    && (next.ends_with("ar") || next.ends_with("er") || next.ends_with("ir"))
+                    && !names_a_product(next, catalog)
+            })
+    };
+    let story = !tail.is_empty()
+        && (0..tail.len()).all(|k| {
+            let w = tail[k];
+            (count(w).is_none() || matches!(w, "un" | "una" | "uno"))
+                && !names_a_product(w, catalog)
+                && (!lexicon::adds(w) && !lexicon::is_known(w)
+                    || wants_to_do(k)
+                    || k > 0 && wants_to_do(k - 1)
+                    || matches!(
+                        w,
+                        "hoy" | "ya" | "tengo" | "hace" | "es" | "no" | "me" | "jaja" | "jajaja"
+                    ))
+                && !lexicon::removes(w)
+                && !swap_verb(w)
+                && !matches!(
+                    w,
+                    "sea"
+                        | "sean"
+                        | "tenga"
+                        | "tengan"
+                        | "lleve"
+                        | "lleven"
+                        | "sin"
+                        | "con"
+                        | "este"
+                        | "esten"
+                        | "cuanto"
+                        | "cuantos"
+                        | "cual"
+                        | "donde"
+                        | "cuando"
+                )
+        });
+    if !requested || !story || input.customer_message.trim_end().ends_with('?') {
+        return text;
+    }
+    head.join(" ")
+}
+
 /// «que el chai sean dos», «los americanos sean 2»: a line's count set after
 /// its name, read as «que sean 2 americanos».
 pub(super) fn set_said_after(input: &ProposalInput, text: String) -> String {
@@ -1594,6 +1672,63 @@ pub(super) fn one_taken_off(input: &ProposalInput) -> Option<(ProductId, i64)> {
     })
 }
 
+/// «al chiquito quítale el chocolate», «quita el brownie de mi hermano»: a
+/// product taken off one person's share of a line that holds more than one: one
+/// unit, never the whole line.
+pub(super) fn ones_share_taken_off(input: &ProposalInput) -> Option<ProductId> {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let verb = words
+        .iter()
+        .position(|w| lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes))?;
+    let m = found
+        .iter()
+        .find(|m| m.start > verb && m.start <= verb + 3)?;
+    let id = m.product()?;
+    // One product taken off, counted by no word: «quita 2 chocolates» says how many.
+    if found.len() != 1 && found.iter().filter(|f| f.start < verb).count() > 0
+        || words[verb..m.start]
+            .iter()
+            .any(|w| count(w).is_some_and(|n| n > 1))
+    {
+        return None;
+    }
+    let things = [
+        "pedido", "carrito", "carro", "orden", "cuenta", "total", "final", "todo",
+    ];
+    let person = (0..words.len()).any(|k| {
+        let joins =
+            matches!(words[k], "al" | "a" | "del" | "para") || (words[k] == "de" && k > m.start);
+        if !joins {
+            return false;
+        }
+        let mut who = k + 1;
+        while words
+            .get(who)
+            .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "mis" | "su" | "tu"))
+        {
+            who += 1;
+        }
+        who > k + 1
+            && words.get(who).is_some_and(|w| {
+                w.len() > 2
+                    && !things.contains(w)
+                    && !names_a_product(w, &input.product_catalog)
+                    && count(w).is_none()
+                    && !lexicon::is_known(w)
+            })
+            || (words[k] == "al"
+                && words.get(k + 1).is_some_and(|w| {
+                    w.len() > 3
+                        && !things.contains(w)
+                        && !names_a_product(w, &input.product_catalog)
+                        && !lexicon::is_known(w)
+                }))
+    });
+    (person && input.cart.quantity_of(id).is_some_and(|q| q > 1)).then_some(id)
+}
+
 /// Whether the message says the count of lines already in the cart again
 /// rather than asking for more: a word that sums up («entonces», «total», «o
 /// sea», «resumiendo», «al final», «igual quiero», «creo que… están bien»), or
@@ -1966,7 +2101,19 @@ pub(super) fn same_as_someone(input: &ProposalInput, text: String) -> String {
             }) || found.first().is_some_and(|m| m.start == 0);
             (follows && !found.is_empty()).then(|| items.join(" "))
         });
-    let Some(items) = items else {
+    // «lo mismo que yo, capuchino y brownie»: the items said after the
+    // reference are what is meant, whatever was said before.
+    let tail = &words[end..];
+    let listed = !mentions::find(tail, &input.product_catalog).is_empty()
+        && !tail
+            .iter()
+            .any(|w| matches!(*w, "sin" | "pero" | "menos" | "excepto" | "no"));
+    let Some(items) = items.filter(|_| !listed) else {
+        if listed {
+            let mut out: Vec<&str> = words[..at].to_vec();
+            out.extend(tail);
+            return out.join(" ");
+        }
         return text;
     };
     let mut out: Vec<&str> = words[..at].to_vec();

@@ -4959,10 +4959,17 @@ fn a_confirmation_promised_or_beside_a_new_way_is_none() {
 fn the_catalog_is_no_answer_to_a_call_off() {
     let i = input(
         State::AwaitingPayment,
-        "ay no cancela porfa ya no llego, hay bloqueo en la Pérez",
+        "no cancela porfa ya no llego, hay bloqueo en la Pérez",
         &[(2, 1)],
     );
     assert_eq!(describe(&propose(&i)), ["CLARIFY"]);
+    // «ay no, cancela»: a cry before the call-off, whose reason is told after.
+    let i = input(
+        State::AwaitingPayment,
+        "ay no cancela porfa ya no llego, hay bloqueo en la Pérez",
+        &[(2, 1)],
+    );
+    assert_eq!(describe(&propose(&i)), ["CANCEL_ORDER"]);
     // Milk-free by kind: what the tags say has none.
     let mut i = input(State::Idle, "algo sin lactosa", &[]);
     i.product_catalog[0].tags = vec!["vegano".into()];
@@ -4979,4 +4986,126 @@ fn the_catalog_is_no_answer_to_a_call_off() {
         candidates,
         [serde_json::Value::from(1), serde_json::Value::from(3)]
     );
+}
+
+#[test]
+fn a_reason_told_after_a_request_is_no_request() {
+    let mut i = input(
+        State::Browsing,
+        "dame dos que hoy quiero dormir temprano jaja",
+        &[],
+    );
+    i.focus = Some(1);
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 1 x2"]);
+    // What qualifies the product is read as said, never cut off.
+    for qualified in [
+        "un capuchino que no tenga canela",
+        "un capuchino que sea grande",
+    ] {
+        let i = input(State::Browsing, qualified, &[]);
+        assert_eq!(said(&i), crate::text::normalize(qualified), "{qualified}");
+    }
+    check(&[
+        (
+            State::Browsing,
+            "un capuchino porque hace frio",
+            &[],
+            &["ADD_TO_CART 8 x1"],
+        ),
+        // A product or a count after «que» is another request.
+        (
+            State::Browsing,
+            "dame dos capuchinos que tambien quiero un brownie",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1"],
+        ),
+    ]);
+}
+
+#[test]
+fn a_cry_before_a_call_off_and_a_story_before_a_clear() {
+    use State::*;
+    check(&[
+        (
+            AwaitingPayment,
+            "ay no cancela porfa ya no llego",
+            &[(2, 1)],
+            &["CANCEL_ORDER"],
+        ),
+        (
+            CartOpen,
+            "Uy, espera, que han cambiado los planes. Bórralo todo",
+            &[(5, 3), (7, 3)],
+            &["CLEAR_CART"],
+        ),
+        // «no cancela todavía» still cancels nothing.
+        (CartOpen, "no cancela todavia", &[(3, 1)], &["CLARIFY"]),
+    ]);
+}
+
+#[test]
+fn one_persons_share_taken_off_and_lists_after_the_same_as() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "mejor al chiquito quítale el chocolate",
+            &[(4, 1), (5, 2)],
+            &["UPDATE_QUANTITY 5 x1"],
+        ),
+        (
+            CartOpen,
+            "quita el brownie de mi hermano",
+            &[(6, 2)],
+            &["UPDATE_QUANTITY 6 x1"],
+        ),
+        // One unit in the line: the line goes.
+        (
+            CartOpen,
+            "quita el brownie de mi hermano",
+            &[(6, 1)],
+            &["REMOVE_ITEM 6"],
+        ),
+        // The order is no person.
+        (
+            CartOpen,
+            "quítale el brownie al pedido",
+            &[(6, 2)],
+            &["REMOVE_ITEM 6"],
+        ),
+        (
+            CartOpen,
+            "lo mismo que yo, capuchino y brownie",
+            &[(8, 1), (6, 1)],
+            &["ADD_TO_CART 8 x1", "ADD_TO_CART 6 x1"],
+        ),
+        // Something pointed back at that nothing took is asked.
+        (
+            CartOpen,
+            "Vale, pues ponme el de antes y dos limonadas",
+            &[],
+            &["CLARIFY"],
+        ),
+        // Portuguese corrections.
+        (
+            CartOpen,
+            "legal, coloca um matcha tambem, não, melhor dois",
+            &[(7, 1)],
+            &["ADD_TO_CART 2 x2"],
+        ),
+        // An unknown item for someone beside a count of the product asked about.
+        (
+            Browsing,
+            "dos capuchinos y un tintico para mi compañero",
+            &[],
+            &["ADD_TO_CART 8 x2", "CLARIFY"],
+        ),
+    ]);
+    // «soy de fuera» takes nothing out.
+    assert!(!shop_phrases("Soy de fuera").request);
+    assert!(shop_phrases("fuera el brownie").request);
+    // «pão de queijo» is a food not sold; «Pao» the person is no food.
+    let catalog = catalog();
+    assert_eq!(unsold_foods("um pão de queijo", &catalog), ["pão"]);
+    assert!(unsold_foods("un cafe para el Pao", &catalog).is_empty());
 }
