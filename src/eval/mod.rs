@@ -222,6 +222,17 @@ fn way_first<T: Clone>(items: &[T], kind: impl Fn(&T) -> &str) -> Vec<T> {
     out
 }
 
+/// The list with its questions back (CLARIFY) put last: a question changes
+/// nothing, and whether a script writes «no vendemos salteñas» before or after
+/// the items it keeps says nothing about the turn.
+fn questions_last<T: Clone>(items: &[T], kind: impl Fn(&T) -> &str) -> Vec<T> {
+    let (questions, rest): (Vec<T>, Vec<T>) = items
+        .iter()
+        .cloned()
+        .partition(|item| kind(item).eq_ignore_ascii_case("CLARIFY"));
+    rest.into_iter().chain(questions).collect()
+}
+
 /// A state expectation, checked.
 fn check_state(expected: Option<&String>, state: &str, problems: &mut Vec<String>) {
     if let Some(expected) = expected
@@ -369,4 +380,27 @@ pub fn parse_script(name: &str, text: &str) -> anyhow::Result<Vec<ScriptTurn>> {
                 .with_context(|| format!("{name}:{}: not a script turn", i + 1))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_back_has_no_place_in_the_order_of_actions() {
+        fn kind(k: &String) -> &str {
+            k
+        }
+        let list = |kinds: &[&str]| kinds.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            questions_last(&list(&["CLARIFY", "ADD_TO_CART", "ADD_TO_CART"]), kind),
+            list(&["ADD_TO_CART", "ADD_TO_CART", "CLARIFY"])
+        );
+        // Effects keep their order; the way still goes before the confirmation.
+        let confirmed = way_first(&list(&["CONFIRM_ORDER", "SET_FULFILMENT"]), kind);
+        assert_eq!(
+            questions_last(&confirmed, kind),
+            list(&["SET_FULFILMENT", "CONFIRM_ORDER"])
+        );
+    }
 }

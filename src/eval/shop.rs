@@ -374,17 +374,22 @@ pub async fn run(
                 }
             };
             if let Some(expected) = &turn.expect.actions {
-                let expected =
-                    super::way_first(super::without_talk(expected, |e| e.kind.as_str()), |e| {
+                let expected = super::questions_last(
+                    &super::way_first(super::without_talk(expected, |e| e.kind.as_str()), |e| {
                         e.kind.as_str()
-                    });
+                    }),
+                    |e| e.kind.as_str(),
+                );
                 // (Only the script's order is put right: a proposer must set
                 // the way before it confirms.)
-                let talked = super::without_talk(&proposed, |(kind, ..)| kind.as_str());
+                let talked = super::questions_last(
+                    super::without_talk(&proposed, |(kind, ..)| kind.as_str()),
+                    |(kind, ..)| kind.as_str(),
+                );
                 let matches = expected.len() == talked.len()
                     && expected
                         .iter()
-                        .zip(talked)
+                        .zip(&talked)
                         .all(|(e, (kind, sku, quantity))| {
                             e.kind.eq_ignore_ascii_case(kind)
                                 && e.sku.as_ref().is_none_or(|s| Some(s) == sku.as_ref())

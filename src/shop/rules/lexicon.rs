@@ -397,6 +397,10 @@ pub const CATALOG: &[&str] = &[
 /// What closes an order said after its last item («ponme uno de matcha y es
 /// todo»): the items, then the summary.
 pub const CLOSES: &[&str] = &[
+    // «ponme uno y con eso estamos», «…con eso cerramos».
+    "con eso estamos",
+    "con eso cerramos",
+    "y cerramos",
     "es todo",
     "eso es todo",
     "seria todo",
@@ -454,6 +458,9 @@ pub const DONE: &[&str] = &[
     "eso es",
     "con eso",
     "con eso es todo",
+    "con eso estamos",
+    "con eso cerramos",
+    "cerramos",
     "cuanto va",
     "cuanto llevo",
     "total",

@@ -1254,11 +1254,17 @@ impl Reading {
                 && token_number(word).is_none()
                 && !names_a_product(word, &input.product_catalog);
             // «…y un croasan»: an item of a list that no product explained.
+            // («…y un jugo de naranja»: a flavour after «de» says which thing.)
+            let flavoured = matches!(after, Some("de" | "del"))
+                && self.words.get(i + 2).is_some_and(|next| {
+                    settle::FLAVOURS.contains(&next.as_str())
+                        && !names_a_product(next, &input.product_catalog)
+                });
             let listed = (!joining(word) || !lexicon::is_known(word) && !SMALL.contains(&word))
                 && matches!(before, Some("un" | "una"))
                 && i >= 2
                 && matches!(self.words[i - 2].as_str(), "y" | "e" | "mas" | "tambien")
-                && !matches!(after, Some("de" | "del"))
+                && (!matches!(after, Some("de" | "del")) || flavoured)
                 && !names_a_product(word, &input.product_catalog);
             // «ponme el de antes», «lo anterior»: something pointed back at
             // that no action took.
@@ -1472,11 +1478,17 @@ impl Reading {
                     .strip_prefix('x')
                     .is_some_and(|n| token_number(n).is_some());
                 // («un tintico pa mi compañero»: whom it is for is no part of it.)
+                // (The words between the first and the last unread one, so
+                // «jugo de naranja» is said whole.)
                 let thing: Vec<&str> = if counted {
-                    rest.take_while(|&k| !matches!(words[k], "para" | "pa"))
+                    let unread: Vec<usize> = rest
+                        .take_while(|&k| !matches!(words[k], "para" | "pa"))
                         .filter(|&k| !self.covered[k])
-                        .map(|k| words[k])
-                        .collect()
+                        .collect();
+                    match (unread.first(), unread.last()) {
+                        (Some(&first), Some(&last)) => words[first..=last].to_vec(),
+                        _ => Vec::new(),
+                    }
                 } else {
                     (start..end - 1)
                         .map(|k| words[k])

@@ -201,13 +201,12 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
         };
         // «empanadas tres y brownie uno»: a count said for the food asks
         // back (below) instead.
-        let counted_food = said.iter().enumerate().any(|(k, w)| {
-            is_food(w)
-                && [k.checked_sub(1), Some(k + 1)]
-                    .into_iter()
-                    .flatten()
-                    .any(|j| said.get(j).is_some_and(|n| count(n).is_some()))
-        });
+        // («2 salteñas de pollo y 2 americanos»: a count before each item is
+        // the list's own shape.)
+        let counted_food = said
+            .iter()
+            .enumerate()
+            .any(|(k, w)| is_food(w) && said.get(k + 1).is_some_and(|n| count(n).is_some()));
         // «sin api», «no tienen salteñas, entonces…»: a food the customer
         // already knows is not sold needs no telling.
         let known_unsold = said.iter().enumerate().any(|(k, w)| {

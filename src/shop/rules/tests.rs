@@ -986,7 +986,7 @@ fn a_clause_left_unread_means_nothing_changes_and_the_customer_is_told() {
         &[],
     ));
     assert_eq!(describe(&proposal), ["ADD_TO_CART 3 x2", "CLARIFY"]);
-    assert!(proposal.response_text.contains("No tenemos «empanadas»"));
+    assert!(proposal.response_text.contains("«empanadas»"));
     // «cambia uno de los cafés»: which café is asked, with no choices a bare
     // name could pick (it would only add).
     let proposal = propose(&input(
@@ -2469,9 +2469,9 @@ fn black_coffee_is_the_coffee_made_without_milk() {
 
 #[test]
 fn a_food_not_sold_beside_products_sold_is_said_and_the_rest_taken() {
-    // Read in part (a count said for the food): asked back, naming it.
+    // A count before each item: the product is taken, the food said not sold.
     let proposal = propose(&input(State::Browsing, "2 empanadas y un capuchino", &[]));
-    assert_eq!(describe(&proposal), ["CLARIFY"]);
+    assert_eq!(describe(&proposal), ["ADD_TO_CART 8 x1", "CLARIFY"]);
     assert!(
         proposal.response_text.contains("empanadas"),
         "{}",
@@ -5108,4 +5108,39 @@ fn one_persons_share_taken_off_and_lists_after_the_same_as() {
     let catalog = catalog();
     assert_eq!(unsold_foods("um pão de queijo", &catalog), ["pão"]);
     assert!(unsold_foods("un cafe para el Pao", &catalog).is_empty());
+}
+
+#[test]
+fn foods_not_sold_in_a_list_and_a_close_said_after_the_items() {
+    use State::*;
+    let catalog_with_juice = |message: &str, cart: &[(ProductId, i64)]| {
+        let mut i = input(CartOpen, message, cart);
+        i.product_catalog[0].description = "Jugo natural de maracuyá, 500 ml.".into();
+        let proposal = propose(&i);
+        (describe(&proposal), proposal.response_text)
+    };
+    // A count before each item is the list's shape: the food not sold is said.
+    let (actions, reply) =
+        catalog_with_juice("hola, quiero 2 salteñas de pollo y 2 cafés americanos", &[]);
+    assert_eq!(actions, ["ADD_TO_CART 3 x2", "CLARIFY"]);
+    assert!(reply.contains("salteñas"), "{reply}");
+    // A flavour the shop has no product of, after a word of a description.
+    let (actions, reply) = catalog_with_juice(
+        "ya, entonces dos croissants y un jugo de naranja",
+        &[(3, 2)],
+    );
+    assert_eq!(actions, ["ADD_TO_CART 7 x2", "CLARIFY"]);
+    assert!(reply.contains("jugo de naranja"), "{reply}");
+    // A juice of the product sold is the product.
+    let (actions, _) = catalog_with_juice("dos croissants y un jugo de maracuyá", &[]);
+    assert_eq!(actions, ["ADD_TO_CART 7 x2", "ADD_TO_CART 1 x1"]);
+    let mut i = input(CartOpen, "ese, ponme uno y con eso estamos", &[(3, 2)]);
+    i.focus = Some(6);
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 6 x1", "REVIEW_ORDER"]);
+    check(&[(
+        CartOpen,
+        "dame un brownie con una maracuyá, con eso cerramos",
+        &[(3, 2)],
+        &["ADD_TO_CART 6 x1", "ADD_TO_CART 1 x1", "REVIEW_ORDER"],
+    )]);
 }
