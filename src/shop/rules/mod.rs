@@ -3115,7 +3115,13 @@ impl Reader<'_> {
                     lexicon::adds(w) || lexicon::removes(w) || matches!(w, "mas" | "menos")
                 });
             let carried = setting && !own_verb;
-            setting = carried || any(&clause, ONLY) || any(&clause, lexicon::RESTATING);
+            // («bájale a 1 maracuyá y 2 brownies», «mejor 1 maracuyá y 2
+            // brownies»: each line to its own count.)
+            setting = carried
+                || any(&clause, ONLY)
+                || any(&clause, lexicon::RESTATING)
+                || (in_cart > 0
+                    && (any(&clause, lexicon::SET) || clause.split(' ').next() == Some("mejor")));
             let ordering = words
                 .iter()
                 .any(|w| lexicon::adds(w) || matches!(*w, "mas" | "otro" | "otra"))

@@ -5144,3 +5144,19 @@ fn foods_not_sold_in_a_list_and_a_close_said_after_the_items() {
         &["ADD_TO_CART 6 x1", "ADD_TO_CART 1 x1", "REVIEW_ORDER"],
     )]);
 }
+
+#[test]
+fn each_line_set_to_its_own_count() {
+    let cart = &[(1, 3), (6, 3)];
+    for message in [
+        "uf, mucho. bajale a 1 maracuyá y 2 brownies",
+        "mejor 1 maracuyá y 2 brownies",
+        "que sean 1 maracuyá y 2 brownies",
+    ] {
+        assert_eq!(
+            summary(State::CartOpen, message, cart),
+            ["UPDATE_QUANTITY 1 x1", "UPDATE_QUANTITY 6 x2"],
+            "{message}"
+        );
+    }
+}
