@@ -69,6 +69,10 @@ pub struct ZoneEntry {
     pub zone_id: i64,
     pub name: String,
     pub fee_minor: i64,
+    /// Smallest order (before the fee) delivered there.
+    pub min_order_minor: Option<i64>,
+    /// An order (before the fee) of at least this much goes free.
+    pub free_from_minor: Option<i64>,
 }
 
 impl DeliveryView {
@@ -86,6 +90,8 @@ impl DeliveryView {
                     zone_id: z.id,
                     name: z.name.clone(),
                     fee_minor: z.fee_minor,
+                    min_order_minor: z.min_order_minor,
+                    free_from_minor: z.free_from_minor,
                 })
                 .collect(),
             chosen: chosen.cloned(),

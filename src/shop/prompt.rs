@@ -108,9 +108,20 @@ pub fn prompt(config: &LlmConfig, input: &ProposalInput, mut catalog: Vec<Catalo
             }).collect::<Vec<_>>(),
             "delivery": input.delivery.as_ref().map(|d| json!({
                 "pickup": d.pickup,
-                "zones": d.zones.iter().map(|z| json!({
-                    "zone_id": z.zone_id, "name": z.name, "fee": money(z.fee_minor, &input.currency),
-                })).collect::<Vec<_>>(),
+                "zones": d.zones.iter().map(|z| {
+                    let mut zone = json!({
+                        "zone_id": z.zone_id, "name": z.name, "fee": money(z.fee_minor, &input.currency),
+                    });
+                    // What the summary will say of the zone, so the model can
+                    // answer «¿cuánto es el mínimo?» with the shop's figures.
+                    if let Some(min) = z.min_order_minor {
+                        zone["min_order"] = json!(money(min, &input.currency));
+                    }
+                    if let Some(free) = z.free_from_minor {
+                        zone["free_from"] = json!(money(free, &input.currency));
+                    }
+                    zone
+                }).collect::<Vec<_>>(),
                 // The address stays out of the prompt: the model needs only
                 // whether there is one.
                 "chosen": d.chosen.as_ref().map(|c| json!({

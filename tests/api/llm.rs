@@ -111,6 +111,19 @@ async fn a_correct_multi_action_proposal_is_executed_and_accounted(pool: sqlx::P
             .iter()
             .any(|p| p["price"] == "Bs 30")
     );
+    // The zones come with what the summary will say of them: fee, minimum
+    // and the order delivered free.
+    let zone = &user["delivery"]["zones"][0];
+    assert_eq!(
+        (
+            zone["fee"].clone(),
+            zone["min_order"].clone(),
+            zone["free_from"].clone()
+        ),
+        (json!("Bs 8"), json!("Bs 40"), json!("Bs 200")),
+        "{zone}"
+    );
+    assert!(user["delivery"]["zones"][2].get("free_from").is_none());
 
     // 420 prompt tokens at $1/M and 42 completion tokens at $2/M = 504 micro-dollars.
     assert_eq!(calls(&app).await, vec![("ok".to_string(), 420, 42, 504)]);

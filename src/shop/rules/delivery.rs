@@ -503,6 +503,8 @@ mod tests {
             zone_id,
             name: name.into(),
             fee_minor,
+            min_order_minor: Some(4000),
+            free_from_minor: None,
         };
         DeliveryView {
             pickup: true,
