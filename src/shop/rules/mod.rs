@@ -768,18 +768,10 @@ fn prepared(message: &str) -> String {
         (" si eres tan amable ", " por favor "),
         (" si fueran tan amables ", " por favor "),
         (" si son tan amables ", " por favor "),
-        // Mexico's «pay de queso», Spain's «tarta de queso»: a cheesecake.
-        (" pay de queso ", " cheesecake "),
-        (" pays de queso ", " cheesecakes "),
-        (" tarta de queso ", " cheesecake "),
-        (" tartas de queso ", " cheesecakes "),
-        (" pastel de queso ", " cheesecake "),
         // «uy, espera, que han cambiado los planes»: the plans changed, a story
         // told, nothing swapped.
         (" han cambiado los planes ", " "),
         (" cambiaron los planes ", " "),
-        (" cambio de planes ", " "),
-        (" cambie de planes ", " "),
         // «soy de fuera», «fuera de la zona»: from elsewhere, nothing taken
         // out (that is «fuera el brownie»).
         (" de fuera ", " de afuera "),
@@ -1003,10 +995,13 @@ pub(super) fn said(input: &ProposalInput) -> String {
             input,
             greeting_asked(reason_told_after(
                 input,
-                reported(prepared(&listed(
-                    &input.customer_message,
-                    &input.product_catalog,
-                ))),
+                cheesecake_by_other_names(
+                    input,
+                    reported(prepared(&listed(
+                        &input.customer_message,
+                        &input.product_catalog,
+                    ))),
+                ),
             )),
         ),
     );
@@ -1255,7 +1250,8 @@ impl Reading {
                 && !names_a_product(word, &input.product_catalog);
             // «…y un croasan»: an item of a list that no product explained.
             // («…y un jugo de naranja»: a flavour after «de» says which thing.)
-            let flavoured = matches!(after, Some("de" | "del"))
+            let flavoured = !matches!(word, "poco" | "poquito" | "chorrito" | "pizca" | "toque")
+                && matches!(after, Some("de" | "del"))
                 && self.words.get(i + 2).is_some_and(|next| {
                     settle::FLAVOURS.contains(&next.as_str())
                         && !names_a_product(next, &input.product_catalog)
@@ -1330,8 +1326,11 @@ impl Reading {
                     };
                     thing.is_some_and(|w| names_a_product(w, &input.product_catalog))
                 };
+            // «…y el capuchino que pedí ya no»: taken back at the end.
+            let taken_back_last = word == "no" && before == Some("ya") && after.is_none();
             unknown_thing
                 || earlier
+                || taken_back_last
                 || counted_after
                 || listed
                 || pointed
@@ -2432,11 +2431,15 @@ impl Reader<'_> {
                     && !matches!(*w, "me" | "lo" | "la" | "le" | "el" | "mi")
             })
             .collect();
-        // «ay no, cancela»: a cry, then the call-off («no» before an
-        // imperative is never its negative: that is «no canceles»).
+        // «ay no, cancela»: a cry, then the call-off — marked as such («ay no
+        // cancela, ya te pagué» may be a plea not to).
         let cry = at >= 2
             && self.words[at - 1] == "no"
-            && matches!(self.words[at - 2], "ay" | "uy" | "ah");
+            && matches!(self.words[at - 2], "ay" | "uy" | "ah")
+            && ["ay no", "uy no", "ah no"].iter().any(|cry| {
+                said.strip_prefix(cry)
+                    .is_some_and(|rest| rest.trim_start().starts_with([',', '.', '!', ';']))
+            });
         let negated = !cry
             && match before.as_slice() {
                 [.., "ya", "no"] => false,
@@ -3121,7 +3124,9 @@ impl Reader<'_> {
                 || any(&clause, ONLY)
                 || any(&clause, lexicon::RESTATING)
                 || (in_cart > 0
-                    && (any(&clause, lexicon::SET) || clause.split(' ').next() == Some("mejor")));
+                    && !own_verb
+                    && any(&clause, lexicon::SET)
+                    && clause.split(' ').any(|w| count(w).is_some()));
             let ordering = words
                 .iter()
                 .any(|w| lexicon::adds(w) || matches!(*w, "mas" | "otro" | "otra"))

@@ -202,11 +202,20 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
         // «empanadas tres y brownie uno»: a count said for the food asks
         // back (below) instead.
         // («2 salteñas de pollo y 2 americanos»: a count before each item is
-        // the list's own shape.)
-        let counted_food = said
+        // the list's own shape; «2 empanadas, capuchino» may give the
+        // capuchino the count, and is asked.)
+        let each_counted = mentions::find(&said, &input.product_catalog)
             .iter()
-            .enumerate()
-            .any(|(k, w)| is_food(w) && said.get(k + 1).is_some_and(|n| count(n).is_some()));
+            .all(|m| {
+                m.start > 0
+                    && (count(said[m.start - 1]).is_some()
+                        || matches!(said[m.start - 1], "un" | "una" | "el" | "la"))
+            });
+        let counted_food = said.iter().enumerate().any(|(k, w)| {
+            is_food(w)
+                && (said.get(k + 1).is_some_and(|n| count(n).is_some())
+                    || (!each_counted && k > 0 && count(said[k - 1]).is_some()))
+        });
         // «sin api», «no tienen salteñas, entonces…»: a food the customer
         // already knows is not sold needs no telling.
         let known_unsold = said.iter().enumerate().any(|(k, w)| {

@@ -228,6 +228,38 @@ pub(super) fn reported(text: String) -> String {
     words[that + 1..].join(" ")
 }
 
+/// Mexico's «pay de queso», Spain's «tarta de queso», «pastel de queso»: the
+/// catalog's cheesecake — unless the catalog sells something by those words.
+pub(super) fn cheesecake_by_other_names(input: &ProposalInput, text: String) -> String {
+    let names: Vec<String> = input
+        .product_catalog
+        .iter()
+        .map(|p| normalize(&p.name))
+        .collect();
+    let sold = names.iter().any(|n| n.contains("cheesecake"));
+    let own_word = names.iter().any(|n| {
+        ["pay", "pays", "tarta", "pastel"]
+            .iter()
+            .any(|w| n.split(' ').any(|x| x == *w))
+    });
+    if !sold || own_word {
+        return text;
+    }
+    [
+        (" pay de queso ", " cheesecake "),
+        (" pays de queso ", " cheesecakes "),
+        (" tarta de queso ", " cheesecake "),
+        (" tartas de queso ", " cheesecakes "),
+        (" pastel de queso ", " cheesecake "),
+    ]
+    .iter()
+    .fold(format!(" {text} "), |text, (said, meant)| {
+        text.replace(said, meant)
+    })
+    .trim()
+    .to_owned()
+}
+
 /// «dame dos que hoy quiero dormir temprano», «un capuchino porque hace frío»:
 /// a reason told after the request, cut off. The reason starts at «porque» (or
 /// «ya que», «es que»), or at a «que» right after a count, a product or a
@@ -259,14 +291,32 @@ pub(super) fn reason_told_after(input: &ProposalInput, text: String) -> String {
     let requested = head
         .iter()
         .any(|w| count(w).is_some() || lexicon::adds(w) || names_a_product(w, catalog));
+    // «quiero dormir»: a wish to do something else, never the shop's own verbs
+    // («…que quiero cancelar lo demás» is a request).
     let wants_to_do = |k: usize| {
         matches!(tail[k], "quiero" | "quiere" | "queremos")
             && tail.get(k + 1).is_some_and(|next| {
                 next.len() > 3
                     && (next.ends_with("ar") || next.ends_with("er") || next.ends_with("ir"))
                     && !names_a_product(next, catalog)
+                    && !lexicon::is_known(next)
+                    && !lexicon::adds(next)
+                    && !lexicon::removes(next)
+                    && !next.starts_with("cancel")
             })
     };
+    // After a bare «que» the reason speaks of the customer or the day
+    // («…que tengo frío», «…que hoy quiero dormir»); «…que venga helado», «…que
+    // uno es descafeinado» say how the product is wanted.
+    let personal = |w: &str| {
+        matches!(
+            w,
+            "tengo" | "tenemos" | "estoy" | "estamos" | "hace" | "hoy" | "quiero" | "queremos"
+        )
+    };
+    if words[at] == "que" && start == at && !tail.iter().any(|w| personal(w)) {
+        return text;
+    }
     let story = !tail.is_empty()
         && (0..tail.len()).all(|k| {
             let w = tail[k];
@@ -277,8 +327,10 @@ pub(super) fn reason_told_after(input: &ProposalInput, text: String) -> String {
                     || k > 0 && wants_to_do(k - 1)
                     || matches!(
                         w,
-                        "hoy" | "ya" | "tengo" | "hace" | "es" | "no" | "me" | "jaja" | "jajaja"
+                        "hoy" | "ya" | "tengo" | "hace" | "es" | "me" | "jaja" | "jajaja"
                     ))
+                // («…el capuchino que pedí ya no»: a «no» takes something back.)
+                && w != "no"
                 && !lexicon::removes(w)
                 && !swap_verb(w)
                 && !matches!(
@@ -1682,50 +1734,50 @@ pub(super) fn ones_share_taken_off(input: &ProposalInput) -> Option<ProductId> {
     let verb = words
         .iter()
         .position(|w| lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes))?;
-    let m = found
-        .iter()
-        .find(|m| m.start > verb && m.start <= verb + 3)?;
-    let id = m.product()?;
-    // One product taken off, counted by no word: «quita 2 chocolates» says how many.
-    if found.len() != 1 && found.iter().filter(|f| f.start < verb).count() > 0
-        || words[verb..m.start]
-            .iter()
-            .any(|w| count(w).is_some_and(|n| n > 1))
+    // The product said in the singular with its article right after the verb.
+    let m = found.iter().find(|m| m.start > verb)?;
+    if m.start > verb + 2
+        || !matches!(words[m.start - 1], "el" | "la")
+        || !matches!(words[m.end - 1].chars().last(), Some(c) if c != 's')
     {
         return None;
     }
+    let id = m.product()?;
+    // Whom: «al chiquito», «a mi hija», «de mi hermano», «para el Marcelo»,
+    // right before the verb or right after the product.
     let things = [
-        "pedido", "carrito", "carro", "orden", "cuenta", "total", "final", "todo",
+        "pedido", "carrito", "carro", "orden", "cuenta", "total", "final", "todo", "lista",
+        "compra", "bolsa", "canasta", "tiro", "toque", "rato", "mesa",
     ];
-    let person = (0..words.len()).any(|k| {
-        let joins =
-            matches!(words[k], "al" | "a" | "del" | "para") || (words[k] == "de" && k > m.start);
-        if !joins {
-            return false;
-        }
+    let someone = |k: usize| {
         let mut who = k + 1;
         while words
             .get(who)
-            .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "mis" | "su" | "tu"))
+            .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "su" | "tu"))
         {
             who += 1;
         }
-        who > k + 1
+        let joined = match words.get(k) {
+            Some(&"al") => true,
+            Some(&("a" | "de" | "para")) => who > k + 1,
+            _ => false,
+        };
+        joined
             && words.get(who).is_some_and(|w| {
                 w.len() > 2
+                    && !w.ends_with('s')
                     && !things.contains(w)
                     && !names_a_product(w, &input.product_catalog)
                     && count(w).is_none()
                     && !lexicon::is_known(w)
             })
-            || (words[k] == "al"
-                && words.get(k + 1).is_some_and(|w| {
-                    w.len() > 3
-                        && !things.contains(w)
-                        && !names_a_product(w, &input.product_catalog)
-                        && !lexicon::is_known(w)
-                }))
+    };
+    let before_verb = (verb.saturating_sub(4)..verb).any(|k| {
+        someone(k)
+            && (k + 1..verb)
+                .all(|j| !matches!(words[j], "y" | "e" | "pero") && count(words[j]).is_none())
     });
+    let person = someone(m.end) || before_verb;
     (person && input.cart.quantity_of(id).is_some_and(|q| q > 1)).then_some(id)
 }
 
@@ -2103,8 +2155,16 @@ pub(super) fn same_as_someone(input: &ProposalInput, text: String) -> String {
         });
     // «lo mismo que yo, capuchino y brownie»: the items said after the
     // reference are what is meant, whatever was said before.
+    // (Only when the items come right after the reference: «lo mismo que el
+    // Jorge y un brownie» adds to what the Jorge had.)
     let tail = &words[end..];
-    let listed = !mentions::find(tail, &input.product_catalog).is_empty()
+    let listed = mentions::find(tail, &input.product_catalog)
+        .first()
+        .is_some_and(|m| {
+            tail[..m.start]
+                .iter()
+                .all(|w| matches!(*w, "un" | "una" | "el" | "la") || count(w).is_some())
+        })
         && !tail
             .iter()
             .any(|w| matches!(*w, "sin" | "pero" | "menos" | "excepto" | "no"));
