@@ -1365,7 +1365,7 @@ pub fn read_portuguese(normalized: &str) -> String {
     const MARKERS: &[&str] = &[
         "quero", "dois", "duas", "voces", "sim", "obrigado", "obrigada", "suco", "sucos", "isso",
         "cartao", "aceitam", "nao", "tambem", "gostaria", "tem", "fica", "entao", "fechar",
-        "mesmo", "pro", "meu", "minha", "pode", "melhor", "coloca", "coloque", "queijo", "tudo",
+        "mesmo", "pro", "meu", "minha", "pode", "melhor", "queijo", "tudo",
     ];
     let words: Vec<&str> = normalized.split(' ').collect();
     if !words.iter().any(|w| MARKERS.contains(w)) {
@@ -1417,7 +1417,9 @@ pub fn read_portuguese(normalized: &str) -> String {
         "pro" | "pra" => "para",
         "meu" | "minha" => "mi",
         "melhor" => "mejor",
-        "coloca" | "coloque" | "bota" | "poe" => "pon",
+        // («coloca» is Spanish too: read so only beside a Portuguese word;
+        // Chile's «bota» throws out.)
+        "coloca" | "coloque" | "poe" => "pon",
         "tudo" => "todo",
         "legal" => "ok",
         w => w,

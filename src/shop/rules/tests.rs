@@ -5148,6 +5148,9 @@ fn one_persons_share_taken_off_and_lists_after_the_same_as() {
     // «un poco de canela» is no item of a list.
     let i = input(Browsing, "un capuchino y un poco de canela", &[]);
     assert!(!propose(&i).response_text.contains("poco"));
+    // «coloca» alone is Spanish; «bota» throws out, never «pon».
+    let i = input(CartOpen, "coloca un brownie y bota el capuchino", &[(8, 1)]);
+    assert!(said(&i).contains("bota el capuchino"), "{}", said(&i));
     // «soy de fuera» takes nothing out.
     assert!(!shop_phrases("Soy de fuera").request);
     assert!(shop_phrases("fuera el brownie").request);
