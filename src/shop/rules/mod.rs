@@ -746,7 +746,7 @@ fn prepared(message: &str) -> String {
     // «¿cuántas calorías tiene más o menos?»: roughly, neither more nor less.
     // «que los cheesecakes vuelvan a ser 3»: set again; «volvé a poner el
     // brownie»: put back. («devuélveme lo del americano» may be a refund.)
-    let text = [
+    let phrases: &[(&str, &str)] = &[
         (" mas o menos ", " aproximadamente "),
         (" vuelvan a ser ", " sean "),
         (" vuelva a ser ", " sea "),
@@ -776,15 +776,12 @@ fn prepared(message: &str) -> String {
         // out (that is «fuera el brownie»).
         (" de fuera ", " de afuera "),
         (" fuera de ", " afuera de "),
-    ]
-    .iter()
-    .fold(format!(" {read} "), |text, (said, meant)| {
-        text.replace(said, meant)
-    });
+    ];
+    let text = with_phrases(&read, phrases);
     // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
     // at the end, after the order («un capuchino como siempre» alone may be
     // how it is made, and is read as said).
-    let text = text.trim();
+    let text = text.as_str();
     let habit = ["como siempre", "como de costumbre"]
         .iter()
         .find_map(|h| {
@@ -794,6 +791,18 @@ fn prepared(message: &str) -> String {
         })
         .filter(|before| before.split(' ').count() >= 4);
     habit.unwrap_or(text).to_owned()
+}
+
+/// A folded text with each of `phrases` (said with a space either side) put
+/// as what it means, trimmed.
+pub(super) fn with_phrases(text: &str, phrases: &[(&str, &str)]) -> String {
+    phrases
+        .iter()
+        .fold(format!(" {text} "), |text, (said, meant)| {
+            text.replace(said, meant)
+        })
+        .trim()
+        .to_owned()
 }
 
 /// «-1 croissant» is «quita 1 croissant» and «+2 brownies» «agrega 2

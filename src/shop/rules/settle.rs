@@ -15,9 +15,17 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     // cart: the count said again is what the line becomes, never more of it.
     // «quítale uno a los capuchinos», «sácale una a las limonadas»: one
     // unit off the line, never the whole line.
-    if let Some((id, off)) =
-        one_taken_off(input).or_else(|| ones_share_taken_off(input).map(|id| (id, 1)))
-    {
+    // (One person's share is looked for only where a line is taken out.)
+    let removes = reading
+        .proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "REMOVE_ITEM");
+    if let Some((id, off)) = one_taken_off(input).or_else(|| {
+        removes
+            .then(|| ones_share_taken_off(input).map(|id| (id, 1)))
+            .flatten()
+    }) {
         for action in &mut reading.proposal.proposed_actions {
             let this = action.product_id() == Some(id);
             if this && action.action_type == "REMOVE_ITEM" {

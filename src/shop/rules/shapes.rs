@@ -231,33 +231,29 @@ pub(super) fn reported(text: String) -> String {
 /// Mexico's «pay de queso», Spain's «tarta de queso», «pastel de queso»: the
 /// catalog's cheesecake — unless the catalog sells something by those words.
 pub(super) fn cheesecake_by_other_names(input: &ProposalInput, text: String) -> String {
-    let names: Vec<String> = input
-        .product_catalog
-        .iter()
-        .map(|p| normalize(&p.name))
-        .collect();
-    let sold = names.iter().any(|n| n.contains("cheesecake"));
-    let own_word = names.iter().any(|n| {
-        ["pay", "pays", "tarta", "pastel"]
-            .iter()
-            .any(|w| n.split(' ').any(|x| x == *w))
-    });
-    if !sold || own_word {
+    if !text.contains(" de queso") {
         return text;
     }
-    [
-        (" pay de queso ", " cheesecake "),
-        (" pays de queso ", " cheesecakes "),
-        (" tarta de queso ", " cheesecake "),
-        (" tartas de queso ", " cheesecakes "),
-        (" pastel de queso ", " cheesecake "),
-    ]
-    .iter()
-    .fold(format!(" {text} "), |text, (said, meant)| {
-        text.replace(said, meant)
-    })
-    .trim()
-    .to_owned()
+    // The catalog's folded name words, kept per catalog.
+    let catalog = mentions::catalog_words(&input.product_catalog);
+    let named = |word: &str| {
+        catalog
+            .iter()
+            .any(|(_, name, _)| name.iter().any(|w| w == word))
+    };
+    if !named("cheesecake") || ["pay", "tarta", "pastel"].iter().any(|w| named(w)) {
+        return text;
+    }
+    with_phrases(
+        &text,
+        &[
+            (" pay de queso ", " cheesecake "),
+            (" pays de queso ", " cheesecakes "),
+            (" tarta de queso ", " cheesecake "),
+            (" tartas de queso ", " cheesecakes "),
+            (" pastel de queso ", " cheesecake "),
+        ],
+    )
 }
 
 /// «dame dos que hoy quiero dormir temprano», «un capuchino porque hace frío»:
