@@ -522,6 +522,10 @@ fn rejection_message(rejection: &Rejection, eval: &Evaluation, ctx: &ReplyContex
                 ),
                 None => "Tu pedido está pendiente de pago. Envía el comprobante o escribe «cancelar».".into(),
             },
+            // A confirmation before the summary was shown: the summary comes first.
+            (K::ConfirmOrder, _) if !eval.cart.is_empty() => {
+                "Antes de confirmar, revisa tu pedido: escribe «cuánto es» para ver el resumen con el total.".into()
+            }
             (K::ConfirmOrder, _) | (K::ReviewOrder, _) | (K::ClearCart, _) => {
                 "Tu carrito está vacío. Escribe «catálogo» para ver nuestros productos.".into()
             }

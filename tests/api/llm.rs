@@ -239,6 +239,67 @@ async fn hostile_llm_proposals_are_rejected_audited_and_change_nothing(pool: sql
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_confirmation_before_the_summary_asks_for_the_summary_not_about_an_empty_cart(
+    pool: sqlx::PgPool,
+) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let brownie = id(&app, "brownie").await;
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": brownie, "quantity": 2}}]),
+        "Listo",
+    )));
+    app.say("ana", "quiero 2 brownies").await;
+    // The model jumps to the confirmation: the matrix refuses it before the
+    // summary, and the customer is told what to do, not that the cart is empty.
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "CONFIRM_ORDER", "params": {}}]),
+        "Pedido confirmado",
+    )));
+    let reply = app.say("ana", "sí, confirmo").await.join("\n");
+    assert!(reply.contains("revisa tu pedido"), "{reply}");
+    assert!(!reply.contains("vacío"), "{reply}");
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    assert_eq!(app.state("ana").await, "CART_OPEN");
+    assert_eq!(app.cart("ana").await.len(), 1);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn an_answer_to_a_question_asked_beside_an_addition_carries_its_count(pool: sqlx::PgPool) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let croissant = id(&app, "croissant").await;
+    let americano = id(&app, "americano").await;
+    let brownie = id(&app, "brownie").await;
+    fake.push(Reply::Content(proposal(
+        json!([
+            {"type": "ADD_TO_CART", "params": {"product_id": croissant, "quantity": 2}},
+            {"type": "CLARIFY", "params": {"question": "¿Qué café?"}}
+        ]),
+        "",
+    )));
+    app.say("leo", "hola, 2 cafés y 2 croissants").await;
+    // «americanos» answers the question the bot asked beside the croissants:
+    // the two said before are its count.
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": americano, "quantity": 2}}]),
+        "",
+    )));
+    app.say("leo", "americanos").await;
+    assert_eq!(
+        app.cart("leo").await,
+        [("croissant".to_string(), 2), ("americano".to_string(), 2)]
+    );
+    // What neither message said still stands on nothing.
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": brownie, "quantity": 2}}]),
+        "",
+    )));
+    app.say("leo", "gracias").await;
+    assert_eq!(app.cart("leo").await.len(), 2);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn malformed_output_is_repaired_once_then_falls_back_to_the_rules(pool: sqlx::PgPool) {
     let fake = FakeLlm::start().await;
     let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;

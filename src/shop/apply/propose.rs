@@ -360,7 +360,9 @@ fn remember(
         _ => None,
     });
     if progress {
-        memo.clarifications = 0;
+        // «2 cafés y 2 croissants»: the croissants were added and the cafés
+        // asked about; the next message answers that question.
+        memo.clarifications = u32::from(clarified_now);
         memo.person_offered = false;
         return false;
     }

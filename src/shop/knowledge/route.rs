@@ -1083,6 +1083,7 @@ mod tests {
         // The shop's: the total, an order with a greeting, browsing by kind.
         for request in [
             "¿cuánto te debo?",
+            "ahora sí, cuánto queda",
             "que onda, me mandas un americano y dos cruasanes",
             "¿tienen algo frío para tomar?",
             "wenas, q tienen?",

@@ -80,6 +80,8 @@ struct Grounds {
     /// A verb of changing or taking out with its object as a pronoun
     /// («cámbialo por un chocolate», «quítalo»): the line talked about last.
     points_back: bool,
+    /// «para mi hermana lo mismo»: the lines ordered again, an addition.
+    again: bool,
 }
 
 fn grounds(input: &ProposalInput) -> Grounds {
@@ -121,6 +123,56 @@ fn grounds(input: &ProposalInput) -> Grounds {
     if quantities.is_empty() {
         // No number at all: one is what "quiero brownie" means.
         quantities.insert(1);
+    }
+    // «uno para mí y otro para mi nieto», «Andrea - matcha … Vivi - matcha»:
+    // the counts of one message add up.
+    // (On the message as written too: the rules' reading folds «otro» into
+    // the product it repeats.)
+    let written = prepared(&input.customer_message);
+    let mut added = added_up(&words, &input.product_catalog);
+    added.extend(added_up(&tokens(&written), &input.product_catalog));
+    // «… en vez del matcha»: a product named as written, wherever the
+    // reading moved it.
+    products.extend(
+        mentions::find(&tokens(&written), &input.product_catalog)
+            .into_iter()
+            .flat_map(|m| m.candidates),
+    );
+    quantities.extend(added.iter().copied());
+    // «devolveme el americano» beside «los dos cafés»: a product named with
+    // a singular article is one.
+    // (Each such name on its own: a product named twice is found once.)
+    let singular = (0..words.len()).any(|i| {
+        matches!(words[i], "el" | "la" | "al" | "del")
+            && !mentions::find(
+                &words[i + 1..(i + 3).min(words.len())],
+                &input.product_catalog,
+            )
+            .is_empty()
+    });
+    if singular {
+        quantities.insert(1);
+    }
+    // «un croasán para cada uno», «un croissant por persona»: a count for
+    // each of as many people as the message counted, the cart holds or the
+    // customer's last messages said.
+    if lexicon::any(&request, SPREAD) {
+        let mut people: BTreeSet<i64> = added.into_iter().collect();
+        people.insert(input.cart.lines.iter().map(|l| l.quantity).sum());
+        for before in super::earlier_turns(input)
+            .filter(|h| h.role == "customer")
+            .take(3)
+        {
+            people.extend(
+                tokens(&prepared(&before.text))
+                    .iter()
+                    .filter_map(|w| token_number(w)),
+            );
+        }
+        let each: Vec<i64> = quantities.iter().copied().collect();
+        for n in people.into_iter().filter(|n| *n > 1) {
+            quantities.extend(each.iter().map(|k| k * n));
+        }
     }
     if lexicon::any(&request, &["media docena"]) {
         quantities.insert(6);
@@ -289,16 +341,33 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // back stands on what the last turns named (the customer's last two
     // messages, the bot's last reply) — the model resolves which.
     // (Only «ese», «esa», «el otro»…: «eso es todo», «está» name nothing.)
-    let demonstrative = words
-        .windows(2)
-        .any(|w| matches!(w, ["el", "otro"] | ["la", "otra"]))
+    // «y el otro también»: the cart's other line.
+    let the_other = words.windows(2).any(|w| {
+        matches!(
+            w,
+            ["el", "otro"] | ["la", "otra"] | ["los", "otros"] | ["las", "otras"]
+        )
+    });
+    if the_other {
+        products.extend(input.cart.lines.iter().map(|l| l.product_id));
+    }
+    // («deme dos del primero que le pregunté»: an order among earlier ones.)
+    let demonstrative = the_other
         || words
             .iter()
-            .any(|w| matches!(*w, "ese" | "esa" | "esos" | "esas"));
+            .any(|w| matches!(*w, "ese" | "esa" | "esos" | "esas"))
+        || (names_none
+            && words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "primero" | "primera" | "segundo" | "segunda" | "anterior"
+                )
+            }));
     if points_back || demonstrative || same_again {
         products.extend(recently_named(input));
     }
     Grounds {
+        again: same_again,
         brought_in,
         points_back,
         focus: input.focus.filter(|_| counts || points_back),
@@ -386,6 +455,57 @@ fn recently_named(input: &ProposalInput) -> Vec<ProductId> {
                 .flat_map(|m| m.candidates)
         })
         .collect()
+}
+
+/// Words that spread a count over people: «un croissant para cada uno».
+const SPREAD: &[&str] = &[
+    "cada uno",
+    "cada una",
+    "cada quien",
+    "por persona",
+    "por cabeza",
+];
+
+/// Counts that add up: a product said more than once («un chocolatito … y
+/// otro chocolate», a list naming the matcha twice) and counts said without a
+/// product («uno para mí y otro para mi nieto»), when there are several.
+fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> Vec<i64> {
+    let count_at = |i: usize| {
+        token_number(words[i]).or_else(|| matches!(words[i], "otro" | "otra").then_some(1))
+    };
+    let mut taken = vec![false; words.len()];
+    let mut by_product: std::collections::BTreeMap<ProductId, (usize, i64)> =
+        std::collections::BTreeMap::new();
+    for m in mentions::find(words, catalog) {
+        taken[m.start..m.end].iter_mut().for_each(|t| *t = true);
+        // «2 capuchinos», «2 de capuchino».
+        let count = [1, 2]
+            .into_iter()
+            .filter_map(|back| m.start.checked_sub(back))
+            .find(|&i| count_at(i).is_some() && (i + 1 == m.start || words[i + 1] == "de"));
+        if let Some(i) = count {
+            taken[i] = true;
+        }
+        if let Some(id) = m.product() {
+            let line = by_product.entry(id).or_insert((0, 0));
+            line.0 += 1;
+            line.1 += count.and_then(count_at).unwrap_or(1);
+        }
+    }
+    let mut out: Vec<i64> = by_product
+        .values()
+        .filter(|(mentions, _)| *mentions > 1)
+        .map(|(_, total)| *total)
+        .collect();
+    // («cada uno» spreads; its «uno» is no count.)
+    let loose: Vec<i64> = (0..words.len())
+        .filter(|&i| !taken[i] && (i == 0 || words[i - 1] != "cada"))
+        .filter_map(count_at)
+        .collect();
+    if loose.len() > 1 {
+        out.push(loose.iter().sum());
+    }
+    out
 }
 
 /// Products whose description holds a word of `words` that few products'
@@ -609,7 +729,8 @@ fn cart_change(
         || grounds
             .request
             .split(' ')
-            .any(|w| lexicon::adds(w) || matches!(w, "otro" | "otra" | "otros" | "otras" | "mas"));
+            .any(|w| lexicon::adds(w) || matches!(w, "otro" | "otra" | "otros" | "otras" | "mas"))
+        || grounds.again;
     if kind == ActionKind::AddToCart
         && in_cart > 0
         && takes_away

@@ -462,6 +462,8 @@ pub const DONE: &[&str] = &[
     "con eso cerramos",
     "cerramos",
     "cuanto va",
+    "cuanto queda",
+    "cuanto quedaria",
     "cuanto llevo",
     "total",
     "la cuenta",

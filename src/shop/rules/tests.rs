@@ -5224,18 +5224,98 @@ fn each_line_set_to_its_own_count() {
 }
 
 #[test]
-fn zz_debug() {
-    let i = input(
+fn counts_that_add_up_spread_over_people_or_come_with_an_article_ground_a_model() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let set = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    let check = |now: &ProposalInput, actions: Vec<ProposedAction>| -> usize {
+        grounding::ungrounded(now, &Proposal::new(actions, "")).len()
+    };
+    // «uno para mí y otro para mi nieto»: two; «para cada uno»: one each.
+    let two_people = input(
+        State::Browsing,
+        "ay qué rico el chocolate caliente me manda uno para mí y otro para mi nieto y también un croasán para cada uno",
+        &[],
+    );
+    assert_eq!(check(&two_people, vec![add(5, 2), add(7, 2)]), 0);
+    assert_eq!(check(&two_people, vec![add(5, 3)]), 1, "three said nowhere");
+    // A product said twice counts twice.
+    let twice = input(
+        State::Browsing,
+        "para mí un chai, para mi hija un chocolatito, y para el chiquito otro chocolate",
+        &[],
+    );
+    assert_eq!(check(&twice, vec![add(4, 1), add(5, 2)]), 0);
+    assert_eq!(check(&twice, vec![add(5, 3)]), 1);
+    let list = input(
+        State::Idle,
+        "pedido del equipo:\nMarcelo - capuchino\nAndrea - matcha\nVivi - matcha",
+        &[],
+    );
+    assert_eq!(check(&list, vec![add(8, 1), add(2, 2)]), 0);
+    assert_eq!(check(&list, vec![add(2, 3)]), 1);
+    // «por persona»: as many as the cart's drinks.
+    let each = input(
         State::CartOpen,
-        "agrégame un brownie y el capuchino que pedí ya no",
-        &[(8, 1)],
+        "y un croissant por persona",
+        &[(3, 3), (8, 2), (4, 2), (2, 1)],
     );
-    let r = read(&i);
-    println!(
-        "said {:?} unread {:?} read {:?} conf {}",
-        said(&i),
-        r.unread_words(),
-        describe(&r.proposal),
-        r.confident
+    assert_eq!(check(&each, vec![add(7, 8)]), 0);
+    assert_eq!(check(&each, vec![add(7, 5)]), 1);
+    // Without a word spreading it, the cart's count grounds nothing.
+    let plain = input(State::CartOpen, "y un croissant", &[(3, 3), (8, 5)]);
+    assert_eq!(check(&plain, vec![add(7, 8)]), 1);
+    // «devolveme el americano», beside «los dos cafés»: one.
+    let back = input(
+        State::CartOpen,
+        "ay no, devolveme el americano también, quiero los dos cafés",
+        &[(8, 1), (6, 1)],
     );
+    assert_eq!(check(&back, vec![add(3, 1)]), 0);
+    // «el otro»: the other line of the cart.
+    let other = input(
+        State::CartOpen,
+        "y el otro también, que sean dos",
+        &[(8, 2), (7, 1)],
+    );
+    assert_eq!(check(&other, vec![set(7, 2)]), 0);
+    assert_eq!(check(&other, vec![set(6, 2)]), 1, "the brownie is no line");
+}
+#[test]
+fn an_order_again_the_first_asked_or_a_line_renamed_grounds_a_model() {
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let check = |now: &ProposalInput, actions: Vec<ProposedAction>| -> usize {
+        grounding::ungrounded(now, &Proposal::new(actions, "")).len()
+    };
+    // «lo mismo de antes» for another person adds the lines again.
+    let mut again = input(
+        State::CartOpen,
+        "y para mi hermana lo mismo de antes, lo que pedí al principio",
+        &[(8, 2), (7, 1)],
+    );
+    again.recent_history = history(&[
+        ("customer", "hola, un capuchino y un croissant por favor"),
+        ("bot", "Agregué 1 × Capuchino y 1 × Croissant."),
+        ("customer", "otro capuchino"),
+        ("bot", "Ahora tienes 2 × Capuchino."),
+    ]);
+    assert_eq!(check(&again, vec![add(8, 1), add(7, 1)]), 0);
+    assert_eq!(check(&again, vec![add(6, 1)]), 1, "never ordered");
+    // «deme dos del primero que le pregunté»: a product asked about before.
+    let mut first = input(
+        State::Browsing,
+        "bueno deme dos del primero que le pregunte por favor",
+        &[],
+    );
+    first.recent_history = history(&[
+        ("customer", "cuánto cuesta el chocolate caliente"),
+        ("bot", "Chocolate caliente — Bs 20"),
+        ("customer", "y el té chai qué es?"),
+        ("bot", "Té chai — Bs 25"),
+    ]);
+    assert_eq!(check(&first, vec![add(5, 2)]), 0);
+    assert_eq!(check(&first, vec![add(6, 2)]), 1, "never asked about");
 }
