@@ -159,10 +159,33 @@ fn expected_proposal(
     if let Some(actions) = &turn.expect.actions {
         // A model sets the way before it confirms («sí, confirmo, paso a
         // recoger»), whatever order the script wrote them in.
-        let actions: Vec<serde_json::Value> = actions
+        let mut actions: Vec<serde_json::Value> = actions
             .iter()
             .map(|a| action(&a.kind, a.sku.as_deref(), a.quantity))
             .collect();
+        // More than one proposal holds: as a model would, one line per
+        // product («Ana: capuchino … Vivi: capuchino» is 2 × Capuchino), then
+        // the first five.
+        if actions.len() > crate::proposal::MAX_ACTIONS {
+            let mut merged: Vec<serde_json::Value> = Vec::new();
+            for a in actions {
+                let same = merged.iter_mut().find(|m| {
+                    a["type"] == "ADD_TO_CART"
+                        && m["type"] == "ADD_TO_CART"
+                        && m["params"]["product_id"] == a["params"]["product_id"]
+                });
+                match same {
+                    Some(m) => {
+                        let total = m["params"]["quantity"].as_i64().unwrap_or(1)
+                            + a["params"]["quantity"].as_i64().unwrap_or(1);
+                        m["params"]["quantity"] = total.into();
+                    }
+                    None => merged.push(a),
+                }
+            }
+            actions = merged;
+            actions.truncate(crate::proposal::MAX_ACTIONS);
+        }
         return super::way_first(&actions, |a| a["type"].as_str().unwrap_or_default());
     }
     let (cart, state) = before;

@@ -51,6 +51,11 @@ pub struct ProposalInput {
     /// Where the turn happens; never part of a prompt.
     #[serde(skip)]
     pub context: CallContext,
+    /// The customer's words as written, when `customer_message` is the rules'
+    /// standalone reading of a follow-up («ponme otro igual» → «quiero 1 más
+    /// de Matcha»). A model is shown both and a change stands on either.
+    #[serde(skip)]
+    pub as_written: Option<String>,
 }
 
 /// The shop's delivery as a proposer sees it: zones by id, with their fees

@@ -521,6 +521,7 @@ pub async fn plan(
         delivery,
         asked: memo.asked,
         context: turn.call_context(),
+        as_written: None,
     };
     // «El matcha es frío, ¿no? Dame uno»: the product the question named is
     // what «uno» means (over one talked about before).
@@ -538,7 +539,10 @@ pub async fn plan(
     }
     let rewritten = super::rules::rewrite(&input);
     if let Some(standalone) = &rewritten {
-        input.customer_message = standalone.clone();
+        input.as_written = Some(std::mem::replace(
+            &mut input.customer_message,
+            standalone.clone(),
+        ));
     }
     let name = proposer.name();
     let proposal = match tokio::time::timeout(turn.proposer_timeout, proposer.propose(&input)).await

@@ -30,6 +30,8 @@ response_text: el sistema agrega precios, carrito y totales por su cuenta.\n\
 8. Si recibes delivery, la tienda hace envíos: cuando el cliente diga si recoge o quiere envío, usa SET_FULFILMENT \
 con mode \"pickup\" o \"delivery\", zone_id de delivery.zones y address con sus palabras. El costo del envío lo \
 pone el sistema según la zona: nunca lo propongas.\n\
+9. rules_reading, si llega, es una lectura automática del mensaje que puede estar equivocada: decide por las \
+palabras del cliente (customer_message), el carrito y el historial.\n\
 Responde SOLO con un objeto JSON: {\"reasoning\": string, \"proposed_actions\": [{\"type\": string, \
 \"params\": {\"product_id\": number|null, \"product_name\": string|null, \"quantity\": number|null, \
 \"reason\": string|null, \"mode\": string|null, \"zone_id\": number|null, \"address\": string|null}}], \
@@ -87,7 +89,7 @@ pub fn prompt(config: &LlmConfig, input: &ProposalInput, mut catalog: Vec<Catalo
     let mut history = masked_history(&input.recent_history, config.history_len);
     let mut describe = true;
     loop {
-        let user = json!({
+        let mut user = json!({
             "current_state": input.current_state,
             "detected_events": input.detected_events,
             "cart": {
@@ -97,7 +99,8 @@ pub fn prompt(config: &LlmConfig, input: &ProposalInput, mut catalog: Vec<Catalo
                 })).collect::<Vec<_>>(),
                 "total": money(input.cart.total_minor, &input.currency),
             },
-            "customer_message": mask(&input.customer_message),
+            "customer_message": mask(input.as_written.as_deref().unwrap_or(&input.customer_message)),
+            "rules_reading": input.as_written.as_ref().map(|_| mask(&input.customer_message)),
             "recent_history": history,
             "product_catalog": catalog.iter().map(|p| {
                 let mut entry = json!({"product_id": p.product_id, "name": p.name, "price": money(p.price_minor, &input.currency)});
@@ -129,8 +132,11 @@ pub fn prompt(config: &LlmConfig, input: &ProposalInput, mut catalog: Vec<Catalo
                 })),
                 "asked": input.asked,
             })),
-        })
-        .to_string();
+        });
+        if input.as_written.is_none() {
+            user.as_object_mut().map(|u| u.remove("rules_reading"));
+        }
+        let user = user.to_string();
         let chars = SYSTEM_PROMPT.chars().count() + user.chars().count();
         let shrinkable = !history.is_empty() || describe || catalog.len() > 1;
         if chars <= budget_chars || !shrinkable {

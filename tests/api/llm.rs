@@ -300,6 +300,57 @@ async fn an_answer_to_a_question_asked_beside_an_addition_carries_its_count(pool
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_follow_up_reaches_the_model_in_the_customers_words_beside_the_rules_reading(
+    pool: sqlx::PgPool,
+) {
+    let fake = FakeLlm::start().await;
+    let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;
+    let capuchino = id(&app, "capuchino").await;
+    let croissant = id(&app, "croissant").await;
+    fake.push(Reply::Content(proposal(
+        json!([
+            {"type": "ADD_TO_CART", "params": {"product_id": capuchino, "quantity": 1}},
+            {"type": "ADD_TO_CART", "params": {"product_id": croissant, "quantity": 1}}
+        ]),
+        "",
+    )));
+    app.say("eva", "un capuchino con un croissant").await;
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "ADD_TO_CART", "params": {"product_id": capuchino, "quantity": 1}}]),
+        "",
+    )));
+    app.say("eva", "otro capuchino").await;
+    // The rules read «y el otro también, que sean dos» as being about the last
+    // line they touched; the model reads the words and the cart, and its change
+    // stands on the words as written.
+    fake.push(Reply::Content(proposal(
+        json!([{"type": "UPDATE_QUANTITY", "params": {"product_id": croissant, "quantity": 2}}]),
+        "",
+    )));
+    app.say("eva", "y el otro también, que sean dos").await;
+    let user: Value = serde_json::from_str(
+        fake.requests()[2]["messages"][1]["content"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(user["customer_message"], "y el otro también, que sean dos");
+    assert_eq!(user["rules_reading"], "cambia Capuchino a 2", "{user}");
+    assert_eq!(
+        app.cart("eva").await,
+        [("capuchino".to_string(), 2), ("croissant".to_string(), 2)]
+    );
+    // A message read as it stands carries no reading beside it.
+    let first: Value = serde_json::from_str(
+        fake.requests()[0]["messages"][1]["content"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(first.get("rules_reading").is_none(), "{first}");
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn malformed_output_is_repaired_once_then_falls_back_to_the_rules(pool: sqlx::PgPool) {
     let fake = FakeLlm::start().await;
     let app = app(pool, config(&fake, ResponseMode::JsonSchema)).await;

@@ -529,7 +529,29 @@ fn described(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) ->
 }
 
 /// The proposal's actions that stand on nothing the customer said, by index.
+/// Where the message was read as a standalone request, an action stands on
+/// the words as written or on that reading: the rules' reading of a follow-up
+/// («y el otro también» → «cambia Capuchino a 2») may be the wrong one.
 pub fn ungrounded(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ungrounded)> {
+    let found = ungrounded_in(input, proposal);
+    match &input.as_written {
+        Some(written) if !found.is_empty() => {
+            let as_written = ProposalInput {
+                customer_message: written.clone(),
+                as_written: None,
+                ..input.clone()
+            };
+            let also = ungrounded_in(&as_written, proposal);
+            found
+                .into_iter()
+                .filter(|(i, _)| also.iter().any(|(j, _)| j == i))
+                .collect()
+        }
+        _ => found,
+    }
+}
+
+fn ungrounded_in(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ungrounded)> {
     let grounds = grounds(input);
     // The cart as the proposal's earlier actions leave it («borra todo, mejor
     // solo 2 americanos» adds to an empty cart).

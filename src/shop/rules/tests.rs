@@ -60,6 +60,7 @@ fn input(state: State, message: &str, cart: &[(ProductId, i64)]) -> ProposalInpu
         delivery: None,
         asked: None,
         context: Default::default(),
+        as_written: None,
     }
 }
 
