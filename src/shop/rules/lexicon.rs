@@ -342,7 +342,9 @@ pub const QUESTION: &[&str] = &[
     "tamano",
     "es grande",
     "ingredientes",
-    "sin azucar",
+    // («un té chai sin azúcar» orders one; «¿viene sin azúcar?» asks.)
+    "viene sin azucar",
+    "es sin azucar",
     "es dulce",
     "recomiendas",
     "que tal",
@@ -987,7 +989,14 @@ pub fn is_known(word: &str) -> bool {
     ]
     .iter()
     .any(|list| list.contains(&word))
+        || COMMON.contains(&word)
 }
+
+/// Everyday words a letter away from a product's name («me equivoqué de
+/// chat» is no chai).
+const COMMON: &[&str] = &[
+    "chat", "chats", "chau", "chal", "mate", "match", "taza", "tazas",
+];
 
 pub fn any(text: &str, phrases: &[&str]) -> bool {
     phrases

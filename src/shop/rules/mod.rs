@@ -772,6 +772,14 @@ fn prepared(message: &str) -> String {
         // told, nothing swapped.
         (" han cambiado los planes ", " "),
         (" cambiaron los planes ", " "),
+        // «vacía el carrito, me equivoqué de chat»: the wrong conversation,
+        // a reason told, nothing ordered.
+        (" me equivoque de chat ", " "),
+        (" me equivoque de numero ", " "),
+        (" me equivoque de conversacion ", " "),
+        (" me equivoque de tienda ", " "),
+        (" era para otro chat ", " "),
+        (" era otro chat ", " "),
         // «soy de fuera», «fuera de la zona»: from elsewhere, nothing taken
         // out (that is «fuera el brownie»).
         (" de fuera ", " de afuera "),
@@ -843,6 +851,21 @@ fn listed(message: &str, catalog: &[super::contract::CatalogEntry]) -> String {
             let line = line.trim_start_matches(|c: char| {
                 matches!(c, '-' | '•' | '*' | '·') || c.is_whitespace()
             });
+            // «Lic. Mamani: capuchino», «Vivi - matcha»: who it is for, then
+            // the item.
+            let line = match line
+                .rsplit_once(':')
+                .or_else(|| line.rsplit_once(" - "))
+                .or_else(|| line.rsplit_once(" – "))
+            {
+                Some((who, what))
+                    if !what.trim().is_empty()
+                        && mentions::find(&tokens(&prepared(who)), catalog).is_empty() =>
+                {
+                    what
+                }
+                _ => line,
+            };
             let text = prepared(line);
             let words = tokens(&text);
             let found = mentions::find(&words, catalog);

@@ -38,7 +38,13 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
             }
         }
     }
-    if restates_the_cart(input) {
+    // («borrá todo y empezamos de nuevo: 2 brownies» adds to an emptied cart.)
+    let clears = reading
+        .proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "CLEAR_CART");
+    if restates_the_cart(input) && !clears {
         for action in &mut reading.proposal.proposed_actions {
             let in_cart = action
                 .params

@@ -2190,15 +2190,20 @@ pub(super) fn the_other_one(input: &ProposalInput, text: String) -> String {
     else {
         return text;
     };
-    // «el otro también», «y la otra porfa»; never «el otro día» or «uno para
-    // aquí y el otro para llevar».
-    if names_a_product(&text, &input.product_catalog)
-        || words.len() > 5
+    // Never «el otro día» or «uno para aquí y el otro para llevar».
+    if words
+        .get(at + 2)
+        .is_some_and(|w| matches!(*w, "dia" | "para" | "de" | "que"))
         || words[..at].iter().any(|w| matches!(*w, "uno" | "una"))
-        || words
-            .get(at + 2)
-            .is_some_and(|w| matches!(*w, "dia" | "para" | "de" | "que"))
     {
+        return text;
+    }
+    if names_a_product(&text, &input.product_catalog) {
+        return the_other_than_named(input, &words, at)
+            .or_else(|| other_taken(input, &words, at).map(|from| words[from..].join(" ")))
+            .unwrap_or(text);
+    }
+    if words.len() > 5 {
         return text;
     }
     let named = |t: &str| -> Vec<ProductId> {
@@ -2243,6 +2248,67 @@ pub(super) fn the_other_one(input: &ProposalInput, text: String) -> String {
         }
         _ => text,
     }
+}
+
+/// «¿cuánto está la limonada? ¿y el de maracuyá?» … «uy el de maracuyá está
+/// caro, dame el otro nomás»: of the products the last turns named, the one
+/// this message did not, when only one is left; what is said from the verb
+/// before «el otro» on, with its name. The product named before is what the
+/// customer turns down, not an order.
+fn the_other_than_named(input: &ProposalInput, words: &[&str], at: usize) -> Option<String> {
+    if words.len() > 14 {
+        return None;
+    }
+    let found = mentions::find(words, &input.product_catalog);
+    // The product turned down comes before «el otro», and only it is named.
+    if found.iter().any(|m| m.start > at) {
+        return None;
+    }
+    let named_now: Vec<ProductId> = found.iter().filter_map(|m| m.product()).collect();
+    if named_now.len() != found.len() {
+        return None;
+    }
+    let named = |t: &str| -> Vec<ProductId> {
+        mentions::find(&tokens(&prepared(t)), &input.product_catalog)
+            .into_iter()
+            .filter_map(|m| m.product())
+            .collect()
+    };
+    let mut recent: Vec<ProductId> = earlier_turns(input)
+        .take(2)
+        .flat_map(|h| named(&h.text))
+        .collect();
+    recent.sort_unstable();
+    recent.dedup();
+    if !named_now.iter().all(|id| recent.contains(id)) {
+        return None;
+    }
+    let [other] = recent
+        .iter()
+        .copied()
+        .filter(|id| !named_now.contains(id))
+        .collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let name = normalize(name_of(input, other)?);
+    let from = other_taken(input, words, at).unwrap_or(at);
+    let mut out: Vec<&str> = words[from..at + 1].to_vec();
+    out.push(&name);
+    out.extend(&words[at + 2..]);
+    Some(out.join(" "))
+}
+
+/// Where an order verb takes «el otro» after the products named («…está caro,
+/// dame el otro»), the verb's place: the products before it are turned down,
+/// not ordered, and an «otro» no turn resolves is asked, never read as them.
+fn other_taken(input: &ProposalInput, words: &[&str], at: usize) -> Option<usize> {
+    let verb = at.checked_sub(1)?;
+    let takes = lexicon::adds(words[verb]) || matches!(words[verb], "dame" | "deme" | "quiero");
+    let after_named = mentions::find(words, &input.product_catalog)
+        .iter()
+        .all(|m| m.end <= verb);
+    (takes && after_named).then_some(verb)
 }
 
 /// «que le pidas lo mismo que yo» with nothing ordered «para mí» before:
@@ -2317,9 +2383,11 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
         .position(|w| matches!(w[0], "los" | "las") && count(w[1]).is_some())
         .or_else(|| {
             words.windows(3).position(|w| {
-                // «dame uno y un brownie»: «uno», a pronoun, is one of it.
+                // «dame uno y un brownie»: «uno», a pronoun, is one of it;
+                // «dame ese y dos americanos», the one asked about.
                 (lexicon::adds(w[0]) || matches!(w[0], "dame" | "deme" | "quiero"))
-                    && (count(w[1]).is_some() || matches!(w[1], "uno" | "una"))
+                    && (count(w[1]).is_some()
+                        || matches!(w[1], "uno" | "una" | "ese" | "esa" | "este" | "esta"))
                     && matches!(w[2], "y" | "e")
             })
         })
@@ -2332,6 +2400,15 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     {
         return text;
     }
+    // «la limonada la hacen sin azúcar?» … «entonces las dos sin azúcar»: the
+    // two already in the cart, not two more: they change nothing.
+    if matches!(words[at], "los" | "las")
+        && count(words[at + 1]).is_some_and(|n| input.cart.quantity_of(focus) == Some(n))
+    {
+        let mut out: Vec<&str> = words[..at].to_vec();
+        out.extend(&words[at + 2..]);
+        return out.join(" ");
+    }
     let next = words.get(at + 2).copied();
     if next.is_some_and(|w| matches!(w, "de" | "del") || names_a_product(w, &input.product_catalog))
     {
@@ -2341,7 +2418,11 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
-    out[at] = out[at + 1].clone();
+    out[at] = if count(&out[at + 1]).is_some() {
+        out[at + 1].clone()
+    } else {
+        "1".to_owned()
+    };
     out[at + 1] = normalize(name);
     out.join(" ")
 }

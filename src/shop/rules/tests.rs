@@ -5320,3 +5320,77 @@ fn an_order_again_the_first_asked_or_a_line_renamed_grounds_a_model() {
     assert_eq!(check(&first, vec![add(5, 2)]), 0);
     assert_eq!(check(&first, vec![add(6, 2)]), 1, "never asked about");
 }
+#[test]
+fn a_pointer_a_modifier_a_named_list_and_a_fresh_start_are_read_whole() {
+    let read_as = |now: &ProposalInput| describe(&propose(now));
+    // «dame ese» after asking about one product: that one, beside the rest.
+    let mut that = input(State::Browsing, "dale, dame ese y dos americanos", &[]);
+    that.focus = Some(6);
+    assert_eq!(read_as(&that), ["ADD_TO_CART 6 x1", "ADD_TO_CART 3 x2"]);
+    // «un té chai sin azúcar» orders one, its wish beside it.
+    assert_eq!(
+        read_as(&input(
+            State::CartOpen,
+            "entonces mejor para ella un té chai sin azúcar y el chocolate solo uno para mí",
+            &[(5, 2), (7, 2)],
+        )),
+        ["ADD_TO_CART 4 x1", "UPDATE_QUANTITY 5 x1"]
+    );
+    // «las dos sin azúcar» of the two in the cart changes nothing.
+    let mut same = input(
+        State::CartOpen,
+        "bárbaro, entonces las dos sin azúcar. y sumale un brownie",
+        &[(1, 2)],
+    );
+    same.focus = Some(1);
+    assert_eq!(read_as(&same), ["ADD_TO_CART 6 x1"]);
+    // A list by person: each line's product, one named twice counted twice.
+    let list = input(
+        State::Idle,
+        "pedido para la reunión de las 11:\n- Lic. Mamani: capuchino\n- Ing. Rojas: americano\n- Dr. Vargas: capuchino\n- Yo: maracuya",
+        &[],
+    );
+    assert_eq!(
+        read_as(&list),
+        ["ADD_TO_CART 8 x2", "ADD_TO_CART 3 x1", "ADD_TO_CART 1 x1"]
+    );
+    // «el de maracuyá está caro, dame el otro»: the other one asked about.
+    let mut other = input(
+        State::Browsing,
+        "uy el de maracuyá está caro, dame el otro nomás",
+        &[],
+    );
+    other.recent_history = history(&[
+        (
+            "customer",
+            "hola, cuánto está el brownie? y el jugo de maracuyá?",
+        ),
+        ("bot", "Brownie: Bs 16.\n\nMaracuya: Bs 30."),
+    ]);
+    assert_eq!(read_as(&other), ["ADD_TO_CART 6 x1"]);
+    // With nothing asked before, the one turned down is never ordered.
+    let alone = input(
+        State::Browsing,
+        "uy el de maracuyá está caro, dame el otro nomás",
+        &[],
+    );
+    assert!(!read_as(&alone).contains(&"ADD_TO_CART 1 x1".to_string()));
+    // Starting again: the new items go into the emptied cart.
+    assert_eq!(
+        read_as(&input(
+            State::CartOpen,
+            "Qué macana. Mejor borrá todo y empezamos de nuevo: 2 maracuyas y 2 brownies",
+            &[(2, 2), (6, 2)],
+        )),
+        ["CLEAR_CART", "ADD_TO_CART 1 x2", "ADD_TO_CART 6 x2"]
+    );
+    // «me equivoqué de chat» is no chai.
+    assert_eq!(
+        read_as(&input(
+            State::CartOpen,
+            "vacia el carrito, me equivoque de chat",
+            &[(4, 2), (8, 2)],
+        )),
+        ["CLEAR_CART"]
+    );
+}
