@@ -2504,7 +2504,15 @@ impl Reader<'_> {
         if self.state() != State::Checkout {
             return None;
         }
-        let (rest, mode) = yes_then_the_way(&input.customer_message, &input.product_catalog)?;
+        // («Sim, confirmo. Vou buscar na loja»: in the Spanish it stands for.)
+        let (rest, mode) = yes_then_the_way(&input.customer_message, &input.product_catalog)
+            .or_else(|| {
+                let folded = normalize(&input.customer_message);
+                let spanish = in_spanish(&folded);
+                (spanish != folded)
+                    .then(|| yes_then_the_way(&spanish, &input.product_catalog))
+                    .flatten()
+            })?;
         let way = match &input.delivery {
             Some(view) => delivery::read_message(&rest, view, input.asked, State::Checkout)
                 .unwrap_or_else(|| ProposedAction::new("SET_FULFILMENT").mode(mode)),

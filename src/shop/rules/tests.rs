@@ -5394,3 +5394,66 @@ fn a_pointer_a_modifier_a_named_list_and_a_fresh_start_are_read_whole() {
         ["CLEAR_CART"]
     );
 }
+/// The demo shop's delivery: pickup, and three zones naming their places.
+fn demo_delivery() -> crate::shop::contract::DeliveryView {
+    let zone = |zone_id, name: &str, fee_minor| crate::shop::contract::ZoneEntry {
+        zone_id,
+        name: name.into(),
+        fee_minor,
+        min_order_minor: Some(4000),
+        free_from_minor: None,
+    };
+    crate::shop::contract::DeliveryView {
+        pickup: true,
+        zones: vec![
+            zone(1, "Zona 1 (Sopocachi, San Pedro, Centro, El Prado)", 800),
+            zone(2, "Zona 2 (Miraflores, Obrajes, San Jorge)", 1200),
+            zone(3, "Zona 3 (Calacoto, San Miguel, Achumani, Irpavi)", 2000),
+        ],
+        chosen: None,
+    }
+}
+
+#[test]
+fn a_yes_with_where_to_send_it_confirms_and_a_call_off_after_ya_is_no_payment() {
+    let at_summary = |message: &str| {
+        let mut now = input(State::Checkout, message, &[(3, 2)]);
+        now.delivery = Some(demo_delivery());
+        describe(&propose(&now))
+    };
+    for yes in [
+        "sí está bien mándemelo a Miraflores avenida Busch 1540 la casa de rejas verdes",
+        "ya está bien señorita mándemelo a la casa calle Capitán Ravelo número 2230 Sopocachi",
+        "hágale, a domicilio a Obrajes calle 14 número 380",
+    ] {
+        assert_eq!(
+            at_summary(yes),
+            ["SET_FULFILMENT", "CONFIRM_ORDER"],
+            "{yes}"
+        );
+    }
+    // Asked, not chosen.
+    assert!(!at_summary("sí, ¿me lo mandan a Obrajes?").contains(&"CONFIRM_ORDER".to_string()));
+    // Basic Portuguese: a yes and a pickup; «não tem? então um croissant…».
+    assert_eq!(
+        at_summary("Sim, confirmo. Vou buscar na loja"),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "Ah, não tem? Entón um croissant e um brownie",
+            &[(3, 1)],
+        ))),
+        ["ADD_TO_CART 7 x1", "ADD_TO_CART 6 x1"]
+    );
+    // «ya, cancélalo» calls the order off; «ya cancelé por QR» paid it.
+    let waiting =
+        |message: &str| describe(&propose(&input(State::AwaitingPayment, message, &[(3, 1)])));
+    assert_eq!(
+        waiting("ya, cancélalo por favor, disculpa"),
+        ["CANCEL_ORDER"]
+    );
+    assert_eq!(waiting("ya cancelalo"), ["CANCEL_ORDER"]);
+    assert!(!waiting("ya cancelé por QR").contains(&"CANCEL_ORDER".to_string()));
+}
