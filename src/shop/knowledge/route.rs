@@ -1073,6 +1073,8 @@ mod tests {
         );
         assert_eq!(questions("¿el brownie tiene nueces?").len(), 1);
         assert_eq!(questions("donde quedan?").len(), 1);
+        // Flour is the allergens' topic.
+        assert_eq!(questions("el croissant tiene harina?").len(), 1);
         // A short question pointing back carries the sentence it points at.
         assert_eq!(
             questions(

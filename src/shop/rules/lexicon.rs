@@ -417,6 +417,10 @@ pub const CLOSES: &[&str] = &[
     "nomas eso",
     "eso nomas",
     "solo eso",
+    // «agrégueme un cheesecake y dejamos así», «…y ya está, ¿cuánto es?».
+    "y dejamos asi",
+    "dejemoslo asi",
+    "y ya esta",
 ];
 
 pub const DONE: &[&str] = &[

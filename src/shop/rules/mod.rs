@@ -772,6 +772,8 @@ fn prepared(message: &str) -> String {
         // told, nothing swapped.
         (" han cambiado los planes ", " "),
         (" cambiaron los planes ", " "),
+        // «pues nada, añadid un zumo»: «well then», nothing refused.
+        (" pues nada ", " pues "),
         // «vacía el carrito, me equivoqué de chat»: the wrong conversation,
         // a reason told, nothing ordered.
         (" me equivoque de chat ", " "),
@@ -2265,6 +2267,8 @@ impl Reader<'_> {
             {
                 let mut closing = vec![false; self.words.len() - tail_at];
                 lexicon::cover(&self.words[tail_at..], lexicon::CLOSES, &mut closing);
+                // «…y listo, ¿cuánto es?»: the total asked beside the close.
+                lexicon::cover(&self.words[tail_at..], lexicon::DONE, &mut closing);
                 lexicon::cover(&self.words[tail_at..], &["y"], &mut closing);
                 for (k, c) in closing.into_iter().enumerate() {
                     self.covered[tail_at + k] |= c;

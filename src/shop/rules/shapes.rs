@@ -1446,7 +1446,14 @@ pub(super) fn nth_line(input: &ProposalInput, text: String) -> String {
             || matches!(w, "otro" | "otra" | "uno" | "una" | "mas")
             || swap_verb(w)
     });
-    if ordinals > 1 || words.windows(2).filter(|w| placed(w)).count() > 1 || !changes_it {
+    // «uno más del primero porfa»: the change said before the place.
+    let changed_before = words[at.saturating_sub(3)..at].iter().any(|w| {
+        matches!(*w, "mas" | "otro" | "otra" | "menos") || lexicon::removes(w) || lexicon::adds(w)
+    });
+    if ordinals > 1
+        || words.windows(2).filter(|w| placed(w)).count() > 1
+        || !(changes_it || changed_before)
+    {
         return text;
     }
     if words

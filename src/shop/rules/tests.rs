@@ -5457,3 +5457,66 @@ fn a_yes_with_where_to_send_it_confirms_and_a_call_off_after_ya_is_no_payment() 
     assert_eq!(waiting("ya cancelalo"), ["CANCEL_ORDER"]);
     assert!(!waiting("ya cancelé por QR").contains(&"CANCEL_ORDER".to_string()));
 }
+#[test]
+fn a_close_with_the_total_asked_a_place_after_its_change_and_vosotros_are_read() {
+    let read_as = |state, message: &str, cart: &[(ProductId, i64)]| {
+        describe(&propose(&input(state, message, cart)))
+    };
+    // An item, a close and the total asked: the item, then the summary.
+    assert_eq!(
+        read_as(
+            State::CartOpen,
+            "Ay no, entonces un croissant y listo, ¿cuánto es?",
+            &[(8, 1)]
+        ),
+        ["ADD_TO_CART 7 x1", "REVIEW_ORDER"]
+    );
+    assert_eq!(
+        read_as(
+            State::CartOpen,
+            "De una. Agrégueme un brownie y dejamos así",
+            &[(8, 1)]
+        ),
+        ["ADD_TO_CART 6 x1", "REVIEW_ORDER"]
+    );
+    // (A count corrected, «y ya», is no close.)
+    assert_eq!(
+        read_as(
+            State::CartOpen,
+            "corrijo: 2 matchas, 1 brownie y ya",
+            &[(2, 1), (6, 2)]
+        ),
+        ["UPDATE_QUANTITY 2 x2", "UPDATE_QUANTITY 6 x1"]
+    );
+    // «pues nada» is «well then»; «añadid», «quitad» are orders.
+    assert_eq!(
+        read_as(
+            State::CartOpen,
+            "Pues nada. Añadid una maracuyá y ya está, ¿cuánto es?",
+            &[(8, 1)]
+        ),
+        ["ADD_TO_CART 1 x1", "REVIEW_ORDER"]
+    );
+    assert_eq!(
+        read_as(State::CartOpen, "quitad el croissant", &[(8, 1), (7, 1)]),
+        ["REMOVE_ITEM 7"]
+    );
+    // «uno más del primero»: the cart's first line, never its last.
+    assert_eq!(
+        read_as(
+            State::CartOpen,
+            "uno más del primero porfa",
+            &[(5, 2), (8, 1), (6, 3)]
+        ),
+        ["ADD_TO_CART 5 x1"]
+    );
+    assert!(
+        !read_as(
+            State::CartOpen,
+            "el primero que pedí estaba rico",
+            &[(5, 2), (8, 1)]
+        )
+        .iter()
+        .any(|a| a.starts_with("ADD_TO_CART") || a.starts_with("UPDATE"))
+    );
+}
