@@ -22,6 +22,12 @@ pub const PICKUP: &[&str] = &[
     "recojerlos",
     "lo recojo",
     "paso a recoger",
+    // «paso a las 10 por él»: the customer comes by.
+    "paso a las",
+    "pasamos a las",
+    "paso como a las",
+    "paso en",
+    "pasamos en",
     "paso por el",
     "paso por la",
     "pasamos por el",

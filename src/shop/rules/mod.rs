@@ -800,7 +800,38 @@ fn prepared(message: &str) -> String {
                 .find_map(|tail| text.strip_suffix(&format!(" {h}{tail}")))
         })
         .filter(|before| before.split(' ').count() >= 4);
-    habit.unwrap_or(text).to_owned()
+    times_told(habit.unwrap_or(text))
+}
+
+/// A folded text with the times of day and the waits it tells («paso a las
+/// 10», «en 20 minutos», «a las 9:45») said as «hora»: never a count.
+fn times_told(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let told = |k: usize| {
+        let w = words[k];
+        let clock = w.contains(':') && w.chars().all(|c| c.is_ascii_digit() || c == ':');
+        let number = token_number(w).is_some();
+        let at_hour = k >= 2 && matches!(words[k - 1], "las" | "la") && words[k - 2] == "a";
+        let a_wait = words.get(k + 1).is_some_and(|n| {
+            matches!(
+                *n,
+                "min" | "mins" | "minutos" | "minuto" | "hora" | "horas" | "hs" | "am" | "pm"
+            )
+        });
+        clock || (number && (at_hour || a_wait))
+    };
+    // («9:45» is folded to «9 45»: the minutes follow the hour.)
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    for (k, word) in words.iter().enumerate() {
+        let minutes = out.last() == Some(&"hora")
+            && word.len() == 2
+            && word.chars().all(|c| c.is_ascii_digit());
+        if minutes {
+            continue;
+        }
+        out.push(if told(k) { "hora" } else { word });
+    }
+    out.join(" ")
 }
 
 /// A folded text with each of `phrases` (said with a space either side) put

@@ -5520,3 +5520,39 @@ fn a_close_with_the_total_asked_a_place_after_its_change_and_vosotros_are_read()
         .any(|a| a.starts_with("ADD_TO_CART") || a.starts_with("UPDATE"))
     );
 }
+#[test]
+fn a_time_of_day_or_a_wait_is_never_a_count() {
+    let at_summary = |message: &str| {
+        let mut now = input(State::Checkout, message, &[(3, 2)]);
+        now.delivery = Some(demo_delivery());
+        describe(&propose(&now))
+    };
+    for yes in [
+        "Perfecto, confirmado, paso a las 10 por él",
+        "confirmado. pasamos a recoger a las 9:45",
+        "sí, paso en 20 minutos",
+    ] {
+        assert_eq!(
+            at_summary(yes),
+            ["SET_FULFILMENT", "CONFIRM_ORDER"],
+            "{yes}"
+        );
+    }
+    // A count beside an hour is still the count.
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "2 capuchinos para las 10",
+            &[]
+        ))),
+        ["ADD_TO_CART 8 x2"]
+    );
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "dame 3 brownies, paso a las 5",
+            &[]
+        )))[0],
+        "ADD_TO_CART 6 x3"
+    );
+}
