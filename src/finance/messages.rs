@@ -73,7 +73,7 @@ pub fn question(intent: Intent, field: Field, income: bool) -> String {
 }
 
 /// Money others owe the person: not kept (debts are what the person owes).
-pub const RECEIVABLES: &str = "Por ahora solo llevo lo que tú debes, no lo que te deben a ti, así que no lo anoté. Si quieres, registra un ingreso cuando te paguen (por ejemplo «me pagaron 2500»).";
+pub const RECEIVABLES: &str = "Por ahora solo llevo lo que tú debes, no lo que te deben a ti, así que no lo anoté. Si quieres, registra un ingreso cuando te paguen (por ejemplo «me pagaron lo que me debían»).";
 
 /// The open question of a debt named without an amount.
 pub fn debt_amount_question(name: &str) -> String {

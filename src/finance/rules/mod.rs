@@ -184,11 +184,32 @@ fn without_counts(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
     if kept.is_empty() { amounts } else { kept }
 }
 
+/// «dos mil y pico», «500 y tantos», «mil y feria»: a figure with an unknown
+/// remainder is no amount; the draft asks for the exact one.
+fn without_vague(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
+    let folded = normalize(rest);
+    let words = crate::text::tokens(&folded);
+    amounts
+        .into_iter()
+        .filter(|f| {
+            let after = |k: usize| words.get(f.end + k).copied();
+            let vague = after(0) == Some("y")
+                && match after(1) {
+                    Some("pico" | "picos" | "piquito" | "tantos" | "feria" | "cacho") => true,
+                    // «300 y algo», not «300 y algo de propina» (a second thing).
+                    Some("algo") => !matches!(after(2), Some("de" | "del" | "mas")),
+                    _ => false,
+                };
+            !vague
+        })
+        .collect()
+}
+
 impl Message {
     fn read(raw: &str, today: chrono::NaiveDate, direction: Direction) -> Message {
         let norm = normalize(raw);
         let (date, rest) = date::take_date(raw, today, direction);
-        let amounts = without_counts(amount::amounts_in(&rest), &rest);
+        let amounts = without_vague(without_counts(amount::amounts_in(&rest), &rest), &rest);
         Message {
             raw: raw.to_owned(),
             norm,
@@ -202,6 +223,42 @@ impl Message {
 
     fn has(&self, phrases: &[&str]) -> bool {
         any(&self.norm, phrases)
+    }
+
+    /// Whether the message is about a debt. «pagué Figma con la tarjeta»: a
+    /// card a purchase was paid with is how it was paid, not the card's debt
+    /// («pagué la tarjeta», «abono a la tarjeta» are).
+    fn tells_a_debt(&self) -> bool {
+        let said: Vec<&str> = self.norm.split(' ').collect();
+        let mut kept: Vec<&str> = Vec::with_capacity(said.len());
+        let mut i = 0;
+        while i < said.len() {
+            let means = said[i] == "con"
+                && said[i + 1..]
+                    .iter()
+                    .take(2)
+                    .find(|w| !matches!(**w, "la" | "mi" | "una" | "su"))
+                    .is_some_and(|w| *w == "tarjeta");
+            if means {
+                // Skip «con [la] tarjeta [de crédito|débito]».
+                i += 1;
+                while i < said.len() && said[i] != "tarjeta" {
+                    i += 1;
+                }
+                i += 1;
+                if said.get(i) == Some(&"de")
+                    && said
+                        .get(i + 1)
+                        .is_some_and(|w| matches!(*w, "credito" | "debito"))
+                {
+                    i += 2;
+                }
+                continue;
+            }
+            kept.push(said[i]);
+            i += 1;
+        }
+        any(&kept.join(" "), words::DEBT)
     }
 
     fn question(&self) -> bool {
@@ -232,7 +289,18 @@ impl Message {
     }
 
     fn category(&self) -> Option<&'static Category> {
-        category::mentioned(&self.rest).map(|(c, _)| c)
+        let found = category::mentioned(&self.rest).map(|(c, _)| c)?;
+        // «6,500 entre camión y hotel»: the bus of a trip is part of the trip.
+        if found.key == "transporte"
+            && let Some(trip) = category::by_key("viajes")
+            && trip
+                .words
+                .iter()
+                .any(|w| contains_phrase(&normalize(&self.rest), w))
+        {
+            return Some(trip);
+        }
+        Some(found)
     }
 }
 
@@ -304,7 +372,7 @@ fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinancePropo
 fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
     let asks_about_money = message.question()
         && (message.has(words::TOTALS)
-            || message.has(words::DEBT)
+            || message.tells_a_debt()
             || message.has(words::BUDGET)
             || message.has(words::BALANCE)
             || message.has(words::TRENDS)
@@ -338,7 +406,7 @@ fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
     // «mejor apunta que le pagué a Juan 500 de lo que le debo» while asked the
     // amount of a purchase: a debt, with its amount, is a request of its own.
     let debt_anew =
-        message.has(words::DEBT) && !message.amounts.is_empty() && other(Intent::ManageDebt);
+        message.tells_a_debt() && !message.amounts.is_empty() && other(Intent::ManageDebt);
     // «tengo 14,300 en el banco» while a purchase waits: the balance is its own
     // request, unless a simulation asked for it.
     let balance_anew = message.has(words::BALANCE)
@@ -367,7 +435,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     // «pagué la renta, fueron 10,500, me equivoqué»: a movement told again
     // with its amount is logged, not a category corrected.
     let told_again = message.has(words::SPEND) && !message.amounts.is_empty();
-    if message.has(words::CORRECTION)
+    if (message.has(words::CORRECTION) || puts_elsewhere(message))
         && !told_again
         && let Some(target) = corrected_category(&message.tokens)
     {
@@ -394,7 +462,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         .debts
         .iter()
         .any(|d| !d.is_empty() && contains_phrase(norm, &normalize(d)));
-    if message.has(words::DEBT)
+    if message.tells_a_debt()
         || (owed && message.has(&["pague", "le pague", "le di", "le deposite"]))
     {
         if asks && message.amounts.is_empty() {
@@ -454,9 +522,39 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
             let writes: Vec<RawFinanceAction> = parts
                 .iter()
                 .take(limit)
-                .map(|(part, income)| (Message::read(part, input.today, Direction::Past), income))
-                .flat_map(|(part, income)| {
+                .enumerate()
+                .map(|(at, (part, income))| {
+                    (
+                        at,
+                        Message::read(part, input.today, Direction::Past),
+                        income,
+                    )
+                })
+                .flat_map(|(at, part, income)| {
                     let mut logged = log(&part, *income);
+                    // «vendí la lavadora vieja en 2000 y compré una nueva en
+                    // 8500»: «una nueva» is another of the thing just named.
+                    if !*income
+                        && at > 0
+                        && part.category().is_none()
+                        && part.has(&[
+                            "uno nuevo",
+                            "una nueva",
+                            "unos nuevos",
+                            "unas nuevas",
+                            "el nuevo",
+                            "la nueva",
+                            "otro",
+                            "otra",
+                        ])
+                        && let Some(thing) = category::mentioned(&parts[at - 1].0)
+                            .map(|(c, _)| c)
+                            .filter(|c| !c.is_income())
+                    {
+                        for a in &mut logged.proposed_actions {
+                            a.params.category = Some(json!(thing.key));
+                        }
+                    }
                     // «ayer pagué 500 de luz y 300 de agua»: the date said once is
                     // every movement's.
                     // Only a date said with the first movement («ayer pagué 500
@@ -751,7 +849,19 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
                 let last_complete =
                     direction.is_some() && !amount::amounts_in(&normalize(last)).is_empty();
                 if last_complete && has_amount && (own.is_some() || money(&piece)) {
-                    let direction = own.or(*direction);
+                    // «…7,200, y de ahí saqué 2,300 para el súper»: money put
+                    // to a spending purpose goes out, whatever came in before.
+                    let spent_on = || {
+                        category::mentioned(&piece).is_some_and(|(c, _)| !c.is_income())
+                            && any(&norm, &["para", "pa", "en"])
+                    };
+                    let direction = own.or_else(|| {
+                        if *direction == Some(true) && spent_on() {
+                            Some(false)
+                        } else {
+                            *direction
+                        }
+                    });
                     groups.push((piece, direction));
                 } else {
                     last.push(' ');
@@ -1050,6 +1160,9 @@ fn read_debt(message: &Message) -> DebtRead {
                 .collect();
             if !name.is_empty() {
                 read.name = Some(name.join(" "));
+            } else if let Some(lender) = lender_before(&tokens[..i - 1]) {
+                // «mi hermano Toño me prestó 3 mil»: the lender said first.
+                read.name = Some(lender);
             }
         }
         if word == "tarjeta" && read.name.is_none() {
@@ -1072,6 +1185,70 @@ fn read_debt(message: &Message) -> DebtRead {
     read
 }
 
+/// Whether a folded word puts a movement somewhere: a verb of placing with
+/// its object («ponlo», «pásala», «cámbialos», «muévelo», «mételas»).
+fn places(word: &str) -> bool {
+    ["lo", "la", "los", "las"].iter().any(|clitic| {
+        word.strip_suffix(clitic).is_some_and(|verb| {
+            matches!(verb, "pon" | "pasa" | "cambia" | "mueve" | "manda" | "mete")
+        })
+    })
+}
+
+/// Whether the message moves a movement to a category («ponla en regalos»).
+fn puts_elsewhere(message: &Message) -> bool {
+    let words: Vec<&str> = message.norm.split(' ').collect();
+    words
+        .windows(2)
+        .any(|w| places(w[0]) && matches!(w[1], "en" | "a"))
+}
+
+/// Who lent, said before «me prestó» («mi hermano Toño», «el banco»): the
+/// words right before it, back to its article or where the clause starts
+/// («y», «que», a greeting, a date or a figure), at most three, without the
+/// article.
+fn lender_before(tokens: &[Token]) -> Option<String> {
+    let mut name: Vec<&str> = Vec::new();
+    for t in tokens.iter().rev() {
+        let word = t.norm.as_str();
+        // The phrase starts at its article («mi hermano Toño»).
+        if words::ARTICLES.contains(&word) {
+            break;
+        }
+        let ends_clause = !word.chars().all(char::is_alphabetic)
+            || words::STOPS.contains(&word)
+            || words::GREETINGS.contains(&word)
+            || matches!(
+                word,
+                "que"
+                    | "pues"
+                    | "oye"
+                    | "oiga"
+                    | "ya"
+                    | "tambien"
+                    | "anoche"
+                    | "apunta"
+                    | "anota"
+                    | "registra"
+                    | "se"
+                    | "le"
+                    | "como"
+                    | "cuando"
+                    | "buenas"
+                    | "buenos"
+                    | "dias"
+                    | "tardes"
+                    | "noches"
+            );
+        if ends_clause || name.len() == 3 {
+            break;
+        }
+        name.push(t.raw.as_str());
+    }
+    name.reverse();
+    (!name.is_empty()).then(|| name.join(" "))
+}
+
 /// The category a correction moves to: the one named and not negated ("eso era
 /// transporte, no comida"; "no era comida sino transporte").
 fn corrected_category(tokens: &[Token]) -> Option<&'static Category> {
@@ -1086,8 +1263,17 @@ fn corrected_category(tokens: &[Token]) -> Option<&'static Category> {
             continue;
         };
         let before = |k: usize| i.checked_sub(k).map(|j| norms[j]);
+        // «ponlo en ropa», «mejor ponla en regalos»: where the movement is put
+        // is the new category, whatever else the message names.
+        if matches!(before(1), Some("en" | "a")) && before(2).is_some_and(places) {
+            return Some(category);
+        }
         let negated = before(1) == Some("no")
-            || (before(2) == Some("no") && matches!(before(1), Some("era" | "es" | "en" | "de")))
+            || (before(2) == Some("no")
+                && matches!(
+                    before(1),
+                    Some("era" | "eran" | "es" | "son" | "fue" | "fueron" | "en" | "de")
+                ))
             || (before(3) == Some("no") && before(2) == Some("va") && before(1) == Some("en"));
         if negated {
             continue;

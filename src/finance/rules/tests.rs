@@ -535,3 +535,123 @@ fn slang_counts_errands_and_a_balance_at_a_confirmation() {
     assert_eq!(read.len(), 1);
     assert_eq!(kind(&read[0]), "SET_BANK_BALANCE");
 }
+
+fn debt_name(action: &FinanceAction) -> Option<&str> {
+    action.params.debt_name.given().map(String::as_str)
+}
+
+#[test]
+fn a_figure_with_an_unknown_remainder_is_asked() {
+    let a = only("el sabado me gaste dos mil y pico en refacciones para el taxi");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(a.params.amount, Param::Missing);
+    assert_eq!(
+        only("gasté 500 y tantos en el súper").params.amount,
+        Param::Missing
+    );
+    // «y algo de propina» is a second thing, the figure stands.
+    assert_eq!(
+        only("gasté 500 y algo de propina en el restaurante")
+            .params
+            .amount,
+        Param::Given(50_000)
+    );
+    assert_eq!(
+        only("gasté 2,180 en refacciones").params.amount,
+        Param::Given(218_000)
+    );
+}
+
+#[test]
+fn a_card_paid_with_is_no_debt() {
+    let a = only("also pagué la suscripción de Figma, 299 pesos, con la tarjeta");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(a.params.amount, Param::Given(29_900));
+    assert_eq!(category(&a), Some("suscripciones"));
+    assert_eq!(
+        kind(&only("pagué 500 del súper con tarjeta de crédito")),
+        "LOG_TRANSACTION"
+    );
+    // Paying the card itself is its debt.
+    assert_eq!(kind(&only("le aboné 2000 a la tarjeta")), "MANAGE_DEBT");
+}
+
+#[test]
+fn the_category_a_movement_is_put_in_wins() {
+    let a = only(
+        "ay perdón, lo de los 890 no eran libros, era el disfraz para el festival, ponlo en ropa",
+    );
+    assert_eq!(kind(&a), "CORRECT_CATEGORY");
+    assert_eq!(category(&a), Some("ropa"));
+    let a =
+        only("oye esa cena mejor ponla en regalos, fue mi regalo de aniversario para mi esposa");
+    assert_eq!(kind(&a), "CORRECT_CATEGORY");
+    assert_eq!(category(&a), Some("regalos"));
+    // «ponle un tope» is a budget, not a movement put elsewhere.
+    assert_eq!(
+        kind(&only("ponle un tope de 1,000 al mes a mis suscripciones")),
+        "SET_BUDGET"
+    );
+}
+
+#[test]
+fn the_lender_said_before_me_presto_is_the_debt() {
+    let a = only("mi hermano Toño me prestó 3 mil para completar la renta");
+    assert_eq!(kind(&a), "MANAGE_DEBT");
+    assert_eq!(debt_name(&a), Some("hermano Toño"));
+    let a = only("hola, el banco me prestó 5000");
+    assert_eq!(debt_name(&a), Some("banco"));
+    // Said after, the lender is still read there.
+    let a = only("me prestó mi compadre Toño 3 mil");
+    assert_eq!(debt_name(&a), Some("compadre Toño"));
+    // A date before «me prestó» is nobody.
+    let a = only("ayer me prestó 500");
+    assert_eq!(debt_name(&a), None);
+}
+
+#[test]
+fn a_trip_holds_its_transport_and_school_levels_are_education() {
+    let a = only("¿me alcanza para irme el puente a Oaxaca? unos 6,500 entre camión y hotel");
+    assert_eq!(category(&a), Some("viajes"));
+    assert_eq!(category(&only("gasté 40 de camión")), Some("transporte"));
+    let a = only("el día 3 pagué la inscripción de la primaria de mi hija, fueron 2,800");
+    assert_eq!(category(&a), Some("educacion"));
+}
+
+#[test]
+fn each_clause_of_two_movements_keeps_its_own_direction_and_thing() {
+    let actions =
+        idle("me cayó la quincena de mi viejo, 7,200, y de ahí saqué 2,300 para el súper");
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(category(&actions[0]), Some("salario"));
+    assert_eq!(category(&actions[1]), Some("supermercado"));
+    let actions = idle(
+        "apunta que vendi la lavadora vieja en dos mil pesos y compre una nueva en ocho mil quinientos",
+    );
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(category(&actions[0]), Some("otros_ingresos"));
+    assert_eq!(category(&actions[1]), Some("hogar"));
+    // Two incomes stay incomes.
+    let actions = idle("me pagaron 8000 del proyecto y 500 de la renta del cuarto");
+    assert!(
+        actions
+            .iter()
+            .all(|a| matches!(category(a), Some("otros_ingresos" | "salario"))),
+        "{actions:?}"
+    );
+}
+
+#[test]
+fn money_owed_to_the_person_is_answered_with_no_figure_of_its_own() {
+    // Any figure in the answer must come from the person (the guard would drop
+    // it and leave the reply empty): the answer itself carries none.
+    let owed = propose(&input(
+        FinanceState::Idle,
+        None,
+        "y la Vero me debe 500 de la cooperación",
+    ));
+    assert_eq!(owed.response_text, messages::RECEIVABLES);
+    assert!(!messages::RECEIVABLES.chars().any(|c| c.is_ascii_digit()));
+    // Owing someone is still a debt.
+    assert_eq!(kind(&only("le debo 500 a la Vero")), "MANAGE_DEBT");
+}
