@@ -816,6 +816,11 @@ pub const VOCATIVES: &[&str] = &[
     "che",
     "parce",
     "parcero",
+    "pana",
+    "chamo",
+    "chama",
+    "cuate",
+    "cuata",
     "carnal",
     "bro",
     "muy amable",
@@ -1505,6 +1510,9 @@ pub fn read_portuguese(normalized: &str) -> String {
         ("busco na loja", "paso a buscar"),
         ("na loja", "en la tienda"),
         ("nao tem", "no tienen"),
+        // «tira um dos capuchinos»: «dos» after «um» is «of the», never two.
+        ("um dos", "uno de los"),
+        ("uma das", "una de las"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "quero" => "quiero",
@@ -1538,6 +1546,9 @@ pub fn read_portuguese(normalized: &str) -> String {
         "coloca" | "coloque" | "poe" => "pon",
         "tudo" => "todo",
         "legal" => "ok",
+        "tira" | "tire" => "quita",
+        "tirar" => "quitar",
+        "so" => "solo",
         w => w,
     })
 }

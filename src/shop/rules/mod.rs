@@ -782,6 +782,13 @@ fn prepared(message: &str) -> String {
         (" me equivoque de tienda ", " "),
         (" era para otro chat ", " "),
         (" era otro chat ", " "),
+        // «un brownie, no, qué estoy diciendo, un croissant»: a slip taken
+        // back, the item after it instead.
+        (" no que estoy diciendo ", " no mejor "),
+        (" no que digo ", " no mejor "),
+        (" no me equivoque ", " no mejor "),
+        (" perdon me equivoque ", " no mejor "),
+        (" que estoy diciendo ", " mejor "),
         // «soy de fuera», «fuera de la zona»: from elsewhere, nothing taken
         // out (that is «fuera el brownie»).
         (" de fuera ", " de afuera "),
@@ -1060,12 +1067,18 @@ pub(super) fn said(input: &ProposalInput) -> String {
             input,
             greeting_asked(reason_told_after(
                 input,
-                cheesecake_by_other_names(
+                first_asked(
                     input,
-                    reported(prepared(&listed(
-                        &input.customer_message,
-                        &input.product_catalog,
-                    ))),
+                    cheesecake_by_other_names(
+                        input,
+                        wants_the_same(
+                            input,
+                            reported(prepared(&listed(
+                                &input.customer_message,
+                                &input.product_catalog,
+                            ))),
+                        ),
+                    ),
                 ),
             )),
         ),
@@ -1339,7 +1352,11 @@ impl Reading {
                     )
                     && after != Some("de"))
                     || (matches!(word, "anterior" | "anteriores")
-                        && matches!(before, Some("el" | "la" | "lo" | "los" | "las"))));
+                        && matches!(before, Some("el" | "la" | "lo" | "los" | "las")))
+                    // «el primero que te pregunté», no turn naming it.
+                    || (matches!(word, "primero" | "primera" | "segundo" | "segunda")
+                        && matches!(before, Some("el" | "la" | "lo" | "del"))
+                        && after == Some("que")));
             // «dame los 3»: a count that points back at something named before.
             let pointed = !prepositional
                 && token_number(word).is_some_and(|n| n != lines_acted)

@@ -284,6 +284,17 @@ pub(super) fn reason_told_after(input: &ProposalInput, text: String) -> String {
         at
     };
     let (head, tail) = (&words[..start], &words[at + 1..]);
+    // «…un brownie, porque acá nadie tiene efectivo jaja, y también un
+    // croissant»: the reason ends where the order goes on.
+    let end = (0..tail.len())
+        .find(|&k| {
+            tail[k] == "y"
+                && tail
+                    .get(k + 1)
+                    .is_some_and(|n| matches!(*n, "tambien" | "ademas"))
+        })
+        .unwrap_or(tail.len());
+    let (tail, after) = (&tail[..end], &tail[end..]);
     let requested = head
         .iter()
         .any(|w| count(w).is_some() || lexicon::adds(w) || names_a_product(w, catalog));
@@ -323,7 +334,17 @@ pub(super) fn reason_told_after(input: &ProposalInput, text: String) -> String {
                     || k > 0 && wants_to_do(k - 1)
                     || matches!(
                         w,
-                        "hoy" | "ya" | "tengo" | "hace" | "es" | "me" | "jaja" | "jajaja"
+                        "hoy"
+                            | "ya"
+                            | "tengo"
+                            | "tiene"
+                            | "tienen"
+                            | "tenemos"
+                            | "hace"
+                            | "es"
+                            | "me"
+                            | "jaja"
+                            | "jajaja"
                     ))
                 // («…el capuchino que pedí ya no»: a «no» takes something back.)
                 && w != "no"
@@ -351,7 +372,11 @@ pub(super) fn reason_told_after(input: &ProposalInput, text: String) -> String {
     if !requested || !story || input.customer_message.trim_end().ends_with('?') {
         return text;
     }
-    head.join(" ")
+    head.iter()
+        .chain(after)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// «que el chai sean dos», «los americanos sean 2»: a line's count set after
@@ -2316,6 +2341,79 @@ fn other_taken(input: &ProposalInput, words: &[&str], at: usize) -> Option<usize
         .iter()
         .all(|m| m.end <= verb);
     (takes && after_named).then_some(verb)
+}
+
+/// «mi pana quiere lo mismo», «Juan pide lo mismo»: the same again for that
+/// person, said as «para mi pana lo mismo».
+pub(super) fn wants_the_same(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = (1..words.len()).find(|&k| {
+        matches!(
+            words[k],
+            "quiere" | "quieren" | "pide" | "piden" | "toma" | "toman"
+        ) && words.get(k + 1) == Some(&"lo")
+            && words.get(k + 2) == Some(&"mismo")
+    }) else {
+        return text;
+    };
+    let whom = &words[..at];
+    // «mi amiga no quiere lo mismo»: nothing again.
+    if whom.last() == Some(&"no") {
+        let mut out: Vec<&str> = words[..=at].to_vec();
+        out.extend(&words[at + 3..]);
+        return out.join(" ");
+    }
+    if whom.len() > 4
+        || whom.iter().any(|w| {
+            names_a_product(w, &input.product_catalog)
+                || matches!(*w, "no" | "tambien" | "que" | "para" | "pa")
+        })
+    {
+        return text;
+    }
+    let mut out: Vec<&str> = vec!["para"];
+    out.extend(whom);
+    out.extend(&words[at + 1..]);
+    out.join(" ")
+}
+
+/// «dame el primero que te pregunté»: the product the customer's earliest
+/// recent message asked about, said by name (left as said when none did, and
+/// then asked).
+pub(super) fn first_asked(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = (0..words.len()).find(|&k| {
+        matches!(words[k], "primero" | "primera")
+            && words.get(k + 1) == Some(&"que")
+            && words[k + 2..]
+                .iter()
+                .take(2)
+                .any(|w| w.starts_with("pregunt") || w.starts_with("consult"))
+    }) else {
+        return text;
+    };
+    let end = (at + 2..words.len())
+        .find(|&k| words[k].starts_with("pregunt") || words[k].starts_with("consult"))
+        .map_or(at + 2, |k| k + 1);
+    let mut asked: Vec<&crate::proposal::HistoryEntry> = earlier_turns(input)
+        .filter(|h| h.role == "customer")
+        .take(4)
+        .collect();
+    asked.reverse();
+    let Some(first) = asked.iter().find_map(|h| {
+        mentions::find(&tokens(&prepared(&h.text)), &input.product_catalog)
+            .first()
+            .and_then(|m| m.product())
+    }) else {
+        return text;
+    };
+    let Some(name) = name_of(input, first).map(normalize) else {
+        return text;
+    };
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.push(&name);
+    out.extend(&words[end..]);
+    out.join(" ")
 }
 
 /// «que le pidas lo mismo que yo» with nothing ordered «para mí» before:

@@ -5556,3 +5556,92 @@ fn a_time_of_day_or_a_wait_is_never_a_count() {
         "ADD_TO_CART 6 x3"
     );
 }
+#[test]
+fn a_slip_taken_back_the_first_asked_one_of_the_portuguese_and_a_reason_mid_order() {
+    let read_as = |now: &ProposalInput| describe(&propose(now));
+    // «no, qué estoy diciendo»: the slip out, the item after it in.
+    assert_eq!(
+        read_as(&input(
+            State::CartOpen,
+            "y un brownie, no, qué estoy diciendo, un croissant. eso nomás ya",
+            &[(1, 1)],
+        )),
+        ["ADD_TO_CART 7 x1", "REVIEW_ORDER"]
+    );
+    // «tira um dos capuchinos, quero só um»: one of them out, never two more.
+    assert_eq!(
+        read_as(&input(
+            State::CartOpen,
+            "Tira um dos capuchinos, por favor, quero só um",
+            &[(1, 1), (7, 1), (8, 2)],
+        )),
+        ["UPDATE_QUANTITY 8 x1"]
+    );
+    // (A Spanish «dos» stays two.)
+    assert_eq!(
+        read_as(&input(State::CartOpen, "dos capuchinos", &[])),
+        ["ADD_TO_CART 8 x2"]
+    );
+    // «el primero que te pregunté»: the earliest product asked about.
+    let mut first = input(
+        State::Browsing,
+        "Dale, dame el primero que te pregunté, y un brownie",
+        &[],
+    );
+    first.recent_history = history(&[
+        ("customer", "hola, cuánto cuesta el matcha?"),
+        ("bot", "Matcha: Bs 29"),
+        ("customer", "y el brownie?"),
+        ("bot", "Brownie: Bs 16"),
+    ]);
+    assert_eq!(read_as(&first), ["ADD_TO_CART 2 x1", "ADD_TO_CART 6 x1"]);
+    // With nothing asked before, the brownie alone is never all of it.
+    let alone = input(
+        State::Browsing,
+        "Dale, dame el primero que te pregunté, y un brownie",
+        &[],
+    );
+    assert_ne!(read_as(&alone), ["ADD_TO_CART 6 x1"]);
+    // A reason told in the middle ends where the order goes on.
+    assert_eq!(
+        read_as(&input(
+            State::Idle,
+            "Hola buenas tardes, mire quería hacer un pedido para la oficina, serían 2 capuchinos y un brownie, ah por cierto porque acá nadie tiene efectivo jaja, y también un croissant y un americano, eso sería todo gracias",
+            &[],
+        )),
+        [
+            "ADD_TO_CART 8 x2",
+            "ADD_TO_CART 6 x1",
+            "ADD_TO_CART 7 x1",
+            "ADD_TO_CART 3 x1",
+            "REVIEW_ORDER"
+        ]
+    );
+}
+#[test]
+fn someone_who_wants_the_same_gets_the_last_order_again() {
+    let after_two = |message: &str| {
+        let mut now = input(State::CartOpen, message, &[(2, 1), (6, 1)]);
+        now.last_changed = vec![2, 6];
+        now.recent_history = history(&[
+            ("customer", "dame un matcha y un brownie"),
+            (
+                "bot",
+                "Agregué 1 × Matcha a tu carrito.\n\nAgregué 1 × Brownie a tu carrito.",
+            ),
+        ]);
+        describe(&propose(&now))
+    };
+    for same in ["Mi pana quiere lo mismo", "mi amiga quiere lo mismo"] {
+        assert_eq!(
+            after_two(same),
+            ["ADD_TO_CART 2 x1", "ADD_TO_CART 6 x1"],
+            "{same}"
+        );
+    }
+    assert!(
+        !after_two("mi amiga no quiere lo mismo")
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+}
