@@ -659,6 +659,14 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     if let Some(swap) = swap_completed(input, &words) {
         return Some(swap);
     }
+    // «lo mismo de antes, lo que pedí al principio»: an order further back
+    // than the last change, which the reading asks about.
+    if any(
+        &text,
+        &["al principio", "del principio", "mismo de antes", "misma de antes"],
+    ) {
+        return None;
+    }
     let whole_cart = [lexicon::CLEAR, lexicon::CANCEL, lexicon::DONE];
     // «y un agua sin gas»: the count is the water's, not the last line's.
     if !mentions::find(&words, &input.product_catalog).is_empty()
@@ -1348,9 +1356,11 @@ impl Reading {
                     && i >= 2
                     && matches!(
                         self.words[i - 2].as_str(),
-                        "el" | "la" | "lo" | "los" | "las"
+                        "el" | "la" | "lo" | "los" | "las" | "mismo" | "misma"
                     )
                     && after != Some("de"))
+                    // «lo que pedí al principio»: the first order, not the last.
+                    || (word == "principio" && matches!(before, Some("al" | "del")))
                     || (matches!(word, "anterior" | "anteriores")
                         && matches!(before, Some("el" | "la" | "lo" | "los" | "las")))
                     // «el primero que te pregunté», no turn naming it.

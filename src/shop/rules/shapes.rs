@@ -1745,6 +1745,23 @@ pub(super) fn one_taken_off(input: &ProposalInput) -> Option<(ProductId, i64)> {
         if !removes {
             return None;
         }
+        // «el brownie tiene nueces… si tiene quita uno»: one of the only
+        // product named before, when nothing follows the count.
+        let bare = words
+            .get(k + 2)
+            .is_none_or(|t| matches!(*t, "y" | "e" | "porfa" | "por" | "nomas" | "pues"));
+        if bare {
+            let mut before: Vec<ProductId> = found
+                .iter()
+                .filter(|m| m.start < k)
+                .filter_map(|m| m.product())
+                .collect();
+            before.dedup();
+            return match before.as_slice() {
+                [id] if input.cart.holds(*id) => Some((*id, off)),
+                _ => None,
+            };
+        }
         words.get(k + 2).filter(|t| matches!(**t, "a" | "al"))?;
         let m = found.iter().find(|m| m.start > k + 2 && m.start <= k + 4)?;
         let id = m.product()?;

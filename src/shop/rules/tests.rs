@@ -5645,3 +5645,31 @@ fn someone_who_wants_the_same_gets_the_last_order_again() {
             .any(|a| a.starts_with("ADD_TO_CART"))
     );
 }
+#[test]
+fn the_first_order_again_is_asked_and_one_off_a_product_named_before_is_one() {
+    let mut first = input(
+        State::CartOpen,
+        "y para mi hermana lo mismo de antes, lo que pedí al principio",
+        &[(8, 2), (7, 1)],
+    );
+    first.last_changed = vec![7];
+    assert_eq!(describe(&propose(&first)), ["CLARIFY"]);
+    assert_eq!(rewrite(&first), None, "no follow-up of the last change");
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "el brownie tiene nueces no cierto porque el Marcelo es alérgico si tiene quita uno y pon un croissant para él",
+            &[(6, 3), (8, 3)],
+        ))),
+        ["UPDATE_QUANTITY 6 x2", "ADD_TO_CART 7 x1"]
+    );
+    // «quita uno» with nothing named: which line is asked.
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "quita uno",
+            &[(6, 3), (8, 3)]
+        ))),
+        ["CLARIFY"]
+    );
+}
