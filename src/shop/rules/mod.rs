@@ -663,7 +663,12 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     // than the last change, which the reading asks about.
     if any(
         &text,
-        &["al principio", "del principio", "mismo de antes", "misma de antes"],
+        &[
+            "al principio",
+            "del principio",
+            "mismo de antes",
+            "misma de antes",
+        ],
     ) {
         return None;
     }
