@@ -482,6 +482,28 @@ fn names_a_place(text: &str) -> bool {
         && !any(text, lexicon::CANCEL)
 }
 
+/// The demo shop's delivery for tests: pickup, and three zones each naming
+/// its places.
+#[cfg(test)]
+pub(super) fn demo_zones() -> DeliveryView {
+    let zone = |zone_id, name: &str, fee_minor| crate::shop::contract::ZoneEntry {
+        zone_id,
+        name: name.into(),
+        fee_minor,
+        min_order_minor: Some(4000),
+        free_from_minor: None,
+    };
+    DeliveryView {
+        pickup: true,
+        zones: vec![
+            zone(1, "Zona 1 (Sopocachi, San Pedro, Centro, El Prado)", 800),
+            zone(2, "Zona 2 (Miraflores, Obrajes, San Jorge)", 1200),
+            zone(3, "Zona 3 (Calacoto, San Miguel, Achumani y Irpavi)", 2000),
+        ],
+        chosen: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,24 +537,8 @@ mod tests {
         assert_eq!(place_named(&["delivery", "pls"]), None);
     }
 
-    /// The demo shop's three zones, each naming its places.
     fn grouped() -> DeliveryView {
-        let zone = |zone_id, name: &str, fee_minor| crate::shop::contract::ZoneEntry {
-            zone_id,
-            name: name.into(),
-            fee_minor,
-            min_order_minor: Some(4000),
-            free_from_minor: None,
-        };
-        DeliveryView {
-            pickup: true,
-            zones: vec![
-                zone(1, "Zona 1 (Sopocachi, San Pedro, Centro, El Prado)", 800),
-                zone(2, "Zona 2 (Miraflores, Obrajes, San Jorge)", 1200),
-                zone(3, "Zona 3 (Calacoto, San Miguel, Achumani y Irpavi)", 2000),
-            ],
-            chosen: None,
-        }
+        super::demo_zones()
     }
 
     fn zone_of(action: &ProposedAction) -> Option<i64> {

@@ -5396,22 +5396,7 @@ fn a_pointer_a_modifier_a_named_list_and_a_fresh_start_are_read_whole() {
 }
 /// The demo shop's delivery: pickup, and three zones naming their places.
 fn demo_delivery() -> crate::shop::contract::DeliveryView {
-    let zone = |zone_id, name: &str, fee_minor| crate::shop::contract::ZoneEntry {
-        zone_id,
-        name: name.into(),
-        fee_minor,
-        min_order_minor: Some(4000),
-        free_from_minor: None,
-    };
-    crate::shop::contract::DeliveryView {
-        pickup: true,
-        zones: vec![
-            zone(1, "Zona 1 (Sopocachi, San Pedro, Centro, El Prado)", 800),
-            zone(2, "Zona 2 (Miraflores, Obrajes, San Jorge)", 1200),
-            zone(3, "Zona 3 (Calacoto, San Miguel, Achumani, Irpavi)", 2000),
-        ],
-        chosen: None,
-    }
+    super::delivery::demo_zones()
 }
 
 #[test]
