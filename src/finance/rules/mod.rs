@@ -1209,10 +1209,16 @@ fn puts_elsewhere(message: &Message) -> bool {
 /// article.
 fn lender_before(tokens: &[Token]) -> Option<String> {
     let mut name: Vec<&str> = Vec::new();
+    let mut article = None;
     for t in tokens.iter().rev() {
         let word = t.norm.as_str();
         // The phrase starts at its article («mi hermano Toño»).
         if words::ARTICLES.contains(&word) {
+            article = Some(word);
+            break;
+        }
+        // («como no tenía efectivo, me prestó…»: a comma ends the clause.)
+        if t.raw.ends_with(',') {
             break;
         }
         let ends_clause = !word.chars().all(char::is_alphabetic)
@@ -1246,7 +1252,13 @@ fn lender_before(tokens: &[Token]) -> Option<String> {
         name.push(t.raw.as_str());
     }
     name.reverse();
-    (!name.is_empty()).then(|| name.join(" "))
+    // Someone: «mi hermano Toño», «el banco», «la Vero», «Toño» — never «la
+    // luz» in «para pagar la luz me prestó 300 mi tía».
+    let someone = matches!(article, Some("mi" | "mis" | "el"))
+        || name
+            .iter()
+            .all(|w| w.chars().next().is_some_and(char::is_uppercase));
+    (!name.is_empty() && someone).then(|| name.join(" "))
 }
 
 /// The category a correction moves to: the one named and not negated ("eso era

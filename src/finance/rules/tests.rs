@@ -604,9 +604,18 @@ fn the_lender_said_before_me_presto_is_the_debt() {
     // Said after, the lender is still read there.
     let a = only("me prestó mi compadre Toño 3 mil");
     assert_eq!(debt_name(&a), Some("compadre Toño"));
-    // A date before «me prestó» is nobody.
+    // A date before «me prestó» is nobody; nor is what the money paid, nor a
+    // clause before a comma.
     let a = only("ayer me prestó 500");
     assert_eq!(debt_name(&a), None);
+    assert_ne!(
+        debt_name(&only("para pagar la luz me prestó 300 mi tía")),
+        Some("luz")
+    );
+    assert_ne!(
+        debt_name(&only("como no tenía efectivo, me prestó 500 mi hermana")),
+        Some("no tenía efectivo,")
+    );
 }
 
 #[test]

@@ -356,7 +356,18 @@ fn asks_about_it(words: &[&str]) -> bool {
 /// delivery), whatever the shop offers; `None` when they say neither or both.
 pub fn mode_said(text: &str) -> Option<Mode> {
     let folded = normalize(text);
-    let pickup = any(&folded, PICKUP);
+    // «te paso en un rato la dirección», «le paso a las 5 el comprobante»: I
+    // send you, nobody comes by.
+    let sent = [
+        " te paso ",
+        " le paso ",
+        " les paso ",
+        " te pasamos ",
+        " le pasamos ",
+    ]
+    .iter()
+    .fold(format!(" {folded} "), |t, p| t.replace(p, " te envio "));
+    let pickup = any(sent.trim(), PICKUP);
     let delivery = any(&folded, DELIVERY)
         || address_in(text).is_some_and(|a| {
             let first = normalize(a.split_whitespace().next().unwrap_or_default());

@@ -82,6 +82,9 @@ struct Grounds {
     points_back: bool,
     /// «para mi hermana lo mismo»: the lines ordered again, an addition.
     again: bool,
+    /// Products named with a singular article («devolveme el americano»):
+    /// one of each is said.
+    singular: BTreeSet<ProductId>,
 }
 
 fn grounds(input: &ProposalInput) -> Grounds {
@@ -110,10 +113,13 @@ fn grounds(input: &ProposalInput) -> Grounds {
     let request = match &before {
         Some(before) => {
             let earlier = tokens(before);
+            // (What that message already added is done: «2 cafés y 2
+            // croissants» … «ah, y un brownie» adds no croissants again.)
             products.extend(
                 mentions::find(&earlier, &input.product_catalog)
                     .into_iter()
-                    .flat_map(|m| m.candidates),
+                    .flat_map(|m| m.candidates)
+                    .filter(|id| !input.last_changed.contains(id)),
             );
             quantities.extend(earlier.iter().filter_map(|w| token_number(w)));
             format!("{before} {said}")
@@ -141,18 +147,19 @@ fn grounds(input: &ProposalInput) -> Grounds {
     quantities.extend(added.iter().copied());
     // «devolveme el americano» beside «los dos cafés»: a product named with
     // a singular article is one.
-    // (Each such name on its own: a product named twice is found once.)
-    let singular = (0..words.len()).any(|i| {
-        matches!(words[i], "el" | "la" | "al" | "del")
-            && !mentions::find(
+    // (Each such name on its own: a product named twice is found once. One
+    // of that product, added: never a number for another line's change.)
+    let singular: BTreeSet<ProductId> = (0..words.len())
+        .filter(|&i| matches!(words[i], "el" | "la" | "al" | "del"))
+        .flat_map(|i| {
+            mentions::find(
                 &words[i + 1..(i + 3).min(words.len())],
                 &input.product_catalog,
             )
-            .is_empty()
-    });
-    if singular {
-        quantities.insert(1);
-    }
+            .into_iter()
+            .filter_map(|m| m.product())
+        })
+        .collect();
     // «un croasán para cada uno», «un croissant por persona»: a count for
     // each of as many people as the message counted, the cart holds or the
     // customer's last messages said.
@@ -188,11 +195,12 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // «lo mismo que yo», «y el chai no, mejor lo mismo que ella»: the lines
     // already ordered, even beside a product named.
     // («igual agrégame un brownie»: «igual» beside a product is «anyway».)
-    if same_again {
+    // («ponme otro igual», «déjalo igual»: the last line at most, never every
+    // line again.)
+    let again_all = same_again && lexicon::any(&request, &["lo mismo"]);
+    if again_all {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
-        if names_none || lexicon::any(&request, &["lo mismo"]) {
-            products.extend(input.cart.lines.iter().map(|l| l.product_id));
-        }
+        products.extend(input.cart.lines.iter().map(|l| l.product_id));
     }
     // «uno más de cada uno», naming nothing: every line.
     if names_none
@@ -342,11 +350,14 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // messages, the bot's last reply) — the model resolves which.
     // (Only «ese», «esa», «el otro»…: «eso es todo», «está» name nothing.)
     // «y el otro también»: the cart's other line.
-    let the_other = words.windows(2).any(|w| {
+    // (Never «el otro día», «la otra vez», «el otro para llevar».)
+    let the_other = words.windows(2).enumerate().any(|(i, w)| {
         matches!(
             w,
             ["el", "otro"] | ["la", "otra"] | ["los", "otros"] | ["las", "otras"]
-        )
+        ) && words
+            .get(i + 2)
+            .is_none_or(|n| !matches!(*n, "dia" | "vez" | "para" | "de" | "que" | "mes" | "ano"))
     });
     if the_other {
         products.extend(input.cart.lines.iter().map(|l| l.product_id));
@@ -367,7 +378,8 @@ fn grounds(input: &ProposalInput) -> Grounds {
         products.extend(recently_named(input));
     }
     Grounds {
-        again: same_again,
+        singular,
+        again: again_all,
         brought_in,
         points_back,
         focus: input.focus.filter(|_| counts || points_back),
@@ -491,6 +503,14 @@ fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
             line.0 += 1;
             line.1 += count.and_then(count_at).unwrap_or(1);
         }
+    }
+    // «2 capuchinos, no, perdón, 3 capuchinos»: a count taken back adds to
+    // nothing.
+    if words
+        .iter()
+        .any(|w| matches!(*w, "no" | "perdon" | "mejor" | "digo" | "corrijo"))
+    {
+        by_product.clear();
     }
     let mut out: Vec<i64> = by_product
         .values()
@@ -762,6 +782,8 @@ fn cart_change(
         return Err(Ungrounded::NotAsked { action: kind });
     }
     match quantity {
+        // («devolveme el americano»: one of it, added.)
+        Some(1) if kind == ActionKind::AddToCart && grounds.singular.contains(&id) => Ok(()),
         Some(q) if kind != ActionKind::RemoveItem && !said(grounds, kind, q, in_cart) => {
             Err(Ungrounded::QuantityNotSaid { quantity: q })
         }

@@ -339,7 +339,7 @@ impl NameIndex {
 
 /// Whether a count stands right before word `at` («un solo croissant», «tres
 /// cafés»).
-fn counted_before(words: &[&str], at: usize) -> bool {
+pub(super) fn counted_before(words: &[&str], at: usize) -> bool {
     let mut k = at;
     while k > 0 && matches!(words[k - 1], "solo" | "sola" | "mas") {
         k -= 1;

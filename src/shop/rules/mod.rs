@@ -754,7 +754,7 @@ fn prepared(message: &str) -> String {
     // «-1 croissant», «+2 brownies»: one less, two more.
     let message = signed_counts(&message);
     let read = in_spanish(&lexicon::spelled_counts(&lexicon::read_chat(&normalize(
-        &lexicon::read_emoji(&without_list_numbers(&message)),
+        &lexicon::read_emoji(&without_list_numbers(&clock_times(&message))),
     ))));
     // «¿cuántas calorías tiene más o menos?»: roughly, neither more nor less.
     // «que los cheesecakes vuelvan a ser 3»: set again; «volvé a poner el
@@ -785,8 +785,6 @@ fn prepared(message: &str) -> String {
         // told, nothing swapped.
         (" han cambiado los planes ", " "),
         (" cambiaron los planes ", " "),
-        // «pues nada, añadid un zumo»: «well then», nothing refused.
-        (" pues nada ", " pues "),
         // «vacía el carrito, me equivoqué de chat»: the wrong conversation,
         // a reason told, nothing ordered.
         (" me equivoque de chat ", " "),
@@ -820,17 +818,50 @@ fn prepared(message: &str) -> String {
                 .find_map(|tail| text.strip_suffix(&format!(" {h}{tail}")))
         })
         .filter(|before| before.split(' ').count() >= 4);
-    times_told(habit.unwrap_or(text))
+    let text = habit.unwrap_or(text);
+    // «Pues nada. Añadid un zumo»: «well then», nothing refused («pues nada
+    // más dos» keeps its «nada más»).
+    let text = match text.strip_prefix("pues nada ") {
+        Some(rest) if !rest.starts_with("mas") => rest,
+        _ => text,
+    };
+    times_told(text)
+}
+
+/// «a las 9:45», «17:30»: a clock time said as «hora» before the folding
+/// takes its colon (and its minutes would read as a count).
+fn clock_times(message: &str) -> String {
+    let chars: Vec<char> = message.chars().collect();
+    let mut out = String::with_capacity(message.len());
+    let mut k = 0;
+    while k < chars.len() {
+        let digits = chars[k..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let at_word = k == 0 || !chars[k - 1].is_alphanumeric();
+        let clock = at_word
+            && (1..=2).contains(&digits)
+            && chars.get(k + digits) == Some(&':')
+            && chars[k + digits + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count()
+                == 2;
+        if clock {
+            out.push_str(" hora ");
+            k += digits + 3;
+        } else {
+            out.push(chars[k]);
+            k += 1;
+        }
+    }
+    out
 }
 
 /// A folded text with the times of day and the waits it tells («paso a las
-/// 10», «en 20 minutos», «a las 9:45») said as «hora»: never a count.
+/// 10», «en 20 minutos») said as «hora»: never a count.
 fn times_told(text: &str) -> String {
     let words: Vec<&str> = text.split(' ').collect();
     let told = |k: usize| {
-        let w = words[k];
-        let clock = w.contains(':') && w.chars().all(|c| c.is_ascii_digit() || c == ':');
-        let number = token_number(w).is_some();
+        let number = token_number(words[k]).is_some();
         let at_hour = k >= 2 && matches!(words[k - 1], "las" | "la") && words[k - 2] == "a";
         let a_wait = words.get(k + 1).is_some_and(|n| {
             matches!(
@@ -838,20 +869,12 @@ fn times_told(text: &str) -> String {
                 "min" | "mins" | "minutos" | "minuto" | "hora" | "horas" | "hs" | "am" | "pm"
             )
         });
-        clock || (number && (at_hour || a_wait))
+        number && (at_hour || a_wait)
     };
-    // («9:45» is folded to «9 45»: the minutes follow the hour.)
-    let mut out: Vec<&str> = Vec::with_capacity(words.len());
-    for (k, word) in words.iter().enumerate() {
-        let minutes = out.last() == Some(&"hora")
-            && word.len() == 2
-            && word.chars().all(|c| c.is_ascii_digit());
-        if minutes {
-            continue;
-        }
-        out.push(if told(k) { "hora" } else { word });
-    }
-    out.join(" ")
+    (0..words.len())
+        .map(|k| if told(k) { "hora" } else { words[k] })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A folded text with each of `phrases` (said with a space either side) put

@@ -1751,11 +1751,12 @@ pub(super) fn one_taken_off(input: &ProposalInput) -> Option<(ProductId, i64)> {
             .get(k + 2)
             .is_none_or(|t| matches!(*t, "y" | "e" | "porfa" | "por" | "nomas" | "pues"));
         if bare {
-            let mut before: Vec<ProductId> = found
-                .iter()
-                .filter(|m| m.start < k)
-                .filter_map(|m| m.product())
-                .collect();
+            // («de los cafés quita uno»: which café is asked, never guessed.)
+            let named: Vec<&mentions::Mention> = found.iter().filter(|m| m.start < k).collect();
+            if named.iter().any(|m| m.product().is_none()) {
+                return None;
+            }
+            let mut before: Vec<ProductId> = named.iter().filter_map(|m| m.product()).collect();
             before.dedup();
             return match before.as_slice() {
                 [id] if input.cart.holds(*id) => Some((*id, off)),
@@ -2309,8 +2310,12 @@ fn the_other_than_named(input: &ProposalInput, words: &[&str], at: usize) -> Opt
         return None;
     }
     let found = mentions::find(words, &input.product_catalog);
-    // The product turned down comes before «el otro», and only it is named.
-    if found.iter().any(|m| m.start > at) {
+    // The product turned down comes before «el otro», and only it is named —
+    // said with no count of its own («un matcha y dame el otro» orders both).
+    if found
+        .iter()
+        .any(|m| m.start > at || mentions::counted_before(words, m.start))
+    {
         return None;
     }
     let named_now: Vec<ProductId> = found.iter().filter_map(|m| m.product()).collect();
@@ -2354,10 +2359,13 @@ fn the_other_than_named(input: &ProposalInput, words: &[&str], at: usize) -> Opt
 fn other_taken(input: &ProposalInput, words: &[&str], at: usize) -> Option<usize> {
     let verb = at.checked_sub(1)?;
     let takes = lexicon::adds(words[verb]) || matches!(words[verb], "dame" | "deme" | "quiero");
-    let after_named = mentions::find(words, &input.product_catalog)
+    let found = mentions::find(words, &input.product_catalog);
+    let after_named = found.iter().all(|m| m.end <= verb);
+    // («un matcha y dame el otro»: the matcha is ordered, not turned down.)
+    let none_ordered = !found
         .iter()
-        .all(|m| m.end <= verb);
-    (takes && after_named).then_some(verb)
+        .any(|m| mentions::counted_before(words, m.start));
+    (takes && after_named && none_ordered).then_some(verb)
 }
 
 /// «mi pana quiere lo mismo», «Juan pide lo mismo»: the same again for that
@@ -2374,8 +2382,11 @@ pub(super) fn wants_the_same(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let whom = &words[..at];
-    // «mi amiga no quiere lo mismo»: nothing again.
-    if whom.last() == Some(&"no") {
+    // «mi amiga no quiere lo mismo», «nadie más quiere lo mismo»: nothing again.
+    if whom
+        .iter()
+        .any(|w| matches!(*w, "no" | "nadie" | "nunca" | "ninguno" | "ninguna"))
+    {
         let mut out: Vec<&str> = words[..=at].to_vec();
         out.extend(&words[at + 3..]);
         return out.join(" ");
@@ -2383,7 +2394,7 @@ pub(super) fn wants_the_same(input: &ProposalInput, text: String) -> String {
     if whom.len() > 4
         || whom.iter().any(|w| {
             names_a_product(w, &input.product_catalog)
-                || matches!(*w, "no" | "tambien" | "que" | "para" | "pa")
+                || matches!(*w, "tambien" | "que" | "para" | "pa")
         })
     {
         return text;
@@ -2417,10 +2428,17 @@ pub(super) fn first_asked(input: &ProposalInput, text: String) -> String {
         .take(4)
         .collect();
     asked.reverse();
+    // (Only a message that asked: «2 brownies porfa» ordered, it asked nothing.)
     let Some(first) = asked.iter().find_map(|h| {
-        mentions::find(&tokens(&prepared(&h.text)), &input.product_catalog)
-            .first()
-            .and_then(|m| m.product())
+        let text = prepared(&h.text);
+        let asked = h.text.contains('?') || lexicon::any(&text, lexicon::QUESTION);
+        asked
+            .then(|| {
+                mentions::find(&tokens(&text), &input.product_catalog)
+                    .first()
+                    .and_then(|m| m.product())
+            })
+            .flatten()
     }) else {
         return text;
     };

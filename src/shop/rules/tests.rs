@@ -5658,3 +5658,134 @@ fn the_first_order_again_is_asked_and_one_off_a_product_named_before_is_one() {
         ["CLARIFY"]
     );
 }
+
+#[test]
+fn what_the_review_found_reads_as_said_or_stands_on_nothing() {
+    let read_as = |state, message: &str, cart: &[(ProductId, i64)]| {
+        describe(&propose(&input(state, message, cart)))
+    };
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let set = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    let refused = |now: &ProposalInput, actions: Vec<ProposedAction>| -> Vec<usize> {
+        grounding::ungrounded(now, &Proposal::new(actions, ""))
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect()
+    };
+    // «te paso en un rato la dirección» sends something; nobody comes by.
+    assert_eq!(
+        delivery::mode_said("Sí, te paso en un rato la dirección"),
+        None
+    );
+    assert_eq!(
+        delivery::mode_said("sí, te paso a las 5 el comprobante"),
+        None
+    );
+    assert_eq!(
+        delivery::mode_said("paso a las 10 por él"),
+        Some(crate::shop::core::Mode::Pickup)
+    );
+    // «ponme otro igual», rewritten as one more of the last line: a model's
+    // brownies beside it stand on nothing.
+    let mut same = input(State::CartOpen, "quiero 1 más de Matcha", &[(2, 1), (6, 2)]);
+    same.as_written = Some("ponme otro igual".into());
+    same.last_changed = vec![2];
+    assert_eq!(refused(&same, vec![add(2, 1), add(6, 2)]), [1]);
+    // «la otra vez…» is no cart line.
+    let before = input(
+        State::CartOpen,
+        "la otra vez el pedido llegó tarde, hoy dame un brownie",
+        &[(2, 2)],
+    );
+    assert_eq!(refused(&before, vec![add(6, 1), add(2, 1)]), [1]);
+    // «déjalo igual» is no order again.
+    let kept = input(
+        State::CartOpen,
+        "el capuchino déjalo igual y el brownie que sean 2",
+        &[(8, 2), (6, 1)],
+    );
+    assert_eq!(refused(&kept, vec![set(6, 2), add(8, 2)]), [1]);
+    // What the message before already added is not added again.
+    let mut answer = input(State::CartOpen, "ah, y un brownie también", &[(7, 2)]);
+    answer.asked_back = true;
+    answer.last_changed = vec![7];
+    answer.recent_history = history(&[
+        ("customer", "hola, 2 cafés y 2 croissants"),
+        ("bot", "Agregué 2 × Croissant. ¿Qué café?"),
+    ]);
+    assert_eq!(refused(&answer, vec![add(6, 1), add(7, 2)]), [1]);
+    // A singular article is one of that product added, never a new count.
+    let up = input(State::CartOpen, "el americano que sean 4", &[(3, 2)]);
+    assert_eq!(refused(&up, vec![set(3, 3)]), [0]);
+    // A count taken back adds to nothing.
+    let corrected = input(State::Idle, "2 capuchinos, no, perdón, 3 capuchinos", &[]);
+    assert_eq!(refused(&corrected, vec![add(8, 5)]), [0]);
+    // «el primero que te pregunté» is the first product asked about, not one
+    // ordered before it.
+    let mut first = input(
+        State::CartOpen,
+        "dame el primero que te pregunté",
+        &[(6, 2)],
+    );
+    first.recent_history = history(&[
+        ("customer", "2 brownies porfa"),
+        ("bot", "Agregué 2 × Brownie."),
+        ("customer", "¿cuánto el matcha?"),
+        ("bot", "Matcha: Bs 29"),
+        ("customer", "¿y el chai?"),
+        ("bot", "Té chai: Bs 25"),
+    ]);
+    assert_eq!(describe(&propose(&first)), ["ADD_TO_CART 2 x1"]);
+    // «pues nada más dos» keeps its «nada más».
+    assert!(
+        said(&input(
+            State::CartOpen,
+            "pues nada más dos, entonces",
+            &[(8, 3)]
+        ))
+        .contains("nada mas")
+    );
+    // «de los cafés quita uno»: which café is asked, no brownie taken.
+    assert!(
+        !read_as(
+            State::CartOpen,
+            "los brownies están bien, de los cafés quita uno",
+            &[(6, 3), (8, 2), (3, 1)],
+        )
+        .contains(&"UPDATE_QUANTITY 6 x2".to_string())
+    );
+    // «otro mate» is no more of the last line.
+    assert!(
+        !read_as(State::CartOpen, "y otro mate", &[(8, 1)])
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART 8"))
+    );
+    // «un matcha y dame el otro» orders the matcha too.
+    let mut both = input(State::Browsing, "un matcha y dame el otro también", &[]);
+    both.recent_history = history(&[
+        ("customer", "¿qué tés tienen?"),
+        ("bot", "Té chai y Matcha"),
+    ]);
+    assert!(said(&both).contains("matcha"));
+    // A count right after a time stays the count.
+    assert_eq!(
+        read_as(State::CartOpen, "paso a las 10, 15 croissants", &[]),
+        ["ADD_TO_CART 7 x15"]
+    );
+    // «nadie más quiere lo mismo»: nothing again.
+    let mut nobody = input(
+        State::CartOpen,
+        "nadie más quiere lo mismo",
+        &[(2, 1), (6, 1)],
+    );
+    nobody.last_changed = vec![2, 6];
+    assert!(
+        !describe(&propose(&nobody))
+            .iter()
+            .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+}
