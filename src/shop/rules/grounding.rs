@@ -355,9 +355,10 @@ fn grounds(input: &ProposalInput) -> Grounds {
         matches!(
             w,
             ["el", "otro"] | ["la", "otra"] | ["los", "otros"] | ["las", "otras"]
-        ) && words
-            .get(i + 2)
-            .is_none_or(|n| !matches!(*n, "dia" | "vez" | "para" | "de" | "que" | "mes" | "ano"))
+        ) && words.get(i + 2).is_none_or(|n| {
+            !matches!(*n, "dia" | "vez" | "para" | "de" | "que" | "mes" | "ano")
+                && !super::names_a_product(n, &input.product_catalog)
+        })
     });
     if the_other {
         products.extend(input.cart.lines.iter().map(|l| l.product_id));

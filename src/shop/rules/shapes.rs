@@ -2311,7 +2311,8 @@ fn the_other_than_named(input: &ProposalInput, words: &[&str], at: usize) -> Opt
     }
     let found = mentions::find(words, &input.product_catalog);
     // The product turned down comes before «el otro», and only it is named —
-    // said with no count of its own («un matcha y dame el otro» orders both).
+    // said with no count of its own («un matcha y dame el otro» orders the
+    // matcha: not this reading, and the message is read as said).
     if found
         .iter()
         .any(|m| m.start > at || mentions::counted_before(words, m.start))
