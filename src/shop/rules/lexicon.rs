@@ -1232,6 +1232,22 @@ pub fn read_chat(normalized: &str) -> String {
             // Spain's «zumo» is the «jugo» a description says.
             "zumo" => "jugo".to_owned(),
             "zumos" => "jugos".to_owned(),
+            // Spain's «vosotros»: «¿tenéis leche de avena?», «aceptáis
+            // tarjeta», «quitad el croissant» — the «ustedes» the words know.
+            "teneis" => "tienen".to_owned(),
+            "aceptais" => "aceptan".to_owned(),
+            "podeis" => "pueden".to_owned(),
+            "haceis" => "hacen".to_owned(),
+            "vendeis" => "venden".to_owned(),
+            "cobrais" => "cobran".to_owned(),
+            "abris" => "abren".to_owned(),
+            "cerrais" => "cierran".to_owned(),
+            "llevais" => "llevan".to_owned(),
+            "mandais" => "mandan".to_owned(),
+            "quitad" => "quiten".to_owned(),
+            "poned" => "pongan".to_owned(),
+            "dadme" => "denme".to_owned(),
+            "traedme" => "traiganme".to_owned(),
             // Peruvian «ya pe», «ya pes»: «pues».
             "pe" | "pes" => "pues".to_owned(),
             // Chilean «sipo», «yapo», «nopo»: the «pues» said onto the word.

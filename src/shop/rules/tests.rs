@@ -5789,3 +5789,22 @@ fn what_the_review_found_reads_as_said_or_stands_on_nothing() {
             .any(|a| a.starts_with("ADD_TO_CART"))
     );
 }
+
+#[test]
+fn vosotros_is_read_as_ustedes() {
+    assert_eq!(
+        lexicon::read_chat("teneis leche de avena"),
+        "tienen leche de avena"
+    );
+    assert_eq!(lexicon::read_chat("aceptais tarjeta"), "aceptan tarjeta");
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "Vale, dadme dos brownies",
+            &[(8, 1)]
+        ))),
+        ["ADD_TO_CART 6 x2"]
+    );
+    // (Words that only look like it stay: «abrís» is read, «países» is not.)
+    assert_eq!(lexicon::read_chat("paises"), "paises");
+}
