@@ -831,6 +831,10 @@ fn prepared(message: &str) -> String {
 /// «a las 9:45», «17:30»: a clock time said as «hora» before the folding
 /// takes its colon (and its minutes would read as a count).
 fn clock_times(message: &str) -> String {
+    // (Every message and history line passes here: most have no colon.)
+    if !message.contains(':') {
+        return message.to_owned();
+    }
     let chars: Vec<char> = message.chars().collect();
     let mut out = String::with_capacity(message.len());
     let mut k = 0;

@@ -2250,7 +2250,10 @@ pub(super) fn the_other_one(input: &ProposalInput, text: String) -> String {
     }
     if names_a_product(&text, &input.product_catalog) {
         return the_other_than_named(input, &words, at)
-            .or_else(|| other_taken(input, &words, at).map(|from| words[from..].join(" ")))
+            .or_else(|| {
+                let found = mentions::find(&words, &input.product_catalog);
+                other_taken(&found, &words, at).map(|from| words[from..].join(" "))
+            })
             .unwrap_or(text);
     }
     if words.len() > 5 {
@@ -2347,7 +2350,7 @@ fn the_other_than_named(input: &ProposalInput, words: &[&str], at: usize) -> Opt
         return None;
     };
     let name = normalize(name_of(input, other)?);
-    let from = other_taken(input, words, at).unwrap_or(at);
+    let from = other_taken(&found, words, at).unwrap_or(at);
     let mut out: Vec<&str> = words[from..at + 1].to_vec();
     out.push(&name);
     out.extend(&words[at + 2..]);
@@ -2357,16 +2360,20 @@ fn the_other_than_named(input: &ProposalInput, words: &[&str], at: usize) -> Opt
 /// Where an order verb takes «el otro» after the products named («…está caro,
 /// dame el otro»), the verb's place: the products before it are turned down,
 /// not ordered, and an «otro» no turn resolves is asked, never read as them.
-fn other_taken(input: &ProposalInput, words: &[&str], at: usize) -> Option<usize> {
+fn other_taken(found: &[mentions::Mention], words: &[&str], at: usize) -> Option<usize> {
     let verb = at.checked_sub(1)?;
-    let takes = lexicon::adds(words[verb]) || matches!(words[verb], "dame" | "deme" | "quiero");
-    let found = mentions::find(words, &input.product_catalog);
+    let takes = orders(words[verb]);
     let after_named = found.iter().all(|m| m.end <= verb);
     // («un matcha y dame el otro»: the matcha is ordered, not turned down.)
     let none_ordered = !found
         .iter()
         .any(|m| mentions::counted_before(words, m.start));
     (takes && after_named && none_ordered).then_some(verb)
+}
+
+/// An order verb: «ponme», «agrégale», «dame», «quiero».
+fn orders(word: &str) -> bool {
+    lexicon::adds(word) || matches!(word, "dame" | "deme" | "quiero")
 }
 
 /// «mi pana quiere lo mismo», «Juan pide lo mismo»: the same again for that
@@ -2526,7 +2533,7 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
             words.windows(3).position(|w| {
                 // «dame uno y un brownie»: «uno», a pronoun, is one of it;
                 // «dame ese y dos americanos», the one asked about.
-                (lexicon::adds(w[0]) || matches!(w[0], "dame" | "deme" | "quiero"))
+                orders(w[0])
                     && (count(w[1]).is_some()
                         || matches!(w[1], "uno" | "una" | "ese" | "esa" | "este" | "esta"))
                     && matches!(w[2], "y" | "e")
