@@ -94,6 +94,8 @@ const PAYMENT: &[&str] = &[
     "te pase el comprobante",
     "transferencia realizada",
     "ya esta pagado",
+    "ya pagado",
+    "listo pagado",
 ];
 
 /// What one inbound message shows.
@@ -111,7 +113,10 @@ pub fn detect(inbound: Inbound<'_>) -> Detected {
     let text = normalize(inbound.text);
     Detected {
         greeting: is_greeting(&text),
-        payment: inbound.has_image || PAYMENT.iter().any(|p| contains_phrase(&text, p)),
+        // («pagado» alone, the way a busy customer reports it.)
+        payment: inbound.has_image
+            || PAYMENT.iter().any(|p| contains_phrase(&text, p))
+            || matches!(text.trim(), "pagado" | "pagadito"),
         escalation: ESCALATION.iter().any(|p| contains_phrase(&text, p))
             || asks_to_be_put_through(&text),
     }
@@ -246,6 +251,10 @@ mod tests {
         assert!(!text("me pasas el precio del brownie").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);
         assert!(text("ya pagué, te reenvío el comprobante").payment);
+        // «pagado» alone reports it; said of something else, it does not.
+        assert!(text("pagado").payment);
+        assert!(text("Pagado!").payment);
+        assert!(!text("¿el pedido está pagado?").payment);
         // The word alone is no payment: «ya te mando el comprobante», «cómo te
         // mando el comprobante?», «se me borró el comprobante».
         for said in [

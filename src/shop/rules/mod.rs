@@ -137,6 +137,65 @@ const PEOPLE: &[&str] = &[
     "para tomar",
 ];
 
+/// Words around a total asked on its own («¿y cuánto sería todo entonces?»).
+const TOTAL_FILLER: &[&str] = &[
+    "y", "entonces", "ahora", "todo", "en", "total", "pues", "ya", "porfa", "por", "favor", "me",
+    "nos",
+];
+
+/// The message before a total asked in a sentence of its own, after
+/// something else was said: «un té chai. ¿Cuánto sería?» → «un té chai».
+fn before_the_total_asked(message: &str) -> Option<String> {
+    let sentences: Vec<&str> = message
+        .split(['.', '?', '!', '¿', '¡', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let [.., before, last] = sentences.as_slice() else {
+        return None;
+    };
+    let last = prepared(last);
+    let asked: Vec<&str> = tokens(&last)
+        .into_iter()
+        .filter(|w| !TOTAL_FILLER.contains(w))
+        .collect();
+    let total = !tokens(&prepared(before)).is_empty()
+        && matches!(
+            asked.as_slice(),
+            ["cuanto"]
+                | [
+                    "cuanto",
+                    "seria" | "es" | "sale" | "queda" | "va" | "quedaria" | "saldria"
+                ]
+                | ["cuanto", "te" | "le" | "les", "debo" | "debemos"]
+        );
+    const MARKS: [char; 7] = ['.', '?', '!', '¿', '¡', '\n', ' '];
+    let trimmed = message.trim_end_matches(MARKS);
+    let cut = trimmed.rfind(['.', '?', '!', '¿', '¡', '\n'])?;
+    let head = trimmed[..cut].trim_end_matches(MARKS);
+    (total && !head.trim().is_empty()).then(|| head.trim().to_owned())
+}
+
+/// The message without the sentences that give invoice details («NIT
+/// 4567821019», «razón social Mamani Quispe», «CI 1234567»), when something
+/// else is said beside them.
+fn without_invoice_data(message: &str) -> Option<String> {
+    let sentences: Vec<&str> = message
+        .split_inclusive(['.', '?', '!', '\n'])
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    let invoice = |sentence: &str| {
+        let text = prepared(sentence);
+        let words = tokens(&text);
+        words.windows(2).any(|w| {
+            (matches!(w[0], "nit" | "ci" | "carnet") && token_number(w[1]).is_some())
+                || w == ["razon", "social"]
+        })
+    };
+    let kept: Vec<&str> = sentences.iter().copied().filter(|s| !invoice(s)).collect();
+    (kept.len() < sentences.len() && !kept.is_empty()).then(|| kept.concat().trim().to_owned())
+}
+
 /// A plain yes (to an offer of a person, for instance).
 pub fn is_yes(text: &str) -> bool {
     let text = prepared(text);
@@ -793,6 +852,17 @@ fn prepared(message: &str) -> String {
         (" me equivoque de tienda ", " "),
         (" era para otro chat ", " "),
         (" era otro chat ", " "),
+        // «antes de pedir tengo unas consultas»: questions announced, no order.
+        (" antes de pedir ", " "),
+        (" antes de ordenar ", " "),
+        (" tengo unas consultas ", " "),
+        (" tengo unas preguntas ", " "),
+        (" tengo unas dudas ", " "),
+        (" tengo una consulta ", " "),
+        (" tengo una pregunta ", " "),
+        (" tengo una duda ", " "),
+        (" una consulta ", " "),
+        (" una pregunta ", " "),
         // «un brownie, no, qué estoy diciendo, un croissant»: a slip taken
         // back, the item after it instead.
         (" no que estoy diciendo ", " no mejor "),
@@ -1113,10 +1183,13 @@ pub(super) fn said(input: &ProposalInput) -> String {
                         input,
                         wants_the_same(
                             input,
-                            reported(prepared(&listed(
-                                &input.customer_message,
-                                &input.product_catalog,
-                            ))),
+                            counts_in_order(
+                                input,
+                                reported(prepared(&listed(
+                                    &input.customer_message,
+                                    &input.product_catalog,
+                                ))),
+                            ),
                         ),
                     ),
                 ),
@@ -1170,6 +1243,44 @@ pub fn settled(input: &ProposalInput) -> Reading {
 }
 
 pub fn read(input: &ProposalInput) -> Reading {
+    // «NIT 4567821019, razón social Mamani Quispe. ¿Cuánto es el total?»: the
+    // invoice's details are for the invoice; the request is the rest.
+    if let Some(rest) = without_invoice_data(&input.customer_message) {
+        return read(&ProposalInput {
+            customer_message: rest,
+            ..input.clone()
+        });
+    }
+    // «Y para mí un té chai. ¿Cuánto sería?»: the order, then the total
+    // asked in a sentence of its own — the order read alone, then the summary.
+    if let Some(head) = before_the_total_asked(&input.customer_message) {
+        let ordered = ProposalInput {
+            customer_message: head,
+            ..input.clone()
+        };
+        let mut reading = read_whole(&ordered);
+        let cart_only = reading.proposal.proposed_actions.iter().all(|a| {
+            matches!(
+                a.action_type.as_str(),
+                "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
+            )
+        });
+        if reading.changes_anything() && cart_only {
+            reading
+                .proposal
+                .proposed_actions
+                .truncate(crate::proposal::MAX_ACTIONS - 1);
+            reading
+                .proposal
+                .proposed_actions
+                .push(ProposedAction::new("REVIEW_ORDER"));
+            return reading;
+        }
+    }
+    read_whole(input)
+}
+
+fn read_whole(input: &ProposalInput) -> Reading {
     let text = said(input);
     let words = tokens(&text);
     let mut reader = Reader::new(input, &text, &words);
@@ -1452,7 +1563,21 @@ impl Reading {
                 };
             // «…y el capuchino que pedí ya no»: taken back at the end.
             let taken_back_last = word == "no" && before == Some("ya") && after.is_none();
+            // «serían como 20 chocolates», «unos 15 más o menos»: a count
+            // said as a guess is not yet the count to put in the cart.
+            let hedged = (matches!(
+                word,
+                "como" | "aproximadamente" | "aprox" | "alrededor" | "casi"
+            ) && (after.is_some_and(|a| count(a).is_some())
+                || (after == Some("de")
+                    && self.words.get(i + 2).is_some_and(|a| count(a).is_some()))))
+                || (word == "menos"
+                    && before == Some("o")
+                    && i >= 2
+                    && self.words[i - 2] == "mas"
+                    && (0..i).any(|k| count(&self.words[k]).is_some()));
             unknown_thing
+                || hedged
                 || earlier
                 || taken_back_last
                 || counted_after
@@ -1770,7 +1895,30 @@ impl Reader<'_> {
             .collect();
         let found = mentions::find(&next, &self.input.product_catalog);
         let product = found.first()?.product()?;
+        // «unos capuchinos y unos croissants»: each one's count asked, by name
+        // («3 y 3» next answers in that order).
+        let others: Vec<ProductId> = self
+            .words
+            .iter()
+            .enumerate()
+            .skip(at + 1)
+            .filter(|(_, w)| SOME.contains(w))
+            .filter_map(|(k, _)| {
+                let next = &self.words[k + 1..self.words.len().min(k + 4)];
+                mentions::find(next, &self.input.product_catalog)
+                    .first()?
+                    .product()
+            })
+            .filter(|id| *id != product)
+            .collect();
         self.covered.iter_mut().for_each(|c| *c = true);
+        if !others.is_empty() {
+            let names: Vec<String> = std::iter::once(product)
+                .chain(others)
+                .filter_map(|id| name_of(self.input, id).map(str::to_owned))
+                .collect();
+            return Some(clarify(&messages::how_many_of(&names)));
+        }
         // The product is the one asked about: «4» next is four of it.
         let mut asking = ProposedAction::new("CLARIFY");
         asking.params.candidates = Some(vec![serde_json::Value::from(product)]);
@@ -2584,9 +2732,14 @@ impl Reader<'_> {
             .any(|w| matches!(*w, "olvidalo" | "olvida"));
         negated
             || keeps
-            || self.words[at..]
-                .iter()
-                .any(|w| matches!(*w, "todavia" | "aun" | "tampoco"))
+            || self.words[at..].iter().enumerate().any(|(k, w)| {
+                matches!(*w, "todavia" | "aun" | "tampoco")
+                    // «cancélalo, todavía no pagué»: the reason, not a «not yet».
+                    && !self.words[at + k + 1..]
+                        .iter()
+                        .take(3)
+                        .any(|w| w.starts_with("pag") || matches!(*w, "cancele" | "cancelamos"))
+            })
     }
 
     /// CHECKOUT: a yes said first, then pickup or delivery and nothing of a

@@ -10,6 +10,18 @@ pub(super) fn settle(input: &ProposalInput, reading: Reading) -> Proposal {
 }
 
 fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
+    if let Some((id, quantity)) = split_by_manner(input) {
+        let name = name_of(input, id).unwrap_or_default();
+        return Proposal::new(
+            vec![ProposedAction::new("REPLY")],
+            messages::kept_as_it_is(quantity, name),
+        );
+    }
+    // «¿no me hacen un descuento?», «ni un 10%?»: a price asked lower is
+    // answered, never read as an order.
+    if asks_a_discount(input) && !reading.changes_anything() {
+        return Proposal::new(vec![ProposedAction::new("REPLY")], messages::NO_DISCOUNT);
+    }
     // «entonces 2 capuchinos», «total 4», «o sea 3 capuchinos y 1 brownie»,
     // «capuchinos: 5», «igual quiero 3 brownies» with those lines in the
     // cart: the count said again is what the line becomes, never more of it.
@@ -713,7 +725,10 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
     };
     let hypothetical = every_added_after(&marked(HYPOTHETICAL), words.len())
         || any(&text, &["algun dia"])
-        || (any(&text, CONDITIONS) && !any(&text, COURTESY_CONDITIONS));
+        || (any(&text, CONDITIONS)
+            && !any(&text, COURTESY_CONDITIONS)
+            // «los croissants sí son 3»: a yes, written with its accent.
+            && !input.customer_message.to_lowercase().contains("sí "));
     // «el americano es de los yungas»: a product said to be something, not
     // asked for.
     let said_of = !counted
@@ -1277,6 +1292,17 @@ pub(super) fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option
     {
         return None;
     }
+    // «y un matcha caliente» … «No vendemos…» … «entonces que sea un chai»:
+    // in place of what the shop just said it does not sell, not of a line.
+    let refused_just_now = input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .is_some_and(|h| h.text.starts_with("No vendemos") || h.text.starts_with("No tenemos"));
+    if refused_just_now && !words.iter().any(|w| swap_verb(w)) {
+        return None;
+    }
     let found = mentions::find(&words, &input.product_catalog);
     // «pon una limonada en su lugar», «dame un chai en vez de eso»: the one
     // product named is what comes in.
@@ -1734,4 +1760,26 @@ fn calls_something_off(input: &ProposalInput) -> bool {
     lexicon::any(&text, lexicon::CANCEL)
         || lexicon::clears(&text)
         || tokens(&text).iter().any(|w| lexicon::removes(w))
+}
+
+/// Whether the message asks for a lower price («¿me hacen descuento?», «una
+/// rebajita», «ni un 10%?», «precio especial»).
+fn asks_a_discount(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    input.customer_message.contains('%')
+        || tokens(&text).iter().any(|w| {
+            w.starts_with("descuent")
+                || w.starts_with("rebaj")
+                || *w == "promo"
+                || *w == "promocion"
+        })
+        || any(
+            &text,
+            &[
+                "precio especial",
+                "mas barato",
+                "mas baratito",
+                "me lo dejas en",
+            ],
+        )
 }

@@ -533,6 +533,9 @@ pub(super) fn restated_count(input: &ProposalInput, text: String) -> String {
                 .get(m.end + 2)
                 .is_none_or(|w| matches!(*w, "y" | "e" | "pero"))
     }) else {
+        if let Some(kept) = count_kept(input, &words, &found) {
+            return kept;
+        }
         return not_that_many(&words, &found)
             .or_else(|| after_the_line(input, &words, &found))
             .unwrap_or(text);
@@ -916,10 +919,33 @@ pub(super) fn same_for_another(input: &ProposalInput, text: String) -> String {
 /// after it, for someone, is one more of the product just named.
 pub(super) fn another_for_someone(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
+    // «dos maracuyás para mí y uno para mi hermana»: a count for someone
+    // else after a product said for someone is more of that product.
+    let for_someone = |k: usize| {
+        matches!(words.get(k + 1), Some(&("para" | "pa")))
+            && words.get(k + 2).is_some_and(|w| {
+                matches!(
+                    *w,
+                    "mi" | "mis"
+                        | "su"
+                        | "sus"
+                        | "tu"
+                        | "ella"
+                        | "ellas"
+                        | "ellos"
+                        | "nosotros"
+                        | "nosotras"
+                )
+            })
+            && words[..k].iter().any(|w| matches!(*w, "para" | "pa"))
+    };
     let Some(at) = words.iter().enumerate().position(|(k, w)| {
-        matches!(*w, "otro" | "otra")
-            && k > 0
-            && matches!(words.get(k + 1), Some(&("para" | "pa" | "pal")))
+        k > 0
+            && ((matches!(*w, "otro" | "otra")
+                && matches!(words.get(k + 1), Some(&("para" | "pa" | "pal"))))
+                || (words[k - 1] == "y"
+                    && (matches!(*w, "uno" | "una") || token_number(w).is_some())
+                    && for_someone(k)))
     }) else {
         return text;
     };
@@ -931,11 +957,17 @@ pub(super) fn another_for_someone(input: &ProposalInput, text: String) -> String
     // the article of the product it stands for; «el otro para…» says whose.
     let article = last.start.checked_sub(1).map(|p| words[p]);
     let agrees = match words[at] {
-        "otro" => article != Some("una"),
-        _ => article == Some("una"),
+        "otro" | "uno" => article != Some("una"),
+        "otra" | "una" => article == Some("una"),
+        _ => true,
     };
+    let counted = token_number(words[at]).filter(|_| !matches!(words[at], "uno" | "una"));
+    // («dame dos, uno pa' él y uno pa' mí» shares the two said.)
+    let shared_out = counted.is_some() || matches!(words[at], "uno" | "una");
+    let said_for_someone = matches!(words.get(last.end), Some(&("para" | "pa")));
     if last.product().is_none()
         || !agrees
+        || (shared_out && !said_for_someone)
         || matches!(words[at - 1], "el" | "la")
         || words[last.end..at]
             .iter()
@@ -943,10 +975,10 @@ pub(super) fn another_for_someone(input: &ProposalInput, text: String) -> String
     {
         return text;
     }
-    let mut out: Vec<&str> = words[..at].to_vec();
-    out.push("1");
-    out.extend(&words[last.start..last.end]);
-    out.extend(&words[at + 1..]);
+    let mut out: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
+    out.push(counted.unwrap_or(1).to_string());
+    out.extend(words[last.start..last.end].iter().map(|w| (*w).to_owned()));
+    out.extend(words[at + 1..].iter().map(|w| (*w).to_owned()));
     out.join(" ")
 }
 
@@ -2573,4 +2605,147 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     };
     out[at + 1] = normalize(name);
     out.join(" ")
+}
+
+/// «entonces dos sin azúcar y dos normales» of the four limonadas in the cart:
+/// how each is made, said of a line's units, counts that add up to the line.
+/// The cart does not change; the line is returned with its quantity.
+pub(super) fn split_by_manner(input: &ProposalInput) -> Option<(ProductId, i64)> {
+    const MANNER: &[&str] = &[
+        "sin",
+        "con",
+        "normal",
+        "normales",
+        "natural",
+        "naturales",
+        "caliente",
+        "calientes",
+        "frio",
+        "fria",
+        "frios",
+        "frias",
+        "dulce",
+        "dulces",
+        "tibio",
+        "tibia",
+        "tibios",
+        "tibias",
+        "helado",
+        "helada",
+        "helados",
+        "heladas",
+        "bien",
+        "poca",
+        "poco",
+    ];
+    // (As written: a follow-up read standalone names the line it is about.)
+    let text = prepared(
+        input
+            .as_written
+            .as_deref()
+            .unwrap_or(&input.customer_message),
+    );
+    let words = tokens(&text);
+    if !mentions::find(&words, &input.product_catalog).is_empty() {
+        return None;
+    }
+    let counts: Vec<(usize, i64)> = words
+        .iter()
+        .enumerate()
+        .filter_map(|(k, w)| {
+            let n = token_number(w).or_else(|| matches!(*w, "uno" | "una").then_some(1))?;
+            (!matches!(*w, "un")).then_some((k, n))
+        })
+        .collect();
+    let manner = |k: usize| words.get(k + 1).is_some_and(|w| MANNER.contains(w));
+    if counts.len() < 2 || !counts.iter().all(|&(k, _)| manner(k)) {
+        return None;
+    }
+    let total: i64 = counts.iter().map(|(_, n)| n).sum();
+    let fits = |id: ProductId| input.cart.quantity_of(id) == Some(total);
+    let line = input.focus.filter(|id| fits(*id)).or_else(|| {
+        let lines: Vec<ProductId> = input
+            .cart
+            .lines
+            .iter()
+            .map(|l| l.product_id)
+            .filter(|id| fits(*id))
+            .collect();
+        (lines.len() == 1).then(|| lines[0])
+    })?;
+    Some((line, total))
+}
+
+/// «los croissants sí son 3. Agrega un brownie» with three in the cart: the
+/// count said of a line as it stands is no change; the rest is the request.
+fn count_kept(
+    input: &ProposalInput,
+    words: &[&str],
+    found: &[mentions::Mention],
+) -> Option<String> {
+    found.iter().find_map(|m| {
+        let id = m.product()?;
+        let start = m
+            .start
+            .checked_sub(1)
+            .filter(|&p| matches!(words[p], "el" | "la" | "los" | "las"))
+            .unwrap_or(m.start);
+        let mut at = m.end;
+        if words.get(at) == Some(&"si") {
+            at += 1;
+        }
+        if !matches!(words.get(at), Some(&("son" | "quedan" | "van" | "eran"))) {
+            return None;
+        }
+        let n = words.get(at + 1).and_then(|w| count(w))?;
+        if input.cart.quantity_of(id) != Some(n) {
+            return None;
+        }
+        let rest: Vec<&str> = words[..start]
+            .iter()
+            .chain(&words[at + 2..])
+            .copied()
+            .collect();
+        // (Alone, it agrees with the line as it is.)
+        Some(if rest.is_empty() {
+            "ok".to_owned()
+        } else {
+            rest.join(" ")
+        })
+    })
+}
+
+/// «¿Cuántas unidades quieres de Capuchino y de Croissant?» … «3 y 3»: the
+/// counts, in the order the products were asked about.
+pub(super) fn counts_in_order(input: &ProposalInput, text: String) -> String {
+    let Some(asked) = input
+        .recent_history
+        .iter()
+        .rev()
+        .find(|h| h.role == "bot")
+        .and_then(|h| {
+            let at = h.text.find(messages::HOW_MANY_OF_THESE)?;
+            Some(&h.text[at + messages::HOW_MANY_OF_THESE.len()..])
+        })
+        .and_then(|rest| rest.split('?').next())
+    else {
+        return text;
+    };
+    let names: Vec<&str> = asked.split(" y de ").map(str::trim).collect();
+    let words = tokens(&text);
+    let counts: Vec<i64> = words
+        .iter()
+        .filter(|w| !matches!(**w, "y" | "e"))
+        .map(|w| count(w))
+        .collect::<Option<Vec<i64>>>()
+        .unwrap_or_default();
+    if names.len() < 2 || counts.len() != names.len() {
+        return text;
+    }
+    let said: Vec<String> = names
+        .iter()
+        .zip(&counts)
+        .map(|(name, n)| format!("{n} {}", normalize(name)))
+        .collect();
+    said.join(" y ")
 }

@@ -5808,3 +5808,204 @@ fn vosotros_is_read_as_ustedes() {
     // (Words that only look like it stay: «abrís» is read, «países» is not.)
     assert_eq!(lexicon::read_chat("paises"), "paises");
 }
+
+#[test]
+fn a_guessed_count_a_share_for_someone_and_a_line_said_as_it_is() {
+    use State::*;
+    check(&[
+        // «como 20»: a guess, asked; the same counts said plainly order.
+        (
+            Idle,
+            "¿Hacen pedidos para cumpleaños? serían como 20 chocolates y 20 brownies",
+            &[],
+            &["CLARIFY"],
+        ),
+        (Idle, "quiero como 3 capuchinos", &[], &["CLARIFY"]),
+        (
+            Idle,
+            "20 chocolates y 20 brownies",
+            &[],
+            &["ADD_TO_CART 5 x20", "ADD_TO_CART 6 x20"],
+        ),
+        // One more for someone else, after a count said for someone.
+        (
+            Idle,
+            "hola, quiero dos maracuyás para mí y uno para mi hermana",
+            &[],
+            &["ADD_TO_CART 1 x3"],
+        ),
+        // «dame dos, uno pa' él y uno pa' mí» shares the two out.
+        (
+            Idle,
+            "El chocolate caliente, chévere. Dame dos, uno pa' él y uno pa' mí",
+            &[],
+            &["ADD_TO_CART 5 x2"],
+        ),
+        // A line's count said as it stands, beside another request.
+        (
+            CartOpen,
+            "los croissants sí son 3. Agrega un brownie",
+            &[(7, 3)],
+            &["ADD_TO_CART 6 x1"],
+        ),
+        (
+            CartOpen,
+            "los croissants sí son 3",
+            &[(7, 3)],
+            &["REVIEW_ORDER"],
+        ),
+        // An order, then the total asked apart: the summary after it.
+        (
+            CartOpen,
+            "Y para mí un té chai. ¿Cuánto sería?",
+            &[(1, 4)],
+            &["ADD_TO_CART 4 x1", "REVIEW_ORDER"],
+        ),
+        (
+            CartOpen,
+            "¿Cuánto sería un té chai?",
+            &[(1, 4)],
+            &["SHOW_PRODUCT 4"],
+        ),
+        // «…y con eso confirmamos»: the last item, then the close.
+        (
+            CartOpen,
+            "Ah, agrega un croissant, y con eso confirmamos",
+            &[(8, 1)],
+            &["ADD_TO_CART 7 x1", "REVIEW_ORDER"],
+        ),
+    ]);
+}
+
+#[test]
+fn how_each_unit_is_made_and_a_discount_change_nothing() {
+    use State::*;
+    // «dos sin azúcar y dos normales» of the four in the cart: no change.
+    let split = propose(&input(
+        CartOpen,
+        "Entonces dos sin azúcar y dos normales, por favor",
+        &[(1, 4)],
+    ));
+    assert_eq!(describe(&split), ["REPLY"]);
+    assert!(
+        split.response_text.contains("4 × Maracuya"),
+        "{}",
+        split.response_text
+    );
+    // Counts that add up to no line are not that line's units.
+    assert_ne!(
+        summary(CartOpen, "dos sin azúcar y dos normales", &[(1, 3)]),
+        ["REPLY"]
+    );
+    // A price asked lower is answered, never an order.
+    for message in [
+        "¿Y si llevo tanto no me hacen un descuento?",
+        "Ni un 10%? Siempre les compro",
+        "no hay descuentito pa estudiantes??",
+    ] {
+        let asked = propose(&input(CartOpen, message, &[(8, 5)]));
+        assert_eq!(describe(&asked), ["REPLY"], "{message}");
+        assert!(asked.response_text.contains("descuentos"), "{message}");
+    }
+    // An order beside it still orders.
+    assert_eq!(
+        summary(CartOpen, "dame 3 brownies porfa", &[(8, 5)]),
+        ["ADD_TO_CART 6 x3"]
+    );
+}
+
+#[test]
+fn a_reason_after_a_cancel_and_the_ways_of_saying_pickup() {
+    use State::*;
+    check(&[
+        (
+            AwaitingPayment,
+            "Ah no llego entonces, mejor cancélalo por fa, todavía no pagué",
+            &[(8, 1)],
+            &["CANCEL_ORDER"],
+        ),
+        (
+            Checkout,
+            "Dale, confirmo. Paso buscándolo yo",
+            &[(8, 1)],
+            &["SET_FULFILMENT", "CONFIRM_ORDER"],
+        ),
+    ]);
+    // «todavía no lo canceles» still holds the cancel back.
+    assert_ne!(
+        summary(
+            AwaitingPayment,
+            "todavía no lo canceles, ya te pago",
+            &[(8, 1)]
+        ),
+        ["CANCEL_ORDER"]
+    );
+}
+
+#[test]
+fn counts_asked_for_several_products_invoice_details_and_a_refusal_answered() {
+    use State::*;
+    // «unos capuchinos y unos croissants»: both counts asked, by name…
+    let asked = propose(&input(
+        Idle,
+        "hola quiero unos capuchinos y unos croissants",
+        &[],
+    ));
+    assert_eq!(describe(&asked), ["CLARIFY"]);
+    assert!(asked.response_text.contains("Capuchino") && asked.response_text.contains("Croissant"));
+    // …and «3 y 3» answers them in that order.
+    let answered = after(
+        "hola quiero unos capuchinos y unos croissants",
+        &asked.response_text,
+        input(Idle, "3 y 3", &[]),
+    );
+    assert_eq!(
+        describe(&propose(&answered)),
+        ["ADD_TO_CART 8 x3", "ADD_TO_CART 7 x3"]
+    );
+    // Three counts for two products answer nothing.
+    let miscounted = after(
+        "hola quiero unos capuchinos y unos croissants",
+        &asked.response_text,
+        input(Idle, "3 y 3 y 2", &[]),
+    );
+    assert!(
+        !describe(&propose(&miscounted))
+            .iter()
+            .any(|a| a.starts_with("ADD"))
+    );
+    // «3 y 3» with no such question asks.
+    assert_eq!(summary(Idle, "3 y 3", &[]), ["CLARIFY"]);
+    // Invoice details beside a request: the request is read.
+    check(&[(
+        CartOpen,
+        "NIT 4567821019, razón social Mamani Quispe. ¿Cuánto es el total?",
+        &[(8, 1)],
+        &["REVIEW_ORDER"],
+    )]);
+    // Questions announced before ordering order nothing.
+    let announced = summary(
+        Idle,
+        "Buenas tardes. Antes de pedir tengo unas consultas. ¿El brownie tiene gluten?",
+        &[],
+    );
+    assert!(
+        !announced
+            .iter()
+            .any(|a| a.starts_with("ADD") || a == "SHOW_CATALOG"),
+        "{announced:?}"
+    );
+    // «No vendemos «matcha caliente»» … «entonces que sea un chai»: added,
+    // in place of nothing in the cart.
+    let refused = after(
+        "y un matcha caliente pa mi esposo",
+        "No vendemos «matcha caliente», lo siento. Escribe «catálogo» para ver lo que sí tenemos.",
+        input(CartOpen, "ah ya, entonces que sea un chai", &[(7, 2)]),
+    );
+    assert_eq!(describe(&propose(&refused)), ["ADD_TO_CART 4 x1"]);
+    // Without the refusal it is a swap, and which line is asked.
+    assert_eq!(
+        summary(CartOpen, "ah ya, entonces que sea un chai", &[(7, 2)]),
+        ["CLARIFY"]
+    );
+}
