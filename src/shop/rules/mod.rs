@@ -861,8 +861,6 @@ fn prepared(message: &str) -> String {
         (" tengo una consulta ", " "),
         (" tengo una pregunta ", " "),
         (" tengo una duda ", " "),
-        (" una consulta ", " "),
-        (" una pregunta ", " "),
         // «un brownie, no, qué estoy diciendo, un croissant»: a slip taken
         // back, the item after it instead.
         (" no que estoy diciendo ", " no mejor "),
