@@ -194,6 +194,13 @@ pub const BUDGET: &[&str] = &[
     "no gastar mas de",
     "no pasarme de",
     "no gastar arriba de",
+    // «no quiero pasar de 2 mil al mes en restaurantes»: a cap, not a spending.
+    "no pasar de",
+    "no quiero pasar de",
+    "no quiero pasarme de",
+    "tampoco quiero pasar de",
+    "tampoco quiero pasarme de",
+    "no quiero gastar arriba de",
 ];
 pub const BALANCE: &[&str] = &[
     "saldo",
