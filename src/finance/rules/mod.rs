@@ -42,6 +42,10 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
         };
     }
     let proposal = match (input.current_state, &input.draft) {
+        (FinanceState::Clarifying, Some(draft)) if moved_to(&message, draft).is_some() => {
+            let target = moved_to(&message, draft).map(|c| c.key);
+            one(action("CORRECT_CATEGORY").with(|p| p.category = target.map(|k| json!(k))))
+        }
         (FinanceState::Clarifying, Some(draft)) if !starts_anew(&message, draft) => {
             patch(&message, draft.intent, &draft.questions)
         }
@@ -51,6 +55,17 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
         origin: Some(crate::proposal::Origin::Named("rules")),
         ..proposal
     }
+}
+
+/// «ponlo en regalos» at a confirmation prompt (a movement's draft with
+/// nothing left to ask): the category it is moved to.
+fn moved_to(message: &Message, draft: &crate::finance::core::Draft) -> Option<&'static Category> {
+    (draft.questions.is_empty()
+        && draft.intent == Intent::LogTransaction
+        && puts_elsewhere(message)
+        && message.amounts.is_empty())
+    .then(|| corrected_category(&message.tokens))
+    .flatten()
 }
 
 /// «y si fuera…», «¿y si son los de 2500?»: a purchase supposed, with its amount.
@@ -180,7 +195,26 @@ fn without_counts(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
                     && !is_money_word(next)
             })
     };
-    let kept: Vec<Found> = amounts.iter().copied().filter(|f| !counts(f)).collect();
+    // «una lámpara y dos cojines, 1,150»: a number said in words right before
+    // the things it counts is a count whatever verb comes before it.
+    let counted = |f: &Found| {
+        f.cents < 100 * 100
+            && f.end == f.start + 1
+            && words
+                .get(f.start)
+                .is_some_and(|w| w.chars().all(char::is_alphabetic))
+            && words.get(f.end).is_some_and(|next| {
+                next.len() > 2
+                    && next.ends_with('s')
+                    && next.chars().all(char::is_alphabetic)
+                    && !is_money_word(next)
+            })
+    };
+    let kept: Vec<Found> = amounts
+        .iter()
+        .copied()
+        .filter(|f| !counts(f) && !counted(f))
+        .collect();
     if kept.is_empty() { amounts } else { kept }
 }
 
@@ -189,17 +223,39 @@ fn without_counts(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
 fn without_vague(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
     let folded = normalize(rest);
     let words = crate::text::tokens(&folded);
+    let unsure = any(
+        &folded,
+        &[
+            "no me acuerdo",
+            "ni me acuerdo",
+            "no recuerdo",
+            "no estoy seguro",
+            "no estoy segura",
+            "no se bien",
+            "no se cuanto",
+            "no se exacto",
+        ],
+    );
     amounts
         .into_iter()
         .filter(|f| {
             let after = |k: usize| words.get(f.end + k).copied();
-            let vague = after(0) == Some("y")
-                && match after(1) {
-                    Some("pico" | "picos" | "piquito" | "tantos" | "feria" | "cacho") => true,
-                    // «300 y algo», not «300 y algo de propina» (a second thing).
-                    Some("algo") => !matches!(after(2), Some("de" | "del" | "mas")),
-                    _ => false,
-                };
+            let before = |k: usize| f.start.checked_sub(k).and_then(|at| words.get(at).copied());
+            // «no me acuerdo bien, como 800»: a figure guessed at, said
+            // unsure, is no amount either («gasté como 300» alone stands).
+            let guessed = matches!(before(1), Some("como" | "aproximadamente" | "aprox"))
+                || (before(3) == Some("mas")
+                    && before(2) == Some("o")
+                    && before(1) == Some("menos"))
+                || (matches!(before(2), Some("alrededor" | "cerca")) && before(1) == Some("de"));
+            let vague = (guessed && unsure)
+                || (after(0) == Some("y")
+                    && match after(1) {
+                        Some("pico" | "picos" | "piquito" | "tantos" | "feria" | "cacho") => true,
+                        // «300 y algo», not «300 y algo de propina» (a second thing).
+                        Some("algo") => !matches!(after(2), Some("de" | "del" | "mas")),
+                        _ => false,
+                    });
             !vague
         })
         .collect()
@@ -290,18 +346,36 @@ impl Message {
 
     fn category(&self) -> Option<&'static Category> {
         let found = category::mentioned(&self.rest).map(|(c, _)| c)?;
-        // «6,500 entre camión y hotel»: the bus of a trip is part of the trip.
+        // «6,500 entre camión y hotel»: the bus of a trip is part of the trip;
+        // not «368 de casetas por el viaje», where the trip is what it was for.
         if found.key == "transporte"
             && let Some(trip) = category::by_key("viajes")
             && trip
                 .words
                 .iter()
-                .any(|w| contains_phrase(&normalize(&self.rest), w))
+                .any(|w| paid_for(&normalize(&self.rest), w))
         {
             return Some(trip);
         }
         Some(found)
     }
+}
+
+/// Whether `phrase` is in `folded` as something paid for, not only as the
+/// purpose of it («por el viaje», «para las vacaciones», «pal viaje»).
+fn paid_for(folded: &str, phrase: &str) -> bool {
+    let words: Vec<&str> = folded.split(' ').collect();
+    let len = phrase.split(' ').count();
+    (0..words.len().saturating_sub(len - 1)).any(|at| {
+        words[at..at + len].join(" ") == phrase && {
+            let mut before = words[..at].iter().rev();
+            let mut word = before.next().copied();
+            if word.is_some_and(|w| words::ARTICLES.contains(&w)) {
+                word = before.next().copied();
+            }
+            !matches!(word, Some("por" | "para" | "pa" | "pal" | "porque"))
+        }
+    })
 }
 
 fn action(name: &str) -> RawFinanceAction {
@@ -591,7 +665,13 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         "pase a",
         "pase al",
     ]) && message.category().is_some();
-    if (spends || income || errand) && !asks {
+    // «y también en la farmacia el jarabe para Emi»: one more purchase told
+    // after another, at a place of a category; its amount is asked.
+    let one_more = (norm.starts_with("tambien ") || norm.starts_with("y tambien "))
+        && message
+            .category()
+            .is_some_and(|c| !c.is_income() && c.key != "otros");
+    if (spends || income || errand || one_more) && !asks {
         // "Gasté en el súper" without an amount: start the draft, ask the rest.
         return log(message, income);
     }
@@ -839,16 +919,30 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
         })
     };
     let mut groups: Vec<(String, Option<bool>)> = Vec::new();
-    for piece in split.into_iter().filter(|p| !p.trim().is_empty()) {
-        let piece = piece.trim().to_owned();
+    let pieces: Vec<String> = split
+        .into_iter()
+        .map(|p| p.trim().to_owned())
+        .filter(|p| !p.is_empty())
+        .collect();
+    for (at, piece) in pieces.iter().enumerate() {
+        let piece = piece.clone();
         let norm = normalize(&piece);
         let own = verb(&norm);
         let has_amount = !amount::amounts_in(&norm).is_empty();
+        // «…, y Dani ya me transfirió su mitad, 930»: a verb of its own whose
+        // figure follows bare after a comma starts a movement.
+        let figure_follows = pieces.get(at + 1).is_some_and(|next| {
+            let next = normalize(next);
+            verb(&next).is_none() && !amount::amounts_in(&next).is_empty()
+        });
         match groups.last_mut() {
             Some((last, direction)) => {
                 let last_complete =
                     direction.is_some() && !amount::amounts_in(&normalize(last)).is_empty();
-                if last_complete && has_amount && (own.is_some() || money(&piece)) {
+                let opens = own.is_some() && figure_follows;
+                if last_complete && !has_amount && opens {
+                    groups.push((piece, own));
+                } else if last_complete && has_amount && (own.is_some() || money(&piece)) {
                     // «…7,200, y de ahí saqué 2,300 para el súper»: money put
                     // to a spending purpose goes out, whatever came in before.
                     let spent_on = || {

@@ -664,3 +664,132 @@ fn money_owed_to_the_person_is_answered_with_no_figure_of_its_own() {
     // Owing someone is still a debt.
     assert_eq!(kind(&only("le debo 500 a la Vero")), "MANAGE_DEBT");
 }
+
+#[test]
+fn a_cap_said_as_not_going_over_is_a_budget_with_its_category() {
+    for (said, key) in [
+        (
+            "no quiero pasar de 2 mil al mes en restaurantes",
+            "restaurantes",
+        ),
+        ("y tampoco quiero pasar de 800 al mes en ropa", "ropa"),
+        (
+            "ponme un tope de 1.5k al mes pa antros y fiestas",
+            "entretenimiento",
+        ),
+    ] {
+        let a = only(said);
+        assert_eq!(kind(&a), "SET_BUDGET", "{said}");
+        assert_eq!(category(&a), Some(key), "{said}");
+    }
+    // Spending itself, in the same words around it, is no cap.
+    let a = only("me pasé, gasté 2 mil en restaurantes este fin");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    let a = only("gasté 600 en el antro");
+    assert_eq!(category(&a), Some("entretenimiento"));
+}
+
+#[test]
+fn pay_names_its_category_however_it_arrived() {
+    let a = only("me depositaron la quincena, once mil ochocientos setenta pesos");
+    assert_eq!(category(&a), Some("salario"));
+    // Money deposited with no pay named is another income.
+    let a = only("me depositaron 500 de lo del tanda");
+    assert_eq!(category(&a), Some("otros_ingresos"));
+}
+
+#[test]
+fn tolls_for_a_trip_are_transport_but_a_trip_paid_is_a_trip() {
+    let a = only("pague 368 de casetas por el viaje a queretaro");
+    assert_eq!(category(&a), Some("transporte"));
+    let a = only("gasté 800 de gasolina para las vacaciones");
+    assert_eq!(category(&a), Some("transporte"));
+    // The bus and the hotel of a trip are the trip.
+    let a = only("gasté 6,500 entre camión y hotel del viaje");
+    assert_eq!(category(&a), Some("viajes"));
+}
+
+#[test]
+fn a_count_said_in_words_is_no_amount_beside_the_price() {
+    let a = only("compré una lámpara y dos cojines para la sala, 1,150");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(a.params.amount, Param::Given(115_000));
+    assert_eq!(category(&a), Some("hogar"));
+    // Two amounts of money are still two («dos mil» is money, not a count).
+    let actions = idle("pagué dos mil de renta y 300 de luz");
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    // Alone, a figure in words is the amount.
+    let a = only("gasté trescientos en tacos");
+    assert_eq!(a.params.amount, Param::Given(30_000));
+}
+
+#[test]
+fn a_guessed_figure_is_asked_like_y_pico() {
+    for said in [
+        "el viernes pasado le meti gasolina a la camioneta pero no me acuerdo bien, como 800",
+        "gasté más o menos 500 en el súper, no me acuerdo bien",
+        "pagué aproximadamente 1,200 de luz pero no estoy seguro",
+    ] {
+        let a = only(said);
+        assert_eq!(kind(&a), "LOG_TRANSACTION", "{said}");
+        assert_eq!(a.params.amount, Param::Missing, "{said}");
+    }
+    // «como» that is not a guess, or a round figure said sure: it stands.
+    let a = only("como no traía efectivo pagué 300 de uber con tarjeta");
+    assert_eq!(a.params.amount, Param::Given(30_000));
+    let a = only("gasté como 500 en el súper");
+    assert_eq!(a.params.amount, Param::Given(50_000));
+}
+
+#[test]
+fn money_received_after_a_comma_is_its_own_income() {
+    let actions =
+        idle("pagué el súper del fin de semana, 1,860, y Dani ya me transfirió su mitad, 930");
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(category(&actions[0]), Some("supermercado"));
+    assert_eq!(actions[0].params.amount, Param::Given(186_000));
+    assert_eq!(category(&actions[1]), Some("otros_ingresos"));
+    assert_eq!(actions[1].params.amount, Param::Given(93_000));
+    // A verb with no figure after it stays with the movement before it.
+    let actions = idle("pagué 1,860 del súper y ya me transfirieron");
+    assert_eq!(actions.len(), 1, "{actions:?}");
+}
+
+#[test]
+fn one_more_purchase_at_a_place_is_logged_and_its_amount_asked() {
+    let a = only("y también en la farmacia el jarabe y el paracetamol para Emi que anda con gripa");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(category(&a), Some("salud"));
+    assert_eq!(a.params.amount, Param::Missing);
+    // «también» with nothing bought is no purchase.
+    assert_ne!(
+        kind(&only("también quiero saber cómo funciona")),
+        "LOG_TRANSACTION"
+    );
+}
+
+#[test]
+fn put_elsewhere_at_a_confirmation_corrects_the_category() {
+    let mut pending = Draft::new(Intent::LogTransaction);
+    pending.amount_cents = Some(89_000);
+    let said = "ah no espera, era el regalo de cumpleaños de mi sobrino, ponlo en regalos";
+    let actions = propose(&input(
+        FinanceState::Clarifying,
+        Some(pending.clone()),
+        said,
+    ))
+    .actions();
+    assert_eq!(kind(&actions[0]), "CORRECT_CATEGORY");
+    assert_eq!(category(&actions[0]), Some("regalos"));
+    // While the category is still asked, the answer patches the draft.
+    let mut asking = pending;
+    asking.questions = vec![Field::Category];
+    let actions = propose(&input(
+        FinanceState::Clarifying,
+        Some(asking),
+        "ponlo en regalos",
+    ))
+    .actions();
+    assert_eq!(kind(&actions[0]), "PATCH_DRAFT");
+    assert_eq!(category(&actions[0]), Some("regalos"));
+}
