@@ -16,12 +16,15 @@ use crate::finance::core::tools::{Period, ToolName, ToolRequest};
 use crate::finance::tools;
 
 /// Runs the simulation of `purchase`; `balance` overrides the stored one (the
-/// balance the user just confirmed). Returns it and its audit row.
+/// balance the user just confirmed), and `balance_as_of` is the day the reply
+/// says it was recorded. Returns it and its audit row, which holds that day too
+/// (every figure the user reads has its source).
 pub async fn run(
     deps: &Deps<'_>,
     ctx: &UserContext,
     purchase: &Draft,
     balance: Option<i64>,
+    balance_as_of: Option<chrono::NaiveDate>,
 ) -> (Simulation, Entry) {
     let date = purchase.date.unwrap_or(ctx.today);
     let amount = purchase.amount_cents.unwrap_or(0);
@@ -42,7 +45,7 @@ pub async fn run(
     let sim = simulate(amount, date, purchase.category.clone(), &facts);
     let entry = Entry::new(Actor::Backend, Kind::ToolExecuted)
         .action("simulatePurchase")
-        .detail(json!({"facts": facts, "result": sim}));
+        .detail(json!({"facts": facts, "result": sim, "balance_as_of": balance_as_of}));
     (sim, entry)
 }
 

@@ -793,3 +793,25 @@ fn put_elsewhere_at_a_confirmation_corrects_the_category() {
     assert_eq!(kind(&actions[0]), "PATCH_DRAFT");
     assert_eq!(category(&actions[0]), Some("regalos"));
 }
+
+#[test]
+fn a_figure_taken_back_at_a_confirmation_is_patched_with_it() {
+    let mut pending = Draft::new(Intent::LogTransaction);
+    pending.amount_cents = Some(36_800);
+    pending.category = Some("transporte".into());
+    let at_prompt = |draft: &Draft, said: &str| {
+        propose(&input(FinanceState::Clarifying, Some(draft.clone()), said)).actions()
+    };
+    let a = &at_prompt(&pending, "no, fueron 386, me equivoque")[0];
+    assert_eq!(kind(a), "PATCH_DRAFT");
+    assert_eq!(a.params.amount, Param::Given(38_600));
+    let mut budget = Draft::new(Intent::SetBudget);
+    budget.amount_cents = Some(80_000);
+    budget.category = Some("ropa".into());
+    let a = &at_prompt(&budget, "no, mejor que sean mil")[0];
+    assert_eq!(kind(a), "PATCH_DRAFT");
+    assert_eq!(a.params.amount, Param::Given(100_000));
+    // Another movement with its own verb and amount is a new request.
+    let a = &at_prompt(&pending, "y gasté 200 en tacos")[0];
+    assert_eq!(kind(a), "LOG_TRANSACTION");
+}
