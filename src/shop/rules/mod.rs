@@ -1181,12 +1181,18 @@ pub(super) fn said(input: &ProposalInput) -> String {
                         input,
                         wants_the_same(
                             input,
-                            counts_in_order(
+                            taken_out_in_the_same_breath(
                                 input,
-                                reported(prepared(&listed(
-                                    &input.customer_message,
-                                    &input.product_catalog,
-                                ))),
+                                one_made_a_way(
+                                    input,
+                                    counts_in_order(
+                                        input,
+                                        reported(prepared(&listed(
+                                            &input.customer_message,
+                                            &input.product_catalog,
+                                        ))),
+                                    ),
+                                ),
                             ),
                         ),
                     ),

@@ -1349,10 +1349,15 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
                 .get(k + 1)
                 .is_some_and(|w| names_a_product(w, &input.product_catalog))
     });
+    // («…para cada uno un capuchino, y para el gerente un cheesecake»: what
+    // is said for someone else after it is not one each.)
+    let someone_else = (mark_end..words.len())
+        .find(|&k| matches!(words[k], "para" | "pa") && words.get(k + 1) != Some(&"cada"))
+        .unwrap_or(words.len());
     let range = if ones_before {
         0..mark
     } else {
-        mark_end..words.len()
+        mark_end..someone_else
     };
     let ones: Vec<usize> = range
         .filter(|k| !(from..to).contains(k))
@@ -2748,4 +2753,111 @@ pub(super) fn counts_in_order(input: &ProposalInput, text: String) -> String {
         .map(|(name, n)| format!("{n} {}", normalize(name)))
         .collect();
     said.join(" y ")
+}
+
+/// «…ah y un brownie. no, quita el brownie, mejor un cheesecake»: a product
+/// added and taken out again in the same message, not in the cart, is neither
+/// — the message is read without both, and what comes after goes on the list.
+pub(super) fn taken_out_in_the_same_breath(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    // (Found after the verb alone: the whole message's mentions hold a
+    // product once where it is said twice.)
+    let removal = (0..words.len()).find_map(|verb| {
+        if !lexicon::removes(words[verb]) {
+            return None;
+        }
+        let from = verb + 1;
+        let after = &words[from..words.len().min(from + 3)];
+        let m = mentions::find(after, &input.product_catalog)
+            .into_iter()
+            .next()?;
+        let id = m.product()?;
+        let article = after[..m.start]
+            .iter()
+            .all(|w| matches!(*w, "el" | "la" | "los" | "las"));
+        if input.cart.holds(id) || !article {
+            return None;
+        }
+        let earlier = found
+            .iter()
+            .rev()
+            .find(|e| e.product() == Some(id) && e.end <= verb)?;
+        Some((earlier, verb, from + m.end))
+    });
+    let Some((earlier, verb, removed_end)) = removal else {
+        return text;
+    };
+    let mut start = earlier.start;
+    if start > 0 && (matches!(words[start - 1], "un" | "una") || count(words[start - 1]).is_some())
+    {
+        start -= 1;
+    }
+    if start > 0 && matches!(words[start - 1], "y" | "e") {
+        start -= 1;
+    }
+    let from = if verb > 0 && words[verb - 1] == "no" {
+        verb - 1
+    } else {
+        verb
+    };
+    let mut end = removed_end;
+    if words.get(end) == Some(&"mejor") {
+        end += 1;
+    }
+    let mut out: Vec<&str> = words[..start].to_vec();
+    out.extend(&words[earlier.end..from]);
+    if end < words.len() {
+        out.push("y");
+        out.extend(&words[end..]);
+    }
+    out.join(" ")
+}
+
+/// «uno de los capuchinos que sea con leche de almendras»: how one unit of a
+/// line is made, asked for — no count changes. The clause is left out of the
+/// reading (up to the next item of a list).
+pub(super) fn one_made_a_way(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = (0..words.len()).find(|&k| {
+        (matches!(words[k], "uno" | "una") || count(words[k]).is_some())
+            && words.get(k + 1) == Some(&"de")
+            && matches!(words.get(k + 2), Some(&("los" | "las")))
+    }) else {
+        return text;
+    };
+    let found = mentions::find(&words[at + 3..], &input.product_catalog);
+    let Some(m) = found.first().filter(|m| m.start == 0) else {
+        return text;
+    };
+    if !m.product().is_some_and(|id| input.cart.holds(id)) {
+        return text;
+    }
+    let after = at + 3 + m.end;
+    // («uno de los capuchinos sin canela»: said right after it too.)
+    let made = matches!(words.get(after), Some(&("con" | "sin")))
+        || words.get(after) == Some(&"que")
+            && matches!(
+                words.get(after + 1),
+                Some(&("sea" | "sean" | "venga" | "vengan" | "lo" | "la" | "los" | "las"))
+            )
+            && words[after + 1..]
+                .iter()
+                .take(3)
+                .any(|w| matches!(*w, "con" | "sin"));
+    if !made {
+        return text;
+    }
+    // The clause ends where the next item starts («…, y dos brownies»).
+    let end = (after + 2..words.len())
+        .find(|&k| {
+            matches!(words[k], "y" | "e")
+                && words.get(k + 1).is_some_and(|w| {
+                    matches!(*w, "un" | "una") || count(w).is_some() || lexicon::adds(w)
+                })
+        })
+        .unwrap_or(words.len());
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.extend(&words[end..]);
+    out.join(" ")
 }

@@ -6009,3 +6009,55 @@ fn counts_asked_for_several_products_invoice_details_and_a_refusal_answered() {
         ["CLARIFY"]
     );
 }
+
+#[test]
+fn one_each_stops_at_someone_else_and_an_item_taken_back_in_the_same_breath() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "Buenos días! Pedido para el directorio: somos 5, para cada uno un capuchino, y para el gerente un croissant.",
+            &[],
+            &["ADD_TO_CART 8 x5", "ADD_TO_CART 7 x1"],
+        ),
+        (
+            Idle,
+            "somos 5, para cada uno un capuchino y un croissant",
+            &[],
+            &["ADD_TO_CART 8 x5", "ADD_TO_CART 7 x5"],
+        ),
+        (
+            Idle,
+            "hola! quiero dos matchas, no, mejor una matcha y una maracuyá... ah y un brownie. no, quita el brownie, mejor un croissant",
+            &[],
+            &["ADD_TO_CART 2 x1", "ADD_TO_CART 1 x1", "ADD_TO_CART 7 x1"],
+        ),
+        // How one unit of a line is made changes no count.
+        (
+            CartOpen,
+            "Entonces para ella un maracuyá. Ah, y uno de los capuchinos que sea con leche de almendras, por favor",
+            &[(8, 5)],
+            &["ADD_TO_CART 1 x1"],
+        ),
+        (
+            CartOpen,
+            "uno de los capuchinos sin canela y dos brownies",
+            &[(8, 2)],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        // «que sea chai» swaps one of them.
+        (
+            CartOpen,
+            "uno de los capuchinos que sea chai",
+            &[(8, 2)],
+            &["UPDATE_QUANTITY 8 x1", "ADD_TO_CART 4 x1"],
+        ),
+        // In the cart, the brownie is taken out.
+        (
+            CartOpen,
+            "quita el brownie, mejor un croissant",
+            &[(6, 1)],
+            &["REMOVE_ITEM 6", "ADD_TO_CART 7 x1"],
+        ),
+    ]);
+}
