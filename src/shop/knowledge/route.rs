@@ -350,6 +350,16 @@ fn points_back(clause: &str) -> bool {
         .any(|w| matches!(*w, "ese" | "esa" | "eso" | "esos" | "esas" | "ahi" | "alla"))
 }
 
+/// «¿se los doy ahora?», «¿me la mandan?»: an object pronoun before the verb
+/// stands for something named before.
+fn points_back_by_pronoun(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    words.windows(2).any(|w| {
+        matches!(w[0], "se" | "me" | "nos" | "te") && matches!(w[1], "lo" | "la" | "los" | "las")
+    })
+}
+
 /// «¿hasta cuándo vale pues?»: a short marked question with no subject of its
 /// own (no product, no topic, at most two words of content), which asks
 /// about what was named before it.
@@ -358,7 +368,8 @@ fn bare_question(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool {
     asks(clause)
         && clause.contains('?')
         && !names_product(clause)
-        && tokens(&normalize(clause)).len() <= 5
+        // («¿se los doy ahora o después?»: a pronoun points back at it.)
+        && tokens(&normalize(clause)).len() <= if points_back_by_pronoun(clause) { 7 } else { 5 }
         // («…, ¿no?» only asks to agree.)
         && (1..=2).contains(&question.words.len())
         && !question.words.iter().any(|w| is_topic_word(w))
@@ -446,7 +457,45 @@ fn tells(clause: &str, names_product: bool) -> bool {
         return true;
     }
     let shop = crate::shop::rules::shop_phrases(clause);
-    !names_product && !shop.request && shop.unexplained.iter().any(|w| is_topic_word(w))
+    !names_product
+        && (!shop.request || wants_a_topic(clause))
+        && shop.unexplained.iter().any(|w| is_topic_word(w))
+}
+
+/// «Necesito factura con NIT», «quisiera una factura»: a wish whose object is
+/// a topic of the knowledge (no product, no count) asks about that topic; it
+/// orders nothing.
+fn wants_a_topic(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    let counted = words
+        .iter()
+        .any(|w| crate::text::token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"));
+    // («quiero delivery a Obrajes», «quiero pagar con QR» choose how the
+    // order goes: the shop's.)
+    let chooses = about_the_way(clause)
+        || words.iter().any(|w| {
+            w.starts_with("pag")
+                || matches!(
+                    *w,
+                    "qr" | "efectivo" | "transferencia" | "tarjeta" | "cancelar"
+                )
+        });
+    !counted
+        && !chooses
+        && words.iter().enumerate().any(|(at, w)| {
+            matches!(
+                *w,
+                "necesito" | "necesitamos" | "quiero" | "queremos" | "quisiera" | "queria"
+            ) && words[at + 1..]
+                .iter()
+                .find(|next| !matches!(**next, "un" | "una" | "la" | "el" | "mi" | "su"))
+                // (A thing, not a verb: «quiero llevar», «necesito avisar».)
+                .is_some_and(|object| {
+                    is_topic_word(object)
+                        && !["ar", "er", "ir"].iter().any(|end| object.ends_with(end))
+                })
+        })
 }
 
 /// The order said before a comma with a question after it, when the words
@@ -1131,6 +1180,33 @@ mod tests {
         );
         assert_eq!(split.questions, ["¿realizan entregas a San Miguel?"]);
         assert_eq!(split.rest, "tres croissants.");
+    }
+
+    #[test]
+    fn a_topic_wanted_is_asked_about_and_a_short_question_pointing_back_carries_it() {
+        let library = Library::default();
+        let names = naming(&["brownie", "capuchino"]);
+        let split = super::split(
+            "Necesito factura con NIT, ¿se los doy ahora o después?",
+            &library,
+            names,
+        );
+        assert_eq!(split.rest, "", "{split:?}");
+        assert_eq!(split.questions.len(), 1, "{split:?}");
+        assert!(wants_a_topic("quisiera una factura"));
+        // A product, a count, the way or the payment chosen, a verb: the shop's.
+        for request in [
+            "necesito 2 brownies con factura",
+            "quiero delivery a Obrajes",
+            "quiero pagar con QR",
+            "quiero llevar un capuchino",
+        ] {
+            assert!(!wants_a_topic(request) || names(request), "{request}");
+            assert!(
+                !super::split(request, &library, names).rest.is_empty(),
+                "{request}"
+            );
+        }
     }
 
     #[test]
