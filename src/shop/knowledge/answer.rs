@@ -545,6 +545,31 @@ pub fn carries_on(carried: &Answer, before: &AskedBefore, question: &str) -> boo
 
 pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     let mut answer = search_and_answer(ask).await?;
+    // «¿el matcha es frío o caliente?»: what the catalog says, and beside it
+    // what the merchant wrote of that attribute of that product.
+    if !answer.gray
+        && !answer.sources.is_empty()
+        && answer
+            .sources
+            .iter()
+            .all(|s| matches!(s, Source::Product { .. }))
+        && let Some((hit, sentence, of_a_kind)) = written_beside(ask, &answer).await?
+    {
+        let source = Source::Entry {
+            id: hit.entry_id,
+            title: hit.title.clone(),
+        };
+        let said = format!("Según «{}»: {sentence}", hit.title);
+        // Of a whole kind, the merchant's word stands alone: the catalog
+        // lists only the products whose allergens it declares.
+        if of_a_kind {
+            answer.text = said;
+            answer.sources = vec![source];
+        } else {
+            answer.text.push_str(&format!("\n\n{said}"));
+            answer.sources.push(source);
+        }
+    }
     // «¿el chai es picante?»: nobody wrote it, but what the shop says of the
     // one product asked about goes beside the honest «no tengo ese dato».
     let named: Vec<&Product> = ask
@@ -559,6 +584,129 @@ pub async fn answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         answer.text = crate::shop::messages::gray_about(&product.name, &product.description);
     }
     Ok(answer)
+}
+
+/// The subject and the attributes a catalog's answer was about: the one
+/// product's name words, or the kind asked in the plural («las bebidas»); and
+/// the attribute words asked (not the kind's, not the name's own).
+fn subject_and_attributes(question: &Question, named: &[&Product]) -> (Vec<String>, Vec<String>) {
+    let kind = |w: &str| {
+        ATTRIBUTE_WORDS
+            .iter()
+            .any(|(said, meant)| *said == w && matches!(*meant, "bebida" | "postre"))
+    };
+    let subject: Vec<String> = match named {
+        [product] => tokens(&normalize(&product.name))
+            .into_iter()
+            .filter(|w| w.len() >= 4 && !attribute_word(w))
+            .map(str::to_owned)
+            .collect(),
+        [] => question
+            .words
+            .iter()
+            .filter(|w| kind(w) && w.ends_with('s'))
+            .cloned()
+            .collect(),
+        _ => Vec::new(),
+    };
+    let name: Vec<String> = named
+        .iter()
+        .flat_map(|p| {
+            tokens(&normalize(&p.name))
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // (Of a kind, only an allergen: «las bebidas calientes van en vaso
+    // sellado» says nothing of which drinks are hot.)
+    let allergen = |w: &str| {
+        ATTRIBUTE_WORDS.iter().any(|(said, meant)| {
+            *said == w
+                && matches!(
+                    *meant,
+                    "gluten" | "lácteos" | "frutos secos" | "huevo" | "soya" | "vegano"
+                )
+        })
+    };
+    let attributes: Vec<String> = question
+        .words
+        .iter()
+        .filter(|w| attribute_word(w) && !kind(w) && !name.contains(w))
+        .filter(|w| !named.is_empty() || allergen(w))
+        .cloned()
+        .collect();
+    (subject, attributes)
+}
+
+/// The merchant's sentence that speaks of the asked attribute of the product
+/// (or kind) the catalog answered about, with its hit: «Matcha: … se sirve
+/// siempre frío», «Todas las bebidas son sin gluten».
+async fn written_beside(
+    ask: &Ask<'_>,
+    answer: &Answer,
+) -> sqlx::Result<Option<(Hit, String, bool)>> {
+    if !ask.library.has_entries {
+        return Ok(None);
+    }
+    let question = Question::new(&super::words::without_reason(&normalize(ask.question)));
+    let named: Vec<&Product> = answer
+        .sources
+        .iter()
+        .filter_map(|s| match s {
+            Source::Product { id, .. } => ask.catalog.get(*id),
+            Source::Entry { .. } => None,
+        })
+        .collect();
+    // A list of products that fit (no product named) speaks of a kind.
+    let of_a_kind = ask.products.is_empty() || asks_of_a_kind(&question);
+    let named: Vec<&Product> = if of_a_kind { Vec::new() } else { named };
+    let (subject, attributes) = subject_and_attributes(&question, &named);
+    if subject.is_empty() || attributes.is_empty() {
+        return Ok(None);
+    }
+    let words: Vec<String> = subject.iter().chain(&attributes).cloned().collect();
+    let near = ask.library.near(&words);
+    let hits = search(
+        ask.pool,
+        ask.bot_id,
+        &words,
+        &near,
+        Strictness::Any,
+        None,
+        5,
+    )
+    .await?;
+    Ok(hits.into_iter().find_map(|hit| {
+        let sentence = super::sentences(&hit.text)
+            .into_iter()
+            .find(|sentence| speaks_of(sentence, &subject, &attributes))?
+            .to_owned();
+        Some((hit, sentence, of_a_kind))
+    }))
+}
+
+/// A complaint told with nothing asked: the claim is its subject, whatever
+/// the story around it.
+fn tells_a_claim(question: &str) -> bool {
+    super::words::complains(question) && !question.contains('?')
+}
+
+/// «¿las bebidas…?», «¿los postres…?»: a kind of product asked about in the
+/// plural, every product of it.
+fn asks_of_a_kind(question: &Question) -> bool {
+    question
+        .words
+        .iter()
+        .any(|w| matches!(w.as_str(), "bebidas" | "postres"))
+}
+
+/// Whether `sentence` names one of `subject`'s words and one of `attributes`.
+fn speaks_of(sentence: &str, subject: &[String], attributes: &[String]) -> bool {
+    let folded = normalize(sentence);
+    let words = tokens(&folded);
+    let holds = |wanted: &[String]| wanted.iter().any(|w| words.iter().any(|s| same_word(s, w)));
+    holds(subject) && holds(attributes)
 }
 
 async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
@@ -762,7 +910,10 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             asked.join(" ")
         )
     });
-    let specific = !things.is_empty() && !asks_a_way_to_pay;
+    // «Ayer me llegó el pedido con el capuchino derramado, recién veo el
+    // chat»: a complaint told, with nothing asked, is the claim; the words of
+    // its story are no thing asked about.
+    let specific = !things.is_empty() && !asks_a_way_to_pay && !tells_a_claim(ask.question);
     if specific {
         steps.push(Step::Unknown {
             words: unknown.clone(),
@@ -1748,12 +1899,17 @@ pub fn attributes_asked(question: &Question) -> Vec<&'static str> {
 /// product's tags, allergens and description, or the products with a tag.
 fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Option<Answer> {
     let asked = attributes_asked(question);
-    let named: Vec<&Product> = ask
-        .products
-        .iter()
-        .filter_map(|id| ask.catalog.get(*id))
-        .filter(|p| p.active)
-        .collect();
+    // «¿Las bebidas son sin gluten?» asks of every drink, not of the product
+    // talked about before.
+    let named: Vec<&Product> = if asks_of_a_kind(question) {
+        Vec::new()
+    } else {
+        ask.products
+            .iter()
+            .filter_map(|id| ask.catalog.get(*id))
+            .filter(|p| p.active)
+            .collect()
+    };
     // «¿El chocolate caliente es dulce?» does not ask whether it is hot.
     let asked: Vec<&str> = match named.as_slice() {
         [product] => {
@@ -1922,7 +2078,18 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         products: fitting.len(),
     });
     let names: Vec<String> = fitting.iter().map(|p| p.name.clone()).collect();
-    let what = asked.join(", ");
+    // («bebida, sin gluten»: an allergen asked without is said without.)
+    let what = asked
+        .iter()
+        .map(|a| {
+            if allergen(a) && wants_without {
+                format!("sin {a}")
+            } else {
+                (*a).to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
     Some(Answer {
         text: format!("De lo que tenemos, es {what}: {}.", names.join(", ")),
         sources: fitting.iter().map(|p| source(p)).collect(),
@@ -1958,6 +2125,49 @@ mod tests {
             &CatalogIndex::new(Vec::new()),
         );
         assert!(library.rarity("llego") < library.rarity("teleferico"));
+    }
+
+    #[test]
+    fn a_sentence_beside_the_catalog_speaks_of_the_product_and_the_attribute_asked() {
+        let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let (matcha, hot) = (words(&["matcha"]), words(&["frio", "caliente"]));
+        assert!(speaks_of(
+            "- **Matcha**: nuestro matcha latte se sirve siempre frío, con hielo.",
+            &matcha,
+            &hot
+        ));
+        // The product without the attribute, or the attribute of another.
+        assert!(!speaks_of(
+            "El matcha lleva leche de almendras.",
+            &matcha,
+            &hot
+        ));
+        assert!(!speaks_of(
+            "Las bebidas calientes van en vaso sellado.",
+            &matcha,
+            &hot
+        ));
+        // «las bebidas» asks of a kind; «la bebida del día» is no plural kind.
+        let kind = Question::new("¿Las bebidas sí son sin gluten?");
+        assert!(asks_of_a_kind(&kind));
+        assert_eq!(
+            subject_and_attributes(&kind, &[]),
+            (words(&["bebidas"]), words(&["gluten"]))
+        );
+        assert!(!asks_of_a_kind(&Question::new(
+            "¿el matcha es una bebida fría?"
+        )));
+        // A claim told is the subject; asked with a mark, its words count.
+        assert!(tells_a_claim(
+            "Ayer me llegó el pedido con el capuchino derramado, recién veo el chat"
+        ));
+        assert!(!tells_a_claim(
+            "me llegó el capuchino derramado, ¿me pagan el taxi?"
+        ));
+        assert!(!tells_a_claim("ayer recién veo el chat"));
+        // Of a kind, only an allergen is looked for.
+        let hot_drinks = Question::new("¿las bebidas son calientes?");
+        assert!(subject_and_attributes(&hot_drinks, &[]).1.is_empty());
     }
 
     #[test]
