@@ -421,6 +421,11 @@ pub const CLOSES: &[&str] = &[
     "y dejamos asi",
     "dejemoslo asi",
     "y ya esta",
+    // «agrégale un brownie y confirmo»: the last item, then the close.
+    "y confirmo",
+    "y confirmamos",
+    "y cierro",
+    "y cerramos",
     // «…y con eso confirmamos», «con eso cerramos»: the last item, then the close.
     "con eso confirmamos",
     "con eso cerramos",

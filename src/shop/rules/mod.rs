@@ -846,12 +846,19 @@ fn prepared(message: &str) -> String {
         (" cambiaron los planes ", " "),
         // «vacía el carrito, me equivoqué de chat»: the wrong conversation,
         // a reason told, nothing ordered.
+        // «ya dame uno nomás y un brownie»: «just one» of the one asked about.
+        (" uno nomas y ", " uno y "),
+        (" una nomas y ", " una y "),
         (" me equivoque de chat ", " "),
         (" me equivoque de numero ", " "),
         (" me equivoque de conversacion ", " "),
         (" me equivoque de tienda ", " "),
         (" era para otro chat ", " "),
         (" era otro chat ", " "),
+        // «que la limonada sean dos, se me antojó otra»: the reason, not one more.
+        (" se me antojo otra ", " "),
+        (" se me antojo otro ", " "),
+        (" se me antojaron ", " "),
         // «antes de pedir tengo unas consultas»: questions announced, no order.
         (" antes de pedir ", " "),
         (" antes de ordenar ", " "),
@@ -1169,6 +1176,14 @@ fn without_line_numbers(message: &str) -> String {
 /// The message as the rules read it: folded, and with what points elsewhere
 /// (a relayed request, a line by its place, «lo último», «los 3») said by name.
 pub(super) fn said(input: &ProposalInput) -> String {
+    let text = reported(prepared(&listed(
+        &input.customer_message,
+        &input.product_catalog,
+    )));
+    let text = counts_in_order(input, text);
+    let text = count_taken_back(input, text);
+    let text = one_made_a_way(input, text);
+    let text = taken_out_in_the_same_breath(input, text);
     let said = the_other_one(
         input,
         same_as_someone(
@@ -1177,25 +1192,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
                 input,
                 first_asked(
                     input,
-                    cheesecake_by_other_names(
-                        input,
-                        wants_the_same(
-                            input,
-                            taken_out_in_the_same_breath(
-                                input,
-                                one_made_a_way(
-                                    input,
-                                    counts_in_order(
-                                        input,
-                                        reported(prepared(&listed(
-                                            &input.customer_message,
-                                            &input.product_catalog,
-                                        ))),
-                                    ),
-                                ),
-                            ),
-                        ),
-                    ),
+                    cheesecake_by_other_names(input, wants_the_same(input, text)),
                 ),
             )),
         ),

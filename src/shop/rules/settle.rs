@@ -597,6 +597,17 @@ pub(super) const HYPOTHETICAL: &[&str] = &[
     "cuanto me salen",
     "hubiera",
     "hubieramos",
+    // «necesitamos cotizar para un taller: 25 americanos…»: a quote asked,
+    // not an order placed.
+    "cotizar",
+    "cotizacion",
+    "cotizarme",
+    "cotizarnos",
+    "cotizame",
+    "cotizanos",
+    "me cotizas",
+    "me cotizan",
+    "nos cotizan",
 ];
 
 /// A condition the rules cannot weigh: «si es menos de 30 lo quiero», «si el

@@ -2861,3 +2861,55 @@ pub(super) fn one_made_a_way(input: &ProposalInput, text: String) -> String {
     out.extend(&words[end..]);
     out.join(" ")
 }
+
+/// «mándame dos americanos no mejor uno nomás y un brownie»: a count taken
+/// back right after its product, the new count said alone — that many of it.
+pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    for m in &found {
+        if m.product().is_none() || m.start == 0 || count(words[m.start - 1]).is_none() {
+            continue;
+        }
+        let mut k = m.end;
+        if words.get(k) != Some(&"no") {
+            continue;
+        }
+        k += 1;
+        // («eran tres capuchinos no dos» keeps the three: only a count said
+        // as the better one replaces it.)
+        if !matches!(words.get(k), Some(&("mejor" | "perdon" | "digo"))) {
+            continue;
+        }
+        k += 1;
+        let Some(n) = words
+            .get(k)
+            .and_then(|w| count(w).or_else(|| matches!(*w, "uno" | "una").then_some(1)))
+        else {
+            continue;
+        };
+        k += 1;
+        if matches!(words.get(k), Some(&("nomas" | "solo" | "solito" | "nada"))) {
+            k += 1;
+            if words.get(k - 1) == Some(&"nada") && words.get(k) == Some(&"mas") {
+                k += 1;
+            }
+        }
+        // Alone: the end of the message or the next item.
+        if words
+            .get(k)
+            .is_some_and(|w| !matches!(*w, "y" | "e" | "pues" | "porfa" | "por"))
+        {
+            continue;
+        }
+        let mut out: Vec<String> = words[..m.start - 1]
+            .iter()
+            .map(|w| (*w).to_owned())
+            .collect();
+        out.push(n.to_string());
+        out.extend(words[m.start..m.end].iter().map(|w| (*w).to_owned()));
+        out.extend(words[k..].iter().map(|w| (*w).to_owned()));
+        return out.join(" ");
+    }
+    text
+}

@@ -6061,3 +6061,58 @@ fn one_each_stops_at_someone_else_and_an_item_taken_back_in_the_same_breath() {
         ),
     ]);
 }
+
+#[test]
+fn a_quote_asked_a_close_said_after_and_a_count_taken_back() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "ay espera, agrégale un brownie y confirmo",
+            &[(2, 1)],
+            &["ADD_TO_CART 6 x1", "REVIEW_ORDER"],
+        ),
+        // A quote asked for a list orders nothing.
+        (
+            Idle,
+            "Necesitamos cotizar para un taller este jueves: 25 americanos, 10 capuchinos y 30 brownies. ¿Hacen este tipo de pedidos?",
+            &[],
+            &["SHOW_PRODUCT 3", "SHOW_PRODUCT 8", "SHOW_PRODUCT 6"],
+        ),
+        // «se me antojó otra» is why, not one more.
+        (
+            CartOpen,
+            "oye mejor que la maracuya sean dos, se me antojó otra jaja",
+            &[(1, 1), (6, 1)],
+            &["UPDATE_QUANTITY 1 x2"],
+        ),
+        (
+            CartOpen,
+            "dame otra maracuya",
+            &[(1, 1)],
+            &["ADD_TO_CART 1 x1"],
+        ),
+    ]);
+    // «dos americanos no mejor uno nomás» is one americano (or asked, never dropped).
+    let taken_back = summary(
+        Idle,
+        "mandame dos americanos no mejor uno nomas y un brownie",
+        &[],
+    );
+    assert!(
+        taken_back == ["ADD_TO_CART 3 x1", "ADD_TO_CART 6 x1"] || taken_back == ["CLARIFY"],
+        "{taken_back:?}"
+    );
+    // «dame uno nomás y un brownie» right after the matcha was asked about.
+    let mut asked = input(Browsing, "ya dame uno nomas y un brownie pues", &[]);
+    asked.focus = Some(2);
+    assert_eq!(
+        describe(&propose(&asked)),
+        ["ADD_TO_CART 2 x1", "ADD_TO_CART 6 x1"]
+    );
+    // «eran tres capuchinos no dos» keeps the three.
+    assert_eq!(
+        summary(CartOpen, "no perdón eran tres capuchinos no dos", &[(8, 2)]),
+        ["UPDATE_QUANTITY 8 x3"]
+    );
+}
