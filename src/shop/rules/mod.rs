@@ -846,6 +846,16 @@ fn prepared(message: &str) -> String {
         (" cambiaron los planes ", " "),
         // «vacía el carrito, me equivoqué de chat»: the wrong conversation,
         // a reason told, nothing ordered.
+        // «la limo sí, vuelve a ponerla»: put it back, an order again.
+        (" vuelve a ponerla ", " ponla "),
+        (" vuelve a ponerlo ", " ponlo "),
+        (" vuelve a ponerme ", " ponme "),
+        (" vuelve a poner ", " pon "),
+        (" vuelve a agregarla ", " agregala "),
+        (" vuelve a agregarlo ", " agregalo "),
+        (" vuelve a agregarme ", " agregame "),
+        (" vuelve a agregar ", " agrega "),
+        (" vuelve a sumar ", " suma "),
         // «ya dame uno nomás y un brownie»: «just one» of the one asked about.
         (" uno nomas y ", " uno y "),
         (" una nomas y ", " una y "),

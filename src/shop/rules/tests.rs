@@ -6110,6 +6110,15 @@ fn a_quote_asked_a_close_said_after_and_a_count_taken_back() {
         describe(&propose(&asked)),
         ["ADD_TO_CART 2 x1", "ADD_TO_CART 6 x1"]
     );
+    // «vuelve a ponerla»: put back, an order again.
+    assert_eq!(
+        summary(CartOpen, "la mara sí, vuelve a ponerla", &[(2, 2)]),
+        ["ADD_TO_CART 1 x1"]
+    );
+    assert_eq!(
+        summary(CartOpen, "vuelve a ponerme la maracuya", &[(2, 2)]),
+        ["ADD_TO_CART 1 x1"]
+    );
     // «eran tres capuchinos no dos» keeps the three.
     assert_eq!(
         summary(CartOpen, "no perdón eran tres capuchinos no dos", &[(8, 2)]),
