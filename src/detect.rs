@@ -116,7 +116,7 @@ pub fn detect(inbound: Inbound<'_>) -> Detected {
         // («pagado» alone, the way a busy customer reports it.)
         payment: inbound.has_image
             || PAYMENT.iter().any(|p| contains_phrase(&text, p))
-            || matches!(text.trim(), "pagado" | "pagadito"),
+            || (matches!(text.trim(), "pagado" | "pagadito") && !inbound.text.contains('?')),
         escalation: ESCALATION.iter().any(|p| contains_phrase(&text, p))
             || asks_to_be_put_through(&text),
     }
@@ -255,6 +255,7 @@ mod tests {
         assert!(text("pagado").payment);
         assert!(text("Pagado!").payment);
         assert!(!text("¿el pedido está pagado?").payment);
+        assert!(!text("¿pagado?").payment);
         // The word alone is no payment: «ya te mando el comprobante», «cómo te
         // mando el comprobante?», «se me borró el comprobante».
         for said in [

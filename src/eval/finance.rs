@@ -190,15 +190,19 @@ pub async fn run(
             };
             let e = &turn.expect;
             if let Some(expected) = &e.actions {
-                // «no, fueron 280» at a confirmation is patched without a proposer.
-                let patched_here = proposed.is_empty()
-                    && audit
-                        .iter()
-                        .any(|row| row.kind == crate::audit::Kind::DraftPatched);
-                let seen = if patched_here {
-                    vec![("PATCH_DRAFT".to_owned(), None, None)]
-                } else {
-                    proposed.clone()
+                // «no, fueron 280» at a confirmation is patched without a
+                // proposer: the patch, with the amount it set.
+                let patched_here = audit
+                    .iter()
+                    .find(|row| row.kind == crate::audit::Kind::DraftPatched)
+                    .filter(|_| proposed.is_empty());
+                let seen = match patched_here {
+                    Some(row) => vec![(
+                        "PATCH_DRAFT".to_owned(),
+                        row.detail.get("amount_cents").and_then(Value::as_i64),
+                        None,
+                    )],
+                    None => proposed.clone(),
                 };
                 let effective = effective_actions(&seen, &state, draft.as_ref());
                 let expected = super::without_talk(expected, |x| x.kind.as_str());
@@ -220,15 +224,14 @@ pub async fn run(
                 // At a confirmation prompt, a word that is neither yes nor no
                 // is asked again: some scripts call that a CLARIFY, others no
                 // action. The customer sees the same question either way.
+                let asked = reply.contains(crate::finance::messages::ASK_AGAIN);
                 let asked_again: Vec<Proposed> = match seen.as_slice() {
                     [(kind, None, None)]
-                        if kind == "CLARIFY" && state == "AWAITING_CONFIRMATION" =>
+                        if kind == "CLARIFY" && state == "AWAITING_CONFIRMATION" && asked =>
                     {
                         Vec::new()
                     }
-                    [] if state == "AWAITING_CONFIRMATION"
-                        && reply.contains("Responde exactamente") =>
-                    {
+                    [] if state == "AWAITING_CONFIRMATION" && asked => {
                         vec![("CLARIFY".to_owned(), None, None)]
                     }
                     _ => seen.clone(),

@@ -308,7 +308,7 @@ pub fn how_many_of(names: &[String]) -> String {
 /// dos normales»): nothing the cart holds, said so, with the way to a person.
 pub fn kept_as_it_is(quantity: i64, name: &str) -> String {
     format!(
-        "Tu carrito sigue igual: {quantity} × {name}. Por este chat no puedo guardar cómo quieres cada uno; si es importante, escribe «quiero hablar con una persona» y se lo pasamos al equipo."
+        "No cambié tu carrito: siguen {quantity} × {name}. Por este chat no puedo guardar cómo quieres cada unidad; si es importante, escribe «quiero hablar con una persona» y se lo pasamos al equipo."
     )
 }
 

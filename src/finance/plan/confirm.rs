@@ -40,7 +40,18 @@ pub async fn answer(
             // «No, eran 350»: the user's own figure replaces the draft's, and
             // the new draft is asked again; nothing is written.
             if let Some(fixed) = corrected_amount(pending, text) {
-                patch_amount(plan, pending, fixed);
+                plan.audit.push(
+                    Entry::new(Actor::Customer, Kind::DraftPatched)
+                        .action(pending.intent.as_str())
+                        .detail(json!({"amount_cents": fixed.amount_cents})),
+                );
+                plan.reply = Some(reply::prompt(&fixed, None));
+                plan.move_to(
+                    FinanceState::AwaitingConfirmation,
+                    Some(fixed),
+                    Actor::Customer,
+                    "amount corrected",
+                );
             } else {
                 plan.reply = Some(messages::ASK_AGAIN.into());
             }
@@ -88,30 +99,13 @@ pub async fn answer(
     Ok(())
 }
 
-/// The pending draft with the amount the user corrected, asked again; nothing
-/// is written.
-pub fn patch_amount(plan: &mut FinancePlan, pending: &Draft, fixed: Draft) {
-    plan.audit.push(
-        Entry::new(Actor::Customer, Kind::DraftPatched)
-            .action(pending.intent.as_str())
-            .detail(json!({"amount_cents": fixed.amount_cents})),
-    );
-    plan.reply = Some(reply::prompt(&fixed, None));
-    plan.move_to(
-        FinanceState::AwaitingConfirmation,
-        Some(fixed),
-        Actor::Customer,
-        "amount corrected",
-    );
-}
-
 /// Whether `text` answers the pending prompt here: a yes or a no (exact
-/// tokens; a no may also be said in words, since rejecting writes nothing).
-/// Anything else goes to the proposer as a correction or a new request; a new
-/// amount («no, eran 350») is patched there, read by the proposer when it
-/// reads the same figure, else by [`corrected_amount`] alone.
-pub fn settles(_pending: &Draft, text: &str) -> bool {
-    confirm::answer(text) != Answer::Other || cancels(text)
+/// tokens; a no may also be said in words, since rejecting writes nothing), or a
+/// new amount. Anything else goes to the proposer as a correction or a new request.
+pub fn settles(pending: &Draft, text: &str) -> bool {
+    confirm::answer(text) != Answer::Other
+        || cancels(text)
+        || corrected_amount(pending, text).is_some()
 }
 
 /// «no, cancela», «mejor no lo anotes», «olvídalo»: a rejection in words, with no
@@ -220,7 +214,7 @@ fn executed(ctx: &UserContext, write: &Write) -> (String, Option<i64>) {
 /// The pending draft with its amount replaced, when `text` corrects only the
 /// amount («no, eran 350», «fueron 1200», «perdón, 80 pesos»): one amount, a
 /// word that corrects, and nothing a write could be read from besides.
-pub fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
+fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
     use crate::finance::core::amount::{MAX_AMOUNT_CENTS, amounts_in};
     use crate::finance::core::draft::Intent;
     if !matches!(
@@ -298,20 +292,5 @@ mod tests {
         budget.amount_cents = Some(2_500_000);
         let fixed = corrected_amount(&budget, "mejor ponle 22 mil de tope general");
         assert_eq!(fixed.and_then(|d| d.amount_cents), Some(2_200_000));
-        let fixed = corrected_amount(&budget, "no, mejor que sean mil");
-        assert_eq!(fixed.and_then(|d| d.amount_cents), Some(100_000));
-        assert!(corrected_amount(&budget, "no, mejor en ropa").is_none());
-    }
-
-    /// A new figure at the prompt is no yes or no: it goes on to be read as a
-    /// correction (by the proposer when it agrees), never settled here.
-    #[test]
-    fn only_a_yes_or_a_no_settles_the_prompt_here() {
-        let mut pending = Draft::new(Intent::LogTransaction);
-        pending.amount_cents = Some(36_800);
-        assert!(!settles(&pending, "no, fueron 386, me equivoque"));
-        assert!(settles(&pending, "si"));
-        assert!(settles(&pending, "no"));
-        assert!(settles(&pending, "no, cancela"));
     }
 }

@@ -63,40 +63,6 @@ pub async fn turn(
         context: turn.call_context(),
     };
     let mut proposal = propose(deps, &input).await;
-    let mut amount_fixed = false;
-    // «no, fueron 386, me equivoqué» at a confirmation prompt: the figure the
-    // user corrected is read without any proposer; the proposer's patch stands
-    // only when it reads the same figure, else the draft is patched here.
-    if let Some(pending) = draft.as_ref().filter(|_| confirming)
-        && let Some(fixed) = super::confirm::corrected_amount(pending, text)
-    {
-        let agrees = match proposal.proposed_actions.as_slice() {
-            [one] => {
-                one.action_type.eq_ignore_ascii_case("PATCH_DRAFT")
-                    && one.params.amount_cents.as_ref().and_then(|c| c.as_i64())
-                        == fixed.amount_cents
-            }
-            _ => false,
-        };
-        if !agrees {
-            super::confirm::patch_amount(plan, pending, fixed);
-            return Ok(());
-        }
-        plan.move_to(
-            FinanceState::Clarifying,
-            Some(pending.clone()),
-            Actor::Customer,
-            "a correction at the prompt",
-        );
-        proposal.proposed_actions = vec![RawFinanceAction {
-            action_type: "PATCH_DRAFT".into(),
-            params: crate::finance::contract::RawFinanceParams {
-                amount_cents: fixed.amount_cents.map(|c| json!(c)),
-                ..Default::default()
-            },
-        }];
-        amount_fixed = true;
-    }
     // An erasure stands only on the person's own words, whoever proposed it.
     if !crate::finance::rules::asks_to_erase(text)
         && proposal
@@ -134,7 +100,7 @@ pub async fn turn(
         Some("CORRECT_CATEGORY") => !confirming,
         _ => false,
     };
-    if confirming && !new_request && !amount_fixed {
+    if confirming && !new_request {
         let patch = proposal.proposed_actions.iter().find(|a| {
             matches!(
                 a.action_type.to_ascii_uppercase().as_str(),

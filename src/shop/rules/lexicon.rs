@@ -425,13 +425,9 @@ pub const CLOSES: &[&str] = &[
     "y confirmo",
     "y confirmamos",
     "y cierro",
-    "y cerramos",
-    // «…y con eso confirmamos», «con eso cerramos»: the last item, then the close.
+    // «…y con eso confirmamos»: the last item, then the close.
     "con eso confirmamos",
-    "con eso cerramos",
-    "con eso cerramos el pedido",
     "con eso seria todo",
-    "con eso es todo",
 ];
 
 pub const DONE: &[&str] = &[
@@ -1358,6 +1354,11 @@ pub fn read_english(normalized: &str) -> String {
         ("take out", "quita"),
         ("instead of", "en vez de"),
         ("hot chocolate", "chocolate caliente"),
+        // «black coffee», «americano coffee»: the americano.
+        ("black coffee", "americano"),
+        ("americano coffee", "americano"),
+        ("how much total", "cuanto es"),
+        ("how much is it", "cuanto es"),
         ("passion fruit", "maracuya"),
         ("swap out", "cambia"),
         ("yes please", "si por favor"),

@@ -139,8 +139,8 @@ const PEOPLE: &[&str] = &[
 
 /// Words around a total asked on its own («¿y cuánto sería todo entonces?»).
 const TOTAL_FILLER: &[&str] = &[
-    "y", "entonces", "ahora", "todo", "en", "total", "pues", "ya", "porfa", "por", "favor", "me",
-    "nos",
+    "y", "entonces", "ahora", "todo", "en", "el", "total", "pues", "ya", "porfa", "por", "favor",
+    "me", "nos",
 ];
 
 /// The message before a total asked in a sentence of its own, after
@@ -155,20 +155,21 @@ fn before_the_total_asked(message: &str) -> Option<String> {
         return None;
     };
     let last = prepared(last);
-    let asked: Vec<&str> = tokens(&last)
+    let words = tokens(&last);
+    // «¿cuánto sale?» alone may be the price of the product just said: only
+    // the whole («todo», «en total», «sería», «te debo») is the total.
+    let whole = words.iter().any(|w| matches!(*w, "todo" | "total"));
+    let asked: Vec<&str> = words
         .into_iter()
         .filter(|w| !TOTAL_FILLER.contains(w))
         .collect();
     let total = !tokens(&prepared(before)).is_empty()
-        && matches!(
-            asked.as_slice(),
-            ["cuanto"]
-                | [
-                    "cuanto",
-                    "seria" | "es" | "sale" | "queda" | "va" | "quedaria" | "saldria"
-                ]
-                | ["cuanto", "te" | "le" | "les", "debo" | "debemos"]
-        );
+        && match asked.as_slice() {
+            ["cuanto", "seria" | "quedaria" | "saldria" | "queda"] => true,
+            ["cuanto", "te" | "le" | "les", "debo" | "debemos"] => true,
+            ["cuanto"] | ["cuanto", "es" | "sale" | "va"] | [] => whole,
+            _ => false,
+        };
     const MARKS: [char; 7] = ['.', '?', '!', '¿', '¡', '\n', ' '];
     let trimmed = message.trim_end_matches(MARKS);
     let cut = trimmed.rfind(['.', '?', '!', '¿', '¡', '\n'])?;
@@ -176,24 +177,49 @@ fn before_the_total_asked(message: &str) -> Option<String> {
     (total && !head.trim().is_empty()).then(|| head.trim().to_owned())
 }
 
-/// The message without the sentences that give invoice details («NIT
-/// 4567821019», «razón social Mamani Quispe», «CI 1234567»), when something
-/// else is said beside them.
+/// The message without the invoice's details («NIT 4567821019», «CI
+/// 1234567», «razón social Mamani Quispe» to the end of its sentence), when
+/// something else is said beside them; each sentence keeps the rest of its
+/// words («Quiero 3 capuchinos con factura, NIT 1020304. ¿Cuánto sería?»).
 fn without_invoice_data(message: &str) -> Option<String> {
-    let sentences: Vec<&str> = message
-        .split_inclusive(['.', '?', '!', '\n'])
-        .filter(|s| !s.trim().is_empty())
-        .collect();
-    let invoice = |sentence: &str| {
+    let digits = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
+    let mut found = false;
+    let mut kept: Vec<String> = Vec::new();
+    for sentence in message.split_inclusive(['.', '?', '!', '\n']) {
         let text = prepared(sentence);
         let words = tokens(&text);
-        words.windows(2).any(|w| {
-            (matches!(w[0], "nit" | "ci" | "carnet") && token_number(w[1]).is_some())
-                || w == ["razon", "social"]
-        })
-    };
-    let kept: Vec<&str> = sentences.iter().copied().filter(|s| !invoice(s)).collect();
-    (kept.len() < sentences.len() && !kept.is_empty()).then(|| kept.concat().trim().to_owned())
+        let mut out: Vec<&str> = Vec::with_capacity(words.len());
+        let mut k = 0;
+        while k < words.len() {
+            if matches!(words[k], "nit" | "ci" | "carnet")
+                && words.get(k + 1).is_some_and(|w| digits(w))
+            {
+                found = true;
+                k += 2;
+                continue;
+            }
+            if words[k] == "razon" && words.get(k + 1) == Some(&"social") {
+                found = true;
+                break;
+            }
+            out.push(words[k]);
+            k += 1;
+        }
+        if !out.is_empty() {
+            // (The sentence's own mark kept, so a total asked apart is seen.)
+            let mark = sentence
+                .trim_end()
+                .chars()
+                .last()
+                .filter(|c| ".?!".contains(*c));
+            kept.push(format!(
+                "{}{}",
+                out.join(" "),
+                mark.map(String::from).unwrap_or_default()
+            ));
+        }
+    }
+    (found && !kept.is_empty()).then(|| kept.join(" "))
 }
 
 /// A plain yes (to an offer of a person, for instance).
@@ -846,6 +872,18 @@ fn prepared(message: &str) -> String {
         (" cambiaron los planes ", " "),
         // «vacía el carrito, me equivoqué de chat»: the wrong conversation,
         // a reason told, nothing ordered.
+        // «¿el capuchino lleva azúcar? es que lo tomo sin»: the reason asked.
+        (" es que lo tomo sin azucar ", " "),
+        (" es que lo tomo sin ", " "),
+        (" lo tomo sin azucar ", " "),
+        (" lo tomo sin ", " "),
+        // «él dice que igual lo quiere»: kept as it is, nothing to change.
+        (" igual lo quiere ", " "),
+        (" igual la quiere ", " "),
+        (" igual los quiere ", " "),
+        (" igual las quiere ", " "),
+        (" igual lo quiero ", " "),
+        (" igual la quiero ", " "),
         // «la limo sí, vuelve a ponerla»: put it back, an order again.
         (" vuelve a ponerla ", " ponla "),
         (" vuelve a ponerlo ", " ponlo "),
@@ -856,19 +894,12 @@ fn prepared(message: &str) -> String {
         (" vuelve a agregarme ", " agregame "),
         (" vuelve a agregar ", " agrega "),
         (" vuelve a sumar ", " suma "),
-        // «ya dame uno nomás y un brownie»: «just one» of the one asked about.
-        (" uno nomas y ", " uno y "),
-        (" una nomas y ", " una y "),
         (" me equivoque de chat ", " "),
         (" me equivoque de numero ", " "),
         (" me equivoque de conversacion ", " "),
         (" me equivoque de tienda ", " "),
         (" era para otro chat ", " "),
         (" era otro chat ", " "),
-        // «que la limonada sean dos, se me antojó otra»: the reason, not one more.
-        (" se me antojo otra ", " "),
-        (" se me antojo otro ", " "),
-        (" se me antojaron ", " "),
         // «antes de pedir tengo unas consultas»: questions announced, no order.
         (" antes de pedir ", " "),
         (" antes de ordenar ", " "),
@@ -1194,6 +1225,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
     let text = count_taken_back(input, text);
     let text = one_made_a_way(input, text);
     let text = taken_out_in_the_same_breath(input, text);
+    let text = craving_told(input, text);
     let said = the_other_one(
         input,
         same_as_someone(
@@ -1276,11 +1308,11 @@ pub fn read(input: &ProposalInput) -> Reading {
                 "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
             )
         });
-        if reading.changes_anything() && cart_only {
-            reading
-                .proposal
-                .proposed_actions
-                .truncate(crate::proposal::MAX_ACTIONS - 1);
+        // (With five changes already, the summary waits for the next turn.)
+        if reading.changes_anything()
+            && cart_only
+            && reading.proposal.proposed_actions.len() < crate::proposal::MAX_ACTIONS
+        {
             reading
                 .proposal
                 .proposed_actions
@@ -1582,11 +1614,9 @@ impl Reading {
             ) && (after.is_some_and(|a| count(a).is_some())
                 || (after == Some("de")
                     && self.words.get(i + 2).is_some_and(|a| count(a).is_some()))))
-                || (word == "menos"
-                    && before == Some("o")
-                    && i >= 2
-                    && self.words[i - 2] == "mas"
-                    && (0..i).any(|k| count(&self.words[k]).is_some()));
+                // («más o menos» is read «aproximadamente» first.)
+                || (word == "aproximadamente"
+                    && before.is_some_and(|b| count(b).is_some()));
             unknown_thing
                 || hedged
                 || earlier
@@ -2699,6 +2729,10 @@ impl Reader<'_> {
         };
         // «ya no, cancela» is no longer wanting, not a negation.
         // «no no, cancela todo»: a «no» said twice is a cry, not a negation.
+        let imperative_cancel = matches!(
+            self.words[at],
+            "cancela" | "cancelalo" | "cancelala" | "cancelen" | "cancelenlo" | "anula" | "anulalo"
+        ) && !any(self.text, &["saber si", "se puede", "puedo", "podria"]);
         let said = self.input.customer_message.trim_start().to_lowercase();
         let twice = said
             .strip_prefix("no no")
@@ -2745,11 +2779,14 @@ impl Reader<'_> {
             || keeps
             || self.words[at..].iter().enumerate().any(|(k, w)| {
                 matches!(*w, "todavia" | "aun" | "tampoco")
-                    // «cancélalo, todavía no pagué»: the reason, not a «not yet».
-                    && !self.words[at + k + 1..]
+                    // «cancélalo, todavía no pagué»: the reason, not a «not
+                    // yet» — after a cancel said as an order, never asked
+                    // («quería saber si se puede cancelar todavía, no pagué»).
+                    && !(imperative_cancel
+                        && self.words[at + k + 1..]
                         .iter()
                         .take(3)
-                        .any(|w| w.starts_with("pag") || matches!(*w, "cancele" | "cancelamos"))
+                        .any(|w| w.starts_with("pag") || matches!(*w, "cancele" | "cancelamos")))
             })
     }
 

@@ -736,10 +736,8 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
     };
     let hypothetical = every_added_after(&marked(HYPOTHETICAL), words.len())
         || any(&text, &["algun dia"])
-        || (any(&text, CONDITIONS)
-            && !any(&text, COURTESY_CONDITIONS)
-            // «los croissants sí son 3»: a yes, written with its accent.
-            && !input.customer_message.to_lowercase().contains("sí "));
+        || (any(&as_yes_said(&input.customer_message), CONDITIONS)
+            && !any(&text, COURTESY_CONDITIONS));
     // «el americano es de los yungas»: a product said to be something, not
     // asked for.
     let said_of = !counted
@@ -1773,24 +1771,43 @@ fn calls_something_off(input: &ProposalInput) -> bool {
         || tokens(&text).iter().any(|w| lexicon::removes(w))
 }
 
+/// The message folded with an accented «sí» before «son/es/eran» and a count
+/// taken out of the conditional «si son…»: «los croissants sí son 3» states
+/// the line, «si son menos de 30 lo quiero» sets a condition.
+fn as_yes_said(message: &str) -> String {
+    let lowered = message.to_lowercase();
+    let words: Vec<&str> = lowered.split_whitespace().collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    for (k, w) in words.iter().enumerate() {
+        let stated = *w == "sí"
+            && matches!(words.get(k + 1), Some(&("son" | "es" | "eran")))
+            && words
+                .get(k + 2)
+                .is_some_and(|n| count(&prepared(n)).is_some());
+        if !stated {
+            out.push(w);
+        }
+    }
+    prepared(&out.join(" "))
+}
+
 /// Whether the message asks for a lower price («¿me hacen descuento?», «una
 /// rebajita», «ni un 10%?», «precio especial»).
 fn asks_a_discount(input: &ProposalInput) -> bool {
     let text = prepared(&input.customer_message);
-    input.customer_message.contains('%')
-        || tokens(&text).iter().any(|w| {
-            w.starts_with("descuent")
-                || w.starts_with("rebaj")
-                || *w == "promo"
-                || *w == "promocion"
-        })
+    // («¿cuál es el postre más barato?», «¿tienen alguna promo?», «al 70%»
+    // ask something else.)
+    tokens(&text)
+        .iter()
+        .any(|w| w.starts_with("descuent") || w.starts_with("rebaj"))
         || any(
             &text,
             &[
                 "precio especial",
-                "mas barato",
-                "mas baratito",
                 "me lo dejas en",
+                "me los dejas en",
+                "me lo deja en",
             ],
         )
+        || (input.customer_message.contains('%') && any(&text, &["ni un", "aunque sea un"]))
 }

@@ -1352,7 +1352,26 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
     // («…para cada uno un capuchino, y para el gerente un cheesecake»: what
     // is said for someone else after it is not one each.)
     let someone_else = (mark_end..words.len())
-        .find(|&k| matches!(words[k], "para" | "pa") && words.get(k + 1) != Some(&"cada"))
+        .find(|&k| {
+            matches!(words[k], "para" | "pa")
+                && matches!(
+                    words.get(k + 1),
+                    Some(
+                        &("el"
+                            | "la"
+                            | "mi"
+                            | "mis"
+                            | "su"
+                            | "sus"
+                            | "tu"
+                            | "nuestro"
+                            | "nuestra"
+                            | "ella"
+                            | "ellos"
+                            | "ellas")
+                    )
+                )
+        })
         .unwrap_or(words.len());
     let range = if ones_before {
         0..mark
@@ -2576,6 +2595,15 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
                     && matches!(w[2], "y" | "e")
             })
         })
+        .or_else(|| {
+            // «ya dame uno nomás y un brownie»: just one of it.
+            words.windows(4).position(|w| {
+                orders(w[0])
+                    && matches!(w[1], "uno" | "una")
+                    && matches!(w[2], "nomas" | "solo" | "solito")
+                    && matches!(w[3], "y" | "e")
+            })
+        })
     else {
         return text;
     };
@@ -2711,12 +2739,9 @@ fn count_kept(
             .chain(&words[at + 2..])
             .copied()
             .collect();
-        // (Alone, it agrees with the line as it is.)
-        Some(if rest.is_empty() {
-            "ok".to_owned()
-        } else {
-            rest.join(" ")
-        })
+        // (Alone, it agrees with the line as it is: nothing to do, and never
+        // read as a yes to the summary.)
+        Some(rest.join(" "))
     })
 }
 
@@ -2764,7 +2789,16 @@ pub(super) fn taken_out_in_the_same_breath(input: &ProposalInput, text: String) 
     // (Found after the verb alone: the whole message's mentions hold a
     // product once where it is said twice.)
     let removal = (0..words.len()).find_map(|verb| {
-        if !lexicon::removes(words[verb]) {
+        // A take-back: «no, quita…», «mejor saca…» — never «retiro el
+        // cheesecake mañana» (I pick it up) or a first person.
+        let marked = words[verb.saturating_sub(2)..verb]
+            .iter()
+            .any(|w| matches!(*w, "no" | "mejor" | "perdon"));
+        if !lexicon::removes(words[verb])
+            || !marked
+            || words[verb].starts_with("retir")
+            || matches!(words[verb], "quito" | "saco" | "borro" | "elimino")
+        {
             return None;
         }
         let from = verb + 1;
@@ -2826,6 +2860,13 @@ pub(super) fn one_made_a_way(input: &ProposalInput, text: String) -> String {
     }) else {
         return text;
     };
+    // («sácame uno de los capuchinos con leche»: a verb acts on that one.)
+    if at > 0 && {
+        let before = words[at - 1];
+        lexicon::removes(before) || lexicon::adds(before) || swap_verb(before)
+    } {
+        return text;
+    }
     let found = mentions::find(&words[at + 3..], &input.product_catalog);
     let Some(m) = found.first().filter(|m| m.start == 0) else {
         return text;
@@ -2912,4 +2953,24 @@ pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
         return out.join(" ");
     }
     text
+}
+
+/// «que la limonada sean dos, se me antojó otra jaja»: the reason told after
+/// a count, not one more — when no product follows it («se me antojó otra
+/// maracuyá» asks for one).
+pub(super) fn craving_told(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.windows(4).position(|w| {
+        w[..3] == ["se", "me", "antojo"] && matches!(w[3], "otra" | "otro" | "otras" | "otros")
+    }) else {
+        return text;
+    };
+    if !mentions::find(&words[at + 4..], &input.product_catalog).is_empty()
+        || mentions::find(&words[..at], &input.product_catalog).is_empty()
+    {
+        return text;
+    }
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.extend(&words[at + 4..]);
+    out.join(" ")
 }

@@ -5848,12 +5848,7 @@ fn a_guessed_count_a_share_for_someone_and_a_line_said_as_it_is() {
             &[(7, 3)],
             &["ADD_TO_CART 6 x1"],
         ),
-        (
-            CartOpen,
-            "los croissants sí son 3",
-            &[(7, 3)],
-            &["REVIEW_ORDER"],
-        ),
+        (CartOpen, "los croissants sí son 3", &[(7, 3)], &["CLARIFY"]),
         // An order, then the total asked apart: the summary after it.
         (
             CartOpen,
@@ -6123,5 +6118,134 @@ fn a_quote_asked_a_close_said_after_and_a_count_taken_back() {
     assert_eq!(
         summary(CartOpen, "no perdón eran tres capuchinos no dos", &[(8, 2)]),
         ["UPDATE_QUANTITY 8 x3"]
+    );
+}
+
+#[test]
+fn a_reason_told_after_a_question_and_an_english_black_coffee() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "Oye, ¿el capuchino lleva azúcar? Es que lo tomo sin.",
+            &[(8, 1)],
+            &["SHOW_PRODUCT 8"],
+        ),
+        (
+            CartOpen,
+            "ok, él dice que igual lo quiere. cuánto es?",
+            &[(8, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        (
+            Idle,
+            "I want a black coffee please",
+            &[],
+            &["ADD_TO_CART 3 x1"],
+        ),
+        // «café con leche» is no product: asked.
+        (
+            Idle,
+            "Buenas tardes. ¿Me ponéis un café con leche y una tostada con tomate?",
+            &[],
+            &["CLARIFY x1 [Number(3), Number(8)]"],
+        ),
+    ]);
+}
+
+/// What a stranger's review of the round found the new readings could do to
+/// messages they were not written for.
+#[test]
+fn the_rounds_readings_leave_alone_what_they_were_not_written_for() {
+    use State::*;
+    check(&[
+        // A price asked after a product is its price, not an order.
+        (
+            CartOpen,
+            "Un brownie. ¿Cuánto sale?",
+            &[(8, 1)],
+            &["SHOW_PRODUCT 6"],
+        ),
+        (
+            CartOpen,
+            "Y un croissant, ¿cuánto es?",
+            &[(8, 1)],
+            &["SHOW_PRODUCT 7"],
+        ),
+        (
+            CartOpen,
+            "Un brownie. ¿Cuánto sale todo?",
+            &[(8, 1)],
+            &["ADD_TO_CART 6 x1", "REVIEW_ORDER"],
+        ),
+        // A yes said first keeps the conditions after it.
+        (
+            Idle,
+            "Sí me interesa, si el brownie es de maracuyá ponme uno",
+            &[],
+            &["SHOW_PRODUCT 6", "SHOW_PRODUCT 1"],
+        ),
+        (
+            Idle,
+            "Sí creo que capaz más tarde te pido 2 brownies",
+            &[],
+            &["SHOW_PRODUCT 6"],
+        ),
+        // «no, uno nomás» corrects the count.
+        (
+            Idle,
+            "mándame dos americanos, no, uno nomás y un brownie",
+            &[],
+            &["ADD_TO_CART 3 x1", "ADD_TO_CART 6 x1"],
+        ),
+        // «para llevar» is nobody else.
+        (
+            Idle,
+            "somos 4, para cada uno un capuchino para llevar y un croissant",
+            &[],
+            &["ADD_TO_CART 8 x4", "ADD_TO_CART 7 x4"],
+        ),
+        // A verb acting on «uno de los…» keeps it.
+        (
+            CartOpen,
+            "sácame uno de los capuchinos con leche y agrégame un chai",
+            &[(8, 2)],
+            &["UPDATE_QUANTITY 8 x1", "ADD_TO_CART 4 x1"],
+        ),
+        // The invoice's number is set aside, the order beside it kept.
+        (
+            Idle,
+            "Quiero 3 capuchinos con factura, NIT 1020304. ¿Cuánto sería?",
+            &[],
+            &["ADD_TO_CART 8 x3", "REVIEW_ORDER"],
+        ),
+        // Asking whether it can be cancelled is no cancel.
+        (
+            AwaitingPayment,
+            "quería saber si se puede cancelar el pedido todavía, no pagué",
+            &[(8, 1)],
+            &["CLARIFY"],
+        ),
+        // «se me antojó otra maracuyá» asks for one.
+        (
+            CartOpen,
+            "se me antojó otra maracuyá",
+            &[(1, 1)],
+            &["ADD_TO_CART 1 x1"],
+        ),
+        // The cheapest dessert is no discount asked.
+        (
+            CartOpen,
+            "¿Cuál es el postre más barato?",
+            &[(1, 1)],
+            &["CLARIFY"],
+        ),
+        // A line said as it stands is never a yes to the summary.
+        (Checkout, "los croissants sí son 3", &[(7, 3)], &["CLARIFY"]),
+    ]);
+    // A discount beside an order: the order stands.
+    assert_eq!(
+        summary(CartOpen, "dame 3 brownies, ¿con descuento?", &[(8, 5)]),
+        ["ADD_TO_CART 6 x3"]
     );
 }
