@@ -117,8 +117,15 @@ pub fn is_money_word(word: &str) -> bool {
             | "baros"
             | "lucas"
             | "dolares"
+            | "dolar"
+            | "usd"
+            | "dls"
             | "euros"
             | "centavos"
+            // A traveller's money, said after its figure.
+            | "soles"
+            | "bolivianos"
+            | "quetzales"
     )
 }
 

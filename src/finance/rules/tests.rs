@@ -721,6 +721,9 @@ fn a_count_said_in_words_is_no_amount_beside_the_price() {
     // Alone, a figure in words is the amount.
     let a = only("gasté trescientos en tacos");
     assert_eq!(a.params.amount, Param::Given(30_000));
+    // A figure in words before a currency is money, never a count.
+    let actions = idle("gasté 500 en el súper y cincuenta dólares de propina");
+    assert_eq!(actions.len(), 2, "{actions:?}");
 }
 
 #[test]
