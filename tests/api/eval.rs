@@ -159,6 +159,7 @@ const HELD_APART: &[&str] = &[
     "tienda-treintaiuno",
     "tienda-treintaidos",
     "tienda-treintaitres",
+    "tienda-treintaicuatro",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

@@ -309,6 +309,11 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     if reading.changes_anything() && (taken_back(input) || same_before_any(input)) {
         return clarify(messages::CLARIFY_DEFAULT);
     }
+    // «los dos primeros, uno de cada uno»: one of each of several, read as
+    // one product alone, is asked, never guessed.
+    if each_of_several_read_as_one(input, &reading.proposal) {
+        return clarify(messages::CLARIFY_DEFAULT);
+    }
     if reading.confident || !reading.changes_anything() {
         return reading.proposal;
     }
@@ -1810,4 +1815,22 @@ fn asks_a_discount(input: &ProposalInput) -> bool {
             ],
         )
         || (input.customer_message.contains('%') && any(&text, &["ni un", "aunque sea un"]))
+}
+
+/// Whether the message asks for one of each («uno de cada uno», «de cada
+/// uno») and the reading changes a single product.
+fn each_of_several_read_as_one(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let text = prepared(&input.customer_message);
+    if !any(&text, &["de cada uno", "de cada una", "de cada cosa"]) {
+        return false;
+    }
+    let mut changed: Vec<ProductId> = proposal
+        .proposed_actions
+        .iter()
+        .filter(|a| EFFECTS.contains(&a.action_type.as_str()))
+        .filter_map(|a| a.product_id())
+        .collect();
+    changed.sort_unstable();
+    changed.dedup();
+    changed.len() == 1
 }

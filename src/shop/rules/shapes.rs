@@ -2600,7 +2600,7 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
             words.windows(4).position(|w| {
                 orders(w[0])
                     && matches!(w[1], "uno" | "una")
-                    && matches!(w[2], "nomas" | "solo" | "solito")
+                    && matches!(w[2], "nomas" | "solo" | "solito" | "asi" | "igual")
                     && matches!(w[3], "y" | "e")
             })
         })

@@ -6249,3 +6249,28 @@ fn the_rounds_readings_leave_alone_what_they_were_not_written_for() {
         ["ADD_TO_CART 6 x3"]
     );
 }
+
+#[test]
+fn one_of_each_read_as_one_product_is_asked_and_one_like_that_is_the_one_asked_about() {
+    use State::*;
+    check(&[
+        (
+            Browsing,
+            "Dame luego los dos primeros, uno de cada uno nomás",
+            &[],
+            &["CLARIFY"],
+        ),
+        (
+            CartOpen,
+            "uno más de cada uno",
+            &[(1, 1), (2, 1)],
+            &["ADD_TO_CART 1 x1", "ADD_TO_CART 2 x1"],
+        ),
+    ]);
+    let mut like_that = input(Browsing, "dame uno así y un croissant", &[]);
+    like_that.focus = Some(8);
+    assert_eq!(
+        describe(&propose(&like_that)),
+        ["ADD_TO_CART 8 x1", "ADD_TO_CART 7 x1"]
+    );
+}
