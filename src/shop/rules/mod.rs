@@ -1226,6 +1226,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
     let text = one_made_a_way(input, text);
     let text = taken_out_in_the_same_breath(input, text);
     let text = craving_told(input, text);
+    let text = picked_up_later(input, text);
     let said = the_other_one(
         input,
         same_as_someone(

@@ -2974,3 +2974,37 @@ pub(super) fn craving_told(input: &ProposalInput, text: String) -> String {
     out.extend(&words[at + 4..]);
     out.join(" ")
 }
+
+/// «Un croissant y dos capuchinos. Retiro el croissant mañana a las 10»: a
+/// product said with «retiro» and a time after it is when it is picked up,
+/// not a product taken out — the words are left out of the order.
+pub(super) fn picked_up_later(input: &ProposalInput, text: String) -> String {
+    const LATER: &[&str] = &[
+        "manana", "hoy", "luego", "despues", "tarde", "ahorita", "rato", "a", "en", "al",
+    ];
+    let words = tokens(&text);
+    let Some((from, to)) = (0..words.len()).find_map(|k| {
+        if !matches!(words[k], "retiro" | "retiramos" | "recojo" | "recogemos") {
+            return None;
+        }
+        let article = usize::from(matches!(
+            words.get(k + 1),
+            Some(&("el" | "la" | "los" | "las"))
+        ));
+        let after = &words[(k + 1 + article).min(words.len())..];
+        let m = mentions::find(after, &input.product_catalog)
+            .into_iter()
+            .next()?;
+        (m.start == 0 && m.product().is_some()).then_some(())?;
+        let end = k + 1 + article + m.end;
+        words
+            .get(end)
+            .is_some_and(|w| LATER.contains(w))
+            .then_some((k, end))
+    }) else {
+        return text;
+    };
+    let mut out: Vec<&str> = words[..from].to_vec();
+    out.extend(&words[to..]);
+    out.join(" ")
+}

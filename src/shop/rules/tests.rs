@@ -6274,3 +6274,34 @@ fn one_of_each_read_as_one_product_is_asked_and_one_like_that_is_the_one_asked_a
         ["ADD_TO_CART 8 x1", "ADD_TO_CART 7 x1"]
     );
 }
+
+#[test]
+fn retiro_with_a_time_after_it_is_when_it_is_picked_up() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "Un croissant y dos capuchinos. Retiro el croissant mañana a las 10",
+            &[],
+            &["ADD_TO_CART 7 x1", "ADD_TO_CART 8 x2"],
+        ),
+        // Without a time, «retiro» with a product still takes it out.
+        (
+            CartOpen,
+            "mejor retiro el brownie",
+            &[(6, 2)],
+            &["REMOVE_ITEM 6"],
+        ),
+        (
+            CartOpen,
+            "retiro el brownie y agrega un chai",
+            &[(6, 2)],
+            &["REMOVE_ITEM 6", "ADD_TO_CART 4 x1"],
+        ),
+    ]);
+    // Alone, a pickup time changes nothing in the cart.
+    assert_eq!(
+        summary(CartOpen, "retiro el brownie mañana", &[(6, 2)]),
+        ["CLARIFY"]
+    );
+}
