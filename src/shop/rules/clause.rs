@@ -474,6 +474,12 @@ pub(super) fn name_of(input: &ProposalInput, id: ProductId) -> Option<&str> {
         .map(|p| p.name.as_str())
 }
 
+/// A count, or «uno»/«una» said as one of something («dos sin azúcar y una
+/// normal», «no mejor uno»).
+pub(super) fn count_or_one(word: &str) -> Option<i64> {
+    count(word).or(matches!(word, "uno" | "una").then_some(1))
+}
+
 /// A number said as a count («2», «tres»), not an article («un», «una», «uno»).
 pub(super) fn count(word: &str) -> Option<i64> {
     token_number(word).filter(|_| !matches!(word, "un" | "una" | "uno"))

@@ -446,11 +446,7 @@ fn asked_about(input: &ProposalInput) -> Option<ProductId> {
         Some([_, _, ..]) => return None,
         _ => {}
     }
-    let bot = input
-        .recent_history
-        .iter()
-        .rev()
-        .find(|h| h.role == "bot")?;
+    let bot = super::last_bot_turn(input)?;
     match not_in_cart(&prepared(&bot.text)).as_slice() {
         [only] => Some(*only),
         _ => None,

@@ -146,6 +146,13 @@ const TOTAL_FILLER: &[&str] = &[
 /// The message before a total asked in a sentence of its own, after
 /// something else was said: «un té chai. ¿Cuánto sería?» → «un té chai».
 fn before_the_total_asked(message: &str) -> Option<String> {
+    let lower = message.to_lowercase();
+    if !["cuant", "cuánt", "total"]
+        .iter()
+        .any(|k| lower.contains(k))
+    {
+        return None;
+    }
     let sentences: Vec<&str> = message
         .split(['.', '?', '!', '¿', '¡', '\n'])
         .map(str::trim)
@@ -182,6 +189,14 @@ fn before_the_total_asked(message: &str) -> Option<String> {
 /// something else is said beside them; each sentence keeps the rest of its
 /// words («Quiero 3 capuchinos con factura, NIT 1020304. ¿Cuánto sería?»).
 fn without_invoice_data(message: &str) -> Option<String> {
+    // (Most messages say none of it: nothing folded for them.)
+    let lower = message.to_lowercase();
+    if !["nit", "ci", "carnet", "raz"]
+        .iter()
+        .any(|k| lower.contains(k))
+    {
+        return None;
+    }
     let digits = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit());
     let mut found = false;
     let mut kept: Vec<String> = Vec::new();
@@ -2849,13 +2864,8 @@ impl Reader<'_> {
         let explicit = words.iter().any(|w| {
             w.starts_with("si") || w.starts_with("confirm") || matches!(*w, "claro" | "adelante")
         });
-        let after_an_answer = self
-            .input
-            .recent_history
-            .iter()
-            .rev()
-            .find(|h| h.role == "bot")
-            .is_some_and(|h| !prepared(&h.text).contains("confirm"));
+        let after_an_answer =
+            last_bot_turn(self.input).is_some_and(|h| !prepared(&h.text).contains("confirm"));
         let acknowledges = !explicit
             && after_an_answer
             && (matches!(words.first(), Some(&("ah" | "aja" | "ahh"))) || self.input.asked_back);

@@ -1205,7 +1205,7 @@ pub(super) fn swapped_part(
     new_id: ProductId,
 ) -> Option<(ProductId, i64)> {
     let verb = verb.filter(|v| *v < by)?;
-    let part = |w: &str| count(w).or(matches!(w, "uno" | "una").then_some(1));
+    let part = count_or_one;
     const THEM: &[&str] = &[
         "ellos", "ellas", "esos", "esas", "estos", "estas", "los", "las",
     ];
@@ -1308,11 +1308,7 @@ pub(super) fn said_instead(input: &ProposalInput, proposal: &Proposal) -> Option
     }
     // «y un matcha caliente» … «No vendemos…» … «entonces que sea un chai»:
     // in place of what the shop just said it does not sell, not of a line.
-    let refused_just_now = input
-        .recent_history
-        .iter()
-        .rev()
-        .find(|h| h.role == "bot")
+    let refused_just_now = last_bot_turn(input)
         .is_some_and(|h| h.text.starts_with("No vendemos") || h.text.starts_with("No tenemos"));
     if refused_just_now && !words.iter().any(|w| swap_verb(w)) {
         return None;

@@ -86,18 +86,9 @@ pub(super) fn said_just_before(input: &ProposalInput, what: impl Fn(&str) -> boo
 /// «el capuchino, perdón»: the line named now is what the swap asked before
 /// takes out («cambia Capuchino por un chai»).
 pub(super) fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<String> {
-    let asked = input
-        .recent_history
-        .iter()
-        .rev()
-        .find(|h| h.role == "bot")
-        .is_some_and(|h| h.text.starts_with(messages::WHICH_TO_CHANGE));
-    let asked_instead = input
-        .recent_history
-        .iter()
-        .rev()
-        .find(|h| h.role == "bot")
-        .is_some_and(|h| h.text.starts_with(messages::INSTEAD_OF));
+    let asked = last_bot_turn(input).is_some_and(|h| h.text.starts_with(messages::WHICH_TO_CHANGE));
+    let asked_instead =
+        last_bot_turn(input).is_some_and(|h| h.text.starts_with(messages::INSTEAD_OF));
     if !asked && !asked_instead {
         return None;
     }
@@ -158,6 +149,11 @@ pub(super) fn previous_message(input: &ProposalInput) -> Option<String> {
 
 /// The conversation before this message, newest first (the history may
 /// already end with the message itself).
+/// The bot's last message in the history.
+pub(super) fn last_bot_turn(input: &ProposalInput) -> Option<&crate::proposal::HistoryEntry> {
+    input.recent_history.iter().rev().find(|h| h.role == "bot")
+}
+
 pub(super) fn earlier_turns(
     input: &ProposalInput,
 ) -> impl Iterator<Item = &crate::proposal::HistoryEntry> {
@@ -1749,15 +1745,10 @@ pub(super) fn unsure_of_what(input: &ProposalInput, proposal: &Proposal) -> bool
         && words
             .iter()
             .any(|w| matches!(*w, "ese" | "esa" | "eso" | "este" | "esta"))
-        && input
-            .recent_history
-            .iter()
-            .rev()
-            .find(|h| h.role == "bot")
-            .is_some_and(|bot| {
-                let shown = products_in(&bot.text, &input.product_catalog);
-                !shown.is_empty() && shown.iter().all(|id| !input.cart.holds(*id))
-            });
+        && last_bot_turn(input).is_some_and(|bot| {
+            let shown = products_in(&bot.text, &input.product_catalog);
+            !shown.is_empty() && shown.iter().all(|id| !input.cart.holds(*id))
+        });
     let added: Vec<ProductId> = proposal
         .proposed_actions
         .iter()
@@ -2685,10 +2676,7 @@ pub(super) fn split_by_manner(input: &ProposalInput) -> Option<(ProductId, i64)>
     let counts: Vec<(usize, i64)> = words
         .iter()
         .enumerate()
-        .filter_map(|(k, w)| {
-            let n = token_number(w).or_else(|| matches!(*w, "uno" | "una").then_some(1))?;
-            (!matches!(*w, "un")).then_some((k, n))
-        })
+        .filter_map(|(k, w)| Some((k, count_or_one(w)?)))
         .collect();
     let manner = |k: usize| words.get(k + 1).is_some_and(|w| MANNER.contains(w));
     if counts.len() < 2 || !counts.iter().all(|&(k, _)| manner(k)) {
@@ -2748,11 +2736,7 @@ fn count_kept(
 /// «¿Cuántas unidades quieres de Capuchino y de Croissant?» … «3 y 3»: the
 /// counts, in the order the products were asked about.
 pub(super) fn counts_in_order(input: &ProposalInput, text: String) -> String {
-    let Some(asked) = input
-        .recent_history
-        .iter()
-        .rev()
-        .find(|h| h.role == "bot")
+    let Some(asked) = last_bot_turn(input)
         .and_then(|h| {
             let at = h.text.find(messages::HOW_MANY_OF_THESE)?;
             Some(&h.text[at + messages::HOW_MANY_OF_THESE.len()..])
@@ -2923,10 +2907,7 @@ pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
             continue;
         }
         k += 1;
-        let Some(n) = words
-            .get(k)
-            .and_then(|w| count(w).or_else(|| matches!(*w, "uno" | "una").then_some(1)))
-        else {
+        let Some(n) = words.get(k).and_then(|w| count_or_one(w)) else {
             continue;
         };
         k += 1;
