@@ -116,10 +116,88 @@ pub fn detect(inbound: Inbound<'_>) -> Detected {
         // («pagado» alone, the way a busy customer reports it.)
         payment: inbound.has_image
             || PAYMENT.iter().any(|p| contains_phrase(&text, p))
-            || (matches!(text.trim(), "pagado" | "pagadito") && !inbound.text.contains('?')),
+            || (matches!(text.trim(), "pagado" | "pagadito") && !inbound.text.contains('?'))
+            || reports_a_payment(&text, inbound.text),
         escalation: ESCALATION.iter().any(|p| contains_phrase(&text, p))
             || asks_to_be_put_through(&text),
     }
+}
+
+/// «Pagado ✅ ref 55120933», «comprobante enviado», «ya hice la transferencia»,
+/// «paid by QR»: a payment told done — a verb of paying in the past, or a word
+/// of the payment with a mark that it was done or sent (a reference number, ✅,
+/// «enviado», «hice»…). Never a question, nor a payment denied, promised or
+/// waited for («todavía no he pagado», «te aviso cuando pague», «ya te mando
+/// el comprobante»).
+fn reports_a_payment(text: &str, raw: &str) -> bool {
+    const PAID: &[&str] = &[
+        "pague",
+        "pagado",
+        "pagada",
+        "pagadito",
+        "pagamos",
+        "transferi",
+        "transferimos",
+        "deposite",
+        "depositamos",
+        "paid",
+    ];
+    const PAYMENT: &[&str] = &[
+        "comprobante",
+        "captura",
+        "transferencia",
+        "pago",
+        "deposito",
+        "qr",
+        "voucher",
+    ];
+    const DONE: &[&str] = &[
+        "enviado",
+        "enviada",
+        "envie",
+        "mande",
+        "mandado",
+        "hice",
+        "hecho",
+        "hecha",
+        "realizado",
+        "realizada",
+        "sent",
+        "done",
+    ];
+    const NOT_YET: &[&str] = &[
+        "no", "todavia", "aun", "falta", "cuando", "si", "apenas", "voy", "vamos", "va", "van",
+        "puedo", "debo", "tengo", "not",
+    ];
+    if raw.contains('?') || raw.contains('¿') {
+        return false;
+    }
+    let words = tokens(text);
+    let reference = words
+        .iter()
+        .any(|w| w.len() >= 5 && w.chars().all(|c| c.is_ascii_digit()));
+    let ticked = raw.contains('✅') || raw.contains('✔');
+    let paid_at = words.iter().position(|w| PAID.contains(w));
+    let told = match paid_at {
+        Some(_) => true,
+        None => {
+            words.iter().any(|w| PAYMENT.contains(w))
+                && (reference || ticked || words.iter().any(|w| DONE.contains(w)))
+        }
+    };
+    // What comes before the first word of paying: «todavía no he pagado»,
+    // «cuando pague te aviso», «voy a pagar».
+    let first = paid_at
+        .or_else(|| {
+            words
+                .iter()
+                .position(|w| PAYMENT.contains(w) || DONE.contains(w))
+        })
+        .unwrap_or(0);
+    let waited = words[first.saturating_sub(3)..first]
+        .iter()
+        .any(|w| NOT_YET.contains(w));
+    told && !waited
 }
 
 /// «¿me pasan con alguien de ustedes?», «comuníquenme con el encargado», «que
@@ -253,6 +331,30 @@ mod tests {
         assert!(text("ya pagué, te reenvío el comprobante").payment);
         // «pagado» alone reports it; said of something else, it does not.
         assert!(text("pagado").payment);
+        // A payment told done, in any shape: a reference, a tick, «enviado».
+        for told in [
+            "Pagado ✅ ref 55120933",
+            "paid by QR ✅",
+            "ya está, comprobante enviado 🙌",
+            "listo ya hice la transferencia",
+            "Listo pana, ya te mandé la captura de la transferencia",
+            "ya pagué por QR, nro de operación 0048812 👍",
+            "transferencia hecha, 400 bs",
+        ] {
+            assert!(text(told).payment, "{told}");
+        }
+        for not_yet in [
+            "cancela el pedido porfa, todavía no he pagado",
+            "te aviso cuando pague",
+            "voy a pagar con QR",
+            "¿está pagado mi pedido?",
+            "no tengo qr puedo pagar en efectivo cuando llegue",
+            "mañana hago la transferencia",
+            "¿me mandan los datos para la transferencia?",
+            "aún no pagué, espera",
+        ] {
+            assert!(!text(not_yet).payment, "{not_yet}");
+        }
         assert!(text("Pagado!").payment);
         assert!(!text("¿el pedido está pagado?").payment);
         assert!(!text("¿pagado?").payment);

@@ -993,6 +993,8 @@ pub fn adds(word: &str) -> bool {
     .any(|stem| word.starts_with(stem))
         // Voseo: «poneme», «ponele».
         || matches!(word, "poneme" | "ponele" | "ponelo" | "ponela")
+        // «quita el chai y pon otro americano»: the bare imperative.
+        || word == "pon"
 }
 
 /// Words the lexicon knows: they are what they say, never a typo of a product

@@ -159,7 +159,7 @@ fn before_the_total_asked(message: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
         .collect();
     let [.., before, last] = sentences.as_slice() else {
-        return None;
+        return total_asked_after_y(message);
     };
     let last = prepared(last);
     let words = tokens(&last);
@@ -182,6 +182,38 @@ fn before_the_total_asked(message: &str) -> Option<String> {
     let cut = trimmed.rfind(['.', '?', '!', '¿', '¡', '\n'])?;
     let head = trimmed[..cut].trim_end_matches(MARKS);
     (total && !head.trim().is_empty()).then(|| head.trim().to_owned())
+}
+
+/// «agrégale un cheesecake y dame el total de nuevo»: an order, then «y» and
+/// the total asked for in the same sentence — the order before it.
+fn total_asked_after_y(message: &str) -> Option<String> {
+    let lower = message.to_lowercase();
+    // (The cut is made in the message itself.)
+    if lower.len() != message.len() {
+        return None;
+    }
+    let at = lower.rfind(" y ")?;
+    let tail = prepared(&lower[at + 3..]);
+    let asked: Vec<&str> = tokens(&tail)
+        .into_iter()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "de" | "nuevo" | "otra" | "vez" | "porfa" | "por" | "favor"
+            )
+        })
+        .collect();
+    let total = matches!(
+        asked.as_slice(),
+        [
+            "dame" | "dime" | "pasame" | "mandame" | "decime" | "deme" | "digame",
+            "el",
+            "total"
+        ] | ["cuanto", "es" | "seria" | "sale" | "queda", "el", "total"]
+            | ["cuanto", "es" | "seria" | "sale" | "queda", "todo"]
+    );
+    let head = message[..at].trim();
+    (total && !head.is_empty()).then(|| head.to_owned())
 }
 
 /// The message without the invoice's details («NIT 4567821019», «CI
@@ -936,7 +968,7 @@ fn prepared(message: &str) -> String {
         (" de fuera ", " de afuera "),
         (" fuera de ", " afuera de "),
     ];
-    let text = with_phrases(&read, phrases);
+    let text = something_else_called_off(&with_phrases(&read, phrases));
     // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
     // at the end, after the order («un capuchino como siempre» alone may be
     // how it is made, and is read as said).
@@ -956,7 +988,50 @@ fn prepared(message: &str) -> String {
         Some(rest) if !rest.starts_with("mas") => rest,
         _ => text,
     };
+    // «perdón, no 3 croissants, 2» («sorry not 3…»): the apology before a
+    // correction says nothing more.
+    let text = ["perdon no ", "disculpa no ", "disculpe no ", "ups no "]
+        .iter()
+        .find_map(|p| text.strip_prefix(p).map(|rest| (rest, p)))
+        .map_or(text.to_owned(), |(rest, _)| format!("no {rest}"));
+    let text = text.as_str();
     times_told(text)
+}
+
+/// «se canceló la reunión, cancela el pedido»: something else called off in
+/// the past is the story told, never this order («se canceló el pedido» and
+/// «cancelaron mi orden» are read as said).
+fn something_else_called_off(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        let verb = match (words[k], words.get(k + 1)) {
+            ("se", Some(&("cancelo" | "suspendio" | "postergo"))) => Some(2),
+            ("cancelaron" | "suspendieron" | "postergaron", _) => Some(1),
+            _ => None,
+        };
+        if let Some(n) = verb {
+            let rest = &words[k + n..];
+            let skip = usize::from(matches!(
+                rest.first(),
+                Some(&("el" | "la" | "los" | "las" | "mi" | "mis" | "nuestra" | "nuestro"))
+            ));
+            if let Some(thing) = rest.get(skip)
+                && !matches!(
+                    *thing,
+                    "pedido" | "pedidos" | "orden" | "compra" | "carrito"
+                )
+                && thing.chars().count() > 2
+            {
+                k += n + skip + 1;
+                continue;
+            }
+        }
+        out.push(words[k]);
+        k += 1;
+    }
+    out.join(" ")
 }
 
 /// «a las 9:45», «17:30»: a clock time said as «hora» before the folding
@@ -1310,6 +1385,13 @@ pub fn read(input: &ProposalInput) -> Reading {
             ..input.clone()
         });
     }
+    // «oye y el brownie trae nuez verdad»: asked, as if with its «?».
+    if let Some(asked) = asks_what_it_carries(input) {
+        return read(&ProposalInput {
+            customer_message: asked,
+            ..input.clone()
+        });
+    }
     // «Y para mí un té chai. ¿Cuánto sería?»: the order, then the total
     // asked in a sentence of its own — the order read alone, then the summary.
     if let Some(head) = before_the_total_asked(&input.customer_message) {
@@ -1349,6 +1431,7 @@ fn read_whole(input: &ProposalInput) -> Reading {
     // «para nosotras dos», «somos 4 amigas»: people, never a thing asked for.
     lexicon::cover(&words, PEOPLE, &mut reader.covered);
     lexicon::cover(&words, lexicon::TAKEAWAY, &mut reader.covered);
+    addresses(&words, &input.product_catalog, &mut reader.covered);
     // «wait, …», «espera, cancela»: a pause first says nothing.
     let calls_off = proposal
         .proposed_actions
@@ -1388,6 +1471,62 @@ fn read_whole(input: &ProposalInput) -> Reading {
         reading.confident = false;
     }
     reading
+}
+
+/// «…a la oficina, por la calle 21», «a mi casa en la Av. Ecuador 1520»:
+/// where it goes, never a count nor a thing asked for — the street word, its
+/// number and up to two names after it, and the place it goes to.
+fn addresses(words: &[&str], catalog: &[super::contract::CatalogEntry], covered: &mut [bool]) {
+    const STREET: &[&str] = &[
+        "calle",
+        "avenida",
+        "av",
+        "nro",
+        "numero",
+        "piso",
+        "depto",
+        "departamento",
+        "dpto",
+        "edificio",
+        "pasaje",
+        "esquina",
+        "bloque",
+        "torre",
+        "condominio",
+        "urbanizacion",
+        "zona",
+    ];
+    const PLACE: &[&str] = &[
+        "oficina", "casa", "trabajo", "hotel", "depa", "chamba", "negocio",
+    ];
+    let products: Vec<usize> = mentions::find(words, catalog)
+        .iter()
+        .flat_map(|m| m.start..m.end)
+        .collect();
+    for (k, w) in words.iter().enumerate() {
+        let led = k > 0 && matches!(words[k - 1], "a" | "al" | "la" | "mi" | "en" | "por" | "de");
+        if PLACE.contains(w) && led {
+            covered[k] = true;
+        }
+        if !STREET.contains(w) || !led {
+            continue;
+        }
+        covered[k] = true;
+        for j in k + 1..words.len().min(k + 4) {
+            let next = words[j];
+            let number = next.chars().all(|c| c.is_ascii_digit() || c == '#');
+            if matches!(next, "y" | "e")
+                || products.contains(&j)
+                || (!number && (count(next).is_some() || lexicon::is_known(next)))
+            {
+                break;
+            }
+            covered[j] = true;
+            if number {
+                break;
+            }
+        }
+    }
 }
 
 /// «de los yungas como yo, qué bien, entonces póngame otro americano»: talk

@@ -2892,6 +2892,30 @@ pub(super) fn one_made_a_way(input: &ProposalInput, text: String) -> String {
 pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     let found = mentions::find(&words, &input.product_catalog);
+    // «tres capuchinos no perdón cuatro capuchinos»: the product said again
+    // with the better count (found once, where it was said last).
+    for m in &found {
+        let name = &words[m.start..m.end];
+        let Some(n) = m.start.checked_sub(1).and_then(|k| count_or_one(words[k])) else {
+            continue;
+        };
+        let mut k = m.start - 1;
+        if k > 0 && matches!(words[k - 1], "mejor" | "perdon" | "digo") {
+            k -= 1;
+        }
+        if k == 0 || words[k - 1] != "no" || k - 1 < name.len() + 1 {
+            continue;
+        }
+        let first = k - 1 - name.len();
+        if &words[first..k - 1] != name || count(words[first - 1]).is_none() {
+            continue;
+        }
+        let mut out: Vec<&str> = words[..first - 1].to_vec();
+        let n = n.to_string();
+        out.push(&n);
+        out.extend(&words[m.start..]);
+        return out.join(" ");
+    }
     for m in &found {
         if m.product().is_none() || m.start == 0 || count(words[m.start - 1]).is_none() {
             continue;
@@ -2902,15 +2926,22 @@ pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
         }
         k += 1;
         // («eran tres capuchinos no dos» keeps the three: only a count said
-        // as the better one replaces it.)
-        if !matches!(words.get(k), Some(&("mejor" | "perdon" | "digo"))) {
-            continue;
+        // as the better one replaces it, or one said with the product again:
+        // «tres capuchinos no, cuatro capuchinos».)
+        let better = matches!(words.get(k), Some(&("mejor" | "perdon" | "digo")));
+        if better {
+            k += 1;
         }
-        k += 1;
         let Some(n) = words.get(k).and_then(|w| count_or_one(w)) else {
             continue;
         };
         k += 1;
+        let named_again = words.get(k..k + (m.end - m.start)) == Some(&words[m.start..m.end]);
+        if named_again {
+            k += m.end - m.start;
+        } else if !better {
+            continue;
+        }
         if matches!(words.get(k), Some(&("nomas" | "solo" | "solito" | "nada"))) {
             k += 1;
             if words.get(k - 1) == Some(&"nada") && words.get(k) == Some(&"mas") {
@@ -2954,6 +2985,46 @@ pub(super) fn craving_told(input: &ProposalInput, text: String) -> String {
     let mut out: Vec<&str> = words[..at].to_vec();
     out.extend(&words[at + 4..]);
     out.join(" ")
+}
+
+/// «oye y el brownie trae nuez verdad», «el matcha lleva leche de vaca»: the
+/// product is who brings or carries — what it is made with is asked, nothing
+/// is ordered («tráeme un brownie», «me trae el brownie» order it).
+/// The question alone («el brownie trae nuez?»), the rest being the reason.
+pub(super) fn asks_what_it_carries(input: &ProposalInput) -> Option<String> {
+    if input.customer_message.contains('?') {
+        return None;
+    }
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    let m = found.iter().find(|m| {
+        m.product().is_some()
+            && m.start > 0
+            && matches!(words[m.start - 1], "el" | "la" | "los" | "las")
+            && matches!(
+                words.get(m.end),
+                Some(&("trae" | "traen" | "lleva" | "llevan" | "tiene" | "tienen" | "contiene"))
+            )
+            && !matches!(
+                words.get(m.start.wrapping_sub(2)),
+                Some(&("me" | "nos" | "le" | "les" | "que"))
+            )
+            && words
+                .get(m.end + 1)
+                .is_some_and(|w| count(w).is_none() && !matches!(*w, "y" | "e"))
+    })?;
+    // («…si tiene quita uno y pon un croissant»: an order after it is read
+    // with it, as said.)
+    let rest = &words[m.end + 2..];
+    if rest
+        .iter()
+        .any(|w| lexicon::adds(w) || lexicon::removes(w) || orders(w))
+        || found.iter().any(|o| o.start >= m.end + 2)
+    {
+        return None;
+    }
+    Some(format!("{}?", words[m.start - 1..m.end + 2].join(" ")))
 }
 
 /// «Un croissant y dos capuchinos. Retiro el croissant mañana a las 10»: a

@@ -6305,3 +6305,100 @@ fn retiro_with_a_time_after_it_is_when_it_is_picked_up() {
         ["CLARIFY"]
     );
 }
+
+/// Shapes of the fourteenth round (a weekday morning rush, read whole).
+#[test]
+fn a_rush_of_office_orders_is_read_whole() {
+    use State::*;
+    let cart: &[(ProductId, i64)] = &[(3, 3), (4, 1), (6, 1)];
+    check(&[
+        // «pon» alone is an order verb: a removal before «y» is not its.
+        (
+            CartOpen,
+            "quita el chai y pon otro americano",
+            cart,
+            &["REMOVE_ITEM 4", "ADD_TO_CART 3 x1"],
+        ),
+        (
+            CartOpen,
+            "quita el chai y pon otro brownie",
+            cart,
+            &["REMOVE_ITEM 4", "ADD_TO_CART 6 x1"],
+        ),
+        // A count taken back with the product said again; the rest kept.
+        (
+            Idle,
+            "un matcha, tres capuchinos no perdón cuatro capuchinos",
+            &[],
+            &["ADD_TO_CART 2 x1", "ADD_TO_CART 8 x4"],
+        ),
+        (
+            Idle,
+            "dos matchas tres capuchinos no cuatro capuchinos y cinco croissants",
+            &[],
+            &["ADD_TO_CART 2 x2", "ADD_TO_CART 8 x4", "ADD_TO_CART 7 x5"],
+        ),
+        // «eran tres capuchinos no dos» (no better count) keeps its three.
+        (
+            Idle,
+            "eran tres capuchinos no dos",
+            &[],
+            &["ADD_TO_CART 8 x3"],
+        ),
+        // An apology before a correction says nothing more.
+        (
+            CartOpen,
+            "perdón, no 3 croissants, 2. y uno más capuchino",
+            &[(8, 3), (7, 3)],
+            &["UPDATE_QUANTITY 7 x2", "ADD_TO_CART 8 x1"],
+        ),
+        // The product brings or carries: asked, nothing added…
+        (
+            CartOpen,
+            "oye y el brownie trae nuez verdad porque uno de mis compañeros es alergico",
+            cart,
+            &["CLARIFY"],
+        ),
+        // …while «me trae el brownie» orders it.
+        (
+            CartOpen,
+            "me trae el brownie",
+            &[(3, 3)],
+            &["ADD_TO_CART 6 x1"],
+        ),
+        // The total asked after «y» in the same sentence.
+        (
+            CartOpen,
+            "agrégale un brownie y dame el total de nuevo",
+            &[(8, 3)],
+            &["ADD_TO_CART 6 x1", "REVIEW_ORDER"],
+        ),
+        (
+            CartOpen,
+            "quita el brownie y cuánto es todo",
+            &[(8, 3), (6, 1)],
+            &["REMOVE_ITEM 6", "REVIEW_ORDER"],
+        ),
+        // Where it goes is no count and no product.
+        (
+            Idle,
+            "mándame 2 capuchinos y 2 croissants a la oficina, por la calle 21",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x2"],
+        ),
+        (
+            Idle,
+            "mándame 2 capuchinos a mi casa en la calle 21 y 3 brownies",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x3"],
+        ),
+        // Something else called off is the story; the order is called off.
+        (
+            AwaitingPayment,
+            "Uy, me acaban de avisar que se canceló la reunión 🙈 cancela el pedido porfa, todavía no he pagado",
+            &[],
+            &["CANCEL_ORDER"],
+        ),
+        (AwaitingPayment, "se canceló el pedido?", &[], &["CLARIFY"]),
+    ]);
+}
