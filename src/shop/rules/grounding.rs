@@ -176,6 +176,9 @@ fn grounds(input: &ProposalInput) -> Grounds {
                     .filter_map(|w| token_number(w)),
             );
         }
+        // «el Gonza y el Rodri un americano cada uno»: as many as the people
+        // the message names (any of them may be the ones the count is for).
+        people.extend(2..=people_named(&input.customer_message, &input.product_catalog));
         let each: Vec<i64> = quantities.iter().copied().collect();
         for n in people.into_iter().filter(|n| *n > 1) {
             quantities.extend(each.iter().map(|k| k * n));
@@ -198,6 +201,15 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // («ponme otro igual», «déjalo igual»: the last line at most, never every
     // line again.)
     let again_all = same_again && lexicon::any(&request, &["lo mismo"]);
+    // «para mí un matcha y un cheesecake, lo mismo para la Caro»: the counts
+    // said before it, once more for each one it names.
+    if lexicon::any(&request, &["lo mismo para", "lo mismo pa", "igual para"]) {
+        let each: Vec<i64> = quantities.iter().copied().collect();
+        let people = people_named(&input.customer_message, &input.product_catalog).max(1);
+        for n in 2..=people + 1 {
+            quantities.extend(each.iter().map(|k| k * n));
+        }
+    }
     if again_all {
         quantities.extend(input.cart.lines.iter().map(|l| l.quantity));
         products.extend(input.cart.lines.iter().map(|l| l.product_id));
@@ -464,6 +476,35 @@ fn recently_named(input: &ProposalInput) -> Vec<ProductId> {
                 .flat_map(|m| m.candidates)
         })
         .collect()
+}
+
+/// How many people a message names: names written with a capital after the
+/// first word that are no product («la Vane», «el Gonza y el Rodri»), and
+/// «yo» / «para mí».
+fn people_named(message: &str, catalog: &[crate::shop::contract::CatalogEntry]) -> i64 {
+    let catalog_words = mentions::catalog_words(catalog);
+    let names = message
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().skip(1).all(char::is_lowercase)
+                && w.chars().count() > 2
+        })
+        .map(crate::text::normalize)
+        .filter(|w| {
+            !lexicon::is_known(w)
+                && mentions::find(&[w.as_str()], catalog).is_empty()
+                && !catalog_words
+                    .iter()
+                    .any(|(_, name, _)| name.iter().any(|n| n == w))
+        })
+        .collect::<BTreeSet<String>>()
+        .len();
+    let text = prepared(message);
+    let me = lexicon::any(&text, &["yo", "para mi", "pa mi"]);
+    names as i64 + i64::from(me)
 }
 
 /// Words that spread a count over people: «un croissant para cada uno».

@@ -6402,3 +6402,28 @@ fn a_rush_of_office_orders_is_read_whole() {
         (AwaitingPayment, "se canceló el pedido?", &[], &["CLARIFY"]),
     ]);
 }
+
+/// A group's order names its people: «cada uno» over the ones named, «lo
+/// mismo para» once more for each — a model's counts are grounded on them.
+#[test]
+fn a_groups_counts_are_grounded_on_the_people_it_names() {
+    let add = |id, n| ProposedAction::new("ADD_TO_CART").product(id).quantity(n);
+    let message = "la Vane quiere un capuchino, el Gonza y el Rodri un americano cada uno";
+    assert!(refused(message, &[], vec![add(8, 1), add(3, 2)]).is_empty());
+    let message = "para mí un matcha y un brownie, lo mismo para la Caro, y para el Ale y el \
+                   Diego un americano y un croissant cada uno";
+    assert!(
+        refused(
+            message,
+            &[],
+            vec![add(2, 2), add(6, 2), add(3, 2), add(7, 2)]
+        )
+        .is_empty()
+    );
+    // Nobody named twice over: a count nobody said is still refused.
+    assert_eq!(
+        refused("un americano para cada uno", &[], vec![add(3, 7)]),
+        vec![0]
+    );
+    assert_eq!(refused("dos capuchinos", &[], vec![add(8, 4)]), vec![0]);
+}
