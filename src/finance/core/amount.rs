@@ -98,11 +98,79 @@ pub fn read_at(words: &[&str], start: usize) -> Option<(i64, usize)> {
         i += 1;
     }
     last?;
-    let cents = total + group;
+    let mut cents = total + group;
+    // «trescientos ochenta y dos con cincuenta», «45 con 50 centavos»: whole
+    // pesos, «con» and a figure under a hundred are pesos and centavos.
+    if cents % 100 == 0
+        && words.get(i) == Some(&"con")
+        && let Some((centavos, end)) = centavos_at(words, i + 1)
+    {
+        cents += centavos;
+        i = end;
+    }
     if cents <= 0 || cents > i128::from(i64::MAX / 2) {
         return None;
     }
     Some((cents as i64, i))
+}
+
+/// The centavos said after «con» at `start` («cincuenta», «50», «treinta y
+/// cinco centavos»), and the index past them. Not a figure of something else
+/// («con 50 de propina», «con 2 refrescos», «con 200 pesos de descuento»).
+fn centavos_at(words: &[&str], start: usize) -> Option<(i128, usize)> {
+    let first = *words.get(start)?;
+    let (value, mut end) = if first.len() <= 2 && first.bytes().all(|b| b.is_ascii_digit()) {
+        (first.parse::<i128>().ok()?, start + 1)
+    } else {
+        let (value, tens) = word_value(first)?;
+        let value = value / 100;
+        match (
+            words.get(start + 1),
+            words.get(start + 2).and_then(|u| word_value(u)),
+        ) {
+            (Some(&"y"), Some((unit, false))) if tens && unit < 1000 => {
+                (value + unit / 100, start + 3)
+            }
+            _ => (value, start + 1),
+        }
+    };
+    if !(1..100).contains(&value) || matches!(first, "un" | "una" | "uno") {
+        return None;
+    }
+    match words.get(end).copied() {
+        Some("centavos" | "centavo" | "ctvs" | "cts") => end += 1,
+        None => {}
+        Some(next) => {
+            let figure_of_something = matches!(
+                next,
+                "de" | "del"
+                    | "para"
+                    | "pa"
+                    | "por"
+                    | "pesos"
+                    | "peso"
+                    | "varos"
+                    | "mil"
+                    | "lucas"
+                    | "k"
+                    | "mas"
+                    | "menos"
+            ) || (next.len() > 2
+                && next.ends_with('s')
+                && next.chars().all(char::is_alphabetic));
+            if figure_of_something {
+                return None;
+            }
+        }
+    }
+    Some((value, end))
+}
+
+/// Whether « y » between `before` and `after` joins one number said in words
+/// («ochenta y dos»), so a message is not cut there.
+pub fn joins_number(before: &str, after: &str) -> bool {
+    matches!(word_value(before), Some((_, true)))
+        && matches!(word_value(after), Some((unit, false)) if unit < 1000)
 }
 
 /// A token written in digits, in cents: "250", "1,800", "250.50", "8k", "1.5k".
@@ -234,6 +302,24 @@ mod tests {
         let found = amounts_in("gasté 250 el 15");
         assert_eq!((found[0].start, found[0].end), (1, 2));
         assert_eq!((found[1].start, found[1].end), (3, 4));
+    }
+
+    /// «trescientos ochenta y dos con cincuenta»: pesos and centavos; not «500
+    /// con 50 de propina» nor «300 con 2 refrescos».
+    #[test]
+    fn centavos_after_con_join_the_pesos() {
+        assert_eq!(
+            cents("fueron trescientos ochenta y dos con cincuenta"),
+            [38_250]
+        );
+        assert_eq!(cents("45 con 50 centavos"), [4_550]);
+        assert_eq!(cents("mil doscientos con treinta y cinco"), [120_035]);
+        assert_eq!(cents("pagué 500 con 50 de propina"), [50_000, 5_000]);
+        assert_eq!(cents("300 con 2 refrescos"), [30_000, 200]);
+        assert_eq!(cents("$1,800.50 con 20"), [180_050, 2_000]);
+        assert!(joins_number("ochenta", "dos"));
+        assert!(!joins_number("500", "dos"));
+        assert!(!joins_number("ochenta", "cien"));
     }
 
     #[test]
