@@ -196,6 +196,9 @@ pub static CATEGORIES: &[Category] = &[
         words: &[
             "vivienda",
             "renta",
+            // Rent as it is said in Colombia, Chile and Argentina.
+            "arriendo",
+            "arrendamiento",
             "rent",
             "alquiler",
             "hipoteca",

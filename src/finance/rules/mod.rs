@@ -46,7 +46,9 @@ pub fn propose(input: &FinanceInput) -> FinanceProposal {
             let target = moved_to(&message, draft).map(|c| c.key);
             one(action("CORRECT_CATEGORY").with(|p| p.category = target.map(|k| json!(k))))
         }
-        (FinanceState::Clarifying, Some(draft)) if !starts_anew(&message, draft) => {
+        (FinanceState::Clarifying, Some(draft))
+            if !starts_anew(&message, draft, &input.descriptions) =>
+        {
             patch(&message, draft.intent, &draft.questions)
         }
         _ => fresh(&message, input),
@@ -352,7 +354,19 @@ impl Message {
     }
 
     fn category(&self) -> Option<&'static Category> {
-        let found = category::mentioned(&self.rest).map(|(c, _)| c)?;
+        let (found, word) = category::mentioned(&self.rest)?;
+        // «libros para la escuela», «los libros de inglés del niño»: books for
+        // school are schooling, not leisure reading.
+        if matches!(word, "libro" | "libros")
+            && let Some(school) = category::by_key("educacion")
+            && (school
+                .words
+                .iter()
+                .any(|w| contains_phrase(&normalize(&self.rest), w))
+                || any(&normalize(&self.rest), words::SCHOOL_SUBJECTS))
+        {
+            return Some(school);
+        }
         // «6,500 entre camión y hotel»: the bus of a trip is part of the trip;
         // not «368 de casetas por el viaje», where the trip is what it was for.
         if found.key == "transporte"
@@ -402,6 +416,31 @@ fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinancePropo
     if message.has(words::CANCEL) || message.norm == "no" {
         return one(action("CANCEL"));
     }
+    // «traigo como 600 en efectivo» asked for the bank balance: cash in hand
+    // is not the balance the design counts; the question stands.
+    // «en efectivo traigo 1,200 y en BBVA tengo 10,450»: the figure said
+    // apart from the cash is the balance.
+    let mut account_amount = None;
+    let parts: Vec<Message> = clauses(&message.raw)
+        .iter()
+        .map(|c| Message::read(c, message.today, Direction::Past))
+        .collect();
+    if intent == Intent::SetBankBalance && parts.iter().any(says_cash) {
+        let account: Vec<i64> = parts
+            .iter()
+            .filter(|c| !says_cash(c))
+            .filter_map(|c| c.main_amount())
+            .collect();
+        match account.as_slice() {
+            [one] => account_amount = Some(*one),
+            _ => {
+                return FinanceProposal::new(
+                    vec![action("CLARIFY")],
+                    messages::CASH_IS_NOT_BALANCE,
+                );
+            }
+        }
+    }
     let mut patch = action("PATCH_DRAFT");
     let mut found = false;
     let p = &mut patch.params;
@@ -427,7 +466,7 @@ fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinancePropo
         }
         found |= debt.fill(p);
     } else {
-        if let Some(cents) = message.main_amount() {
+        if let Some(cents) = account_amount.or_else(|| message.main_amount()) {
             p.amount_cents = Some(json!(cents));
             found = true;
         }
@@ -446,14 +485,97 @@ fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinancePropo
     if found { one(patch) } else { clarify() }
 }
 
+/// «cuánto me queda por pagarle», «cuánto le falta a lo que debo», «cuánto
+/// me resta de pagar»: what is still to pay, of a debt.
+fn left_to_pay(message: &Message) -> bool {
+    let words: Vec<&str> = message.norm.split(' ').collect();
+    let left = words.iter().position(|w| {
+        matches!(
+            *w,
+            "queda" | "quedan" | "falta" | "faltan" | "resta" | "restan"
+        )
+    });
+    left.is_some_and(|at| {
+        words[at + 1..]
+            .iter()
+            .take(3)
+            .any(|w| w.starts_with("pagar") || w.starts_with("liquidar") || w.starts_with("saldar"))
+    }) && message.has(&["cuanto", "cuanta"])
+}
+
+/// A message cut into its clauses at commas, «;» and « y » (not inside
+/// «1,200» nor «ochenta y dos»).
+fn clauses(raw: &str) -> Vec<String> {
+    cut_outside_numbers(raw, &[',', ';'])
+        .split(';')
+        .flat_map(|piece| {
+            let words: Vec<&str> = piece.split_whitespace().collect();
+            let mut out = vec![String::new()];
+            for (at, w) in words.iter().enumerate() {
+                let joins = at > 0
+                    && words.get(at + 1).is_some_and(|next| {
+                        amount::joins_number(&normalize(words[at - 1]), &normalize(next))
+                    });
+                if w.eq_ignore_ascii_case("y") && !joins {
+                    out.push(String::new());
+                } else {
+                    let last = out.last_mut().expect("never empty");
+                    if !last.is_empty() {
+                        last.push(' ');
+                    }
+                    last.push_str(w);
+                }
+            }
+            out
+        })
+        .filter(|c| !c.trim().is_empty())
+        .collect()
+}
+
+/// Whether a message speaks of cash in hand («en efectivo», «en la cartera»)
+/// and not of an account («traigo 4 mil en la tarjeta» is the bank).
+fn says_cash(message: &Message) -> bool {
+    message.has(&[
+        "efectivo",
+        "en la cartera",
+        "en mi cartera",
+        "en la bolsa",
+        "en mi bolsa",
+        "en la mano",
+        "en mano",
+        "en el bolsillo",
+        "en la billetera",
+        "en billetes",
+        "cash",
+    ]) && !message.has(words::BALANCE)
+        && !message.has(&["banco", "cuenta", "tarjeta", "debito", "nomina", "ahorros"])
+}
+
 /// Whether a message in CLARIFYING is a complete new request rather than the
 /// answer to the open question: a question about their money, a budget or a
 /// purchase to simulate while the draft is something else, or another expense
 /// or income with its amount while the draft already has one.
-fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
+fn starts_anew(
+    message: &Message,
+    draft: &crate::finance::core::Draft,
+    merchants: &[String],
+) -> bool {
+    // «en qué se me está yendo más el varo este mes», «cuál fue mi categoría
+    // más cara el mes pasado»: a question about one's movements over a period
+    // it names is never the answer to the draft's question (no draft asks a
+    // period) — unless it names the category asked («¿en ropa, la semana
+    // pasada?»).
+    let answers_category =
+        draft.questions.contains(&Field::Category) && message.category().is_some();
+    let plans_a_query = message.question()
+        && message.amounts.is_empty()
+        && !answers_category
+        && query::read(message, merchants, None)
+            .is_some_and(|read| !read.follow_up && read.named_span);
     let asks_about_money = message.question()
         && (message.has(words::TOTALS)
             || message.tells_a_debt()
+            || left_to_pay(message)
             || message.has(words::BUDGET)
             || message.has(words::BALANCE)
             || message.has(words::TRENDS)
@@ -496,11 +618,53 @@ fn starts_anew(message: &Message, draft: &crate::finance::core::Draft) -> bool {
         && other(Intent::SimulatePurchase)
         && draft.resume.is_none();
     asks_about_money
-        || (message.has(words::BUDGET) && !message.amounts.is_empty() && other(Intent::SetBudget))
+        || plans_a_query
+        || ((message.has(words::BUDGET) || caps_spending(message))
+            && !message.amounts.is_empty()
+            && other(Intent::SetBudget))
         || (message.has(words::SIMULATE) && other(Intent::SimulatePurchase))
         || writes_again
         || debt_anew
         || balance_anew
+}
+
+/// «máximo 4 lucas en el súper por mes», «hasta 3000 al mes en comida», «a lo
+/// mucho 500 a la semana en antojos»: a ceiling on a figure, and nothing spent
+/// — a cap (a budget), whatever word names it. «Hasta» and «a lo mucho» say a
+/// cap only with a period («al mes»); «gasté máximo 300» is a spending.
+fn caps_spending(message: &Message) -> bool {
+    let words = crate::text::tokens(&message.rest);
+    let figure_after = |at: usize| {
+        message.amounts.iter().any(|f| {
+            f.start > at && f.start <= at + 2 && (f.start == at + 1 || words[at + 1] == "de")
+        })
+    };
+    let periodic = message.has(&[
+        "al mes",
+        "por mes",
+        "cada mes",
+        "mensual",
+        "mensuales",
+        "a la semana",
+        "por semana",
+        "cada semana",
+        "semanal",
+        "a la quincena",
+        "por quincena",
+    ]);
+    let said_cap = words.iter().enumerate().any(|(at, w)| match *w {
+        "maximo" => figure_after(at),
+        "hasta" => periodic && figure_after(at),
+        "mucho" if at >= 2 && words[at - 1] == "lo" && words[at - 2] == "a" => {
+            periodic && figure_after(at)
+        }
+        _ => false,
+    });
+    let spent = words::SPEND
+        .iter()
+        .filter(|w| **w != "gasto")
+        .any(|w| contains_phrase(&message.norm, w));
+    said_cap && !spent && !message.income()
 }
 
 /// IDLE: what the user asks for.
@@ -543,6 +707,11 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         .debts
         .iter()
         .any(|d| !d.is_empty() && contains_phrase(norm, &normalize(d)));
+    // «¿y ahora cuánto me queda por pagarle?»: what is left to pay is a debt's
+    // balance, asked.
+    if asks && message.amounts.is_empty() && left_to_pay(message) {
+        return query(&[ToolName::GetDebts], message);
+    }
     if message.tells_a_debt()
         || (owed && message.has(&["pague", "le pague", "le di", "le deposite"]))
     {
@@ -551,7 +720,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         }
         return manage_debt(message);
     }
-    if message.has(words::BUDGET) {
+    if message.has(words::BUDGET) || caps_spending(message) {
         if message.amounts.is_empty() || asks && !message.has(&["pon", "ponme", "fija", "cambia"]) {
             return query(&[ToolName::GetBudgetStatus], message);
         }
@@ -889,9 +1058,21 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
         let mut rest = piece.as_str();
         loop {
             let lower = rest.to_lowercase();
-            match [" y ", " pero "]
-                .iter()
-                .filter_map(|sep| lower.find(sep).map(|at| (at, sep.len())))
+            // «trescientos ochenta y dos»: a «y» inside a number said in words
+            // is no cut.
+            let inside_number = |at: usize| {
+                let before = lower[..at].split_whitespace().last().map(normalize);
+                let after = lower[at + 3..].split_whitespace().next().map(normalize);
+                matches!((before, after), (Some(b), Some(a)) if amount::joins_number(&b, &a))
+            };
+            let cut_y = lower
+                .match_indices(" y ")
+                .map(|(at, _)| at)
+                .find(|&at| !inside_number(at))
+                .map(|at| (at, 3));
+            match cut_y
+                .into_iter()
+                .chain(lower.find(" pero ").map(|at| (at, 6)))
                 .min()
             {
                 Some((at, len)) => {
@@ -1022,6 +1203,13 @@ fn describe(message: &Message) -> (Option<String>, Option<String>) {
             .collect(),
         None => tokens.iter().filter(|t| !skip(t)).take(4).collect(),
     };
+    let mut picked = picked;
+    // «libros para la escuela en 1,249.90»: a concept never ends on «en» or «la».
+    while picked.last().is_some_and(|t| {
+        words::PREPOSITIONS.contains(&t.norm.as_str()) || words::ARTICLES.contains(&t.norm.as_str())
+    }) {
+        picked.pop();
+    }
     if picked.is_empty() {
         return (None, None);
     }
@@ -1205,10 +1393,22 @@ fn read_debt(message: &Message) -> DebtRead {
             i = end;
             continue;
         }
-        if matches!(word, "a" | "al" | "con") && read.name.is_none() && i > 0 {
+        // «a la tarjeta de Liverpool»: the card is named below, with its «de».
+        let card_follows = tokens[i + 1..]
+            .iter()
+            .find(|t| !words::ARTICLES.contains(&t.norm.as_str()))
+            .is_some_and(|t| t.norm == "tarjeta");
+        if matches!(word, "a" | "al" | "con") && read.name.is_none() && i > 0 && !card_follows {
+            let mut clause_over = false;
             let name: Vec<&str> = tokens[i + 1..]
                 .iter()
                 .skip_while(|t| words::ARTICLES.contains(&t.norm.as_str()))
+                // «a Chayo, anótelo por favor»: the name ends with its clause.
+                .take_while(|t| {
+                    let open = !clause_over;
+                    clause_over |= t.ends_clause;
+                    open && !asks_to_note(&t.norm)
+                })
                 .take_while(|t| {
                     // «a mi tía lo de los boletos»: the name ends where what is
                     // owed begins.
@@ -1267,23 +1467,47 @@ fn read_debt(message: &Message) -> DebtRead {
             }
         }
         if word == "tarjeta" && read.name.is_none() {
-            let name: Vec<&str> = tokens[i..]
+            let mut clause_over = false;
+            let mut name: Vec<&str> = tokens[i..]
                 .iter()
                 .take_while(|t| {
+                    let open = !clause_over;
+                    clause_over |= t.ends_clause;
+                    open && !asks_to_note(&t.norm)
+                })
+                .take_while(|t| {
                     t.norm.parse::<f64>().is_err()
+                        && amount::amounts_in(&t.norm).is_empty()
+                        && !words::STOPS.contains(&t.norm.as_str())
                         && !matches!(
                             t.norm.as_str(),
-                            "pago" | "el" | "y" | "con" | "minimo" | "dia"
+                            "pago" | "el" | "y" | "con" | "minimo" | "dia" | "que" | "por"
                         )
                 })
-                .take(4)
+                .take(5)
                 .map(|t| t.raw.as_str())
                 .collect();
+            // «la tarjeta de crédito de»: no name ends on «de».
+            while name.len() > 1
+                && name
+                    .last()
+                    .is_some_and(|w| matches!(normalize(w).as_str(), "de" | "del"))
+            {
+                name.pop();
+            }
             read.name = Some(name.join(" "));
         }
         i += 1;
     }
     read
+}
+
+/// «anótelo», «apúntalo», «regístralo», «porfa»: asking to note it, never
+/// part of a name.
+fn asks_to_note(word: &str) -> bool {
+    ["anot", "apunt", "regist", "porfa", "gracias"]
+        .iter()
+        .any(|stem| word.starts_with(stem))
 }
 
 /// Whether a folded word puts a movement somewhere: a verb of placing with
@@ -1319,7 +1543,7 @@ fn lender_before(tokens: &[Token]) -> Option<String> {
             break;
         }
         // («como no tenía efectivo, me prestó…»: a comma ends the clause.)
-        if t.raw.ends_with(',') {
+        if t.ends_clause {
             break;
         }
         let ends_clause = !word.chars().all(char::is_alphabetic)

@@ -818,3 +818,200 @@ fn a_figure_taken_back_at_a_confirmation_is_patched_with_it() {
     let a = &at_prompt(&pending, "y gasté 200 en tacos")[0];
     assert_eq!(kind(a), "LOG_TRANSACTION");
 }
+
+/// «mi mamá me mandó 1500»: money sent to the person is an income, beside an
+/// expense in the same message; a bill sent («me mandaron el recibo») is not.
+#[test]
+fn money_sent_to_the_person_is_an_income_and_a_bill_sent_is_not() {
+    let actions = idle(
+        "el sabado compre unos libros para la escuela en 1,249.90 y mi mama me mando 1500 para ayudarme",
+    );
+    assert_eq!(actions.len(), 2, "{actions:?}");
+    assert_eq!(actions[0].params.amount, Param::Given(124_990));
+    assert_eq!(category(&actions[0]), Some("educacion"));
+    assert!(
+        !actions[0]
+            .params
+            .description
+            .as_deref()
+            .is_some_and(|d| d.ends_with(" en")),
+        "a concept never ends on a preposition"
+    );
+    assert_eq!(
+        actions[1].params.kind,
+        Param::Given(crate::finance::core::TxKind::Income)
+    );
+    assert_eq!(category(&actions[1]), Some("otros_ingresos"));
+    let a = only("mi tía me envió una transferencia de 800");
+    assert_eq!(
+        a.params.kind,
+        Param::Given(crate::finance::core::TxKind::Income)
+    );
+    // A bill sent is still an expense.
+    let a = only("me mandaron el recibo de la luz de 520");
+    assert_ne!(
+        a.params.kind,
+        Param::Given(crate::finance::core::TxKind::Income)
+    );
+    assert_eq!(category(&a), Some("servicios"));
+}
+
+/// Books for school are schooling; a novel at the bookshop is culture.
+#[test]
+fn books_for_school_are_education_and_other_books_culture() {
+    assert_eq!(
+        category(&only("hoy pagué 890 de los libros de inglés del niño")),
+        Some("educacion")
+    );
+    assert_eq!(
+        category(&only("compré los libros de texto, 1,100")),
+        Some("educacion")
+    );
+    assert_eq!(
+        category(&only("compré una novela en la librería, 350")),
+        Some("cultura")
+    );
+    assert_eq!(category(&only("gasté 400 en libros")), Some("cultura"));
+}
+
+/// «máximo 4 lucas en el súper por mes», «a lo mucho 800 a la semana»: a
+/// ceiling is a budget; «gasté máximo 300» or «hasta 500» without a period are
+/// not.
+#[test]
+fn a_ceiling_in_any_words_is_a_budget_and_a_spending_is_not() {
+    let a = only("máximo 4 lucas en el súper por mes");
+    assert_eq!(kind(&a), "SET_BUDGET");
+    assert_eq!(a.params.amount, Param::Given(400_000));
+    assert_eq!(category(&a), Some("supermercado"));
+    let a = only("a lo mucho 800 a la semana en antojos");
+    assert_eq!(kind(&a), "SET_BUDGET");
+    assert_eq!(
+        kind(&only("quiero gastar hasta 3 mil al mes en ropa")),
+        "SET_BUDGET"
+    );
+    assert_ne!(kind(&only("gasté máximo 300 en tacos")), "SET_BUDGET");
+    assert_ne!(kind(&only("pagué hasta 500 de luz")), "SET_BUDGET");
+    assert_ne!(kind(&only("me pagaron máximo 2 mil")), "SET_BUDGET");
+}
+
+/// «arriendo» is rent where people say it so.
+#[test]
+fn rent_in_other_words_is_housing() {
+    assert_eq!(
+        category(&only("y ya pagué el arriendo del mes, 7 lucas")),
+        Some("vivienda")
+    );
+}
+
+/// Asked for the bank balance, cash in hand is not it: the question stands;
+/// a figure said apart from the cash is the balance.
+#[test]
+fn cash_in_hand_is_no_bank_balance() {
+    let mut balance = Draft::new(Intent::SetBankBalance);
+    balance.questions = vec![Field::Amount];
+    balance.resume = Some(Box::new(Draft::new(Intent::SimulatePurchase)));
+    let reply = |text: &str| {
+        propose(&input(
+            FinanceState::Clarifying,
+            Some(balance.clone()),
+            text,
+        ))
+    };
+    let cash = reply("traigo como 600 en efectivo en la cartera");
+    assert_eq!(kind(&cash.actions()[0]), "CLARIFY");
+    assert_eq!(cash.response_text, messages::CASH_IS_NOT_BALANCE);
+    let both = reply("en efectivo traigo unos 1,200 y en BBVA tengo 10,450").actions();
+    assert_eq!(kind(&both[0]), "PATCH_DRAFT");
+    assert_eq!(both[0].params.amount, Param::Given(1_045_000));
+    let both = reply("traigo 5000 en efectivo y en la cuenta tengo 3000").actions();
+    assert_eq!(both[0].params.amount, Param::Given(300_000));
+    // «traigo» money on a debit card is the bank.
+    let card = reply("traigo 4 mil en la de débito").actions();
+    assert_eq!(kind(&card[0]), "PATCH_DRAFT");
+    assert_eq!(card[0].params.amount, Param::Given(400_000));
+}
+
+/// A debt's name ends with its clause («a Chayo, anótelo») and a card keeps
+/// its «de» («la tarjeta de Liverpool»); what is left to pay is asked of the
+/// debts.
+#[test]
+fn a_debt_name_ends_with_its_clause_and_what_is_left_is_asked() {
+    let a = only("Ayer le aboné 800 pesos a Chayo, anótelo por favor");
+    assert_eq!(kind(&a), "MANAGE_DEBT");
+    assert_eq!(debt_name(&a), Some("Chayo"));
+    assert_eq!(a.params.debt_payment, Param::Given(80_000));
+    assert_eq!(
+        debt_name(&only("le aboné 500 a Memo apúntalo")),
+        Some("Memo")
+    );
+    assert_eq!(
+        debt_name(&only("hoy le aboné 1,500 a la tarjeta de liverpool")),
+        Some("tarjeta de liverpool")
+    );
+    assert_eq!(
+        debt_name(&only(
+            "hoy pague 2,000 de abono a la tarjeta de credito de banamex"
+        )),
+        Some("tarjeta de credito de banamex")
+    );
+    // A name of several words stands.
+    assert_eq!(
+        debt_name(&only("le debo 3000 a Juan Pérez")),
+        Some("Juan Pérez")
+    );
+    let a = only("¿Y ahora cuánto me queda por pagarle?");
+    assert_eq!(kind(&a), "QUERY_DATA");
+    assert_eq!(tools(&a), ["getDebts"]);
+    assert_eq!(
+        tools(&only("cuanto me falta por pagar de la tarjeta")),
+        ["getDebts"]
+    );
+    // What is left of the month's money is no debt.
+    assert_ne!(
+        tools(&only("¿cuánto me queda del presupuesto?")),
+        ["getDebts"]
+    );
+}
+
+/// In CLARIFYING, a question about a period of one's movements starts anew,
+/// even without «?»; a question about the open one patches.
+#[test]
+fn in_clarifying_a_question_over_a_period_starts_anew() {
+    let mut draft = Draft::new(Intent::LogTransaction);
+    draft.amount_cents = Some(30_000);
+    draft.questions = vec![Field::Category];
+    let clarifying = |message: &str| {
+        propose(&input(
+            FinanceState::Clarifying,
+            Some(draft.clone()),
+            message,
+        ))
+        .actions()
+    };
+    assert_eq!(
+        kind(&clarifying("en que se me esta yendo mas el varo este mes")[0]),
+        "QUERY_DATA"
+    );
+    assert_eq!(
+        kind(&clarifying("cuál fue mi categoría más cara el mes pasado")[0]),
+        "QUERY_DATA"
+    );
+    assert_eq!(
+        kind(&clarifying("en qué categoría lo pongo? en ropa creo")[0]),
+        "PATCH_DRAFT"
+    );
+    assert_eq!(kind(&clarifying("¿comida?")[0]), "PATCH_DRAFT");
+}
+
+/// «trescientos ochenta y dos con cincuenta» is one amount, never two
+/// movements cut at its «y»; «300 de luz y 200 de agua» still are two.
+#[test]
+fn a_number_in_words_is_not_cut_at_its_y() {
+    let actions = idle("pagué trescientos ochenta y dos con cincuenta en la farmacia");
+    assert_eq!(actions.len(), 1, "{actions:?}");
+    assert_eq!(actions[0].params.amount, Param::Given(38_250));
+    assert_eq!(
+        idle("pagué trescientos de luz y doscientos de agua").len(),
+        2
+    );
+}

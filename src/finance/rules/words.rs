@@ -125,35 +125,62 @@ pub fn receives(norm: &str) -> bool {
     let words: Vec<&str> = norm.split(' ').collect();
     words.iter().enumerate().any(|(i, w)| {
         *w == "me"
-            && words[i + 1..]
-                .iter()
-                .filter(|w| {
-                    !matches!(
-                        **w,
-                        "acaban" | "acaba" | "acabaron" | "de" | "ya" | "lo" | "la"
-                    )
-                })
-                .take(1)
-                .any(|verb| {
-                    matches!(
-                        *verb,
-                        "pagan"
-                            | "pagaron"
-                            | "pagar"
-                            | "dio"
-                            | "dieron"
-                            | "regalo"
-                            | "regalaron"
-                            | "devolvieron"
-                            | "devolvio"
-                            | "reembolsaron"
-                            | "reembolso"
-                            | "entro"
-                            | "transfirio"
-                    ) || verb.starts_with("deposit")
-                        || verb.starts_with("transfir")
-                })
+            && (sends_me_money(&words[i + 1..])
+                || words[i + 1..]
+                    .iter()
+                    .filter(|w| {
+                        !matches!(
+                            **w,
+                            "acaban" | "acaba" | "acabaron" | "de" | "ya" | "lo" | "la"
+                        )
+                    })
+                    .take(1)
+                    .any(|verb| {
+                        matches!(
+                            *verb,
+                            "pagan"
+                                | "pagaron"
+                                | "pagar"
+                                | "dio"
+                                | "dieron"
+                                | "regalo"
+                                | "regalaron"
+                                | "devolvieron"
+                                | "devolvio"
+                                | "reembolsaron"
+                                | "reembolso"
+                                | "entro"
+                                | "transfirio"
+                        ) || verb.starts_with("deposit")
+                            || verb.starts_with("transfir")
+                    }))
     })
+}
+
+/// «(mi mamá me) mandó 1500», «(me) enviaron dinero», «(me) mandó una
+/// transferencia de 800»: a verb of sending with money as its object — not «me
+/// mandaron el recibo de 500», a bill sent.
+fn sends_me_money(after_me: &[&str]) -> bool {
+    let Some((verb, object)) = after_me.split_first() else {
+        return false;
+    };
+    let sends = matches!(
+        *verb,
+        "mando" | "mandaron" | "mandan" | "envio" | "enviaron" | "envian" | "giro" | "giraron"
+    );
+    let money = |w: &str| {
+        w.starts_with(|c: char| c.is_ascii_digit())
+            || !crate::finance::core::amount::amounts_in(w).is_empty() && !matches!(w, "un" | "una")
+            || matches!(
+                w,
+                "dinero" | "lana" | "varo" | "feria" | "plata" | "transferencia" | "deposito"
+            )
+    };
+    sends
+        && object
+            .iter()
+            .find(|w| !matches!(**w, "un" | "una" | "unos" | "unas" | "como" | "mas" | "de"))
+            .is_some_and(|w| money(w))
 }
 
 pub const SIMULATE: &[&str] = &[
@@ -201,6 +228,24 @@ pub const BUDGET: &[&str] = &[
     "tampoco quiero pasar de",
     "tampoco quiero pasarme de",
     "no quiero gastar arriba de",
+];
+/// What books are for when they are for school («de inglés», «de texto»).
+pub const SCHOOL_SUBJECTS: &[&str] = &[
+    "de texto",
+    "escolar",
+    "escolares",
+    "de ingles",
+    "de matematicas",
+    "de mate",
+    "de ciencias",
+    "de biologia",
+    "de quimica",
+    "de fisica",
+    "de geografia",
+    "semestre",
+    "maestra",
+    "maestro",
+    "tarea",
 ];
 pub const BALANCE: &[&str] = &[
     "saldo",
@@ -350,6 +395,11 @@ pub const QUESTION_OPENERS: &[&str] = &[
     "ensename",
     "quiero ver",
     "ver",
+    // «en qué se me está yendo más el varo»: the question after its preposition.
+    "en que",
+    "en cual",
+    "en cuales",
+    "en donde",
 ];
 pub const ARTICLES: &[&str] = &[
     "el", "la", "los", "las", "un", "una", "unos", "unas", "mi", "mis",
@@ -395,6 +445,9 @@ pub fn is_question(raw: &str, normalized: &str) -> bool {
 pub struct Token {
     pub raw: String,
     pub norm: String,
+    /// A comma, full stop or other mark ends the clause right after it
+    /// («a Chayo, anótelo»).
+    pub ends_clause: bool,
 }
 
 pub fn tokenize(text: &str) -> Vec<Token> {
@@ -402,9 +455,14 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         .filter_map(|chunk| {
             let raw = chunk.trim_matches(|c: char| !c.is_alphanumeric() && c != '$');
             let norm = normalize(raw);
+            let tail = chunk.trim_end_matches(|c: char| !c.is_alphanumeric());
+            let ends_clause = chunk[tail.len()..]
+                .chars()
+                .any(|c| matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | ')'));
             (!norm.is_empty()).then(|| Token {
                 raw: raw.trim_start_matches('$').to_owned(),
                 norm,
+                ends_clause,
             })
         })
         .collect()

@@ -35,6 +35,8 @@ pub(super) struct Read {
     pub follow_up: bool,
     /// The message (or the question it follows) named a period.
     pub said_span: bool,
+    /// The message itself named a period («este mes», «el mes pasado»).
+    pub named_span: bool,
 }
 
 pub(super) fn read(
@@ -191,6 +193,7 @@ pub(super) fn read(
     if plan.compare == Some(plan.span) {
         plan.compare = None;
     }
+    let named_span = !spans.is_empty();
     // «¿cuánto llevo en uber?»: so far this month.
     let said_span = !spans.is_empty()
         || follow.is_some()
@@ -271,6 +274,7 @@ pub(super) fn read(
         others: others.iter().map(to_request).collect(),
         request: to_request(&plan),
         said_span: said_span || plan.span == Span::ThisMonth,
+        named_span,
         plan,
         follow_up: follow.is_some(),
     })
