@@ -1318,6 +1318,8 @@ pub fn read_english(normalized: &str) -> String {
     }
     const PHRASES: &[(&str, &str)] = &[
         ("but", "pero"),
+        // «sorry not 3 croissant, 2»: the count taken back.
+        ("sorry not", "perdon no"),
         ("no nuts", "sin nueces"),
         ("without nuts", "sin nueces"),
         ("nut free", "sin nueces"),

@@ -1432,6 +1432,7 @@ fn read_whole(input: &ProposalInput) -> Reading {
     lexicon::cover(&words, PEOPLE, &mut reader.covered);
     lexicon::cover(&words, lexicon::TAKEAWAY, &mut reader.covered);
     addresses(&words, &input.product_catalog, &mut reader.covered);
+    people_named(&words, input, &mut reader.covered);
     // «wait, …», «espera, cancela»: a pause first says nothing.
     let calls_off = proposal
         .proposed_actions
@@ -1525,6 +1526,50 @@ fn addresses(words: &[&str], catalog: &[super::contract::CatalogEntry], covered:
             if number {
                 break;
             }
+        }
+    }
+}
+
+/// «la Vane quiere un capuchino, el Gonza y el Rodri un americano»: the
+/// people named (written with a capital, after «el», «la», «para» or «y»,
+/// never a product nor a word of the shop) and their «quiere» are who the
+/// order is for, nothing asked for.
+fn people_named(words: &[&str], input: &ProposalInput, covered: &mut [bool]) {
+    let capitals: Vec<String> = input
+        .customer_message
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().skip(1).all(char::is_lowercase)
+                && w.chars().count() > 2
+        })
+        .map(normalize)
+        .collect();
+    if capitals.is_empty() {
+        return;
+    }
+    for k in 1..words.len() {
+        let name = capitals.iter().any(|c| c == words[k])
+            && matches!(
+                words[k - 1],
+                "el" | "la" | "para" | "pa" | "y" | "e" | "a" | "al"
+            )
+            && !lexicon::is_known(words[k])
+            && count(words[k]).is_none()
+            && !names_a_product(words[k], &input.product_catalog);
+        // («lo mismo para la Caro» is read by what reads «lo mismo», or not
+        // at all.)
+        let same_for = words[k.saturating_sub(3)..k].contains(&"mismo");
+        if !name || same_for {
+            continue;
+        }
+        covered[k] = true;
+        if let Some(verb) = words.get(k + 1)
+            && matches!(*verb, "quiere" | "pide" | "prefiere" | "va" | "toma")
+        {
+            covered[k + 1] = true;
         }
     }
 }
@@ -1772,7 +1817,34 @@ impl Reading {
                 // («más o menos» is read «aproximadamente» first.)
                 || (word == "aproximadamente"
                     && before.is_some_and(|b| count(b).is_some()));
+            // «… un americano y un croissant cada uno»: a count spread over
+            // people no action counted.
+            // («una de cada una», «uno para cada uno» say how the count
+            // was made.)
+            // («cada uno en su bolsita», «cada uno por separado» say how it
+            // is packed.)
+            let spread = word == "cada"
+                && matches!(after, Some("uno" | "una" | "quien"))
+                && !matches!(before, Some("de" | "para" | "pa"))
+                && !self.words.get(i + 2).is_some_and(|w| {
+                    matches!(
+                        w.as_str(),
+                        "en" | "con" | "por" | "separado" | "separados" | "aparte" | "envuelto"
+                    )
+                });
+            // «… lo mismo para la Caro»: the same again for someone, never
+            // done.
+            let same_for = (1..=3).any(|back| {
+                i > back
+                    && matches!(self.words[i - back - 1].as_str(), "mismo" | "misma")
+                    && matches!(self.words[i - back].as_str(), "para" | "pa")
+                    && self.words[i - back + 1..i]
+                        .iter()
+                        .all(|w| matches!(w.as_str(), "el" | "la" | "mi" | "su" | "los" | "las"))
+            });
             unknown_thing
+                || spread
+                || same_for
                 || hedged
                 || earlier
                 || taken_back_last

@@ -1258,7 +1258,14 @@ pub(super) fn one_each(input: &ProposalInput, text: String) -> String {
         .windows(3)
         .position(|w| matches!(w[0], "uno" | "una") && w[1] == "para" && w[2] == "cada")
     else {
-        return each_of_the_people(input, text);
+        // («el Gonza y el Rodri un americano cada uno, … y para cada uno un
+        // croissant»: each spread in turn.)
+        let once = each_of_the_people(input, text.clone());
+        return if once != text {
+            each_of_the_people(input, once)
+        } else {
+            once
+        };
     };
     // «cada uno», «cada quien», «cada niña»: one word after «cada».
     let after = at + 4;
@@ -1293,6 +1300,44 @@ pub(super) fn one_each(input: &ProposalInput, text: String) -> String {
 /// «somos 4, un capuchino cada uno», «para 5 personas, un brownie por
 /// persona», «un chai para cada uno, somos 3»: one each, times the people
 /// counted in the message. (With no count of people, left as said.)
+/// The people named right before `at` («el Gonza y el Rodri», «para la Vane
+/// y la Caro», «Ale, Diego y Marce»): where they are and how many (two or
+/// more), words that are no product, count nor word of the shop.
+fn names_before(words: &[&str], at: usize, input: &ProposalInput) -> Option<(usize, usize, i64)> {
+    let is_name = |w: &str| {
+        w.chars().count() > 2
+            && count(w).is_none()
+            && !lexicon::is_known(w)
+            && !names_a_product(w, &input.product_catalog)
+            && !PEOPLE.contains(&w)
+            && !matches!(
+                w,
+                "para" | "que" | "los" | "las" | "ella" | "ellos" | "todos"
+            )
+    };
+    let mut k = at;
+    let mut names = 0;
+    loop {
+        if k == 0 || !is_name(words[k - 1]) {
+            break;
+        }
+        k -= 1;
+        names += 1;
+        if k > 0 && matches!(words[k - 1], "el" | "la") {
+            k -= 1;
+        }
+        if k > 0 && matches!(words[k - 1], "y" | "e") {
+            k -= 1;
+        } else if names > 1 || k == 0 || !is_name(words[k - 1]) {
+            break;
+        }
+    }
+    if k > 0 && matches!(words[k - 1], "para" | "pa") {
+        k -= 1;
+    }
+    (names >= 2).then_some((k, at, names))
+}
+
 pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     let Some((mark, mark_end)) =
@@ -1330,6 +1375,25 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
             _ => None,
         }
     });
+    // «el Gonza y el Rodri un americano y un croissant cada uno»: the items
+    // said right before it, one each of the people named right before them.
+    let item_at = |k: usize| {
+        matches!(words[k], "un" | "una" | "uno" | "1")
+            && words
+                .get(k + 1)
+                .is_some_and(|w| names_a_product(w, &input.product_catalog))
+    };
+    let mut run = mark;
+    while run >= 2 && item_at(run - 2) {
+        run -= 2;
+        if run >= 1 && matches!(words[run - 1], "y" | "e") && run >= 3 && item_at(run - 3) {
+            run -= 1;
+        }
+    }
+    let people = (run < mark)
+        .then(|| names_before(&words, run, input))
+        .flatten()
+        .or(people);
     // («…un chocolate para compartir y un croissant cada uno»: what is shared
     // is not one each.)
     let Some((from, to, n)) = people
@@ -1339,12 +1403,7 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
         return text;
     };
     // «…cada uno quiere un capuchino y un croissant»: the items may follow.
-    let ones_before = (0..mark).any(|k| {
-        matches!(words[k], "un" | "una" | "uno" | "1")
-            && words
-                .get(k + 1)
-                .is_some_and(|w| names_a_product(w, &input.product_catalog))
-    });
+    let ones_before = (0..mark).any(item_at);
     // («…para cada uno un capuchino, y para el gerente un cheesecake»: what
     // is said for someone else after it is not one each.)
     let someone_else = (mark_end..words.len())
@@ -1369,7 +1428,11 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
                 )
         })
         .unwrap_or(words.len());
-    let range = if ones_before {
+    let range = if mark_end < words.len() && item_at(mark_end) {
+        mark_end..someone_else
+    } else if run < mark {
+        run..mark
+    } else if ones_before {
         0..mark
     } else {
         mark_end..someone_else

@@ -6352,6 +6352,12 @@ fn a_rush_of_office_orders_is_read_whole() {
             &[(8, 3), (7, 3)],
             &["UPDATE_QUANTITY 7 x2", "ADD_TO_CART 8 x1"],
         ),
+        (
+            CartOpen,
+            "sorry not 3 croissant, 2. and one more cappuccino",
+            &[(8, 3), (7, 3)],
+            &["UPDATE_QUANTITY 7 x2", "ADD_TO_CART 8 x1"],
+        ),
         // The product brings or carries: asked, nothing added…
         (
             CartOpen,
@@ -6426,4 +6432,40 @@ fn a_groups_counts_are_grounded_on_the_people_it_names() {
         vec![0]
     );
     assert_eq!(refused("dos capuchinos", &[], vec![add(8, 4)]), vec![0]);
+}
+
+/// A group's order: «cada uno» spreads over the people named right before
+/// the items it follows; a «lo mismo para…» or a spread left unread acts on
+/// nothing — never one each where several were meant.
+#[test]
+fn a_group_order_is_spread_over_the_people_it_names() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "la Vane quiere un capuchino, el Gonza y el Rodri un americano cada uno, la jefa un chai",
+            &[],
+            &["ADD_TO_CART 8 x1", "ADD_TO_CART 3 x2", "ADD_TO_CART 4 x1"],
+        ),
+        (
+            Idle,
+            "para el Ale y el Diego un americano y un croissant cada uno",
+            &[],
+            &["ADD_TO_CART 3 x2", "ADD_TO_CART 7 x2"],
+        ),
+        (
+            Idle,
+            "pedido para el equipo: para mí un matcha y un brownie, lo mismo para la Caro, y para \
+             el Ale y el Diego un americano y un croissant cada uno",
+            &[],
+            &["CLARIFY"],
+        ),
+        // «uno para cada uno» after the people counted still says the count.
+        (
+            Idle,
+            "somos 3, un capuchino para cada uno",
+            &[],
+            &["ADD_TO_CART 8 x3"],
+        ),
+    ]);
 }
