@@ -130,18 +130,18 @@ pub fn detect(inbound: Inbound<'_>) -> Detected {
 /// waited for («todavía no he pagado», «te aviso cuando pague», «ya te mando
 /// el comprobante»).
 fn reports_a_payment(text: &str, raw: &str) -> bool {
+    // Past beyond doubt; «pague», «pagamos», «transferimos», «depositamos»
+    // are also «cuando pague», «pagamos al recibir»: past only after «ya»,
+    // «te», «le» or «les».
     const PAID: &[&str] = &[
-        "pague",
         "pagado",
         "pagada",
         "pagadito",
-        "pagamos",
         "transferi",
-        "transferimos",
         "deposite",
-        "depositamos",
         "paid",
     ];
+    const PAID_IF_TOLD: &[&str] = &["pague", "pagamos", "transferimos", "depositamos"];
     const PAYMENT: &[&str] = &[
         "comprobante",
         "captura",
@@ -151,11 +151,11 @@ fn reports_a_payment(text: &str, raw: &str) -> bool {
         "qr",
         "voucher",
     ];
+    // («envíe el QR», «me mande el QR» ask: «envié», «mandé» only after
+    // «ya», «te», «le».)
     const DONE: &[&str] = &[
         "enviado",
         "enviada",
-        "envie",
-        "mande",
         "mandado",
         "hice",
         "hecho",
@@ -165,24 +165,45 @@ fn reports_a_payment(text: &str, raw: &str) -> bool {
         "sent",
         "done",
     ];
+    const DONE_IF_TOLD: &[&str] = &["envie", "mande"];
     const NOT_YET: &[&str] = &[
         "no", "todavia", "aun", "falta", "cuando", "si", "apenas", "voy", "vamos", "va", "van",
-        "puedo", "debo", "tengo", "not",
+        "puedo", "debo", "tengo", "not", "haven", "havent", "didn", "didnt", "que",
     ];
     if raw.contains('?') || raw.contains('¿') {
         return false;
     }
     let words = tokens(text);
-    let reference = words
-        .iter()
-        .any(|w| w.len() >= 5 && w.chars().all(|c| c.is_ascii_digit()));
+    let told_at = |k: usize| k > 0 && matches!(words[k - 1], "ya" | "te" | "le" | "les");
+    // A number of five digits or more is a reference, unless it is a phone,
+    // a NIT or an address («al 71234567», «NIT 4567821»).
+    let reference = words.iter().enumerate().any(|(k, w)| {
+        w.len() >= 5
+            && w.chars().all(|c| c.is_ascii_digit())
+            && !(k > 0
+                && matches!(
+                    words[k - 1],
+                    "nit" | "ci" | "numero" | "cel" | "celular" | "al" | "whatsapp" | "telefono"
+                ))
+    });
     let ticked = raw.contains('✅') || raw.contains('✔');
-    let paid_at = words.iter().position(|w| PAID.contains(w));
+    let paid_at = words.iter().enumerate().position(|(k, w)| {
+        PAID.contains(w)
+            || (PAID_IF_TOLD.contains(w)
+                    // («te transferimos en la tarde»: «-mos» is past only
+                    // after «ya».)
+                    && if w.ends_with("mos") {
+                        words[k.saturating_sub(2)..k].contains(&"ya")
+                    } else {
+                        told_at(k)
+                    })
+    });
+    let done = |k: usize, w: &str| DONE.contains(&w) || (DONE_IF_TOLD.contains(&w) && told_at(k));
     let told = match paid_at {
         Some(_) => true,
         None => {
             words.iter().any(|w| PAYMENT.contains(w))
-                && (reference || ticked || words.iter().any(|w| DONE.contains(w)))
+                && (reference || ticked || words.iter().enumerate().any(|(k, w)| done(k, w)))
         }
     };
     // What comes before the first word of paying: «todavía no he pagado»,
@@ -191,7 +212,8 @@ fn reports_a_payment(text: &str, raw: &str) -> bool {
         .or_else(|| {
             words
                 .iter()
-                .position(|w| PAYMENT.contains(w) || DONE.contains(w))
+                .enumerate()
+                .position(|(k, w)| PAYMENT.contains(w) || done(k, w))
         })
         .unwrap_or(0);
     let waited = words[first.saturating_sub(3)..first]
@@ -352,6 +374,17 @@ mod tests {
             "mañana hago la transferencia",
             "¿me mandan los datos para la transferencia?",
             "aún no pagué, espera",
+            "envíe el QR por favor",
+            "me mande el QR porfa",
+            "pagamos en efectivo al recibir",
+            "te transferimos en la tarde",
+            "depositamos mañana",
+            "en cuanto pague te aviso",
+            "antes de que pague cambia el capuchino",
+            "I haven't paid yet",
+            "mándame el QR al 71234567",
+            "mándame el comprobante a nombre de NIT 4567821",
+            "ahorita hago el pago, NIT 4567821019 para la factura",
         ] {
             assert!(!text(not_yet).payment, "{not_yet}");
         }

@@ -158,7 +158,14 @@ fn centavos_at(words: &[&str], start: usize) -> Option<(i128, usize)> {
             ) || (next.len() > 2
                 && next.ends_with('s')
                 && next.chars().all(char::is_alphabetic));
-            if figure_of_something {
+            // («pagué 150 con 1 refresco»: a thing after the figure; only
+            // the end, «centavos» or a word that goes on to the date or the
+            // place is cents.)
+            let goes_on = matches!(
+                next,
+                "en" | "y" | "e" | "hoy" | "ayer" | "antier" | "el" | "al" | "que"
+            );
+            if figure_of_something || !goes_on {
                 return None;
             }
         }

@@ -495,11 +495,14 @@ fn left_to_pay(message: &Message) -> bool {
             "queda" | "quedan" | "falta" | "faltan" | "resta" | "restan"
         )
     });
-    left.is_some_and(|at| {
-        words[at + 1..]
-            .iter()
-            .take(3)
-            .any(|w| w.starts_with("pagar") || w.starts_with("liquidar") || w.starts_with("saldar"))
+    // («cuánto me queda después de pagar la renta», «cuánto me falta para
+    // pagar el viaje» ask other things.)
+    let pays =
+        |w: &str| w.starts_with("pagar") || w.starts_with("liquidar") || w.starts_with("saldar");
+    left.is_some_and(|at| match &words[at + 1..] {
+        [first, ..] if pays(first) => true,
+        ["por" | "de", then, ..] => pays(then),
+        _ => false,
     }) && message.has(&["cuanto", "cuanta"])
 }
 
@@ -664,7 +667,12 @@ fn caps_spending(message: &Message) -> bool {
         .iter()
         .filter(|w| **w != "gasto")
         .any(|w| contains_phrase(&message.norm, w));
-    said_cap && !spent && !message.income()
+    // («pago hasta 5 mil al mes de renta», «el banco me cobra máximo 300»:
+    // what is paid or charged, told.)
+    let charged = message.has(&[
+        "pago", "pagamos", "cobra", "cobran", "cuesta", "cuestan", "sale", "salen",
+    ]);
+    said_cap && !spent && !charged && !message.income()
 }
 
 /// IDLE: what the user asks for.

@@ -1015,3 +1015,34 @@ fn a_number_in_words_is_not_cut_at_its_y() {
         2
     );
 }
+
+/// What a stranger's review found: a paying told is no cap, things counted
+/// are no money sent, a thing after «con» is no cents, and what is left after
+/// paying something else is no debt.
+#[test]
+fn caps_money_sent_cents_and_debts_left_are_read_narrowly() {
+    for told in [
+        "pago hasta 5 mil al mes de renta",
+        "el banco me cobra máximo 300 de comisión por mes",
+    ] {
+        assert_ne!(kind(&only(told)), "SET_BUDGET", "{told}");
+    }
+    let a = only("me mandaron 2 recibos de luz de 500");
+    assert_ne!(
+        a.params.kind,
+        Param::Given(crate::finance::core::TxKind::Income)
+    );
+    let a = only("pagué 150 con 1 refresco");
+    assert_eq!(a.params.amount, Param::Given(15_000));
+    let a = only("taxi 90 con 1 maleta");
+    assert_eq!(a.params.amount, Param::Given(9_000));
+    // Cents still read where the figure ends the amount.
+    let a = only("gasté 45 con 50 centavos en el camión");
+    assert_eq!(a.params.amount, Param::Given(4_550));
+    for asked in [
+        "¿cuánto me queda después de pagar la renta?",
+        "cuánto me falta para pagar el viaje",
+    ] {
+        assert_ne!(kind(&only(asked)), "MANAGE_DEBT", "{asked}");
+    }
+}

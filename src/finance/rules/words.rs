@@ -176,11 +176,20 @@ fn sends_me_money(after_me: &[&str]) -> bool {
                 "dinero" | "lana" | "varo" | "feria" | "plata" | "transferencia" | "deposito"
             )
     };
+    // («me mandaron 2 recibos de luz»: a count of things sent, not money.)
+    let counted_thing = |k: usize| {
+        object.get(k + 1).is_some_and(|next| {
+            next.len() > 2
+                && next.ends_with('s')
+                && next.chars().all(char::is_alphabetic)
+                && !matches!(*next, "pesos" | "varos" | "lucas" | "dolares" | "mil")
+        })
+    };
     sends
         && object
             .iter()
-            .find(|w| !matches!(**w, "un" | "una" | "unos" | "unas" | "como" | "mas" | "de"))
-            .is_some_and(|w| money(w))
+            .position(|w| !matches!(*w, "un" | "una" | "unos" | "unas" | "como" | "mas" | "de"))
+            .is_some_and(|k| money(object[k]) && !counted_thing(k))
 }
 
 pub const SIMULATE: &[&str] = &[

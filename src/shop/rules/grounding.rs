@@ -203,10 +203,11 @@ fn grounds(input: &ProposalInput) -> Grounds {
     let again_all = same_again && lexicon::any(&request, &["lo mismo"]);
     // «para mí un matcha y un cheesecake, lo mismo para la Caro»: the counts
     // said before it, once more for each one it names.
-    if lexicon::any(&request, &["lo mismo para", "lo mismo pa", "igual para"]) {
+    // («igual para llevar» names nobody: nothing more.)
+    let names = super::names_written(&input.customer_message, &input.product_catalog).len() as i64;
+    if names > 0 && lexicon::any(&request, &["lo mismo para", "lo mismo pa"]) {
         let each: Vec<i64> = quantities.iter().copied().collect();
-        let people = people_named(&input.customer_message, &input.product_catalog).max(1);
-        for n in 2..=people + 1 {
+        for n in 2..=names + 1 {
             quantities.extend(each.iter().map(|k| k * n));
         }
     }
@@ -482,26 +483,7 @@ fn recently_named(input: &ProposalInput) -> Vec<ProductId> {
 /// first word that are no product («la Vane», «el Gonza y el Rodri»), and
 /// «yo» / «para mí».
 fn people_named(message: &str, catalog: &[crate::shop::contract::CatalogEntry]) -> i64 {
-    let catalog_words = mentions::catalog_words(catalog);
-    let names = message
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|w| !w.is_empty())
-        .skip(1)
-        .filter(|w| {
-            w.chars().next().is_some_and(char::is_uppercase)
-                && w.chars().skip(1).all(char::is_lowercase)
-                && w.chars().count() > 2
-        })
-        .map(crate::text::normalize)
-        .filter(|w| {
-            !lexicon::is_known(w)
-                && mentions::find(&[w.as_str()], catalog).is_empty()
-                && !catalog_words
-                    .iter()
-                    .any(|(_, name, _)| name.iter().any(|n| n == w))
-        })
-        .collect::<BTreeSet<String>>()
-        .len();
+    let names = super::names_written(message, catalog).len();
     let text = prepared(message);
     let me = lexicon::any(&text, &["yo", "para mi", "pa mi"]);
     names as i64 + i64::from(me)

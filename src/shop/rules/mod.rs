@@ -187,13 +187,13 @@ fn before_the_total_asked(message: &str) -> Option<String> {
 /// «agrégale un cheesecake y dame el total de nuevo»: an order, then «y» and
 /// the total asked for in the same sentence — the order before it.
 fn total_asked_after_y(message: &str) -> Option<String> {
-    let lower = message.to_lowercase();
-    // (The cut is made in the message itself.)
-    if lower.len() != message.len() {
-        return None;
-    }
-    let at = lower.rfind(" y ")?;
-    let tail = prepared(&lower[at + 3..]);
+    // (The cut is found in the message itself, at a char boundary.)
+    let at = message
+        .match_indices(" y ")
+        .chain(message.match_indices(" Y "))
+        .map(|(at, _)| at)
+        .max()?;
+    let tail = prepared(&message[at + 3..]);
     let asked: Vec<&str> = tokens(&tail)
         .into_iter()
         .filter(|w| {
@@ -1316,7 +1316,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
     let text = one_made_a_way(input, text);
     let text = taken_out_in_the_same_breath(input, text);
     let text = craving_told(input, text);
-    let text = picked_up_later(input, text);
+    let text = liking_told(input, restated(input, picked_up_later(input, text)));
     let said = the_other_one(
         input,
         same_as_someone(
@@ -1385,12 +1385,19 @@ pub fn read(input: &ProposalInput) -> Reading {
             ..input.clone()
         });
     }
-    // «oye y el brownie trae nuez verdad»: asked, as if with its «?».
-    if let Some(asked) = asks_what_it_carries(input) {
+    // «dos para mí (uno ahora y otro para el camino)»: read without the split.
+    if let Some(rest) = split_in_brackets(input) {
         return read(&ProposalInput {
-            customer_message: asked,
+            customer_message: rest,
             ..input.clone()
         });
+    }
+    // «oye y el brownie trae nuez verdad»: asked, as if with its «?».
+    if let Some(asked) = asks_what_it_carries(input) {
+        let mut reading = read_whole(input);
+        reading.proposal = one(ProposedAction::new("SHOW_PRODUCT").product(asked));
+        reading.confident = false;
+        return reading;
     }
     // «Y para mí un té chai. ¿Cuánto sería?»: the order, then the total
     // asked in a sentence of its own — the order read alone, then the summary.
@@ -1530,13 +1537,15 @@ fn addresses(words: &[&str], catalog: &[super::contract::CatalogEntry], covered:
     }
 }
 
-/// «la Vane quiere un capuchino, el Gonza y el Rodri un americano»: the
-/// people named (written with a capital, after «el», «la», «para» or «y»,
-/// never a product nor a word of the shop) and their «quiere» are who the
-/// order is for, nothing asked for.
-fn people_named(words: &[&str], input: &ProposalInput, covered: &mut [bool]) {
-    let capitals: Vec<String> = input
-        .customer_message
+/// The names a message writes with a capital after its first word («la
+/// Vane», «el Gonza y el Rodri»), folded: no product's name and no word the
+/// shop's lexicon knows.
+pub(super) fn names_written(
+    message: &str,
+    catalog: &[super::contract::CatalogEntry],
+) -> Vec<String> {
+    let catalog_words = mentions::catalog_words(catalog);
+    let mut names: Vec<String> = message
         .split(|c: char| !c.is_alphabetic())
         .filter(|w| !w.is_empty())
         .skip(1)
@@ -1546,7 +1555,25 @@ fn people_named(words: &[&str], input: &ProposalInput, covered: &mut [bool]) {
                 && w.chars().count() > 2
         })
         .map(normalize)
+        .filter(|w| {
+            !lexicon::is_known(w)
+                && !names_a_product(w, catalog)
+                && !catalog_words
+                    .iter()
+                    .any(|(_, name, _)| name.iter().any(|n| n == w))
+        })
         .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// «la Vane quiere un capuchino, el Gonza y el Rodri un americano»: the
+/// people named (written with a capital, after «el», «la», «para» or «y»,
+/// never a product nor a word of the shop) and their «quiere» are who the
+/// order is for, nothing asked for.
+fn people_named(words: &[&str], input: &ProposalInput, covered: &mut [bool]) {
+    let capitals = names_written(&input.customer_message, &input.product_catalog);
     if capitals.is_empty() {
         return;
     }

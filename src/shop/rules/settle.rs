@@ -120,6 +120,7 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
             || same_as_whom(input)
             || one_persons_whole_swap(input, &reading.proposal)
             || nothing_of_a_product(input)
+            || same_but_changed(input)
             || retracts(input, &reading.proposal))
         && !taken_out()
     {

@@ -960,8 +960,23 @@ pub(super) fn another_for_someone(input: &ProposalInput, text: String) -> String
     let counted = token_number(words[at]).filter(|_| !matches!(words[at], "uno" | "una"));
     // («dame dos, uno pa' él y uno pa' mí» shares the two said.)
     let shared_out = counted.is_some() || matches!(words[at], "uno" | "una");
-    let said_for_someone = matches!(words.get(last.end), Some(&("para" | "pa")));
+    // («capuchinos: dos para mí y uno para mi tía»: the count after the name.)
+    let said_for_someone = matches!(words.get(last.end), Some(&("para" | "pa")))
+        || (words.get(last.end).is_some_and(|w| count(w).is_some())
+            && matches!(words.get(last.end + 1), Some(&("para" | "pa"))));
+    // («tres croissants, uno para cada uno de nosotros y otro para mi
+    // sobrino»: the «otro» goes on a split of the three said.)
+    // («un chocolate, uno para mí y otro para mi hermana» is two.)
+    let split_going_on = last
+        .start
+        .checked_sub(1)
+        .and_then(|k| count(words[k]))
+        .is_some_and(|n| n > 1)
+        && words[last.end..at]
+            .windows(2)
+            .any(|w| matches!(w[0], "uno" | "una") && matches!(w[1], "para" | "pa"));
     if last.product().is_none()
+        || split_going_on
         || !agrees
         || (shared_out && !said_for_someone)
         || matches!(words[at - 1], "el" | "la")
@@ -970,6 +985,26 @@ pub(super) fn another_for_someone(input: &ProposalInput, text: String) -> String
             .any(|w| matches!(*w, "no" | "sin"))
     {
         return text;
+    }
+    // «capuchinos dos para mí y uno para mi tía»: the product is named once
+    // here, so the counts are summed on it.
+    if let Some(first) = words.get(last.end).and_then(|w| count(w))
+        && matches!(words.get(last.end + 1), Some(&("para" | "pa")))
+        // («cuatro maracuyás: dos para mis hijos, uno para…» splits the four.)
+        && last
+            .start
+            .checked_sub(1)
+            .is_none_or(|k| count(words[k]).is_none())
+    {
+        let mut out: Vec<String> = words[..last.start]
+            .iter()
+            .map(|w| (*w).to_owned())
+            .collect();
+        out.push((first + counted.unwrap_or(1)).to_string());
+        out.extend(words[last.start..last.end].iter().map(|w| (*w).to_owned()));
+        out.extend(words[last.end + 1..at - 1].iter().map(|w| (*w).to_owned()));
+        out.extend(words[at + 1..].iter().map(|w| (*w).to_owned()));
+        return out.join(" ");
     }
     let mut out: Vec<String> = words[..at].iter().map(|w| (*w).to_owned()).collect();
     out.push(counted.unwrap_or(1).to_string());
@@ -1297,24 +1332,12 @@ pub(super) fn one_each(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
-/// «somos 4, un capuchino cada uno», «para 5 personas, un brownie por
-/// persona», «un chai para cada uno, somos 3»: one each, times the people
-/// counted in the message. (With no count of people, left as said.)
 /// The people named right before `at` («el Gonza y el Rodri», «para la Vane
 /// y la Caro», «Ale, Diego y Marce»): where they are and how many (two or
 /// more), words that are no product, count nor word of the shop.
 fn names_before(words: &[&str], at: usize, input: &ProposalInput) -> Option<(usize, usize, i64)> {
-    let is_name = |w: &str| {
-        w.chars().count() > 2
-            && count(w).is_none()
-            && !lexicon::is_known(w)
-            && !names_a_product(w, &input.product_catalog)
-            && !PEOPLE.contains(&w)
-            && !matches!(
-                w,
-                "para" | "que" | "los" | "las" | "ella" | "ellos" | "todos"
-            )
-    };
+    let written = names_written(&input.customer_message, &input.product_catalog);
+    let is_name = |w: &str| written.iter().any(|n| n == w) && count(w).is_none();
     let mut k = at;
     let mut names = 0;
     loop {
@@ -1338,6 +1361,9 @@ fn names_before(words: &[&str], at: usize, input: &ProposalInput) -> Option<(usi
     (names >= 2).then_some((k, at, names))
 }
 
+/// «somos 4, un capuchino cada uno», «para 5 personas, un brownie por
+/// persona», «un chai para cada uno, somos 3»: one each, times the people
+/// counted in the message. (With no count of people, left as said.)
 pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     let Some((mark, mark_end)) =
@@ -1390,6 +1416,8 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
             run -= 1;
         }
     }
+    // (Names written right before the items win over people counted
+    // elsewhere: «el Gonza y el Rodri un americano cada uno… somos cinco».)
     let people = (run < mark)
         .then(|| names_before(&words, run, input))
         .flatten()
@@ -1428,7 +1456,13 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
                 )
         })
         .unwrap_or(words.len());
-    let range = if mark_end < words.len() && item_at(mark_end) {
+    // («somos 3, un capuchino cada uno, un brownie»: items after the mark
+    // are the spread ones only after «para cada…», or when none came before.)
+    let para_each = matches!(words[mark], "para" | "pa");
+    let range = if mark_end < words.len()
+        && item_at(mark_end)
+        && (para_each || (run == mark && !ones_before))
+    {
         mark_end..someone_else
     } else if run < mark {
         run..mark
@@ -2989,22 +3023,16 @@ pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
         }
         k += 1;
         // («eran tres capuchinos no dos» keeps the three: only a count said
-        // as the better one replaces it, or one said with the product again:
-        // «tres capuchinos no, cuatro capuchinos».)
-        let better = matches!(words.get(k), Some(&("mejor" | "perdon" | "digo")));
-        if better {
-            k += 1;
+        // as the better one replaces it; said with the product again, the
+        // loop above read it.)
+        if !matches!(words.get(k), Some(&("mejor" | "perdon" | "digo"))) {
+            continue;
         }
+        k += 1;
         let Some(n) = words.get(k).and_then(|w| count_or_one(w)) else {
             continue;
         };
         k += 1;
-        let named_again = words.get(k..k + (m.end - m.start)) == Some(&words[m.start..m.end]);
-        if named_again {
-            k += m.end - m.start;
-        } else if !better {
-            continue;
-        }
         if matches!(words.get(k), Some(&("nomas" | "solo" | "solito" | "nada"))) {
             k += 1;
             if words.get(k - 1) == Some(&"nada") && words.get(k) == Some(&"mas") {
@@ -3053,8 +3081,8 @@ pub(super) fn craving_told(input: &ProposalInput, text: String) -> String {
 /// «oye y el brownie trae nuez verdad», «el matcha lleva leche de vaca»: the
 /// product is who brings or carries — what it is made with is asked, nothing
 /// is ordered («tráeme un brownie», «me trae el brownie» order it).
-/// The question alone («el brownie trae nuez?»), the rest being the reason.
-pub(super) fn asks_what_it_carries(input: &ProposalInput) -> Option<String> {
+/// The product asked about, when nothing before it orders anything.
+pub(super) fn asks_what_it_carries(input: &ProposalInput) -> Option<ProductId> {
     if input.customer_message.contains('?') {
         return None;
     }
@@ -3077,17 +3105,122 @@ pub(super) fn asks_what_it_carries(input: &ProposalInput) -> Option<String> {
                 .get(m.end + 1)
                 .is_some_and(|w| count(w).is_none() && !matches!(*w, "y" | "e"))
     })?;
-    // («…si tiene quita uno y pon un croissant»: an order after it is read
-    // with it, as said.)
-    let rest = &words[m.end + 2..];
-    if rest
+    // («…si tiene quita uno y pon un croissant», «quiero un capuchino y el
+    // brownie trae nuez»: an order before or after it is read with it, as
+    // said.)
+    if words
         .iter()
         .any(|w| lexicon::adds(w) || lexicon::removes(w) || orders(w))
-        || found.iter().any(|o| o.start >= m.end + 2)
+        || found.iter().any(|o| o.start != m.start)
     {
         return None;
     }
-    Some(format!("{}?", words[m.start - 1..m.end + 2].join(" ")))
+    m.product()
+}
+
+/// «una medialuna, bah, un croissant», «un capu, o sea un capuchino»: the same
+/// product said again after a word that restates it is one item, said once.
+pub(super) fn restated(input: &ProposalInput, text: String) -> String {
+    const RESTATE: &[&[&str]] = &[
+        &["bah"],
+        &["o", "sea"],
+        &["mejor", "dicho"],
+        &["es", "decir"],
+    ];
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    // (A product named twice is found once, at its last naming: the first
+    // naming is looked for by its words.)
+    for m in &found {
+        let Some(id) = m.product() else { continue };
+        for marker in RESTATE {
+            let Some(at) = m.start.checked_sub(1 + marker.len()) else {
+                continue;
+            };
+            // «… una medialuna, bah, un croissant»: article, marker, article.
+            if !matches!(words[m.start - 1], "un" | "una" | "el" | "la")
+                || &words[at..at + marker.len()] != *marker
+                || at < 2
+            {
+                continue;
+            }
+            let before = mentions::find(&words[at - 1..at], &input.product_catalog);
+            if before.first().and_then(Mention::product) != Some(id)
+                || !matches!(words[at - 2], "un" | "una" | "el" | "la")
+            {
+                continue;
+            }
+            let mut out: Vec<&str> = words[..at - 2].to_vec();
+            out.extend(&words[m.start - 1..]);
+            return out.join(" ");
+        }
+    }
+    text
+}
+
+/// «para mi esposa lo mismo pero con chai en vez de capuchino»: the order
+/// again with a change in it — which lines and how many is asked, never read
+/// as a swap of the line in the cart.
+pub(super) fn same_but_changed(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    lexicon::any(&text, &["lo mismo", "igual"])
+        && lexicon::any(
+            &text,
+            &["en vez de", "en vez del", "en lugar de", "en lugar del"],
+        )
+}
+
+/// «(uno ahora y otro para el camino)»: a count said, then split in brackets
+/// — the split is how, not more. Brackets holding «uno» and «otro» and no
+/// product are left out.
+pub(super) fn split_in_brackets(input: &ProposalInput) -> Option<String> {
+    let message = &input.customer_message;
+    let open = message.find('(')?;
+    let close = open + message[open..].find(')')?;
+    let inside = normalize(&message[open + 1..close]);
+    let words = tokens(&inside);
+    let split = words.iter().any(|w| matches!(*w, "uno" | "una"))
+        && words.iter().any(|w| matches!(*w, "otro" | "otra"))
+        && mentions::find(&words, &input.product_catalog).is_empty();
+    split.then(|| format!("{} {}", &message[..open], &message[close + 1..]))
+}
+
+/// «…a los chamos les gusta más el chocolate», after a change: a liking told
+/// («les gusta más», «me encanta el…»), never one more of the product it
+/// names — when something else in the message is ordered or changed.
+pub(super) fn liking_told(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words.iter().position(|w| {
+        matches!(
+            *w,
+            "gusta" | "gustan" | "encanta" | "encantan" | "prefieren" | "prefiere"
+        )
+    }) else {
+        return text;
+    };
+    let found = mentions::find(&words, &input.product_catalog);
+    let Some(liked) = found.iter().find(|m| m.start > at && m.start <= at + 3) else {
+        return text;
+    };
+    if !found.iter().any(|m| m.end <= at) {
+        return text;
+    }
+    let mut start = at;
+    while start > 0
+        && matches!(
+            words[start - 1],
+            "me" | "te" | "le" | "les" | "nos" | "a" | "los" | "las" | "mas"
+        )
+    {
+        start -= 1;
+    }
+    // «a los chamos les gusta»: who likes it, said before.
+    if start >= 2 && words[start - 1] != "y" && matches!(words[start - 2], "a") {
+        start -= 2;
+    }
+    let mut out: Vec<&str> = words[..start].to_vec();
+    out.extend(&words[liked.end..]);
+    out.join(" ")
 }
 
 /// «Un croissant y dos capuchinos. Retiro el croissant mañana a las 10»: a

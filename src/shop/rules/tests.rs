@@ -6363,7 +6363,13 @@ fn a_rush_of_office_orders_is_read_whole() {
             CartOpen,
             "oye y el brownie trae nuez verdad porque uno de mis compañeros es alergico",
             cart,
-            &["CLARIFY"],
+            &["SHOW_PRODUCT 6"],
+        ),
+        (
+            Idle,
+            "el brownie trae nuez verdad",
+            &[],
+            &["SHOW_PRODUCT 6"],
         ),
         // …while «me trae el brownie» orders it.
         (
@@ -6468,4 +6474,74 @@ fn a_group_order_is_spread_over_the_people_it_names() {
             &["ADD_TO_CART 8 x3"],
         ),
     ]);
+}
+
+/// Wrong effects of the round's fresh set, as classes: a split in brackets,
+/// the order again with a change, a product restated after «bah», a liking
+/// told beside a swap.
+#[test]
+fn restatements_splits_and_likings_change_nothing_more() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "Hola, buenas 🙂 quiero capuchinos: dos para mí (uno ahora y otro para el camino) y uno para mi tía Carmen",
+            &[],
+            &["ADD_TO_CART 8 x3"],
+        ),
+        (
+            CartOpen,
+            "y para mi esposa lo mismo pero con chai en vez de capuchino",
+            &[(8, 1), (7, 1)],
+            &["CLARIFY"],
+        ),
+        // A count said first is split, never added to.
+        (
+            Idle,
+            "Entonces cuatro maracuyás: dos para mis hijos, uno para mi esposa y uno para mí",
+            &[],
+            &["ADD_TO_CART 1 x4"],
+        ),
+        (
+            CartOpen,
+            "y tres croissants, uno para cada uno de nosotros y otro para mi sobrino",
+            &[(8, 3)],
+            &["ADD_TO_CART 7 x3"],
+        ),
+        (
+            Idle,
+            "Dale. Anotame un par de americanos y un cruasán, bah, un croissant",
+            &[],
+            &["ADD_TO_CART 3 x2", "ADD_TO_CART 7 x1"],
+        ),
+        (
+            CartOpen,
+            "Mejor cambia el brownie por un croissant, a los chamos les gusta más el chocolate",
+            &[(6, 1), (1, 2)],
+            &["REMOVE_ITEM 6", "ADD_TO_CART 7 x1"],
+        ),
+        // Alone, a liking still shows the product.
+        (Idle, "me gusta el matcha", &[], &["SHOW_PRODUCT 2"]),
+        // Brackets with a product in them are read.
+        (
+            Idle,
+            "dos capuchinos (uno con un brownie y otro solo)",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1"],
+        ),
+    ]);
+}
+
+/// A total asked after «y» is cut in the message itself: letters whose lower
+/// case is longer never cut inside a letter.
+#[test]
+fn a_total_asked_after_y_never_cuts_inside_a_letter() {
+    let got = summary(State::CartOpen, "ẞ y dame el total Ⱥ", &[(8, 3)]);
+    assert!(!got.iter().any(|a| a.starts_with("ADD_TO_CART")), "{got:?}");
+    let got = summary(
+        State::CartOpen,
+        "Agrega un brownie Y dame el total",
+        &[(8, 3)],
+    );
+    assert_eq!(got, vec!["ADD_TO_CART 6 x1", "REVIEW_ORDER"]);
 }
