@@ -701,12 +701,30 @@ fn asks_of_a_kind(question: &Question) -> bool {
         .any(|w| matches!(w.as_str(), "bebidas" | "postres"))
 }
 
-/// Whether `sentence` names one of `subject`'s words and one of `attributes`.
+/// Whether `sentence` names one of `subject`'s words and one of `attributes`
+/// (or a word that means the same attribute: «nuez» is said of «Frutos
+/// secos: el brownie lleva nueces»).
 fn speaks_of(sentence: &str, subject: &[String], attributes: &[String]) -> bool {
     let folded = normalize(sentence);
     let words = tokens(&folded);
     let holds = |wanted: &[String]| wanted.iter().any(|w| words.iter().any(|s| same_word(s, w)));
-    holds(subject) && holds(attributes)
+    let meaning: Vec<String> = attributes
+        .iter()
+        .flat_map(|a| {
+            let meant: Vec<&str> = ATTRIBUTE_WORDS
+                .iter()
+                .filter(|(said, _)| said == a)
+                .map(|(_, meant)| *meant)
+                .collect();
+            ATTRIBUTE_WORDS
+                .iter()
+                .filter(move |(_, m)| meant.contains(m))
+                .map(|(said, _)| (*said).to_owned())
+                .collect::<Vec<_>>()
+        })
+        .chain(attributes.iter().cloned())
+        .collect();
+    holds(subject) && holds(&meaning)
 }
 
 async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
@@ -901,7 +919,32 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     ]
     .iter()
     .any(|p| crate::text::contains_phrase(&question.folded, p));
-    let things: Vec<&String> = unknown.iter().filter(|w| !is_general_word(w)).collect();
+    // «¿me los pueden calentar los croissants?»: a service asked of a
+    // product is what the question is about, however everyday its verb; one
+    // nobody wrote about is a thing unknown (a topic's question, «¿me lo
+    // pueden mandar a Obrajes?», is its topic's).
+    let topic_asked = question
+        .words
+        .iter()
+        .any(|w| is_topic_word(w) && !ask.library.is_catalog_word(w));
+    let services: Vec<String> = if ask.products.is_empty() || topic_asked {
+        Vec::new()
+    } else {
+        super::words::services_asked(&question.folded)
+            .into_iter()
+            .filter(|verb| !ask.library.knows(verb))
+            .collect()
+    };
+    let mut unknown = unknown;
+    for verb in &services {
+        if !unknown.contains(verb) {
+            unknown.push(verb.clone());
+        }
+    }
+    let things: Vec<&String> = unknown
+        .iter()
+        .filter(|w| !is_general_word(w) || services.contains(w))
+        .collect();
     // Said plainly before the passage: the way asked is not written.
     let not_written = (asks_a_way_to_pay && !things.is_empty()).then(|| {
         let asked: Vec<&str> = things.iter().map(|w| w.as_str()).collect();
@@ -920,6 +963,18 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         });
         return Ok(gray(steps));
     }
+    // «¿el chocolate caliente tiene café?»: a named product's name is one
+    // subject; its words that do not name it alone («caliente») are no word
+    // asked, so a passage about «el chocolate» answers.
+    let names: Vec<&str> = ask
+        .products
+        .iter()
+        .filter_map(|id| ask.catalog.get(*id))
+        .map(|p| p.name.as_str())
+        .collect();
+    question.words = words_beyond_names(&question, &names, |w| {
+        !crate::shop::rules::products_named(w, ask.catalog).is_empty()
+    });
     let attempts: [(Strictness, bool); 3] = [
         (Strictness::Every, false),
         (Strictness::Any, false),
@@ -1063,6 +1118,50 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         steps,
         verdict: None,
     })
+}
+
+/// The question's words without the ones only said as part of a named
+/// product's full name that do not name it alone («caliente» of «chocolate
+/// caliente»); a word also said apart from the name is kept.
+fn words_beyond_names(
+    question: &Question,
+    names: &[&str],
+    names_alone: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let folded: Vec<&str> = tokens(&question.folded);
+    let mut dropped: Vec<String> = Vec::new();
+    for name in names {
+        let name = normalize(name);
+        let name: Vec<&str> = tokens(&name);
+        // (In either order: English puts the kind first, «hot chocolate».)
+        let mut sorted = name.clone();
+        sorted.sort_unstable();
+        let said = folded.windows(name.len()).any(|w| {
+            let mut w = w.to_vec();
+            w.sort_unstable();
+            w == sorted
+        });
+        if name.len() < 2 || !said {
+            continue;
+        }
+        for word in &name {
+            let once = folded.iter().filter(|w| *w == word).count() == 1;
+            if once && !names_alone(word) {
+                dropped.push((*word).to_owned());
+            }
+        }
+    }
+    let kept: Vec<String> = question
+        .words
+        .iter()
+        .filter(|w| !dropped.contains(w))
+        .cloned()
+        .collect();
+    if kept.is_empty() {
+        question.words.clone()
+    } else {
+        kept
+    }
 }
 
 fn gray(steps: Vec<Step>) -> Answer {
@@ -2222,6 +2321,49 @@ mod tests {
             reserved: 0,
             available: None,
         }])
+    }
+
+    #[test]
+    fn a_product_s_full_name_is_one_subject_and_its_kind_word_no_word_asked() {
+        let alone = |w: &str| w == "chocolate";
+        for asked in [
+            "¿el chocolate caliente tiene café?",
+            "the hot chocolate have coffee?",
+        ] {
+            let q = Question::new(asked);
+            let words = words_beyond_names(&q, &["Chocolate caliente"], alone);
+            assert!(
+                words.contains(&"chocolate".to_owned()),
+                "{asked}: {words:?}"
+            );
+            assert!(
+                !words.contains(&"caliente".to_owned()),
+                "{asked}: {words:?}"
+            );
+        }
+        // Said apart from the name too, the word is asked.
+        let q = Question::new("¿el chocolate caliente llega caliente?");
+        let words = words_beyond_names(&q, &["Chocolate caliente"], alone);
+        assert!(words.contains(&"caliente".to_owned()), "{words:?}");
+        // No name said whole: nothing is left out.
+        let q = Question::new("¿el chocolate es caliente?");
+        let words = words_beyond_names(&q, &["Chocolate caliente"], alone);
+        assert!(words.contains(&"caliente".to_owned()), "{words:?}");
+    }
+
+    #[test]
+    fn a_sentence_speaks_of_an_attribute_in_any_word_that_means_it() {
+        let subject = ["brownie".to_owned()];
+        assert!(speaks_of(
+            "Frutos secos: el brownie lleva nueces y el matcha se prepara con leche de almendras.",
+            &subject,
+            &["nuez".to_owned()]
+        ));
+        assert!(!speaks_of(
+            "Gluten: el croissant, el brownie y el cheesecake llevan harina de trigo.",
+            &subject,
+            &["nuez".to_owned()]
+        ));
     }
 
     #[test]

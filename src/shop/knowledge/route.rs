@@ -294,6 +294,36 @@ fn explains(clause: &str) -> bool {
         && !tokens(&folded).iter().any(|w| crate::text::token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
 }
 
+/// «estoy a dieta», «soy celíaca», «andamos apurados»: the customer telling
+/// of themselves, with nothing asked, ordered or counted.
+fn tells_of_oneself(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words: Vec<&str> = tokens(&folded)
+        .into_iter()
+        .skip_while(|w| LEAD_INS.contains(w) || super::words::is_filler(w))
+        .collect();
+    let of_oneself = words.first().is_some_and(|w| {
+        matches!(
+            *w,
+            "estoy" | "estamos" | "soy" | "somos" | "ando" | "andamos"
+        )
+    });
+    // («soy alérgico», «soy celíaca»: an allergy told is always answered
+    // with what the shop says of allergies.)
+    let allergy = words.iter().any(|w| {
+        ["alerg", "celiac", "intoleran"]
+            .iter()
+            .any(|stem| w.starts_with(stem))
+    });
+    of_oneself
+        && !allergy
+        && !asks(clause)
+        && !crate::shop::rules::shop_phrases(&folded).request
+        && !words
+            .iter()
+            .any(|w| crate::text::token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
+}
+
 /// «Le agradecería mucho la información.», «Adicionalmente,», «Gracias de
 /// antemano»: manners around a question, with nothing asked or ordered.
 fn courtesy(clause: &str) -> bool {
@@ -505,7 +535,12 @@ fn order_before_question(clause: &str, names_product: &impl Fn(&str) -> bool) ->
     clause.match_indices(',').find_map(|(at, _)| {
         let (order, question) = (clause[..at].trim(), clause[at + 1..].trim());
         let verb = crate::shop::rules::shop_phrases(order).request;
-        let orders_here = names_product(order) && !asks(order) && (orders(order, true) || verb);
+        // («el capuchino que sea con leche de almendras, ¿eso cobra extra?»:
+        // a milk wished, with no count, is what is asked about.)
+        let orders_here = names_product(order)
+            && !asks(order)
+            && (orders(order, true) || verb)
+            && !wishes_another_milk(order);
         (orders_here && !question.is_empty() && asks(question)).then(|| order.to_owned())
     })
 }
@@ -570,16 +605,32 @@ fn asks_of_product(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool 
         .find_map(|tag| folded.strip_suffix(&format!(" {tag}")))
         .unwrap_or(&folded)
         .to_owned();
-    if crate::shop::rules::shop_phrases(&folded).request {
+    // «el brownie trae nuez»: the verb that says what the product holds is no
+    // «tráelo»; an order verb anywhere else still makes it a request.
+    let words = tokens(&folded);
+    let request = |verb_at: usize| {
+        let others: Vec<&str> = words
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| *at != verb_at)
+            .map(|(_, w)| *w)
+            .collect();
+        crate::shop::rules::shop_phrases(&others.join(" ")).request
+    };
+    if crate::shop::rules::shop_phrases(&folded).request
+        && !words
+            .iter()
+            .enumerate()
+            .any(|(at, w)| matches!(*w, "trae" | "traen") && at > 0 && !request(at))
+    {
         return false;
     }
     // «y el cheesecake de qué es»: what a named product is made of.
     if names_product(&folded) && super::words::asks_what_it_is_made_of(&folded) {
         return true;
     }
-    let words = tokens(&folded);
     words.iter().enumerate().any(|(at, verb)| {
-        if at == 0 || !DESCRIBING.contains(verb) {
+        if at == 0 || !DESCRIBING.contains(verb) || request(at) {
             return false;
         }
         // The product's words just before the verb (one or two), after an
@@ -661,6 +712,12 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             split.explanations.push(clause);
             continue;
         }
+        // «¿cuántas calorías tiene el brownie? estoy a dieta jaja»: what the
+        // customer tells of themselves after a question is why they ask it.
+        if !split.questions.is_empty() && tells_of_oneself(&clause) {
+            split.explanations.push(clause);
+            continue;
+        }
         // «es que el domingo vienen mis suegros… ¿hacen delivery ese día?»:
         // a question pointing back at what was just told carries it along.
         let clause = match told.take() {
@@ -697,12 +754,15 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
                 let prev = rest.pop().unwrap_or_default();
                 format!("{prev} {clause}")
             }
+            // «…el capuchino que sea con leche de almendras, ¿eso cobra
+            // extra?»: a product wished with another milk, with no count, is
+            // what the short question after it points back at.
             _ if asks(&clause)
                 && points_back(&clause)
                 && tokens(&normalize(&clause)).len() <= 6
-                && rest
-                    .last()
-                    .is_some_and(|prev: &String| !names_product(prev) && !asks(prev)) =>
+                && rest.last().is_some_and(|prev: &String| {
+                    (!names_product(prev) || wishes_another_milk(prev)) && !asks(prev)
+                }) =>
             {
                 let prev = rest.pop().unwrap_or_default();
                 format!("{prev} {clause}")
@@ -762,6 +822,13 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         split.condition = condition(text);
     }
     split
+}
+
+/// «el capuchino que sea con leche de almendras»: a product wished with
+/// another milk than its own, with no count — a wish the knowledge answers
+/// (what milks there are, what they cost), no order.
+fn wishes_another_milk(clause: &str) -> bool {
+    super::words::asks_another_milk(&normalize(clause)) && !orders(clause, true)
 }
 
 /// «cuánto cuesta», «qué precio tiene», «cuánto vale»: the price asked, and
@@ -831,7 +898,9 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     }
     // «¿tienen leche de avena o deslactosada?»: another milk is the
     // knowledge's, not a product of the catalog.
-    if super::words::asks_another_milk(&normalize(clause)) {
+    if super::words::asks_another_milk(&normalize(clause))
+        || super::words::asks_another_milk(&question.folded)
+    {
         return true;
     }
     // «¿puedo pagar con Tigo Money?»: how to pay, not a wish to pay now.
@@ -856,6 +925,23 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
         .filter(|w| !STOP_AROUND.contains(&w.as_str()))
         .collect();
     if unexplained.iter().any(|w| is_topic_word(w)) {
+        return true;
+    }
+    // «¿en cuánto rato está?» is read «en cuánto tiempo está listo»: a topic
+    // the question is read as asks about it as much as one it says.
+    let said = normalize(clause);
+    let said: Vec<&str> = tokens(&said);
+    if asks(clause)
+        && question
+            .words
+            .iter()
+            .any(|w| is_topic_word(w) && !said.contains(&w.as_str()))
+    {
+        return true;
+    }
+    // «¿me lo pueden calentar el brownie?»: a service asked of a product
+    // (no order verb, no topic's) is a question, whatever else it names.
+    if names && asks(clause) && !super::words::services_asked(&question.folded).is_empty() {
         return true;
     }
     // «¿algo caliente?» browses the catalog by kind; «¿cómo llegarían
@@ -983,6 +1069,74 @@ mod tests {
             super::super::words::without_reason("el chai tiene cafeina porque es para mi hija"),
             "el chai tiene cafeina"
         );
+    }
+
+    #[test]
+    fn what_a_product_brings_is_asked_of_it_and_a_bring_me_is_an_order() {
+        let library = Library::default();
+        let names = naming(&["brownie", "capuchino", "croissant"]);
+        let asked = "oye y el brownie trae nuez verdad porque uno de mis compañeros es alergico";
+        let split = super::split(asked, &library, names);
+        assert_eq!(split.questions.len(), 1, "{split:?}");
+        assert_eq!(split.rest, "", "{split:?}");
+        let order = "tráeme un brownie y dos capuchinos";
+        let split = super::split(order, &library, names);
+        assert!(split.questions.is_empty(), "{split:?}");
+    }
+
+    #[test]
+    fn a_short_question_pointing_back_carries_the_milk_wished_before_it() {
+        let library = Library::default();
+        let names = naming(&["brownie", "capuchino", "croissant"]);
+        let asked =
+            "ah y el capuchino de la Vane que sea con leche de almendras, ¿eso cobra extra?";
+        let split = super::split(asked, &library, names);
+        assert_eq!(split.questions, [asked], "{split:?}");
+        assert_eq!(split.rest, "");
+        // With a count it is an order, left to the shop.
+        let order = "dos capuchinos con leche de almendras, ¿eso cobra extra?";
+        let split = super::split(order, &library, names);
+        assert!(!split.rest.is_empty(), "{split:?}");
+    }
+
+    #[test]
+    fn what_the_customer_tells_of_themselves_after_a_question_is_no_question() {
+        let library = Library::default();
+        let names = naming(&["brownie", "capuchino", "croissant"]);
+        let split = super::split(
+            "¿cuántas calorías tiene el brownie más o menos? estoy a dieta jaja",
+            &library,
+            names,
+        );
+        assert_eq!(split.questions.len(), 1, "{split:?}");
+        assert_eq!(split.explanations, ["estoy a dieta jaja"], "{split:?}");
+        // An allergy told is answered.
+        let split = super::split("hay algo que tenga soya? soy alérgico", &library, names);
+        assert!(split.explanations.is_empty(), "{split:?}");
+        // Before any question, or with an order, it is no explanation.
+        let split = super::split("estoy a dieta. ¿tienen algo sin azúcar?", &library, names);
+        assert!(split.explanations.is_empty(), "{split:?}");
+        let split = super::split(
+            "¿el brownie lleva nueces? somos 3, danos 3 croissants",
+            &library,
+            names,
+        );
+        assert!(split.explanations.is_empty(), "{split:?}");
+    }
+
+    #[test]
+    fn a_service_asked_of_a_product_is_a_question_and_a_change_to_the_order_is_not() {
+        let library = Library::default();
+        let names = naming(&["brownie", "capuchino", "croissant"]);
+        for asked in [
+            "me los pueden calentar los croissants?",
+            "me lo pueden calentar el brownie antes de mandarlo?",
+        ] {
+            let split = super::split(asked, &library, names);
+            assert_eq!(split.questions.len(), 1, "{asked}: {split:?}");
+        }
+        let change = "¿me pueden quitar el brownie?";
+        assert!(super::split(change, &library, names).questions.is_empty());
     }
 
     #[test]

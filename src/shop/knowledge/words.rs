@@ -91,6 +91,8 @@ const STOP: &[&str] = &[
     "saber",
     "se",
     "sera",
+    "sea",
+    "sean",
     "ser",
     "si",
     "sin",
@@ -505,6 +507,56 @@ pub fn names_a_topic(word: &str) -> bool {
     TOPICS.iter().any(|group| group.contains(&word))
 }
 
+/// The services a question asks the shop to do to something, as infinitives:
+/// the verb after «pueden», «podrían», «se puede»… with its pronouns before
+/// («¿me los pueden calentar?») or attached («¿pueden calentarlos?»). What
+/// the customer can do («¿puedo pagar…?») is no service asked. A verb of a
+/// topic of the knowledge («traer», «mandar», «enviar») is left out: its
+/// topic answers it; so is one that changes the order («quitar»).
+pub fn services_asked(folded: &str) -> Vec<String> {
+    const MODALS: &[&str] = &[
+        "pueden", "puedes", "puede", "podrian", "podrias", "podria", "podran", "podra", "podes",
+    ];
+    const PRONOUNS: &[&str] = &[
+        "me", "te", "se", "le", "les", "nos", "lo", "la", "los", "las",
+    ];
+    let words = tokens(folded);
+    let mut out: Vec<String> = Vec::new();
+    for (at, word) in words.iter().enumerate() {
+        if !MODALS.contains(word) {
+            continue;
+        }
+        let Some(verb) = words[at + 1..].iter().find(|w| !PRONOUNS.contains(w)) else {
+            continue;
+        };
+        // The verb without a pronoun attached («calentarlos»).
+        let infinitive = [
+            "selos", "selas", "melo", "mela", "los", "las", "lo", "la", "le", "me", "nos",
+        ]
+        .iter()
+        .filter_map(|end| verb.strip_suffix(end))
+        .find(|root| ["ar", "er", "ir"].iter().any(|e| root.ends_with(e)))
+        .unwrap_or(verb);
+        let of_a_topic = TOPICS
+            .iter()
+            .flat_map(|group| group.iter())
+            .any(|t| stem(t) == stem(infinitive));
+        if infinitive.len() >= 5
+            && ["ar", "er", "ir"].iter().any(|e| infinitive.ends_with(e))
+            && !of_a_topic
+            && !STOP.contains(&infinitive)
+            // «¿me pueden quitar el brownie?», «¿pueden agregar otro?»: a
+            // change to the order, not a service.
+            && !crate::shop::rules::shop_phrases(infinitive).request
+            && !crate::shop::rules::orders_word(infinitive)
+            && !out.iter().any(|o| o == infinitive)
+        {
+            out.push(infinitive.to_owned());
+        }
+    }
+    out
+}
+
 /// Whether `word` (folded) names something a shop's knowledge is about, give
 /// or take a typo in a long word («deliveri»).
 pub fn is_topic_word(word: &str) -> bool {
@@ -872,12 +924,106 @@ pub struct Circumstances {
     pub verbs: Vec<String>,
 }
 
-/// Key words of a text: folded, two letters or more, not a stop word.
+/// Words said around a question that carry no topic: interjections («épale»,
+/// «uy», «chuta»), tags asking to agree («…, no cierto», «¿verdad?»),
+/// discourse markers («por cierto», «o sea», «digamos»), nobody and somebody
+/// («nadie me respondió»), and the days just gone («anoche»). A question is
+/// never about one of them, so none makes it unanswerable or steers its search.
+pub fn is_filler(word: &str) -> bool {
+    const FILLER: &[&str] = &[
+        // Interjections and laughter.
+        "epale",
+        "ole",
+        "oe",
+        "ey",
+        "hey",
+        "che",
+        "uy",
+        "uyy",
+        "ay",
+        "ayy",
+        "ah",
+        "ahh",
+        "eh",
+        "oh",
+        "uf",
+        "uff",
+        "pucha",
+        "puchica",
+        "chuta",
+        "caramba",
+        "caray",
+        "vaya",
+        "ojo",
+        "aja",
+        "jaja",
+        "jajaja",
+        "jajajaja",
+        "jeje",
+        "jejeje",
+        "jiji",
+        "wow",
+        "guau",
+        "bah",
+        "ups",
+        // Tags asking to agree, and agreeing.
+        "cierto",
+        "verdad",
+        "correcto",
+        "claro",
+        "obvio",
+        "sip",
+        "sep",
+        "nop",
+        "nel",
+        "dale",
+        "okey",
+        "okay",
+        "oki",
+        // Discourse markers.
+        "osea",
+        "digamos",
+        "fijate",
+        "mira",
+        "escucha",
+        "resulta",
+        "bueno",
+        "pues",
+        "nomas",
+        // Compliments around the question.
+        "genial",
+        "perfecto",
+        "excelente",
+        "chevere",
+        "bacan",
+        "buenisimo",
+        "lindo",
+        "linda",
+        // Nobody, somebody.
+        "nadie",
+        "alguien",
+        "ninguno",
+        "ninguna",
+        // The days just gone.
+        "ayer",
+        "anoche",
+        "anteayer",
+        "antier",
+    ];
+    FILLER.contains(&word)
+}
+
+/// Key words of a text: folded, two letters or more, not a stop word nor a
+/// filler ([`is_filler`]).
 pub fn key_words(text: &str) -> Vec<String> {
     let folded = read_as_spanish(text);
     let mut out: Vec<String> = Vec::new();
     for word in tokens(&folded) {
-        if word.chars().count() >= 2 && !STOP.contains(&word) && !out.iter().any(|w| w == word) {
+        if word.chars().count() >= 2
+            && !STOP.contains(&word)
+            && !is_filler(word)
+            && !out.iter().any(|w| w == word)
+        {
             out.push(word.to_owned());
         }
     }
@@ -891,12 +1037,113 @@ pub fn key_words(text: &str) -> Vec<String> {
 /// it is: it takes two English words to read one this way.
 fn english_read(folded: &str) -> String {
     const FUNCTION: &[&str] = &[
-        "the", "do", "does", "did", "you", "your", "can", "could", "i", "im", "is", "are", "am",
-        "what", "which", "how", "much", "many", "it", "its", "my", "we", "our", "there", "any",
-        "a", "an", "of", "to", "on", "at", "in", "for", "with", "from", "or", "and", "this",
-        "that", "still", "through", "get", "off", "take", "taking", "have", "has", "will", "would",
-        "be", "if", "me", "please", "hi", "hello", "ok", "just", "also", "should", "need", "want",
-        "like", "here", "up", "about", "whats", "car",
+        "the",
+        "do",
+        "does",
+        "did",
+        "you",
+        "your",
+        "can",
+        "could",
+        "i",
+        "im",
+        "is",
+        "are",
+        "am",
+        "what",
+        "which",
+        "how",
+        "much",
+        "many",
+        "it",
+        "its",
+        "my",
+        "we",
+        "our",
+        "there",
+        "any",
+        "a",
+        "an",
+        "of",
+        "to",
+        "on",
+        "at",
+        "in",
+        "for",
+        "with",
+        "from",
+        "or",
+        "and",
+        "this",
+        "that",
+        "still",
+        "through",
+        "get",
+        "off",
+        "take",
+        "taking",
+        "have",
+        "has",
+        "will",
+        "would",
+        "be",
+        "if",
+        "me",
+        "please",
+        "hi",
+        "hello",
+        "ok",
+        "just",
+        "also",
+        "should",
+        "need",
+        "want",
+        "like",
+        "here",
+        "up",
+        "about",
+        "whats",
+        "car",
+        // Greetings, thanks and manners around the question.
+        "hey",
+        "good",
+        "morning",
+        "afternoon",
+        "evening",
+        "thanks",
+        "thank",
+        "sorry",
+        "excuse",
+        "dear",
+        "sir",
+        "madam",
+        "exactly",
+        "really",
+        "right",
+        "was",
+        "were",
+        "been",
+        "so",
+        "very",
+        "too",
+        "then",
+        "now",
+        "one",
+        "some",
+        "they",
+        "them",
+        "she",
+        "his",
+        "her",
+        "us",
+        "ur",
+        "guys",
+        "cant",
+        "cannot",
+        "dont",
+        "doesnt",
+        "not",
+        "yes",
     ];
     const WORDS: &[(&str, &str)] = &[
         ("time", "hora"),
@@ -978,6 +1225,69 @@ fn english_read(folded: &str) -> String {
         ("nuts", "nueces"),
         ("vegan", "vegano"),
         ("wifi", "wifi"),
+        // The shop's topics, as a tourist asks them.
+        // («tienda» would find «Recojo en tienda» for «where is the shop».)
+        ("shop", "local"),
+        ("store", "local"),
+        ("coffeeshop", "cafeteria"),
+        ("location", "ubicacion"),
+        ("find", "encontrar"),
+        ("near", "cerca"),
+        ("far", "lejos"),
+        ("delivers", "delivery"),
+        ("deliveries", "delivery"),
+        ("delivering", "delivery"),
+        ("ship", "envio"),
+        ("send", "envian"),
+        ("free", "gratis"),
+        ("opens", "abren"),
+        ("opening", "abren"),
+        ("closes", "cierran"),
+        ("closed", "cerrado"),
+        ("hour", "hora"),
+        ("late", "tarde"),
+        ("long", "tiempo"),
+        ("minutes", "minutos"),
+        ("ready", "listo"),
+        ("paying", "pago"),
+        ("visa", "tarjeta"),
+        ("mastercard", "tarjeta"),
+        ("usd", "dolares"),
+        ("bill", "factura"),
+        ("refunds", "devolucion"),
+        ("money", "dinero"),
+        ("cancel", "cancelar"),
+        ("allergies", "alergia"),
+        ("nut", "nueces"),
+        ("peanut", "mani"),
+        ("peanuts", "mani"),
+        ("dairy", "lacteos"),
+        ("lactose", "lactosa"),
+        ("egg", "huevo"),
+        ("eggs", "huevo"),
+        ("vegetarian", "vegetariano"),
+        ("coffee", "cafe"),
+        ("caffeine", "cafeina"),
+        ("tea", "te"),
+        ("hot", "caliente"),
+        ("warm", "caliente"),
+        ("cold", "frio"),
+        ("iced", "frio"),
+        ("ice", "hielo"),
+        ("sweet", "dulce"),
+        ("sugarfree", "sin azucar"),
+        ("parking", "parqueo"),
+        ("park", "parqueo"),
+        ("bathroom", "bano"),
+        ("toilet", "bano"),
+        ("restroom", "bano"),
+        ("reserve", "reservar"),
+        ("reservation", "reservar"),
+        ("book", "reservar"),
+        ("friend", "amigo"),
+        ("wife", "esposa"),
+        ("husband", "esposo"),
+        ("daughter", "hija"),
     ];
     let words: Vec<&str> = tokens(folded);
     let english = words.iter().filter(|w| FUNCTION.contains(w)).count();
@@ -1007,6 +1317,8 @@ pub fn is_english(text: &str) -> bool {
 /// Spanish the shop wrote in.
 fn read_as_spanish(text: &str) -> String {
     let folded = english_read(&crate::shop::rules::question_in_spanish(&normalize(text)));
+    // «¿en cuánto rato está?»: how long until it is ready.
+    let folded = ready_in(&folded);
     // «Buenas tardes, …»: a greeting's «tardes» asks nothing about afternoons.
     let mut words: Vec<&str> = tokens(&folded);
     if let Some(at) = words
@@ -1016,6 +1328,32 @@ fn read_as_spanish(text: &str) -> String {
         words.drain(at..at + 2);
     }
     words.join(" ")
+}
+
+/// «¿en cuánto rato está?», «¿en cuánto tiempo estará?»: a while asked is a
+/// time («rato» is «tiempo»), and «está» after it asks when the order is
+/// ready («listo»), not where it is.
+fn ready_in(folded: &str) -> String {
+    let words: Vec<&str> = tokens(folded);
+    let mut out: Vec<&str> = Vec::with_capacity(words.len() + 1);
+    for (at, word) in words.iter().enumerate() {
+        let after_how_much = at > 0 && matches!(words[at - 1], "cuanto" | "que");
+        if *word == "rato" && after_how_much {
+            out.push("tiempo");
+            continue;
+        }
+        out.push(word);
+        let a_while = at > 0 && matches!(words[at - 1], "rato" | "tiempo");
+        let asked = at > 1 && matches!(words[at - 2], "cuanto");
+        if a_while
+            && asked
+            && matches!(*word, "esta" | "estara" | "estaria" | "estan" | "estaran")
+            && words.get(at + 1) != Some(&"listo")
+        {
+            out.push("listo");
+        }
+    }
+    out.join(" ")
 }
 
 /// «de qué es», «qué trae», «qué lleva», «de qué está hecho»: a question about
@@ -1163,6 +1501,78 @@ mod tests {
                 .words
                 .contains(&"tarjeta".to_owned())
         );
+    }
+
+    #[test]
+    fn fillers_around_a_question_are_no_words_of_it() {
+        assert_eq!(
+            key_words("Épale, si llego a 200 el envío sale gratis?"),
+            ["llego", "200", "envio", "sale", "gratis"]
+        );
+        assert_eq!(
+            key_words("es gratis el envio a miraflores no cierto"),
+            ["gratis", "envio", "miraflores"]
+        );
+        let words = key_words(
+            "Por cierto, ayer me llegó el capuchino derramado y nadie me respondió, ¿qué hago?",
+        );
+        for filler in ["cierto", "ayer", "nadie"] {
+            assert!(!words.contains(&filler.to_owned()), "{words:?}");
+        }
+        // The thing asked stays, fillers or not.
+        assert_eq!(key_words("uy, ¿tienen parqueo o no?"), ["parqueo"]);
+    }
+
+    #[test]
+    fn a_tourist_s_question_on_the_shop_s_topics_is_read_in_spanish() {
+        assert_eq!(
+            Question::new("hello good morning, do you deliver to Obrajes?").words,
+            ["delivery", "obrajes"]
+        );
+        let words = Question::new("where is the shop exactly? I am near Plaza Avaroa").words;
+        assert!(words.contains(&"donde".to_owned()), "{words:?}");
+        for english in ["shop", "exactly", "tienda", "am"] {
+            assert!(!words.contains(&english.to_owned()), "{words:?}");
+        }
+        let words =
+            Question::new("the hot chocolate have coffee? my friend cannot have caffeine").words;
+        for spanish in ["caliente", "chocolate", "cafe", "cafeina"] {
+            assert!(words.contains(&spanish.to_owned()), "{words:?}");
+        }
+        // Something never written is still named: the gray zone answers it.
+        assert_eq!(Question::new("do you have parking?").words, ["parqueo"]);
+        // Spanish is left as it is, English-looking small words or not.
+        assert!(key_words("me das un café a las 5?").contains(&"cafe".to_owned()));
+    }
+
+    #[test]
+    fn a_while_asked_is_a_time_and_how_soon_it_is_ready() {
+        let words = Question::new("listo, pagué 🙏 ¿en cuánto rato está?").words;
+        assert!(words.contains(&"tiempo".to_owned()) && words.contains(&"listo".to_owned()));
+        let words = Question::new("¿en cuánto tiempo estará?").words;
+        assert!(words.contains(&"listo".to_owned()), "{words:?}");
+        // A while told, not asked, is no time asked.
+        let words = Question::new("hace un rato me llegó el pedido frío").words;
+        assert!(!words.contains(&"tiempo".to_owned()), "{words:?}");
+        let words = Question::new("¿dónde está la tienda?").words;
+        assert!(!words.contains(&"listo".to_owned()), "{words:?}");
+    }
+
+    #[test]
+    fn a_service_asked_of_the_shop_is_read_and_a_change_to_the_order_is_not_one() {
+        let asked = |q: &str| services_asked(&normalize(q));
+        assert_eq!(
+            asked("me los pueden calentar los croissants?"),
+            ["calentar"]
+        );
+        assert_eq!(asked("¿pueden calentarlos?"), ["calentar"]);
+        assert_eq!(asked("¿se puede cortar el cheesecake en 8?"), ["cortar"]);
+        // A topic's verb, what the customer does, a change to the order.
+        assert!(asked("¿me lo pueden mandar a Obrajes?").is_empty());
+        assert!(asked("¿nos lo pueden traer a San Pedro?").is_empty());
+        assert!(asked("¿puedo pagar con QR?").is_empty());
+        assert!(asked("¿me pueden quitar el brownie?").is_empty());
+        assert!(asked("¿me pueden agregar otro brownie?").is_empty());
     }
 
     #[test]
