@@ -1010,7 +1010,14 @@ pub fn is_filler(word: &str) -> bool {
         "anteayer",
         "antier",
     ];
-    FILLER.contains(&word)
+    // «jajaja», «jsjs», «jejej»: laughter however long.
+    let laugh = word.len() >= 4
+        && word.starts_with('j')
+        && word.matches('j').count() >= 2
+        && word
+            .chars()
+            .all(|c| matches!(c, 'j' | 'a' | 'e' | 'i' | 's'));
+    FILLER.contains(&word) || laugh || matches!(word, "xd" | "xdd" | "lol")
 }
 
 /// Key words of a text: folded, two letters or more, not a stop word nor a
@@ -1519,6 +1526,13 @@ mod tests {
         for filler in ["cierto", "ayer", "nadie"] {
             assert!(!words.contains(&filler.to_owned()), "{words:?}");
         }
+        for laugh in ["jsjs", "jajajaj", "xd"] {
+            let words = key_words(&format!("soy intolerante {laugh}"));
+            assert!(words.contains(&"intolerante".to_owned()), "{words:?}");
+            assert!(!words.contains(&laugh.to_owned()), "{words:?}");
+        }
+        // A word that only starts like a laugh is a word.
+        assert!(key_words("¿tienen jugos?").contains(&"jugos".to_owned()));
         // The thing asked stays, fillers or not.
         assert_eq!(key_words("uy, ¿tienen parqueo o no?"), ["parqueo"]);
     }
