@@ -509,17 +509,24 @@ fn left_to_pay(message: &Message) -> bool {
 /// A message cut into its clauses at commas, «;» and « y » (not inside
 /// «1,200» nor «ochenta y dos»).
 fn clauses(raw: &str) -> Vec<String> {
+    cut_at_joins(raw, &["y"])
+}
+
+/// A message cut at commas, «;» and the joining words `joins` said as words
+/// of their own, in any case (never inside «1,200» nor at the «y» of
+/// «ochenta y dos»); the pieces keep their words, each once spaced.
+fn cut_at_joins(raw: &str, joins: &[&str]) -> Vec<String> {
     cut_outside_numbers(raw, &[',', ';'])
         .split(';')
         .flat_map(|piece| {
             let words: Vec<&str> = piece.split_whitespace().collect();
             let mut out = vec![String::new()];
             for (at, w) in words.iter().enumerate() {
-                let joins = at > 0
+                let joins_a_number = at > 0
                     && words.get(at + 1).is_some_and(|next| {
                         amount::joins_number(&normalize(words[at - 1]), &normalize(next))
                     });
-                if w.eq_ignore_ascii_case("y") && !joins {
+                if joins.iter().any(|j| w.eq_ignore_ascii_case(j)) && !joins_a_number {
                     out.push(String::new());
                 } else {
                     let last = out.last_mut().expect("never empty");
@@ -1057,43 +1064,8 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
 /// direction of the one before it. A count of things («y 2 refrescos») is no
 /// money and joins too.
 fn movements(raw: &str) -> Vec<(String, bool)> {
-    let pieces: Vec<String> = cut_outside_numbers(raw, &[',', ';'])
-        .split(';')
-        .map(str::to_owned)
-        .collect();
-    let mut split: Vec<String> = Vec::new();
-    for piece in pieces {
-        let mut rest = piece.as_str();
-        loop {
-            let lower = rest.to_lowercase();
-            // «trescientos ochenta y dos»: a «y» inside a number said in words
-            // is no cut.
-            let inside_number = |at: usize| {
-                let before = lower[..at].split_whitespace().last().map(normalize);
-                let after = lower[at + 3..].split_whitespace().next().map(normalize);
-                matches!((before, after), (Some(b), Some(a)) if amount::joins_number(&b, &a))
-            };
-            let cut_y = lower
-                .match_indices(" y ")
-                .map(|(at, _)| at)
-                .find(|&at| !inside_number(at))
-                .map(|at| (at, 3));
-            match cut_y
-                .into_iter()
-                .chain(lower.find(" pero ").map(|at| (at, 6)))
-                .min()
-            {
-                Some((at, len)) => {
-                    split.push(rest[..at].to_owned());
-                    rest = &rest[at + len..];
-                }
-                None => {
-                    split.push(rest.to_owned());
-                    break;
-                }
-            }
-        }
-    }
+    // (Cut at words, never at a byte of a lower-cased copy.)
+    let split = cut_at_joins(raw, &["y", "pero"]);
     let verb = |norm: &str| {
         if words::receives(norm) {
             Some(true)

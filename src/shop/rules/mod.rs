@@ -992,8 +992,8 @@ fn prepared(message: &str) -> String {
     // correction says nothing more.
     let text = ["perdon no ", "disculpa no ", "disculpe no ", "ups no "]
         .iter()
-        .find_map(|p| text.strip_prefix(p).map(|rest| (rest, p)))
-        .map_or(text.to_owned(), |(rest, _)| format!("no {rest}"));
+        .find_map(|p| text.strip_prefix(p))
+        .map_or(text.to_owned(), |rest| format!("no {rest}"));
     let text = text.as_str();
     times_told(text)
 }
@@ -1578,14 +1578,13 @@ fn people_named(words: &[&str], input: &ProposalInput, covered: &mut [bool]) {
         return;
     }
     for k in 1..words.len() {
+        // (`names_written` already left out products and the lexicon's words.)
         let name = capitals.iter().any(|c| c == words[k])
             && matches!(
                 words[k - 1],
                 "el" | "la" | "para" | "pa" | "y" | "e" | "a" | "al"
             )
-            && !lexicon::is_known(words[k])
-            && count(words[k]).is_none()
-            && !names_a_product(words[k], &input.product_catalog);
+            && count(words[k]).is_none();
         // («lo mismo para la Caro» is read by what reads «lo mismo», or not
         // at all.)
         let same_for = words[k.saturating_sub(3)..k].contains(&"mismo");

@@ -3080,10 +3080,16 @@ pub(super) fn craving_told(input: &ProposalInput, text: String) -> String {
 
 /// «oye y el brownie trae nuez verdad», «el matcha lleva leche de vaca»: the
 /// product is who brings or carries — what it is made with is asked, nothing
-/// is ordered («tráeme un brownie», «me trae el brownie» order it).
-/// The product asked about, when nothing before it orders anything.
+/// is ordered («tráeme un brownie», «me trae el brownie» order it). The
+/// product asked about, when nothing else in the message orders anything.
 pub(super) fn asks_what_it_carries(input: &ProposalInput) -> Option<ProductId> {
-    if input.customer_message.contains('?') {
+    // (Most messages hold none of the verbs: nothing folded for them.)
+    let lower = input.customer_message.to_lowercase();
+    if lower.contains('?')
+        || !["trae", "lleva", "tiene", "contiene"]
+            .iter()
+            .any(|v| lower.contains(v))
+    {
         return None;
     }
     let text = prepared(&input.customer_message);
@@ -3128,6 +3134,12 @@ pub(super) fn restated(input: &ProposalInput, text: String) -> String {
         &["es", "decir"],
     ];
     let words = tokens(&text);
+    if !words
+        .iter()
+        .any(|w| RESTATE.iter().any(|marker| marker[0] == *w))
+    {
+        return text;
+    }
     let found = mentions::find(&words, &input.product_catalog);
     // (A product named twice is found once, at its last naming: the first
     // naming is looked for by its words.)
