@@ -1439,7 +1439,24 @@ fn read_debt(message: &Message) -> DebtRead {
                 .take(3)
                 .map(|t| t.raw.trim_end_matches([',', '.']))
                 .collect();
-            if !name.is_empty() {
+            // «me prestó la cantidad de diez mil»: what was lent, not who.
+            let money = name.first().is_some_and(|w| {
+                matches!(
+                    normalize(w).as_str(),
+                    "cantidad"
+                        | "suma"
+                        | "monto"
+                        | "dinero"
+                        | "lana"
+                        | "varo"
+                        | "varos"
+                        | "feria"
+                        | "plata"
+                        | "efectivo"
+                        | "total"
+                )
+            });
+            if !name.is_empty() && !money {
                 read.name = Some(name.join(" "));
             } else if let Some(lender) = lender_before(&tokens[..i - 1]) {
                 // «mi hermano Toño me prestó 3 mil»: the lender said first.

@@ -604,6 +604,13 @@ fn the_lender_said_before_me_presto_is_the_debt() {
     // Said after, the lender is still read there.
     let a = only("me prestó mi compadre Toño 3 mil");
     assert_eq!(debt_name(&a), Some("compadre Toño"));
+    // What was lent after it is no one: the lender before is.
+    let a = only("mi suegra Lupe me prestó la cantidad de cuatro mil pesos");
+    assert_eq!(debt_name(&a), Some("suegra Lupe"));
+    assert_eq!(
+        debt_name(&only("mi primo Beto me prestó una lana, como 800")),
+        Some("primo Beto")
+    );
     // A date before «me prestó» is nobody; nor is what the money paid, nor a
     // clause before a comma.
     let a = only("ayer me prestó 500");
@@ -1045,4 +1052,20 @@ fn caps_money_sent_cents_and_debts_left_are_read_narrowly() {
     ] {
         assert_ne!(kind(&only(asked)), "MANAGE_DEBT", "{asked}");
     }
+}
+
+#[test]
+fn snacks_a_theme_park_and_wings_out_have_their_categories() {
+    assert_eq!(
+        category(&only("gasté 60 en unas papitas y un refresco")),
+        Some("comida")
+    );
+    assert_eq!(
+        category(&only("pagué 1,900 de las entradas a Six Flags")),
+        Some("entretenimiento")
+    );
+    assert_eq!(
+        category(&only("me gasté 320 en alitas con los del trabajo")),
+        Some("restaurantes")
+    );
 }

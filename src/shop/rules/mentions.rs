@@ -57,8 +57,9 @@ fn undiminished(word: &str) -> Vec<String> {
     for suffix in [
         "cito", "cita", "ecito", "ecita", "ito", "ita", "illo", "illa",
     ] {
+        // («tecito» is a «té»: a two-letter stem only before «-cito».)
         if let Some(stem) = word.strip_suffix(suffix)
-            && stem.len() >= 3
+            && (stem.len() >= 3 || (stem.len() == 2 && suffix.starts_with('c')))
         {
             out.push(stem.to_owned());
             for vowel in ["o", "a", "e"] {
@@ -897,6 +898,8 @@ mod tests {
         ]);
         assert_eq!(ids("3 americanos", &cat), [vec![3]]);
         assert_eq!(ids("un cafecito americano", &cat), [vec![3]]);
+        assert_eq!(ids("dos tecitos chai", &cat), [vec![4]]);
+        assert!(ids("un ratito nomas", &cat).is_empty());
         assert_eq!(ids("unas matchitas", &cat), [vec![2]]);
         assert_eq!(ids("dos chais", &cat), [vec![4]]);
         assert_eq!(ids("un chocolatito", &cat), [vec![5]]);

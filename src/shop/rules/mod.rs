@@ -1868,7 +1868,16 @@ impl Reading {
                         .iter()
                         .all(|w| matches!(w.as_str(), "el" | "la" | "mi" | "su" | "los" | "las"))
             });
+            // «remove both», «quita esos dos»: something taken out that no
+            // action took (the additions beside it were its replacement).
+            let taken_out = !joining(word)
+                && before.is_some_and(|b| b != "sin" && lexicon::REMOVE.contains(&b))
+                && !lexicon::is_known(word)
+                // («sácala jsjsjs»: laughter.)
+                && !word.chars().all(|c| "jashexdk".contains(c))
+                && !names_a_product(word, &input.product_catalog);
             unknown_thing
+                || taken_out
                 || spread
                 || same_for
                 || hedged
@@ -2793,6 +2802,8 @@ impl Reader<'_> {
                 actions.truncate(4);
                 actions.push(ProposedAction::new("REVIEW_ORDER"));
             } else if changes_cart
+                // (Five products fill a proposal: the summary waits for «cuánto es».)
+                && actions.len() < crate::proposal::MAX_ACTIONS
                 && any(&tail, lexicon::CLOSES)
                 // «nada más por ahora»: for now, more to come.
                 && !any(&tail, &["por ahora", "por el momento", "de momento"])

@@ -10,6 +10,9 @@ pub(super) fn settle(input: &ProposalInput, reading: Reading) -> Proposal {
 }
 
 fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
+    if let Some(share) = one_persons_share_swapped(input, &reading.proposal) {
+        reading.proposal = share;
+    }
     if let Some((id, quantity)) = split_by_manner(input) {
         let name = name_of(input, id).unwrap_or_default();
         return Proposal::new(
@@ -1830,4 +1833,38 @@ fn each_of_several_read_as_one(input: &ProposalInput, proposal: &Proposal) -> bo
     changed.sort_unstable();
     changed.dedup();
     changed.len() == 1
+}
+
+/// «para mi cuñado cambia su matcha por una limonada» with two matchas: «su»
+/// (or «mi», «tu») says one person's share — one of the line swapped for one
+/// of the new product, never the whole line.
+fn one_persons_share_swapped(input: &ProposalInput, proposal: &Proposal) -> Option<Proposal> {
+    let actions = &proposal.proposed_actions;
+    let at = actions
+        .windows(2)
+        .position(|w| w[0].action_type == "REMOVE_ITEM" && w[1].action_type == "ADD_TO_CART")?;
+    let (removed, added) = (&actions[at], &actions[at + 1]);
+    let old = removed.product_id()?;
+    let new = added.product_id()?;
+    let held = input.cart.quantity_of(old).filter(|n| *n > 1)?;
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let possessed = words
+        .windows(2)
+        .any(|w| matches!(w[0], "su" | "mi" | "tu") && one_product(w[1], input) == Some(old));
+    // The new product said as one («una limonada») or with the line's count
+    // carried over (no count of its own).
+    let one_new = words
+        .windows(2)
+        .any(|w| matches!(w[0], "un" | "una" | "uno") && one_product(w[1], input) == Some(new));
+    let quantity = added.quantity_given()?;
+    if !possessed || !one_new || (quantity != 1 && quantity != held) {
+        return None;
+    }
+    let mut actions = actions.clone();
+    actions[at] = ProposedAction::new("UPDATE_QUANTITY")
+        .product(old)
+        .quantity(held - 1);
+    actions[at + 1] = ProposedAction::new("ADD_TO_CART").product(new).quantity(1);
+    Some(Proposal::new(actions, &proposal.response_text))
 }

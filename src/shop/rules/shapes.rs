@@ -1373,6 +1373,10 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
             .find_map(|(i, w)| match (w[0], w[1]) {
                 ("para", "cada") => Some((i, i + 3)),
                 // («uno más de cada uno» is of each product.)
+                // («una limonada a cada una»: «a» is the mark's.)
+                ("cada", "uno" | "una" | "quien") if i > 0 && words[i - 1] == "a" => {
+                    Some((i - 1, i + 2))
+                }
                 ("cada", "uno" | "una" | "quien") if i == 0 || words[i - 1] != "de" => {
                     Some((i, i + 2))
                 }
@@ -1394,6 +1398,21 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
             }
             ("para", _, Some(p)) if n(i + 1).is_some() && PEOPLE.contains(p) => {
                 Some((i, i + 3, n(i + 1)?))
+            }
+            // «para las dos practicantes», «para mis tres sobrinos»: people
+            // counted by whatever they are called.
+            ("para" | "pa", Some(det), _)
+                if matches!(
+                    *det,
+                    "los" | "las" | "mis" | "sus" | "tus" | "nuestros" | "nuestras"
+                ) && n(i + 2).is_some_and(|n| n >= 2)
+                    && words.get(i + 3).is_some_and(|p| {
+                        p.chars().count() > 3
+                            && count(p).is_none()
+                            && !names_a_product(p, &input.product_catalog)
+                    }) =>
+            {
+                Some((i, i + 4, n(i + 2)?))
             }
             (_, Some(p), _) if count(words[i]).is_some() && PEOPLE.contains(p) => {
                 Some((i, i + 2, count(words[i])?))
@@ -2291,9 +2310,23 @@ pub(super) fn same_as_at<'a>(words: &[&'a str]) -> Option<(usize, &'a str, usize
         )
     })?;
     let mut who = at + if words[at] == "lo" { 3 } else { 2 };
+    // «lo mismo que para mí»: whom it was for.
+    if words.get(who).is_some_and(|w| matches!(*w, "para" | "pa")) {
+        who += 1;
+    }
+    // («…que para mí y para…»: «mí» is the person, no article.)
+    let ends = |k: usize| {
+        words.get(k).is_none_or(|w| {
+            matches!(
+                *w,
+                "y" | "e" | "para" | "pa" | "pero" | "porfa" | "ademas" | "tambien" | "mas"
+            )
+        })
+    };
     if words
         .get(who)
         .is_some_and(|w| matches!(*w, "el" | "la" | "mi" | "a" | "al" | "de" | "del"))
+        && !ends(who + 1)
     {
         who += 1;
     }
@@ -2311,11 +2344,17 @@ pub(super) fn same_as_someone(input: &ProposalInput, text: String) -> String {
         return text;
     };
     let person = if person == "yo" { "mi" } else { person };
-    let items = earlier_turns(input)
-        .filter(|h| h.role == "customer")
-        .take(3)
-        .find_map(|h| {
-            let said = prepared(&h.text);
+    // «para mi hermana un matcha, para mi cuñado lo mismo que mi hermana»:
+    // the same message first, then the customer's last messages.
+    let this_message = words[..at].join(" ");
+    let items = std::iter::once(this_message)
+        .chain(
+            earlier_turns(input)
+                .filter(|h| h.role == "customer")
+                .take(3)
+                .map(|h| prepared(&h.text)),
+        )
+        .find_map(|said| {
             let earlier = tokens(&said);
             let start = (0..earlier.len()).find(|&j| {
                 earlier[j] == "para"

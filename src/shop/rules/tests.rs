@@ -6545,3 +6545,128 @@ fn a_total_asked_after_y_never_cuts_inside_a_letter() {
     );
     assert_eq!(got, vec!["ADD_TO_CART 6 x1", "REVIEW_ORDER"]);
 }
+
+#[test]
+fn the_same_as_someone_named_earlier_in_the_message_is_their_items() {
+    check(&[
+        (
+            State::Idle,
+            "para mi papá un capuchino, para mi tío un croissant y para mi primo lo mismo que mi tío",
+            &[],
+            &["ADD_TO_CART 8 x1", "ADD_TO_CART 7 x2"],
+        ),
+        (
+            State::Idle,
+            "para mí un chai, para la Sole un brownie, para el Tito lo mismo que para mí",
+            &[],
+            &["ADD_TO_CART 4 x2", "ADD_TO_CART 6 x1"],
+        ),
+        // Nobody named before had anything: still asked.
+        (
+            State::Idle,
+            "un capuchino para mi tío y lo mismo que mi abuela para mi primo",
+            &[],
+            &["CLARIFY"],
+        ),
+    ]);
+}
+
+#[test]
+fn people_counted_by_what_they_are_get_one_each() {
+    check(&[
+        (
+            State::Idle,
+            "para mis tres sobrinos un chocolate caliente a cada uno",
+            &[],
+            &["ADD_TO_CART 5 x3"],
+        ),
+        (
+            State::Idle,
+            "un americano para mí y para las dos pasantes un brownie a cada una",
+            &[],
+            &["ADD_TO_CART 3 x1", "ADD_TO_CART 6 x2"],
+        ),
+    ]);
+    // A product is no people: «para los dos capuchinos» counts nothing.
+    assert_ne!(
+        summary(
+            State::CartOpen,
+            "para los dos capuchinos un croissant a cada uno",
+            &[(8, 2)]
+        ),
+        ["ADD_TO_CART 7 x2", "ADD_TO_CART 8 x2"]
+    );
+}
+
+#[test]
+fn five_products_and_a_close_keep_every_product() {
+    check(&[(
+        State::Idle,
+        "un capuchino, un matcha, dos chocolates, tres brownies y un croissant, eso nomás",
+        &[],
+        &[
+            "ADD_TO_CART 8 x1",
+            "ADD_TO_CART 2 x1",
+            "ADD_TO_CART 5 x2",
+            "ADD_TO_CART 6 x3",
+            "ADD_TO_CART 7 x1",
+        ],
+    )]);
+    // Fewer products: the summary after them, as before.
+    check(&[(
+        State::Idle,
+        "un capuchino y un croissant, eso nomás",
+        &[],
+        &["ADD_TO_CART 8 x1", "ADD_TO_CART 7 x1", "REVIEW_ORDER"],
+    )]);
+}
+
+#[test]
+fn something_taken_out_that_was_not_read_is_asked_with_its_replacement() {
+    check(&[
+        (
+            State::CartOpen,
+            "remove both and add a croissant instead",
+            &[(2, 1), (6, 1)],
+            &["CLARIFY"],
+        ),
+        (
+            State::CartOpen,
+            "quita ambos y pon un chai",
+            &[(2, 1), (6, 1)],
+            &["CLARIFY"],
+        ),
+        // Laughter or «sin» before a word is no object taken out.
+        (
+            State::CartOpen,
+            "sacame el brownie jsjsjs",
+            &[(2, 1), (6, 1)],
+            &["REMOVE_ITEM 6"],
+        ),
+    ]);
+}
+
+#[test]
+fn one_persons_share_swapped_is_one_of_the_line() {
+    check(&[
+        (
+            State::CartOpen,
+            "para mi suegro cambia su matcha por un chai",
+            &[(2, 2), (6, 1)],
+            &["UPDATE_QUANTITY 2 x1", "ADD_TO_CART 4 x1"],
+        ),
+        // The whole line when it is one, or when no one's share is said.
+        (
+            State::CartOpen,
+            "cambia su matcha por un chai",
+            &[(2, 1), (6, 1)],
+            &["REMOVE_ITEM 2", "ADD_TO_CART 4 x1"],
+        ),
+        (
+            State::CartOpen,
+            "cambia los matchas por chais",
+            &[(2, 2), (6, 1)],
+            &["REMOVE_ITEM 2", "ADD_TO_CART 4 x2"],
+        ),
+    ]);
+}
