@@ -1311,23 +1311,26 @@ pub(super) fn said(input: &ProposalInput) -> String {
         &input.customer_message,
         &input.product_catalog,
     )));
-    let text = counts_in_order(input, text);
+    let text = counts_in_order(input, asides_dropped(input, text));
     let text = count_taken_back(input, text);
     let text = one_made_a_way(input, text);
     let text = taken_out_in_the_same_breath(input, text);
     let text = craving_told(input, text);
     let text = liking_told(input, restated(input, picked_up_later(input, text)));
-    let said = the_other_one(
+    let said = named_in_the_last_message(
         input,
-        same_as_someone(
+        the_other_one(
             input,
-            greeting_asked(reason_told_after(
+            same_as_someone(
                 input,
-                first_asked(
+                greeting_asked(reason_told_after(
                     input,
-                    cheesecake_by_other_names(input, wants_the_same(input, text)),
-                ),
-            )),
+                    first_asked(
+                        input,
+                        cheesecake_by_other_names(input, wants_the_same(input, text)),
+                    ),
+                )),
+            ),
         ),
     );
     let said = restated_count(input, set_said_after(input, nth_line(input, said)));
@@ -1876,7 +1879,42 @@ impl Reading {
                 // («sácala jsjsjs»: laughter.)
                 && !word.chars().all(|c| "jashexdk".contains(c))
                 && !names_a_product(word, &input.product_catalog);
+            // «otra lim»: more of something no product explained.
+            let another_unknown = matches!(before, Some("otro" | "otra" | "otros" | "otras"))
+                && word.chars().count() >= 3
+                && word.chars().all(char::is_alphabetic)
+                // («otra ronda», «otra tanda»: the line again; «otro lado»,
+                // «otra cosa», «la otra vez»: no product meant.)
+                && !matches!(
+                    word,
+                    "ronda"
+                        | "tanda"
+                        | "vuelta"
+                        | "vez"
+                        | "lado"
+                        | "cosa"
+                        | "dia"
+                        | "rato"
+                        | "momento"
+                        | "parte"
+                        | "lugar"
+                        | "sitio"
+                        | "persona"
+                        | "opcion"
+                        | "semana"
+                        | "pedido"
+                        | "orden"
+                )
+                // At the head of the message or of a request.
+                && (i < 2
+                    || matches!(self.words[i - 2].as_str(), "y" | "e" | "mas" | "ah")
+                    || lexicon::adds(&self.words[i - 2]))
+                && !lexicon::is_known(word)
+                && !SMALL.contains(&word)
+                && !word.chars().all(|c| "jashexdk".contains(c))
+                && !names_a_product(word, &input.product_catalog);
             unknown_thing
+                || another_unknown
                 || taken_out
                 || spread
                 || same_for

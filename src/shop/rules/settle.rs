@@ -124,6 +124,7 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
             || one_persons_whole_swap(input, &reading.proposal)
             || nothing_of_a_product(input)
             || same_but_changed(input)
+            || one_by_its_kind(input, &reading.proposal)
             || retracts(input, &reading.proposal))
         && !taken_out()
     {
@@ -132,7 +133,15 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     // «unas salteñas de pollo y cuatro maracuyá»: what the shop sells is
     // taken, and the foods it does not sell are said so, never dropped in
     // silence, when they are all the reading left.
-    let unsold = unsold_foods(&input.customer_message, &input.product_catalog);
+    // («si tuvieran salteñas les pediría…, pero…», «ya que no hay salteñas»:
+    // known not to be sold, said aside.)
+    let plain = prepared(&input.customer_message);
+    let aside = asides_dropped(input, plain.clone());
+    let unsold = if aside == plain {
+        unsold_foods(&input.customer_message, &input.product_catalog)
+    } else {
+        unsold_foods(&aside, &input.product_catalog)
+    };
     // «y un agua sin gas» after americanos: the count is the water's, which is
     // not sold — never a change to a line the message does not name.
     if !unsold.is_empty() && reading.changes_anything() {
@@ -1033,7 +1042,8 @@ pub(super) fn retracts(input: &ProposalInput, proposal: &Proposal) -> bool {
 /// «nada de croissant», «nada de brownie por ahora»: a product refused by
 /// name (not «ya nada de comer», «no hay nada de nada»).
 pub(super) fn nothing_of_a_product(input: &ProposalInput) -> bool {
-    let text = prepared(&input.customer_message);
+    // (Beside an order, «nada de brownie» with none in the cart is an aside.)
+    let text = asides_dropped(input, prepared(&input.customer_message));
     let words = tokens(&text);
     words.windows(2).enumerate().any(|(k, w)| {
         w == ["nada", "de"]
@@ -1867,4 +1877,44 @@ fn one_persons_share_swapped(input: &ProposalInput, proposal: &Proposal) -> Opti
         .quantity(held - 1);
     actions[at + 1] = ProposedAction::new("ADD_TO_CART").product(new).quantity(1);
     Some(Proposal::new(actions, &proposal.response_text))
+}
+
+/// «ya, el frío entonces, y un croissant» after two drinks were talked about:
+/// one pointed at by its kind alone, which no product's name says — asked,
+/// never dropped beside what is named.
+fn one_by_its_kind(input: &ProposalInput, proposal: &Proposal) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let catalog = &input.product_catalog;
+    // («el dulce quítalo», «el caliente» among choices: read as a product the
+    // message does not name.)
+    let named: Vec<ProductId> = mentions::find(&words, catalog)
+        .iter()
+        .filter_map(|m| m.product())
+        .collect();
+    let resolved = proposal
+        .proposed_actions
+        .iter()
+        .filter_map(|a| a.product_id())
+        .any(|id| !named.contains(&id));
+    !resolved
+        && (1..words.len()).any(|k| {
+            matches!(words[k - 1], "el" | "la")
+                && matches!(
+                    words[k],
+                    "frio"
+                        | "fria"
+                        | "caliente"
+                        | "helado"
+                        | "helada"
+                        | "dulce"
+                        | "salado"
+                        | "salada"
+                )
+                && !names_a_product(words[k], catalog)
+                && !words
+                    .get(k + 1)
+                    .is_some_and(|w| names_a_product(w, catalog))
+                && !(k >= 2 && names_a_product(words[k - 2], catalog))
+        })
 }

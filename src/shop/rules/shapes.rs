@@ -864,9 +864,39 @@ pub(super) fn counted_from(words: &[&str], start: usize) -> (usize, i64) {
     }
 }
 
+/// «un chai y un croissant, y mi esposo lo mismo»: said as «lo mismo para mi
+/// esposo».
+fn whom_said_first(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let n = words.len();
+    let tail_ok = |from: usize| {
+        words[from..].iter().all(|w| {
+            matches!(
+                *w,
+                "porfa" | "tambien" | "pls" | "plis" | "xfa" | "por" | "favor"
+            )
+        })
+    };
+    let Some(at) = (1..n.saturating_sub(3)).find(|&k| {
+        matches!(words[k - 1], "y" | "e")
+            && matches!(words[k], "mi" | "su" | "tu" | "el" | "la")
+            && !names_a_product(words[k + 1], &input.product_catalog)
+            && count(words[k + 1]).is_none()
+            && words[k + 2] == "lo"
+            && words[k + 3] == "mismo"
+            && tail_ok(k + 4)
+    }) else {
+        return text;
+    };
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.extend(["lo", "mismo", "para", words[at], words[at + 1]]);
+    out.join(" ")
+}
+
 /// «un capuchino y un croissant, y lo mismo para mi amigo»: what the message
 /// ordered, once more for someone — each count doubled.
 pub(super) fn same_for_another(input: &ProposalInput, text: String) -> String {
+    let text = whom_said_first(input, text);
     let words = tokens(&text);
     let Some(at) = words
         .windows(3)
@@ -3306,4 +3336,282 @@ pub(super) fn picked_up_later(input: &ProposalInput, text: String) -> String {
     let mut out: Vec<&str> = words[..from].to_vec();
     out.extend(&words[to..]);
     out.join(" ")
+}
+
+/// «do the brownie or the matcha have nuts?» … «remove both», «quita
+/// ambos»: the two products the customer's last message named, both in the
+/// cart, said by name. «ponme el de antes» after «quita el cheesecake»: the
+/// one product the last message named that the cart no longer holds.
+pub(super) fn named_in_the_last_message(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let last_named = || -> Vec<ProductId> {
+        let Some(last) = earlier_turns(input).find(|h| h.role == "customer") else {
+            return Vec::new();
+        };
+        let said = prepared(&last.text);
+        let mut ids: Vec<ProductId> = mentions::find(&tokens(&said), &input.product_catalog)
+            .iter()
+            .filter_map(|m| m.product())
+            .collect();
+        ids.dedup();
+        ids
+    };
+    let name = |id: ProductId| name_of(input, id).map(normalize);
+    // «both», «ambos», «las dos» (no product after) right after a verb.
+    let both = (1..words.len()).find(|&k| {
+        let pair = matches!(words[k], "both" | "ambos" | "ambas")
+            || (matches!(words[k], "los" | "las")
+                && words.get(k + 1) == Some(&"dos")
+                && words
+                    .get(k + 2)
+                    .is_none_or(|w| !names_a_product(w, &input.product_catalog)));
+        pair && (lexicon::REMOVE.contains(&words[k - 1]) || lexicon::adds(words[k - 1]))
+    });
+    if let Some(k) = both {
+        let ids = last_named();
+        let removes = lexicon::REMOVE.contains(&words[k - 1]);
+        if let [a, b] = ids.as_slice()
+            && a != b
+            && (!removes || (input.cart.holds(*a) && input.cart.holds(*b)))
+            && let (Some(a), Some(b)) = (name(*a), name(*b))
+        {
+            let span = if words[k] == "los" || words[k] == "las" {
+                2
+            } else {
+                1
+            };
+            let mut out: Vec<String> = words[..k].iter().map(|w| (*w).to_owned()).collect();
+            out.push(format!("el {a} y el {b}"));
+            out.extend(words[k + span..].iter().map(|w| (*w).to_owned()));
+            return out.join(" ");
+        }
+        return text;
+    }
+    // «el de antes», «la de antes» (not «el de antes de…»).
+    let before = (0..words.len()).find(|&k| {
+        matches!(words[k], "el" | "la")
+            && words.get(k + 1) == Some(&"de")
+            && words.get(k + 2) == Some(&"antes")
+            && words.get(k + 3) != Some(&"de")
+    });
+    if let Some(k) = before
+        && let [one] = last_named().as_slice()
+        && !input.cart.holds(*one)
+        && let Some(named) = name(*one)
+    {
+        let mut out: Vec<String> = words[..k].iter().map(|w| (*w).to_owned()).collect();
+        out.push(format!("un {named}"));
+        out.extend(words[k + 3..].iter().map(|w| (*w).to_owned()));
+        return out.join(" ");
+    }
+    text
+}
+
+/// What a message says beside its request, dropped before it is read:
+/// a wish in the conditional («si tuvieran salteñas les pediría 6, pero…»),
+/// a reason that something is not sold («ya que no hay salteñas», «como no
+/// hay»), an hour («a eso de las 5», «a las 6»), an opinion of a product not
+/// in the cart («el capuchino está muy caro»), and a product refused by name
+/// that the cart does not hold («brownie NO porfa», «nada de brownie»).
+pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let catalog = &input.product_catalog;
+    let mut keep = vec![true; words.len()];
+    let product_at = |k: usize| words.get(k).is_some_and(|w| names_a_product(w, catalog));
+    // «si tuvieran X (les) pediría…, pero…»: up to and with «pero».
+    for k in 0..words.len() {
+        if words[k] == "si"
+            && words.get(k + 1).is_some_and(|w| {
+                matches!(
+                    *w,
+                    "tuvieran"
+                        | "tuviera"
+                        | "tuviesen"
+                        | "hubiera"
+                        | "hubiese"
+                        | "hubieran"
+                        | "vendieran"
+                        | "hicieran"
+                )
+            })
+            && let Some(but) = (k + 2..words.len()).find(|&j| words[j] == "pero")
+            && words[k + 2..but]
+                .iter()
+                .any(|w| w.ends_with("ria") || w.ends_with("rian"))
+        {
+            let mut end = but + 1;
+            while words
+                .get(end)
+                .is_some_and(|w| matches!(*w, "bueno" | "igual" | "ya" | "weno"))
+            {
+                end += 1;
+            }
+            keep[k..end].iter_mut().for_each(|c| *c = false);
+        }
+    }
+    for k in 0..words.len() {
+        // «ya que no hay salteñas», «como no tienen»: the words that are no
+        // product, count nor «otro» after it go with it.
+        let opens = (k >= 1 && matches!((words[k - 1], words[k]), ("ya", "que") | ("como", "no")))
+            && words
+                .get(k + 1)
+                .is_some_and(|w| matches!(*w, "no" | "hay" | "tienen" | "venden"));
+        if opens {
+            let start = k - 1;
+            let mut end = k + 1;
+            while words.get(end).is_some_and(|w| {
+                !product_at(end)
+                    && count(w).is_none()
+                    && !matches!(*w, "otro" | "otra" | "y" | "pero" | "mejor" | "entonces")
+                    && !lexicon::adds(w)
+            }) {
+                end += 1;
+            }
+            keep[start..end].iter_mut().for_each(|c| *c = false);
+        }
+        // «a eso de las 5», «como a las 6», «a las 7»: an hour.
+        let hour = |j: usize| {
+            words
+                .get(j)
+                .and_then(|w| token_number(w))
+                .is_some_and(|n| (1..=24).contains(&n))
+        };
+        if words[k] == "a"
+            && words.get(k + 1) == Some(&"eso")
+            && words.get(k + 2) == Some(&"de")
+            && words.get(k + 3) == Some(&"las")
+            && hour(k + 4)
+        {
+            keep[k..k + 5].iter_mut().for_each(|c| *c = false);
+        }
+        if words[k] == "a" && words.get(k + 1) == Some(&"las") && hour(k + 2) && !product_at(k + 3)
+        {
+            keep[k..k + 3].iter_mut().for_each(|c| *c = false);
+        }
+    }
+    // (An opinion or a refusal is dropped only beside something else asked:
+    // alone, it is read as it was.)
+    let before_refused = keep.clone();
+    // «el capuchino está muy caro (para mí)», «el cheesecake es lo más rico»:
+    // an opinion of a product the cart does not hold, to the clause's end.
+    const OPINION: &[&str] = &[
+        "caro",
+        "cara",
+        "caros",
+        "caras",
+        "carisimo",
+        "carisima",
+        "rico",
+        "rica",
+        "ricos",
+        "ricas",
+        "buenazo",
+        "buenazos",
+        "delicioso",
+        "deliciosa",
+        "horrible",
+        "feo",
+        "fea",
+        "barato",
+        "barata",
+    ];
+    for k in 1..words.len() {
+        if !matches!(words[k - 1], "el" | "la" | "los" | "las") || !product_at(k) {
+            continue;
+        }
+        let Some(id) = mentions::find(&words[k..k + 1], catalog)
+            .first()
+            .and_then(|m| m.product())
+        else {
+            continue;
+        };
+        if input.cart.holds(id) {
+            continue;
+        }
+        // («el cheesecake de ustedes es…»)
+        let copula = if words.get(k + 1) == Some(&"de")
+            && words
+                .get(k + 2)
+                .is_some_and(|w| matches!(*w, "ustedes" | "aqui" | "aca" | "ahi"))
+        {
+            k + 3
+        } else {
+            k + 1
+        };
+        if !words
+            .get(copula)
+            .is_some_and(|w| matches!(*w, "es" | "esta" | "son" | "estan"))
+        {
+            continue;
+        }
+        let mut j = copula + 1;
+        while words.get(j).is_some_and(|w| {
+            matches!(
+                *w,
+                "muy" | "bien" | "super" | "re" | "lo" | "mas" | "demasiado"
+            )
+        }) {
+            j += 1;
+        }
+        if !words.get(j).is_some_and(|w| OPINION.contains(w)) {
+            continue;
+        }
+        // (To the clause's end: «y», «pero», a product, a count or a verb
+        // of the shop start the next one.)
+        let end = (j..words.len())
+            .find(|&e| {
+                matches!(words[e], "y" | "pero" | "entonces")
+                    || product_at(e)
+                    || count(words[e]).is_some()
+                    || lexicon::adds(words[e])
+            })
+            .unwrap_or(words.len());
+        keep[k - 1..end].iter_mut().for_each(|c| *c = false);
+    }
+    // «brownie NO porfa», «nada de brownie»: refused by name, not in the cart
+    // (beside something else asked: alone, it is asked as it was).
+    for m in mentions::find(&words, catalog) {
+        let Some(id) = m.product() else { continue };
+        if input.cart.holds(id) {
+            continue;
+        }
+        // («un brownie, no, quita el brownie», «no espera»: a correction
+        // follows, read as said.)
+        let no_after = words.get(m.end) == Some(&"no")
+            && words.get(m.end + 1).is_none_or(|w| {
+                matches!(
+                    *w,
+                    "porfa" | "por" | "gracias" | "pls" | "plis" | "xfa" | "que" | "eh" | "ah"
+                )
+            })
+            && m.start
+                .checked_sub(1)
+                .is_none_or(|b| count(words[b]).is_none());
+        let nothing_of = m.start >= 2 && words[m.start - 2] == "nada" && words[m.start - 1] == "de";
+        if no_after {
+            let from = match m.start.checked_sub(1) {
+                Some(b) if matches!(words[b], "el" | "la" | "los" | "las" | "un" | "una") => b,
+                _ => m.start,
+            };
+            keep[from..=m.end].iter_mut().for_each(|c| *c = false);
+        } else if nothing_of {
+            keep[m.start - 2..m.end].iter_mut().for_each(|c| *c = false);
+        }
+    }
+    let asks_more = words.iter().zip(&keep).any(|(w, k)| {
+        *k && (names_a_product(w, catalog) || matches!(*w, "cuanto" | "total" | "todo" | "listo"))
+    });
+    if !asks_more {
+        keep = before_refused;
+    }
+    if keep.iter().all(|c| *c) {
+        return text;
+    }
+    words
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(w, _)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -6670,3 +6670,135 @@ fn one_persons_share_swapped_is_one_of_the_line() {
         ),
     ]);
 }
+
+#[test]
+fn both_and_the_one_before_are_the_products_the_last_message_named() {
+    let asked = |m: &str, cart: &[(ProductId, i64)]| {
+        describe(&propose(&after(
+            "¿el brownie o el matcha llevan nueces?",
+            "Según «Alérgenos y dietas»: el brownie lleva nueces.",
+            input(State::CartOpen, m, cart),
+        )))
+    };
+    assert_eq!(
+        asked("remove both and add a croissant", &[(1, 2), (2, 1), (6, 1)]),
+        ["REMOVE_ITEM 6", "REMOVE_ITEM 2", "ADD_TO_CART 7 x1"]
+    );
+    assert_eq!(
+        asked("ok quita ambos", &[(1, 2), (2, 1), (6, 1)]),
+        ["REMOVE_ITEM 6", "REMOVE_ITEM 2"]
+    );
+    // Not both in the cart: asked, never one of them alone.
+    assert_eq!(asked("quita ambos", &[(1, 2), (6, 1)]), ["CLARIFY"]);
+    let before = |m: &str, cart: &[(ProductId, i64)]| {
+        describe(&propose(&after(
+            "mejor quita el brownie",
+            "Quité Brownie de tu carrito.",
+            input(State::CartOpen, m, cart),
+        )))
+    };
+    assert_eq!(
+        before("siempre sí, ponme el de antes", &[(4, 1)]),
+        ["ADD_TO_CART 6 x1"]
+    );
+    // Still in the cart, «el de antes» is not plain: asked.
+    assert_eq!(before("ponme el de antes", &[(4, 1), (6, 1)]), ["CLARIFY"]);
+}
+
+#[test]
+fn more_of_something_no_product_explains_is_asked() {
+    let more = |m: &str| {
+        describe(&propose(&after(
+            "+1 brownie",
+            "Agregué 1 × Brownie a tu carrito.",
+            input(State::CartOpen, m, &[(8, 2), (6, 1)]),
+        )))
+    };
+    assert_eq!(more("otra lim"), ["CLARIFY"]);
+    assert_eq!(more("otro mas"), ["ADD_TO_CART 6 x1"]);
+    assert_eq!(more("otro porfis"), ["ADD_TO_CART 6 x1"]);
+    assert_eq!(more("otro wey"), ["ADD_TO_CART 6 x1"]);
+}
+
+#[test]
+fn what_is_said_beside_the_request_is_no_request() {
+    check(&[
+        // A wish in the conditional, then the request.
+        (
+            State::Browsing,
+            "si tuvieran empanadas les pediría 4 jaja pero bueno, dame 2 croissants",
+            &[],
+            &["ADD_TO_CART 7 x2"],
+        ),
+        // A reason that something is not sold.
+        (
+            State::CartOpen,
+            "y 3 brownies, ya que no hay galletas",
+            &[(2, 1)],
+            &["ADD_TO_CART 6 x3"],
+        ),
+        // An hour is no count.
+        (
+            State::Checkout,
+            "confirmo, paso a recoger a eso de las 6",
+            &[(8, 2), (6, 1)],
+            &["SET_FULFILMENT", "CONFIRM_ORDER"],
+        ),
+        // An opinion of a product not in the cart.
+        (
+            State::Browsing,
+            "ok, 3 americanos, el capuchino está muy caro jaja",
+            &[],
+            &["ADD_TO_CART 3 x3"],
+        ),
+        // A product refused by name beside an order.
+        (
+            State::Idle,
+            "quiero 2 capuchinos y un croissant. brownie NO porfa",
+            &[],
+            &["ADD_TO_CART 8 x2", "ADD_TO_CART 7 x1"],
+        ),
+        (
+            State::Idle,
+            "esta vez nada de brownie, un chai y un croissant",
+            &[],
+            &["ADD_TO_CART 4 x1", "ADD_TO_CART 7 x1"],
+        ),
+    ]);
+    // Refused alone, or in the cart, it is what it was: asked or taken out.
+    assert_eq!(
+        summary(State::CartOpen, "nada de croissant", &[(3, 1)]),
+        ["CLARIFY"]
+    );
+    assert_ne!(
+        summary(State::CartOpen, "el brownie no porfa", &[(6, 1), (3, 1)]),
+        ["ADD_TO_CART 6 x1"]
+    );
+    // A correction after «no» is read as said.
+    assert_eq!(
+        summary(
+            State::Idle,
+            "un chai y un brownie, no, quita el brownie, mejor un croissant",
+            &[]
+        ),
+        ["ADD_TO_CART 4 x1", "ADD_TO_CART 7 x1"]
+    );
+}
+
+#[test]
+fn the_same_for_someone_said_after_whom_doubles_the_order() {
+    check(&[(
+        State::Idle,
+        "yo quiero un chai y un croissant, y mi esposo lo mismo",
+        &[],
+        &["ADD_TO_CART 4 x2", "ADD_TO_CART 7 x2"],
+    )]);
+}
+
+#[test]
+fn one_pointed_at_by_its_kind_alone_is_asked() {
+    assert_eq!(
+        summary(State::Idle, "ya, el frío entonces, y un croissant", &[]),
+        ["CLARIFY"]
+    );
+}
