@@ -202,7 +202,10 @@ pub fn clauses(text: &str) -> Vec<String> {
                 " hasta que hora ",
             ]
             .iter()
-            .find_map(|lead| folded.find(lead).filter(|at| *at > 0));
+            .find_map(|lead| folded.find(lead).filter(|at| *at > 0))
+            // «el 24 de diciembre hasta qué hora atienden»: a date said before
+            // the hour asked is what the hour is asked of, not a clause.
+            .filter(|at| !names_a_date(&folded[..*at]));
             match lead {
                 Some(at) => {
                     let before_words = folded[..at].split_whitespace().count();
@@ -269,6 +272,69 @@ pub fn clauses(text: &str) -> Vec<String> {
         .map(|c| c.trim().to_owned())
         .filter(|c| !c.is_empty())
         .collect()
+}
+
+/// «el 24 de diciembre», «el sábado», «en Navidad», «mañana»: words that only
+/// say a day (a month with its day, a weekday, a holiday, today or tomorrow),
+/// with no order or other request among them.
+fn names_a_date(folded: &str) -> bool {
+    let words = tokens(folded);
+    let day = |w: &str| {
+        crate::text::MONTHS.contains(&w)
+            || matches!(
+                w.trim_end_matches('s'),
+                "lune"
+                    | "martes"
+                    | "miercole"
+                    | "jueve"
+                    | "vierne"
+                    | "sabado"
+                    | "domingo"
+                    | "feriado"
+                    | "navidad"
+                    | "nochebuena"
+                    | "carnaval"
+                    | "hoy"
+                    | "manana"
+            )
+            || matches!(w, "lunes" | "martes" | "miercoles" | "jueves" | "viernes")
+    };
+    let filler = |w: &str| {
+        matches!(
+            w,
+            "el" | "la"
+                | "los"
+                | "las"
+                | "de"
+                | "del"
+                | "en"
+                | "y"
+                | "e"
+                | "o"
+                | "para"
+                | "este"
+                | "esta"
+                | "ese"
+                | "esa"
+                | "proximo"
+                | "proxima"
+                | "que"
+                | "viene"
+                | "oye"
+                | "hola"
+                | "buenas"
+                | "pregunta"
+                | "una"
+                | "consulta"
+                | "primero"
+                | "dia"
+        ) || crate::text::token_number(w).is_some()
+            || w.chars().all(|c| c.is_ascii_digit())
+    };
+    !words.is_empty()
+        && words.len() <= 8
+        && words.iter().any(|w| day(w))
+        && words.iter().all(|w| day(w) || filler(w))
 }
 
 /// «Es que mi hijo quiere una», «porque soy diabética»: the reason behind
@@ -451,6 +517,9 @@ fn asks_whole(clause: &str) -> bool {
     }
     clause.contains('?')
         || clause.trim_start().starts_with('¿')
+        // «venden salteñas no cierto», «abren los domingos verdad»: a tag
+        // asking to agree ends a question said without its mark.
+        || ends_with_a_tag(&folded)
         // «Quisiera saber hasta qué hora atienden», «quería preguntar si…».
         || tokens(&folded)
             .iter()
@@ -459,6 +528,30 @@ fn asks_whole(clause: &str) -> bool {
         || crate::text::contains_phrase(&folded, "se puede")
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
         || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
+}
+
+/// «…no cierto», «…verdad», «…o no», «…sí o no», «…no es así»: the tag that
+/// asks the listener to agree, ending a clause of more than the tag. (A lone
+/// «no» is left alone: «ya no», «mejor no» answer.)
+fn ends_with_a_tag(folded: &str) -> bool {
+    let words = tokens(folded);
+    let tags: [&[&str]; 8] = [
+        &["no", "cierto"],
+        &["no", "es", "cierto"],
+        &["no", "es", "verdad"],
+        &["no", "es", "asi"],
+        &["si", "o", "no"],
+        &["o", "no"],
+        &["verdad"],
+        &["cierto"],
+    ];
+    tags.iter().any(|tag| {
+        words.len() > tag.len() + 1
+            && words.ends_with(tag)
+            // («por cierto» is a way to go on, «la verdad» a way to say it.)
+            && !(tag.len() == 1
+                && matches!(words[words.len() - 2], "por" | "la" | "de" | "es"))
+    })
 }
 
 /// Whether `text` asks something, or tells of something the knowledge covers
@@ -805,7 +898,10 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         // recojo, cuánto es»: calling the order off or closing it is a
         // request, whatever the policy on it says.
         let calls_off = !clause.contains('?') && crate::shop::rules::calls_off_or_closes(&clause);
-        if (asks(&clause) || tells || asks_of_product(&clause, &names_product))
+        if (asks(&clause)
+            || tells
+            || asks_of_product(&clause, &names_product)
+            || asks_to_hold(&clause, names_product(&clause)))
             && !told_for_next
             && !calls_off
             && is_knowledge(&clause, library, &names_product)
@@ -822,6 +918,39 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         split.condition = condition(text);
     }
     split
+}
+
+/// «¿me lo pueden guardar hasta mañana?», «me apartan el pedido hasta las
+/// 7»: the shop asked to hold what was ordered, with no product named, no
+/// count (an hour is none) and no other request beside it. («si tienen
+/// brownie me guardan tres», «apártame dos» order.)
+fn asks_to_hold(clause: &str, names: bool) -> bool {
+    let folded = normalize(clause);
+    if names || !super::words::asks_to_hold(&folded) {
+        return false;
+    }
+    let words = tokens(&folded);
+    let counted = words.iter().enumerate().any(|(at, w)| {
+        let before = at.checked_sub(1).map(|i| words[i]);
+        let after = words.get(at + 1).copied();
+        crate::text::token_number(w).is_some()
+            // «hasta las 6», «a la una», «a las 5 pm», «un rato».
+            && !before.is_some_and(|b| matches!(b, "las" | "la" | "a"))
+            && !after.is_some_and(|a| {
+                matches!(
+                    a,
+                    "pm" | "am" | "hs" | "hrs" | "horas" | "hora" | "minutos" | "min" | "rato"
+                        | "ratito" | "momento" | "dia" | "dias" | "ratos"
+                )
+            })
+            && !w.contains(':')
+    });
+    let others: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| !super::words::is_hold_verb(w))
+        .collect();
+    !counted && !crate::shop::rules::shop_phrases(&others.join(" ")).request
 }
 
 /// «el capuchino que sea con leche de almendras»: a product wished with
@@ -861,6 +990,11 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     let complaint = super::words::is_a_claim(clause);
     if orders(&asked_part, names) && !complaint {
         return false;
+    }
+    // «¿me lo apartan para la tarde?»: holding what was ordered is a service
+    // the knowledge answers, never an order of its own.
+    if asks_to_hold(clause, names) {
+        return true;
     }
     let asked = attributes_asked(&question);
     // «¿cuánto cuesta el chocolate caliente?»: a named product's price is the
@@ -1156,6 +1290,87 @@ mod tests {
             without_reason("buenas es que el brownie tiene mani"),
             "buenas es que el brownie tiene mani"
         );
+    }
+
+    #[test]
+    fn a_date_before_the_hour_asked_stays_with_it_and_a_story_before_it_does_not() {
+        for asked in [
+            "el 31 de octubre a qué hora cierran",
+            "para el sábado que viene hasta qué hora atienden",
+            "en navidad a que hora abren",
+        ] {
+            assert_eq!(clauses(asked).len(), 1, "{asked}: {:?}", clauses(asked));
+        }
+        // Something said before the hour that is no date is still its own.
+        assert_eq!(
+            clauses("mejor paso yo a recoger, a qué hora cierran").len(),
+            2
+        );
+        assert_eq!(
+            clauses("quiero 3 brownies para el sábado a qué hora abren").len(),
+            2
+        );
+        assert!(names_a_date("el 2 de noviembre"));
+        assert!(!names_a_date("voy a recoger el lunes"));
+    }
+
+    #[test]
+    fn a_tag_asking_to_agree_makes_a_question_without_its_mark() {
+        for asked in [
+            "ustedes aceptan tarjeta no cierto",
+            "el local queda en sopocachi verdad",
+            "hacen factura electronica o no",
+            "llevan hasta calacoto si o no",
+        ] {
+            assert!(asks(asked), "{asked}");
+        }
+        for told in [
+            "ya no",
+            "mejor no",
+            "dame dos brownies por cierto",
+            "eso es verdad",
+            "verdad",
+            "te digo la verdad",
+        ] {
+            assert!(!ends_with_a_tag(&normalize(told)), "{told}");
+        }
+    }
+
+    #[test]
+    fn holding_what_was_ordered_is_asked_and_a_counted_hold_orders() {
+        let library = Library::default();
+        let names = naming(&["brownie", "capuchino", "croissant"]);
+        for asked in [
+            "me lo separan hasta la noche?",
+            "me los pueden apartar hasta las 6",
+            "resérvamelo para mañana porfa",
+            "me guardan la orden hasta la una?",
+        ] {
+            let split = super::split(asked, &library, names);
+            assert_eq!(split.questions.len(), 1, "{asked}: {split:?}");
+            assert_eq!(split.rest, "", "{asked}: {split:?}");
+        }
+        // A count or a product ordered, another request, or a table: not this.
+        for ordered in [
+            "apártame dos",
+            "si tienen croissant me guardan tres",
+            "me apartan un brownie para la tarde",
+        ] {
+            assert!(
+                super::split(ordered, &library, names).questions.is_empty(),
+                "{ordered}"
+            );
+        }
+        assert!(!super::asks_to_hold(
+            "quita el brownie y guárdame lo demás",
+            false
+        ));
+        assert!(!super::super::words::asks_to_hold(
+            "se puede reservar mesa para 6"
+        ));
+        assert!(!super::super::words::asks_to_hold(
+            "mandalo aparte en otra bolsa"
+        ));
     }
 
     #[test]

@@ -1326,6 +1326,17 @@ fn read_as_spanish(text: &str) -> String {
     let folded = english_read(&crate::shop::rules::question_in_spanish(&normalize(text)));
     // «¿en cuánto rato está?»: how long until it is ready.
     let folded = ready_in(&folded);
+    // «¿me lo apartan hasta mañana?»: to hold an order is to keep it, as the
+    // shop writes it («guardamos tu pedido»), not a word of «aparte».
+    let folded = if asks_to_hold(&folded) {
+        tokens(&folded)
+            .into_iter()
+            .map(|w| if is_hold_verb(w) { "guardan" } else { w })
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        folded
+    };
     // «Buenas tardes, …»: a greeting's «tardes» asks nothing about afternoons.
     let mut words: Vec<&str> = tokens(&folded);
     if let Some(at) = words
@@ -1335,6 +1346,56 @@ fn read_as_spanish(text: &str) -> String {
         words.drain(at..at + 2);
     }
     words.join(" ")
+}
+
+/// «guardan», «apártamelo», «separar», «reservan»: a verb of holding something
+/// for later (not «aparte», «por separado», «una reserva»).
+pub fn is_hold_verb(word: &str) -> bool {
+    ["guard", "apart", "separ", "reserv"]
+        .iter()
+        .any(|stem| word.starts_with(stem))
+        && !matches!(
+            word,
+            "aparte"
+                | "apartado"
+                | "apartada"
+                | "separado"
+                | "separados"
+                | "separada"
+                | "separadas"
+                | "separacion"
+                | "reserva"
+                | "reservas"
+                | "reservado"
+                | "reservada"
+                | "guardia"
+        )
+}
+
+/// «¿me lo pueden guardar hasta mañana?», «me apartan el pedido para la
+/// tarde», «resérvamelo»: asking the shop to hold what was ordered (or said
+/// before: a pronoun, or the order itself) — a question about a service,
+/// whatever its verb orders elsewhere. A table is another thing («¿reservan
+/// mesas?»).
+pub fn asks_to_hold(folded: &str) -> bool {
+    let words = tokens(folded);
+    if words.iter().any(|w| w.starts_with("mesa")) {
+        return false;
+    }
+    words.iter().enumerate().any(|(at, w)| {
+        let attached = ["lo", "la", "los", "las"]
+            .iter()
+            .any(|clitic| w.ends_with(clitic) && w.len() > 7);
+        let before = words[..at]
+            .iter()
+            .rev()
+            .take(3)
+            .any(|b| matches!(*b, "lo" | "la" | "los" | "las"));
+        let object = words
+            .iter()
+            .any(|o| matches!(*o, "pedido" | "orden" | "compra" | "encargo"));
+        is_hold_verb(w) && (attached || before || object)
+    })
 }
 
 /// «¿en cuánto rato está?», «¿en cuánto tiempo estará?»: a while asked is a
