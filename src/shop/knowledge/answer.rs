@@ -879,6 +879,11 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                             .is_empty())
             })
     };
+    // «¿tienen helados?»: a food the shop does not sell, asked for alone, is
+    // known only if the shop wrote that very word; a word sharing its stem
+    // («no hacemos versiones heladas») says nothing of it.
+    let unsold_food =
+        |w: &str| ask.products.is_empty() && unsold_food_unwritten(w, ask.library, ask.catalog);
     let unknown: Vec<String> = question
         .words
         .iter()
@@ -893,7 +898,7 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                 .is_none_or(|group| !group.iter().any(|t| ask.library.knows(t)))
         })
         .filter(|w| w.parse::<f64>().is_err())
-        .filter(|w| !ask.library.knows(w))
+        .filter(|w| !ask.library.knows(w) || unsold_food(w))
         .filter(|w| !around.contains(w) && !narrows(w))
         // «el capu»: a product the shop's matcher reads is no unknown thing.
         .filter(|w| crate::shop::rules::products_named(w, ask.catalog).is_empty())
@@ -941,9 +946,15 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
             unknown.push(verb.clone());
         }
     }
+    // «You deliver to hotel?»: in English, a word the bridge does not read
+    // (a common noun, written in lower case) beside a topic the shop wrote
+    // about is no thing of its own; the topic's passage decides. A name
+    // («…to Mallasa?») and a topic nobody wrote about («parking») still are.
+    let english_topic = english_beside_a_written_topic(ask.question, &question.words, ask.library);
     let things: Vec<&String> = unknown
         .iter()
         .filter(|w| !is_general_word(w) || services.contains(w))
+        .filter(|w| !english_topic || is_topic_word(w) || capitalized.iter().any(|c| c == *w))
         .collect();
     // Said plainly before the passage: the way asked is not written.
     let not_written = (asks_a_way_to_pay && !things.is_empty()).then(|| {
@@ -1118,6 +1129,42 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         steps,
         verdict: None,
     })
+}
+
+/// Whether `asked` is English and its `words` (as read in Spanish) hold a word
+/// of a topic the shop wrote about («deliver» is «delivery»).
+fn english_beside_a_written_topic(asked: &str, words: &[String], library: &Library) -> bool {
+    // (Words no Spanish sentence holds: «a», «me», «no» are read in both.)
+    const ENGLISH: &[&str] = &[
+        "you", "do", "does", "the", "can", "is", "are", "what", "how", "your", "there", "have",
+        "any", "for", "to", "of", "with", "we", "it", "from", "will", "would", "could",
+    ];
+    let folded = normalize(asked);
+    let english = tokens(&folded)
+        .iter()
+        .filter(|w| ENGLISH.contains(w))
+        .count();
+    english >= 2
+        && super::words::is_english(asked)
+        && words.iter().any(|w| {
+            super::words::topic_of(w).is_some_and(|group| group.iter().any(|t| library.knows(t)))
+        })
+}
+
+/// Whether `word` is a food `catalog` does not sell that the shop never wrote
+/// as such (in the singular or plural): «helados» beside «versiones heladas».
+fn unsold_food_unwritten(word: &str, library: &Library, catalog: &CatalogIndex) -> bool {
+    crate::shop::rules::is_food(word)
+        && !library.is_catalog_word(word)
+        && crate::shop::rules::products_named(word, catalog).is_empty()
+        && ![
+            word.to_owned(),
+            format!("{word}s"),
+            word.strip_suffix('s').unwrap_or(word).to_owned(),
+            word.strip_suffix("es").unwrap_or(word).to_owned(),
+        ]
+        .iter()
+        .any(|form| library.wrote(form))
 }
 
 /// The question's words without the ones only said as part of a named
@@ -2321,6 +2368,53 @@ mod tests {
             reserved: 0,
             available: None,
         }])
+    }
+
+    #[test]
+    fn an_english_question_on_a_written_topic_is_read_by_its_topic() {
+        let library = Library::of(
+            [("delivery", 2), ("zonas", 1), ("horario", 1)]
+                .iter()
+                .map(|(w, n)| (w.to_string(), *n))
+                .collect(),
+            &catalog(),
+        );
+        let beside = |asked: &str| {
+            english_beside_a_written_topic(asked, &Question::new(asked).words, &library)
+        };
+        assert!(beside("Can you deliver it to my office building?"));
+        assert!(beside("what time do you open on holidays"));
+        // A topic nobody wrote about, or Spanish: not this.
+        assert!(!beside("Is there parking for motorbikes?"));
+        assert!(!beside("¿hacen delivery al hotel?"));
+        assert!(!beside(
+            "y pueden mandar a alguien que atienda a los invitados"
+        ));
+    }
+
+    #[test]
+    fn a_food_not_sold_is_known_only_as_written_not_by_a_word_sharing_its_stem() {
+        let library = Library::of(
+            [("galletas", 1), ("sopas", 1), ("frias", 2)]
+                .iter()
+                .map(|(w, n)| (w.to_string(), *n))
+                .collect(),
+            &catalog(),
+        );
+        // «gaseosas» beside «gaseosa» unwritten, «sanduches»: unknown.
+        for unsold in ["gaseosas", "sanduche", "refresco"] {
+            assert!(
+                unsold_food_unwritten(unsold, &library, &catalog()),
+                "{unsold}"
+            );
+        }
+        // Written as such (either number), sold, or no food at all: known.
+        for known in ["galleta", "galletas", "sopa", "limonada", "frias", "envio"] {
+            assert!(
+                !unsold_food_unwritten(known, &library, &catalog()),
+                "{known}"
+            );
+        }
     }
 
     #[test]
