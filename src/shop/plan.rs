@@ -373,6 +373,9 @@ pub async fn plan(
         if products.is_empty() && !super::knowledge::route::asks_the_whole_shop(question) {
             products.extend(memo.focus);
         }
+        // «¿en cuánto tiempo está?» after delivery was chosen or talked about
+        // asks how long the delivery takes.
+        let question = &asked_in_context(question, &memo, &catalog.zones);
         let answer = desk
             .answer(question, products, memo.asked_before.as_ref())
             .await?;
@@ -695,6 +698,38 @@ pub async fn plan(
         replaced,
         answered,
     })))
+}
+
+/// `question` as the conversation means it: how long, asked alone, once
+/// delivery was chosen (to a zone) or talked about, is how long the delivery
+/// takes there; otherwise the question as written (pickup's time answers it).
+fn asked_in_context(question: &str, memo: &ShopMemo, zones: &[crate::shop::core::Zone]) -> String {
+    use crate::shop::core::Mode;
+    if !super::knowledge::route::asks_only_how_long(question) {
+        return question.to_owned();
+    }
+    match &memo.fulfilment {
+        Some(choice) if choice.mode == Mode::Delivery => {
+            let zone = choice
+                .zone_id
+                .and_then(|id| zones.iter().find(|z| z.id == id))
+                .map(|z| format!(" a {}", z.name))
+                .unwrap_or_default();
+            format!("¿en cuánto tiempo llega el delivery{zone}?")
+        }
+        None if memo
+            .asked_before
+            .as_ref()
+            .is_some_and(|b| super::knowledge::route::speaks_of_delivery(&b.question)) =>
+        {
+            let before = memo.asked_before.as_ref().map(|b| b.question.as_str());
+            format!(
+                "{} ¿en cuánto tiempo llega el delivery?",
+                before.unwrap_or_default()
+            )
+        }
+        _ => question.to_owned(),
+    }
 }
 
 /// «sí», «dale, lo busco yo»: what is left beside a question at the summary

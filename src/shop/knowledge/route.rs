@@ -908,6 +908,12 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         {
             split.questions.push(clause);
         } else {
+            // «2 capuchinos con leche de almendras»: an order with another
+            // milk is taken, and the milk is asked of the knowledge beside it
+            // (what milks there are, what they cost), as it is without a count.
+            if orders_another_milk(&clause, &names_product) {
+                split.questions.push(clause.clone());
+            }
             rest.push(clause);
         }
     }
@@ -958,6 +964,26 @@ fn asks_to_hold(clause: &str, names: bool) -> bool {
 /// (what milks there are, what they cost), no order.
 fn wishes_another_milk(clause: &str) -> bool {
     super::words::asks_another_milk(&normalize(clause)) && !orders(clause, true)
+}
+
+/// «2 capuchinos con leche de almendras», «un chai con leche vegetal»: a
+/// product ordered with a count and another milk than its own.
+fn orders_another_milk(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool {
+    super::words::asks_another_milk(&normalize(clause))
+        && orders(clause, names_product(clause))
+        && !calls_off_or_removes(clause)
+}
+
+/// «quita los 2 capuchinos con leche de almendras»: a line taken out or the
+/// order called off asks nothing of the milks.
+fn calls_off_or_removes(clause: &str) -> bool {
+    let folded = normalize(clause);
+    crate::shop::rules::calls_off_or_closes(clause)
+        || tokens(&folded).iter().any(|w| {
+            ["quit", "sac", "borr", "elimin", "cancel", "anul"]
+                .iter()
+                .any(|stem| w.starts_with(stem))
+        })
 }
 
 /// «cuánto cuesta», «qué precio tiene», «cuánto vale»: the price asked, and
@@ -1126,6 +1152,89 @@ pub fn about_the_way(question: &str) -> bool {
         })
 }
 
+/// «¿en cuánto tiempo está?», «¿cuánto demora?», «¿en cuánto rato llega?»: how
+/// long until the order is there, asked with nothing else — no way (pickup or
+/// delivery), no other topic, no product. What it is asked of is the way the
+/// conversation chose or talked about.
+pub fn asks_only_how_long(question: &str) -> bool {
+    let folded = normalize(question);
+    let words = tokens(&folded);
+    let how_long = words.windows(2).any(|w| {
+        matches!(w[0], "cuanto" | "que")
+            && matches!(
+                w[1],
+                "tiempo" | "rato" | "tarda" | "tardan" | "demora" | "demoran" | "falta" | "esta"
+            )
+    }) || words.windows(3).any(|w| {
+        w[0] == "cuanto" && w[1] == "se" && matches!(w[2], "demora" | "demoran" | "tarda")
+    });
+    let asked_of = Question::new(question);
+    let beyond: Vec<&String> = asked_of
+        .words
+        .iter()
+        .filter(|w| {
+            !matches!(
+                w.as_str(),
+                "cuanto"
+                    | "tiempo"
+                    | "rato"
+                    | "ratito"
+                    | "tarda"
+                    | "tardan"
+                    | "tardaria"
+                    | "demora"
+                    | "demoran"
+                    | "demoraria"
+                    | "esta"
+                    | "estara"
+                    | "estaria"
+                    | "listo"
+                    | "lista"
+                    | "llega"
+                    | "llegaria"
+                    | "falta"
+                    | "mas"
+                    | "menos"
+                    | "aproximadamente"
+                    | "pedido"
+                    | "orden"
+                    | "mi"
+                    | "el"
+            )
+        })
+        .collect();
+    how_long && beyond.is_empty() && !about_the_way(question)
+}
+
+/// Whether `text` speaks of delivery (not of pickup): «¿hacen delivery a
+/// Miraflores?», «¿me lo mandan a Obrajes?».
+pub fn speaks_of_delivery(text: &str) -> bool {
+    use crate::shop::core::Mode;
+    let folded = normalize(text);
+    let words = tokens(&folded);
+    let delivery = crate::shop::rules::delivery::mode_said(text) == Some(Mode::Delivery)
+        || words.iter().any(|w| {
+            matches!(
+                *w,
+                "envio"
+                    | "envios"
+                    | "envian"
+                    | "delivery"
+                    | "domicilio"
+                    | "mandan"
+                    | "manden"
+                    | "traigan"
+                    | "llegan"
+                    | "repartidor"
+            )
+        });
+    let pickup = crate::shop::rules::delivery::mode_said(text) == Some(Mode::Pickup)
+        || words
+            .iter()
+            .any(|w| matches!(*w, "recoger" | "recojo" | "recogerlo" | "recogerla"));
+    delivery && !pickup
+}
+
 /// Whether `question` asks about the shop's products as a whole («¿tienen algo
 /// vegano?», «¿qué postres hay?») rather than about the one just talked about.
 pub fn asks_the_whole_shop(question: &str) -> bool {
@@ -1231,6 +1340,30 @@ mod tests {
         let order = "dos capuchinos con leche de almendras, ¿eso cobra extra?";
         let split = super::split(order, &library, names);
         assert!(!split.rest.is_empty(), "{split:?}");
+    }
+
+    #[test]
+    fn an_order_with_another_milk_is_taken_and_the_milk_asked_beside_it() {
+        let library = Library::default();
+        let names = naming(&["chai", "capuchino", "croissant"]);
+        for ordered in [
+            "tres chais con leche vegetal porfa",
+            "mándame 1 capuchino con leche de soya",
+            "quiero 2 capuchinos deslactosados, sin lactosa",
+        ] {
+            let split = super::split(ordered, &library, names);
+            assert_eq!(split.rest, ordered, "{split:?}");
+            assert_eq!(split.questions, [ordered], "{split:?}");
+        }
+        // Its own milk, no milk, or a line taken out: the order alone.
+        for ordered in [
+            "2 capuchinos con leche",
+            "dos chais y un croissant",
+            "quita los 2 capuchinos con leche de almendras",
+        ] {
+            let split = super::split(ordered, &library, names);
+            assert!(split.questions.is_empty(), "{ordered}: {split:?}");
+        }
     }
 
     #[test]
@@ -1371,6 +1504,31 @@ mod tests {
         assert!(!super::super::words::asks_to_hold(
             "mandalo aparte en otra bolsa"
         ));
+    }
+
+    #[test]
+    fn how_long_asked_alone_is_asked_of_the_way_talked_about() {
+        for alone in [
+            "¿en cuánto tiempo está?",
+            "y cuánto demora más o menos",
+            "en cuanto rato esta mi pedido",
+            "cuánto se tarda?",
+        ] {
+            assert!(asks_only_how_long(alone), "{alone}");
+        }
+        for said in [
+            "¿en cuánto tiempo está listo si paso a recoger?",
+            "cuánto tarda el delivery a Obrajes",
+            "en cuanto tiempo me devuelven la plata",
+            "con cuanto tiempo hay que avisar para un evento",
+            "a qué hora abren",
+        ] {
+            assert!(!asks_only_how_long(said), "{said}");
+        }
+        assert!(speaks_of_delivery("¿hacen envíos a Calacoto?"));
+        assert!(speaks_of_delivery("me lo mandan a Sopocachi?"));
+        assert!(!speaks_of_delivery("mejor paso a recoger"));
+        assert!(!speaks_of_delivery("¿aceptan QR?"));
     }
 
     #[test]
