@@ -1407,6 +1407,12 @@ pub fn read(input: &ProposalInput) -> Reading {
     if let Some(head) = before_the_total_asked(&input.customer_message) {
         let ordered = ProposalInput {
             customer_message: head,
+            as_written: Some(
+                input
+                    .as_written
+                    .clone()
+                    .unwrap_or_else(|| input.customer_message.clone()),
+            ),
             ..input.clone()
         };
         let mut reading = read_whole(&ordered);

@@ -114,6 +114,15 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
         let message = prepared(&input.customer_message);
         not_put(input, message.clone()) != message
     };
+    // «cambia los brownies por galletas»: a swap for something not sold
+    // changes nothing (it added a brownie, or took one out with nothing in
+    // its place).
+    if let Some(unsold) = swap_to_the_unsold(input) {
+        return Proposal::new(
+            vec![ProposedAction::new("CLARIFY")],
+            messages::not_sold_asked(&[unsold]),
+        );
+    }
     if reading.changes_anything()
         && (doubts(&input.customer_message)
             || corrected_within(input, &reading.proposal)
@@ -1917,4 +1926,24 @@ fn one_by_its_kind(input: &ProposalInput, proposal: &Proposal) -> bool {
                     .is_some_and(|w| names_a_product(w, catalog))
                 && !(k >= 2 && names_a_product(words[k - 2], catalog))
         })
+}
+
+/// The thing a swap asks for when no product of the catalog is it: the first
+/// word after its «por» that is no article, count or filler («cambia los
+/// brownies por unas galletas» → «galletas»).
+fn swap_to_the_unsold(input: &ProposalInput) -> Option<String> {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let by = super::clause::swap_joiner(&words)?;
+    let thing = words[by + 1..].iter().find(|w| {
+        count(w).is_none()
+            && !super::clause::STOPWORDS_AROUND.contains(w)
+            && !matches!(**w, "unos" | "unas" | "otro" | "otra")
+    })?;
+    let catalog = &input.product_catalog;
+    // (A word the shop's lexicon reads — «algo frío», «el otro» — is no
+    // thing of its own.)
+    let unknown = !lexicon::is_known(thing)
+        && !matches!(*thing, "algo" | "eso" | "esto" | "ese" | "esa" | "favor");
+    ((is_food(thing) || unknown) && !names_a_product(thing, catalog)).then(|| (*thing).to_owned())
 }

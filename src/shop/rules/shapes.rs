@@ -3489,6 +3489,23 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
             keep[k..k + 3].iter_mut().for_each(|c| *c = false);
         }
     }
+    // «cámbialos por cheesecake, mismo número»: a swap carries the count
+    // anyway.
+    if words.contains(&"por") {
+        for k in 1..words.len() {
+            if matches!(
+                (words[k - 1], words[k]),
+                ("mismo", "numero") | ("misma", "cantidad") | ("igual", "cantidad")
+            ) {
+                let from = if k >= 2 && matches!(words[k - 2], "el" | "la") {
+                    k - 2
+                } else {
+                    k - 1
+                };
+                keep[from..=k].iter_mut().for_each(|c| *c = false);
+            }
+        }
+    }
     // (An opinion or a refusal is dropped only beside something else asked:
     // alone, it is read as it was.)
     let before_refused = keep.clone();
@@ -3598,9 +3615,26 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
             keep[m.start - 2..m.end].iter_mut().for_each(|c| *c = false);
         }
     }
-    let asks_more = words.iter().zip(&keep).any(|(w, k)| {
-        *k && (names_a_product(w, catalog) || matches!(*w, "cuanto" | "total" | "todo" | "listo"))
-    });
+    let asks =
+        |w: &str| names_a_product(w, catalog) || matches!(w, "cuanto" | "total" | "todo" | "listo");
+    let dropped: Vec<&str> = words
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| !**k)
+        .map(|(w, _)| *w)
+        .collect();
+    // (The message may be read a part at a time: «ok, nada de brownie
+    // entonces, ¿cuánto sería todo?» asks more in its other part.)
+    let whole = prepared(
+        input
+            .as_written
+            .as_deref()
+            .unwrap_or(&input.customer_message),
+    );
+    let asks_more = words.iter().zip(&keep).any(|(w, k)| *k && asks(w))
+        || tokens(&whole)
+            .iter()
+            .any(|w| asks(w) && !dropped.contains(w));
     if !asks_more {
         keep = before_refused;
     }

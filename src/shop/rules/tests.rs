@@ -6802,3 +6802,39 @@ fn one_pointed_at_by_its_kind_alone_is_asked() {
         ["CLARIFY"]
     );
 }
+
+#[test]
+fn a_swap_for_something_not_sold_changes_nothing() {
+    for message in [
+        "cambia los brownies por galletas",
+        "cambia el brownie por una galleta",
+        "los brownies cambialos por alfajores",
+    ] {
+        let proposal = propose(&input(State::CartOpen, message, &[(6, 2), (1, 1)]));
+        assert_eq!(describe(&proposal), ["CLARIFY"], "{message}");
+        assert!(proposal.response_text.contains("No vendemos"), "{message}");
+    }
+    // A product of the catalog, or a word of the shop, swaps as before.
+    check(&[(
+        State::CartOpen,
+        "cambia todos los brownies por croissants, mismo número",
+        &[(6, 2), (1, 1)],
+        &["REMOVE_ITEM 6", "ADD_TO_CART 7 x2"],
+    )]);
+    assert_ne!(
+        summary(State::CartOpen, "cambia el brownie por favor", &[(6, 2)]),
+        ["CLARIFY"]
+    );
+}
+
+#[test]
+fn a_refusal_beside_the_total_asked_is_no_order() {
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "ok, nada de brownie entonces, ¿cuánto sería todo?",
+            &[(8, 2), (1, 1)]
+        ),
+        ["REVIEW_ORDER"]
+    );
+}
