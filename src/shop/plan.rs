@@ -375,9 +375,10 @@ pub async fn plan(
         }
         // «¿en cuánto tiempo está?» after delivery was chosen or talked about
         // asks how long the delivery takes.
-        let question = &asked_in_context(question, &memo, &catalog.zones);
+        // (The memo keeps the question as asked, not as rewritten.)
+        let in_context = asked_in_context(question, &memo, &catalog.zones);
         let answer = desk
-            .answer(question, products, memo.asked_before.as_ref())
+            .answer(&in_context, products, memo.asked_before.as_ref())
             .await?;
         let one = Answered {
             question: question.clone(),

@@ -89,8 +89,6 @@ pub static CATEGORIES: &[Category] = &[
             "fruta",
             "verduras",
             "papitas",
-            "refresco",
-            "refrescos",
             "botana",
             "botanas",
             "tiendita",

@@ -1060,6 +1060,11 @@ fn snacks_a_theme_park_and_wings_out_have_their_categories() {
         category(&only("gasté 60 en unas papitas y un refresco")),
         Some("comida")
     );
+    // A drink beside a meal out is the meal's.
+    assert_eq!(
+        category(&only("gasté 200 en tacos y refrescos")),
+        Some("restaurantes")
+    );
     assert_eq!(
         category(&only("pagué 1,900 de las entradas a Six Flags")),
         Some("entretenimiento")

@@ -1160,11 +1160,13 @@ pub fn asks_only_how_long(question: &str) -> bool {
     let folded = normalize(question);
     let words = tokens(&folded);
     let how_long = words.windows(2).any(|w| {
-        matches!(w[0], "cuanto" | "que")
+        // («¿qué falta?» asks what is missing; «¿cuánto está?» the price.)
+        (w[0] == "cuanto"
             && matches!(
                 w[1],
-                "tiempo" | "rato" | "tarda" | "tardan" | "demora" | "demoran" | "falta" | "esta"
-            )
+                "tiempo" | "rato" | "tarda" | "tardan" | "demora" | "demoran" | "falta"
+            ))
+            || (w[0] == "que" && w[1] == "tiempo")
     }) || words.windows(3).any(|w| {
         w[0] == "cuanto" && w[1] == "se" && matches!(w[2], "demora" | "demoran" | "tarda")
     });

@@ -1370,6 +1370,14 @@ pub fn read_english(normalized: &str) -> String {
         ("thank you", "gracias"),
         ("the order", "el pedido"),
         ("my order", "mi pedido"),
+        // «two of those please», «take it off»: the product just talked about.
+        ("of those", "de esos"),
+        ("of these", "de esos"),
+        ("of that", "de ese"),
+        ("take it off", "quitalo"),
+        ("take it out", "quitalo"),
+        ("remove it", "quitalo"),
+        ("sounds good", "ok"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "add" => "agrega",

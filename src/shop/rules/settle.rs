@@ -1868,6 +1868,20 @@ fn one_persons_share_swapped(input: &ProposalInput, proposal: &Proposal) -> Opti
     let held = input.cart.quantity_of(old).filter(|n| *n > 1)?;
     let text = prepared(&input.customer_message);
     let words = tokens(&text);
+    // Someone named for it («para mi cuñado», «de mi hija»), and only one of
+    // the line: «…y el de mi esposo también», «ambos» swap more.
+    let someone = words.windows(3).any(|w| {
+        matches!(w[0], "para" | "pa" | "de")
+            && matches!(w[1], "mi" | "su" | "tu" | "el" | "la")
+            && w[2].chars().count() > 2
+            && !names_a_product(w[2], &input.product_catalog)
+    });
+    let more = words
+        .iter()
+        .any(|w| matches!(*w, "tambien" | "ambos" | "ambas" | "todos" | "todas"));
+    if !someone || more {
+        return None;
+    }
     let possessed = words
         .windows(2)
         .any(|w| matches!(w[0], "su" | "mi" | "tu") && one_product(w[1], input) == Some(old));
@@ -1921,10 +1935,11 @@ fn one_by_its_kind(input: &ProposalInput, proposal: &Proposal) -> bool {
                         | "salada"
                 )
                 && !names_a_product(words[k], catalog)
-                && !words
-                    .get(k + 1)
-                    .is_some_and(|w| names_a_product(w, catalog))
-                && !(k >= 2 && names_a_product(words[k - 2], catalog))
+                // («con el frío que hace», «el dulce de leche»: no product.)
+                && (k < 2 || (words[k - 2] != "con" && !names_a_product(words[k - 2], catalog)))
+                && !words.get(k + 1).is_some_and(|w| {
+                    matches!(*w, "que" | "de") || names_a_product(w, catalog)
+                })
         })
 }
 
@@ -1935,6 +1950,29 @@ fn swap_to_the_unsold(input: &ProposalInput) -> Option<String> {
     let text = prepared(&input.customer_message);
     let words = tokens(&text);
     let by = super::clause::swap_joiner(&words)?;
+    // («¿tienen cambio por un billete?»: change for a note, no swap.)
+    if words[..by]
+        .iter()
+        .any(|w| matches!(*w, "cambio" | "cambios"))
+    {
+        return None;
+    }
+    // («por uno deslactosado»: one of a kind, said of the product.)
+    let one_of_a_kind = match words.get(by + 1) {
+        Some(&("uno" | "otro" | "otra")) => true,
+        Some(&"una") => !words.get(by + 2).is_some_and(|w| is_food(w)),
+        _ => false,
+    };
+    if one_of_a_kind {
+        return None;
+    }
+    // («por un jugo de maracuyá»: the product is named after its kind.)
+    if mentions::find(&words[by + 1..], &input.product_catalog)
+        .iter()
+        .any(|m| m.product().is_some())
+    {
+        return None;
+    }
     let thing = words[by + 1..].iter().find(|w| {
         count(w).is_none()
             && !super::clause::STOPWORDS_AROUND.contains(w)

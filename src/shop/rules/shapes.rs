@@ -879,7 +879,9 @@ fn whom_said_first(input: &ProposalInput, text: String) -> String {
     };
     let Some(at) = (1..n.saturating_sub(3)).find(|&k| {
         matches!(words[k - 1], "y" | "e")
-            && matches!(words[k], "mi" | "su" | "tu" | "el" | "la")
+            // (Never «el otro lo mismo», «el resto lo mismo»: things.)
+            && matches!(words[k], "mi" | "su" | "tu")
+            && !matches!(words[k + 1], "otro" | "otra" | "resto" | "demas")
             && !names_a_product(words[k + 1], &input.product_catalog)
             && count(words[k + 1]).is_none()
             && words[k + 2] == "lo"
@@ -1436,8 +1438,12 @@ pub(super) fn each_of_the_people(input: &ProposalInput, text: String) -> String 
                     *det,
                     "los" | "las" | "mis" | "sus" | "tus" | "nuestros" | "nuestras"
                 ) && n(i + 2).is_some_and(|n| n >= 2)
+                    // (A plural that names people, never «para las 10 porfa»:
+                    // an hour.)
                     && words.get(i + 3).is_some_and(|p| {
                         p.chars().count() > 3
+                            && p.ends_with('s')
+                            && !matches!(*p, "horas" | "hrs" | "pls" | "plis")
                             && count(p).is_none()
                             && !names_a_product(p, &input.product_catalog)
                     }) =>
@@ -2478,7 +2484,12 @@ pub(super) fn the_other_one(input: &ProposalInput, text: String) -> String {
             .filter_map(|m| m.product())
             .collect();
         ids.sort_unstable();
-        ids.dedup();
+        let mut seen = Vec::new();
+        ids.retain(|id| {
+            let first = !seen.contains(id);
+            seen.push(*id);
+            first
+        });
         ids
     };
     let recent: Vec<&crate::proposal::HistoryEntry> = earlier_turns(input).take(4).collect();
@@ -3370,8 +3381,15 @@ pub(super) fn named_in_the_last_message(input: &ProposalInput, text: String) -> 
     if let Some(k) = both {
         let ids = last_named();
         let removes = lexicon::REMOVE.contains(&words[k - 1]);
+        // («quita los dos» may be the two of one line: only «both» or two
+        // lines of one each are plain.)
+        let of_one_line = matches!(words[k], "los" | "las")
+            && ids
+                .iter()
+                .any(|id| input.cart.quantity_of(*id).is_some_and(|n| n >= 2));
         if let [a, b] = ids.as_slice()
             && a != b
+            && !of_one_line
             && (!removes || (input.cart.holds(*a) && input.cart.holds(*b)))
             && let (Some(a), Some(b)) = (name(*a), name(*b))
         {
@@ -3387,12 +3405,16 @@ pub(super) fn named_in_the_last_message(input: &ProposalInput, text: String) -> 
         }
         return text;
     }
-    // «el de antes», «la de antes» (not «el de antes de…»).
-    let before = (0..words.len()).find(|&k| {
+    // «ponme el de antes», «dame la de antes» (not «el de antes de…», nor «el
+    // de antes estaba mejor»: ordered right there, never an opinion).
+    let before = (1..words.len()).find(|&k| {
         matches!(words[k], "el" | "la")
             && words.get(k + 1) == Some(&"de")
             && words.get(k + 2) == Some(&"antes")
-            && words.get(k + 3) != Some(&"de")
+            && words
+                .get(k + 3)
+                .is_none_or(|w| !matches!(*w, "de" | "es" | "era" | "estaba" | "esta" | "fue"))
+            && (lexicon::adds(words[k - 1]) || matches!(words[k - 1], "quiero" | "mejor"))
     });
     if let Some(k) = before
         && let [one] = last_named().as_slice()
@@ -3410,10 +3432,17 @@ pub(super) fn named_in_the_last_message(input: &ProposalInput, text: String) -> 
 /// What a message says beside its request, dropped before it is read:
 /// a wish in the conditional («si tuvieran salteñas les pediría 6, pero…»),
 /// a reason that something is not sold («ya que no hay salteñas», «como no
-/// hay»), an hour («a eso de las 5», «a las 6»), an opinion of a product not
-/// in the cart («el capuchino está muy caro»), and a product refused by name
+/// hay»), an hour («a eso de las 5»), an opinion against a product not in the
+/// cart («el capuchino está muy caro»), and a product refused by name
 /// that the cart does not hold («brownie NO porfa», «nada de brownie»).
 pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
+    // «pediría», «pediríamos», «cambiaría»: a verb in the conditional (not
+    // «cafetería», «María»).
+    let conditional = |w: &str| {
+        w.chars().count() > 5
+            && ["ria", "rian", "riamos"].iter().any(|end| w.ends_with(end))
+            && !["eria", "maria"].iter().any(|end| w.ends_with(end))
+    };
     let words = tokens(&text);
     let catalog = &input.product_catalog;
     let mut keep = vec![true; words.len()];
@@ -3435,11 +3464,19 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
                 )
             })
             && let Some(but) = (k + 2..words.len()).find(|&j| words[j] == "pero")
-            && words[k + 2..but]
-                .iter()
-                .any(|w| w.ends_with("ria") || w.ends_with("rian"))
+            && words[k + 2..but].iter().any(|w| conditional(w))
         {
             let mut end = but + 1;
+            // («…, pero si no hay, dame 2 chais»: the other case, said.)
+            if words.get(end) == Some(&"si") && words.get(end + 1) == Some(&"no") {
+                end += 2;
+                if words
+                    .get(end)
+                    .is_some_and(|w| matches!(*w, "hay" | "tienen" | "venden"))
+                {
+                    end += 1;
+                }
+            }
             while words
                 .get(end)
                 .is_some_and(|w| matches!(*w, "bueno" | "igual" | "ya" | "weno"))
@@ -3467,9 +3504,18 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
             }) {
                 end += 1;
             }
+            // («como no hay brownie, entonces un croissant»: what is not there
+            // goes with it.)
+            if let Some(m) = mentions::find(&words[end..], catalog)
+                .first()
+                .filter(|m| m.start == 0)
+            {
+                end += m.end;
+            }
             keep[start..end].iter_mut().for_each(|c| *c = false);
         }
-        // «a eso de las 5», «como a las 6», «a las 7»: an hour.
+        // «a eso de las 5»: an hour («a las 7» is already one, see
+        // `times_told`).
         let hour = |j: usize| {
             words
                 .get(j)
@@ -3483,10 +3529,6 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
             && hour(k + 4)
         {
             keep[k..k + 5].iter_mut().for_each(|c| *c = false);
-        }
-        if words[k] == "a" && words.get(k + 1) == Some(&"las") && hour(k + 2) && !product_at(k + 3)
-        {
-            keep[k..k + 3].iter_mut().for_each(|c| *c = false);
         }
     }
     // «cámbialos por cheesecake, mismo número»: a swap carries the count
@@ -3511,26 +3553,9 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
     let before_refused = keep.clone();
     // «el capuchino está muy caro (para mí)», «el cheesecake es lo más rico»:
     // an opinion of a product the cart does not hold, to the clause's end.
+    // (Only a reason not to take it: «está muy rico, ponme 2» orders it.)
     const OPINION: &[&str] = &[
-        "caro",
-        "cara",
-        "caros",
-        "caras",
-        "carisimo",
-        "carisima",
-        "rico",
-        "rica",
-        "ricos",
-        "ricas",
-        "buenazo",
-        "buenazos",
-        "delicioso",
-        "deliciosa",
-        "horrible",
-        "feo",
-        "fea",
-        "barato",
-        "barata",
+        "caro", "cara", "caros", "caras", "carisimo", "carisima", "horrible", "feo", "fea",
     ];
     for k in 1..words.len() {
         if !matches!(words[k - 1], "el" | "la" | "los" | "las") || !product_at(k) {

@@ -6825,6 +6825,13 @@ fn a_swap_for_something_not_sold_changes_nothing() {
         summary(State::CartOpen, "cambia el brownie por favor", &[(6, 2)]),
         ["CLARIFY"]
     );
+    // The kind before the product's name: the product.
+    check(&[(
+        State::CartOpen,
+        "cambia el brownie por un jugo de maracuya",
+        &[(6, 1), (8, 1)],
+        &["REMOVE_ITEM 6", "ADD_TO_CART 1 x1"],
+    )]);
 }
 
 #[test]
@@ -6837,4 +6844,91 @@ fn a_refusal_beside_the_total_asked_is_no_order() {
         ),
         ["REVIEW_ORDER"]
     );
+}
+
+#[test]
+fn english_pointers_name_the_product_just_talked_about() {
+    let mut two = after(
+        "hi! what's in the brownie?",
+        "Brownie: Bs 16. Brownie de chocolate con nueces.",
+        input(State::Browsing, "sounds good, two of those please", &[]),
+    );
+    two.focus = Some(6);
+    assert_eq!(describe(&propose(&two)), ["ADD_TO_CART 6 x2"]);
+    let mut off = after(
+        "one of those too",
+        "Agregué 1 × Capuchino a tu carrito.",
+        input(State::CartOpen, "actually take it off", &[(6, 2), (8, 1)]),
+    );
+    off.last_changed = vec![8];
+    assert_eq!(describe(&propose(&off)), ["REMOVE_ITEM 8"]);
+}
+
+#[test]
+fn the_rounds_new_readings_leave_near_misses_alone() {
+    use State::*;
+    // An hour is no count of people.
+    assert_ne!(
+        summary(
+            Idle,
+            "un capuchino para cada uno, lo recojo para las 10 porfa",
+            &[]
+        ),
+        ["ADD_TO_CART 8 x10"]
+    );
+    // «el otro lo mismo» is a thing, not someone.
+    assert_ne!(
+        summary(Idle, "un capuchino sin azúcar y el otro lo mismo", &[]),
+        ["ADD_TO_CART 8 x2"]
+    );
+    // «el de antes» in an opinion orders nothing.
+    let opinion = after(
+        "quita el brownie",
+        "Quité Brownie de tu carrito.",
+        input(CartOpen, "no, el de antes estaba mejor", &[(4, 1)]),
+    );
+    assert!(!describe(&propose(&opinion)).contains(&"ADD_TO_CART 6 x1".to_owned()));
+    // A liking orders what follows it.
+    check(&[(
+        Browsing,
+        "el capuchino está muy rico, ponme 2 y un brownie",
+        &[],
+        &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1"],
+    )]);
+    // What is not there goes with its reason.
+    check(&[(
+        Browsing,
+        "como no hay brownie entonces un croissant",
+        &[],
+        &["ADD_TO_CART 7 x1"],
+    )]);
+    // One's own swap beside «también» is more than one's share.
+    assert_ne!(
+        summary(
+            CartOpen,
+            "cambia mi matcha por un chai, y el de mi esposo también",
+            &[(2, 2)]
+        ),
+        ["UPDATE_QUANTITY 2 x1", "ADD_TO_CART 4 x1"]
+    );
+    // «los dos» beside a line of two is not plain.
+    let two = after(
+        "agrega un brownie y ponme 2 capuchinos",
+        "Agregué 1 × Brownie y 2 × Capuchino.",
+        input(CartOpen, "mejor quita los dos", &[(8, 2), (6, 1)]),
+    );
+    assert_eq!(describe(&propose(&two)), ["CLARIFY"]);
+    // The weather, and change for a note, are no product nor swap.
+    check(&[(
+        Browsing,
+        "con el frío que hace, dame 2 chocolates calientes",
+        &[],
+        &["ADD_TO_CART 5 x2"],
+    )]);
+    let change = propose(&input(
+        CartOpen,
+        "¿tienen cambio por un billete de 200?",
+        &[(8, 2)],
+    ));
+    assert!(!change.response_text.contains("No vendemos"));
 }
