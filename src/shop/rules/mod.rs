@@ -1883,7 +1883,7 @@ impl Reading {
                 && before.is_some_and(|b| b != "sin" && lexicon::REMOVE.contains(&b))
                 && !lexicon::is_known(word)
                 // («sácala jsjsjs»: laughter.)
-                && !word.chars().all(|c| "jashexdk".contains(c))
+                && !is_laughter(word)
                 && !names_a_product(word, &input.product_catalog);
             // «otra lim»: more of something no product explained.
             let another_unknown = matches!(before, Some("otro" | "otra" | "otros" | "otras"))
@@ -1917,7 +1917,7 @@ impl Reading {
                     || lexicon::adds(&self.words[i - 2]))
                 && !lexicon::is_known(word)
                 && !SMALL.contains(&word)
-                && !word.chars().all(|c| "jashexdk".contains(c))
+                && !is_laughter(word)
                 && !names_a_product(word, &input.product_catalog);
             unknown_thing
                 || another_unknown
@@ -4680,4 +4680,9 @@ impl Reader<'_> {
         }
         None
     }
+}
+
+/// Whether a word is laughter («jsjsjs», «jajaja», «xd»).
+fn is_laughter(word: &str) -> bool {
+    word.chars().all(|c| "jashexdk".contains(c))
 }
