@@ -117,6 +117,11 @@ pub enum StoreOp {
     CancelOrder {
         audit_index: usize,
     },
+    /// The address of the order waiting for payment, placed for delivery
+    /// without one.
+    SetAddress {
+        address: String,
+    },
     SetStatus {
         order_id: Uuid,
         status: OrderStatus,
@@ -199,6 +204,11 @@ impl Effects for ShopEffects {
                         orders::set_status(&mut *tx, order_id, OrderStatus::Cancelled, None)
                             .await?;
                         audit[audit_index].detail["order_id"] = json!(order_id);
+                    }
+                }
+                StoreOp::SetAddress { address } => {
+                    if let Some(order) = &self.open_order {
+                        orders::set_address(&mut *tx, order.id, &address).await?;
                     }
                 }
                 StoreOp::SetStatus { order_id, status } => {

@@ -351,6 +351,22 @@ pub async fn items(db: impl PgExecutor<'_>, order_id: Uuid) -> sqlx::Result<Vec<
 /// units it held, an end (cancelled, expired) returns them, held or sold.
 /// `reason` is why a proof was rejected (back to `awaiting_payment`) or why the
 /// order was cancelled. `closed_at` or `paid_at` follow from the status.
+/// Keeps the address of an order placed for delivery without one, while it
+/// waits for payment (never another order's, never a pickup's).
+pub async fn set_address(conn: &mut PgConnection, id: Uuid, address: &str) -> sqlx::Result<()> {
+    sqlx::query(
+        "UPDATE orders SET delivery_address = $2
+         WHERE id = $1 AND status IN ('awaiting_payment', 'proof_received')
+           AND fulfilment = 'delivery'
+           AND delivery_address IS NULL",
+    )
+    .bind(id)
+    .bind(address)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
 pub async fn set_status(
     conn: &mut PgConnection,
     id: Uuid,

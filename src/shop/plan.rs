@@ -288,8 +288,10 @@ pub async fn plan(
         // «sí, a Obrajes, calle 10 #455»: a yes at the summary with the way
         // confirms it too (the matrix holds the confirmation to what was shown).
         // (Only a way that is whole: a zone without an address is asked first.)
+        // (A zone without its address is enough: the address is asked
+        // right after the order is placed.)
         let whole = action.params.mode.as_ref().and_then(|m| m.as_str()) == Some("pickup")
-            || (action.params.zone_id.is_some() && action.params.address.is_some());
+            || action.params.zone_id.is_some();
         let mut actions = vec![action];
         // (A yes answers the summary's «¿confirmas?», not a question about
         // the way the bot asked after it.)

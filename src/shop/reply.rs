@@ -67,6 +67,10 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     let mut cart_touched = false;
     let mut replied = false;
     let mut clarified = false;
+    // (An order placed in the same turn asks what its way still lacks itself.)
+    let placed = eval
+        .accepted()
+        .any(|(_, a)| matches!(a.effect, Effect::OrderConfirmed { .. }));
     for (_, accepted) in eval.accepted() {
         match &accepted.effect {
             Effect::CatalogShown => blocks.push(catalog_block(ctx)),
@@ -115,12 +119,16 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 // At the summary, a complete choice shows the summary again
                 // (with the fee); otherwise the next question.
                 match missing {
+                    Some(_) if placed => {}
                     Some(missing) => blocks.push(question(*missing, ctx)),
                     None if eval.state == State::Checkout => {
                         blocks.push(review_block(&eval.cart, eval, ctx))
                     }
                     None => {}
                 }
+            }
+            Effect::OrderAddressSet { address } => {
+                blocks.push(format!("Anotado: te lo enviamos a {address}."))
             }
             Effect::OrderCancelled { had_order } => {
                 blocks.push(match (had_order, ctx.open_order) {
@@ -469,6 +477,14 @@ fn confirmed_block(ctx: &ReplyContext<'_>, settled: Option<&Settled>) -> String 
                 zone.name,
                 money(settled.fee_minor, ctx.currency)
             ),
+            (Some(zone), None) if settled.fee_minor == 0 => {
+                format!("Te lo enviamos a {}; el envío es gratis.", zone.name)
+            }
+            (Some(zone), None) => format!(
+                "Te lo enviamos a {}; el envío ({}) está incluido.",
+                zone.name,
+                money(settled.fee_minor, ctx.currency)
+            ),
             _ => "Lo recoges en la tienda.".into(),
         });
     }
@@ -477,6 +493,10 @@ fn confirmed_block(ctx: &ReplyContext<'_>, settled: Option<&Settled>) -> String 
         text.push_str(ctx.payment_instructions);
     }
     text.push_str(" Cuando pagues, envíanos por aquí la foto del comprobante.");
+    if settled.is_some_and(|s| s.zone.is_some() && s.address.is_none()) {
+        text.push_str("\n\n");
+        text.push_str(&question(Missing::Address, ctx));
+    }
     text
 }
 

@@ -331,3 +331,59 @@ async fn in_the_demo_a_yes_picks_up_and_a_yes_with_a_place_delivers_free_from_th
     assert!(asked[0].contains("Delivery"), "{asked:?}");
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 3);
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_yes_with_a_zone_places_the_order_and_the_address_asked_next_is_kept_on_it(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    app.say("eva", "quiero 2 capuchinos").await;
+    app.say("eva", "eso es todo").await;
+    // The zone said with the yes: placed with the zone's fee, the address
+    // asked right after.
+    let placed = app.say("eva", "sí, mándamelo a Miraflores porfa").await;
+    assert!(
+        placed
+            .iter()
+            .any(|m| m.contains("por Bs 56 quedó registrado")
+                && m.contains("el envío (Bs 12) está incluido")
+                && m.contains("¿A qué dirección te lo enviamos?")),
+        "{placed:?}"
+    );
+    let address = || async {
+        sqlx::query_as::<_, (String, Option<String>, String)>(
+            "SELECT fulfilment, delivery_address, status::text FROM orders",
+        )
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+    };
+    assert_eq!(
+        address().await,
+        ("delivery".into(), None, "awaiting_payment".into())
+    );
+    // The address, answered: kept on the order, nothing else changes.
+    let kept = app
+        .say("eva", "calle 10 número 455, casa verde de rejas")
+        .await;
+    assert!(
+        kept.iter()
+            .any(|m| m.contains("Anotado: te lo enviamos a calle 10 número 455")),
+        "{kept:?}"
+    );
+    assert_eq!(
+        address().await,
+        (
+            "delivery".into(),
+            Some("calle 10 número 455, casa verde de rejas".into()),
+            "awaiting_payment".into()
+        )
+    );
+    // Another address later is no change to a placed order.
+    app.say("eva", "mejor a la avenida Busch 1540").await;
+    assert_eq!(
+        address().await.1.as_deref(),
+        Some("calle 10 número 455, casa verde de rejas")
+    );
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+}

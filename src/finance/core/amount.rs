@@ -58,6 +58,7 @@ pub fn read_at(words: &[&str], start: usize) -> Option<(i64, usize)> {
     let mut total: i128 = 0;
     let mut group: i128 = 0;
     let mut last: Option<Last> = None;
+    let mut factor_said: i128 = 0;
     let mut i = start;
     while i < words.len() {
         let word = words[i];
@@ -91,7 +92,16 @@ pub fn read_at(words: &[&str], start: usize) -> Option<(i64, usize)> {
             let base = if group == 0 { 100 } else { group };
             total += base * factor;
             group = 0;
+            factor_said = factor;
             last = Some(Last::Multiplier);
+        } else if word == "y"
+            && last == Some(Last::Multiplier)
+            && matches!(words.get(i + 1), Some(&("media" | "medio")))
+        {
+            // «3 lucas y media», «dos mil y medio»: half of the thousand more.
+            total += factor_said * 100 / 2;
+            i += 2;
+            break;
         } else {
             break;
         }
@@ -105,6 +115,19 @@ pub fn read_at(words: &[&str], start: usize) -> Option<(i64, usize)> {
         && words.get(i) == Some(&"con")
         && let Some((centavos, end)) = centavos_at(words, i + 1)
     {
+        cents += centavos;
+        i = end;
+    } else if cents % 100 == 0
+        && matches!(words.get(i), Some(&("pesos" | "peso")))
+        && words.get(i + 1) == Some(&"con")
+        && let Some((centavos, end)) = centavos_at(words, i + 2)
+        && matches!(
+            words.get(end - 1),
+            Some(&("centavos" | "centavo" | "ctvs" | "cts"))
+        )
+    {
+        // «mil trescientos diecisiete pesos con cincuenta centavos»: said in
+        // so many words.
         cents += centavos;
         i = end;
     }
@@ -323,6 +346,13 @@ mod tests {
         assert_eq!(cents("mil doscientos con treinta y cinco"), [120_035]);
         assert_eq!(cents("pagué 500 con 50 de propina"), [50_000, 5_000]);
         assert_eq!(cents("300 con 2 refrescos"), [30_000, 200]);
+        assert_eq!(
+            cents("mil trescientos diecisiete pesos con cincuenta centavos"),
+            [131_750]
+        );
+        assert_eq!(cents("300 pesos con 2 refrescos"), [30_000, 200]);
+        assert_eq!(cents("3 lucas y media en unos tenis"), [350_000]);
+        assert_eq!(cents("dos mil y medio"), [250_000]);
         assert_eq!(cents("$1,800.50 con 20"), [180_050, 2_000]);
         assert!(joins_number("ochenta", "dos"));
         assert!(!joins_number("500", "dos"));

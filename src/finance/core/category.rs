@@ -285,6 +285,12 @@ pub static CATEGORIES: &[Category] = &[
             "preparatoria",
             "prepa",
             "colegio",
+            // «copias e impresiones pa la tesis».
+            "copias",
+            "fotocopias",
+            "impresiones",
+            "tesis",
+            "inscripcion",
         ],
         related: &["cultura"],
         umbrella: false,

@@ -627,7 +627,14 @@ fn starts_anew(
         && other(Intent::SetBankBalance)
         && other(Intent::SimulatePurchase)
         && draft.resume.is_none();
+    // «olvídalo, mejor anota 180 del Uber»: the draft dropped in words and a
+    // whole new write said after it.
+    let drops_and_writes = message.has(&["olvidalo", "olvida", "dejalo", "mejor no"])
+        && (message.has(words::SPEND) || message.income() || logs)
+        && !message.amounts.is_empty()
+        && message.category().is_some();
     asks_about_money
+        || drops_and_writes
         || plans_a_query
         || ((message.has(words::BUDGET) || caps_spending(message))
             && !message.amounts.is_empty()
@@ -1378,7 +1385,17 @@ fn read_debt(message: &Message) -> DebtRead {
             .iter()
             .find(|t| !words::ARTICLES.contains(&t.norm.as_str()))
             .is_some_and(|t| t.norm == "tarjeta");
-        if matches!(word, "a" | "al" | "con") && read.name.is_none() && i > 0 && !card_follows {
+        // («A Toño ya le di 1,500»: a name said first is capitalised.)
+        let named_first = i == 0
+            && word == "a"
+            && tokens
+                .get(1)
+                .is_some_and(|t| t.raw.chars().next().is_some_and(char::is_uppercase));
+        if matches!(word, "a" | "al" | "con")
+            && read.name.is_none()
+            && (i > 0 || named_first)
+            && !card_follows
+        {
             let mut clause_over = false;
             let name: Vec<&str> = tokens[i + 1..]
                 .iter()
@@ -1460,6 +1477,10 @@ fn read_debt(message: &Message) -> DebtRead {
                 read.name = Some(name.join(" "));
             } else if let Some(lender) = lender_before(&tokens[..i - 1]) {
                 // «mi hermano Toño me prestó 3 mil»: the lender said first.
+                read.name = Some(lender);
+            } else if let Some(lender) = lender_after(&tokens[i + 1..]) {
+                // «me prestó dinero mi mamá», «me prestó 500 mi tía»: the
+                // lender said after what was lent.
                 read.name = Some(lender);
             }
         }
@@ -1581,6 +1602,55 @@ fn lender_before(tokens: &[Token]) -> Option<String> {
             .iter()
             .all(|w| w.chars().next().is_some_and(char::is_uppercase));
     (!name.is_empty() && someone).then(|| name.join(" "))
+}
+
+/// Who lent, said after what was lent («me prestó dinero mi mamá», «me
+/// prestó 500 pesos mi tía Rosa»): past the money (its words, figures,
+/// «pesos», «de»), a phrase led by «mi» / «mis» / «su», or a capitalised
+/// name after «el» / «la» («la Vero»), up to where the clause ends; never
+/// a time («la semana pasada»).
+fn lender_after(tokens: &[Token]) -> Option<String> {
+    let money_words = [
+        "cantidad", "suma", "monto", "dinero", "lana", "varo", "varos", "feria", "plata",
+        "efectivo", "total", "de", "pesos", "peso", "mil", "lucas", "una", "un", "poco", "poquito",
+        "como",
+    ];
+    let rest: Vec<&Token> = tokens
+        .iter()
+        .skip_while(|t| {
+            !t.ends_clause
+                && (money_words.contains(&t.norm.as_str())
+                    || t.norm.parse::<f64>().is_ok()
+                    || !amount::amounts_in(&t.norm).is_empty())
+        })
+        .collect();
+    let (lead, tail) = rest.split_first()?;
+    let possessive = matches!(lead.norm.as_str(), "mi" | "mis" | "su");
+    let named = matches!(lead.norm.as_str(), "el" | "la")
+        && tail
+            .first()
+            .is_some_and(|t| t.raw.chars().next().is_some_and(char::is_uppercase));
+    if !possessive && !named {
+        return None;
+    }
+    let mut clause_over = false;
+    let name: Vec<&str> = tail
+        .iter()
+        .take_while(|t| {
+            let open = !clause_over;
+            clause_over |= t.ends_clause;
+            open && t.norm.chars().all(char::is_alphabetic)
+                && !words::STOPS.contains(&t.norm.as_str())
+                && !asks_to_note(&t.norm)
+                && !matches!(
+                    t.norm.as_str(),
+                    "y" | "de" | "para" | "pa" | "que" | "porque" | "hace" | "ayer" | "hoy"
+                )
+        })
+        .take(3)
+        .map(|t| t.raw.trim_end_matches([',', '.']))
+        .collect();
+    (!name.is_empty()).then(|| name.join(" "))
 }
 
 /// The category a correction moves to: the one named and not negated ("eso era

@@ -611,6 +611,15 @@ fn the_lender_said_before_me_presto_is_the_debt() {
         debt_name(&only("mi primo Beto me prestó una lana, como 800")),
         Some("primo Beto")
     );
+    // Said after the money, the lender is read there too.
+    assert_eq!(debt_name(&only("me prestó dinero mi mamá")), Some("mamá"));
+    assert_eq!(
+        debt_name(&only("me prestó 500 pesos mi tía Rosa para el gas")),
+        Some("tía Rosa")
+    );
+    assert_eq!(debt_name(&only("me prestó 2 mil la Vero")), Some("Vero"));
+    // A time after the money is no one.
+    assert_eq!(debt_name(&only("me prestó 500 la semana pasada")), None);
     // A date before «me prestó» is nobody; nor is what the money paid, nor a
     // clause before a comma.
     let a = only("ayer me prestó 500");
@@ -1073,4 +1082,64 @@ fn snacks_a_theme_park_and_wings_out_have_their_categories() {
         category(&only("me gasté 320 en alitas con los del trabajo")),
         Some("restaurantes")
     );
+}
+
+#[test]
+fn money_that_fell_in_a_cap_asked_for_and_a_name_said_first_are_read() {
+    // «me cayeron 1800 de un jale»: money in, then an expense after it.
+    let both =
+        idle("me cayeron 1800 de un jale de pintura el finde y de ahí me gasté 350 en la farmacia");
+    assert_eq!(
+        both.iter()
+            .map(|a| (kind(a), category(a)))
+            .collect::<Vec<_>>(),
+        [
+            ("LOG_TRANSACTION", Some("otros_ingresos")),
+            ("LOG_TRANSACTION", Some("salud"))
+        ]
+    );
+    // (A fine that fell is no income.)
+    assert_ne!(
+        category(&only("me cayeron 800 de multa por estacionarme mal")),
+        Some("otros_ingresos")
+    );
+    let cap = only("no me dejes pasar de 3k en comida al mes porfa");
+    assert_eq!((kind(&cap), category(&cap)), ("SET_BUDGET", Some("comida")));
+    assert_eq!(
+        category(&only(
+            "gaste doscientos treinta y cuatro con cincuenta en copias e impresiones pa la tesis"
+        )),
+        Some("educacion")
+    );
+    // A name said first, capitalised, is the debt's; «a» before a lower-case
+    // word is not.
+    let paid = only("A Toño ya le di 1,500 de lo que le debo");
+    assert_eq!(
+        (kind(&paid), debt_name(&paid)),
+        ("MANAGE_DEBT", Some("Toño"))
+    );
+}
+
+#[test]
+fn a_draft_dropped_in_words_with_a_whole_new_write_starts_anew() {
+    let mut draft = Draft::new(Intent::LogTransaction);
+    draft.category = Some("supermercado".into());
+    draft.questions = vec![Field::Amount];
+    let asked = |message: &str| {
+        propose(&input(
+            FinanceState::Clarifying,
+            Some(draft.clone()),
+            message,
+        ))
+        .actions()
+        .iter()
+        .map(|a| (kind(a).to_owned(), category(a)))
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        asked("olvídalo, mejor anota 180 del Uber de regreso a la casa"),
+        [("LOG_TRANSACTION".to_owned(), Some("transporte"))]
+    );
+    // Dropped alone, it is cancelled.
+    assert_eq!(asked("olvídalo"), [("CANCEL".to_owned(), None)]);
 }

@@ -73,6 +73,7 @@ pub const INCOME: &[&str] = &[
     "vendi",
     "me llego",
     "me cayo",
+    "me cayeron",
     "entraron",
     "me entraron",
     "me transfirieron",
@@ -84,7 +85,18 @@ pub const INCOME: &[&str] = &[
 /// («me acaban de pagar», «mi jefe me pagó», «mi mamá me dio 500», «me
 /// depositó»). «me cobraron» and «me pagué» are spending.
 pub fn receives(norm: &str) -> bool {
-    if any(norm, INCOME) {
+    // «me dieron 50 de cambio», «me cayeron 800 de multa»: not money earned.
+    let not_earned = any(
+        norm,
+        &[
+            "de cambio",
+            "de vuelto",
+            "de descuento",
+            "de multa",
+            "de recargo",
+        ],
+    );
+    if any(norm, INCOME) && !not_earned {
         return true;
     }
     // «registra mi sueldo de este mes: $28,000»: pay named, no one paid by me.
@@ -109,17 +121,7 @@ pub fn receives(norm: &str) -> bool {
     {
         return true;
     }
-    // «me dieron 50 de cambio», «me cayeron 800 de multa»: not money earned.
-    if any(
-        norm,
-        &[
-            "de cambio",
-            "de vuelto",
-            "de descuento",
-            "de multa",
-            "de recargo",
-        ],
-    ) {
+    if not_earned {
         return false;
     }
     let words: Vec<&str> = norm.split(' ').collect();
@@ -237,6 +239,11 @@ pub const BUDGET: &[&str] = &[
     "tampoco quiero pasar de",
     "tampoco quiero pasarme de",
     "no quiero gastar arriba de",
+    // «no me dejes pasar de 3k en comida»: asked to be held to a cap.
+    "no me dejes pasar de",
+    "no me dejes gastar mas de",
+    "que no me pase de",
+    "no me deje pasar de",
 ];
 /// What books are for when they are for school («de inglés», «de texto»).
 pub const SCHOOL_SUBJECTS: &[&str] = &[

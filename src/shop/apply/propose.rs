@@ -99,6 +99,9 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
                 fulfilment: fulfilment.clone(),
                 audit_index: executed,
             }),
+            Effect::OrderAddressSet { address } => decision.store.push(StoreOp::SetAddress {
+                address: address.clone(),
+            }),
             Effect::OrderCancelled { had_order: true } => {
                 decision.store.push(StoreOp::CancelOrder {
                     audit_index: executed,
@@ -138,7 +141,13 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
                 .detail(json!({"human_override": true, "by": "customer"})),
         );
     }
-    memo.fulfilment = eval.choice.clone();
+    // (A way chosen is kept while an order is made or waits for its address.)
+    memo.fulfilment = eval.choice.clone().filter(|_| {
+        matches!(
+            eval.state,
+            State::CartOpen | State::Checkout | State::AwaitingPayment
+        )
+    });
     memo.asked = crate::shop::reply::asked_next(&eval, &delivery);
     let offer = offered(input, &proposal, &eval);
     let offer_person = remember(&mut memo, input, &eval, &offer);

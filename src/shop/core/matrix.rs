@@ -102,6 +102,10 @@ pub enum Effect {
         choice: Choice,
         missing: Option<Missing>,
     },
+    /// The address of an order placed for delivery to a zone without one.
+    OrderAddressSet {
+        address: String,
+    },
     /// `had_order` is true when a placed order (AWAITING_PAYMENT) is cancelled.
     OrderCancelled {
         had_order: bool,
@@ -161,6 +165,8 @@ pub fn valid_in(action: ActionKind, state: State) -> bool {
         UpdateQuantity | RemoveItem | ClearCart => matches!(state, CartOpen | Checkout),
         ReviewOrder => state == CartOpen,
         ConfirmOrder => state == Checkout,
+        // (And in AWAITING_PAYMENT, only the address of an order placed for
+        // delivery to a zone without one: see `step`.)
         SetFulfilment => matches!(state, CartOpen | Checkout),
         CancelOrder => matches!(state, CartOpen | Checkout | AwaitingPayment),
     }
@@ -204,7 +210,17 @@ pub fn evaluate_with(
             step(began_in, state, &cart, catalog, &at, action).map(|(to, effect, next_cart)| {
                 match &effect {
                     Effect::FulfilmentSet { choice: chosen, .. } => choice = Some(chosen.clone()),
-                    Effect::OrderConfirmed { .. }
+                    // (An order placed without its address keeps the way
+                    // chosen until the address is given.)
+                    Effect::OrderConfirmed { fulfilment, .. } => {
+                        let lacks_address = fulfilment
+                            .as_ref()
+                            .is_some_and(|f| f.mode == Mode::Delivery && f.address.is_none());
+                        if !lacks_address {
+                            choice = None;
+                        }
+                    }
+                    Effect::OrderAddressSet { .. }
                     | Effect::OrderCancelled { .. }
                     | Effect::CartCleared => choice = None,
                     _ => {}
@@ -257,7 +273,8 @@ fn step(
         ActionType::Forbidden(kind) => return Err(Rejection::Forbidden(*kind)),
         ActionType::Unknown(name) => return Err(Rejection::UnknownType(name.clone())),
     };
-    if !valid_in(kind, state) {
+    let address_of_the_order = kind == ActionKind::SetFulfilment && state == State::AwaitingPayment;
+    if !valid_in(kind, state) && !address_of_the_order {
         return Err(Rejection::NotAllowedInState {
             action: kind,
             state,
@@ -363,7 +380,12 @@ fn step(
                     in_stock(product, line.quantity)?;
                 }
             }
-            if let Some(missing) = fulfilment::missing(at.options, at.choice) {
+            // «sí, mándamelo a Obrajes»: a zone chosen with the yes places the
+            // order (its fee is the zone's); the address is asked right after
+            // and kept on the order (SET_FULFILMENT in AWAITING_PAYMENT).
+            if let Some(missing) = fulfilment::missing(at.options, at.choice)
+                && missing != Missing::Address
+            {
                 return Err(Rejection::FulfilmentMissing(missing));
             }
             // Delivery changed in this same proposal: the customer sees the new
@@ -402,6 +424,29 @@ fn step(
             next.clear();
             let had_order = state == State::AwaitingPayment;
             Ok((State::Idle, Effect::OrderCancelled { had_order }, next))
+        }
+        ActionKind::SetFulfilment if state == State::AwaitingPayment => {
+            // Only the address an order placed for delivery still lacks:
+            // its way, zone and fee are the order's.
+            let lacking = at.choice.filter(|c| {
+                c.mode == Mode::Delivery && c.address.as_deref().is_none_or(str::is_empty)
+            });
+            let same_way = matches!(action.mode, Param::Missing | Param::Given(Mode::Delivery))
+                && match &action.zone_id {
+                    Param::Missing => true,
+                    Param::Given(id) => lacking.is_some_and(|c| c.zone_id == Some(*id)),
+                    Param::Invalid(_) => false,
+                };
+            let address = action.address.as_deref().and_then(fulfilment::tidy_address);
+            match (lacking, address) {
+                (Some(_), Some(address)) if same_way => {
+                    Ok((state, Effect::OrderAddressSet { address }, next))
+                }
+                _ => Err(Rejection::NotAllowedInState {
+                    action: kind,
+                    state,
+                }),
+            }
         }
         ActionKind::SetFulfilment => {
             let choice = chosen(at, action)?;

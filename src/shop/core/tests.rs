@@ -549,10 +549,16 @@ fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum()
         Some(&no_address),
         std::slice::from_ref(&confirm),
     );
-    assert_eq!(
-        eval.decisions[0].outcome,
-        Err(Rejection::FulfilmentMissing(Missing::Address))
-    );
+    // A zone without its address places the order (the zone's fee in its
+    // total); the way is kept for the address asked next.
+    let placed = eval.decisions[0].outcome.as_ref().expect("placed");
+    assert!(matches!(
+        &placed.effect,
+        Effect::OrderConfirmed { fulfilment: Some(f), total_minor, .. }
+            if f.mode == Mode::Delivery && f.address.is_none()
+                && *total_minor == cart.total_minor() + 1000
+    ));
+    assert_eq!(eval.choice, Some(no_address.clone()));
     // Chosen and confirmed in one proposal after a summary that showed
     // another way: the new summary (and its fee) comes first.
     let eval = evaluate_with(
@@ -800,5 +806,72 @@ proptest! {
             state = eval.state;
             cart = eval.cart;
         }
+    }
+}
+
+#[test]
+fn the_address_of_an_order_placed_without_one_is_its_only_change_while_it_waits() {
+    let options = delivering();
+    let cart = Cart::default();
+    let lacking = Choice {
+        mode: Mode::Delivery,
+        zone_id: Some(7),
+        address: None,
+    };
+    let give = |choice: Option<&Choice>, action: Action| {
+        evaluate_with(
+            State::AwaitingPayment,
+            &cart,
+            &catalog(),
+            &options,
+            choice,
+            std::slice::from_ref(&action),
+        )
+    };
+    let address = Action::of(ActionKind::SetFulfilment).with_address("Calle 5 #120");
+    let eval = give(Some(&lacking), address.clone());
+    let set = eval.decisions[0].outcome.as_ref().expect("address kept");
+    assert_eq!(
+        set.effect,
+        Effect::OrderAddressSet {
+            address: "Calle 5 #120".into()
+        }
+    );
+    assert_eq!(set.to, State::AwaitingPayment);
+    assert_eq!(eval.choice, None);
+    // The same zone said again is the same way.
+    let eval = give(Some(&lacking), address.clone().with_zone(7));
+    assert!(eval.decisions[0].outcome.is_ok());
+    let not_allowed = Err(Rejection::NotAllowedInState {
+        action: ActionKind::SetFulfilment,
+        state: State::AwaitingPayment,
+    });
+    // No order waiting for an address, one that has it, a pickup, another
+    // zone, another way, or no address at all: nothing changes.
+    let complete = Choice {
+        address: Some("Calle 9".into()),
+        ..lacking.clone()
+    };
+    let pickup = Choice {
+        mode: Mode::Pickup,
+        zone_id: None,
+        address: None,
+    };
+    for (choice, action) in [
+        (None, address.clone()),
+        (Some(&complete), address.clone()),
+        (Some(&pickup), address.clone()),
+        (Some(&lacking), address.clone().with_zone(8)),
+        (Some(&lacking), address.clone().with_mode(Mode::Pickup)),
+        (
+            Some(&lacking),
+            Action::of(ActionKind::SetFulfilment).with_zone(7),
+        ),
+    ] {
+        assert_eq!(
+            give(choice, action.clone()).decisions[0].outcome,
+            not_allowed,
+            "{action:?}"
+        );
     }
 }

@@ -1506,6 +1506,13 @@ mod tests {
         assert!(!super::super::words::asks_to_hold(
             "mandalo aparte en otra bolsa"
         ));
+        // Separated into bags is packing, not holding.
+        assert!(!super::super::words::asks_to_hold(
+            "¿me los pueden separar en dos bolsas?"
+        ));
+        assert!(super::super::words::asks_to_hold(
+            "me los pueden separar hasta las 6?"
+        ));
     }
 
     #[test]

@@ -1382,6 +1382,16 @@ pub fn asks_to_hold(folded: &str) -> bool {
     if words.iter().any(|w| w.starts_with("mesa")) {
         return false;
     }
+    // «¿me los pueden separar en dos bolsas?»: separated into packages is how
+    // it is packed, not held for later.
+    let packed = |w: &str| {
+        ["bols", "paquet", "empaq", "caj", "envolt"]
+            .iter()
+            .any(|stem| w.starts_with(stem))
+    };
+    if words.iter().any(|w| packed(w)) && words.iter().any(|w| w.starts_with("separ")) {
+        return false;
+    }
     words.iter().enumerate().any(|(at, w)| {
         let attached = ["lo", "la", "los", "las"]
             .iter()

@@ -261,12 +261,20 @@ pub(super) fn clause_action(
                     .flatten()
             })
             .or_else(|| quantity_after(after))
-            .or_else(|| {
-                after
-                    .iter()
-                    .find_map(|w| token_number(w).filter(|_| !question))
-            })
+            // («…y dos americanos, que voy con una amiga»: the count before
+            // the product is its own; a later one belongs to what follows.)
             .or_else(|| if only { quantity_before(before) } else { None })
+            // («ya no son dos, déjeme uno»: a count denied is not the one.)
+            .or_else(|| {
+                after.iter().enumerate().find_map(|(k, w)| {
+                    let denied = after[..k]
+                        .iter()
+                        .rev()
+                        .take(2)
+                        .any(|b| matches!(*b, "no" | "ni"));
+                    token_number(w).filter(|_| !question && !denied)
+                })
+            })
     {
         mark(covered, &["de", "del", "los", "las"]);
         mark(covered, ONLY);
@@ -591,6 +599,19 @@ pub(super) fn corrected_quantity(after: &[&str], in_cart: i64) -> Option<i64> {
             k += 2;
             continue;
         }
+        // «ya no son dos», «y no tres»: a count denied, no correction to it.
+        let denied = after[k] == "no"
+            && (matches!(
+                after.get(k + 1),
+                Some(&("son" | "es" | "eran" | "era" | "sean" | "seran" | "van"))
+            ) || (k > 0
+                && after[k - 1] == "y"
+                && after.get(k + 1).is_some_and(|w| count(w).is_some())
+                && k + 2 == after.len()));
+        if denied {
+            k += 2;
+            continue;
+        }
         if marker(after[k])
             && let Some((at, n)) = (k + 1..after.len()).find_map(|j| counted(j).map(|n| (j, n)))
         {
@@ -673,7 +694,9 @@ pub(super) fn target_quantity(before: &[&str], after: &[&str]) -> Option<i64> {
             _ => token_number(after[k]),
         }
     });
+    // («dos americanos, que voy con una amiga»: the count said before the
+    // product is its own; a later one belongs to what follows.)
     quantity_after(after)
-        .or(later)
         .or_else(|| quantity_before(before))
+        .or(later)
 }

@@ -177,6 +177,17 @@ pub fn read_message(
     asked: Option<Missing>,
     state: State,
 ) -> Option<ProposedAction> {
+    // (An order placed for delivery without its address waits for it: only
+    // the address is read then, as it was asked.)
+    if state == State::AwaitingPayment && asked == Some(Missing::Address) {
+        let raw = message.trim();
+        let text = normalize(raw);
+        return looks_like_an_address(raw, &text).then(|| {
+            ProposedAction::new("SET_FULFILMENT")
+                .mode(Mode::Delivery)
+                .address(raw)
+        });
+    }
     if !matches!(state, State::CartOpen | State::Checkout) {
         return None;
     }

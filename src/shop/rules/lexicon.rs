@@ -568,7 +568,16 @@ pub const DONE_WORDS: &[&str] = &[
 
 /// Approval said beside a yes («sí, chévere», «dale, genial»): a yes only with
 /// one («excelente, gracias» after an answer confirms nothing).
-pub const APPROVAL: &[&str] = &["chevere", "genial", "excelente", "joya", "bacan"];
+pub const APPROVAL: &[&str] = &[
+    "chevere",
+    "genial",
+    "excelente",
+    "joya",
+    "bacan",
+    "barbaro",
+    "buenisimo",
+    "great",
+];
 
 /// A yes to the order summary (CHECKOUT only).
 pub const CONFIRM: &[&str] = &[
@@ -853,7 +862,7 @@ pub const FILLER: &[&str] = &[
     "les", "porfavor", "amigo", "amiga", "senor", "senorita", "joven", "jefe", "jefa", "mas",
     "ahora", "tu", "su", "carrito", "pedido", "ya", "si", "nos", "eh", "ah", "mmm", "ehh", "ese",
     "esa", "eso", "esos", "esas", "sabes", "sabe", "fijate", "jaja", "jajaja", "pena", "lastima",
-    "ay", "uy",
+    "ay", "uy", "perdona", "perdone", "perdonen",
 ];
 
 /// How an order is taken away or served: no thing asked for.
@@ -1311,6 +1320,8 @@ pub fn read_english(normalized: &str) -> String {
         "my",
         "order",
         "all",
+        "take",
+        "right",
     ];
     let words: Vec<&str> = normalized.split(' ').collect();
     if !words.iter().any(|w| ENGLISH.contains(w)) {
@@ -1378,6 +1389,11 @@ pub fn read_english(normalized: &str) -> String {
         ("take it out", "quitalo"),
         ("remove it", "quitalo"),
         ("sounds good", "ok"),
+        ("that s right", "correcto"),
+        ("thats right", "correcto"),
+        ("that s correct", "correcto"),
+        ("take off", "quita"),
+        ("take away", "quita"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "add" => "agrega",

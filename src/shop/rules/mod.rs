@@ -143,8 +143,10 @@ const TOTAL_FILLER: &[&str] = &[
     "me", "nos",
 ];
 
-/// The message before a total asked in a sentence of its own, after
-/// something else was said: «un té chai. ¿Cuánto sería?» → «un té chai».
+/// The message before a total asked at its end, after something else was
+/// said: in a sentence of its own («un té chai. ¿Cuánto sería?»), after a
+/// comma («ponle un croissant, ¿cuánto sale en total?») or after «y»
+/// («sumale otro capu y pasame el total») → the words before it.
 fn before_the_total_asked(message: &str) -> Option<String> {
     let lower = message.to_lowercase();
     if !["cuant", "cuánt", "total"]
@@ -153,67 +155,58 @@ fn before_the_total_asked(message: &str) -> Option<String> {
     {
         return None;
     }
-    let sentences: Vec<&str> = message
-        .split(['.', '?', '!', '¿', '¡', '\n'])
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
+    const MARKS: [char; 7] = ['.', '?', '!', '¿', '¡', '\n', ' '];
+    let trimmed = message.trim_end_matches(MARKS);
+    // The places a total may start, the last first: a sentence's end, a
+    // comma, a «y».
+    let mut cuts: Vec<(usize, usize, bool)> = trimmed
+        .char_indices()
+        .filter(|(_, c)| matches!(c, '.' | '?' | '!' | '¿' | '¡' | '\n'))
+        .map(|(at, c)| (at, at + c.len_utf8(), true))
+        .chain(
+            trimmed
+                .match_indices(',')
+                .map(|(at, _)| (at, at + 1, false)),
+        )
+        .chain(
+            trimmed
+                .match_indices(" y ")
+                .chain(trimmed.match_indices(" Y "))
+                .map(|(at, _)| (at, at + 3, false)),
+        )
         .collect();
-    let [.., before, last] = sentences.as_slice() else {
-        return total_asked_after_y(message);
-    };
-    let last = prepared(last);
-    let words = tokens(&last);
-    // «¿cuánto sale?» alone may be the price of the product just said: only
-    // the whole («todo», «en total», «sería», «te debo») is the total.
+    cuts.sort_by_key(|cut| std::cmp::Reverse(cut.0));
+    cuts.into_iter().take(3).find_map(|(at, after, sentence)| {
+        let head = trimmed[..at].trim_end_matches(MARKS).trim();
+        let tail = &trimmed[after..];
+        (!tokens(&prepared(head)).is_empty() && asks_the_total(tail, sentence))
+            .then(|| head.to_owned())
+    })
+}
+
+/// Whether `tail` asks the order's total: «¿cuánto sería?», «cuánto te
+/// debo», «pásame el total», «cuánto sale todo». «¿Cuánto sale?» alone may
+/// be the price of the product just said: only the whole («todo», «en
+/// total») is the total. A sentence of its own may be only «¿y el total?».
+fn asks_the_total(tail: &str, sentence: bool) -> bool {
+    let text = prepared(tail);
+    let words = tokens(&text);
     let whole = words.iter().any(|w| matches!(*w, "todo" | "total"));
     let asked: Vec<&str> = words
         .into_iter()
-        .filter(|w| !TOTAL_FILLER.contains(w))
+        .filter(|w| !TOTAL_FILLER.contains(w) && !matches!(*w, "de" | "nuevo" | "otra" | "vez"))
         .collect();
-    let total = !tokens(&prepared(before)).is_empty()
-        && match asked.as_slice() {
-            ["cuanto", "seria" | "quedaria" | "saldria" | "queda"] => true,
-            ["cuanto", "te" | "le" | "les", "debo" | "debemos"] => true,
-            ["cuanto"] | ["cuanto", "es" | "sale" | "va"] | [] => whole,
-            _ => false,
-        };
-    const MARKS: [char; 7] = ['.', '?', '!', '¿', '¡', '\n', ' '];
-    let trimmed = message.trim_end_matches(MARKS);
-    let cut = trimmed.rfind(['.', '?', '!', '¿', '¡', '\n'])?;
-    let head = trimmed[..cut].trim_end_matches(MARKS);
-    (total && !head.trim().is_empty()).then(|| head.trim().to_owned())
-}
-
-/// «agrégale un cheesecake y dame el total de nuevo»: an order, then «y» and
-/// the total asked for in the same sentence — the order before it.
-fn total_asked_after_y(message: &str) -> Option<String> {
-    // (The cut is found in the message itself, at a char boundary.)
-    let at = message
-        .match_indices(" y ")
-        .chain(message.match_indices(" Y "))
-        .map(|(at, _)| at)
-        .max()?;
-    let tail = prepared(&message[at + 3..]);
-    let asked: Vec<&str> = tokens(&tail)
-        .into_iter()
-        .filter(|w| {
-            !matches!(
-                *w,
-                "de" | "nuevo" | "otra" | "vez" | "porfa" | "por" | "favor"
-            )
-        })
-        .collect();
-    let total = matches!(
-        asked.as_slice(),
+    match asked.as_slice() {
+        ["cuanto", "seria" | "quedaria" | "saldria" | "queda"] => true,
+        ["cuanto", "te" | "le" | "les", "debo" | "debemos"] => true,
+        ["cuanto"] | ["cuanto", "es" | "sale" | "va"] => whole,
+        [] => whole && sentence,
         [
-            "dame" | "dime" | "pasame" | "mandame" | "decime" | "deme" | "digame",
-            "el",
-            "total"
-        ] | ["cuanto", "es" | "seria" | "sale" | "queda", "el", "total"]
-            | ["cuanto", "es" | "seria" | "sale" | "queda", "todo"]
-    );
-    let head = message[..at].trim();
-    (total && !head.is_empty()).then(|| head.to_owned())
+            "dame" | "dime" | "pasame" | "mandame" | "decime" | "deme" | "digame" | "pasa"
+            | "manda",
+        ] => whole,
+        _ => false,
+    }
 }
 
 /// The message without the invoice's details («NIT 4567821019», «CI
@@ -267,6 +260,61 @@ fn without_invoice_data(message: &str) -> Option<String> {
         }
     }
     (found && !kept.is_empty()).then(|| kept.join(" "))
+}
+
+/// What follows a yes said after remarks of their own («Bárbaro, confirmo.
+/// Lo retiro yo», «ah ok, entonces QR. sí, confirmo el envío a Miraflores»):
+/// sentences of approval, fillers or how the customer pays are passed over
+/// until one opens with a yes (see [`after_a_yes`]).
+fn after_remarks_a_yes(text: &str) -> Option<String> {
+    let raw = text.trim();
+    if let Some(rest) = after_a_yes(raw) {
+        // («ah ok, entonces QR. sí, confirmo…»: the yes said again after a
+        // remark is the one the way follows.)
+        return past_a_remark(&rest)
+            .and_then(after_remarks_a_yes)
+            .or(Some(rest));
+    }
+    after_remarks_a_yes(past_a_remark(raw)?)
+}
+
+/// What follows a first sentence of approval, fillers or how the customer
+/// pays («Bárbaro», «entonces QR»); `None` when the first sentence is
+/// anything else or the whole text.
+fn past_a_remark(raw: &str) -> Option<&str> {
+    let raw = raw.trim();
+    let first = raw
+        .split(['.', '!', ',', ';', '\n'])
+        .next()
+        .unwrap_or_default();
+    if first.len() == raw.len() {
+        return None;
+    }
+    let folded = prepared(first);
+    let words = tokens(&folded);
+    let remark = !words.is_empty()
+        && words.iter().all(|w| {
+            lexicon::APPROVAL.contains(w)
+                || lexicon::CONFIRM.contains(w)
+                || matches!(
+                    *w,
+                    "ah" | "ahh"
+                        | "oh"
+                        | "uh"
+                        | "entonces"
+                        | "qr"
+                        | "efectivo"
+                        | "transferencia"
+                        | "tarjeta"
+                        | "pago"
+                        | "pagamos"
+                        | "pagare"
+                        | "con"
+                        | "en"
+                        | "por"
+                )
+        });
+    remark.then(|| raw[first.len()..].trim_start_matches(['.', '!', ',', ';', '\n', ' ']))
 }
 
 /// A plain yes (to an offer of a person, for instance).
@@ -356,7 +404,7 @@ pub fn yes_then_the_way(
     text: &str,
     catalog: &[super::contract::CatalogEntry],
 ) -> Option<(String, Mode)> {
-    let rest = after_a_yes(text)?;
+    let rest = after_remarks_a_yes(text)?;
     let read = prepared(&rest);
     let words = tokens(&read);
     let doubts = rest.contains('?')
@@ -1443,6 +1491,19 @@ fn read_whole(input: &ProposalInput) -> Reading {
     let mut reader = Reader::new(input, &text, &words);
     let proposal = reader.proposal();
     lexicon::cover(&words, lexicon::FILLER, &mut reader.covered);
+    // («Genial. Oye, mejor que sean…»: approval beside a request asks nothing.)
+    lexicon::cover(&words, lexicon::APPROVAL, &mut reader.covered);
+    // («Perdona, he contado mal, americanos son cuatro»: the mistake owned.)
+    lexicon::cover(
+        &words,
+        &[
+            "he contado mal",
+            "conte mal",
+            "contamos mal",
+            "me equivoque",
+        ],
+        &mut reader.covered,
+    );
     lexicon::cover(&words, lexicon::VOCATIVES, &mut reader.covered);
     // «para nosotras dos», «somos 4 amigas»: people, never a thing asked for.
     lexicon::cover(&words, PEOPLE, &mut reader.covered);
@@ -3590,6 +3651,9 @@ impl Reader<'_> {
         let mut actions: Vec<ProposedAction> = Vec::new();
         // The quantity a product takes when the customer swaps it for another.
         let mut swapped_quantity: Option<i64> = None;
+        // Whether the line swapped out had its count said («los dos
+        // croissants por un brownie»): «un» after it is then one.
+        let mut swapped_counted = false;
         // «que sean 3 limonadas y 2 croissants»: the «que sean» sets every line
         // of the list, until a clause brings a verb of its own.
         let mut setting = false;
@@ -3724,6 +3788,7 @@ impl Reader<'_> {
                 });
                 cover_words(&mut covered, &["un", "una", "uno", "de", "los", "las"]);
                 self.mark_clause(clause_start, &covered);
+                swapped_counted = quantity_before(before).is_some_and(|n| n > 1);
                 match part {
                     Some(n) if n < in_cart => {
                         actions.push(decrease(id, in_cart, n));
@@ -3897,9 +3962,10 @@ impl Reader<'_> {
                     .rev()
                     .find(|w| !matches!(**w, "de" | "del" | "el" | "la" | "los" | "las"))
                     .is_some_and(|w| matches!(*w, "un" | "una" | "uno"));
-                let swapped = swapped_quantity
-                    .take()
-                    .filter(|_| said.is_none() || (article && quantity_after(after).is_none()));
+                let swapped = swapped_quantity.take().filter(|_| {
+                    said.is_none()
+                        || (article && quantity_after(after).is_none() && !swapped_counted)
+                });
                 let quantity = copied.or(swapped);
                 // «4 americanos y brownies»: a product asked for in the plural
                 // with no count of its own, not in the cart — how many is

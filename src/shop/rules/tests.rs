@@ -6544,6 +6544,28 @@ fn a_total_asked_after_y_never_cuts_inside_a_letter() {
         &[(8, 3)],
     );
     assert_eq!(got, vec!["ADD_TO_CART 6 x1", "REVIEW_ORDER"]);
+    // After a comma, or after «y» in the last of several sentences.
+    check(&[
+        (
+            State::CartOpen,
+            "ok y ponle un croissant, cuánto sale en total?",
+            &[(8, 1)],
+            &["ADD_TO_CART 7 x1", "REVIEW_ORDER"],
+        ),
+        (
+            State::CartOpen,
+            "Uh qué lástima. Bueno, sumale otro capu para ella y pasame el total",
+            &[(8, 1), (6, 1)],
+            &["ADD_TO_CART 8 x1", "REVIEW_ORDER"],
+        ),
+        // «¿cuánto sale?» after a comma asks the product's price.
+        (
+            State::CartOpen,
+            "un brownie, cuánto sale?",
+            &[(8, 1)],
+            &["SHOW_PRODUCT 6"],
+        ),
+    ]);
 }
 
 #[test]
@@ -6931,4 +6953,68 @@ fn the_rounds_new_readings_leave_near_misses_alone() {
         &[(8, 2)],
     ));
     assert!(!change.response_text.contains("No vendemos"));
+}
+
+#[test]
+fn counts_denied_owned_mistakes_and_a_swap_for_one_are_read_as_said() {
+    check(&[
+        // The count before each product is its own; «una amiga» is no count.
+        (
+            State::CartOpen,
+            "Genial. Oye, mejor que sean dos brownies y dos americanos, que voy con una amiga",
+            &[(6, 1), (3, 1)],
+            &["UPDATE_QUANTITY 6 x2", "UPDATE_QUANTITY 3 x2"],
+        ),
+        // «ya no son dos»: the count denied; «uno nomás» is the one.
+        (
+            State::CartOpen,
+            "y de capuchinos ya no son dos, don Freddy se fue a reunión, déjeme uno nomás",
+            &[(8, 2), (6, 1)],
+            &["UPDATE_QUANTITY 8 x1"],
+        ),
+        // Two said, one brought in: one.
+        (
+            State::CartOpen,
+            "Pará, cambiame los dos croissants por un brownie, que estoy a dieta jajaja",
+            &[(7, 2), (8, 1)],
+            &["REMOVE_ITEM 7", "ADD_TO_CART 6 x1"],
+        ),
+        // English: «take off one» is one unit out.
+        (
+            State::CartOpen,
+            "two brownies then, and actually take off one cappuccino",
+            &[(8, 3)],
+            &["ADD_TO_CART 6 x2", "UPDATE_QUANTITY 8 x2"],
+        ),
+    ]);
+}
+
+#[test]
+fn a_yes_after_remarks_of_approval_or_payment_still_confirms_the_way_said() {
+    let at_summary = |message: &str| {
+        let mut now = input(State::Checkout, message, &[(3, 2)]);
+        now.delivery = Some(demo_delivery());
+        describe(&propose(&now))
+    };
+    for yes in [
+        "Bárbaro, confirmo. Lo retiro yo en un rato",
+        "ah ok, entonces QR. sí, confirmo el envío a Miraflores",
+        "yes that's right, I'll pick it up in like 10 min",
+    ] {
+        assert_eq!(
+            at_summary(yes),
+            ["SET_FULFILMENT", "CONFIRM_ORDER"],
+            "{yes}"
+        );
+    }
+    // Approval alone, or a remark with no yes after it, confirms nothing.
+    for not_yet in [
+        "genial, gracias",
+        "bárbaro. ¿y cuánto tarda el envío a Obrajes?",
+    ] {
+        assert!(
+            !at_summary(not_yet).contains(&"CONFIRM_ORDER".to_owned()),
+            "{not_yet}"
+        );
+    }
 }
