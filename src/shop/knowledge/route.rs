@@ -579,10 +579,31 @@ fn tells(clause: &str, names_product: bool) -> bool {
     if super::words::is_a_claim(clause) {
         return true;
     }
+    // «buen día, les escribo de la oficina de contabilidad»: who writes, no
+    // question about the place they write from.
+    if introduces_oneself(clause) {
+        return false;
+    }
     let shop = crate::shop::rules::shop_phrases(clause);
     !names_product
         && (!shop.request || wants_a_topic(clause))
         && shop.unexplained.iter().any(|w| is_topic_word(w))
+}
+
+/// «les escribo de la oficina», «te hablo desde el colegio», «somos de la
+/// empresa X»: the customer says who writes, and asks nothing.
+fn introduces_oneself(clause: &str) -> bool {
+    if clause.contains('?') || clause.contains('¿') {
+        return false;
+    }
+    let folded = normalize(clause);
+    let words = tokens(&folded);
+    words.windows(2).any(|w| {
+        matches!(
+            w[0],
+            "escribo" | "escribimos" | "hablo" | "hablamos" | "soy" | "somos"
+        ) && matches!(w[1], "de" | "desde" | "del")
+    })
 }
 
 /// «Necesito factura con NIT», «quisiera una factura»: a wish whose object is
@@ -1763,9 +1784,16 @@ mod tests {
             "la 3",
             "la mitad de los brownies nomás, que hay gente a dieta",
             "chuta todavía no, que el matcha sean 2, viene mi amiga",
+            // Who writes asks nothing about where they write from.
+            "buen día 🌞 les escribo de la oficina de contabilidad",
+            "hola, somos del colegio San Calixto",
         ] {
             assert!(!asks_or_tells(told), "{told}");
         }
+        // Asked, it is still a question.
+        assert!(asks_or_tells(
+            "les escribo de la oficina, ¿hacen pedidos para eventos?"
+        ));
         assert!(asks(
             "soy alergica al mani y a las nueces, que no deberia pedir"
         ));

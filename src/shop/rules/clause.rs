@@ -261,10 +261,9 @@ pub(super) fn clause_action(
                     .flatten()
             })
             .or_else(|| quantity_after(after))
-            // («…y dos americanos, que voy con una amiga»: the count before
-            // the product is its own; a later one belongs to what follows.)
-            .or_else(|| if only { quantity_before(before) } else { None })
-            // («ya no son dos, déjeme uno»: a count denied is not the one.)
+            // («ya no son dos, déjeme uno»: a count denied is not the one;
+            // «…que voy con una amiga»: an article before another thing is
+            // no count.)
             .or_else(|| {
                 after.iter().enumerate().find_map(|(k, w)| {
                     let denied = after[..k]
@@ -272,9 +271,31 @@ pub(super) fn clause_action(
                         .rev()
                         .take(2)
                         .any(|b| matches!(*b, "no" | "ni"));
-                    token_number(w).filter(|_| !question && !denied)
+                    let article = matches!(*w, "un" | "una")
+                        && after.get(k + 1).is_some_and(|n| {
+                            !matches!(
+                                *n,
+                                "nomas"
+                                    | "solo"
+                                    | "sola"
+                                    | "mas"
+                                    | "nada"
+                                    | "no"
+                                    | "y"
+                                    | "o"
+                                    | "pero"
+                                    | "porfa"
+                                    | "por"
+                                    | "que"
+                                    | "entonces"
+                                    | "pues"
+                                    | "ya"
+                            )
+                        });
+                    token_number(w).filter(|_| !question && !denied && !article)
                 })
             })
+            .or_else(|| if only { quantity_before(before) } else { None })
     {
         mark(covered, &["de", "del", "los", "las"]);
         mark(covered, ONLY);

@@ -6965,6 +6965,13 @@ fn counts_denied_owned_mistakes_and_a_swap_for_one_are_read_as_said() {
             &[(6, 1), (3, 1)],
             &["UPDATE_QUANTITY 6 x2", "UPDATE_QUANTITY 3 x2"],
         ),
+        // The count set after the product is the line's.
+        (
+            State::CartOpen,
+            "un brownie, que sean 2",
+            &[(6, 3), (3, 1)],
+            &["UPDATE_QUANTITY 6 x2"],
+        ),
         // «ya no son dos»: the count denied; «uno nomás» is the one.
         (
             State::CartOpen,
