@@ -96,6 +96,9 @@ pub const PICKUP_NOTED: &str =
     "Perfecto, te esperamos en la tienda. Cuando pagues, envíanos el comprobante por aquí.";
 /// «lo de siempre»: earlier orders are not read here.
 pub const USUAL_NOT_KEPT: &str = "No tengo a la mano tu pedido de siempre. ¿Me dices qué productos quieres y cuántos de cada uno?";
+/// «un chocolate para ella y para mí lo de siempre»: the rest taken, the
+/// usual asked.
+pub const USUAL_BESIDE: &str = "Anoté lo demás. No tengo a la mano tu pedido de siempre: ¿me dices qué productos quieres y cuántos de cada uno?";
 pub const HOW_MANY: &str = "¿Cuántos quieres? Dímelo con un número y el nombre del producto.";
 
 /// Payment words with no order waiting for payment.

@@ -101,6 +101,37 @@ fn told_in_the_past(text: &str) -> bool {
     past && !now
 }
 
+/// An order from before, named and not said («lo de siempre», «el mismo de
+/// ayer»), which this chat does not keep.
+const USUAL: &[&str] = &[
+    "lo de siempre",
+    "lo mismo de siempre",
+    "el de siempre",
+    "lo usual",
+    "lo de costumbre",
+    "lo de ayer",
+    "lo mismo de ayer",
+    "el mismo de ayer",
+    "lo de la vez pasada",
+    "lo mismo de la vez pasada",
+];
+
+/// «un chocolate para ella y para mí lo de siempre»: the usual asked for
+/// beside products named before it, with no product after it to say what it
+/// is («lo de siempre: 2 americanos» says it).
+pub(super) fn usual_beside(input: &ProposalInput) -> bool {
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let Some(at) = USUAL.iter().find_map(|phrase| {
+        let len = phrase.split(' ').count();
+        (0..words.len().saturating_sub(len - 1)).find(|&k| words[k..k + len].join(" ") == *phrase)
+    }) else {
+        return false;
+    };
+    let found = mentions::find(&words, &input.product_catalog);
+    !found.is_empty() && found.iter().all(|m| m.end <= at)
+}
+
 /// People a customer counts beside an order («somos 4 amigas»).
 const PEOPLE: &[&str] = &[
     "personas",
@@ -2566,21 +2597,7 @@ impl Reader<'_> {
         }
         // «lo de siempre», «el mismo de ayer»: an order from before, which
         // this chat does not keep: asked, never guessed.
-        if any(
-            self.text,
-            &[
-                "lo de siempre",
-                "lo mismo de siempre",
-                "el de siempre",
-                "lo usual",
-                "lo de costumbre",
-                "lo de ayer",
-                "lo mismo de ayer",
-                "el mismo de ayer",
-                "lo de la vez pasada",
-                "lo mismo de la vez pasada",
-            ],
-        ) && matches!(
+        if any(self.text, USUAL) && matches!(
             self.state(),
             State::Idle | State::Browsing | State::CartOpen
         )

@@ -10,6 +10,9 @@ pub(super) fn settle(input: &ProposalInput, reading: Reading) -> Proposal {
 }
 
 fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
+    if let Some(more) = more_of_the_last_line(input) {
+        return more;
+    }
     if let Some(share) = one_persons_share_swapped(input, &reading.proposal) {
         reading.proposal = share;
     }
@@ -335,6 +338,20 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     // one product alone, is asked, never guessed.
     if each_of_several_read_as_one(input, &reading.proposal) {
         return clarify(messages::CLARIFY_DEFAULT);
+    }
+    // «un chocolate para ella y para mí lo de siempre»: what was named is
+    // taken, and the usual, which this chat does not keep, is asked — never
+    // dropped in silence.
+    if reading.changes_anything() && usual_beside(input) {
+        let mut proposal = reading.proposal;
+        proposal
+            .proposed_actions
+            .retain(|a| a.action_type != "CLARIFY");
+        proposal
+            .proposed_actions
+            .push(ProposedAction::new("CLARIFY"));
+        proposal.response_text = messages::USUAL_BESIDE.into();
+        return proposal;
     }
     if reading.confident || !reading.changes_anything() {
         return reading.proposal;
@@ -1984,4 +2001,43 @@ fn swap_to_the_unsold(input: &ProposalInput) -> Option<String> {
     let unknown = !lexicon::is_known(thing)
         && !matches!(*thing, "algo" | "eso" | "esto" | "ese" | "esa" | "favor");
     ((is_food(thing) || unknown) && !names_a_product(thing, catalog)).then(|| (*thing).to_owned())
+}
+
+/// «agrégale otro igual al último que te pedí», «uno más del último que
+/// pedí»: more of the line the cart took last, when no product is named.
+fn more_of_the_last_line(input: &ProposalInput) -> Option<Proposal> {
+    if input.current_state != State::CartOpen {
+        return None;
+    }
+    let text = prepared(&input.customer_message);
+    let words = tokens(&text);
+    let last_said = any(
+        &text,
+        &[
+            "igual al ultimo",
+            "igual a lo ultimo",
+            "del ultimo que",
+            "el ultimo que te pedi",
+            "lo ultimo que te pedi",
+        ],
+    );
+    let more = words
+        .iter()
+        .any(|w| lexicon::adds(w) || matches!(*w, "otro" | "otra" | "mas"));
+    if !last_said || !more || !mentions::find(&words, &input.product_catalog).is_empty() {
+        return None;
+    }
+    let line = input.cart.lines.last()?;
+    let quantity = words
+        .iter()
+        .find_map(|w| count(w).filter(|_| !matches!(*w, "un" | "una" | "uno")))
+        .unwrap_or(1);
+    Some(Proposal::new(
+        vec![
+            ProposedAction::new("ADD_TO_CART")
+                .product(line.product_id)
+                .quantity(quantity),
+        ],
+        "",
+    ))
 }

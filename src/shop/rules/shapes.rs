@@ -3514,6 +3514,43 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
             }
             keep[start..end].iter_mut().for_each(|c| *c = false);
         }
+        // «en vez del cortado un capu», «ah, no hay cortado»: in place of, or
+        // the absence of, a food the shop does not sell — nothing to take
+        // out, nothing asked.
+        let unsold_at = |j: usize| {
+            words
+                .get(j)
+                .is_some_and(|w| lexicon::is_food(w) && !product_at(j))
+        };
+        if matches!(words[k], "vez" | "lugar") && k >= 1 && words[k - 1] == "en" {
+            let mut end = k + 1;
+            if words.get(end) == Some(&"de") {
+                end += 1;
+            }
+            if words
+                .get(end)
+                .is_some_and(|w| matches!(*w, "del" | "la" | "el" | "los" | "las"))
+            {
+                end += 1;
+            }
+            if end > k + 1 && unsold_at(end) {
+                keep[k - 1..=end].iter_mut().for_each(|c| *c = false);
+            }
+        }
+        let opens_a_sentence = k == 0
+            || matches!(
+                words[k - 1],
+                "ah" | "ay" | "uy" | "oh" | "ok" | "bueno" | "ya" | "pucha" | "chuta" | "uf"
+            );
+        if words[k] == "no"
+            && opens_a_sentence
+            && words
+                .get(k + 1)
+                .is_some_and(|w| matches!(*w, "hay" | "tienen" | "venden"))
+            && unsold_at(k + 2)
+        {
+            keep[k..k + 3].iter_mut().for_each(|c| *c = false);
+        }
         // «a eso de las 5»: an hour («a las 7» is already one, see
         // `times_told`).
         let hour = |j: usize| {

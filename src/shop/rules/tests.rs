@@ -7025,3 +7025,45 @@ fn a_yes_after_remarks_of_approval_or_payment_still_confirms_the_way_said() {
         );
     }
 }
+
+#[test]
+fn an_unsold_thing_replaced_the_usual_beside_an_order_and_more_of_the_last_line() {
+    // In place of a food not sold: nothing to take out, the new one added.
+    check(&[(
+        State::CartOpen,
+        "Ah, no hay cortado. Bueno, en vez del cortado un capu entonces",
+        &[(7, 2)],
+        &["ADD_TO_CART 8 x1"],
+    )]);
+    // The usual beside products: those taken, the usual asked.
+    let beside = propose(&input(
+        State::Browsing,
+        "Bueno, entonces un chocolate caliente para ella y para mí lo de siempre",
+        &[],
+    ));
+    assert_eq!(describe(&beside), ["ADD_TO_CART 5 x1", "CLARIFY"]);
+    assert!(beside.response_text.contains("pedido de siempre"));
+    // «lo de siempre: 2 americanos» says what it is.
+    assert_eq!(
+        summary(State::Browsing, "lo de siempre: 2 americanos", &[]),
+        ["ADD_TO_CART 3 x2"]
+    );
+    // More of the line the cart took last; not with a product named.
+    let cart = [(2, 2), (6, 1), (5, 1)];
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "y agrégale otro igual al último que te pedí",
+            &cart
+        ),
+        ["ADD_TO_CART 5 x1"]
+    );
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "y agrégale otro brownie igual al último que te pedí",
+            &cart
+        ),
+        ["ADD_TO_CART 6 x1"]
+    );
+}
