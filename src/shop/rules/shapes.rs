@@ -3274,7 +3274,22 @@ pub(super) fn split_in_brackets(input: &ProposalInput) -> Option<String> {
     let split = words.iter().any(|w| matches!(*w, "uno" | "una"))
         && words.iter().any(|w| matches!(*w, "otro" | "otra"))
         && mentions::find(&words, &input.product_catalog).is_empty();
-    split.then(|| format!("{} {}", &message[..open], &message[close + 1..]))
+    if split {
+        return Some(format!("{} {}", &message[..open], &message[close + 1..]));
+    }
+    // «para don Freddy y para mí capuchino (o sea dos)»: the count of the
+    // product right before the brackets, said inside them.
+    let counted = match words.as_slice() {
+        ["o", "sea", n] | ["osea", n] | ["son", n] | ["serian", n] | ["en", "total", n] => {
+            count(n).filter(|_| !matches!(*n, "un" | "una"))
+        }
+        _ => None,
+    }?;
+    let head = message[..open].trim_end();
+    let at = head.rfind(char::is_whitespace).map_or(0, |k| k + 1);
+    let named = &head[at..];
+    names_a_product(&normalize(named), &input.product_catalog)
+        .then(|| format!("{}{counted} {named} {}", &head[..at], &message[close + 1..]))
 }
 
 /// «…a los chamos les gusta más el chocolate», after a change: a liking told

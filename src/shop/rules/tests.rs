@@ -7067,3 +7067,30 @@ fn an_unsold_thing_replaced_the_usual_beside_an_order_and_more_of_the_last_line(
         ["ADD_TO_CART 6 x1"]
     );
 }
+
+#[test]
+fn a_count_said_in_brackets_after_a_product_is_its_count() {
+    check(&[
+        (
+            State::Browsing,
+            "para la jefa un té chai, para don Freddy y para mí capuchino (o sea dos), y el pasante un americano",
+            &[],
+            &["ADD_TO_CART 4 x1", "ADD_TO_CART 8 x2", "ADD_TO_CART 3 x1"],
+        ),
+        (
+            State::Browsing,
+            "para mí y mi hermana brownie (o sea 2) y un chai",
+            &[],
+            &["ADD_TO_CART 6 x2", "ADD_TO_CART 4 x1"],
+        ),
+    ]);
+    // Brackets after something that is no product are left alone.
+    assert_ne!(
+        summary(
+            State::Browsing,
+            "para la oficina (o sea dos) un brownie",
+            &[]
+        ),
+        ["ADD_TO_CART 6 x2"]
+    );
+}
