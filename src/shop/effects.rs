@@ -207,8 +207,12 @@ impl Effects for ShopEffects {
                     }
                 }
                 StoreOp::SetAddress { address } => {
-                    if let Some(order) = &self.open_order {
-                        orders::set_address(&mut *tx, order.id, &address).await?;
+                    let target = created
+                        .as_ref()
+                        .map(|o| o.id)
+                        .or(self.open_order.as_ref().map(|o| o.id));
+                    if let Some(order_id) = target {
+                        orders::set_address(&mut *tx, order_id, &address).await?;
                     }
                 }
                 StoreOp::SetStatus { order_id, status } => {

@@ -347,10 +347,6 @@ pub async fn items(db: impl PgExecutor<'_>, order_id: Uuid) -> sqlx::Result<Vec<
     .await
 }
 
-/// Moves an order to `status` and its units with it: a payment consumes the
-/// units it held, an end (cancelled, expired) returns them, held or sold.
-/// `reason` is why a proof was rejected (back to `awaiting_payment`) or why the
-/// order was cancelled. `closed_at` or `paid_at` follow from the status.
 /// Keeps the address of an order placed for delivery without one, while it
 /// waits for payment (never another order's, never a pickup's).
 pub async fn set_address(conn: &mut PgConnection, id: Uuid, address: &str) -> sqlx::Result<()> {
@@ -367,6 +363,10 @@ pub async fn set_address(conn: &mut PgConnection, id: Uuid, address: &str) -> sq
     Ok(())
 }
 
+/// Moves an order to `status` and its units with it: a payment consumes the
+/// units it held, an end (cancelled, expired) returns them, held or sold.
+/// `reason` is why a proof was rejected (back to `awaiting_payment`) or why the
+/// order was cancelled. `closed_at` or `paid_at` follow from the status.
 pub async fn set_status(
     conn: &mut PgConnection,
     id: Uuid,

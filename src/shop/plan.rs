@@ -232,7 +232,16 @@ pub async fn plan(
         });
     }
     let bot = turn.bot;
-    let memo = ShopMemo::read(conversation.draft.as_ref());
+    let mut memo = ShopMemo::read(conversation.draft.as_ref());
+    // A way chosen belongs to the order being made or waiting for its
+    // address: never carried into a new one (an order paid, expired or
+    // cancelled by the merchant leaves the chat in another state).
+    if !matches!(
+        start,
+        State::CartOpen | State::Checkout | State::AwaitingPayment
+    ) {
+        memo.fulfilment = None;
+    }
     // The bot offered a person after getting nowhere; a yes takes it.
     if memo.person_offered && super::rules::is_yes(&payload.text) {
         return Ok(Plan::Escalate {
@@ -290,8 +299,16 @@ pub async fn plan(
         // (Only a way that is whole: a zone without an address is asked first.)
         // (A zone without its address is enough: the address is asked
         // right after the order is placed.)
-        let whole = action.params.mode.as_ref().and_then(|m| m.as_str()) == Some("pickup")
-            || action.params.zone_id.is_some();
+        // (A place no zone lists — «envíenlo a El Alto» — is no way: the
+        // matrix says so, and nothing is confirmed.)
+        let zone_listed = action
+            .params
+            .zone_id
+            .as_ref()
+            .and_then(|z| z.as_i64())
+            .is_some_and(|id| view.zones.iter().any(|z| z.zone_id == id));
+        let whole =
+            action.params.mode.as_ref().and_then(|m| m.as_str()) == Some("pickup") || zone_listed;
         let mut actions = vec![action];
         // (A yes answers the summary's «¿confirmas?», not a question about
         // the way the bot asked after it.)
@@ -364,7 +381,6 @@ pub async fn plan(
         split
     };
     let mut answered = Vec::new();
-    let mut memo = memo;
     for question in &split.questions {
         // «agrégame un cheesecake, ¿lleva gluten?»: the product may be named
         // elsewhere in the message, or be the one just talked about.

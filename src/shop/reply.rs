@@ -450,6 +450,12 @@ pub fn asked_next(eval: &Evaluation, delivery: &Options) -> Option<Missing> {
         (None, None) if eval.state == State::Checkout => {
             fulfilment::missing(delivery, eval.choice.as_ref())
         }
+        // An order placed without its address asks it until it is given.
+        (None, None) if eval.state == State::AwaitingPayment => eval
+            .choice
+            .as_ref()
+            .filter(|c| c.mode == Mode::Delivery && c.address.is_none())
+            .map(|_| Missing::Address),
         _ => None,
     }
 }

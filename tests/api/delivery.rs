@@ -362,7 +362,21 @@ async fn a_yes_with_a_zone_places_the_order_and_the_address_asked_next_is_kept_o
         address().await,
         ("delivery".into(), None, "awaiting_payment".into())
     );
-    // The address, answered: kept on the order, nothing else changes.
+    // Thanks, another way or another zone are no address of it.
+    for not_an_address in [
+        "muchas gracias",
+        "mejor lo recojo yo",
+        "mejor mándalo a Calacoto, calle 5",
+    ] {
+        let said = app.say("eva", not_an_address).await;
+        assert!(
+            !said.iter().any(|m| m.contains("Anotado")),
+            "{not_an_address}: {said:?}"
+        );
+        assert_eq!(address().await.1, None, "{not_an_address}");
+    }
+    // The address, answered (asked still, after the messages between): kept
+    // on the order, nothing else changes.
     let kept = app
         .say("eva", "calle 10 número 455, casa verde de rejas")
         .await;
@@ -386,4 +400,29 @@ async fn a_yes_with_a_zone_places_the_order_and_the_address_asked_next_is_kept_o
         Some("calle 10 número 455, casa verde de rejas")
     );
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_place_no_zone_lists_or_a_yes_to_an_address_asked_places_no_order(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    // A yes with a place no zone lists: no order, pickup or other.
+    app.say("fede", "quiero 2 capuchinos").await;
+    app.say("fede", "eso es todo").await;
+    let refused = app.say("fede", "sí, envíenlo a El Alto por favor").await;
+    assert!(
+        !refused.iter().any(|m| m.contains("quedó registrado")),
+        "{refused:?}"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    // A zone chosen before the yes: the summary asks the address, and «ok»
+    // to it places nothing.
+    app.say("gabi", "quiero 2 capuchinos").await;
+    app.say("gabi", "envíamelo a Miraflores").await;
+    app.say("gabi", "eso es todo").await;
+    let asked = app.say("gabi", "ok").await;
+    assert!(
+        !asked.iter().any(|m| m.contains("quedó registrado")),
+        "{asked:?}"
+    );
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
 }

@@ -97,6 +97,13 @@ pub fn read_at(words: &[&str], start: usize) -> Option<(i64, usize)> {
         } else if word == "y"
             && last == Some(Last::Multiplier)
             && matches!(words.get(i + 1), Some(&("media" | "medio")))
+            // («3 mil y medio kilo de queso»: the half is the kilo's.)
+            && !words.get(i + 2).is_some_and(|unit| {
+                matches!(
+                    *unit,
+                    "kilo" | "kilos" | "litro" | "litros" | "docena" | "hora" | "horas" | "metro"
+                )
+            })
         {
             // «3 lucas y media», «dos mil y medio»: half of the thousand more.
             total += factor_said * 100 / 2;
@@ -353,6 +360,7 @@ mod tests {
         assert_eq!(cents("300 pesos con 2 refrescos"), [30_000, 200]);
         assert_eq!(cents("3 lucas y media en unos tenis"), [350_000]);
         assert_eq!(cents("dos mil y medio"), [250_000]);
+        assert_eq!(cents("gasté 3 mil y medio kilo de queso")[0], 300_000);
         assert_eq!(cents("$1,800.50 con 20"), [180_050, 2_000]);
         assert!(joins_number("ochenta", "dos"));
         assert!(!joins_number("500", "dos"));

@@ -285,12 +285,11 @@ pub static CATEGORIES: &[Category] = &[
             "preparatoria",
             "prepa",
             "colegio",
-            // «copias e impresiones pa la tesis».
-            "copias",
+            // «copias e impresiones pa la tesis» (not «copias de las
+            // llaves», not the gym's «inscripción»).
             "fotocopias",
             "impresiones",
             "tesis",
-            "inscripcion",
         ],
         related: &["cultura"],
         umbrella: false,

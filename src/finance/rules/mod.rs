@@ -413,7 +413,8 @@ fn clarify() -> FinanceProposal {
 
 /// CLARIFYING: the reply patches the draft's open fields; it never starts over.
 fn patch(message: &Message, intent: Intent, questions: &[Field]) -> FinanceProposal {
-    if message.has(words::CANCEL) || message.norm == "no" {
+    // («no, déjalo en 180»: a figure with it corrects the draft.)
+    if (message.has(words::CANCEL) && message.amounts.is_empty()) || message.norm == "no" {
         return one(action("CANCEL"));
     }
     // «traigo como 600 en efectivo» asked for the bank balance: cash in hand
@@ -629,7 +630,9 @@ fn starts_anew(
         && draft.resume.is_none();
     // «olvídalo, mejor anota 180 del Uber»: the draft dropped in words and a
     // whole new write said after it.
-    let drops_and_writes = message.has(&["olvidalo", "olvida", "dejalo", "mejor no"])
+    // («no, déjalo en 180» corrects the draft: not this.)
+    let drops_and_writes = message.has(&["olvidalo", "olvida", "mejor no"])
+        && !takes_back
         && (message.has(words::SPEND) || message.income() || logs)
         && !message.amounts.is_empty()
         && message.category().is_some();

@@ -1111,6 +1111,20 @@ fn money_that_fell_in_a_cap_asked_for_and_a_name_said_first_are_read() {
         )),
         Some("educacion")
     );
+    // Lost or charged is no income; a discount beside a sale leaves it one.
+    assert_ne!(
+        category(&only("se me cayeron 200 pesos en la calle")),
+        Some("otros_ingresos")
+    );
+    assert_eq!(
+        category(&idle("vendí mi celular en 2500, le hice 200 de descuento")[0]),
+        Some("otros_ingresos")
+    );
+    // A gym's sign-up is no school.
+    assert_ne!(
+        category(&only("pagué 800 de inscripción al gimnasio")),
+        Some("educacion")
+    );
     // A name said first, capitalised, is the debt's; «a» before a lower-case
     // word is not.
     let paid = only("A Toño ya le di 1,500 de lo que le debo");
@@ -1142,4 +1156,9 @@ fn a_draft_dropped_in_words_with_a_whole_new_write_starts_anew() {
     );
     // Dropped alone, it is cancelled.
     assert_eq!(asked("olvídalo"), [("CANCEL".to_owned(), None)]);
+    // «no, déjalo en 180» corrects the draft.
+    assert_eq!(
+        asked("no, déjalo en 180, lo gasté en el súper")[0].0,
+        "PATCH_DRAFT"
+    );
 }

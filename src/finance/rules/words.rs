@@ -85,7 +85,13 @@ pub const INCOME: &[&str] = &[
 /// («me acaban de pagar», «mi jefe me pagó», «mi mamá me dio 500», «me
 /// depositó»). «me cobraron» and «me pagué» are spending.
 pub fn receives(norm: &str) -> bool {
-    // «me dieron 50 de cambio», «me cayeron 800 de multa»: not money earned.
+    // «me dieron 50 de cambio», «me cayeron 800 de multa»: not money earned
+    // (when that is the only figure: «vendí el celular en 2500, le hice 200
+    // de descuento» earned the 2500).
+    let figures = norm
+        .split(' ')
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .count();
     let not_earned = any(
         norm,
         &[
@@ -95,7 +101,19 @@ pub fn receives(norm: &str) -> bool {
             "de multa",
             "de recargo",
         ],
-    );
+    ) && figures <= 1;
+    // «se me cayeron 200 pesos en la calle», «me cayeron 3 cargos»: lost or
+    // charged, not received.
+    let lost = any(norm, &["se me cayo", "se me cayeron"])
+        || (norm.split(' ').any(|w| {
+            matches!(
+                w,
+                "cargo" | "cargos" | "intereses" | "comision" | "comisiones" | "multa" | "multas"
+            )
+        }) && any(norm, &["me cayo", "me cayeron"]));
+    if lost {
+        return false;
+    }
     if any(norm, INCOME) && !not_earned {
         return true;
     }

@@ -273,7 +273,11 @@ fn step(
         ActionType::Forbidden(kind) => return Err(Rejection::Forbidden(*kind)),
         ActionType::Unknown(name) => return Err(Rejection::UnknownType(name.clone())),
     };
-    let address_of_the_order = kind == ActionKind::SetFulfilment && state == State::AwaitingPayment;
+    // (Only in a turn that began with the order placed: never in the turn
+    // that places it.)
+    let address_of_the_order = kind == ActionKind::SetFulfilment
+        && state == State::AwaitingPayment
+        && began_in == State::AwaitingPayment;
     if !valid_in(kind, state) && !address_of_the_order {
         return Err(Rejection::NotAllowedInState {
             action: kind,
@@ -383,8 +387,11 @@ fn step(
             // «sí, mándamelo a Obrajes»: a zone chosen with the yes places the
             // order (its fee is the zone's); the address is asked right after
             // and kept on the order (SET_FULFILMENT in AWAITING_PAYMENT).
+            // (Only a zone chosen with this very yes: a summary that asked
+            // the address is answered with it, not with «ok».)
+            let zone_with_the_yes = at.choice != at.began_with;
             if let Some(missing) = fulfilment::missing(at.options, at.choice)
-                && missing != Missing::Address
+                && (missing != Missing::Address || !zone_with_the_yes)
             {
                 return Err(Rejection::FulfilmentMissing(missing));
             }
@@ -425,7 +432,7 @@ fn step(
             let had_order = state == State::AwaitingPayment;
             Ok((State::Idle, Effect::OrderCancelled { had_order }, next))
         }
-        ActionKind::SetFulfilment if state == State::AwaitingPayment => {
+        ActionKind::SetFulfilment if address_of_the_order => {
             // Only the address an order placed for delivery still lacks:
             // its way, zone and fee are the order's.
             let lacking = at.choice.filter(|c| {

@@ -549,9 +549,27 @@ fn a_delivery_order_is_confirmed_only_complete_seen_and_above_the_zone_minimum()
         Some(&no_address),
         std::slice::from_ref(&confirm),
     );
-    // A zone without its address places the order (the zone's fee in its
-    // total); the way is kept for the address asked next.
-    let placed = eval.decisions[0].outcome.as_ref().expect("placed");
+    // A zone chosen before without its address: the summary asked the
+    // address, and a yes to it places nothing.
+    assert_eq!(
+        eval.decisions[0].outcome,
+        Err(Rejection::FulfilmentMissing(Missing::Address))
+    );
+    // A zone said with the yes («sí, mándamelo a Sopocachi») places the
+    // order (the zone's fee in its total); the way is kept for the address
+    // asked next.
+    let eval = evaluate_with(
+        State::Checkout,
+        &cart,
+        &catalog(),
+        &options,
+        None,
+        &[
+            Action::of(ActionKind::SetFulfilment).with_zone(7),
+            confirm.clone(),
+        ],
+    );
+    let placed = eval.decisions[1].outcome.as_ref().expect("placed");
     assert!(matches!(
         &placed.effect,
         Effect::OrderConfirmed { fulfilment: Some(f), total_minor, .. }
@@ -829,6 +847,21 @@ fn the_address_of_an_order_placed_without_one_is_its_only_change_while_it_waits(
         )
     };
     let address = Action::of(ActionKind::SetFulfilment).with_address("Calle 5 #120");
+    // Never in the turn that places the order.
+    let placing = evaluate_with(
+        State::Checkout,
+        &cart_for(State::Checkout),
+        &catalog(),
+        &options,
+        None,
+        &[
+            Action::of(ActionKind::SetFulfilment).with_zone(7),
+            Action::of(ActionKind::ConfirmOrder),
+            address.clone(),
+        ],
+    );
+    assert!(placing.decisions[1].outcome.is_ok());
+    assert!(placing.decisions[2].outcome.is_err());
     let eval = give(Some(&lacking), address.clone());
     let set = eval.decisions[0].outcome.as_ref().expect("address kept");
     assert_eq!(

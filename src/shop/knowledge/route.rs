@@ -599,10 +599,15 @@ fn introduces_oneself(clause: &str) -> bool {
     let folded = normalize(clause);
     let words = tokens(&folded);
     words.windows(2).any(|w| {
+        matches!(w[0], "escribo" | "escribimos" | "soy" | "somos")
+            && matches!(w[1], "de" | "desde" | "del")
+    }) && !words.iter().any(|w| {
+        // («somos del colegio, necesitamos factura»: a request beside it is
+        // still heard.)
         matches!(
-            w[0],
-            "escribo" | "escribimos" | "hablo" | "hablamos" | "soy" | "somos"
-        ) && matches!(w[1], "de" | "desde" | "del")
+            *w,
+            "necesito" | "necesitamos" | "quiero" | "queremos" | "quisiera" | "quisieramos"
+        )
     })
 }
 
@@ -1790,9 +1795,12 @@ mod tests {
         ] {
             assert!(!asks_or_tells(told), "{told}");
         }
-        // Asked, it is still a question.
+        // Asked, or a request beside it, it is still heard.
         assert!(asks_or_tells(
             "les escribo de la oficina, ¿hacen pedidos para eventos?"
+        ));
+        assert!(asks_or_tells(
+            "somos del colegio San Calixto y necesitamos factura con NIT"
         ));
         assert!(asks(
             "soy alergica al mani y a las nueces, que no deberia pedir"

@@ -179,14 +179,36 @@ pub fn read_message(
 ) -> Option<ProposedAction> {
     // (An order placed for delivery without its address waits for it: only
     // the address is read then, as it was asked.)
+    // (A street or a number is needed, nothing of another way or zone —
+    // «muchas gracias», «mejor lo recojo yo», «…a Obrajes, calle 5» on
+    // another zone's order are no address of it.)
     if state == State::AwaitingPayment && asked == Some(Missing::Address) {
         let raw = message.trim();
         let text = normalize(raw);
-        return looks_like_an_address(raw, &text).then(|| {
+        let found = address_in(raw);
+        let street = found.as_deref().is_some_and(starts_with_a_street_word)
+            || raw.chars().any(|c| c.is_ascii_digit());
+        let own_zone = delivery.chosen.as_ref().and_then(|c| c.zone_id);
+        let zone_named = delivery.zones.iter().any(|z| {
+            Some(z.zone_id) != own_zone
+                && z.name
+                    .split(['(', ')', ',', ';', '/', ':', '-', '–'])
+                    .map(normalize)
+                    .any(|place| !place.is_empty() && contains_phrase(&text, &place))
+        });
+        let other_way = any(&text, PICKUP) || zone_named || lexicon::clears(&text);
+        if !street || other_way || !looks_like_an_address(raw, &text) {
+            return None;
+        }
+        let address = found.unwrap_or_else(|| raw.to_owned());
+        let address = address
+            .trim_end_matches(['.', ',', ';', '!', ' '])
+            .to_owned();
+        return Some(
             ProposedAction::new("SET_FULFILMENT")
                 .mode(Mode::Delivery)
-                .address(raw)
-        });
+                .address(&address),
+        );
     }
     if !matches!(state, State::CartOpen | State::Checkout) {
         return None;

@@ -1393,7 +1393,8 @@ pub fn read_english(normalized: &str) -> String {
         ("thats right", "correcto"),
         ("that s correct", "correcto"),
         ("take off", "quita"),
-        ("take away", "quita"),
+        // («two cappuccinos to take away»: to go.)
+        ("to take away", "para llevar"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "add" => "agrega",

@@ -122,9 +122,11 @@ const USUAL: &[&str] = &[
 pub(super) fn usual_beside(input: &ProposalInput) -> bool {
     let text = prepared(&input.customer_message);
     let words = tokens(&text);
+    // (Asked for, it ends the message: «lo de ayer estuvo buenazo» tells.)
     let Some(at) = USUAL.iter().find_map(|phrase| {
         let len = phrase.split(' ').count();
-        (0..words.len().saturating_sub(len - 1)).find(|&k| words[k..k + len].join(" ") == *phrase)
+        let end = words.len().checked_sub(len)?;
+        (words[end..].join(" ") == *phrase).then_some(end)
     }) else {
         return false;
     };

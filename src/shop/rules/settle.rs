@@ -2023,19 +2023,37 @@ fn more_of_the_last_line(input: &ProposalInput) -> Option<Proposal> {
     );
     let more = words
         .iter()
-        .any(|w| lexicon::adds(w) || matches!(*w, "otro" | "otra" | "mas"));
-    if !last_said || !more || !mentions::find(&words, &input.product_catalog).is_empty() {
+        .any(|w| lexicon::adds(w) || matches!(*w, "otro" | "otra"));
+    // («no me agregues otro…», «sácame el último…», «¿…?»: not this.)
+    let not_more = input.customer_message.contains('?')
+        || words
+            .iter()
+            .any(|w| matches!(*w, "no" | "ni" | "ya") || lexicon::removes(w) || swap_verb(w));
+    if !last_said || !more || not_more || !mentions::find(&words, &input.product_catalog).is_empty()
+    {
         return None;
     }
-    let line = input.cart.lines.last()?;
-    let quantity = words
+    // The line the last change touched, or else the cart's last.
+    let id = input
+        .last_changed
         .iter()
-        .find_map(|w| count(w).filter(|_| !matches!(*w, "un" | "una" | "uno")))
+        .rev()
+        .find(|id| input.cart.holds(**id))
+        .copied()
+        .or_else(|| input.cart.lines.last().map(|l| l.product_id))?;
+    // «dos más igual al último»: a count right before «más» or «otros».
+    let quantity = words
+        .windows(2)
+        .find_map(|w| {
+            matches!(w[1], "mas" | "otros" | "otras")
+                .then(|| count(w[0]))
+                .flatten()
+        })
         .unwrap_or(1);
     Some(Proposal::new(
         vec![
             ProposedAction::new("ADD_TO_CART")
-                .product(line.product_id)
+                .product(id)
                 .quantity(quantity),
         ],
         "",

@@ -7066,6 +7066,23 @@ fn an_unsold_thing_replaced_the_usual_beside_an_order_and_more_of_the_last_line(
         ),
         ["ADD_TO_CART 6 x1"]
     );
+    // Not taken out or refused.
+    for not_more in [
+        "sácame el último que te pedí, ya no quiero más",
+        "no me agregues otro igual al último que te pedí",
+    ] {
+        assert!(
+            !summary(State::CartOpen, not_more, &cart).contains(&"ADD_TO_CART 5 x1".to_owned()),
+            "{not_more}"
+        );
+    }
+    // The usual told of, not asked for: no question about it.
+    let told = propose(&input(
+        State::Browsing,
+        "ponme 2 brownies, lo de ayer estuvo buenazo",
+        &[],
+    ));
+    assert!(!told.response_text.contains("pedido de siempre"));
 }
 
 #[test]
