@@ -286,10 +286,11 @@ pub static CATEGORIES: &[Category] = &[
             "prepa",
             "colegio",
             // «copias e impresiones pa la tesis» (not «copias de las
-            // llaves», not the gym's «inscripción»).
+            // llaves»; the gym's «inscripción» is the gym's, below).
             "fotocopias",
             "impresiones",
             "tesis",
+            "inscripcion",
         ],
         related: &["cultura"],
         umbrella: false,
@@ -378,6 +379,10 @@ pub static CATEGORIES: &[Category] = &[
             "youtube premium",
             "icloud",
             "gimnasio",
+            // (Longer than «inscripción», which is the school's.)
+            "inscripcion al gimnasio",
+            "inscripcion del gimnasio",
+            "inscripcion al gym",
             "gym",
         ],
         related: &["entretenimiento"],

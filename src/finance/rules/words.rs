@@ -104,13 +104,10 @@ pub fn receives(norm: &str) -> bool {
     ) && figures <= 1;
     // «se me cayeron 200 pesos en la calle», «me cayeron 3 cargos»: lost or
     // charged, not received.
+    // (A commission or interest that fell in is money in.)
     let lost = any(norm, &["se me cayo", "se me cayeron"])
-        || (norm.split(' ').any(|w| {
-            matches!(
-                w,
-                "cargo" | "cargos" | "intereses" | "comision" | "comisiones" | "multa" | "multas"
-            )
-        }) && any(norm, &["me cayo", "me cayeron"]));
+        || (norm.split(' ').any(|w| matches!(w, "multa" | "multas"))
+            && any(norm, &["me cayo", "me cayeron"]));
     if lost {
         return false;
     }
