@@ -103,6 +103,12 @@ async fn tell_stock(
     Ok(())
 }
 
+/// The order a turn's change is about: the one it created, or else the one
+/// waiting for payment.
+fn this_turns_order(created: Option<&Order>, open: Option<Uuid>) -> Option<Uuid> {
+    created.map(|o| o.id).or(open)
+}
+
 /// An order change a turn makes.
 pub enum StoreOp {
     /// A confirmed cart becomes an order (numbered at commit); the audit row at
@@ -168,6 +174,7 @@ impl Effects for ShopEffects {
     ) -> anyhow::Result<Option<(Author, OutPayload)>> {
         let conversation = at.conversation;
         let mut created: Option<Order> = None;
+        let open = self.open_order.as_ref().map(|o| o.id);
         for op in self.store {
             match op {
                 StoreOp::CreateOrder {
@@ -196,22 +203,14 @@ impl Effects for ShopEffects {
                     }
                 }
                 StoreOp::CancelOrder { audit_index } => {
-                    let target = created
-                        .as_ref()
-                        .map(|o| o.id)
-                        .or(self.open_order.as_ref().map(|o| o.id));
-                    if let Some(order_id) = target {
+                    if let Some(order_id) = this_turns_order(created.as_ref(), open) {
                         orders::set_status(&mut *tx, order_id, OrderStatus::Cancelled, None)
                             .await?;
                         audit[audit_index].detail["order_id"] = json!(order_id);
                     }
                 }
                 StoreOp::SetAddress { address } => {
-                    let target = created
-                        .as_ref()
-                        .map(|o| o.id)
-                        .or(self.open_order.as_ref().map(|o| o.id));
-                    if let Some(order_id) = target {
+                    if let Some(order_id) = this_turns_order(created.as_ref(), open) {
                         orders::set_address(&mut *tx, order_id, &address).await?;
                     }
                 }
