@@ -161,6 +161,10 @@ pub struct CatalogEntry {
     /// The merchant's tags («frío», «sin cafeína», «postre»…).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// What it contains that some cannot eat («frutos secos», «lácteos»), as
+    /// the merchant declared it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allergens: Vec<String>,
 }
 
 /// A shop proposal.

@@ -284,6 +284,7 @@ pub async fn plan(
             price_minor: p.price_minor,
             description: p.description.clone(),
             tags: p.tags.clone(),
+            allergens: p.allergens.clone(),
         })
         .collect();
     // («y un americano para llevar» orders a product: its way is not read,
@@ -502,11 +503,23 @@ pub async fn plan(
     {
         // «el brownie tiene nueces?? mi amiga es alérgica»: the one product
         // the questions named is what «sácalo» or «dame 2» means next.
-        let asked: std::collections::BTreeSet<_> = split
+        let mut asked: std::collections::BTreeSet<_> = split
             .questions
             .iter()
             .flat_map(|q| super::rules::products_in(q, &catalog_entries))
             .collect();
+        // «¿qué me recomendás calentito y sin cafeína?» answered with one
+        // product: that one is what «poneme uno de ese» means next.
+        if asked.is_empty() {
+            asked = answered
+                .iter()
+                .flat_map(|a| &a.answer.sources)
+                .filter_map(|s| match s {
+                    super::knowledge::answer::Source::Product { id, .. } => Some(*id),
+                    super::knowledge::answer::Source::Entry { .. } => None,
+                })
+                .collect();
+        }
         let memo = match asked.first() {
             Some(only)
                 if asked.len() == 1

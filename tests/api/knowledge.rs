@@ -789,6 +789,9 @@ async fn a_description_never_says_an_attribute_by_one_of_its_words(pool: sqlx::P
         !reply.contains("Sí, el Chocolate caliente tiene cafeína"),
         "{reply}"
     );
+    // A feminine name takes its article and its adjective.
+    let reply = app.say("h4", "¿la limonada es fría?").await.join(" ");
+    assert!(reply.contains("Sí, la Limonada es fría"), "{reply}");
 }
 
 /// A yes at the summary beside a question confirms and answers; a question

@@ -320,6 +320,29 @@ impl Message {
                 }
                 continue;
             }
+            // «pagué el internet que debía»: a bill paid late is spending; a
+            // debt has someone owed («lo que le debía»).
+            if matches!(said[i], "debia" | "debiamos" | "debo" | "debemos")
+                && i > 0
+                && said[i - 1] == "que"
+            {
+                i += 1;
+                continue;
+            }
+            // «1,450 de la mensualidad del inglés»: a school's or a service's
+            // monthly fee is spending.
+            let of = || said[i + 1..(i + 5).min(said.len())].join(" ");
+            if matches!(said[i], "mensualidad" | "mensualidades")
+                && (category::mentioned(&of()).is_some_and(|(c, _)| {
+                    matches!(
+                        c.key,
+                        "educacion" | "servicios" | "suscripciones" | "entretenimiento" | "salud"
+                    )
+                }) || any(&of().replace("del ", "de "), words::SCHOOL_SUBJECTS))
+            {
+                i += 1;
+                continue;
+            }
             kept.push(said[i]);
             i += 1;
         }
@@ -354,7 +377,25 @@ impl Message {
     }
 
     fn category(&self) -> Option<&'static Category> {
-        let (found, word) = category::mentioned(&self.rest)?;
+        let Some((mut found, mut word)) = category::mentioned(&self.rest) else {
+            // «1,450 de la mensualidad del inglés»: a school subject is schooling.
+            return any(
+                &normalize(&self.rest).replace("del ", "de "),
+                words::SCHOOL_SUBJECTS,
+            )
+            .then(|| category::by_key("educacion"))
+            .flatten();
+        };
+        // «pagué el súper de la quincena»: the pay named in a spending says
+        // when, not what; the thing paid for is the category.
+        if found.is_income()
+            && self.has(words::SPEND)
+            && !self.income()
+            && let Some(spent) = category::mentioned(&without_phrase(&self.rest, word))
+                .filter(|(c, _)| !c.is_income())
+        {
+            (found, word) = spent;
+        }
         // «libros para la escuela», «los libros de inglés del niño»: books for
         // school are schooling, not leisure reading.
         if matches!(word, "libro" | "libros")
@@ -380,6 +421,24 @@ impl Message {
         }
         Some(found)
     }
+}
+
+/// `text` folded, without the whole-word phrase `phrase`.
+fn without_phrase(text: &str, phrase: &str) -> String {
+    let folded = normalize(text);
+    let mut out: Vec<&str> = Vec::new();
+    let said: Vec<&str> = folded.split(' ').collect();
+    let len = phrase.split(' ').count();
+    let mut at = 0;
+    while at < said.len() {
+        if at + len <= said.len() && said[at..at + len].join(" ") == phrase {
+            at += len;
+            continue;
+        }
+        out.push(said[at]);
+        at += 1;
+    }
+    out.join(" ")
 }
 
 /// Whether `phrase` is in `folded` as something paid for, not only as the
@@ -675,6 +734,8 @@ fn caps_spending(message: &Message) -> bool {
     let said_cap = words.iter().enumerate().any(|(at, w)| match *w {
         "maximo" => figure_after(at),
         "hasta" => periodic && figure_after(at),
+        // «en ropa no más de 800 al mes».
+        "mas" if at >= 1 && words[at - 1] == "no" => periodic && figure_after(at),
         "mucho" if at >= 2 && words[at - 1] == "lo" && words[at - 2] == "a" => {
             periodic && figure_after(at)
         }
@@ -1352,7 +1413,18 @@ fn read_debt(message: &Message) -> DebtRead {
     let mut read = DebtRead::default();
     let paid = any(
         &message.norm,
-        &["pague", "abone", "abono", "le di", "le deposite", "pago de"],
+        &[
+            "pague",
+            "abone",
+            "abono",
+            "le di",
+            "le deposite",
+            "pago de",
+            // «ya se los devolví», «ya le regresé los 500»: paid back.
+            "devolvi",
+            "le regrese",
+            "se los regrese",
+        ],
     ) && !contains_phrase(&message.norm, "pago minimo");
     let mut i = 0;
     while i < norms.len() {

@@ -1162,3 +1162,66 @@ fn a_draft_dropped_in_words_with_a_whole_new_write_starts_anew() {
         "PATCH_DRAFT"
     );
 }
+
+/// A bill paid late or a school's monthly fee is spending, not a debt; a
+/// debt has someone owed. The pay named in a spending («el súper de la
+/// quincena») says when, not what. Caps said as «techo», «no queremos pasar
+/// de», «no más de … al mes».
+#[test]
+fn bills_fees_and_caps_in_their_own_words() {
+    let both = idle(
+        "por fin me cayó el pago del cliente, 8,500 del proyecto de septiembre, y ya pagué el internet que debía, 649",
+    );
+    assert_eq!(
+        both.iter()
+            .map(|a| (kind(a), category(a)))
+            .collect::<Vec<_>>(),
+        [
+            ("LOG_TRANSACTION", Some("otros_ingresos")),
+            ("LOG_TRANSACTION", Some("servicios"))
+        ]
+    );
+    let fee = idle("me cayó la beca de 3,200 y ya pagué 1,450 de la mensualidad del inglés");
+    assert_eq!(fee.len(), 2, "{fee:?}");
+    assert_eq!(category(&fee[1]), Some("educacion"));
+    assert_eq!(fee[1].params.amount, Param::Given(145_000));
+    let a = only("pagué yo el súper de la quincena, 2,340.60");
+    assert_eq!(category(&a), Some("supermercado"));
+    // Someone owed is still a debt.
+    assert_eq!(
+        kind(&only("ya le pagué a mi hermano lo que le debía, 2 mil")),
+        "MANAGE_DEBT"
+    );
+    let back = only("le debía 2 mil a mi hermano, ya se los devolví");
+    assert_eq!(kind(&back), "MANAGE_DEBT");
+    assert_eq!(back.params.debt_payment, Param::Given(200_000));
+    // The pay itself is still income.
+    assert_eq!(
+        category(&only("me pagaron la quincena, 9 mil")),
+        Some("salario")
+    );
+    for (said, key, cents) in [
+        (
+            "entre los dos no queremos pasar de 6 mil al mes en el súper",
+            "supermercado",
+            600_000,
+        ),
+        (
+            "che, quiero ponerme un techo de 1,500 por mes para salir a comer",
+            "restaurantes",
+            150_000,
+        ),
+        (
+            "y en ropa no más de 800 al mes, que me estoy zarpando",
+            "ropa",
+            80_000,
+        ),
+    ] {
+        let a = only(said);
+        assert_eq!(kind(&a), "SET_BUDGET", "{said}");
+        assert_eq!(category(&a), Some(key), "{said}");
+        assert_eq!(a.params.amount, Param::Given(cents), "{said}");
+    }
+    // «no más de» with no period is no cap.
+    assert_ne!(kind(&only("gasté no más de 300 en el súper")), "SET_BUDGET");
+}

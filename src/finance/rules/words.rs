@@ -238,6 +238,7 @@ pub const BUDGET: &[&str] = &[
     "limites",
     "tope",
     "topes",
+    "techo",
     "gastar maximo",
     "maximo al mes",
     "un maximo",
@@ -253,6 +254,9 @@ pub const BUDGET: &[&str] = &[
     "no quiero pasarme de",
     "tampoco quiero pasar de",
     "tampoco quiero pasarme de",
+    "no queremos pasar de",
+    "no queremos pasarnos de",
+    "no queremos gastar mas de",
     "no quiero gastar arriba de",
     // «no me dejes pasar de 3k en comida»: asked to be held to a cap.
     "no me dejes pasar de",

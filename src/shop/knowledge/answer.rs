@@ -1715,8 +1715,9 @@ fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Op
     }
     let mut text = match described.as_slice() {
         [word, ..] if !asks_it => format!(
-            "Sí, el {} lleva {word}: {}",
-            product.name, product.description
+            "Sí, {} lleva {word}: {}",
+            the(&product.name),
+            product.description
         ),
         _ => format!("{}: {}", product.name, product.description),
     };
@@ -1735,6 +1736,35 @@ fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Op
         steps: std::mem::take(steps),
         verdict: (!asks_it).then_some(true),
     })
+}
+
+/// A product's name with its article: «la Limonada», «el Matcha». A name whose
+/// first word ends in an unstressed «a» is feminine, except the loanwords and
+/// fruits that end so and are said with «el» («el matcha», «el maracuyá»).
+fn the(name: &str) -> String {
+    if feminine(name) {
+        format!("la {name}")
+    } else {
+        format!("el {name}")
+    }
+}
+
+fn feminine(name: &str) -> bool {
+    let first = name
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    first.ends_with('a') && !["cha", "ma", "ya"].iter().any(|end| first.ends_with(end))
+}
+
+/// An adjective that agrees with the product: «fría», «vegana» for «la
+/// Limonada»; words of more than one or not ending in «o» stay as they are.
+fn agreeing(adjective: &str, name: &str) -> String {
+    match adjective.strip_suffix('o') {
+        Some(stem) if feminine(name) && !adjective.contains(' ') => format!("{stem}a"),
+        _ => adjective.to_owned(),
+    }
 }
 
 /// The product's tag that rules an allergen out («vegano» for dairy and egg,
@@ -2151,10 +2181,10 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
             if attribute.ends_with("cafeína") {
                 let has_it = caffeine("con cafeína");
                 let text = match (has_it, *attribute == "con cafeína") {
-                    (Some(true), true) => format!("Sí, el {} tiene cafeína.", product.name),
-                    (Some(false), true) => format!("No, el {} no tiene cafeína.", product.name),
-                    (Some(true), false) => format!("No, el {} tiene cafeína.", product.name),
-                    (Some(false), false) => format!("Sí, el {} no tiene cafeína.", product.name),
+                    (Some(true), true) => format!("Sí, {} tiene cafeína.", the(&product.name)),
+                    (Some(false), true) => format!("No, {} no tiene cafeína.", the(&product.name)),
+                    (Some(true), false) => format!("No, {} tiene cafeína.", the(&product.name)),
+                    (Some(false), false) => format!("Sí, {} no tiene cafeína.", the(&product.name)),
                     // Neither tag: not knowing is not «no».
                     (None, _) => return None,
                 };
@@ -2163,25 +2193,37 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
             }
             let text = if has(product, attribute) {
                 if allergen(attribute) {
-                    format!("Sí, el {} lleva {attribute}.", product.name)
+                    format!("Sí, {} lleva {attribute}.", the(&product.name))
                 } else {
-                    format!("Sí, el {} es {attribute}.", product.name)
+                    format!(
+                        "Sí, {} es {}.",
+                        the(&product.name),
+                        agreeing(attribute, &product.name)
+                    )
                 }
             } else if let Some(tag) = rules_out(product, attribute) {
                 // «vegano» holds no dairy or egg, «sin gluten» no gluten: the
                 // shop said so by the tag.
-                format!("No, el {} no lleva {attribute} (es {tag}).", product.name)
+                format!(
+                    "No, {} no lleva {attribute} (es {}).",
+                    the(&product.name),
+                    agreeing(tag, &product.name)
+                )
             } else if allergen(attribute) && !product.allergens.is_empty() {
                 format!(
-                    "El {} no lleva {attribute} según la tienda (lleva: {}).",
-                    product.name,
+                    "{} no lleva {attribute} según la tienda (lleva: {}).",
+                    crate::text::capitalized(&the(&product.name)),
                     product.allergens.join(", ")
                 )
             } else if allergen(attribute) {
                 // No allergens declared: not knowing is not «no».
                 return None;
             } else {
-                format!("No, el {} no es {attribute}.", product.name)
+                format!(
+                    "No, {} no es {}.",
+                    the(&product.name),
+                    agreeing(attribute, &product.name)
+                )
             };
             lines.push(text);
         }
@@ -2352,6 +2394,20 @@ mod tests {
             text: text.into(),
             score: 1.0,
         }
+    }
+
+    #[test]
+    fn a_product_takes_its_article_and_its_adjectives_agree() {
+        assert_eq!(the("Limonada"), "la Limonada");
+        assert_eq!(the("Matcha"), "el Matcha");
+        assert_eq!(the("Maracuya"), "el Maracuya");
+        assert_eq!(the("Té chai"), "el Té chai");
+        assert_eq!(the("Torta de chocolate"), "la Torta de chocolate");
+        assert_eq!(agreeing("frío", "Limonada"), "fría");
+        assert_eq!(agreeing("vegano", "Limonada"), "vegana");
+        assert_eq!(agreeing("vegano", "Brownie"), "vegano");
+        assert_eq!(agreeing("sin gluten", "Limonada"), "sin gluten");
+        assert_eq!(agreeing("dulce", "Limonada"), "dulce");
     }
 
     fn catalog() -> CatalogIndex {

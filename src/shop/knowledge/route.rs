@@ -347,7 +347,12 @@ fn explains(clause: &str) -> bool {
         .take(2)
         .collect::<Vec<_>>();
     !clause.contains('?')
-        && matches!(lead.as_slice(), ["es", "que"] | ["porque", ..] | ["ya", "que"])
+        && matches!(
+            lead.as_slice(),
+            ["es", "que"] | ["porque", ..] | ["ya", "que"]
+            // «por si acaso para mi capuchino», «en caso de que…».
+            | ["si", "acaso"] | ["caso", "de"]
+        )
         // «no quisiera que se sienta mal» wants something of the world, not
         // of the shop.
         && !crate::shop::rules::shop_phrases(
@@ -416,7 +421,34 @@ fn courtesy(clause: &str) -> bool {
                 | "vale"
                 | "listo"]
         );
-    !clause.contains('?') && (thanks || connector)
+    // «Una más:», «otra cosa», «una última pregunta»: announcing the next
+    // question.
+    let announces = !words.is_empty()
+        && words.iter().any(|w| {
+            matches!(
+                *w,
+                "mas" | "cosa" | "pregunta" | "preguntita" | "consulta" | "duda" | "ultima"
+            )
+        })
+        && words.iter().all(|w| {
+            matches!(
+                *w,
+                "una"
+                    | "otra"
+                    | "mas"
+                    | "cosa"
+                    | "pregunta"
+                    | "preguntita"
+                    | "consulta"
+                    | "duda"
+                    | "ultima"
+                    | "y"
+                    | "ah"
+                    | "oye"
+                    | "oiga"
+            )
+        });
+    !clause.contains('?') && (thanks || connector || announces)
 }
 
 /// «sacá los dos», «quítalos», «cámbialo»: a request whose object is what was
@@ -469,6 +501,8 @@ fn bare_question(clause: &str, names_product: &impl Fn(&str) -> bool) -> bool {
         // («…, ¿no?» only asks to agree.)
         && (1..=2).contains(&question.words.len())
         && !question.words.iter().any(|w| is_topic_word(w))
+        // «¿Cuánto es el total?» asks the order's sum, not of what came before.
+        && !crate::shop::rules::asks_the_order_total(clause)
         // «¿Qué cosas dulces tienen?» asks the catalog.
         && !tokens(&normalize(clause))
             .iter()
@@ -1340,6 +1374,22 @@ mod tests {
             super::super::words::without_reason("el chai tiene cafeina porque es para mi hija"),
             "el chai tiene cafeina"
         );
+    }
+
+    /// «Una más:» announces a question and «por si acaso para mi capuchino»
+    /// tells why it is asked: neither orders anything; «¿Cuánto es el
+    /// total?» after an invoice's data asks the order's sum, not of them.
+    #[test]
+    fn an_announced_question_and_its_reason_order_nothing() {
+        let library = Library::default();
+        let names = naming(&["capuchino"]);
+        let asked = "Una más: ¿tienen leche deslactosada? por si acaso para mi capuchino";
+        let split = super::split(asked, &library, names);
+        assert_eq!(split.rest, "", "{split:?}");
+        assert_eq!(split.questions.len(), 1, "{split:?}");
+        assert!(!bare_question("¿Cuánto es el total?", &names));
+        assert!(courtesy("otra pregunta:"));
+        assert!(!courtesy("otra limonada"));
     }
 
     #[test]

@@ -235,6 +235,10 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // «el de frutos rojos», «el té especiado», «la masita de mantequilla»: a
     // product named by what its description says of it.
     products.extend(described(&words, &input.product_catalog));
+    // «un postre que no tenga nueces», «el frío» (of the two just asked
+    // about): the one product a description fits.
+    products.extend(described_uniquely(&words, input));
+    products.extend(cut_short(&words, &input.product_catalog));
     // «la mitad de los brownies», «duplica todo»: half or twice a line.
     let halves = words.contains(&"mitad");
     let doubles = words
@@ -566,6 +570,135 @@ fn described(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) ->
         }
     }
     out
+}
+
+/// The one product a description fits: kinds said («postre», «frío»,
+/// «para comer») and kinds or allergens said without («que no tenga nueces»,
+/// «not sweet»). Among the products the customer just named or was offered
+/// when it fits one of them, else in the whole catalog; a kind word right
+/// after a product's name («un capuchino frío») describes that product and
+/// picks none.
+fn described_uniquely(words: &[&str], input: &ProposalInput) -> Option<ProductId> {
+    let catalog = &input.product_catalog;
+    let found = mentions::find(words, catalog);
+    let attached = |at: usize| found.iter().any(|m| m.end == at || m.end + 1 == at);
+    let negated = |at: usize| {
+        words[at.saturating_sub(3)..at]
+            .iter()
+            .any(|w| matches!(*w, "no" | "sin" | "ni" | "not" | "without"))
+    };
+    let mut wanted: Vec<&str> = Vec::new();
+    let mut unwanted: Vec<&str> = Vec::new();
+    let mut unwanted_allergens: Vec<&str> = Vec::new();
+    let mut to_eat = false;
+    for (at, word) in words.iter().enumerate() {
+        if attached(at) {
+            continue;
+        }
+        if let Some((_, tag)) = lexicon::KINDS.iter().find(|(said, _)| said == word) {
+            if negated(at) {
+                unwanted.push(tag);
+            } else {
+                wanted.push(tag);
+            }
+        }
+        if let Some(allergen) = allergen_named(word)
+            && negated(at)
+        {
+            unwanted_allergens.push(allergen);
+        }
+        to_eat |= *word == "comer" && at > 0 && matches!(words[at - 1], "para" | "de" | "por");
+    }
+    // The kinds said in more than one word («sin cafeína»).
+    let text = words.join(" ");
+    for (said, tag) in lexicon::KINDS.iter().filter(|(said, _)| said.contains(' ')) {
+        if crate::text::contains_phrase(&text, said) {
+            wanted.push(tag);
+        }
+    }
+    if wanted.is_empty() && !to_eat {
+        return None;
+    }
+    let fits = |entry: &crate::shop::contract::CatalogEntry| {
+        wanted.iter().all(|k| lexicon::is_of_kind(entry, k))
+            && !unwanted.iter().any(|k| lexicon::is_of_kind(entry, k))
+            && !entry
+                .allergens
+                .iter()
+                .any(|a| unwanted_allergens.contains(&crate::text::normalize(a).as_str()))
+            && (!to_eat || !lexicon::is_of_kind(entry, "bebida"))
+    };
+    let only = |among: &dyn Fn(ProductId) -> bool| -> Option<ProductId> {
+        let fitting: Vec<ProductId> = catalog
+            .iter()
+            .filter(|e| among(e.product_id) && fits(e))
+            .map(|e| e.product_id)
+            .collect();
+        match fitting.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    };
+    let mut recent: BTreeSet<ProductId> = input.choices.iter().copied().collect();
+    for before in super::earlier_turns(input)
+        .filter(|h| h.role == "customer")
+        .take(3)
+    {
+        recent.extend(
+            mentions::find(&tokens(&prepared(&before.text)), catalog)
+                .into_iter()
+                .flat_map(|m| m.candidates),
+        );
+    }
+    let fit_recent = catalog
+        .iter()
+        .filter(|e| recent.contains(&e.product_id) && fits(e))
+        .count();
+    if fit_recent > 0 {
+        return only(&|id| recent.contains(&id));
+    }
+    only(&|_| true)
+}
+
+/// «2 lim», «otra lim»: a product's name cut short right after a count, when
+/// the cut fits one product's name alone.
+fn cut_short(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> Vec<ProductId> {
+    let folded = mentions::catalog_words(catalog);
+    let mut out = Vec::new();
+    for at in 1..words.len() {
+        let (before, word) = (words[at - 1], words[at]);
+        let counted = token_number(before).is_some() || matches!(before, "otro" | "otra");
+        if !counted
+            || !(3..=5).contains(&word.len())
+            || !word.chars().all(|c| c.is_ascii_alphabetic())
+        {
+            continue;
+        }
+        let fitting: Vec<ProductId> = folded
+            .iter()
+            .filter(|(_, name, _)| {
+                name.iter()
+                    .any(|n| n.len() >= word.len() + 2 && n.starts_with(word))
+            })
+            .map(|(id, ..)| *id)
+            .collect();
+        if let [one] = fitting.as_slice() {
+            out.push(*one);
+        }
+    }
+    out
+}
+
+/// The allergen a word names, as the shop's declarations fold it.
+fn allergen_named(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "nuez" | "nueces" | "mani" | "almendra" | "almendras" | "nuts" | "nut" => "frutos secos",
+        "leche" | "lacteos" | "lactosa" | "milk" | "dairy" => "lacteos",
+        "gluten" | "trigo" | "harina" => "gluten",
+        "huevo" | "huevos" | "egg" | "eggs" => "huevo",
+        "soya" | "soja" => "soya",
+        _ => return None,
+    })
 }
 
 /// The proposal's actions that stand on nothing the customer said, by index.

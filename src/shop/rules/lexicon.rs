@@ -1322,6 +1322,9 @@ pub fn read_english(normalized: &str) -> String {
         "all",
         "take",
         "right",
+        "something",
+        "sweet",
+        "eat",
     ];
     let words: Vec<&str> = normalized.split(' ').collect();
     if !words.iter().any(|w| ENGLISH.contains(w)) {
@@ -1395,6 +1398,10 @@ pub fn read_english(normalized: &str) -> String {
         ("take off", "quita"),
         // («two cappuccinos to take away»: to go.)
         ("to take away", "para llevar"),
+        // «something to eat, not sweet»: a description of what is wanted.
+        ("to eat", "para comer"),
+        ("for eat", "para comer"),
+        ("not sweet", "que no sea dulce"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "add" => "agrega",
@@ -1441,6 +1448,11 @@ pub fn read_english(normalized: &str) -> String {
         "then" => "entonces",
         "vegan" => "vegano",
         "is" => "es",
+        "something" => "algo",
+        "sweet" => "dulce",
+        "cold" => "frio",
+        "hot" => "caliente",
+        "dessert" => "postre",
         w => w,
     })
 }

@@ -104,6 +104,7 @@ mod tests {
             price_minor: 100,
             description: String::new(),
             tags: Vec::new(),
+            allergens: Vec::new(),
         }
     }
 

@@ -874,6 +874,7 @@ mod tests {
                 price_minor: 1000,
                 description: String::new(),
                 tags: Vec::new(),
+                allergens: Vec::new(),
             })
             .collect()
     }

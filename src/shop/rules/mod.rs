@@ -217,6 +217,12 @@ fn before_the_total_asked(message: &str) -> Option<String> {
     })
 }
 
+/// Whether a clause of its own asks the order's total («¿Cuánto es el
+/// total?»).
+pub fn asks_the_order_total(clause: &str) -> bool {
+    asks_the_total(clause, true)
+}
+
 /// Whether `tail` asks the order's total: «¿cuánto sería?», «cuánto te
 /// debo», «pásame el total», «cuánto sale todo». «¿Cuánto sale?» alone may
 /// be the price of the product just said: only the whole («todo», «en
@@ -323,9 +329,23 @@ fn past_a_remark(raw: &str) -> Option<&str> {
     if first.len() == raw.len() {
         return None;
     }
-    let folded = prepared(first);
+    let mut folded = prepared(first);
+    // «No importa, así está bien. Confirmo»: letting a thing go is a remark,
+    // not a no to the order.
+    for letting_go in [
+        "no importa",
+        "no hay problema",
+        "no pasa nada",
+        "da igual",
+        "ni modo",
+        "asi esta bien",
+        "asi nomas",
+    ] {
+        folded = folded.replace(letting_go, " ");
+    }
     let words = tokens(&folded);
-    let remark = !words.is_empty()
+    let let_go = folded != prepared(first);
+    let remark = (let_go || !words.is_empty())
         && words.iter().all(|w| {
             lexicon::APPROVAL.contains(w)
                 || lexicon::CONFIRM.contains(w)
@@ -556,6 +576,7 @@ pub fn products_named(text: &str, catalog: &crate::shop::catalog::CatalogIndex) 
             price_minor: p.price_minor,
             description: p.description.clone(),
             tags: p.tags.clone(),
+            allergens: p.allergens.clone(),
         })
         .collect();
     products_in(text, &entries)

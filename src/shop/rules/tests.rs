@@ -21,6 +21,7 @@ fn catalog() -> Vec<CatalogEntry> {
         price_minor: 1000,
         description: String::new(),
         tags: Vec::new(),
+        allergens: Vec::new(),
     })
     .collect()
 }
@@ -317,6 +318,7 @@ fn a_word_several_products_share_is_asked_about_with_choices() {
         price_minor: 1800,
         description: String::new(),
         tags: Vec::new(),
+        allergens: Vec::new(),
     });
     let reading = read(&input);
     assert_eq!(
@@ -1366,6 +1368,7 @@ fn what_was_said_before_completes_a_short_answer() {
         price_minor: 1000,
         description: String::new(),
         tags: Vec::new(),
+        allergens: Vec::new(),
     });
     assert_eq!(
         describe(&propose(&pointed)),
@@ -7109,5 +7112,93 @@ fn a_count_said_in_brackets_after_a_product_is_its_count() {
             &[]
         ),
         ["ADD_TO_CART 6 x2"]
+    );
+}
+
+/// A product described so that only one fits («un postre que no tenga
+/// nueces», «el frío» of the two just asked about) is named for a model's
+/// proposal; a description several fit, or a kind word that describes a
+/// product named, names none.
+#[test]
+fn a_product_only_one_description_fits_is_named() {
+    let tagged = |message: &str, history: &[&str]| {
+        let mut input = input(State::CartOpen, message, &[(5, 2)]);
+        for entry in &mut input.product_catalog {
+            (entry.tags, entry.allergens) = match entry.product_id {
+                1 => (vec!["frío".into(), "bebida".into()], vec![]),
+                2 => (
+                    vec!["frío".into(), "bebida".into()],
+                    vec!["frutos secos".into()],
+                ),
+                3 | 4 | 5 | 8 => (vec!["caliente".into(), "bebida".into()], vec![]),
+                6 => (
+                    vec!["dulce".into(), "postre".into()],
+                    vec!["frutos secos".into()],
+                ),
+                _ => (vec!["salado".into()], vec!["gluten".into()]),
+            };
+        }
+        input.product_catalog.push(CatalogEntry {
+            product_id: 10,
+            name: "Cheesecake".into(),
+            price_minor: 1000,
+            description: String::new(),
+            tags: vec!["dulce".into(), "postre".into()],
+            allergens: vec!["lácteos".into()],
+        });
+        input.recent_history = history
+            .iter()
+            .map(|text| crate::proposal::HistoryEntry {
+                role: "customer".into(),
+                text: (*text).into(),
+            })
+            .collect();
+        input
+    };
+    let add = |id: ProductId| vec![ProposedAction::new("ADD_TO_CART").product(id).quantity(1)];
+    let refused_of = |input: &ProposalInput, id: ProductId| {
+        !grounding::ungrounded(input, &Proposal::new(add(id), "")).is_empty()
+    };
+    let nuts = tagged("y un postre que no tenga nueces porfa", &[]);
+    assert!(!refused_of(&nuts, 10));
+    assert!(refused_of(&nuts, 6), "the brownie has nuts");
+    let cold = tagged("ya, el frío entonces", &["no sé si un chai o un matcha"]);
+    assert!(!refused_of(&cold, 2));
+    assert!(refused_of(&cold, 1), "the maracuyá was not one of the two");
+    let to_eat = tagged("Also something for eat. Not sweet.", &[]);
+    assert!(!refused_of(&to_eat, 7));
+    // Several fit: none is named.
+    assert!(refused_of(&tagged("un postre porfa", &[]), 10));
+    // «frío» says how the capuchino comes, not which product.
+    assert!(refused_of(&tagged("un capuchino frío", &[]), 2));
+    // A name cut short after a count, when it fits one name alone.
+    let two_brownies = vec![ProposedAction::new("ADD_TO_CART").product(6).quantity(2)];
+    assert!(
+        grounding::ungrounded(&tagged("2 bro", &[]), &Proposal::new(two_brownies, "")).is_empty()
+    );
+    assert!(!refused_of(&tagged("otra croi", &[]), 7));
+    assert!(refused_of(&tagged("2 c", &[]), 7));
+    assert!(refused_of(&tagged("otra cosa", &[]), 7));
+}
+
+/// Letting a thing go («No importa, así está bien.») before a yes is a remark,
+/// not a no to the order.
+#[test]
+fn a_yes_after_letting_a_thing_go_confirms() {
+    assert_eq!(
+        describe(&propose(&input(
+            State::Checkout,
+            "No importa, así está bien. Confirmo, para recoger.",
+            &[(4, 1), (8, 1)]
+        ))),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+    assert!(
+        !describe(&propose(&input(
+            State::Checkout,
+            "No importa, cancela todo",
+            &[(4, 1)]
+        )))
+        .contains(&"CONFIRM_ORDER".to_owned())
     );
 }
