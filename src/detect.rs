@@ -141,9 +141,17 @@ fn reports_a_payment(text: &str, raw: &str) -> bool {
         "deposite",
         "paid",
     ];
-    const PAID_IF_TOLD: &[&str] = &["pague", "pagamos", "transferimos", "depositamos"];
+    const PAID_IF_TOLD: &[&str] = &[
+        "pague",
+        "pagamos",
+        "transferimos",
+        "depositamos",
+        // «já paguei»: a Brazilian customer's.
+        "paguei",
+    ];
     const PAYMENT: &[&str] = &[
         "comprobante",
+        "comprovante",
         "captura",
         "transferencia",
         "pago",
@@ -174,7 +182,7 @@ fn reports_a_payment(text: &str, raw: &str) -> bool {
         return false;
     }
     let words = tokens(text);
-    let told_at = |k: usize| k > 0 && matches!(words[k - 1], "ya" | "te" | "le" | "les");
+    let told_at = |k: usize| k > 0 && matches!(words[k - 1], "ya" | "ja" | "te" | "le" | "les");
     // A number of five digits or more is a reference, unless it is a phone,
     // a NIT or an address («al 71234567», «NIT 4567821»).
     let reference = words.iter().enumerate().any(|(k, w)| {
@@ -280,7 +288,22 @@ fn is_greeting(text: &str) -> bool {
     GREETINGS.iter().any(|g| {
         let g_words: Vec<&str> = g.split(' ').collect();
         words.len() >= g_words.len() && words[..g_words.len()] == g_words[..]
-    })
+    }) || greeting_mistyped(&words)
+}
+
+/// «Hila buenas tarses»: a short message of greeting words, each typed at
+/// most one letter off, with one of them typed right.
+fn greeting_mistyped(words: &[&str]) -> bool {
+    const WORDS: &[&str] = &[
+        "hola", "buenas", "buenos", "buen", "tardes", "dias", "dia", "noches",
+    ];
+    (2..=4).contains(&words.len())
+        && words.iter().any(|w| WORDS.contains(w))
+        && words.iter().all(|w| {
+            WORDS
+                .iter()
+                .any(|g| w.len() >= 4 && strsim::levenshtein(w, g) <= 1 || w == g)
+        })
 }
 
 /// A word with its stretched letters shortened: «holaaa» → «hola», «buenaass»
@@ -350,6 +373,10 @@ mod tests {
         assert!(!text("paso con alguien a recoger").escalation);
         assert!(!text("me pasas el precio del brownie").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);
+        assert!(text("pronto, já paguei com o QR pelo app do banco, aí vai o comprovante").payment);
+        // Greeting words each typed one letter off.
+        assert_eq!(text("Hila buenas tarses"), greeting);
+        assert_ne!(text("hila tarses"), greeting);
         assert!(text("ya pagué, te reenvío el comprobante").payment);
         // «pagado» alone reports it; said of something else, it does not.
         assert!(text("pagado").payment);

@@ -167,6 +167,7 @@ const HELD_APART: &[&str] = &[
     "tienda-treintainueve",
     "tienda-cuarenta",
     "tienda-cuarentaiuno",
+    "tienda-cuarentaidos",
     "tienda-cuarentaitres",
 ];
 

@@ -792,6 +792,16 @@ async fn a_description_never_says_an_attribute_by_one_of_its_words(pool: sqlx::P
     // A feminine name takes its article and its adjective.
     let reply = app.say("h4", "¿la limonada es fría?").await.join(" ");
     assert!(reply.contains("Sí, la Limonada es fría"), "{reply}");
+    // «que no tenga gluten» asks what is without it: never the ones with it.
+    let reply = app
+        .say(
+            "h5",
+            "Una de las niñas es celíaca, ¿qué le puedo dar que no tenga gluten?",
+        )
+        .await
+        .join(" ");
+    assert!(!reply.contains("Croissant"), "{reply}");
+    assert!(!reply.contains("Brownie"), "{reply}");
 }
 
 /// A yes at the summary beside a question confirms and answers; a question

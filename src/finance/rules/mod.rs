@@ -322,9 +322,11 @@ impl Message {
             }
             // «pagué el internet que debía»: a bill paid late is spending; a
             // debt has someone owed («lo que le debía»).
+            // («lo que debo» is the debt itself.)
             if matches!(said[i], "debia" | "debiamos" | "debo" | "debemos")
-                && i > 0
+                && i > 1
                 && said[i - 1] == "que"
+                && said[i - 2] != "lo"
             {
                 i += 1;
                 continue;
@@ -1505,6 +1507,11 @@ fn read_debt(message: &Message) -> DebtRead {
                             | "porque"
                             | "desde"
                             | "ya"
+                            // «a mi hermano mientras no me pagaban».
+                            | "mientras"
+                            | "cuando"
+                            | "pero"
+                            | "hasta"
                     ) && t.norm.parse::<f64>().is_err()
                         && amount::amounts_in(&t.norm).is_empty()
                 })

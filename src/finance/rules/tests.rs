@@ -1187,13 +1187,20 @@ fn bills_fees_and_caps_in_their_own_words() {
     assert_eq!(fee[1].params.amount, Param::Given(145_000));
     let a = only("pagué yo el súper de la quincena, 2,340.60");
     assert_eq!(category(&a), Some("supermercado"));
-    // Someone owed is still a debt.
+    // Someone owed is still a debt, and «lo que debo» the debt itself.
+    assert_eq!(kind(&only("¿a cuánto asciende lo que debo?")), "QUERY_DATA");
     assert_eq!(
         kind(&only("ya le pagué a mi hermano lo que le debía, 2 mil")),
         "MANAGE_DEBT"
     );
     let back = only("le debía 2 mil a mi hermano, ya se los devolví");
     assert_eq!(kind(&back), "MANAGE_DEBT");
+    assert_eq!(
+        debt_name(&only(
+            "le debía 2 mil a mi hermano mientras no me pagaban, ya se los devolví"
+        )),
+        Some("hermano")
+    );
     assert_eq!(back.params.debt_payment, Param::Given(200_000));
     // The pay itself is still income.
     assert_eq!(

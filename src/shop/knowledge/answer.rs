@@ -812,16 +812,22 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         .map(normalize)
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_owned())
         .collect();
-    let named_after: Vec<&str> = folded
-        .windows(3)
-        .filter(|t| t[0] == "nombre" && t[1] == "de")
-        .map(|t| t[2])
-        .chain(
-            folded
-                .windows(4)
-                .filter(|t| t[0] == "nombre" && t[1] == "de" && matches!(t[2], "la" | "el" | "mi"))
-                .map(|t| t[3]),
-        )
+    // «a nombre de la unidad educativa»: the name, up to three words.
+    let named_after: Vec<&str> = (0..folded.len())
+        .filter(|&i| folded[i] == "nombre" && matches!(folded.get(i + 1), Some(&("de" | "del"))))
+        .flat_map(|i| {
+            let from = i
+                + 2
+                + usize::from(matches!(
+                    folded.get(i + 2),
+                    Some(&("la" | "el" | "mi" | "mis"))
+                ));
+            folded[from.min(folded.len())..]
+                .iter()
+                .take_while(|w| !matches!(**w, "que" | "y" | "para" | "por" | "con" | "pero"))
+                .take(3)
+                .copied()
+        })
         // «mi sobrino Marcelo», «la señora Carmen»: the name of someone named
         // by who they are, written as a name (capitalized).
         .chain(
@@ -2243,9 +2249,27 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         return None;
     }
     // "¿Algo sin cafeína?", "¿qué tienen frío?": the products that are so.
+    // «sin gluten», «que no tenga gluten», «libre de nueces»: what is asked
+    // is without it.
     let wants_without = question.words.iter().any(|w| w == "sin")
         || question.folded.contains(" sin ")
-        || question.folded.starts_with("sin ");
+        || question.folded.starts_with("sin ")
+        || [
+            "no tenga",
+            "no tengan",
+            "no tiene",
+            "no tienen",
+            "no lleve",
+            "no lleven",
+            "no lleva",
+            "no llevan",
+            "no contenga",
+            "no contengan",
+            "libre de",
+            "libres de",
+        ]
+        .iter()
+        .any(|phrase| crate::text::contains_phrase(&question.folded, phrase));
     let fitting: Vec<&Product> = ask
         .catalog
         .active()
@@ -2272,6 +2296,8 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         .map(|a| {
             if allergen(a) && wants_without {
                 format!("sin {a}")
+            } else if allergen(a) {
+                format!("con {a}")
             } else {
                 (*a).to_owned()
             }

@@ -856,6 +856,12 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         .collect();
     for (clause, next) in all.into_iter().zip(following) {
         let next = next.as_ref();
+        // «Tudo bem?», «¿qué tal?», «¿cómo estás?»: asking how one is, a
+        // greeting's, never the shop's knowledge.
+        if asks_how_one_is(&clause) {
+            split.explanations.push(clause);
+            continue;
+        }
         if asks_any && courtesy(&clause) {
             split.explanations.push(clause);
             continue;
@@ -1067,6 +1073,16 @@ fn asks_the_price(words: &[String]) -> bool {
 /// verb, «cuánto te debo», «qué tienen») makes it the shop's; what is left must be
 /// about something the catalog does not hold.
 fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -> bool) -> bool {
+    // «…nos vamos a quedar toda la tarde antes del feriado, qué tienen?»,
+    // «me muestras la carta?»: what the shop sells is the catalog's, whatever
+    // is told before it.
+    if clause
+        .rsplit([',', '.', '!', ';'])
+        .find(|part| part.chars().any(char::is_alphanumeric))
+        .is_some_and(asks_for_the_menu)
+    {
+        return false;
+    }
     let question = Question::new(clause);
     let names = names_product(clause);
     // An order with its quantity, not asked about, is an order even when a
@@ -1186,6 +1202,95 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     // something the catalog does not say, and «¿cuántas calorías tiene el
     // brownie?» something nobody wrote (the gray zone says so).
     !names || subject.iter().any(|w| !library.knows(w))
+}
+
+/// «¿qué tal?», «¿cómo estás?», «Tudo bem?»: how one is, asked alone.
+fn asks_how_one_is(clause: &str) -> bool {
+    let folded = normalize(clause);
+    let words: Vec<&str> = tokens(&folded)
+        .into_iter()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "y" | "hola" | "buenas" | "oi" | "ola" | "usted" | "ustedes"
+            )
+        })
+        .collect();
+    matches!(
+        words.as_slice(),
+        ["que", "tal"]
+            | [
+                "como",
+                "estas" | "esta" | "estan" | "va" | "vas" | "andas" | "anda"
+            ]
+            | ["tudo", "bem" | "bom"]
+            | ["todo", "bien"]
+            | ["how", "are", "you"]
+    )
+}
+
+/// «¿qué tienen?», «me muestras la carta?», «vocês tienen cardápio?»: the
+/// menu asked for, and nothing else.
+fn asks_for_the_menu(part: &str) -> bool {
+    let folded = normalize(part);
+    let words: Vec<&str> = tokens(&folded)
+        .into_iter()
+        .filter(|w| {
+            !matches!(
+                *w,
+                "y" | "oye"
+                    | "oiga"
+                    | "me"
+                    | "nos"
+                    | "la"
+                    | "el"
+                    | "su"
+                    | "tu"
+                    | "por"
+                    | "favor"
+                    | "porfa"
+                    | "ustedes"
+                    | "voces"
+                    | "pueden"
+                    | "puedes"
+                    | "podrias"
+                    | "podria"
+                    | "ahora"
+                    | "hoy"
+                    | "pues"
+            )
+        })
+        .collect();
+    let menu = |w: &str| matches!(w, "carta" | "menu" | "catalogo" | "cardapio");
+    match words.as_slice() {
+        [
+            "que",
+            "tienen" | "venden" | "hay" | "ofrecen" | "tienes" | "vendes",
+        ] => true,
+        [verb, noun]
+            if menu(noun)
+                && matches!(
+                    *verb,
+                    "muestras"
+                        | "muestra"
+                        | "mostras"
+                        | "pasas"
+                        | "pasa"
+                        | "mandas"
+                        | "manda"
+                        | "tienen"
+                        | "tienes"
+                        | "ver"
+                        | "mostrar"
+                        | "pasar"
+                        | "mandar"
+                ) =>
+        {
+            true
+        }
+        [noun] => menu(noun),
+        _ => false,
+    }
 }
 
 /// Whether `question` asks about how the order reaches the customer: delivery,
@@ -1390,6 +1495,32 @@ mod tests {
         assert!(!bare_question("¿Cuánto es el total?", &names));
         assert!(courtesy("otra pregunta:"));
         assert!(!courtesy("otra limonada"));
+    }
+
+    /// The menu asked after a story is the catalog's, never a question for
+    /// the knowledge; a kind asked of it still is.
+    #[test]
+    fn the_menu_asked_after_a_story_is_the_catalogs() {
+        let library = Library::default();
+        let names = naming(&["capuchino"]);
+        for asked in [
+            "holaaa somos un grupo de la u, nos vamos a quedar a estudiar toda la tarde antes del feriado, qué tienen?",
+            "Buenas tardes, quiero mandarles algo rico a mis abuelitos que viven en Obrajes por el feriado, me muestras la carta?",
+            "vocês tienen cardápio?",
+        ] {
+            let split = super::split(asked, &library, names);
+            assert!(split.questions.is_empty(), "{asked}: {split:?}");
+        }
+        assert!(!asks_for_the_menu("qué tienen sin gluten"));
+        let split = super::split(
+            "Oi, buenas tardes! Tudo bem? vocês tienen cardápio?",
+            &library,
+            names,
+        );
+        assert!(split.questions.is_empty(), "{split:?}");
+        assert!(asks_how_one_is("¿qué tal?"));
+        assert!(!asks_how_one_is("¿qué tal el brownie?"));
+        assert!(asks_for_the_menu(" qué tienen?"));
     }
 
     #[test]

@@ -158,6 +158,7 @@ const STOP: &[&str] = &[
 
 /// Words customers use for the same thing; the refined search adds the group.
 const SAME: &[&[&str]] = &[
+    &["gratis", "gratuito", "gratuita"],
     &[
         "envio",
         "envios",
@@ -815,6 +816,21 @@ pub fn is_general_word(word: &str) -> bool {
         "abuelo",
         "abuela",
         "abuelos",
+        "abuelas",
+        "abuelitos",
+        "abuelita",
+        "abuelito",
+        "hijas",
+        "companero",
+        "companera",
+        "companeros",
+        "companeras",
+        "cuate",
+        "vecino",
+        "vecina",
+        // «mi abuela no tolera la lactosa»: what someone can take, told.
+        "tolera",
+        "toleran",
         "nieto",
         "nieta",
         "nietos",
@@ -850,6 +866,12 @@ pub fn is_general_word(word: &str) -> bool {
                 .any(|end| word.ends_with(end))
             && !word.ends_with("lar"))
         || is_plural_verb(word)
+        // «¿cuánto me cobrarían?», «¿aplicaría…?»: a verb in the conditional
+        // (not «cafetería», «panadería»).
+        || (word.len() > 6
+            && ["ria", "rian", "riamos"].iter().any(|end| word.ends_with(end))
+            && !word.ends_with("eria"))
+        || matches!(word, "ocurre" | "sucede" | "pasaria")
 }
 
 /// «¿realizan entregas…?», «¿manejan…?», «¿ofrecen…?»: the verbs a customer

@@ -239,6 +239,26 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // about): the one product a description fits.
     products.extend(described_uniquely(&words, input));
     products.extend(cut_short(&words, &input.product_catalog));
+    // «los dos de antes mejor que sean capuchinos»: the lines ordered before
+    // that hold the count said.
+    // (As written: the reading may have put names in their place.)
+    if lexicon::any(
+        &written,
+        &["de antes", "anterior", "anteriores", "de hace rato"],
+    ) {
+        let counts: Vec<i64> = tokens(&written)
+            .iter()
+            .filter_map(|w| token_number(w))
+            .collect();
+        products.extend(
+            input
+                .cart
+                .lines
+                .iter()
+                .filter(|l| counts.contains(&l.quantity))
+                .map(|l| l.product_id),
+        );
+    }
     // «la mitad de los brownies», «duplica todo»: half or twice a line.
     let halves = words.contains(&"mitad");
     let doubles = words

@@ -172,8 +172,8 @@ const PEOPLE: &[&str] = &[
 
 /// Words around a total asked on its own («¿y cuánto sería todo entonces?»).
 const TOTAL_FILLER: &[&str] = &[
-    "y", "entonces", "ahora", "todo", "en", "el", "total", "pues", "ya", "porfa", "por", "favor",
-    "me", "nos",
+    "y", "entonces", "ahora", "si", "todo", "en", "el", "total", "pues", "ya", "porfa", "por",
+    "favor", "me", "nos",
 ];
 
 /// The message before a total asked at its end, after something else was
@@ -190,6 +190,8 @@ fn before_the_total_asked(message: &str) -> Option<String> {
     }
     const MARKS: [char; 7] = ['.', '?', '!', '¿', '¡', '\n', ' '];
     let trimmed = message.trim_end_matches(MARKS);
+    // («…, total?»: a lone «total» asked with its mark.)
+    let marked = message.trim_end().ends_with('?');
     // The places a total may start, the last first: a sentence's end, a
     // comma, a «y».
     let mut cuts: Vec<(usize, usize, bool)> = trimmed
@@ -212,7 +214,7 @@ fn before_the_total_asked(message: &str) -> Option<String> {
     cuts.into_iter().take(3).find_map(|(at, after, sentence)| {
         let head = trimmed[..at].trim_end_matches(MARKS).trim();
         let tail = &trimmed[after..];
-        (!tokens(&prepared(head)).is_empty() && asks_the_total(tail, sentence))
+        (!tokens(&prepared(head)).is_empty() && asks_the_total(tail, sentence || marked))
             .then(|| head.to_owned())
     })
 }
@@ -1413,7 +1415,10 @@ pub(super) fn said(input: &ProposalInput) -> String {
         &input.customer_message,
         &input.product_catalog,
     )));
-    let text = counts_in_order(input, asides_dropped(input, text));
+    let text = outcome_restated(
+        input,
+        counts_in_order(input, asides_dropped(input, done_changing(text))),
+    );
     let text = count_taken_back(input, text);
     let text = one_made_a_way(input, text);
     let text = taken_out_in_the_same_breath(input, text);
@@ -1535,6 +1540,23 @@ pub fn read(input: &ProposalInput) -> Reading {
                 .push(ProposedAction::new("REVIEW_ORDER"));
             return reading;
         }
+        // («del brownie solo uno y ya no le muevo más, total?»: the order
+        // closed before the total asked is the summary already.)
+        let actions = &reading.proposal.proposed_actions;
+        if reading.changes_anything()
+            && reading.confident
+            && actions
+                .last()
+                .is_some_and(|a| a.action_type == "REVIEW_ORDER")
+            && actions[..actions.len() - 1].iter().all(|a| {
+                matches!(
+                    a.action_type.as_str(),
+                    "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
+                )
+            })
+        {
+            return reading;
+        }
     }
     read_whole(input)
 }
@@ -1580,6 +1602,23 @@ fn read_whole(input: &ProposalInput) -> Reading {
         )
     {
         reader.covered[..=cries].iter_mut().for_each(|c| *c = true);
+    }
+    // «uy me acaban de cambiar el vuelo…, cancela el pedido porfa, todavía
+    // no pagué»: the order called off in so many words; the rest is why.
+    if let [only] = proposal.proposed_actions.as_slice()
+        && only.action_type == "CANCEL_ORDER"
+        && !input.customer_message.contains('?')
+        && mentions::find(&words, &input.product_catalog).is_empty()
+        && words.windows(3).any(|w| {
+            w[0].starts_with("cancel")
+                && matches!(w[1], "el" | "mi" | "todo")
+                && (w[1] == "todo" || matches!(w[2], "pedido" | "orden"))
+        })
+        && !words
+            .windows(2)
+            .any(|w| w[0] == "no" && w[1].starts_with("cancel"))
+    {
+        reader.covered.iter_mut().for_each(|c| *c = true);
     }
     preamble(
         &words,

@@ -2370,6 +2370,55 @@ pub(super) fn same_as_at<'a>(words: &[&'a str]) -> Option<(usize, &'a str, usize
     Some((at, person, who + 1))
 }
 
+/// «del brownie solo uno y ya no le muevo más»: done changing, said as the
+/// close it is (its «no» denies nothing of the order).
+pub(super) fn done_changing(text: String) -> String {
+    let mut text = text;
+    for phrase in [
+        "ya no le muevo mas",
+        "ya no le muevo",
+        "no le muevo mas",
+        "ya no le cambio nada",
+        "ya no cambio nada",
+    ] {
+        if crate::text::contains_phrase(&text, phrase) {
+            text = text.replacen(phrase, "eso es todo", 1);
+        }
+    }
+    text
+}
+
+/// «ella no quiere capuchino, que le pongas un chai, entonces serían dos
+/// capuchinos y un chai»: the change told, then the whole outcome said after
+/// «serían» — when the outcome names every product the change did, it is
+/// the outcome alone that is read (each line set to its count), never the
+/// change and the outcome both.
+pub(super) fn outcome_restated(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .iter()
+        .position(|w| matches!(*w, "serian" | "seria" | "quedarian" | "quedaria" | "quedan"))
+    else {
+        return text;
+    };
+    let catalog = &input.product_catalog;
+    let before: Vec<ProductId> = mentions::find(&words[..at], catalog)
+        .into_iter()
+        .filter_map(|m| m.product())
+        .collect();
+    let after: Vec<ProductId> = mentions::find(&words[at..], catalog)
+        .into_iter()
+        .filter_map(|m| m.product())
+        .collect();
+    let counted = words
+        .get(at + 1)
+        .is_some_and(|w| count(w).is_some() || matches!(*w, "un" | "una"));
+    if counted && !before.is_empty() && before.iter().all(|id| after.contains(id)) {
+        return words[at..].join(" ");
+    }
+    text
+}
+
 /// «Para mí un capuchino, para el Jorge un americano…» … «la Pao quiere lo
 /// mismo que el Jorge»: what the customer's recent messages ordered «para»
 /// that person (or «para mí», for «lo mismo que yo»), said in place of the
@@ -2392,6 +2441,23 @@ pub(super) fn same_as_someone(input: &ProposalInput, text: String) -> String {
         )
         .find_map(|said| {
             let earlier = tokens(&said);
+            // «la Cami pide un té chai»: the person, then what they order.
+            let asks_for = (0..earlier.len()).find(|&j| {
+                earlier[j] == person
+                    && earlier.get(j + 1).is_some_and(|w| {
+                        matches!(*w, "pide" | "quiere" | "toma" | "prefiere" | "lleva")
+                    })
+            });
+            if let Some(j) = asks_for {
+                let from = j + 2;
+                let until = (from..earlier.len())
+                    .find(|&k| matches!(earlier[k], "para" | "y" | "el" | "la") && k > from)
+                    .unwrap_or(earlier.len());
+                let items = &earlier[from..until];
+                if !mentions::find(items, &input.product_catalog).is_empty() {
+                    return Some(items.join(" "));
+                }
+            }
             let start = (0..earlier.len()).find(|&j| {
                 earlier[j] == "para"
                     && (earlier.get(j + 1) == Some(&person)

@@ -7171,6 +7171,19 @@ fn a_product_only_one_description_fits_is_named() {
     assert!(refused_of(&tagged("un postre porfa", &[]), 10));
     // «frío» says how the capuchino comes, not which product.
     assert!(refused_of(&tagged("un capuchino frío", &[]), 2));
+    // «los dos de antes»: the lines holding two.
+    let before = input(
+        State::CartOpen,
+        "sabes qué, los dos de antes mejor que sean capuchinos",
+        &[(3, 2), (6, 1)],
+    );
+    let swap = vec![
+        ProposedAction::new("REMOVE_ITEM").product(3),
+        ProposedAction::new("ADD_TO_CART").product(8).quantity(2),
+    ];
+    assert!(grounding::ungrounded(&before, &Proposal::new(swap, "")).is_empty());
+    let wrong = vec![ProposedAction::new("REMOVE_ITEM").product(6)];
+    assert!(!grounding::ungrounded(&before, &Proposal::new(wrong, "")).is_empty());
     // A name cut short after a count, when it fits one name alone.
     let two_brownies = vec![ProposedAction::new("ADD_TO_CART").product(6).quantity(2)];
     assert!(
@@ -7200,5 +7213,82 @@ fn a_yes_after_letting_a_thing_go_confirms() {
             &[(4, 1)]
         )))
         .contains(&"CONFIRM_ORDER".to_owned())
+    );
+}
+
+/// The outcome said after «serían» is read alone when it names every product
+/// the change before it did; «la Cami pide X y el Diego lo mismo que la Cami»;
+/// «ya no le muevo más» closes; «…, total?» asks the total; an order called
+/// off in so many words beside the reason; «Hila buenas tarses» greets.
+#[test]
+fn outcomes_references_and_closes_said_in_a_message_of_their_own() {
+    let cart = [(8, 3), (5, 1), (7, 2)];
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "espera mi hermana dice que ella no quiere capuchino que le pongas un chai entonces serian dos capuchinos y un chai",
+            &cart
+        ),
+        ["UPDATE_QUANTITY 8 x2", "ADD_TO_CART 4 x1"]
+    );
+    // An outcome that leaves out what the change named is not the whole.
+    assert_ne!(
+        summary(
+            State::CartOpen,
+            "agrégame un brownie, entonces serían dos capuchinos",
+            &cart
+        ),
+        ["UPDATE_QUANTITY 8 x2"]
+    );
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "la Cami pide un té chai y el Diego lo mismo que la Cami",
+            &[(8, 2)]
+        ),
+        ["ADD_TO_CART 4 x2"]
+    );
+    let brownies = [(5, 2), (6, 2)];
+    for closed in [
+        "del brownie solo uno y ya no le muevo más, total?",
+        "del brownie solo uno, total?",
+    ] {
+        assert_eq!(
+            summary(State::CartOpen, closed, &brownies),
+            ["UPDATE_QUANTITY 6 x1", "REVIEW_ORDER"],
+            "{closed}"
+        );
+    }
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "y cambia el croissant por un brownie, ahora sí cuánto sería?",
+            &[(7, 1)]
+        ),
+        ["REMOVE_ITEM 7", "ADD_TO_CART 6 x1", "REVIEW_ORDER"]
+    );
+    assert_eq!(
+        summary(
+            State::AwaitingPayment,
+            "uy me acaban de cambiar el vuelo y ya no voy a poder pasar, cancela el pedido porfa, todavía no pagué",
+            &[(8, 2)]
+        ),
+        ["CANCEL_ORDER"]
+    );
+    assert_ne!(
+        summary(
+            State::AwaitingPayment,
+            "uy me cambiaron el vuelo, no cancelen el pedido porfa",
+            &[(8, 2)]
+        ),
+        ["CANCEL_ORDER"]
+    );
+    assert_eq!(
+        summary(State::Idle, "Hila buenas tarses", &[]),
+        ["SHOW_CATALOG"]
+    );
+    assert_eq!(
+        summary(State::CartOpen, "mejor sean 3 americanos", &[(3, 2)]),
+        ["UPDATE_QUANTITY 3 x3"]
     );
 }
