@@ -327,6 +327,8 @@ impl Message {
                 && i > 1
                 && said[i - 1] == "que"
                 && said[i - 2] != "lo"
+                // («los 500 que debía a mi primo» names who is owed.)
+                && !matches!(said.get(i + 1), Some(&("a" | "al")))
             {
                 i += 1;
                 continue;
@@ -381,10 +383,10 @@ impl Message {
     fn category(&self) -> Option<&'static Category> {
         let Some((mut found, mut word)) = category::mentioned(&self.rest) else {
             // «1,450 de la mensualidad del inglés»: a school subject is schooling.
-            return any(
-                &normalize(&self.rest).replace("del ", "de "),
-                words::SCHOOL_SUBJECTS,
-            )
+            // (Only a fee: «el maestro de obra» is no school.)
+            let folded = normalize(&self.rest);
+            return (any(&folded, &["mensualidad", "mensualidades", "colegiatura"])
+                && any(&folded.replace("del ", "de "), words::SCHOOL_SUBJECTS))
             .then(|| category::by_key("educacion"))
             .flatten();
         };
@@ -737,7 +739,17 @@ fn caps_spending(message: &Message) -> bool {
         "maximo" => figure_after(at),
         "hasta" => periodic && figure_after(at),
         // «en ropa no más de 800 al mes».
-        "mas" if at >= 1 && words[at - 1] == "no" => periodic && figure_after(at),
+        // (Said of a category, not of what one spends: «se me van no más de…».)
+        "mas" if at >= 1 && words[at - 1] == "no" => {
+            periodic
+                && figure_after(at)
+                && words[..at - 1].iter().all(|w| {
+                    matches!(
+                        *w,
+                        "y" | "en" | "para" | "pa" | "el" | "la" | "los" | "las" | "de" | "mi"
+                    ) || category::mentioned(w).is_some()
+                })
+        }
         "mucho" if at >= 2 && words[at - 1] == "lo" && words[at - 2] == "a" => {
             periodic && figure_after(at)
         }
@@ -1415,18 +1427,7 @@ fn read_debt(message: &Message) -> DebtRead {
     let mut read = DebtRead::default();
     let paid = any(
         &message.norm,
-        &[
-            "pague",
-            "abone",
-            "abono",
-            "le di",
-            "le deposite",
-            "pago de",
-            // «ya se los devolví», «ya le regresé los 500»: paid back.
-            "devolvi",
-            "le regrese",
-            "se los regrese",
-        ],
+        &["pague", "abone", "abono", "le di", "le deposite", "pago de"],
     ) && !contains_phrase(&message.norm, "pago minimo");
     let mut i = 0;
     while i < norms.len() {

@@ -1201,7 +1201,24 @@ fn bills_fees_and_caps_in_their_own_words() {
         )),
         Some("hermano")
     );
-    assert_eq!(back.params.debt_payment, Param::Given(200_000));
+    // «que debía a mi primo» names who is owed: still the debt.
+    assert_eq!(
+        kind(&only("pagué los 500 que debía a mi primo")),
+        "MANAGE_DEBT"
+    );
+    // A roof, a builder and money one spends are no cap and no school.
+    assert_eq!(
+        kind(&only("pagué 3 mil para arreglar el techo de la casa")),
+        "LOG_TRANSACTION"
+    );
+    assert_ne!(
+        category(&only("le pagué 1,200 al maestro de obra")),
+        Some("educacion")
+    );
+    assert_ne!(
+        kind(&only("en gasolina se me van no más de 800 al mes")),
+        "SET_BUDGET"
+    );
     // The pay itself is still income.
     assert_eq!(
         category(&only("me pagaron la quincena, 9 mil")),

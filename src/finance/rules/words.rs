@@ -238,7 +238,9 @@ pub const BUDGET: &[&str] = &[
     "limites",
     "tope",
     "topes",
-    "techo",
+    // «un techo de 1,500 al mes» (not «el techo de la casa»).
+    "un techo de",
+    "techo mensual",
     "gastar maximo",
     "maximo al mes",
     "un maximo",

@@ -1761,7 +1761,13 @@ fn feminine(name: &str) -> bool {
         .next()
         .unwrap_or_default()
         .to_lowercase();
-    first.ends_with('a') && !["cha", "ma", "ya"].iter().any(|end| first.ends_with(end))
+    // («el agua», with its stressed «a»; «la leche».)
+    (first.ends_with('a')
+        && !matches!(
+            first.as_str(),
+            "matcha" | "maracuya" | "maracuyá" | "agua" | "te" | "té"
+        ))
+        || first == "leche"
 }
 
 /// An adjective that agrees with the product: «fría», «vegana» for «la
@@ -2257,12 +2263,8 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         || [
             "no tenga",
             "no tengan",
-            "no tiene",
-            "no tienen",
             "no lleve",
             "no lleven",
-            "no lleva",
-            "no llevan",
             "no contenga",
             "no contengan",
             "libre de",
@@ -2429,6 +2431,9 @@ mod tests {
         assert_eq!(the("Maracuya"), "el Maracuya");
         assert_eq!(the("Té chai"), "el Té chai");
         assert_eq!(the("Torta de chocolate"), "la Torta de chocolate");
+        assert_eq!(the("Crema volteada"), "la Crema volteada");
+        assert_eq!(the("Agua mineral"), "el Agua mineral");
+        assert_eq!(the("Leche asada"), "la Leche asada");
         assert_eq!(agreeing("frío", "Limonada"), "fría");
         assert_eq!(agreeing("vegano", "Limonada"), "vegana");
         assert_eq!(agreeing("vegano", "Brownie"), "vegano");

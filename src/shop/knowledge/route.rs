@@ -423,13 +423,13 @@ fn courtesy(clause: &str) -> bool {
         );
     // «Una más:», «otra cosa», «una última pregunta»: announcing the next
     // question.
+    // («y una más» alone may be one more of something: only with a colon
+    // or a word of asking.)
     let announces = !words.is_empty()
-        && words.iter().any(|w| {
-            matches!(
-                *w,
-                "mas" | "cosa" | "pregunta" | "preguntita" | "consulta" | "duda" | "ultima"
-            )
-        })
+        && (clause.trim_end().ends_with(':')
+            || words
+                .iter()
+                .any(|w| matches!(*w, "cosa" | "pregunta" | "preguntita" | "consulta" | "duda")))
         && words.iter().all(|w| {
             matches!(
                 *w,
@@ -1076,10 +1076,23 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     // «…nos vamos a quedar toda la tarde antes del feriado, qué tienen?»,
     // «me muestras la carta?»: what the shop sells is the catalog's, whatever
     // is told before it.
-    if clause
-        .rsplit([',', '.', '!', ';'])
-        .find(|part| part.chars().any(char::is_alphanumeric))
-        .is_some_and(asks_for_the_menu)
+    // («mi hija es celíaca, qué tienen?» asks what fits her.)
+    let diet = [
+        "celiac",
+        "vegan",
+        "alerg",
+        "intoleran",
+        "diabet",
+        "sin gluten",
+        "sin lactosa",
+    ]
+    .iter()
+    .any(|w| normalize(clause).contains(w));
+    if !diet
+        && clause
+            .rsplit([',', '.', '!', ';'])
+            .find(|part| part.chars().any(char::is_alphanumeric))
+            .is_some_and(asks_for_the_menu)
     {
         return false;
     }
@@ -1519,6 +1532,10 @@ mod tests {
         );
         assert!(split.questions.is_empty(), "{split:?}");
         assert!(asks_how_one_is("¿qué tal?"));
+        // A diet told beside it asks what fits; «y una más» may be an order.
+        let split = super::split("mi hija es celíaca, qué tienen?", &library, names);
+        assert!(!split.questions.is_empty(), "{split:?}");
+        assert!(!courtesy("y una más"));
         assert!(!asks_how_one_is("¿qué tal el brownie?"));
         assert!(asks_for_the_menu(" qué tienen?"));
     }

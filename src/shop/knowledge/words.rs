@@ -868,10 +868,22 @@ pub fn is_general_word(word: &str) -> bool {
         || is_plural_verb(word)
         // «¿cuánto me cobrarían?», «¿aplicaría…?»: a verb in the conditional
         // (not «cafetería», «panadería»).
-        || (word.len() > 6
-            && ["ria", "rian", "riamos"].iter().any(|end| word.ends_with(end))
-            && !word.ends_with("eria"))
-        || matches!(word, "ocurre" | "sucede" | "pasaria")
+        // («veterinaria», «categoría» are things: only plurals and the verbs
+        // customers ask with.)
+        || (word.len() > 6 && ["rian", "riamos"].iter().any(|end| word.ends_with(end)))
+        || matches!(
+            word,
+            "ocurre"
+                | "sucede"
+                | "pasaria"
+                | "aplicaria"
+                | "cobraria"
+                | "costaria"
+                | "saldria"
+                | "podria"
+                | "tendria"
+                | "haria"
+        )
 }
 
 /// «¿realizan entregas…?», «¿manejan…?», «¿ofrecen…?»: the verbs a customer

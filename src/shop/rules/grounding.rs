@@ -246,9 +246,14 @@ fn grounds(input: &ProposalInput) -> Grounds {
         &written,
         &["de antes", "anterior", "anteriores", "de hace rato"],
     ) {
-        let counts: Vec<i64> = tokens(&written)
-            .iter()
-            .filter_map(|w| token_number(w))
+        // (Only the count said right before it: «los dos de antes».)
+        let said = tokens(&written);
+        let counts: Vec<i64> = said
+            .windows(3)
+            .filter(|w| (w[1] == "de" && w[2] == "antes") || w[2].starts_with("anterior"))
+            .flat_map(|w| [w[0], w[1]])
+            .filter(|w| !matches!(*w, "un" | "una" | "uno"))
+            .filter_map(token_number)
             .collect();
         products.extend(
             input
@@ -615,7 +620,11 @@ fn described_uniquely(words: &[&str], input: &ProposalInput) -> Option<ProductId
         if attached(at) {
             continue;
         }
-        if let Some((_, tag)) = lexicon::KINDS.iter().find(|(said, _)| said == word) {
+        // («para tomar» says how, not which.)
+        if let Some((_, tag)) = lexicon::KINDS
+            .iter()
+            .find(|(said, _)| said == word && *said != "tomar")
+        {
             if negated(at) {
                 unwanted.push(tag);
             } else {
@@ -629,10 +638,11 @@ fn described_uniquely(words: &[&str], input: &ProposalInput) -> Option<ProductId
         }
         to_eat |= *word == "comer" && at > 0 && matches!(words[at - 1], "para" | "de" | "por");
     }
-    // The kinds said in more than one word («sin cafeína»).
+    // The kinds said in more than one word («sin cafeína»), when no product
+    // is named for them to describe («un americano sin cafeína»).
     let text = words.join(" ");
     for (said, tag) in lexicon::KINDS.iter().filter(|(said, _)| said.contains(' ')) {
-        if crate::text::contains_phrase(&text, said) {
+        if found.is_empty() && crate::text::contains_phrase(&text, said) {
             wanted.push(tag);
         }
     }
@@ -691,6 +701,10 @@ fn cut_short(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) ->
         if !counted
             || !(3..=5).contains(&word.len())
             || !word.chars().all(|c| c.is_ascii_alphabetic())
+            || lexicon::is_food(word)
+            || folded
+                .iter()
+                .any(|(_, name, _)| name.iter().any(|n| n == word))
         {
             continue;
         }

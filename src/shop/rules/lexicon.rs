@@ -227,8 +227,6 @@ pub const SET: &[&str] = &[
     "cambiar",
     "que sean",
     "que sea",
-    "mejor sean",
-    "mejor sea",
     "mejor",
     "solo",
     "solamente",
@@ -1453,7 +1451,6 @@ pub fn read_english(normalized: &str) -> String {
         "something" => "algo",
         "sweet" => "dulce",
         "cold" => "frio",
-        "hot" => "caliente",
         "dessert" => "postre",
         w => w,
     })

@@ -1609,14 +1609,23 @@ fn read_whole(input: &ProposalInput) -> Reading {
         && only.action_type == "CANCEL_ORDER"
         && !input.customer_message.contains('?')
         && mentions::find(&words, &input.product_catalog).is_empty()
-        && words.windows(3).any(|w| {
-            w[0].starts_with("cancel")
-                && matches!(w[1], "el" | "mi" | "todo")
-                && (w[1] == "todo" || matches!(w[2], "pedido" | "orden"))
+        && (0..words.len().saturating_sub(2)).any(|at| {
+            // An imperative, with no denial or condition before it and no
+            // taking back after it («si cancelo…», «tampoco cancelen…», «…que
+            // cancele el pedido pero…»).
+            matches!(
+                words[at],
+                "cancela" | "cancelen" | "cancelame" | "cancelalo" | "cancelenlo"
+            ) && matches!(words[at + 1], "el" | "mi" | "todo")
+                && (words[at + 1] == "todo" || matches!(words[at + 2], "pedido" | "orden"))
+                && !words[at.saturating_sub(4)..at].iter().any(|w| {
+                    matches!(
+                        *w,
+                        "no" | "ni" | "tampoco" | "nunca" | "si" | "antes" | "que" | "cuando"
+                    )
+                })
+                && !words[at..].iter().any(|w| matches!(*w, "pero" | "mejor"))
         })
-        && !words
-            .windows(2)
-            .any(|w| w[0] == "no" && w[1].starts_with("cancel"))
     {
         reader.covered.iter_mut().for_each(|c| *c = true);
     }

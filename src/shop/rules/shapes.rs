@@ -2381,7 +2381,13 @@ pub(super) fn done_changing(text: String) -> String {
         "ya no le cambio nada",
         "ya no cambio nada",
     ] {
-        if crate::text::contains_phrase(&text, phrase) {
+        // (Closing the message: at most the total asked after it, never
+        // «…ya no le cambio nada, pero el brownie quítalo».)
+        let closes = text.find(phrase).is_some_and(|at| {
+            let after = tokens(&text[at + phrase.len()..]);
+            after.len() <= 3 && !after.contains(&"pero")
+        });
+        if crate::text::contains_phrase(&text, phrase) && closes {
             text = text.replacen(phrase, "eso es todo", 1);
         }
     }
@@ -2397,7 +2403,7 @@ pub(super) fn outcome_restated(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
     let Some(at) = words
         .iter()
-        .position(|w| matches!(*w, "serian" | "seria" | "quedarian" | "quedaria" | "quedan"))
+        .position(|w| matches!(*w, "serian" | "seria" | "quedarian" | "quedaria"))
     else {
         return text;
     };

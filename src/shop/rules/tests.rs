@@ -7169,8 +7169,13 @@ fn a_product_only_one_description_fits_is_named() {
     assert!(!refused_of(&to_eat, 7));
     // Several fit: none is named.
     assert!(refused_of(&tagged("un postre porfa", &[]), 10));
-    // «frío» says how the capuchino comes, not which product.
+    // «frío» says how the capuchino comes, not which product; nor does a
+    // kind in two words beside a product named.
     assert!(refused_of(&tagged("un capuchino frío", &[]), 2));
+    assert!(refused_of(
+        &tagged("un café americano sin cafeína porfa", &[]),
+        1
+    ));
     // «los dos de antes»: the lines holding two.
     let before = input(
         State::CartOpen,
@@ -7184,6 +7189,14 @@ fn a_product_only_one_description_fits_is_named() {
     assert!(grounding::ungrounded(&before, &Proposal::new(swap, "")).is_empty());
     let wrong = vec![ProposedAction::new("REMOVE_ITEM").product(6)];
     assert!(!grounding::ungrounded(&before, &Proposal::new(wrong, "")).is_empty());
+    // «un capuchino como el de antes»: «un» is no count of a line before.
+    let like = input(
+        State::CartOpen,
+        "agrégame un capuchino como el de antes por favor",
+        &[(3, 1), (6, 1), (8, 2)],
+    );
+    let wrong = vec![ProposedAction::new("REMOVE_ITEM").product(6)];
+    assert!(!grounding::ungrounded(&like, &Proposal::new(wrong, "")).is_empty());
     // A name cut short after a count, when it fits one name alone.
     let two_brownies = vec![ProposedAction::new("ADD_TO_CART").product(6).quantity(2)];
     assert!(
@@ -7275,14 +7288,24 @@ fn outcomes_references_and_closes_said_in_a_message_of_their_own() {
         ),
         ["CANCEL_ORDER"]
     );
-    assert_ne!(
-        summary(
-            State::AwaitingPayment,
-            "uy me cambiaron el vuelo, no cancelen el pedido porfa",
-            &[(8, 2)]
-        ),
-        ["CANCEL_ORDER"]
-    );
+    // A cancel denied, asked, put as a condition or taken back is not read
+    // whole.
+    for kept in [
+        "uy me cambiaron el vuelo, no cancelen el pedido porfa",
+        "si cancelo mi pedido me devuelven la plata",
+        "tampoco cancelen el pedido eh",
+        "no es para cancelar el pedido, solo quería saber la hora",
+        "mi mamá quería que cancele el pedido pero ya lo pensé mejor",
+        "ni se te ocurra cancelar el pedido",
+    ] {
+        let reading = read(&input(State::AwaitingPayment, kept, &[(8, 2)]));
+        let cancels = reading
+            .proposal
+            .proposed_actions
+            .iter()
+            .any(|a| a.action_type == "CANCEL_ORDER");
+        assert!(!(reading.confident && cancels), "{kept}");
+    }
     assert_eq!(
         summary(State::Idle, "Hila buenas tarses", &[]),
         ["SHOW_CATALOG"]
