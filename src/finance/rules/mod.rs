@@ -739,15 +739,16 @@ fn caps_spending(message: &Message) -> bool {
         "maximo" => figure_after(at),
         "hasta" => periodic && figure_after(at),
         // «en ropa no más de 800 al mes».
-        // (Said of a category, not of what one spends: «se me van no más de…».)
+        // (Not what one spends or gives: «se me van no más de…», «le doy no
+        // más de…».)
         "mas" if at >= 1 && words[at - 1] == "no" => {
             periodic
                 && figure_after(at)
-                && words[..at - 1].iter().all(|w| {
+                && !words[..at - 1].iter().any(|w| {
                     matches!(
                         *w,
-                        "y" | "en" | "para" | "pa" | "el" | "la" | "los" | "las" | "de" | "mi"
-                    ) || category::mentioned(w).is_some()
+                        "van" | "va" | "gasto" | "gastamos" | "doy" | "damos" | "pago" | "pagamos"
+                    )
                 })
         }
         "mucho" if at >= 2 && words[at - 1] == "lo" && words[at - 2] == "a" => {

@@ -1219,6 +1219,10 @@ fn bills_fees_and_caps_in_their_own_words() {
         kind(&only("en gasolina se me van no más de 800 al mes")),
         "SET_BUDGET"
     );
+    assert_ne!(
+        kind(&only("al mes le doy a mi mamá no más de 2 mil")),
+        "SET_BUDGET"
+    );
     // The pay itself is still income.
     assert_eq!(
         category(&only("me pagaron la quincena, 9 mil")),
