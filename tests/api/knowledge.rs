@@ -829,3 +829,24 @@ async fn a_yes_beside_a_question_confirms_and_the_product_asked_is_the_one_meant
     assert!(added.join("\n").contains("no tiene cafeína"), "{added:?}");
     assert_eq!(app.cart("gus").await, vec![("limonada".into(), 2)]);
 }
+
+/// A question answered from the catalog with one product («¿qué me
+/// recomendás calentito y que no tenga cafeína?» → the hot chocolate) makes
+/// that product the one «poneme uno de ese» means next.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_one_product_an_answer_named_is_what_that_one_means_next(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    app.say("hugo", "un americano").await;
+    let answer = app
+        .say(
+            "hugo",
+            "che, para el niño qué me recomendás que sea calentito y que no tenga cafeína?",
+        )
+        .await
+        .join("\n");
+    assert!(answer.contains("Chocolate caliente"), "{answer}");
+    app.say("hugo", "dale, poneme uno de ese entonces").await;
+    let cart = app.cart("hugo").await;
+    assert!(cart.contains(&("chocolate".into(), 1)), "{cart:?}");
+    assert!(cart.contains(&("americano".into(), 1)), "{cart:?}");
+}
