@@ -342,7 +342,7 @@ impl Message {
                         c.key,
                         "educacion" | "servicios" | "suscripciones" | "entretenimiento" | "salud"
                     )
-                }) || any(&of().replace("del ", "de "), words::SCHOOL_SUBJECTS))
+                }) || names_a_school_subject(&of()))
             {
                 i += 1;
                 continue;
@@ -386,7 +386,7 @@ impl Message {
             // (Only a fee: «el maestro de obra» is no school.)
             let folded = normalize(&self.rest);
             return (any(&folded, &["mensualidad", "mensualidades", "colegiatura"])
-                && any(&folded.replace("del ", "de "), words::SCHOOL_SUBJECTS))
+                && names_a_school_subject(&folded))
             .then(|| category::by_key("educacion"))
             .flatten();
         };
@@ -425,6 +425,11 @@ impl Message {
         }
         Some(found)
     }
+}
+
+/// «del inglés», «de matemáticas»: a school subject named (folded text).
+fn names_a_school_subject(folded: &str) -> bool {
+    any(&folded.replace("del ", "de "), words::SCHOOL_SUBJECTS)
 }
 
 /// `text` folded, without the whole-word phrase `phrase`.

@@ -658,17 +658,6 @@ fn described_uniquely(words: &[&str], input: &ProposalInput) -> Option<ProductId
                 .any(|a| unwanted_allergens.contains(&crate::text::normalize(a).as_str()))
             && (!to_eat || !lexicon::is_of_kind(entry, "bebida"))
     };
-    let only = |among: &dyn Fn(ProductId) -> bool| -> Option<ProductId> {
-        let fitting: Vec<ProductId> = catalog
-            .iter()
-            .filter(|e| among(e.product_id) && fits(e))
-            .map(|e| e.product_id)
-            .collect();
-        match fitting.as_slice() {
-            [one] => Some(*one),
-            _ => None,
-        }
-    };
     let mut recent: BTreeSet<ProductId> = input.choices.iter().copied().collect();
     for before in super::earlier_turns(input)
         .filter(|h| h.role == "customer")
@@ -680,14 +669,25 @@ fn described_uniquely(words: &[&str], input: &ProposalInput) -> Option<ProductId
                 .flat_map(|m| m.candidates),
         );
     }
-    let fit_recent = catalog
+    let fitting: Vec<ProductId> = catalog
         .iter()
-        .filter(|e| recent.contains(&e.product_id) && fits(e))
-        .count();
-    if fit_recent > 0 {
-        return only(&|id| recent.contains(&id));
+        .filter(|e| fits(e))
+        .map(|e| e.product_id)
+        .collect();
+    let among_recent: Vec<ProductId> = fitting
+        .iter()
+        .copied()
+        .filter(|id| recent.contains(id))
+        .collect();
+    let among = if among_recent.is_empty() {
+        fitting
+    } else {
+        among_recent
+    };
+    match among.as_slice() {
+        [one] => Some(*one),
+        _ => None,
     }
-    only(&|_| true)
 }
 
 /// «2 lim», «otra lim»: a product's name cut short right after a count, when
