@@ -154,7 +154,8 @@ const OPENERS: &[&str] = &[
     "que", "cual", "cuales", "cuando", "donde", "como", "cuanto", "cuanta", "cuantos", "hacen",
     "tienen", "aceptan", "puedo", "podemos", "se", "hay", "abren", "atienden", "llegan", "mandan",
     "envian", "incluye", "lleva", "llevan", "tiene", "es", "son", "estan", "trabajan", "cobran",
-    "dan", "emiten", "facturan", "reciben", "permiten", "sirven",
+    "dan", "emiten", "facturan", "reciben", "permiten", "sirven", "venden", "vende", "preparan",
+    "ofrecen", "usan",
 ];
 
 /// Clauses of a message: sentences, and the parts of a sentence that «si sí»,
@@ -562,6 +563,22 @@ fn asks_whole(clause: &str) -> bool {
         || crate::text::contains_phrase(&folded, "se puede")
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
         || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
+        || asks_leave(&folded)
+}
+
+/// «le pueden poner un shot al capuchino», «me podrían hacer el matcha
+/// caliente»: whether the shop can do a thing, asked without a mark (a modal
+/// of the shop's before a verb).
+fn asks_leave(folded: &str) -> bool {
+    tokens(folded).windows(2).any(|w| {
+        matches!(w[0], "pueden" | "podrian" | "podria" | "puede")
+            && [
+                "ar", "er", "ir", "arlo", "erlo", "irlo", "arla", "erla", "irla", "arme", "erme",
+                "irme",
+            ]
+            .iter()
+            .any(|end| w[1].len() > end.len() + 1 && w[1].ends_with(end))
+    })
 }
 
 /// «…no cierto», «…verdad», «…o no», «…sí o no», «…no es así»: the tag that

@@ -260,6 +260,14 @@ const SAME: &[&[&str]] = &[
         "recargo",
     ],
     &["cafeina", "descafeinado"],
+    // Someone else than the customer: «¿puede recoger mi hermano?» is about
+    // «otra persona».
+    &[
+        "persona", "alguien", "hermano", "hermana", "amigo", "amiga", "mama", "papa", "esposo",
+        "esposa", "hijo", "hija", "novio", "novia", "primo", "prima", "tio", "tia", "abuela",
+        "abuelo", "chofer", "tercero",
+    ],
+    &["tiempo", "plazo", "dias", "cuanto"],
 ];
 
 /// Words that name what a shop's knowledge is about (where, when, how long,
