@@ -228,6 +228,36 @@ fn expected_proposal(
     out
 }
 
+/// Whether a proposed addition or new total does what the script's other
+/// one says, on a line the cart held: adding 1 to 2 brownies is setting them
+/// to 3 («otro más» is written either way).
+fn same_effect(
+    expected: &super::ExpectedAction,
+    kind: &str,
+    sku: Option<&str>,
+    quantity: Option<i64>,
+    had: &BTreeMap<String, i64>,
+) -> bool {
+    let (Some(sku), Some(quantity), Some(wanted)) = (sku, quantity, expected.quantity) else {
+        return false;
+    };
+    let Some(&held) = had.get(sku).filter(|q| **q > 0) else {
+        return false;
+    };
+    if expected.sku.as_deref() != Some(sku) {
+        return false;
+    }
+    let (expected_kind, kind) = (
+        expected.kind.to_ascii_uppercase(),
+        kind.to_ascii_uppercase(),
+    );
+    match (expected_kind.as_str(), kind.as_str()) {
+        ("UPDATE_QUANTITY", "ADD_TO_CART") => held + quantity == wanted,
+        ("ADD_TO_CART", "UPDATE_QUANTITY") => held + wanted == quantity,
+        _ => false,
+    }
+}
+
 /// Plays `scripts` (name, turns) against `proposer` on `pool`, which must hold the
 /// shop's bot and nothing else of these conversations.
 pub async fn run(
@@ -297,6 +327,9 @@ pub async fn run(
                     .collect();
                 oracle.answer(expected_proposal(turn, &ids, &zones, script));
             }
+            // The cart the script holds before this turn: «otro más» may be
+            // written as an addition or as the line's new total.
+            let had = script.0.clone();
             if let Some(cart) = &turn.expect.cart {
                 script.0 = cart.clone();
             }
@@ -414,9 +447,10 @@ pub async fn run(
                         .iter()
                         .zip(&talked)
                         .all(|(e, (kind, sku, quantity))| {
-                            e.kind.eq_ignore_ascii_case(kind)
+                            (e.kind.eq_ignore_ascii_case(kind)
                                 && e.sku.as_ref().is_none_or(|s| Some(s) == sku.as_ref())
-                                && e.quantity.is_none_or(|q| Some(q) == *quantity)
+                                && e.quantity.is_none_or(|q| Some(q) == *quantity))
+                                || same_effect(e, kind, sku.as_deref(), *quantity, &had)
                         });
                 if !matches {
                     problems.push(format!("actions {proposed:?}"));
@@ -737,5 +771,47 @@ mod tests {
         assert!(!on(&before), "changing nothing is never one");
         assert!(effect((&before, "CART_OPEN"), (&short, "CART_OPEN")));
         assert!(!effect((&before, "CART_OPEN"), (&before, "BROWSING")));
+    }
+
+    #[test]
+    fn one_more_is_an_addition_or_the_line_s_new_total() {
+        let had = cart(&[("limonada", 2)]);
+        let expected = |json: serde_json::Value| -> super::super::ExpectedAction {
+            serde_json::from_value(json).unwrap()
+        };
+        let total = expected(
+            serde_json::json!({"type": "UPDATE_QUANTITY", "sku": "limonada", "quantity": 3}),
+        );
+        let added =
+            expected(serde_json::json!({"type": "ADD_TO_CART", "sku": "limonada", "quantity": 1}));
+        assert!(same_effect(
+            &total,
+            "ADD_TO_CART",
+            Some("limonada"),
+            Some(1),
+            &had
+        ));
+        assert!(same_effect(
+            &added,
+            "UPDATE_QUANTITY",
+            Some("limonada"),
+            Some(3),
+            &had
+        ));
+        assert!(!same_effect(
+            &total,
+            "ADD_TO_CART",
+            Some("limonada"),
+            Some(2),
+            &had
+        ));
+        assert!(
+            !same_effect(&added, "ADD_TO_CART", Some("brownie"), Some(1), &had),
+            "another product"
+        );
+        assert!(
+            !same_effect(&total, "ADD_TO_CART", Some("limonada"), Some(3), &cart(&[])),
+            "a line the cart did not hold is added whole"
+        );
     }
 }

@@ -169,6 +169,8 @@ const HELD_APART: &[&str] = &[
     "tienda-cuarentaiuno",
     "tienda-cuarentaidos",
     "tienda-cuarentaitres",
+    "tienda-cuarentaicuatro",
+    "tienda-cuarentaicinco",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

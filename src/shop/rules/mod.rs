@@ -1419,7 +1419,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
         input,
         counts_in_order(input, asides_dropped(input, done_changing(text))),
     );
-    let text = count_taken_back(input, text);
+    let text = count_taken_back(input, set_again_later(input, text));
     let text = one_made_a_way(input, text);
     let text = taken_out_in_the_same_breath(input, text);
     let text = craving_told(input, text);
@@ -1434,7 +1434,10 @@ pub(super) fn said(input: &ProposalInput) -> String {
                     input,
                     first_asked(
                         input,
-                        cheesecake_by_other_names(input, wants_the_same(input, text)),
+                        cheesecake_by_other_names(
+                            input,
+                            wants_the_same(input, those_of_the_focus(input, text)),
+                        ),
                     ),
                 )),
             ),
@@ -2082,7 +2085,46 @@ impl Reading {
                 && !SMALL.contains(&word)
                 && !is_laughter(word)
                 && !names_a_product(word, &input.product_catalog);
+            // «el té sácalo», «los brownies quítalos»: a verb of taking out
+            // that no action read (its product was not found).
+            let removal_unread = !destructive
+                && lexicon::removes(word)
+                && !word.starts_with("retir")
+                // (A line taken out was its reading, and so is a product named
+                // right after it: «tira um dos capuchinos».)
+                && !self
+                    .proposal
+                    .proposed_actions
+                    .iter()
+                    .any(|a| a.action_type == "REMOVE_ITEM")
+                && !self.words[i + 1..]
+                    .iter()
+                    .find(|w| {
+                        !matches!(
+                            w.as_str(),
+                            "un" | "una" | "uno" | "de" | "del" | "el" | "la" | "los" | "las"
+                        ) && count(w).is_none()
+                    })
+                    .is_some_and(|w| names_a_product(w, &input.product_catalog))
+                && (["lo", "la", "los", "las", "le", "les"]
+                    .iter()
+                    .any(|end| word.ends_with(end))
+                    || matches!(
+                        word,
+                        "quita" | "saca" | "borra" | "elimina" | "quite" | "saque" | "borre"
+                    ));
+            // «…dos nomás, no perdón, uno»: a count taken back that no action
+            // read.
+            let corrected = matches!(word, "perdon" | "digo" | "corrijo")
+                && before == Some("no")
+                && self
+                    .words
+                    .get(i + 1)
+                    .is_some_and(|w| count(w).is_some() || matches!(w.as_str(), "uno" | "una"))
+                && !self.covered[i + 1];
             unknown_thing
+                || removal_unread
+                || corrected
                 || another_unknown
                 || taken_out
                 || spread
@@ -2132,8 +2174,23 @@ impl Reading {
         if bare_definite {
             return self.words.iter().skip(1).map(String::as_str).collect();
         }
+        // «2 de esos» with nothing shown before (or not taken): a count
+        // pointed at something no action took (a filler word, read or not).
+        let those = |i: usize| {
+            matches!(self.words[i].as_str(), "esos" | "esas" | "ese" | "esa")
+                && i >= 2
+                && self.words[i - 1] == "de"
+                && count(&self.words[i - 2]).is_some()
+                && input.focus.is_none_or(|focus| {
+                    !self
+                        .proposal
+                        .proposed_actions
+                        .iter()
+                        .any(|a| a.product_id() == Some(focus))
+                })
+        };
         (0..self.words.len())
-            .filter(|&i| (unread(i) && flagged(i)) || points_back(i))
+            .filter(|&i| (unread(i) && flagged(i)) || points_back(i) || those(i))
             .map(|i| self.words[i].as_str())
             .collect()
     }

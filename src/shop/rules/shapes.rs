@@ -3140,6 +3140,35 @@ pub(super) fn one_made_a_way(input: &ProposalInput, text: String) -> String {
 /// back right after its product, the new count said alone — that many of it.
 pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
     let words = tokens(&text);
+    // «los brownies que sean dos nomás, no perdón, uno»: a bare count taken
+    // back for another, said after it.
+    for k in 1..words.len().saturating_sub(2) {
+        if words[k] != "no" || !matches!(words[k + 1], "perdon" | "digo") {
+            continue;
+        }
+        let Some(n) = count_or_one(words[k + 2]) else {
+            continue;
+        };
+        if words
+            .get(k + 3)
+            .is_some_and(|w| names_a_product(w, &input.product_catalog) || *w == "de")
+        {
+            continue;
+        }
+        let mut j = k - 1;
+        while j > 0 && matches!(words[j], "nomas" | "solo" | "nada" | "mas") {
+            j -= 1;
+        }
+        if count(words[j]).is_none() {
+            continue;
+        }
+        let n = n.to_string();
+        let mut out: Vec<&str> = words[..j].to_vec();
+        out.push(&n);
+        out.extend(&words[j + 1..k]);
+        out.extend(&words[k + 3..]);
+        return out.join(" ");
+    }
     let found = mentions::find(&words, &input.product_catalog);
     // «tres capuchinos no perdón cuatro capuchinos»: the product said again
     // with the better count (found once, where it was said last).
@@ -3797,4 +3826,79 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
         .map(|(w, _)| *w)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// «dame 2 de esos y 1 brownie» just after a product was shown: the count is
+/// of that product, named in its place so the rest of the message is read
+/// beside it. Without a product shown, the words stay as they are (and the
+/// count is asked about).
+pub(super) fn those_of_the_focus(input: &ProposalInput, text: String) -> String {
+    let Some(focus) = input.focus else {
+        return text;
+    };
+    let Some(name) = name_of(input, focus).map(normalize) else {
+        return text;
+    };
+    let words = tokens(&text);
+    let at = (2..words.len()).find(|&k| {
+        matches!(words[k], "esos" | "esas" | "ese" | "esa")
+            && words[k - 1] == "de"
+            && count(words[k - 2]).is_some()
+            && words
+                .get(k + 1)
+                .is_none_or(|w| !names_a_product(w, &input.product_catalog))
+    });
+    // Only beside another product: alone, «dame 2 de esos» is the focus's
+    // own reading already.
+    let Some(k) = at else {
+        return text;
+    };
+    if mentions::find(&words, &input.product_catalog).is_empty() {
+        return text;
+    }
+    let mut out: Vec<&str> = words[..k - 1].to_vec();
+    out.push(&name);
+    out.extend(&words[k + 1..]);
+    out.join(" ")
+}
+
+/// «era un capuchino y un brownie, pero esta vez que sean dos capuchinos»: a
+/// product counted, then set to another count later in the same message with
+/// «que sean» — the later count is the one meant, said once.
+pub(super) fn set_again_later(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    for later in &found {
+        let Some(id) = later.product() else {
+            continue;
+        };
+        if later.start < 3
+            || count(words[later.start - 1]).is_none()
+            || !matches!(words[later.start - 2], "sean" | "serian")
+        {
+            continue;
+        }
+        // The same product counted earlier in the message.
+        let before = &words[..later.start - 2];
+        let Some(first) = mentions::find(before, &input.product_catalog)
+            .into_iter()
+            .find(|m| m.product() == Some(id))
+        else {
+            continue;
+        };
+        if first.start == 0
+            || (count_or_one(words[first.start - 1]).is_none() && words[first.start - 1] != "un")
+        {
+            continue;
+        }
+        // The first mention goes with its count and the joiner after it.
+        let mut end = first.end;
+        if matches!(words.get(end), Some(&("y" | "e"))) {
+            end += 1;
+        }
+        let mut out: Vec<&str> = words[..first.start - 1].to_vec();
+        out.extend(&words[end..]);
+        return out.join(" ");
+    }
+    text
 }

@@ -7315,3 +7315,43 @@ fn outcomes_references_and_closes_said_in_a_message_of_their_own() {
         ["UPDATE_QUANTITY 3 x3"]
     );
 }
+
+#[test]
+fn a_count_taken_back_set_again_or_pointed_at_nothing_is_read_whole() {
+    use State::*;
+    // «…que sean dos nomás, no perdón, uno»: the count said last.
+    check(&[(
+        CartOpen,
+        "el americano sacalo y los brownies q sean dos nomas no perdon uno",
+        &[(3, 1), (6, 3), (8, 2)],
+        &["REMOVE_ITEM 3", "UPDATE_QUANTITY 6 x1"],
+    )]);
+    // «era un capuchino…, pero esta vez que sean dos capuchinos»: set once.
+    check(&[(
+        Browsing,
+        "ah cierto jaja, era un capuchino y un brownie, pero esta vez que sean dos capuchinos",
+        &[],
+        &["ADD_TO_CART 6 x1", "ADD_TO_CART 8 x2"],
+    )]);
+    // «2 de esos» with nothing shown: nothing changes, it is asked.
+    check(&[(
+        Browsing,
+        "ya dame 2 d esos y 1 brownie xfa",
+        &[],
+        &["CLARIFY"],
+    )]);
+    // …and just after the matcha was shown, the matcha, beside the brownie.
+    let mut shown = input(Browsing, "ya dame 2 d esos y 1 brownie xfa", &[]);
+    shown.focus = Some(2);
+    assert_eq!(
+        describe(&propose(&shown)),
+        ["ADD_TO_CART 2 x2", "ADD_TO_CART 6 x1"]
+    );
+    // A verb of taking out whose product was not read: nothing changes.
+    check(&[(
+        CartOpen,
+        "cachai que mejor que sean dos brownies, y el tecito sácalo, me dijeron que pica harto",
+        &[(1, 1), (6, 1)],
+        &["CLARIFY"],
+    )]);
+}
