@@ -196,12 +196,19 @@ pub async fn run(
                     .iter()
                     .find(|row| row.kind == crate::audit::Kind::DraftPatched)
                     .filter(|_| proposed.is_empty());
+                // «no», «cancela» at a confirmation drop the write without a
+                // proposer: a CANCEL.
+                let cancelled_here = proposed.is_empty()
+                    && audit
+                        .iter()
+                        .any(|row| row.kind == crate::audit::Kind::WriteCancelled);
                 let seen = match patched_here {
                     Some(row) => vec![(
                         "PATCH_DRAFT".to_owned(),
                         row.detail.get("amount_cents").and_then(Value::as_i64),
                         None,
                     )],
+                    None if cancelled_here => vec![("CANCEL".to_owned(), None, None)],
                     None => proposed.clone(),
                 };
                 let effective = effective_actions(&seen, &state, draft.as_ref());
@@ -213,7 +220,8 @@ pub async fn run(
                             .iter()
                             .zip(proposed)
                             .all(|(x, (kind, amount, category))| {
-                                x.kind.eq_ignore_ascii_case(kind)
+                                (x.kind.eq_ignore_ascii_case(kind)
+                                    || same_patch(&x.kind, kind, x.amount, category.as_ref()))
                                     && x.amount
                                         .is_none_or(|a| Some((a * 100.0).round() as i64) == *amount)
                                     && x.category
@@ -284,6 +292,16 @@ pub async fn run(
 /// An action as scored: its kind, its amount in cents and its category key.
 type Proposed = (String, Option<i64>, Option<String>);
 
+/// A category changed on the pending draft, written either way: a patch of
+/// the category alone is a category corrected.
+fn same_patch(expected: &str, kind: &str, amount: Option<f64>, category: Option<&String>) -> bool {
+    let pair = [expected.to_ascii_uppercase(), kind.to_ascii_uppercase()];
+    amount.is_none()
+        && category.is_some()
+        && (pair == ["PATCH_DRAFT", "CORRECT_CATEGORY"]
+            || pair == ["CORRECT_CATEGORY", "PATCH_DRAFT"])
+}
+
 /// The same turn in what it did, for scripts that describe behaviour rather
 /// than the rules' own action names: a write proposed without a required field
 /// left the draft asking (CLARIFYING) — the bot asked back, a CLARIFY; a
@@ -323,6 +341,36 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_category_patched_is_a_category_corrected() {
+        let regalos = "regalos".to_owned();
+        assert!(same_patch(
+            "PATCH_DRAFT",
+            "CORRECT_CATEGORY",
+            None,
+            Some(&regalos)
+        ));
+        assert!(same_patch(
+            "CORRECT_CATEGORY",
+            "PATCH_DRAFT",
+            None,
+            Some(&regalos)
+        ));
+        assert!(!same_patch(
+            "PATCH_DRAFT",
+            "CORRECT_CATEGORY",
+            Some(300.0),
+            Some(&regalos)
+        ));
+        assert!(!same_patch("PATCH_DRAFT", "CORRECT_CATEGORY", None, None));
+        assert!(!same_patch(
+            "LOG_TRANSACTION",
+            "CORRECT_CATEGORY",
+            None,
+            Some(&regalos)
+        ));
+    }
 
     #[test]
     fn a_negative_figure_from_a_tool_vouches_for_the_digits_a_reply_shows() {

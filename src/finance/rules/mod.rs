@@ -272,8 +272,20 @@ fn without_vague(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
 
 impl Message {
     fn read(raw: &str, today: chrono::NaiveDate, direction: Direction) -> Message {
-        let norm = normalize(raw);
+        // «q no me pase d 800»: the chat spellings of «que» and «de».
+        let chat = |text: String| -> String {
+            text.split(' ')
+                .map(|w| match w {
+                    "q" | "ke" | "qe" => "que",
+                    "d" => "de",
+                    other => other,
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let norm = chat(normalize(raw));
         let (date, rest) = date::take_date(raw, today, direction);
+        let rest = chat(rest);
         let amounts = without_vague(without_counts(amount::amounts_in(&rest), &rest), &rest);
         Message {
             raw: raw.to_owned(),
@@ -740,27 +752,50 @@ fn caps_spending(message: &Message) -> bool {
         "a la quincena",
         "por quincena",
     ]);
-    let said_cap = words.iter().enumerate().any(|(at, w)| match *w {
-        "maximo" => figure_after(at),
-        "hasta" => periodic && figure_after(at),
-        // «en ropa no más de 800 al mes».
-        // (Not what one spends or gives: «se me van no más de…», «le doy no
-        // más de…».)
-        "mas" if at >= 1 && words[at - 1] == "no" => {
-            periodic
-                && figure_after(at)
-                && !words[..at - 1].iter().any(|w| {
-                    matches!(
-                        *w,
-                        "van" | "va" | "gasto" | "gastamos" | "doy" | "damos" | "pago" | "pagamos"
-                    )
-                })
-        }
-        "mucho" if at >= 2 && words[at - 1] == "lo" && words[at - 2] == "a" => {
-            periodic && figure_after(at)
-        }
-        _ => false,
-    });
+    // «mejor mil quinientos mensuales de ropa»: a figure a month for a
+    // category, with no verb of spending or earning — a cap.
+    let verbless = periodic
+        && !message.amounts.is_empty()
+        && words.len() <= 8
+        && message.category().is_some_and(|c| !c.is_income())
+        && !message.has(words::SPEND)
+        && !words::receives(&message.norm)
+        && !message.has(&["pago", "pagamos", "cuesta", "cuestan", "sale", "cobran"]);
+    let said_cap = verbless
+        || words.iter().enumerate().any(|(at, w)| match *w {
+            "maximo" => figure_after(at),
+            "hasta" => periodic && figure_after(at),
+            // «en ropa no más de 800 al mes».
+            // (Not what one spends or gives: «se me van no más de…», «le doy no
+            // más de…».)
+            "mas" if at >= 1 && words[at - 1] == "no" => {
+                periodic
+                    && figure_after(at)
+                    && !words[..at - 1].iter().any(|w| {
+                        matches!(
+                            *w,
+                            "van"
+                                | "va"
+                                | "gasto"
+                                | "gastamos"
+                                | "doy"
+                                | "damos"
+                                | "pago"
+                                | "pagamos"
+                        )
+                    })
+            }
+            "mucho" if at >= 2 && words[at - 1] == "lo" && words[at - 2] == "a" => {
+                periodic && figure_after(at)
+            }
+            // «que el súper no pase de 5 mil al mes».
+            "pase" | "pasen" | "pasemos" | "pasarme" | "pasarnos"
+                if at >= 1 && (words[at - 1] == "no" || (at >= 2 && words[at - 2] == "no")) =>
+            {
+                periodic && figure_after(at)
+            }
+            _ => false,
+        });
     let spent = words::SPEND
         .iter()
         .filter(|w| **w != "gasto")
@@ -804,6 +839,13 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         "me debes",
         "me quedo a deber",
         "me quedaron a deber",
+        // «le presté 800 a mi sobrina»: money lent, owed back.
+        "le preste",
+        "les preste",
+        "le prestamos",
+        "les prestamos",
+        "le di prestado",
+        "le di prestados",
     ]) && !message.has(&["le debo", "les debo", "debo"])
         && !message.has(words::SPEND)
     {
@@ -827,6 +869,8 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         return manage_debt(message);
     }
     if message.has(words::BUDGET) || caps_spending(message) {
+        // «que no me pase de 800 al mes»: a wish with «que», not a question.
+        let asks = asks && (message.raw.contains('?') || !message.norm.starts_with("que "));
         if message.amounts.is_empty() || asks && !message.has(&["pon", "ponme", "fija", "cambia"]) {
             return query(&[ToolName::GetBudgetStatus], message);
         }
@@ -839,6 +883,22 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         return one(action("SET_BANK_BALANCE").with(|p| {
             p.amount_cents = message.main_amount().map(|c| json!(c));
         }));
+    }
+    // «el lunes le compré un regalo a mi nieto»: a purchase told without
+    // its amount is a write to complete, not a question about the past.
+    if !asks
+        && message.amounts.is_empty()
+        && message.category().is_some()
+        && message.has(&["compre", "pague", "gaste", "me gaste"])
+        // («gasté más en X que el mes pasado o menos», «compara lo que
+        // gasté…»: questions without their mark.)
+        && !message.has(&[
+            "compara", "comparado", "vs", "o menos", "o mas", "lo que", "cuanto", "cuanta", "mas que",
+            "menos que", "que el mes", "que la semana",
+        ])
+        && !message.has(words::TOTALS)
+    {
+        return log(message, false);
     }
     let older = analysis(message, asks);
     if let Some(read) = query::read(message, &input.descriptions, input.last_query.as_ref()) {

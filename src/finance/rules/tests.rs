@@ -431,6 +431,14 @@ fn a_debt_without_its_amount_asks_how_much_and_reads_the_name_alone() {
     ));
     assert_eq!(kind(&owed.actions()[0]), "REPLY");
     assert_eq!(owed.response_text, messages::RECEIVABLES);
+    // So is money lent: never an expense nor an income.
+    let lent = propose(&input(
+        FinanceState::Idle,
+        None,
+        "Le presté 800 a mi sobrina para sus libros",
+    ));
+    assert_eq!(kind(&lent.actions()[0]), "REPLY");
+    assert_eq!(lent.response_text, messages::RECEIVABLES);
 }
 
 #[test]
@@ -1244,6 +1252,17 @@ fn bills_fees_and_caps_in_their_own_words() {
             "ropa",
             80_000,
         ),
+        // Chat spellings, and «que no pase de».
+        (
+            "q no me pase d 800 al mes en entretenimiento plis",
+            "entretenimiento",
+            80_000,
+        ),
+        (
+            "Mi esposo y yo acordamos que el súper no pase de 5 mil al mes",
+            "supermercado",
+            500_000,
+        ),
     ] {
         let a = only(said);
         assert_eq!(kind(&a), "SET_BUDGET", "{said}");
@@ -1252,4 +1271,39 @@ fn bills_fees_and_caps_in_their_own_words() {
     }
     // «no más de» with no period is no cap.
     assert_ne!(kind(&only("gasté no más de 300 en el súper")), "SET_BUDGET");
+}
+#[test]
+fn money_in_lent_borrowed_capped_or_told_without_its_amount() {
+    // Someone paid the user: income, whatever it paid for.
+    let rent = only("El inquilino del departamento de abajo me pagó la renta de noviembre, 6,500");
+    assert_eq!(
+        (kind(&rent), category(&rent)),
+        ("LOG_TRANSACTION", Some("otros_ingresos"))
+    );
+    let tips = only("y hoy me dejaron como 300 de propinas entre todos los pasajes");
+    assert_eq!(category(&tips), Some("otros_ingresos"));
+    // Borrowed: a debt.
+    assert_eq!(
+        kind(&only(
+            "Le pedí prestados 5 mil a mi compadre Chuy para la reparación del coche"
+        )),
+        "MANAGE_DEBT"
+    );
+    // A figure a month for a category, no verb: a cap.
+    let cap = only("Mejor mil quinientos mensuales de ropa");
+    assert_eq!((kind(&cap), category(&cap)), ("SET_BUDGET", Some("ropa")));
+    // A purchase told without its amount: a write to complete.
+    let told = only(
+        "Oiga joven, fíjese que el lunes pasado le compré un regalo a mi nieto por su cumpleaños",
+    );
+    assert_eq!(
+        (kind(&told), category(&told)),
+        ("LOG_TRANSACTION", Some("regalos"))
+    );
+    assert!(told.params.amount.given().is_none());
+    // …but a question without its mark is still a question.
+    assert_eq!(
+        kind(&only("gasté más en restaurantes que el mes pasado o menos")),
+        "QUERY_DATA"
+    );
 }

@@ -77,6 +77,12 @@ pub const INCOME: &[&str] = &[
     "entraron",
     "me entraron",
     "me transfirieron",
+    // «el inquilino me pagó la renta».
+    "me pago",
+    // «me dejaron 300 de propinas», «me hizo el reembolso».
+    "me dejaron",
+    "me hizo el reembolso",
+    "me reembolsaron",
     "got paid",
     "earned",
     "received",
@@ -310,6 +316,10 @@ pub const DEBT: &[&str] = &[
     "prestamo",
     "me presto",
     "me prestaron",
+    // «le pedí prestados 5 mil a mi compadre»: borrowed.
+    "pedi prestado",
+    "pedi prestados",
+    "pedi prestada",
     "tarjeta",
     "pago minimo",
     "abone",
