@@ -239,6 +239,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
     // about): the one product a description fits.
     products.extend(described_uniquely(&words, input));
     products.extend(cut_short(&words, &input.product_catalog));
+    products.extend(short_name_word(&words, &input.product_catalog));
     // «los dos de antes mejor que sean capuchinos»: the lines ordered before
     // that hold the count said.
     // (As written: the reading may have put names in their place.)
@@ -714,6 +715,38 @@ fn cut_short(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) ->
                 name.iter()
                     .any(|n| n.len() >= word.len() + 2 && n.starts_with(word))
             })
+            .map(|(id, ..)| *id)
+            .collect();
+        if let [one] = fitting.as_slice() {
+            out.push(*one);
+        }
+    }
+    out
+}
+
+/// «un té», «el té sácalo»: a two-letter word of one product's name said as
+/// a noun (after an article, a count or «otro»), which the rules' own reading
+/// leaves to be asked («un té» may be any tea) but which is evidence enough
+/// for a model that took it for that product.
+fn short_name_word(
+    words: &[&str],
+    catalog: &[crate::shop::contract::CatalogEntry],
+) -> Vec<ProductId> {
+    let folded = mentions::catalog_words(catalog);
+    let mut out = Vec::new();
+    for at in 1..words.len() {
+        let (before, word) = (words[at - 1], words[at]);
+        let determined = token_number(before).is_some()
+            || matches!(
+                before,
+                "el" | "un" | "del" | "al" | "otro" | "ese" | "este" | "los" | "unos"
+            );
+        if !determined || word.chars().count() != 2 {
+            continue;
+        }
+        let fitting: Vec<ProductId> = folded
+            .iter()
+            .filter(|(_, name, _)| name.len() > 1 && name.iter().any(|n| n == word))
             .map(|(id, ..)| *id)
             .collect();
         if let [one] = fitting.as_slice() {

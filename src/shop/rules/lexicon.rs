@@ -1148,7 +1148,14 @@ pub fn spelled_counts(normalized: &str) -> String {
 /// Chat spellings, read as the words they stand for: "q" is "que", "kiero" is
 /// "quiero", "wenas" is "buenas", "tmb" is "también". Applied to normalized text.
 pub fn read_chat(normalized: &str) -> String {
+    // «cambia el brownie x el de queso»: «x» before an article is «por»
+    // («capuchino x 3» counts).
+    let mut normalized = format!(" {normalized} ");
+    for article in ["el", "la", "los", "las", "un", "una"] {
+        normalized = normalized.replace(&format!(" x {article} "), &format!(" por {article} "));
+    }
     normalized
+        .trim()
         .split(' ')
         .map(|word| match word {
             "q" | "k" | "ke" | "qe" => "que".to_owned(),

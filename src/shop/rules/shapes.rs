@@ -248,6 +248,11 @@ pub(super) fn cheesecake_by_other_names(input: &ProposalInput, text: String) -> 
             (" tarta de queso ", " cheesecake "),
             (" tartas de queso ", " cheesecakes "),
             (" pastel de queso ", " cheesecake "),
+            (" torta de queso ", " cheesecake "),
+            (" postre de queso ", " cheesecake "),
+            // «cambia el brownie por el de queso»: the cheese one.
+            (" el de queso ", " el cheesecake "),
+            (" uno de queso ", " un cheesecake "),
         ],
     )
 }

@@ -7355,3 +7355,66 @@ fn a_count_taken_back_set_again_or_pointed_at_nothing_is_read_whole() {
         &["CLARIFY"],
     )]);
 }
+
+#[test]
+fn a_tea_the_cheese_one_and_one_more_ground_a_model_s_reading() {
+    let mut catalog = catalog();
+    for (id, name) in [(9, "Limonada"), (10, "Cheesecake")] {
+        catalog.push(CatalogEntry {
+            product_id: id,
+            name: name.into(),
+            price_minor: 1000,
+            description: String::new(),
+            tags: vec![],
+            allergens: vec![],
+        });
+    }
+    let refused = |message: &str, cart: &[(ProductId, i64)], actions: Vec<ProposedAction>| {
+        let mut now = input(State::CartOpen, message, cart);
+        now.product_catalog = catalog.clone();
+        grounding::ungrounded(&now, &Proposal::new(actions, "")).len()
+    };
+    let add = |id, q| ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+    let set = |id, q| {
+        ProposedAction::new("UPDATE_QUANTITY")
+            .product(id)
+            .quantity(q)
+    };
+    // «otra» on a line of 2 sets it to 3.
+    assert_eq!(
+        refused(
+            "agrega otra limonada entonces, así pasamos los 200",
+            &[(9, 2)],
+            vec![set(9, 3)]
+        ),
+        0
+    );
+    // «un té», «el té»: the one product whose name holds it.
+    assert_eq!(
+        refused("un té y un brownie", &[], vec![add(4, 1), add(6, 1)]),
+        0
+    );
+    assert_eq!(
+        refused(
+            "cachai que mejor que sean dos brownies, y el té sácalo",
+            &[(4, 1), (6, 1)],
+            vec![set(6, 2), ProposedAction::new("REMOVE_ITEM").product(4)]
+        ),
+        0
+    );
+    // «x el d queso»: by the cheese one.
+    assert_eq!(
+        refused(
+            "uff ok entonces 1 matcha nomas y cambia el brownie x el d queso",
+            &[(2, 2), (6, 1)],
+            vec![
+                set(2, 1),
+                ProposedAction::new("REMOVE_ITEM").product(6),
+                add(10, 1)
+            ]
+        ),
+        0
+    );
+    // A word of two letters that names nothing stays no evidence.
+    assert_eq!(refused("te pido un brownie", &[], vec![add(4, 1)]), 1);
+}
