@@ -132,6 +132,19 @@ pub(super) fn swap_completed(input: &ProposalInput, words: &[&str]) -> Option<St
             name_of(input, new)?
         ));
     }
+    // «quita uno de los cafés» … «¿Cuál de ellos…?» … «de los americanos»:
+    // the removal asked before, of the line named now.
+    if asked && swap_joiner(&said).is_none() && said.iter().any(|w| lexicon::removes(w)) {
+        let one = said
+            .windows(2)
+            .any(|w| matches!(w[0], "uno" | "una" | "1") && matches!(w[1], "de" | "del"));
+        let name = name_of(input, *line)?;
+        return Some(if one {
+            format!("quita 1 {name}")
+        } else {
+            format!("quita {name}")
+        });
+    }
     let by = swap_joiner(&said)?;
     let target = said[by + 1..].join(" ");
     if mentions::find(&said[by + 1..], &input.product_catalog).is_empty() {
@@ -3896,13 +3909,17 @@ pub(super) fn set_again_later(input: &ProposalInput, text: String) -> String {
         {
             continue;
         }
-        // The first mention goes with its count and the joiner after it.
-        let mut end = first.end;
-        if matches!(words.get(end), Some(&("y" | "e"))) {
-            end += 1;
+        // The later count takes the first one's place (the order said is
+        // kept), and the clause that set it goes.
+        let n = count(words[later.start - 1]).unwrap_or(1).to_string();
+        let mut set_from = later.start - 2;
+        if set_from > 0 && words[set_from - 1] == "que" {
+            set_from -= 1;
         }
         let mut out: Vec<&str> = words[..first.start - 1].to_vec();
-        out.extend(&words[end..]);
+        out.push(&n);
+        out.extend(&words[first.start..set_from]);
+        out.extend(&words[later.end..]);
         return out.join(" ");
     }
     text

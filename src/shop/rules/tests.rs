@@ -7331,7 +7331,7 @@ fn a_count_taken_back_set_again_or_pointed_at_nothing_is_read_whole() {
         Browsing,
         "ah cierto jaja, era un capuchino y un brownie, pero esta vez que sean dos capuchinos",
         &[],
-        &["ADD_TO_CART 6 x1", "ADD_TO_CART 8 x2"],
+        &["ADD_TO_CART 8 x2", "ADD_TO_CART 6 x1"],
     )]);
     // «2 de esos» with nothing shown: nothing changes, it is asked.
     check(&[(
@@ -7417,4 +7417,24 @@ fn a_tea_the_cheese_one_and_one_more_ground_a_model_s_reading() {
     );
     // A word of two letters that names nothing stays no evidence.
     assert_eq!(refused("te pido un brownie", &[], vec![add(4, 1)]), 1);
+}
+
+#[test]
+fn which_line_a_removal_meant_is_answered_by_naming_it() {
+    let cart = [(3, 4), (8, 2)];
+    let asked =
+        "¿Cuál de ellos: Café americano o Capuchino? Escríbeme el cambio otra vez con su nombre.";
+    // (As the turn does: the follow-up rewritten, then read.)
+    let read = |before: &str, answer: &str| {
+        let mut now = after(before, asked, input(State::CartOpen, answer, &cart));
+        if let Some(standalone) = rewrite(&now) {
+            now.customer_message = standalone;
+        }
+        describe(&propose(&now))
+    };
+    assert_eq!(
+        read("y quita uno de los cafés", "de los americanos"),
+        ["UPDATE_QUANTITY 3 x3"]
+    );
+    assert_eq!(read("saca los cafés", "el capuchino"), ["REMOVE_ITEM 8"]);
 }
