@@ -221,7 +221,13 @@ pub async fn run(
                             .zip(proposed)
                             .all(|(x, (kind, amount, category))| {
                                 (x.kind.eq_ignore_ascii_case(kind)
-                                    || same_patch(&x.kind, kind, x.amount, category.as_ref()))
+                                    || same_patch(
+                                        &x.kind,
+                                        kind,
+                                        x.amount,
+                                        *amount,
+                                        category.as_ref(),
+                                    ))
                                     && x.amount
                                         .is_none_or(|a| Some((a * 100.0).round() as i64) == *amount)
                                     && x.category
@@ -293,10 +299,18 @@ pub async fn run(
 type Proposed = (String, Option<i64>, Option<String>);
 
 /// A category changed on the pending draft, written either way: a patch of
-/// the category alone is a category corrected.
-fn same_patch(expected: &str, kind: &str, amount: Option<f64>, category: Option<&String>) -> bool {
+/// the category alone (no amount expected nor proposed) is a category
+/// corrected.
+fn same_patch(
+    expected: &str,
+    kind: &str,
+    amount: Option<f64>,
+    proposed_amount: Option<i64>,
+    category: Option<&String>,
+) -> bool {
     let pair = [expected.to_ascii_uppercase(), kind.to_ascii_uppercase()];
     amount.is_none()
+        && proposed_amount.is_none()
         && category.is_some()
         && (pair == ["PATCH_DRAFT", "CORRECT_CATEGORY"]
             || pair == ["CORRECT_CATEGORY", "PATCH_DRAFT"])
@@ -345,30 +359,45 @@ mod tests {
     #[test]
     fn a_category_patched_is_a_category_corrected() {
         let regalos = "regalos".to_owned();
+        let cat = Some(&regalos);
         assert!(same_patch(
             "PATCH_DRAFT",
             "CORRECT_CATEGORY",
             None,
-            Some(&regalos)
+            None,
+            cat
         ));
         assert!(same_patch(
             "CORRECT_CATEGORY",
             "PATCH_DRAFT",
             None,
-            Some(&regalos)
+            None,
+            cat
         ));
         assert!(!same_patch(
             "PATCH_DRAFT",
             "CORRECT_CATEGORY",
             Some(300.0),
-            Some(&regalos)
+            None,
+            cat
         ));
-        assert!(!same_patch("PATCH_DRAFT", "CORRECT_CATEGORY", None, None));
+        assert!(
+            !same_patch("CORRECT_CATEGORY", "PATCH_DRAFT", None, Some(30_000), cat),
+            "a patch that also changes the amount"
+        );
+        assert!(!same_patch(
+            "PATCH_DRAFT",
+            "CORRECT_CATEGORY",
+            None,
+            None,
+            None
+        ));
         assert!(!same_patch(
             "LOG_TRANSACTION",
             "CORRECT_CATEGORY",
             None,
-            Some(&regalos)
+            None,
+            cat
         ));
     }
 

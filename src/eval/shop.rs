@@ -805,8 +805,9 @@ mod tests {
             Some(2),
             &had
         ));
+        let both = cart(&[("limonada", 2), ("brownie", 2)]);
         assert!(
-            !same_effect(&added, "ADD_TO_CART", Some("brownie"), Some(1), &had),
+            !same_effect(&added, "UPDATE_QUANTITY", Some("brownie"), Some(3), &both),
             "another product"
         );
         assert!(

@@ -272,20 +272,10 @@ fn without_vague(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
 
 impl Message {
     fn read(raw: &str, today: chrono::NaiveDate, direction: Direction) -> Message {
-        // «q no me pase d 800»: the chat spellings of «que» and «de».
-        let chat = |text: String| -> String {
-            text.split(' ')
-                .map(|w| match w {
-                    "q" | "ke" | "qe" => "que",
-                    "d" => "de",
-                    other => other,
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        let norm = chat(normalize(raw));
+        // «q no me pase d 800»: chat spellings read as their words.
+        let norm = words::chat_spelled(&normalize(raw));
         let (date, rest) = date::take_date(raw, today, direction);
-        let rest = chat(rest);
+        let rest = words::chat_spelled(&rest);
         let amounts = without_vague(without_counts(amount::amounts_in(&rest), &rest), &rest);
         Message {
             raw: raw.to_owned(),
@@ -755,6 +745,9 @@ fn caps_spending(message: &Message) -> bool {
     // «mejor mil quinientos mensuales de ropa»: a figure a month for a
     // category, with no verb of spending or earning — a cap.
     let verbless = periodic
+        && (message.norm.starts_with("mejor ")
+            || message.has(&["ponle", "ponme", "que sean", "que sea"]))
+        && !message.has(&["es", "son", "esta", "sale", "cuesta", "cuestan", "vale"])
         && !message.amounts.is_empty()
         && words.len() <= 8
         && message.category().is_some_and(|c| !c.is_income())
@@ -839,15 +832,20 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         "me debes",
         "me quedo a deber",
         "me quedaron a deber",
-        // «le presté 800 a mi sobrina»: money lent, owed back.
-        "le preste",
-        "les preste",
-        "le prestamos",
-        "les prestamos",
-        "le di prestado",
-        "le di prestados",
     ]) && !message.has(&["le debo", "les debo", "debo"])
         && !message.has(words::SPEND)
+        // «le presté 800 a mi sobrina», «le di prestados 500»: money lent, owed
+        // back (whatever verb of giving it takes).
+        || message.has(&[
+            "le preste",
+            "les preste",
+            "le prestamos",
+            "les prestamos",
+            "le di prestado",
+            "le di prestados",
+            "le di prestada",
+            "le di prestadas",
+        ])
     {
         return FinanceProposal::new(vec![action("REPLY")], messages::RECEIVABLES);
     }
@@ -869,8 +867,21 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         return manage_debt(message);
     }
     if message.has(words::BUDGET) || caps_spending(message) {
-        // «que no me pase de 800 al mes»: a wish with «que», not a question.
-        let asks = asks && (message.raw.contains('?') || !message.norm.starts_with("que "));
+        // «que no me pase de 800 al mes»: a wish with «que», not a question
+        // («que límite tengo…», «q cuánto llevo…» still ask).
+        let wish = !message.raw.contains(['?', '¿'])
+            && message.norm.starts_with("que ")
+            && message.has(&[
+                "no me pase",
+                "no pase",
+                "no pasen",
+                "no me pasen",
+                "no nos pasemos",
+            ])
+            && !message.has(&[
+                "cuanto", "cuanta", "cual", "cuales", "tengo", "llevo", "llevamos",
+            ]);
+        let asks = asks && !wish;
         if message.amounts.is_empty() || asks && !message.has(&["pon", "ponme", "fija", "cambia"]) {
             return query(&[ToolName::GetBudgetStatus], message);
         }
@@ -888,13 +899,17 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     // its amount is a write to complete, not a question about the past.
     if !asks
         && message.amounts.is_empty()
-        && message.category().is_some()
+        && message.category().is_some_and(|c| !c.is_income())
         && message.has(&["compre", "pague", "gaste", "me gaste"])
+        // («no compré nada de ropa», «todavía no pagué la luz»: nothing
+        // bought.)
+        && !message.has(&["no compre", "no pague", "no gaste", "no me gaste", "nada"])
         // («gasté más en X que el mes pasado o menos», «compara lo que
         // gasté…»: questions without their mark.)
         && !message.has(&[
             "compara", "comparado", "vs", "o menos", "o mas", "lo que", "cuanto", "cuanta", "mas que",
-            "menos que", "que el mes", "que la semana",
+            "menos que", "que el mes", "que la semana", "cuando", "donde", "en que", "ultima vez",
+            "quiero saber",
         ])
         && !message.has(words::TOTALS)
     {

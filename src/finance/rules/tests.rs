@@ -1307,3 +1307,34 @@ fn money_in_lent_borrowed_capped_or_told_without_its_amount() {
         "QUERY_DATA"
     );
 }
+
+#[test]
+fn questions_fines_bills_and_negations_keep_their_reading() {
+    for question in [
+        "q cuanto llevo del presupuesto de 2000 de uber",
+        "que limite tengo en comida 3000 o 3500",
+    ] {
+        assert_ne!(kind(&only(question)), "SET_BUDGET", "{question}");
+    }
+    for bill in ["la renta son 8 mil al mes", "Netflix 219 al mes"] {
+        assert_ne!(kind(&only(bill)), "SET_BUDGET", "{bill}");
+    }
+    let fine = only("me dejaron una multa de 500 por estacionarme mal");
+    assert_ne!(category(&fine), Some("otros_ingresos"));
+    for not_bought in [
+        "no compré nada de ropa este mes",
+        "quiero saber cuándo compré los tenis",
+    ] {
+        assert_ne!(kind(&only(not_bought)), "LOG_TRANSACTION", "{not_bought}");
+    }
+    let lent = propose(&input(
+        FinanceState::Idle,
+        None,
+        "Le di prestados 500 a mi primo",
+    ));
+    assert_eq!(lent.response_text, messages::RECEIVABLES);
+    assert_eq!(
+        kind(&only("le pedí prestadas 5 lucas a mi compadre")),
+        "MANAGE_DEBT"
+    );
+}

@@ -79,8 +79,7 @@ pub const INCOME: &[&str] = &[
     "me transfirieron",
     // «el inquilino me pagó la renta».
     "me pago",
-    // «me dejaron 300 de propinas», «me hizo el reembolso».
-    "me dejaron",
+    // «me hizo el reembolso».
     "me hizo el reembolso",
     "me reembolsaron",
     "got paid",
@@ -118,6 +117,12 @@ pub fn receives(norm: &str) -> bool {
         return false;
     }
     if any(norm, INCOME) && !not_earned {
+        return true;
+    }
+    // «me dejaron 300 de propinas» (not «me dejaron una multa», «la cuenta»).
+    if any(norm, &["me dejaron", "nos dejaron"])
+        && norm.split(' ').any(|w| matches!(w, "propina" | "propinas"))
+    {
         return true;
     }
     // «registra mi sueldo de este mes: $28,000»: pay named, no one paid by me.
@@ -320,6 +325,9 @@ pub const DEBT: &[&str] = &[
     "pedi prestado",
     "pedi prestados",
     "pedi prestada",
+    "pedi prestadas",
+    "pedimos prestado",
+    "pedimos prestados",
     "tarjeta",
     "pago minimo",
     "abone",
@@ -554,3 +562,23 @@ pub const MY_DATA: &[&str] = &[
     "mis movimientos",
     "todos mis movimientos",
 ];
+
+/// Chat spellings read as the words they stand for: «q» and «k» are «que»
+/// («5 k» after a figure is thousands, left alone), «d» is «de», «xq» is
+/// «porque», «tmb» is «también». Applied to normalized text.
+pub fn chat_spelled(norm: &str) -> String {
+    let words: Vec<&str> = norm.split(' ').collect();
+    words
+        .iter()
+        .enumerate()
+        .map(|(k, w)| match *w {
+            "k" if k > 0 && words[k - 1].chars().all(|c| c.is_ascii_digit()) => "k",
+            "q" | "k" | "ke" | "qe" => "que",
+            "xq" | "pq" => "porque",
+            "tmb" | "tb" => "tambien",
+            "d" => "de",
+            other => other,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

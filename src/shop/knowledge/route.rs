@@ -570,8 +570,19 @@ fn asks_whole(clause: &str) -> bool {
 /// caliente»: whether the shop can do a thing, asked without a mark (a modal
 /// of the shop's before a verb).
 fn asks_leave(folded: &str) -> bool {
+    // (Asking the shop to act on the order is a request: «me pueden mandar el
+    // pedido a la oficina», «pueden agregar un brownie».)
+    let orders = |verb: &str| {
+        [
+            "mand", "envi", "agreg", "quit", "sac", "cambi", "anot", "separ", "apart", "guard",
+            "reserv", "llev", "cancel", "borr", "confirm",
+        ]
+        .iter()
+        .any(|stem| verb.starts_with(stem))
+    };
     tokens(folded).windows(2).any(|w| {
-        matches!(w[0], "pueden" | "podrian" | "podria" | "puede")
+        !orders(w[1])
+            && matches!(w[0], "pueden" | "podrian" | "podria" | "puede")
             && [
                 "ar", "er", "ir", "arlo", "erlo", "irlo", "arla", "erla", "irla", "arme", "erme",
                 "irme",
@@ -1476,6 +1487,16 @@ fn is_kind(attribute: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leave_asked_of_the_shop_is_a_question_and_an_errand_is_a_request() {
+        assert!(asks(
+            "le pueden poner un shot extra de espresso al capuchino"
+        ));
+        assert!(asks("venden cerveza o algo con alcohol"));
+        assert!(!asks_leave("me pueden mandar el pedido a la oficina"));
+        assert!(!asks_leave("pueden agregar un brownie"));
+    }
 
     /// Whether a clause names one of `products` (a stand-in for the catalog).
     fn naming(products: &'static [&'static str]) -> impl Fn(&str) -> bool + Copy {

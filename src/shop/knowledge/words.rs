@@ -267,7 +267,7 @@ const SAME: &[&[&str]] = &[
         "esposa", "hijo", "hija", "novio", "novia", "primo", "prima", "tio", "tia", "abuela",
         "abuelo", "chofer", "tercero",
     ],
-    &["tiempo", "plazo", "dias", "cuanto"],
+    &["tiempo", "plazo"],
 ];
 
 /// Words that name what a shop's knowledge is about (where, when, how long,

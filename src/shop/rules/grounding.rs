@@ -741,7 +741,31 @@ fn short_name_word(
                 before,
                 "el" | "un" | "del" | "al" | "otro" | "ese" | "este" | "los" | "unos"
             );
-        if !determined || word.chars().count() != 2 {
+        // (Never a small word of grammar: «2 de esos», «el de vainilla».)
+        let grammar = matches!(
+            word,
+            "de" | "en"
+                | "la"
+                | "el"
+                | "al"
+                | "mi"
+                | "tu"
+                | "su"
+                | "se"
+                | "me"
+                | "lo"
+                | "le"
+                | "ya"
+                | "si"
+                | "no"
+                | "es"
+                | "un"
+                | "yo"
+                | "ni"
+                | "os"
+                | "nos"
+        );
+        if !determined || word.chars().count() != 2 || grammar {
             continue;
         }
         let fitting: Vec<ProductId> = folded

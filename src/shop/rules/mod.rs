@@ -2176,17 +2176,23 @@ impl Reading {
         }
         // «2 de esos» with nothing shown before (or not taken): a count
         // pointed at something no action took (a filler word, read or not).
+        // («dame 2 de esos brownies», «…los brownies, dame 2 de esos»: the
+        // product is said, and an action took the count.)
         let those = |i: usize| {
+            let Some(n) = i.checked_sub(2).and_then(|at| count(&self.words[at])) else {
+                return false;
+            };
             matches!(self.words[i].as_str(), "esos" | "esas" | "ese" | "esa")
-                && i >= 2
                 && self.words[i - 1] == "de"
-                && count(&self.words[i - 2]).is_some()
-                && input.focus.is_none_or(|focus| {
-                    !self
-                        .proposal
-                        .proposed_actions
-                        .iter()
-                        .any(|a| a.product_id() == Some(focus))
+                && self
+                    .words
+                    .get(i + 1)
+                    .is_none_or(|next| !names_a_product(next, &input.product_catalog))
+                && !self.proposal.proposed_actions.iter().any(|a| {
+                    a.params.quantity.as_ref().and_then(|q| q.as_i64()) == Some(n)
+                        && input
+                            .focus
+                            .is_none_or(|focus| a.product_id() == Some(focus))
                 })
         };
         (0..self.words.len())

@@ -250,7 +250,13 @@ pub(super) fn cheesecake_by_other_names(input: &ProposalInput, text: String) -> 
             .iter()
             .any(|(_, name, _)| name.iter().any(|w| w == word))
     };
-    if !named("cheesecake") || ["pay", "tarta", "pastel"].iter().any(|w| named(w)) {
+    // (Not where another product is of cheese or is a «torta»: «la empanada
+    // de queso», «una torta de jamón».)
+    if !named("cheesecake")
+        || ["pay", "tarta", "pastel", "torta", "queso"]
+            .iter()
+            .any(|w| named(w))
+    {
         return text;
     }
     with_phrases(
@@ -3161,7 +3167,7 @@ pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
     // «los brownies que sean dos nomás, no perdón, uno»: a bare count taken
     // back for another, said after it.
     for k in 1..words.len().saturating_sub(2) {
-        if words[k] != "no" || !matches!(words[k + 1], "perdon" | "digo") {
+        if words[k] != "no" || !matches!(words[k + 1], "perdon" | "digo" | "corrijo") {
             continue;
         }
         let Some(n) = count_or_one(words[k + 2]) else {
@@ -3849,8 +3855,23 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
 /// «dame 2 de esos y 1 brownie» just after a product was shown: the count is
 /// of that product, named in its place so the rest of the message is read
 /// beside it. Without a product shown, the words stay as they are (and the
-/// count is asked about).
+/// count is asked about); with the product said after it, the pointer goes.
 pub(super) fn those_of_the_focus(input: &ProposalInput, text: String) -> String {
+    // «dame 2 de esos brownies»: the product is said; the pointer goes.
+    {
+        let words = tokens(&text);
+        let pointed = (2..words.len().saturating_sub(1)).find(|&k| {
+            matches!(words[k], "esos" | "esas" | "estos" | "estas")
+                && words[k - 1] == "de"
+                && count(words[k - 2]).is_some()
+                && names_a_product(words[k + 1], &input.product_catalog)
+        });
+        if let Some(k) = pointed {
+            let mut out: Vec<&str> = words[..k - 1].to_vec();
+            out.extend(&words[k + 1..]);
+            return out.join(" ");
+        }
+    }
     let Some(focus) = input.focus else {
         return text;
     };
@@ -3896,8 +3917,15 @@ pub(super) fn set_again_later(input: &ProposalInput, text: String) -> String {
         {
             continue;
         }
-        // The same product counted earlier in the message.
+        // The same product counted earlier in the message, a clause before
+        // («…, pero esta vez que sean…»).
         let before = &words[..later.start - 2];
+        if !before
+            .iter()
+            .any(|w| matches!(*w, "pero" | "aunque" | "ahora"))
+        {
+            continue;
+        }
         let Some(first) = mentions::find(before, &input.product_catalog)
             .into_iter()
             .find(|m| m.product() == Some(id))

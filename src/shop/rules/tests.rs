@@ -7415,8 +7415,26 @@ fn a_tea_the_cheese_one_and_one_more_ground_a_model_s_reading() {
         ),
         0
     );
-    // A word of two letters that names nothing stays no evidence.
-    assert_eq!(refused("te pido un brownie", &[], vec![add(4, 1)]), 1);
+    // A word of two letters that names nothing, or a word of grammar in a
+    // name («Pastel de chocolate»), stays no evidence.
+    assert_eq!(
+        refused("quiero un yo y un brownie", &[], vec![add(4, 1)]),
+        1
+    );
+    let mut pastel = input(State::Browsing, "dame 2 de esos", &[]);
+    pastel.product_catalog = catalog.clone();
+    pastel.product_catalog.push(CatalogEntry {
+        product_id: 11,
+        name: "Pastel de chocolate".into(),
+        price_minor: 1000,
+        description: String::new(),
+        tags: vec![],
+        allergens: vec![],
+    });
+    assert_eq!(
+        grounding::ungrounded(&pastel, &Proposal::new(vec![add(11, 2)], "")).len(),
+        1
+    );
 }
 
 #[test]
@@ -7437,4 +7455,52 @@ fn which_line_a_removal_meant_is_answered_by_naming_it() {
         ["UPDATE_QUANTITY 3 x3"]
     );
     assert_eq!(read("saca los cafés", "el capuchino"), ["REMOVE_ITEM 8"]);
+}
+
+#[test]
+fn a_count_pointed_at_a_product_said_and_a_count_set_again_right_after() {
+    use State::*;
+    check(&[
+        (
+            Browsing,
+            "dame 2 de esos brownies",
+            &[],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        (
+            Browsing,
+            "que ricos se ven los brownies, dame 2 de esos",
+            &[],
+            &["ADD_TO_CART 6 x2"],
+        ),
+        (
+            CartOpen,
+            "los brownies que sean dos nomas no corrijo uno",
+            &[(6, 3)],
+            &["UPDATE_QUANTITY 6 x1"],
+        ),
+    ]);
+    // Set again in the same breath: never the count on the other product.
+    let read = describe(&propose(&input(
+        Browsing,
+        "agrega un capuchino y un brownie, que sean dos capuchinos",
+        &[],
+    )));
+    assert!(!read.contains(&"ADD_TO_CART 6 x2".to_owned()), "{read:?}");
+    // «el de queso» is the cheesecake only where nothing else is of cheese.
+    let mut now = input(Browsing, "dame el de queso", &[]);
+    for (id, name) in [(10, "Cheesecake"), (11, "Empanada de queso")] {
+        now.product_catalog.push(CatalogEntry {
+            product_id: id,
+            name: name.into(),
+            price_minor: 1000,
+            description: String::new(),
+            tags: vec![],
+            allergens: vec![],
+        });
+    }
+    assert_eq!(
+        super::shapes::cheesecake_by_other_names(&now, " dame el de queso ".into()),
+        " dame el de queso "
+    );
 }

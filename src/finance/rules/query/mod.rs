@@ -44,7 +44,7 @@ pub(super) fn read(
     merchants: &[String],
     last: Option<&QueryPlan>,
 ) -> Option<Read> {
-    let norm = chat_spelled(&message.norm);
+    let norm = super::words::chat_spelled(&message.norm);
     let words: Vec<&str> = norm.split(' ').filter(|w| !w.is_empty()).collect();
     let spans = spans(&words, message.today);
     let measure = measure(&norm, &words);
@@ -278,20 +278,6 @@ pub(super) fn read(
         plan,
         follow_up: follow.is_some(),
     })
-}
-
-/// Chat spellings the phrases below are written without: «q» and «k» are «que».
-fn chat_spelled(norm: &str) -> String {
-    norm.split(' ')
-        .map(|w| match w {
-            "q" | "k" | "ke" | "qe" => "que",
-            "xq" | "pq" => "porque",
-            "tmb" | "tb" => "tambien",
-            "d" => "de",
-            other => other,
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The older, fixed tool that answers this question as asked and more fully,
