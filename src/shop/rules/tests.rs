@@ -7356,19 +7356,22 @@ fn a_count_taken_back_set_again_or_pointed_at_nothing_is_read_whole() {
     )]);
 }
 
+/// `catalog` with more products, each at Bs 10 with no description.
+fn with_products(catalog: &mut Vec<CatalogEntry>, products: &[(ProductId, &str)]) {
+    catalog.extend(products.iter().map(|&(product_id, name)| CatalogEntry {
+        product_id,
+        name: name.into(),
+        price_minor: 1000,
+        description: String::new(),
+        tags: vec![],
+        allergens: vec![],
+    }));
+}
+
 #[test]
 fn a_tea_the_cheese_one_and_one_more_ground_a_model_s_reading() {
     let mut catalog = catalog();
-    for (id, name) in [(9, "Limonada"), (10, "Cheesecake")] {
-        catalog.push(CatalogEntry {
-            product_id: id,
-            name: name.into(),
-            price_minor: 1000,
-            description: String::new(),
-            tags: vec![],
-            allergens: vec![],
-        });
-    }
+    with_products(&mut catalog, &[(9, "Limonada"), (10, "Cheesecake")]);
     let refused = |message: &str, cart: &[(ProductId, i64)], actions: Vec<ProposedAction>| {
         let mut now = input(State::CartOpen, message, cart);
         now.product_catalog = catalog.clone();
@@ -7423,14 +7426,7 @@ fn a_tea_the_cheese_one_and_one_more_ground_a_model_s_reading() {
     );
     let mut pastel = input(State::Browsing, "dame 2 de esos", &[]);
     pastel.product_catalog = catalog.clone();
-    pastel.product_catalog.push(CatalogEntry {
-        product_id: 11,
-        name: "Pastel de chocolate".into(),
-        price_minor: 1000,
-        description: String::new(),
-        tags: vec![],
-        allergens: vec![],
-    });
+    with_products(&mut pastel.product_catalog, &[(11, "Pastel de chocolate")]);
     assert_eq!(
         grounding::ungrounded(&pastel, &Proposal::new(vec![add(11, 2)], "")).len(),
         1
@@ -7489,16 +7485,10 @@ fn a_count_pointed_at_a_product_said_and_a_count_set_again_right_after() {
     assert!(!read.contains(&"ADD_TO_CART 6 x2".to_owned()), "{read:?}");
     // «el de queso» is the cheesecake only where nothing else is of cheese.
     let mut now = input(Browsing, "dame el de queso", &[]);
-    for (id, name) in [(10, "Cheesecake"), (11, "Empanada de queso")] {
-        now.product_catalog.push(CatalogEntry {
-            product_id: id,
-            name: name.into(),
-            price_minor: 1000,
-            description: String::new(),
-            tags: vec![],
-            allergens: vec![],
-        });
-    }
+    with_products(
+        &mut now.product_catalog,
+        &[(10, "Cheesecake"), (11, "Empanada de queso")],
+    );
     assert_eq!(
         super::shapes::cheesecake_by_other_names(&now, " dame el de queso ".into()),
         " dame el de queso "
