@@ -2179,11 +2179,10 @@ impl Reading {
         // («dame 2 de esos brownies», «…los brownies, dame 2 de esos»: the
         // product is said, and an action took the count.)
         let those = |i: usize| {
-            let Some(n) = i.checked_sub(2).and_then(|at| count(&self.words[at])) else {
+            let Some(n) = count_of(&self.words, i) else {
                 return false;
             };
             matches!(self.words[i].as_str(), "esos" | "esas" | "ese" | "esa")
-                && self.words[i - 1] == "de"
                 && self
                     .words
                     .get(i + 1)

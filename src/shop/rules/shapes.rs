@@ -3862,8 +3862,7 @@ pub(super) fn those_of_the_focus(input: &ProposalInput, text: String) -> String 
         let words = tokens(&text);
         let pointed = (2..words.len().saturating_sub(1)).find(|&k| {
             matches!(words[k], "esos" | "esas" | "estos" | "estas")
-                && words[k - 1] == "de"
-                && count(words[k - 2]).is_some()
+                && count_of(&words, k).is_some()
                 && names_a_product(words[k + 1], &input.product_catalog)
         });
         if let Some(k) = pointed {
@@ -3881,8 +3880,7 @@ pub(super) fn those_of_the_focus(input: &ProposalInput, text: String) -> String 
     let words = tokens(&text);
     let at = (2..words.len()).find(|&k| {
         matches!(words[k], "esos" | "esas" | "ese" | "esa")
-            && words[k - 1] == "de"
-            && count(words[k - 2]).is_some()
+            && count_of(&words, k).is_some()
             && words
                 .get(k + 1)
                 .is_none_or(|w| !names_a_product(w, &input.product_catalog))
@@ -3901,6 +3899,14 @@ pub(super) fn those_of_the_focus(input: &ProposalInput, text: String) -> String 
     out.join(" ")
 }
 
+/// «2 de esos»: the count said «de» the word at `k` (a pointer), if any.
+pub(super) fn count_of<S: AsRef<str>>(words: &[S], k: usize) -> Option<i64> {
+    let at = k.checked_sub(2)?;
+    (words[k - 1].as_ref() == "de")
+        .then(|| count(words[at].as_ref()))
+        .flatten()
+}
+
 /// «era un capuchino y un brownie, pero esta vez que sean dos capuchinos»: a
 /// product counted, then set to another count later in the same message with
 /// «que sean» — the later count is the one meant, said once.
@@ -3911,12 +3917,12 @@ pub(super) fn set_again_later(input: &ProposalInput, text: String) -> String {
         let Some(id) = later.product() else {
             continue;
         };
-        if later.start < 3
-            || count(words[later.start - 1]).is_none()
-            || !matches!(words[later.start - 2], "sean" | "serian")
-        {
+        if later.start < 3 || !matches!(words[later.start - 2], "sean" | "serian") {
             continue;
         }
+        let Some(n) = count(words[later.start - 1]) else {
+            continue;
+        };
         // The same product counted earlier in the message, a clause before
         // («…, pero esta vez que sean…»).
         let before = &words[..later.start - 2];
@@ -3939,7 +3945,7 @@ pub(super) fn set_again_later(input: &ProposalInput, text: String) -> String {
         }
         // The later count takes the first one's place (the order said is
         // kept), and the clause that set it goes.
-        let n = count(words[later.start - 1]).unwrap_or(1).to_string();
+        let n = n.to_string();
         let mut set_from = later.start - 2;
         if set_from > 0 && words[set_from - 1] == "que" {
             set_from -= 1;
