@@ -111,16 +111,38 @@ pub struct Detected {
 
 pub fn detect(inbound: Inbound<'_>) -> Detected {
     let text = normalize(inbound.text);
+    // («¿puedo cancelar aunque ya pagué?» asks; «ya pagué, ¿me dan factura?»
+    // tells the payment before asking.)
+    let told = normalize(&statements(inbound.text));
     Detected {
         greeting: is_greeting(&text),
         // («pagado» alone, the way a busy customer reports it.)
         payment: inbound.has_image
-            || PAYMENT.iter().any(|p| contains_phrase(&text, p))
+            || PAYMENT.iter().any(|p| contains_phrase(&told, p))
             || (matches!(text.trim(), "pagado" | "pagadito") && !inbound.text.contains('?'))
             || reports_a_payment(&text, inbound.text),
         escalation: ESCALATION.iter().any(|p| contains_phrase(&text, p))
             || asks_to_be_put_through(&text),
     }
+}
+
+/// The message without its questions: each «?» closes a question that opens at
+/// its «¿» or, without one, at the start of its sentence or clause.
+fn statements(raw: &str) -> String {
+    let mut kept = String::new();
+    let mut rest = raw;
+    while let Some(end) = rest.find('?') {
+        let asked = &rest[..end];
+        let start = asked
+            .rfind('¿')
+            .or_else(|| asked.rfind(['.', ',', ';', '!', '\n']).map(|k| k + 1))
+            .unwrap_or(0);
+        kept.push_str(&asked[..start]);
+        kept.push(' ');
+        rest = &rest[end + 1..];
+    }
+    kept.push_str(rest);
+    kept
 }
 
 /// «Pagado ✅ ref 55120933», «comprobante enviado», «ya hice la transferencia»,
@@ -373,6 +395,10 @@ mod tests {
         assert!(!text("paso con alguien a recoger").escalation);
         assert!(!text("me pasas el precio del brownie").escalation);
         assert!(text("Ya pagué, te envié el comprobante").payment);
+        // A payment inside a question is asked about; told before one, kept.
+        assert!(!text("¿puedo cancelar aunque ya pagué?").payment);
+        assert!(text("ya pagué, ¿me pueden dar factura?").payment);
+        assert!(text("ya pagué, todavía me dan factura?").payment);
         assert!(text("pronto, já paguei com o QR pelo app do banco, aí vai o comprovante").payment);
         // Greeting words each typed one letter off.
         assert_eq!(text("Hila buenas tarses"), greeting);

@@ -37,6 +37,7 @@ async fn fingerprint(pool: &PgPool, contact_id: Uuid) -> sqlx::Result<String> {
             (SELECT count(*) || ':' || coalesce(sum(cap_cents), 0) FROM fin_budgets WHERE contact_id = $1),
             (SELECT count(*) || ':' || coalesce(sum(balance_cents), 0) || ':' || coalesce(sum(minimum_payment_cents), 0)
                     || ':' || coalesce(sum(due_day), 0) FROM fin_debts WHERE contact_id = $1),
+            (SELECT count(*) || ':' || coalesce(sum(balance_cents), 0) FROM fin_receivables WHERE contact_id = $1),
             (SELECT count(*) FROM fin_balances WHERE contact_id = $1),
             (SELECT count(*) FROM fin_corrections WHERE contact_id = $1))",
     )

@@ -83,6 +83,9 @@ pub struct RawFinanceParams {
     pub debt_due_day: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub debt_payment: Option<Value>,
+    /// `true` when the money is owed to the user («Toño me debe 500»).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debt_owed_to_me: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,6 +141,11 @@ impl RawFinanceAction {
                     Param::Missing => Param::Missing,
                 },
                 debt_payment: cents(p.debt_payment.as_ref()),
+                debt_owed_to_me: match p.debt_owed_to_me.as_ref() {
+                    None | Some(Value::Null) => Param::Missing,
+                    Some(Value::Bool(b)) => Param::Given(*b),
+                    Some(other) => Param::Invalid(echo(other)),
+                },
                 tools: p.tools.iter().flatten().take(8).map(tool_request).collect(),
             },
         }
@@ -272,6 +280,27 @@ fn tool_request(value: &Value) -> Param<ToolRequest> {
 mod tests {
     use super::*;
     use crate::finance::core::{FinanceActionKind, FinanceForbidden};
+
+    #[test]
+    fn money_owed_to_the_user_is_marked_only_by_a_boolean() {
+        let owed = |value: Value| {
+            RawFinanceAction::new("MANAGE_DEBT")
+                .with(|p| {
+                    p.debt_name = Some(json!("Fer"));
+                    p.debt_balance = Some(json!(120));
+                    p.debt_owed_to_me = Some(value);
+                })
+                .to_action()
+                .params
+                .debt_owed_to_me
+        };
+        assert_eq!(owed(json!(true)), Param::Given(true));
+        assert_eq!(owed(json!(false)), Param::Given(false));
+        assert_eq!(owed(Value::Null), Param::Missing);
+        for hostile in [json!("yes"), json!(1), json!({"a": 1})] {
+            assert!(matches!(owed(hostile), Param::Invalid(_)));
+        }
+    }
 
     #[test]
     fn hostile_parameters_parse_into_rejectable_values() {

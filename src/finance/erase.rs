@@ -46,7 +46,7 @@ pub async fn erase(
     let mut erased = Erased {
         transactions: ledger::forget(conn, user).await?,
         budgets: budgets::forget(conn, user).await?,
-        debts: debts::forget(conn, user).await?,
+        debts: debts::forget(conn, user).await? + super::receivables::forget(conn, user).await?,
         balances: balances::forget(conn, user).await?,
         learned: learning::forget(conn, user).await?,
         reminders: super::reminders::forget(conn, user).await?,

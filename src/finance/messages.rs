@@ -72,9 +72,6 @@ pub fn question(intent: Intent, field: Field, income: bool) -> String {
     }
 }
 
-/// Money others owe the person: not kept (debts are what the person owes).
-pub const RECEIVABLES: &str = "Por ahora solo llevo lo que tú debes, no lo que te deben a ti, así que no lo anoté. Si quieres, registra un ingreso cuando te paguen (por ejemplo «me pagaron lo que me debían»).";
-
 /// Cash said where the bank balance was asked: it is not what is available.
 pub const CASH_IS_NOT_BALANCE: &str =
     "Para ver si te alcanza solo cuento el saldo de tu cuenta de banco, no el efectivo que traes.";

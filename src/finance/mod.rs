@@ -20,6 +20,7 @@ pub mod messages;
 pub mod plan;
 pub mod prompt;
 pub mod proposer;
+pub mod receivables;
 pub mod reminders;
 pub mod reply;
 pub mod rules;

@@ -36,8 +36,10 @@ no empieces otra cosa.\n\
 6. date en formato YYYY-MM-DD; today es la fecha de hoy. category debe ser una de las categorías dadas.\n\
 7. Si el usuario corrige la categoría de su último gasto (\"eso era transporte\"), usa CORRECT_CATEGORY; \
 aprende de correcciones_recientes.\n\
-8. Si pide hablar con una persona, usa ESCALATE. Si no estás seguro, usa CLARIFY.\n\
-9. response_text: español, breve, neutral, sin cifras, máximo 500 caracteres.\n\
+8. Si alguien le debe dinero al usuario (\"Toño me debe 500\", \"le presté 800 a mi prima\"), usa MANAGE_DEBT \
+con debt_name, debt_balance y debt_owed_to_me = true; si es el usuario quien debe, debt_owed_to_me = false.\n\
+9. Si pide hablar con una persona, usa ESCALATE. Si no estás seguro, usa CLARIFY.\n\
+10. response_text: español, breve, neutral, sin cifras, máximo 500 caracteres.\n\
 Responde SOLO con un objeto JSON con reasoning, proposed_actions [{type, params}], response_text y suggested_state.";
 
 pub fn contract() -> Contract<FinanceProposal> {
@@ -169,6 +171,7 @@ pub fn finance_schema() -> Value {
         params.insert(number.into(), nullable("number"));
     }
     params.insert("debt_due_day".into(), nullable("integer"));
+    params.insert("debt_owed_to_me".into(), nullable("boolean"));
     params.insert(
         "tools".into(),
         json!({"type": ["array", "null"], "maxItems": 3, "items": tool}),

@@ -67,6 +67,12 @@ pub async fn execute(
         Write::DebtPayment { name, amount_cents } => {
             debts::pay(conn, user, name, *amount_cents).await?;
         }
+        Write::SetReceivable {
+            name,
+            balance_cents,
+        } => {
+            super::receivables::set(conn, user, name, *balance_cents).await?;
+        }
         Write::SetBankBalance { balance_cents } => {
             balances::set(conn, user, *balance_cents, inbox_id).await?
         }

@@ -72,6 +72,9 @@ pub enum Plan {
     PaymentProof {
         start: State,
         payload: MessagePayload,
+        /// Questions asked beside the proof that the knowledge answered («ya
+        /// pagué, ¿me pueden dar factura?»).
+        answers: Vec<Answered>,
     },
     /// An answer that needs no proposer (fixed, or from the backend's rows).
     Say {
@@ -200,9 +203,18 @@ pub async fn plan(
         });
     }
     if events.contains(&Event::PaymentProofReceived) && start == State::AwaitingPayment {
+        // «ya pagué, ¿me pueden dar factura?»: the proof is kept and the
+        // question beside it answered.
+        let answers = if payload.text.contains('?') {
+            let memo = ShopMemo::read(conversation.draft.as_ref());
+            asked_beside_a_proof(desk, &payload.text, catalog, &memo).await?
+        } else {
+            Vec::new()
+        };
         return Ok(Plan::PaymentProof {
             start,
             payload: payload.clone(),
+            answers,
         });
     }
     if payload.is_unsupported() {
@@ -276,17 +288,7 @@ pub async fn plan(
         &super::delivery::options(bot, &catalog.zones),
         memo.fulfilment.as_ref(),
     );
-    let catalog_entries: Vec<CatalogEntry> = catalog
-        .active()
-        .map(|p| CatalogEntry {
-            product_id: p.id,
-            name: p.name.clone(),
-            price_minor: p.price_minor,
-            description: p.description.clone(),
-            tags: p.tags.clone(),
-            allergens: p.allergens.clone(),
-        })
-        .collect();
+    let catalog_entries = entries_of(catalog);
     // («y un americano para llevar» orders a product: its way is not read,
     // here or by the rules — the summary offers the zones again — unless the
     // bot asked for the way.)
@@ -735,6 +737,47 @@ pub async fn plan(
 /// `question` as the conversation means it: how long, asked alone, once
 /// delivery was chosen (to a zone) or talked about, is how long the delivery
 /// takes there; otherwise the question as written (pickup's time answers it).
+/// The products on sale, as the rules and the knowledge read them.
+fn entries_of(catalog: &CatalogIndex) -> Vec<CatalogEntry> {
+    catalog
+        .active()
+        .map(|p| CatalogEntry {
+            product_id: p.id,
+            name: p.name.clone(),
+            price_minor: p.price_minor,
+            description: p.description.clone(),
+            tags: p.tags.clone(),
+            allergens: p.allergens.clone(),
+        })
+        .collect()
+}
+
+/// The questions of a message that also tells a payment, answered where the
+/// knowledge or the catalog says it (a gray answer beside a proof received
+/// would only confuse: the proof's acknowledgement is the reply then).
+async fn asked_beside_a_proof(
+    desk: &super::knowledge::Desk<'_>,
+    text: &str,
+    catalog: &CatalogIndex,
+    memo: &ShopMemo,
+) -> anyhow::Result<Vec<Answered>> {
+    let entries = entries_of(catalog);
+    let split = super::knowledge::route::split(text, desk.library, |clause| {
+        super::rules::names_a_product(clause, &entries)
+    });
+    let mut answered = Vec::new();
+    for question in split.questions {
+        let products = super::rules::products_in(&question, &entries);
+        let answer = desk
+            .answer(&question, products, memo.asked_before.as_ref())
+            .await?;
+        if !answer.gray {
+            answered.push(Answered { question, answer });
+        }
+    }
+    Ok(answered)
+}
+
 fn asked_in_context(question: &str, memo: &ShopMemo, zones: &[crate::shop::core::Zone]) -> String {
     use crate::shop::core::Mode;
     if !super::knowledge::route::asks_only_how_long(question) {

@@ -171,6 +171,8 @@ const HELD_APART: &[&str] = &[
     "tienda-cuarentaitres",
     "tienda-cuarentaicuatro",
     "tienda-cuarentaicinco",
+    "tienda-cuarentaiseis",
+    "tienda-cuarentaisiete",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

@@ -254,6 +254,58 @@ async fn budgets_and_debts_are_written_once_confirmed_and_read_back_with_their_s
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn money_owed_to_the_person_is_kept_apart_shown_with_the_debts_and_never_reminded(
+    pool: PgPool,
+) {
+    let app = finance_app(pool).await;
+    let reply = joined(
+        &app.say_to("finanzas", "toni", "la Fer me debe 120 del uber")
+            .await,
+    );
+    assert!(reply.contains("¿Anoto que Fer te debe $120.00?"), "{reply}");
+    assert_eq!(app.state("toni").await, "AWAITING_CONFIRMATION");
+    assert_eq!(rows(&app, "fin_receivables", "toni").await, 0);
+    let reply = joined(&app.say_to("finanzas", "toni", "sí").await);
+    assert!(
+        reply.contains("Listo, anoté que Fer te debe $120.00."),
+        "{reply}"
+    );
+    app.say_to("finanzas", "toni", "le presté 500 a mi primo Toño")
+        .await;
+    app.say_to("finanzas", "toni", "ok").await;
+    app.say_to("finanzas", "toni", "le debo 300 a Juan").await;
+    app.say_to("finanzas", "toni", "ok").await;
+    // Neither is an expense nor an income, and only the own debt is a debt.
+    assert_eq!(rows(&app, "fin_transactions", "toni").await, 0);
+    assert_eq!(rows(&app, "fin_receivables", "toni").await, 2);
+    assert_eq!(rows(&app, "fin_debts", "toni").await, 1);
+    let reply = joined(&app.say_to("finanzas", "toni", "¿quién me debe?").await);
+    assert!(reply.contains("Juan: $300.00"), "{reply}");
+    assert!(reply.contains("Te deben:"), "{reply}");
+    assert!(reply.contains("primo Toño: $500.00"), "{reply}");
+    assert!(reply.contains("Fer: $120.00"), "{reply}");
+    assert!(reply.contains("Total que te deben: $620.00"), "{reply}");
+    // Said again, it is set, not added.
+    app.say_to("finanzas", "toni", "Fer me debe 200").await;
+    app.say_to("finanzas", "toni", "sí").await;
+    let fer: i64 =
+        sqlx::query_scalar("SELECT balance_cents FROM fin_receivables WHERE name_key = 'fer'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(fer, 20_000);
+    // A receivable has no payment day: nothing is scheduled for it.
+    tendero::finance::reminders::schedule_debts(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        app.count("SELECT count(*) FROM fin_reminders WHERE what ILIKE '%fer%'")
+            .await,
+        0
+    );
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_takeover_while_a_write_waits_means_nothing_is_written(pool: PgPool) {
     let app = finance_app(pool).await;
     app.say_to("finanzas", "eli", "gasté 250 en el súper").await;

@@ -850,3 +850,39 @@ async fn the_one_product_an_answer_named_is_what_that_one_means_next(pool: sqlx:
     assert!(cart.contains(&("chocolate".into(), 1)), "{cart:?}");
     assert!(cart.contains(&("americano".into(), 1)), "{cart:?}");
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_payment_told_beside_a_question_is_kept_and_the_question_answered(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    add_entry(
+        &app,
+        "Factura",
+        "Para la factura danos tu NIT y la razón social antes de pagar.",
+    )
+    .await;
+    app.say("lia", "quiero 2 capuchinos").await;
+    app.say("lia", "cuánto es").await;
+    app.say("lia", "sí").await;
+    assert_eq!(app.state("lia").await, "AWAITING_PAYMENT");
+    let proofs = "SELECT count(*) FROM payment_proofs";
+    // A payment inside a question is asked about, not told: no proof.
+    let reply = app.say("lia", "¿y si ya pagué y me arrepiento?").await;
+    assert!(
+        !reply.iter().any(|r| r.contains("Recibimos tu comprobante")),
+        "{reply:?}"
+    );
+    assert_eq!(app.count(proofs).await, 0);
+    // Told, then asked: the proof is kept and the question answered too.
+    let reply = app
+        .say("lia", "ya pagué, ¿me pueden dar factura con mi NIT?")
+        .await;
+    let text = reply.join("\n");
+    assert!(
+        text.contains("Recibimos tu comprobante del pedido #1"),
+        "{text}"
+    );
+    assert!(text.contains("razón social"), "{text}");
+    assert_eq!(app.count(proofs).await, 1);
+    assert_eq!(app.state("lia").await, "AWAITING_PAYMENT");
+}

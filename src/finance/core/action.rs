@@ -171,6 +171,8 @@ pub struct FinanceParams {
     pub debt_minimum: Param<i64>,
     pub debt_due_day: Param<u32>,
     pub debt_payment: Param<i64>,
+    /// The money is owed to the user, not by them.
+    pub debt_owed_to_me: Param<bool>,
     pub tools: Vec<Param<ToolRequest>>,
 }
 
@@ -189,6 +191,7 @@ impl Default for FinanceParams {
             debt_minimum: Param::Missing,
             debt_due_day: Param::Missing,
             debt_payment: Param::Missing,
+            debt_owed_to_me: Param::Missing,
             tools: Vec::new(),
         }
     }

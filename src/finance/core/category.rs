@@ -190,6 +190,23 @@ pub static CATEGORIES: &[Category] = &[
             "casetas",
             "autobus",
             "cabify",
+            // The car's own costs: «le cargué 450 de gas al tsuru», «el
+            // servicio del carro», «le eché 400».
+            "gas al carro",
+            "gas al auto",
+            "gas al coche",
+            "gas a la moto",
+            "gas al taxi",
+            "gas pal carro",
+            "le eche",
+            "le cargue",
+            "servicio del carro",
+            "servicio al carro",
+            "servicio del auto",
+            "mecanico",
+            "llanta",
+            "llantas",
+            "afinacion",
         ],
         related: &[],
         umbrella: false,
@@ -542,6 +559,31 @@ pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
         .or_else(|| longest(&text, false))
         // «la farmasia», «medisinas»: spelled by ear, the same sounds.
         .or_else(|| longest(&crate::text::by_ear(&text), true))
+        // «en el resturante», «restaurntes»: a long word one slip away.
+        .or_else(|| mistyped(&text))
+}
+
+/// The one category a word of at least seven letters names with one letter
+/// missing, added, changed or swapped (a shorter word is too often another
+/// word); `None` when none or several do.
+fn mistyped(text: &str) -> Option<(&'static Category, &'static str)> {
+    let mut found: Option<(&'static Category, &'static str)> = None;
+    for said in text.split(' ').filter(|w| w.chars().count() >= 7) {
+        for category in CATEGORIES {
+            for word in category.words.iter().chain(std::iter::once(&category.key)) {
+                if word.chars().count() >= 7
+                    && !word.contains(' ')
+                    && strsim::damerau_levenshtein(said, word) == 1
+                {
+                    match found {
+                        Some((other, _)) if other.key != category.key => return None,
+                        _ => found = Some((category, word)),
+                    }
+                }
+            }
+        }
+    }
+    found
 }
 
 fn longest(text: &str, by_sound: bool) -> Option<(&'static Category, &'static str)> {
@@ -598,6 +640,28 @@ pub fn labels(income: bool) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_word_one_slip_away_names_its_category_and_a_short_one_does_not() {
+        assert_eq!(
+            mentioned("gsate 250 en el resturante").map(|(c, _)| c.key),
+            Some("restaurantes")
+        );
+        assert_eq!(
+            mentioned("un limte de 2 mil a restaurntes").map(|(c, _)| c.key),
+            Some("restaurantes")
+        );
+        // The car's fuel and upkeep are transport; the home's gas a bill.
+        let key = |text: &str| mentioned(text).map(|(c, _)| c.key);
+        assert_eq!(
+            key("ayer le cargué 450 de gas al tsuru"),
+            Some("transporte")
+        );
+        assert_eq!(key("el servicio del carro, 3 mil"), Some("transporte"));
+        assert_eq!(key("pagué 300 de gas"), Some("servicios"));
+        // («cine» → «cina» is too short to guess.)
+        assert_eq!(mentioned("fui a la cina").map(|(c, _)| c.key), None);
+    }
 
     #[test]
     fn a_word_spelled_by_ear_names_its_category_and_the_bought_thing_beats_its_purpose() {

@@ -87,6 +87,10 @@ pub struct DebtFields {
     /// A payment made towards the debt (lowers its balance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_cents: Option<i64>,
+    /// The money is owed to the person («Toño me debe 500», «le presté 800»),
+    /// not by them: only its balance is kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub owed_to_me: bool,
 }
 
 impl DebtFields {
@@ -220,7 +224,13 @@ impl Draft {
                 if self.debt.name.is_none() {
                     missing.push(Field::DebtName);
                 }
-                if !self.debt.changes_something() {
+                // (What someone owes the person is its amount, nothing else.)
+                let changes = if self.debt.owed_to_me {
+                    self.debt.balance_cents.is_some()
+                } else {
+                    self.debt.changes_something()
+                };
+                if !changes {
                     missing.push(Field::DebtChange);
                 }
             }
@@ -255,6 +265,10 @@ impl Draft {
                 category: self.category().map(|c| c.key),
                 starts_on: month_start(self.date?),
                 cap_cents: self.amount_cents?,
+            },
+            Intent::ManageDebt if self.debt.owed_to_me => Write::SetReceivable {
+                name: self.debt.name.clone()?,
+                balance_cents: self.debt.balance_cents?,
             },
             Intent::ManageDebt => {
                 let name = self.debt.name.clone()?;
@@ -323,6 +337,11 @@ pub enum Write {
         name: String,
         amount_cents: i64,
     },
+    /// What `name` owes the person, set.
+    SetReceivable {
+        name: String,
+        balance_cents: i64,
+    },
     SetBankBalance {
         balance_cents: i64,
     },
@@ -345,7 +364,9 @@ impl Write {
         match self {
             Write::LogTransaction { .. } => "LOG_TRANSACTION",
             Write::SetBudget { .. } => "SET_BUDGET",
-            Write::SetDebt { .. } | Write::DebtPayment { .. } => "MANAGE_DEBT",
+            Write::SetDebt { .. } | Write::DebtPayment { .. } | Write::SetReceivable { .. } => {
+                "MANAGE_DEBT"
+            }
             Write::SetBankBalance { .. } => "SET_BANK_BALANCE",
             Write::CorrectCategory { .. } => "CORRECT_CATEGORY",
             Write::EraseMyData => "ERASE_MY_DATA",

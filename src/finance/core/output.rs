@@ -212,10 +212,20 @@ pub struct DebtLine {
     pub due_day: Option<u32>,
 }
 
+/// What someone owes the person.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ReceivableLine {
+    pub name: String,
+    pub balance_cents: i64,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Debts {
     pub items: Vec<DebtLine>,
     pub total_cents: i64,
+    /// What others owe the person, and its sum.
+    pub owed_to_me: Vec<ReceivableLine>,
+    pub owed_to_me_total_cents: i64,
 }
 
 /// A tool's result.

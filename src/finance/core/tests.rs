@@ -332,6 +332,39 @@ fn dates_categories_debts_and_corrections_are_checked() {
         evaluate(FinanceState::Idle, None, &facts(), &[pay_unknown]).decisions[0].outcome,
         Err(Rejection::DebtNotFound("Pedro".into()))
     );
+    // Money owed to the person: its balance alone is kept (a payment day or a
+    // payment said beside it is not a field of it), and a mark that is no
+    // boolean is refused.
+    let owed = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
+        p.debt_name = Param::Given("Fer".into());
+        p.debt_balance = Param::Given(50_000);
+        p.debt_due_day = Param::Given(40);
+        p.debt_owed_to_me = Param::Given(true);
+    });
+    let eval = evaluate(FinanceState::Idle, None, &facts(), &[owed]);
+    assert!(eval.decisions[0].outcome.is_ok(), "{eval:?}");
+    let draft = eval.draft.unwrap();
+    assert!(draft.debt.owed_to_me);
+    assert_eq!(draft.debt.due_day, None);
+    assert_eq!(
+        draft.write(),
+        Some(Write::SetReceivable {
+            name: "Fer".into(),
+            balance_cents: 50_000
+        })
+    );
+    let hostile = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
+        p.debt_name = Param::Given("Fer".into());
+        p.debt_balance = Param::Given(50_000);
+        p.debt_owed_to_me = Param::Invalid("\"yes\"".into());
+    });
+    assert!(matches!(
+        evaluate(FinanceState::Idle, None, &facts(), &[hostile]).decisions[0].outcome,
+        Err(Rejection::InvalidParam {
+            field: "debt_owed_to_me",
+            ..
+        })
+    ));
     let bad_day =
         complete(FinanceActionKind::ManageDebt).with(|p| p.debt_due_day = Param::Given(40));
     assert_eq!(

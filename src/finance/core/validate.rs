@@ -150,6 +150,16 @@ pub fn validate(output: &ToolOutput) -> Result<(), Invalid> {
             let sum: i64 = d.items.iter().map(|x| x.balance_cents).sum();
             check(sum == d.total_cents, || {
                 format!("debts add up to {sum}, not {}", d.total_cents)
+            })?;
+            check(d.owed_to_me.iter().all(|x| x.balance_cents >= 0), || {
+                "a negative amount owed".into()
+            })?;
+            let owed: i64 = d.owed_to_me.iter().map(|x| x.balance_cents).sum();
+            check(owed == d.owed_to_me_total_cents, || {
+                format!(
+                    "amounts owed add up to {owed}, not {}",
+                    d.owed_to_me_total_cents
+                )
             })
         }
         ToolOutput::Query(q) => query(q),
@@ -416,6 +426,8 @@ mod tests {
                 due_day: None,
             }],
             total_cents: 250_000,
+            owed_to_me: Vec::new(),
+            owed_to_me_total_cents: 0,
         };
         assert!(validate(&ToolOutput::Debts(debts)).is_err());
     }

@@ -87,6 +87,12 @@ pub fn prompt(draft: &Draft, debt_balance: Option<i64>) -> String {
                 ));
             }
         }
+        Intent::ManageDebt if draft.debt.owed_to_me => {
+            let name = draft.debt.name.as_deref().unwrap_or("");
+            if let Some(balance) = draft.debt.balance_cents {
+                lines.push(format!("¿Anoto que {name} te debe {}?", pesos(balance)));
+            }
+        }
         Intent::ManageDebt => {
             let name = draft.debt.name.as_deref().unwrap_or("");
             match draft.debt.payment_cents {
@@ -197,6 +203,10 @@ pub fn executed(write: &Write, debt_after: Option<i64>, learned: Option<&str>) -
             starts_on.format("%Y-%m")
         ),
         Write::SetDebt { name, .. } => format!("Listo, guardé tu deuda con {name}."),
+        Write::SetReceivable {
+            name,
+            balance_cents,
+        } => format!("Listo, anoté que {name} te debe {}.", pesos(*balance_cents)),
         Write::DebtPayment { name, amount_cents } => {
             let mut text = format!(
                 "Listo, registré tu pago de {} a {name}.",

@@ -132,21 +132,33 @@ pub fn render(output: &ToolOutput) -> String {
             b.as_of.format("%Y-%m-%d")
         ),
         ToolOutput::Debts(d) => {
+            let mut lines = Vec::new();
             if d.items.is_empty() {
-                return "No tienes deudas registradas.".into();
-            }
-            let mut lines = vec!["Tus deudas:".to_string()];
-            for x in &d.items {
-                let mut line = format!("• {}: {}", x.name, pesos(x.balance_cents));
-                if let Some(min) = x.minimum_cents {
-                    line.push_str(&format!(", pago mínimo {}", pesos(min)));
+                lines.push("No tienes deudas registradas.".to_string());
+            } else {
+                lines.push("Tus deudas:".to_string());
+                for x in &d.items {
+                    let mut line = format!("• {}: {}", x.name, pesos(x.balance_cents));
+                    if let Some(min) = x.minimum_cents {
+                        line.push_str(&format!(", pago mínimo {}", pesos(min)));
+                    }
+                    if let Some(day) = x.due_day {
+                        line.push_str(&format!(", el día {day}"));
+                    }
+                    lines.push(line);
                 }
-                if let Some(day) = x.due_day {
-                    line.push_str(&format!(", el día {day}"));
-                }
-                lines.push(line);
+                lines.push(format!("Total: {}", pesos(d.total_cents)));
             }
-            lines.push(format!("Total: {}", pesos(d.total_cents)));
+            if !d.owed_to_me.is_empty() {
+                lines.push("Te deben:".to_string());
+                for x in &d.owed_to_me {
+                    lines.push(format!("• {}: {}", x.name, pesos(x.balance_cents)));
+                }
+                lines.push(format!(
+                    "Total que te deben: {}",
+                    pesos(d.owed_to_me_total_cents)
+                ));
+            }
             lines.join("\n")
         }
     }

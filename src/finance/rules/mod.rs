@@ -73,8 +73,13 @@ fn moved_to(message: &Message, draft: &crate::finance::core::Draft) -> Option<&'
 /// «y si fuera…», «¿y si son los de 2500?»: a purchase supposed, with its amount.
 fn what_if(message: &Message) -> bool {
     // «¿y unos audífonos de 2,500?»: a thing and its price, not a balance.
+    // («¿y cuánto he ganado los últimos 3 meses?» asks the person's data.)
     let priced_thing = message.question()
         && message.norm.starts_with("y ")
+        && !message
+            .norm
+            .split(' ')
+            .any(|w| matches!(w, "cuanto" | "cuanta" | "cuantos" | "cuantas" | "promedio"))
         && message
             .tokens
             .iter()
@@ -825,8 +830,9 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     }
     let asks = message.question();
     // «Rogelio me debe 2,500», «¿cuánto me deben?»: money owed to the person is
-    // not kept; said so, never logged as an expense.
-    if message.has(&[
+    // kept apart from their debts (asked, it is shown with them); never logged
+    // as an expense.
+    let owed_to_me = message.has(&[
         "me debe",
         "me deben",
         "me debes",
@@ -845,9 +851,12 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
             "le di prestados",
             "le di prestada",
             "le di prestadas",
-        ])
-    {
-        return FinanceProposal::new(vec![action("REPLY")], messages::RECEIVABLES);
+        ]);
+    if owed_to_me {
+        if asks && message.amounts.is_empty() {
+            return query(&[ToolName::GetDebts], message);
+        }
+        return receivable(message);
     }
     let owed = input
         .debts
@@ -1498,6 +1507,34 @@ fn manage_debt(message: &Message) -> FinanceProposal {
     let debt = read_debt(message);
     let mut manage = action("MANAGE_DEBT");
     debt.fill(&mut manage.params);
+    one(manage)
+}
+
+/// «la Fer me debe 120 del uber», «le presté 500 a mi primo Toño»: what
+/// someone owes the person, with who (said before «me debe» or after «a»).
+fn receivable(message: &Message) -> FinanceProposal {
+    let read = read_debt(message);
+    let tokens = &message.tokens;
+    let owes = (1..tokens.len()).find(|&k| {
+        tokens[k - 1].norm == "me"
+            && matches!(
+                tokens[k].norm.as_str(),
+                "debe" | "deben" | "debes" | "quedo" | "quedaron"
+            )
+    });
+    let name = read
+        .name
+        .clone()
+        .or_else(|| owes.and_then(|k| lender_before(&tokens[..k - 1])));
+    // («le di prestados 500»: the sum given is the sum owed.)
+    let owed = DebtRead {
+        name,
+        balance: read.balance.or(read.payment),
+        ..DebtRead::default()
+    };
+    let mut manage = action("MANAGE_DEBT");
+    owed.fill(&mut manage.params);
+    manage.params.debt_owed_to_me = Some(json!(true));
     one(manage)
 }
 

@@ -423,22 +423,18 @@ fn a_debt_without_its_amount_asks_how_much_and_reads_the_name_alone() {
     debt.debt.balance_cents = Some(300_000);
     let a = &propose(&input(FinanceState::Clarifying, Some(debt), "si")).actions()[0];
     assert_eq!(kind(a), "CLARIFY");
-    // Money owed to the person is said to be not kept, never logged.
-    let owed = propose(&input(
-        FinanceState::Idle,
-        None,
-        "Mi compadre Rogelio me debe 2,500",
-    ));
-    assert_eq!(kind(&owed.actions()[0]), "REPLY");
-    assert_eq!(owed.response_text, messages::RECEIVABLES);
+    // Money owed to the person is kept as owed to them, never logged.
+    let owed = only("Mi compadre Rogelio me debe 2,500");
+    assert_eq!(kind(&owed), "MANAGE_DEBT");
+    assert_eq!(owed.params.debt_owed_to_me, Param::Given(true));
+    assert_eq!(owed.params.debt_balance, Param::Given(250_000));
+    assert_eq!(debt_name(&owed), Some("compadre Rogelio"));
     // So is money lent: never an expense nor an income.
-    let lent = propose(&input(
-        FinanceState::Idle,
-        None,
-        "Le presté 800 a mi sobrina para sus libros",
-    ));
-    assert_eq!(kind(&lent.actions()[0]), "REPLY");
-    assert_eq!(lent.response_text, messages::RECEIVABLES);
+    let lent = only("Le presté 800 a mi sobrina para sus libros");
+    assert_eq!(kind(&lent), "MANAGE_DEBT");
+    assert_eq!(lent.params.debt_owed_to_me, Param::Given(true));
+    assert_eq!(lent.params.debt_balance, Param::Given(80_000));
+    assert_eq!(debt_name(&lent), Some("sobrina"));
 }
 
 #[test]
@@ -675,18 +671,19 @@ fn each_clause_of_two_movements_keeps_its_own_direction_and_thing() {
 }
 
 #[test]
-fn money_owed_to_the_person_is_answered_with_no_figure_of_its_own() {
-    // Any figure in the answer must come from the person (the guard would drop
-    // it and leave the reply empty): the answer itself carries none.
-    let owed = propose(&input(
-        FinanceState::Idle,
-        None,
-        "y la Vero me debe 500 de la cooperación",
-    ));
-    assert_eq!(owed.response_text, messages::RECEIVABLES);
-    assert!(!messages::RECEIVABLES.chars().any(|c| c.is_ascii_digit()));
-    // Owing someone is still a debt.
-    assert_eq!(kind(&only("le debo 500 a la Vero")), "MANAGE_DEBT");
+fn money_owed_to_the_person_is_kept_apart_from_their_debts() {
+    let owed = only("y la Vero me debe 500 de la cooperación");
+    assert_eq!(kind(&owed), "MANAGE_DEBT");
+    assert_eq!(owed.params.debt_owed_to_me, Param::Given(true));
+    assert_eq!(debt_name(&owed), Some("Vero"));
+    assert_eq!(owed.params.debt_balance, Param::Given(50_000));
+    // Without a name, a question about it reads what is owed.
+    assert_eq!(kind(&only("¿cuánto me deben en total?")), "QUERY_DATA");
+    assert_eq!(kind(&only("cuánto me debe toño todavía")), "QUERY_DATA");
+    // Owing someone is still the person's own debt.
+    let mine = only("le debo 500 a la Vero");
+    assert_eq!(kind(&mine), "MANAGE_DEBT");
+    assert_ne!(mine.params.debt_owed_to_me, Param::Given(true));
 }
 
 #[test]
@@ -1327,12 +1324,9 @@ fn questions_fines_bills_and_negations_keep_their_reading() {
     ] {
         assert_ne!(kind(&only(not_bought)), "LOG_TRANSACTION", "{not_bought}");
     }
-    let lent = propose(&input(
-        FinanceState::Idle,
-        None,
-        "Le di prestados 500 a mi primo",
-    ));
-    assert_eq!(lent.response_text, messages::RECEIVABLES);
+    let lent = only("Le di prestados 500 a mi primo");
+    assert_eq!(lent.params.debt_owed_to_me, Param::Given(true));
+    assert_eq!(lent.params.debt_balance, Param::Given(50_000));
     assert_eq!(
         kind(&only("le pedí prestadas 5 lucas a mi compadre")),
         "MANAGE_DEBT"

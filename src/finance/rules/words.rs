@@ -240,6 +240,17 @@ pub const SIMULATE: &[&str] = &[
     "quiero comprar",
     "puedo pagar",
     "podria pagar",
+    // «si me compro una laptop… ¿me sigue alcanzando?», «quiero comprarme
+    // unos tenis de 2,300».
+    "si me compro",
+    "si me compra",
+    "si compramos",
+    "sigue alcanzando",
+    "me alcanzaria",
+    "quiero comprarme",
+    "puedo comprarme",
+    "me puedo comprar",
+    "podria comprarme",
 ];
 pub const BUDGET: &[&str] = &[
     "presupuesto",
@@ -302,6 +313,21 @@ pub const BALANCE: &[&str] = &[
     "en la cuenta",
     "en banco",
     "tengo en el banco",
+    // «tengo 7 mil 300 en banorte»: a bank named holds the balance.
+    "en banorte",
+    "en bbva",
+    "en el bbva",
+    "en santander",
+    "en banamex",
+    "en hsbc",
+    "en scotiabank",
+    "en inbursa",
+    "en banco azteca",
+    "en banregio",
+    "en bancoppel",
+    "en nu",
+    "en mi tarjeta de debito",
+    "en la de debito",
 ];
 pub const DEBT: &[&str] = &[
     // «deber» as owing, in the tenses people tell a debt in (not «debería», «debido a»).

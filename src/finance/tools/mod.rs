@@ -98,6 +98,15 @@ async fn debt_list(context: &ToolContext<'_>) -> Result<ToolOutput, ToolError> {
     let items = debts::list(context.pool, context.user)
         .await
         .map_err(|e| context.database(ToolName::GetDebts, e))?;
+    let owed_to_me = super::receivables::list(context.pool, context.user)
+        .await
+        .map_err(|e| context.database(ToolName::GetDebts, e))?;
     let total_cents = items.iter().map(|d| d.balance_cents).sum();
-    Ok(ToolOutput::Debts(Debts { items, total_cents }))
+    let owed_to_me_total_cents = owed_to_me.iter().map(|r| r.balance_cents).sum();
+    Ok(ToolOutput::Debts(Debts {
+        items,
+        total_cents,
+        owed_to_me,
+        owed_to_me_total_cents,
+    }))
 }

@@ -139,7 +139,9 @@ pub fn apply(input: &TurnInput<'_>, plan: Plan) -> engine::Decision {
                 decision.update.draft = memo.stored();
             }
         }
-        Plan::PaymentProof { payload, .. } => payment_proof::apply(input, &payload, &mut decision),
+        Plan::PaymentProof {
+            payload, answers, ..
+        } => payment_proof::apply(input, &payload, &answers, &mut decision),
         Plan::Say { text, .. } => say::apply(text, &mut decision),
         Plan::Propose(plan) => propose::apply(input, *plan, &mut decision),
         Plan::SessionTimeout { current } => session_timeout::apply(input, current, &mut decision),

@@ -11,8 +11,14 @@ use crate::outbox::Author;
 use crate::shop::core::Event;
 use crate::shop::effects::StoreOp;
 use crate::shop::messages;
+use crate::shop::plan::Answered;
 
-pub fn apply(input: &TurnInput<'_>, payload: &MessagePayload, decision: &mut Decision) {
+pub fn apply(
+    input: &TurnInput<'_>,
+    payload: &MessagePayload,
+    answers: &[Answered],
+    decision: &mut Decision,
+) {
     decision.audit.push(
         Entry::new(Actor::Backend, Kind::EventDetected)
             .action(Event::PaymentProofReceived.as_str()),
@@ -39,8 +45,13 @@ pub fn apply(input: &TurnInput<'_>, payload: &MessagePayload, decision: &mut Dec
         total_minor: order.total_minor,
         currency: order.currency.clone(),
     });
-    decision.say(
-        Author::Bot,
-        messages::proof_received(order.number, order.total_minor, &order.currency),
-    );
+    // The questions asked beside it first, then the proof's acknowledgement.
+    super::knowledge::audit(answers, decision);
+    let mut text: Vec<String> = answers.iter().map(|a| a.answer.text.clone()).collect();
+    text.push(messages::proof_received(
+        order.number,
+        order.total_minor,
+        &order.currency,
+    ));
+    decision.say(Author::Bot, text.join("\n\n"));
 }

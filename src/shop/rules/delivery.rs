@@ -62,6 +62,20 @@ pub const PICKUP: &[&str] = &[
     "lo busco",
     "lo buscamos",
     "voy a buscarlo",
+    // «lo manda a buscar mi hermano», «viene a recogerlo mi esposo»: someone
+    // comes by for it.
+    "a recoger",
+    "a recogerlo",
+    "a recogerla",
+    "a recogerlos",
+    "manda a buscar",
+    "mando a buscar",
+    "mandamos a buscar",
+    "mandare a buscar",
+    "viene a buscar",
+    "vienen a buscar",
+    "va a buscar",
+    "van a buscar",
 ];
 
 /// «retiro», «retirarlo»: a verb of picking up that is also one of taking
@@ -96,6 +110,11 @@ const DELIVERY: &[&str] = &[
     "llevamelo",
     "mandalo",
     "mandala",
+    // «mándame a Achumani» (where no product is named: see `read`).
+    "mandame a",
+    "mandanos a",
+    "enviame a",
+    "envianos a",
     "mandamelo",
     "mandamela",
     "mandenlo",
@@ -452,10 +471,18 @@ fn address_in(raw: &str) -> Option<String> {
 /// An answer to «¿a qué dirección?»: not a yes, a no, a cancel or a question.
 fn looks_like_an_address(raw: &str, text: &str) -> bool {
     let words = tokens(text);
+    // («ahí te mandé el comprobante de la transferencia» tells a payment.)
     let command = any(text, lexicon::CONFIRM)
         || any(text, lexicon::DENY)
         || any(text, lexicon::CANCEL)
-        || raw.contains('?');
+        || raw.contains('?')
+        || words.iter().any(|w| {
+            w.starts_with("comprobante")
+                || w.starts_with("transferi")
+                || w.starts_with("pague")
+                || w.starts_with("pagad")
+                || matches!(*w, "captura" | "deposite" | "qr" | "pago")
+        });
     !command && (words.len() >= 2 || raw.chars().any(|c| c.is_ascii_digit()))
 }
 
@@ -639,6 +666,44 @@ mod tests {
         )
         .unwrap();
         assert_eq!(zone_of(&closing), Some(2));
+    }
+
+    #[test]
+    fn someone_sent_for_it_is_a_pickup_and_a_payment_told_is_no_address() {
+        let view = grouped();
+        let read = |text| read_message(text, &view, None, State::Checkout);
+        let mode = |a: Option<ProposedAction>| {
+            a.and_then(|a| a.params.mode.and_then(|m| m.as_str().map(str::to_owned)))
+        };
+        assert_eq!(
+            mode(read("confirmo, lo manda a buscar mi hermano a la tienda")).as_deref(),
+            Some("pickup")
+        );
+        assert_eq!(
+            mode(read("viene a recogerlo mi esposo")).as_deref(),
+            Some("pickup")
+        );
+        let sent = read("mándame a Achumani, confirmado cuñao").unwrap();
+        assert_eq!(zone_of(&sent), Some(3));
+        // Asked for the address, a payment told is not one.
+        assert!(
+            read_message(
+                "ahí te mandé el comprobante de la transferencia",
+                &view,
+                Some(Missing::Address),
+                State::Checkout
+            )
+            .is_none()
+        );
+        assert!(
+            read_message(
+                "calle Landaeta 540, casa verde",
+                &view,
+                Some(Missing::Address),
+                State::Checkout
+            )
+            .is_some()
+        );
     }
 
     #[test]

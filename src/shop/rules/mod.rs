@@ -303,6 +303,24 @@ fn without_invoice_data(message: &str) -> Option<String> {
     (found && !kept.is_empty()).then(|| kept.join(" "))
 }
 
+/// «tengo billete de 100 nomás»: the note the customer pays with is money, no
+/// count of anything (its number is dropped).
+fn notes_in_hand(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    words
+        .iter()
+        .enumerate()
+        .filter(|(k, w)| {
+            !(token_number(w).is_some()
+                && *k >= 2
+                && words[k - 1] == "de"
+                && matches!(words[k - 2], "billete" | "billetes" | "billetito"))
+        })
+        .map(|(_, w)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// What follows a yes said after remarks of their own («Bárbaro, confirmo.
 /// Lo retiro yo», «ah ok, entonces QR. sí, confirmo el envío a Miraflores»):
 /// sentences of approval, fillers or how the customer pays are passed over
@@ -459,7 +477,7 @@ pub fn yes_then_the_way(
     text: &str,
     catalog: &[super::contract::CatalogEntry],
 ) -> Option<(String, Mode)> {
-    let rest = after_remarks_a_yes(text)?;
+    let rest = after_remarks_a_yes(text).or_else(|| before_a_closing_yes(text))?;
     let read = prepared(&rest);
     let words = tokens(&read);
     let doubts = rest.contains('?')
@@ -489,6 +507,30 @@ pub fn yes_then_the_way(
         return None;
     }
     delivery::mode_said(&rest).map(|mode| (rest, mode))
+}
+
+/// The way said first and the yes closing the message («recojo entonces.
+/// confirmo», «mándame a Achumani, confirmado cuñao»): what comes before the
+/// last sentence, when that sentence is only a yes and forms of address.
+fn before_a_closing_yes(text: &str) -> Option<String> {
+    const ADDRESS: &[&str] = &[
+        "cunao", "cunado", "cunada", "che", "pues", "nomas", "porfa", "gracias", "entonces", "ya",
+        "amigo", "amiga", "jefe", "jefa", "joven", "hermano", "hermana", "senorita", "senor",
+        "por", "favor", "xfa", "pls", "entonces", "tambien",
+    ];
+    let raw = text.trim().trim_end_matches(['.', '!', ' ']);
+    let cut = raw.rfind(['.', ',', ';', '!', '\n'])?;
+    let (head, tail) = (raw[..cut].trim(), &raw[cut + 1..]);
+    let tail = prepared(tail);
+    let words = tokens(&tail);
+    let yes = words
+        .iter()
+        .any(|w| lexicon::CONFIRM.contains(w) && !ADDRESS.contains(w));
+    (yes && !head.is_empty()
+        && words
+            .iter()
+            .all(|w| lexicon::CONFIRM.contains(w) || ADDRESS.contains(w)))
+    .then(|| head.to_owned())
 }
 
 /// Whether `word` beside the way of an order asks to add or take out: never
@@ -1071,8 +1113,13 @@ fn prepared(message: &str) -> String {
         // out (that is «fuera el brownie»).
         (" de fuera ", " de afuera "),
         (" fuera de ", " afuera de "),
+        // «para las mamás que se quedan: 3 capuchinos»: they stay, nothing
+        // asked of what is left («¿quedan brownies?»).
+        (" se quedan ", " permanecen "),
+        (" se queda ", " permanece "),
     ];
     let text = something_else_called_off(&with_phrases(&read, phrases));
+    let text = notes_in_hand(&text);
     // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
     // at the end, after the order («un capuchino como siempre» alone may be
     // how it is made, and is read as said).
@@ -1861,6 +1908,11 @@ impl Reading {
                         | "bueno"
                         | "listo"
                         | "dale"
+                        // «unos brownies tres creo»: a hedge, no thing.
+                        | "creo"
+                        | "supongo"
+                        | "calculo"
+                        | "digamos"
                 )
         };
         // A count («2», «tres») or a plural pointer («las»); an article («un»,
@@ -2160,10 +2212,16 @@ impl Reading {
             self.words.first().map(String::as_str),
             Some("el" | "la" | "los" | "las")
         ) && self.words.iter().all(|w| token_number(w).is_none())
+            // («el capuchino otro más»: one more of it is said; «el otro
+            // también» is still which.)
             && !self
                 .words
                 .iter()
                 .any(|w| lexicon::adds(w) || lexicon::removes(w))
+            && !self
+                .words
+                .windows(2)
+                .any(|w| matches!(w[0].as_str(), "otro" | "otra") && w[1] == "mas")
             && matches!(
                 self.proposal.proposed_actions.as_slice(),
                 [a] if a.action_type == "ADD_TO_CART"
@@ -4569,6 +4627,20 @@ impl Reader<'_> {
     /// No product named: "otro", "uno más", "uno menos", "la mitad", "quítalo" are
     /// about the last line of the cart.
     fn follow_up(&mut self) -> Option<Proposal> {
+        // «solo tengo un billete de 200»: the note the customer pays with is
+        // counted, no line.
+        let a_note = self.words.windows(2).any(|w| {
+            matches!(w[0], "un" | "una")
+                && matches!(w[1], "billete" | "billetito" | "cheque" | "cupon" | "vale")
+        });
+        if a_note
+            && !self
+                .words
+                .iter()
+                .any(|w| count(w).is_some() && !matches!(*w, "un" | "una"))
+        {
+            return None;
+        }
         // «el dulce quítalo», «el de canela», «el té que sean 3»: a line said
         // by what it is, not the last one.
         // (Only when the line is changed: «solo las bebidas, es todo» closes.)

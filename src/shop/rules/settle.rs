@@ -863,6 +863,32 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
 /// «¿3 limonadas o 4?», «entonces 4 limonadas, ¿sí?» — a tag question asks the
 /// sentence before it). A question asked of the shop («¿me das 2
 /// capuchinos?», «¿me pones un brownie, porfa?») is a request, not counted.
+/// Whether a clause orders for another day or an occasion («para el sábado»,
+/// «quiero encargar…», «para el cumple»).
+fn for_later(clause: &str) -> bool {
+    tokens(clause).iter().any(|w| {
+        w.starts_with("encarg")
+            || w.starts_with("reserv")
+            || w.starts_with("cumple")
+            || matches!(
+                *w,
+                "lunes"
+                    | "martes"
+                    | "miercoles"
+                    | "jueves"
+                    | "viernes"
+                    | "sabado"
+                    | "domingo"
+                    | "manana"
+                    | "semana"
+                    | "evento"
+                    | "fiesta"
+                    | "reunion"
+                    | "taller"
+            )
+    })
+}
+
 pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
     const TAGS: &[&str] = &[
         "si", "no", "verdad", "cierto", "ok", "va", "ya", "correcto", "vale", "dale", "bueno",
@@ -897,10 +923,36 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
     // A question opened with «¿» is the whole of it; one without, its last
     // clause («casero, 4 limonadas y 4 croissants, con yapa ya?» asks for the
     // yapa). A tag («¿sí?», «, no?») asks the clause before it.
+    // («20 brownies para el sábado, ¿se puede?»: whether it can be done is
+    // asked of the clause before.)
+    const POSSIBLE: &[&str] = &[
+        "se puede",
+        "es posible",
+        "puede ser",
+        "se podra",
+        "sera posible",
+        "se podria",
+        "seria posible",
+    ];
     let is_tag = |text: &str| {
         let words = tokens(text);
-        !words.is_empty() && words.iter().all(|w| TAGS.contains(w))
+        !words.is_empty()
+            && (words.iter().all(|w| TAGS.contains(w))
+                || POSSIBLE.iter().any(|p| *p == words.join(" ")))
     };
+    // «25 chocolates y 25 cheesecakes, ¿eso tiene descuento?»: a question
+    // about what was just said asks it too.
+    let points_back = |text: &str| {
+        let words = tokens(text);
+        matches!(words.first(), Some(&("eso" | "esto")))
+            && words.iter().any(|w| {
+                w.starts_with("descuent")
+                    || w.starts_with("rebaj")
+                    || matches!(*w, "promo" | "promocion" | "costaria" | "saldria")
+            })
+    };
+    // The clauses asked whether they can be done, a request in them or not.
+    let mut asked_whole: Vec<String> = Vec::new();
     // Every sentence or clause said, and whether it is asked.
     let mut said: Vec<(String, bool)> = Vec::new();
     let mut piece = String::new();
@@ -918,11 +970,28 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
                     said.push((prepared(clause), false));
                 }
                 let last = prepared(last);
-                if is_tag(&last) {
+                let tagged =
+                    !tokens(&last).is_empty() && tokens(&last).iter().all(|w| TAGS.contains(w));
+                // (Whether it can be done asks only of an order for later —
+                // «para el sábado», «encargar», a party: «un capuchino con
+                // leche de almendras, ¿se puede?» still orders it.)
+                let possible = !tagged
+                    && is_tag(&last)
+                    && said.last().is_some_and(|(clause, _)| for_later(clause));
+                if tagged || possible {
                     if let Some(asked) = said.last_mut() {
                         asked.1 = true;
+                        if possible {
+                            asked_whole.push(asked.0.clone());
+                        }
                     }
                 } else {
+                    if points_back(&last)
+                        && let Some(asked) = said.last_mut()
+                    {
+                        asked.1 = true;
+                        asked_whole.push(asked.0.clone());
+                    }
                     said.push((last, true));
                 }
                 piece.clear();
@@ -982,7 +1051,7 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
                     matches!(w[0], "quiero" | "quisiera" | "queria" | "queremos")
                         && !matches!(w[1], "saber" | "preguntar" | "consultar" | "ver" | "conocer")
                 });
-            !requested
+            !requested || asked_whole.contains(q)
         })
         .flat_map(|q| {
             mentions::find(&tokens(q), &input.product_catalog)
@@ -1825,6 +1894,26 @@ fn as_yes_said(message: &str) -> String {
             && words
                 .get(k + 2)
                 .is_some_and(|n| count(&prepared(n)).is_some());
+        // «uf sí lleva. entonces…», «sí tiene.»: an answer that ends its
+        // sentence states; a condition goes on to what depends on it.
+        let answered = matches!(*w, "sí" | "si")
+            && words.get(k + 1).is_some_and(|v| {
+                v.ends_with(['.', '!', ';'])
+                    && matches!(
+                        v.trim_end_matches(['.', '!', ';']),
+                        "lleva"
+                            | "llevan"
+                            | "tiene"
+                            | "tienen"
+                            | "trae"
+                            | "traen"
+                            | "es"
+                            | "son"
+                            | "hay"
+                            | "contiene"
+                    )
+            });
+        let stated = stated || answered;
         if !stated {
             out.push(w);
         }

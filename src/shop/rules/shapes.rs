@@ -2699,6 +2699,7 @@ fn orders(word: &str) -> bool {
 /// «mi pana quiere lo mismo», «Juan pide lo mismo»: the same again for that
 /// person, said as «para mi pana lo mismo».
 pub(super) fn wants_the_same(input: &ProposalInput, text: String) -> String {
+    let text = the_same_named(input, text);
     let words = tokens(&text);
     let Some(at) = (1..words.len()).find(|&k| {
         matches!(
@@ -2729,6 +2730,31 @@ pub(super) fn wants_the_same(input: &ProposalInput, text: String) -> String {
     }
     let mut out: Vec<&str> = vec!["para"];
     out.extend(whom);
+    out.extend(&words[at + 1..]);
+    out.join(" ")
+}
+
+/// «el mismo capuchino otro más»: «mismo» before a product the cart holds
+/// says that line, nothing more (dropped).
+fn the_same_named(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = (1..words.len()).find(|&k| {
+        matches!(words[k], "mismo" | "misma" | "mismos" | "mismas")
+            && matches!(words[k - 1], "el" | "la" | "los" | "las")
+            && mentions::find(
+                &words[k + 1..words.len().min(k + 4)],
+                &input.product_catalog,
+            )
+            .first()
+            .is_some_and(|m| {
+                m.start == 0
+                    && m.product()
+                        .is_some_and(|id| input.cart.quantity_of(id).is_some())
+            })
+    }) else {
+        return text;
+    };
+    let mut out: Vec<&str> = words[..at].to_vec();
     out.extend(&words[at + 1..]);
     out.join(" ")
 }

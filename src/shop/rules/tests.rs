@@ -7494,3 +7494,102 @@ fn a_count_pointed_at_a_product_said_and_a_count_set_again_right_after() {
         " dame el de queso "
     );
 }
+
+#[test]
+fn stories_hedges_and_answers_around_an_order_leave_it_whole() {
+    let extra = |state: State, message: &str, cart: &[(ProductId, i64)]| {
+        let mut i = input(state, message, cart);
+        with_products(
+            &mut i.product_catalog,
+            &[(9, "Limonada"), (10, "Cheesecake")],
+        );
+        describe(&propose(&i))
+    };
+    // «que se quedan»: they stay; nothing is asked of what is left.
+    assert_eq!(
+        extra(
+            State::CartOpen,
+            "Y para las mamás que se quedan: 3 capuchinos y un té chai",
+            &[(6, 9)]
+        ),
+        ["ADD_TO_CART 8 x3", "ADD_TO_CART 4 x1"]
+    );
+    // «tres creo»: a hedge after the count.
+    assert_eq!(
+        extra(
+            State::Idle,
+            "buenas che qué tal mirá estoy en la oficina en San Jorge y quiero pedir para los muchachos tres capuchinos dos matcha un chocolate caliente cuatro croissant y también unos brownies tres creo",
+            &[]
+        ),
+        [
+            "ADD_TO_CART 8 x3",
+            "ADD_TO_CART 2 x2",
+            "ADD_TO_CART 5 x1",
+            "ADD_TO_CART 7 x4",
+            "ADD_TO_CART 6 x3"
+        ]
+    );
+    // «sí lleva.»: an answer stated, no condition on what follows.
+    assert_eq!(
+        extra(
+            State::CartOpen,
+            "uh sí lleva. entonces croissants solo 2, y para él un maracuyá",
+            &[(7, 3), (3, 3)]
+        ),
+        ["UPDATE_QUANTITY 7 x2", "ADD_TO_CART 1 x1"]
+    );
+    // «el mismo capuchino otro más»: one more of that line.
+    assert_eq!(
+        extra(
+            State::CartOpen,
+            "el mismo capuchino otro más pa mi cuñada",
+            &[(8, 1), (3, 1)]
+        ),
+        ["ADD_TO_CART 8 x1"]
+    );
+    // The note a customer pays with is no count of a line.
+    for message in [
+        "solo tengo un billete de 200",
+        "le puedo pagar en efectivo al repartidor? solo tengo un billete de 200",
+    ] {
+        let got = extra(State::CartOpen, message, &[(10, 2), (5, 3)]);
+        assert!(
+            got.iter()
+                .all(|a| !a.starts_with("UPDATE") && !a.starts_with("ADD")),
+            "{message}: {got:?}"
+        );
+    }
+    // An order for another day asked whether it can be done, or a count
+    // asked about its discount: shown, not put in the cart.
+    assert_eq!(
+        extra(
+            State::Idle,
+            "Hola, quiero encargar para el cumple de mi jefa 20 brownies y 10 cheesecakes para el sábado, ¿se puede?",
+            &[]
+        ),
+        ["SHOW_PRODUCT 6", "SHOW_PRODUCT 10"]
+    );
+    assert_eq!(
+        extra(
+            State::Idle,
+            "Serían 25 chocolates y 25 cheesecakes, ¿eso tiene descuento?",
+            &[]
+        ),
+        ["SHOW_PRODUCT 5", "SHOW_PRODUCT 10"]
+    );
+    // (Now, with a way it is made: still ordered.)
+    assert!(
+        extra(
+            State::Browsing,
+            "dale, dos croissants y un capuchino, ¿se puede?",
+            &[]
+        )
+        .iter()
+        .all(|a| a.starts_with("ADD_TO_CART"))
+    );
+    // At the summary, the way said first and the yes closing the message.
+    assert_eq!(
+        extra(State::Checkout, "recojo entonces. confirmo", &[(8, 2)]),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+}
