@@ -46,6 +46,14 @@ pub const HELP: &str = "Soy tu asistente de finanzas. Puedo:\n\
 • Buscar gastos, detectar gastos inusuales y ver tendencias.";
 pub const GREETING: &str = "¡Hola!";
 
+/// Money owed to the person, whose debtor was not said.
+pub const WHO_OWES_YOU: &str = "¿Quién te debe ese dinero?";
+
+/// Money owed to the person by `name`, whose amount was not said.
+pub fn owed_amount_question(name: &str) -> String {
+    format!("¿Cuánto te debe {name}? Escribe el monto, por ejemplo 500.")
+}
+
 /// The question for an open field, worded for the intent.
 pub fn question(intent: Intent, field: Field, income: bool) -> String {
     match (intent, field) {

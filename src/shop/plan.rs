@@ -315,11 +315,13 @@ pub async fn plan(
         let mut actions = vec![action];
         // (A yes answers the summary's «¿confirmas?», not a question about
         // the way the bot asked after it.)
+        // («recojo entonces. confirmo» after the bot asked the address of a
+        // delivery: the order confirmed in so many words.)
         if start == State::Checkout
             && whole
-            && memo.asked.is_none()
-            && (super::rules::yes_then_the_way(&payload.text, &catalog_entries).is_some()
-                || super::rules::says_confirmed(&payload.text))
+            && (super::rules::says_confirmed(&payload.text)
+                || (memo.asked.is_none()
+                    && super::rules::yes_then_the_way(&payload.text, &catalog_entries).is_some()))
         {
             actions.push(ProposedAction::new("CONFIRM_ORDER"));
         }

@@ -549,6 +549,13 @@ pub fn titled(name: &str) -> Option<&'static Category> {
 /// Longer phrases win over single words ("uber eats" over "uber").
 pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
     let text = normalize(text);
+    // «fue en el súper, no en la farmacia»: what is said not to be is no
+    // category of it (read only when something else is named).
+    if let Some(kept) = without_denied(&text)
+        && let Some(found) = mentioned(&kept)
+    {
+        return Some(found);
+    }
     let purpose = text
         .split(' ')
         .position(|w| matches!(w, "para" | "pa" | "porque"))
@@ -561,6 +568,29 @@ pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
         .or_else(|| longest(&crate::text::by_ear(&text), true))
         // «en el resturante», «restaurntes»: a long word one slip away.
         .or_else(|| mistyped(&text))
+}
+
+/// `text` without the words a «no» (or «ni») denies after something was said
+/// («…súper, no en la farmacia»); `None` when nothing is denied that way.
+fn without_denied(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split(' ').collect();
+    let at = words
+        .iter()
+        .enumerate()
+        .position(|(k, w)| k >= 2 && matches!(*w, "no" | "ni"))?;
+    let mut end = at + 1;
+    while words.get(end).is_some_and(|w| {
+        matches!(
+            *w,
+            "en" | "de" | "del" | "el" | "la" | "los" | "las" | "fue" | "era" | "es"
+        )
+    }) {
+        end += 1;
+    }
+    // The word denied (and a second one of its name).
+    end = (end + 2).min(words.len());
+    let kept: Vec<&str> = words[..at].iter().chain(&words[end..]).copied().collect();
+    (kept.len() < words.len()).then(|| kept.join(" "))
 }
 
 /// The one category a word of at least seven letters names with one letter
@@ -659,6 +689,11 @@ mod tests {
         );
         assert_eq!(key("el servicio del carro, 3 mil"), Some("transporte"));
         assert_eq!(key("pagué 300 de gas"), Some("servicios"));
+        // What is denied is not the category.
+        assert_eq!(
+            key("espera, fue en el súper, no en la farmacia"),
+            Some("supermercado")
+        );
         // («cine» → «cina» is too short to guess.)
         assert_eq!(mentioned("fui a la cina").map(|(c, _)| c.key), None);
     }

@@ -31,6 +31,11 @@ pub fn questions(draft: &Draft) -> String {
     }
     for field in &draft.questions {
         lines.push(match (&draft.debt.name, field) {
+            // Money owed to the person: who owes it, and how much.
+            (_, Field::DebtName) if draft.debt.owed_to_me => messages::WHO_OWES_YOU.into(),
+            (Some(name), Field::DebtChange) if draft.debt.owed_to_me => {
+                messages::owed_amount_question(name)
+            }
             // «le debo a mi tía lo de los boletos»: what is asked is how much.
             (Some(name), Field::DebtChange) => messages::debt_amount_question(name),
             _ => messages::question(draft.intent, *field, income),

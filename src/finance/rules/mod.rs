@@ -1522,10 +1522,13 @@ fn receivable(message: &Message) -> FinanceProposal {
                 "debe" | "deben" | "debes" | "quedo" | "quedaron"
             )
     });
-    let name = read
-        .name
-        .clone()
-        .or_else(|| owes.and_then(|k| lender_before(&tokens[..k - 1])));
+    // (Who «me debe» is someone, whatever the case it is written in: «y la
+    // fer me debe 120».)
+    let name = read.name.clone().or_else(|| {
+        owes.map(|k| phrase_before(&tokens[..k - 1]).0)
+            .filter(|name| !name.is_empty())
+            .map(|name| name.join(" "))
+    });
     // («le di prestados 500»: the sum given is the sum owed.)
     let owed = DebtRead {
         name,
@@ -1752,6 +1755,19 @@ fn puts_elsewhere(message: &Message) -> bool {
 /// («y», «que», a greeting, a date or a figure), at most three, without the
 /// article.
 fn lender_before(tokens: &[Token]) -> Option<String> {
+    let (name, article) = phrase_before(tokens);
+    // Someone: «mi hermano Toño», «el banco», «la Vero», «Toño» — never «la
+    // luz» in «para pagar la luz me prestó 300 mi tía».
+    let someone = matches!(article, Some("mi" | "mis" | "el"))
+        || name
+            .iter()
+            .all(|w| w.chars().next().is_some_and(char::is_uppercase));
+    (!name.is_empty() && someone).then(|| name.join(" "))
+}
+
+/// The words right before a verb, back to their article or where the clause
+/// starts, at most three, without the article (which is returned apart).
+fn phrase_before(tokens: &[Token]) -> (Vec<&str>, Option<&str>) {
     let mut name: Vec<&str> = Vec::new();
     let mut article = None;
     for t in tokens.iter().rev() {
@@ -1796,13 +1812,7 @@ fn lender_before(tokens: &[Token]) -> Option<String> {
         name.push(t.raw.as_str());
     }
     name.reverse();
-    // Someone: «mi hermano Toño», «el banco», «la Vero», «Toño» — never «la
-    // luz» in «para pagar la luz me prestó 300 mi tía».
-    let someone = matches!(article, Some("mi" | "mis" | "el"))
-        || name
-            .iter()
-            .all(|w| w.chars().next().is_some_and(char::is_uppercase));
-    (!name.is_empty() && someone).then(|| name.join(" "))
+    (name, article)
 }
 
 /// Who lent, said after what was lent («me prestó dinero mi mamá», «me

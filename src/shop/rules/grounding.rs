@@ -229,6 +229,14 @@ fn grounds(input: &ProposalInput) -> Grounds {
         products.extend(input.last_changed.iter().copied());
         products.extend(input.cart.lines.last().map(|l| l.product_id));
     }
+    // «no, mejor un chai» right after a change: the lines that change set are
+    // the ones taken back.
+    if matches!(
+        words.as_slice(),
+        ["no", "mejor" | "era" | "perdon" | "no" | "espera", ..]
+    ) {
+        products.extend(input.last_changed.iter().copied());
+    }
     // «uno de cada postre», «todas las bebidas frías»: every product of the
     // kind; a kind only one product has names it.
     products.extend(of_kinds(&words, &input.product_catalog));

@@ -794,8 +794,19 @@ pub fn says_confirmed(message: &str) -> bool {
             "luego" | "despues" | "manana" | "ahorita" | "rato" | "antes" | "cuando"
         )
     });
+    // «confirmá y mandalo a San Jorge»: the shop told to confirm it, the
+    // message going on with the way (never «confirma si hay…», asked).
+    let told_to = |k: usize| {
+        matches!(
+            words[k],
+            "confirma" | "confirmalo" | "confirmen" | "confirmenlo"
+        ) && !message.contains('?')
+            && words
+                .get(k + 1)
+                .is_none_or(|next| matches!(*next, "y" | "nomas" | "porfa" | "pues" | "ya"))
+    };
     words.iter().enumerate().any(|(k, w)| {
-        matches!(*w, "confirmo" | "confirmado" | "confirmamos")
+        (matches!(*w, "confirmo" | "confirmado" | "confirmamos") || told_to(k))
             && !(k > 0 && matches!(words[k - 1], "te" | "le" | "les" | "lo" | "la"))
             && words.get(k + 1) != Some(&"con")
     }) && !later

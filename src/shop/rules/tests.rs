@@ -7593,3 +7593,21 @@ fn stories_hedges_and_answers_around_an_order_leave_it_whole() {
         ["SET_FULFILMENT", "CONFIRM_ORDER"]
     );
 }
+
+#[test]
+fn a_model_taking_back_the_last_change_on_a_no_is_grounded() {
+    let mut now = input(State::CartOpen, "no, mejor un chai", &[(8, 1)]);
+    now.last_changed = vec![8];
+    let swap = Proposal::new(
+        vec![
+            ProposedAction::new("REMOVE_ITEM").product(8),
+            ProposedAction::new("ADD_TO_CART").product(4).quantity(1),
+        ],
+        "",
+    );
+    assert!(grounding::ungrounded(&now, &swap).is_empty());
+    // Without a «no» first, a line the message does not name stays refused.
+    let mut now = input(State::CartOpen, "mejor agrega un chai", &[(8, 1)]);
+    now.last_changed = vec![8];
+    assert!(!grounding::ungrounded(&now, &swap).is_empty());
+}
