@@ -167,6 +167,23 @@ pub struct CatalogEntry {
     pub allergens: Vec<String>,
 }
 
+impl CatalogEntry {
+    /// The products on sale, as the rules, the knowledge and a model read them.
+    pub fn on_sale(catalog: &CatalogIndex) -> Vec<CatalogEntry> {
+        catalog
+            .active()
+            .map(|p| CatalogEntry {
+                product_id: p.id,
+                name: p.name.clone(),
+                price_minor: p.price_minor,
+                description: p.description.clone(),
+                tags: p.tags.clone(),
+                allergens: p.allergens.clone(),
+            })
+            .collect()
+    }
+}
+
 /// A shop proposal.
 pub type Proposal = ProposalOf<ProposedAction>;
 

@@ -288,7 +288,7 @@ pub async fn plan(
         &super::delivery::options(bot, &catalog.zones),
         memo.fulfilment.as_ref(),
     );
-    let catalog_entries = entries_of(catalog);
+    let catalog_entries = CatalogEntry::on_sale(catalog);
     // («y un americano para llevar» orders a product: its way is not read,
     // here or by the rules — the summary offers the zones again — unless the
     // bot asked for the way.)
@@ -736,24 +736,6 @@ pub async fn plan(
     })))
 }
 
-/// `question` as the conversation means it: how long, asked alone, once
-/// delivery was chosen (to a zone) or talked about, is how long the delivery
-/// takes there; otherwise the question as written (pickup's time answers it).
-/// The products on sale, as the rules and the knowledge read them.
-fn entries_of(catalog: &CatalogIndex) -> Vec<CatalogEntry> {
-    catalog
-        .active()
-        .map(|p| CatalogEntry {
-            product_id: p.id,
-            name: p.name.clone(),
-            price_minor: p.price_minor,
-            description: p.description.clone(),
-            tags: p.tags.clone(),
-            allergens: p.allergens.clone(),
-        })
-        .collect()
-}
-
 /// The questions of a message that also tells a payment, answered where the
 /// knowledge or the catalog says it (a gray answer beside a proof received
 /// would only confuse: the proof's acknowledgement is the reply then).
@@ -763,7 +745,7 @@ async fn asked_beside_a_proof(
     catalog: &CatalogIndex,
     memo: &ShopMemo,
 ) -> anyhow::Result<Vec<Answered>> {
-    let entries = entries_of(catalog);
+    let entries = CatalogEntry::on_sale(catalog);
     let split = super::knowledge::route::split(text, desk.library, |clause| {
         super::rules::names_a_product(clause, &entries)
     });
@@ -780,6 +762,9 @@ async fn asked_beside_a_proof(
     Ok(answered)
 }
 
+/// `question` as the conversation means it: how long, asked alone, once
+/// delivery was chosen (to a zone) or talked about, is how long the delivery
+/// takes there; otherwise the question as written (pickup's time answers it).
 fn asked_in_context(question: &str, memo: &ShopMemo, zones: &[crate::shop::core::Zone]) -> String {
     use crate::shop::core::Mode;
     if !super::knowledge::route::asks_only_how_long(question) {

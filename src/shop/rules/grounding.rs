@@ -231,9 +231,19 @@ fn grounds(input: &ProposalInput) -> Grounds {
     }
     // «no, mejor un chai» right after a change: the lines that change set are
     // the ones taken back.
+    // («entonces no, vuelvo al capuchino», «ay no, mejor…»: after a word of
+    // its own.)
+    let after_interjection = words
+        .iter()
+        .position(|w| !matches!(*w, "entonces" | "ah" | "ay" | "uy" | "bueno" | "mmm" | "ok"))
+        .map_or(&[][..], |k| &words[k..]);
     if matches!(
-        words.as_slice(),
-        ["no", "mejor" | "era" | "perdon" | "no" | "espera", ..]
+        after_interjection,
+        [
+            "no",
+            "mejor" | "era" | "perdon" | "no" | "espera" | "vuelvo" | "mas",
+            ..
+        ]
     ) {
         products.extend(input.last_changed.iter().copied());
     }

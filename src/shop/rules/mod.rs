@@ -612,18 +612,7 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
 
 /// The products `text` names (a word several products share names none).
 pub fn products_named(text: &str, catalog: &crate::shop::catalog::CatalogIndex) -> Vec<ProductId> {
-    let entries: Vec<super::contract::CatalogEntry> = catalog
-        .active()
-        .map(|p| super::contract::CatalogEntry {
-            product_id: p.id,
-            name: p.name.clone(),
-            price_minor: p.price_minor,
-            description: p.description.clone(),
-            tags: p.tags.clone(),
-            allergens: p.allergens.clone(),
-        })
-        .collect();
-    products_in(text, &entries)
+    products_in(text, &super::contract::CatalogEntry::on_sale(catalog))
 }
 
 /// The products `text` names among `catalog`'s entries.

@@ -7606,6 +7606,13 @@ fn a_model_taking_back_the_last_change_on_a_no_is_grounded() {
         "",
     );
     assert!(grounding::ungrounded(&now, &swap).is_empty());
+    let mut now = input(
+        State::CartOpen,
+        "entonces no, vuelvo al chai, pero con leche de almendras",
+        &[(8, 1)],
+    );
+    now.last_changed = vec![8];
+    assert!(grounding::ungrounded(&now, &swap).is_empty());
     // Without a «no» first, a line the message does not name stays refused.
     let mut now = input(State::CartOpen, "mejor agrega un chai", &[(8, 1)]);
     now.last_changed = vec![8];
