@@ -441,6 +441,20 @@ pub async fn plan(
             memo: Some(memo),
         });
     }
+    // «25 chocolates y 25 cheesecakes, ¿eso tiene descuento?»: the count said
+    // is what is asked about; the answer is all, nothing goes in the cart.
+    if !answered.is_empty()
+        && split
+            .questions
+            .iter()
+            .any(|q| super::rules::asks_of_what_was_said(q))
+    {
+        return Ok(Plan::Knowledge {
+            start,
+            answers: answered,
+            memo: Some(memo),
+        });
+    }
     // «¿tienen salteñas?»: what the knowledge has no word of, and the catalog
     // does not sell, is no product of the shop — said so, and asked what else.
     if !answered.is_empty()

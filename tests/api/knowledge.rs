@@ -886,3 +886,23 @@ async fn a_payment_told_beside_a_question_is_kept_and_the_question_answered(pool
     assert_eq!(app.count(proofs).await, 1);
     assert_eq!(app.state("lia").await, "AWAITING_PAYMENT");
 }
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_count_asked_about_is_answered_and_never_put_in_the_cart(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    without_demo_knowledge(&app).await;
+    add_entry(
+        &app,
+        "Pedidos para eventos",
+        "Descuento: 10% en pedidos de Bs 800 o más, sin contar el envío.",
+    )
+    .await;
+    let reply = app
+        .say(
+            "rai",
+            "Serían 25 matchas y 25 brownies, ¿eso tiene descuento?",
+        )
+        .await;
+    assert!(reply.iter().any(|r| r.contains("10%")), "{reply:?}");
+    assert!(app.cart("rai").await.is_empty());
+}

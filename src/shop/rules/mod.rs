@@ -37,6 +37,7 @@ use shapes::*;
 pub use memo::CatalogMemo;
 pub use mentions::{singular, word_matches};
 pub use order_status::asks_order_status;
+pub use settle::asks_of_what_was_said;
 
 /// What the rules made of a message.
 #[derive(Debug, Clone, PartialEq)]

@@ -863,6 +863,19 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
 /// «¿3 limonadas o 4?», «entonces 4 limonadas, ¿sí?» — a tag question asks the
 /// sentence before it). A question asked of the shop («¿me das 2
 /// capuchinos?», «¿me pones un brownie, porfa?») is a request, not counted.
+/// «¿eso tiene descuento?», «¿y esto cuánto costaría?» after a count of
+/// products: the price of what was just said is asked, nothing is ordered.
+pub fn asks_of_what_was_said(question: &str) -> bool {
+    let text = prepared(question);
+    let words = tokens(&text);
+    matches!(words.first(), Some(&("eso" | "esto")))
+        && words.iter().any(|w| {
+            w.starts_with("descuent")
+                || w.starts_with("rebaj")
+                || matches!(*w, "promo" | "promocion" | "costaria" | "saldria")
+        })
+}
+
 /// Whether a clause orders for another day or an occasion («para el sábado»,
 /// «quiero encargar…», «para el cumple»).
 fn for_later(clause: &str) -> bool {
@@ -942,15 +955,7 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
     };
     // «25 chocolates y 25 cheesecakes, ¿eso tiene descuento?»: a question
     // about what was just said asks it too.
-    let points_back = |text: &str| {
-        let words = tokens(text);
-        matches!(words.first(), Some(&("eso" | "esto")))
-            && words.iter().any(|w| {
-                w.starts_with("descuent")
-                    || w.starts_with("rebaj")
-                    || matches!(*w, "promo" | "promocion" | "costaria" | "saldria")
-            })
-    };
+    let points_back = |text: &str| asks_of_what_was_said(text);
     // The clauses asked whether they can be done, a request in them or not.
     let mut asked_whole: Vec<String> = Vec::new();
     // Every sentence or clause said, and whether it is asked.
