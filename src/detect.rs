@@ -126,17 +126,32 @@ pub fn detect(inbound: Inbound<'_>) -> Detected {
     }
 }
 
-/// The message without its questions: each «?» closes a question that opens at
-/// its «¿» or, without one, at the start of its sentence or clause.
+/// The message without the questions that plainly ask: each «?» closes one
+/// that opens at its «¿» or, without one, at the start of its sentence or
+/// clause when that starts with a word that asks («puedo…», «cómo…»). A «?»
+/// after a told payment («ya pagué me confirmas?») leaves the payment told.
 fn statements(raw: &str) -> String {
+    const ASKING: &[&str] = &[
+        "puedo", "puede", "pueden", "podria", "podrian", "se", "como", "cuando", "cuanto",
+        "cuanta", "que", "cual", "donde", "si", "hay", "tienen", "aceptan", "hacen", "es", "esta",
+        "y", "me", "le", "a", "por",
+    ];
     let mut kept = String::new();
     let mut rest = raw;
     while let Some(end) = rest.find('?') {
         let asked = &rest[..end];
-        let start = asked
-            .rfind('¿')
-            .or_else(|| asked.rfind(['.', ',', ';', '!', '\n']).map(|k| k + 1))
-            .unwrap_or(0);
+        let start = match asked.rfind('¿') {
+            Some(opened) => opened,
+            None => {
+                let clause = asked.rfind(['.', ',', ';', '!', '\n']).map_or(0, |k| k + 1);
+                let first = normalize(&asked[clause..]);
+                let asks = first
+                    .split(' ')
+                    .find(|w| !w.is_empty())
+                    .is_some_and(|w| ASKING.contains(&w));
+                if asks { clause } else { asked.len() }
+            }
+        };
         kept.push_str(&asked[..start]);
         kept.push(' ');
         rest = &rest[end + 1..];
@@ -399,6 +414,9 @@ mod tests {
         assert!(!text("¿puedo cancelar aunque ya pagué?").payment);
         assert!(text("ya pagué, ¿me pueden dar factura?").payment);
         assert!(text("ya pagué, todavía me dan factura?").payment);
+        // Told without commas before the «?», the payment still stands.
+        assert!(text("ya pagué me confirmas?").payment);
+        assert!(text("Ya hice el pago me avisas cuando salga?").payment);
         assert!(text("pronto, já paguei com o QR pelo app do banco, aí vai o comprovante").payment);
         // Greeting words each typed one letter off.
         assert_eq!(text("Hila buenas tarses"), greeting);

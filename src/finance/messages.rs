@@ -46,6 +46,9 @@ pub const HELP: &str = "Soy tu asistente de finanzas. Puedo:\n\
 • Buscar gastos, detectar gastos inusuales y ver tendencias.";
 pub const GREETING: &str = "¡Hola!";
 
+/// Money owed to the person, told paid back: no new sum is written.
+pub const REPAID_OWED: &str = "No registré nada nuevo. Para actualizar lo que te deben, dime cuánto queda, por ejemplo «Fer me debe 70», o escribe «¿quién me debe?» para verlo.";
+
 /// Money owed to the person, whose debtor was not said.
 pub const WHO_OWES_YOU: &str = "¿Quién te debe ese dinero?";
 

@@ -8,22 +8,13 @@ use super::core::output::ReceivableLine;
 use super::ledger::UserScope;
 use crate::text::normalize;
 
-/// Sets what `name` owes the person; the amount owed before, if any.
+/// Sets what `name` owes the person (said again, it replaces the amount).
 pub async fn set(
     conn: &mut PgConnection,
     user: UserScope,
     name: &str,
     balance_cents: i64,
-) -> sqlx::Result<Option<i64>> {
-    let before: Option<i64> = sqlx::query_scalar(
-        "SELECT balance_cents FROM fin_receivables
-         WHERE bot_id = $1 AND contact_id = $2 AND name_key = $3 FOR UPDATE",
-    )
-    .bind(user.bot_id)
-    .bind(user.contact_id)
-    .bind(normalize(name))
-    .fetch_optional(&mut *conn)
-    .await?;
+) -> sqlx::Result<()> {
     sqlx::query(
         "INSERT INTO fin_receivables (bot_id, contact_id, name, name_key, balance_cents)
          VALUES ($1, $2, $3, $4, $5)
@@ -37,7 +28,7 @@ pub async fn set(
     .bind(balance_cents)
     .execute(conn)
     .await?;
-    Ok(before)
+    Ok(())
 }
 
 /// Everyone who owes the person something, the largest first.

@@ -315,8 +315,9 @@ pub async fn plan(
         let mut actions = vec![action];
         // (A yes answers the summary's «¿confirmas?», not a question about
         // the way the bot asked after it.)
-        // («recojo entonces. confirmo» after the bot asked the address of a
-        // delivery: the order confirmed in so many words.)
+        // (A bare yes after the bot asked about the way answers that
+        // question; «recojo entonces. confirmo», the order confirmed in so
+        // many words, confirms even then.)
         if start == State::Checkout
             && whole
             && (super::rules::says_confirmed(&payload.text)
@@ -448,6 +449,10 @@ pub async fn plan(
             .questions
             .iter()
             .any(|q| super::rules::asks_of_what_was_said(q))
+        // («agrega 2 brownies más, ¿eso tiene descuento?» still adds.)
+        && !crate::text::tokens(&super::rules::in_shop_words(&split.rest))
+            .iter()
+            .any(|w| super::rules::orders_word(w))
     {
         return Ok(Plan::Knowledge {
             start,

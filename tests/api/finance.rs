@@ -273,7 +273,12 @@ async fn money_owed_to_the_person_is_kept_apart_shown_with_the_debts_and_never_r
     app.say_to("finanzas", "toni", "le presté 500 a mi primo Toño")
         .await;
     app.say_to("finanzas", "toni", "ok").await;
-    app.say_to("finanzas", "toni", "le debo 300 a Juan").await;
+    app.say_to(
+        "finanzas",
+        "toni",
+        "le debo 300 a Juan, pago mínimo 100 el día 15",
+    )
+    .await;
     app.say_to("finanzas", "toni", "ok").await;
     // Neither is an expense nor an income, and only the own debt is a debt.
     assert_eq!(rows(&app, "fin_transactions", "toni").await, 0);
@@ -294,10 +299,16 @@ async fn money_owed_to_the_person_is_kept_apart_shown_with_the_debts_and_never_r
             .await
             .unwrap();
     assert_eq!(fer, 20_000);
-    // A receivable has no payment day: nothing is scheduled for it.
+    // A receivable has no payment day: the user's own debt is scheduled,
+    // nothing for what others owe.
     tendero::finance::reminders::schedule_debts(&app.pool)
         .await
         .unwrap();
+    assert_eq!(
+        app.count("SELECT count(*) FROM fin_reminders WHERE what ILIKE '%juan%'")
+            .await,
+        1
+    );
     assert_eq!(
         app.count("SELECT count(*) FROM fin_reminders WHERE what ILIKE '%fer%'")
             .await,
@@ -568,12 +579,15 @@ async fn my_data_is_erased_only_after_an_exact_yes_and_only_mine(pool: PgPool) {
         ("rita", "sí"),
         ("rita", "gasté 80 en taxi"),
         ("rita", "sí"),
+        ("rita", "la Vero me debe 300"),
+        ("rita", "sí"),
         ("beto", "gasté 120 en el cine"),
         ("beto", "sí"),
     ] {
         app.say_to("finanzas", who, text).await;
     }
     assert_eq!(rows(&app, "fin_transactions", "rita").await, 2);
+    assert_eq!(rows(&app, "fin_receivables", "rita").await, 1);
     // A copy of the data she asked for earlier goes with the rest.
     app.say_to("finanzas", "rita", "mándame mis datos").await;
     assert_eq!(app.count("SELECT count(*) FROM chat_files").await, 1);
@@ -613,6 +627,7 @@ async fn my_data_is_erased_only_after_an_exact_yes_and_only_mine(pool: PgPool) {
         "fin_transactions",
         "fin_budgets",
         "fin_debts",
+        "fin_receivables",
         "fin_balances",
         "fin_corrections",
         "fin_merchant_rules",

@@ -198,12 +198,10 @@ pub static CATEGORIES: &[Category] = &[
             "gas a la moto",
             "gas al taxi",
             "gas pal carro",
-            "le eche",
-            "le cargue",
+            "gas al tsuru",
             "servicio del carro",
             "servicio al carro",
             "servicio del auto",
-            "mecanico",
             "llanta",
             "llantas",
             "afinacion",
@@ -548,14 +546,14 @@ pub fn titled(name: &str) -> Option<&'static Category> {
 /// uber pa regresar de la fiesta») counts only when nothing before it does.
 /// Longer phrases win over single words ("uber eats" over "uber").
 pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
-    let text = normalize(text);
     // «fue en el súper, no en la farmacia»: what is said not to be is no
     // category of it (read only when something else is named).
-    if let Some(kept) = without_denied(&text)
+    if let Some(kept) = without_denied(text)
         && let Some(found) = mentioned(&kept)
     {
         return Some(found);
     }
+    let text = normalize(text);
     let purpose = text
         .split(' ')
         .position(|w| matches!(w, "para" | "pa" | "porque"))
@@ -570,14 +568,18 @@ pub fn mentioned(text: &str) -> Option<(&'static Category, &'static str)> {
         .or_else(|| mistyped(&text))
 }
 
-/// `text` without the words a «no» (or «ni») denies after something was said
-/// («…súper, no en la farmacia»); `None` when nothing is denied that way.
+/// `text` without the words a «no» (or «ni») denies right after a comma
+/// closed what was said («…súper, no en la farmacia»); `None` when nothing is
+/// denied that way («el súper no, fue la farmacia» denies what came before).
 fn without_denied(text: &str) -> Option<String> {
-    let words: Vec<&str> = text.split(' ').collect();
-    let at = words
-        .iter()
-        .enumerate()
-        .position(|(k, w)| k >= 2 && matches!(*w, "no" | "ni"))?;
+    let raw: Vec<&str> = text.split_whitespace().collect();
+    let at = (2..raw.len()).find(|&k| {
+        matches!(normalize(raw[k]).as_str(), "no" | "ni")
+            && !raw[k].ends_with([',', '.', ';', '!'])
+            && raw[k - 1].ends_with(',')
+    })?;
+    let words: Vec<String> = raw.iter().map(|w| normalize(w)).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let mut end = at + 1;
     while words.get(end).is_some_and(|w| {
         matches!(
@@ -593,15 +595,15 @@ fn without_denied(text: &str) -> Option<String> {
     (kept.len() < words.len()).then(|| kept.join(" "))
 }
 
-/// The one category a word of at least seven letters names with one letter
+/// The one category a word of at least eight letters names with one letter
 /// missing, added, changed or swapped (a shorter word is too often another
-/// word); `None` when none or several do.
+/// word: «recargo» is a fee, not «recarga»); `None` when none or several do.
 fn mistyped(text: &str) -> Option<(&'static Category, &'static str)> {
     let mut found: Option<(&'static Category, &'static str)> = None;
-    for said in text.split(' ').filter(|w| w.chars().count() >= 7) {
+    for said in text.split(' ').filter(|w| w.chars().count() >= 8) {
         for category in CATEGORIES {
             for word in category.words.iter().chain(std::iter::once(&category.key)) {
-                if word.chars().count() >= 7
+                if word.chars().count() >= 8
                     && !word.contains(' ')
                     && strsim::damerau_levenshtein(said, word) == 1
                 {
@@ -694,6 +696,12 @@ mod tests {
             key("espera, fue en el súper, no en la farmacia"),
             Some("supermercado")
         );
+        // «X no, Y» denies X.
+        assert_eq!(
+            key("gasté 200 en el súper no, en la farmacia"),
+            Some("salud")
+        );
+        assert_eq!(key("le cargué 100 al celular"), Some("servicios"));
         // («cine» → «cina» is too short to guess.)
         assert_eq!(mentioned("fui a la cina").map(|(c, _)| c.key), None);
     }

@@ -531,18 +531,18 @@ fn fill_debt(draft: &mut Draft, params: &FinanceParams, facts: &Facts) -> Result
     if let Some(owed) = given(&params.debt_owed_to_me, "debt_owed_to_me", |b| Some(*b))? {
         draft.debt.owed_to_me = owed;
     }
+    if let Some(day) = given(&params.debt_due_day, "debt_due_day", |d| Some(*d))? {
+        if !(1..=31).contains(&day) {
+            return Err(Rejection::DueDayOutOfRange(day));
+        }
+        draft.debt.due_day = Some(day);
+    }
     // What someone owes the person has no payment day, minimum or payment.
     if draft.debt.owed_to_me {
         draft.debt.minimum_cents = None;
         draft.debt.due_day = None;
         draft.debt.payment_cents = None;
         return Ok(());
-    }
-    if let Some(day) = given(&params.debt_due_day, "debt_due_day", |d| Some(*d))? {
-        if !(1..=31).contains(&day) {
-            return Err(Rejection::DueDayOutOfRange(day));
-        }
-        draft.debt.due_day = Some(day);
     }
     // «le aboné 500 a Toño» and the debt is «compadre Toño»: the one debt the
     // name's words point to is the one meant.

@@ -332,13 +332,23 @@ fn dates_categories_debts_and_corrections_are_checked() {
         evaluate(FinanceState::Idle, None, &facts(), &[pay_unknown]).decisions[0].outcome,
         Err(Rejection::DebtNotFound("Pedro".into()))
     );
-    // Money owed to the person: its balance alone is kept (a payment day or a
-    // payment said beside it is not a field of it), and a mark that is no
-    // boolean is refused.
-    let owed = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
+    // Money owed to the person: its balance alone is kept (a payment day said
+    // beside it is not a field of it, one out of range is still refused), and
+    // a mark that is no boolean is refused.
+    let late = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
         p.debt_name = Param::Given("Fer".into());
         p.debt_balance = Param::Given(50_000);
         p.debt_due_day = Param::Given(40);
+        p.debt_owed_to_me = Param::Given(true);
+    });
+    assert_eq!(
+        evaluate(FinanceState::Idle, None, &facts(), &[late]).decisions[0].outcome,
+        Err(Rejection::DueDayOutOfRange(40))
+    );
+    let owed = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
+        p.debt_name = Param::Given("Fer".into());
+        p.debt_balance = Param::Given(50_000);
+        p.debt_due_day = Param::Given(15);
         p.debt_owed_to_me = Param::Given(true);
     });
     let eval = evaluate(FinanceState::Idle, None, &facts(), &[owed]);

@@ -856,6 +856,25 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         if asks && message.amounts.is_empty() {
             return query(&[ToolName::GetDebts], message);
         }
+        // «mi primo ya me pagó los 500 que le presté», «la Fer ya no me debe
+        // nada»: paid back, in whole or part — no new sum owed; said how to
+        // set what is left.
+        let repaid = message.has(&[
+            "me pago",
+            "me pagaron",
+            "me devolvio",
+            "me devolvieron",
+            "me regreso",
+            "me regresaron",
+            "me abono",
+            "ya no me debe",
+            "ya no me deben",
+            "no me debe",
+            "no me deben",
+        ]);
+        if repaid {
+            return FinanceProposal::new(vec![action("REPLY")], messages::REPAID_OWED);
+        }
         return receivable(message);
     }
     let owed = input
@@ -896,7 +915,8 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         }
         return set_budget(message);
     }
-    if message.has(words::BALANCE) && !message.has(words::SPEND) {
+    // («me depositaron 12 mil en bbva» is an income, not the balance.)
+    if message.has(words::BALANCE) && !message.has(words::SPEND) && !message.income() {
         if message.amounts.is_empty() || asks {
             return query(&[ToolName::GetBankBalance], message);
         }
@@ -1523,9 +1543,33 @@ fn receivable(message: &Message) -> FinanceProposal {
             )
     });
     // (Who «me debe» is someone, whatever the case it is written in: «y la
-    // fer me debe 120».)
+    // fer me debe 120»; never the words of time or stance beside it — «la Fer
+    // todavía me debe», «en total me deben».)
     let name = read.name.clone().or_else(|| {
         owes.map(|k| phrase_before(&tokens[..k - 1]).0)
+            .map(|name| {
+                name.into_iter()
+                    .filter(|w| {
+                        !matches!(
+                            normalize(w).as_str(),
+                            "todavia"
+                                | "aun"
+                                | "ya"
+                                | "tambien"
+                                | "siempre"
+                                | "verdad"
+                                | "total"
+                                | "en"
+                                | "pues"
+                                | "como"
+                                | "casi"
+                                | "solo"
+                                | "nomas"
+                                | "igual"
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            })
             .filter(|name| !name.is_empty())
             .map(|name| name.join(" "))
     });

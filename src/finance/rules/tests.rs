@@ -677,6 +677,25 @@ fn money_owed_to_the_person_is_kept_apart_from_their_debts() {
     assert_eq!(owed.params.debt_owed_to_me, Param::Given(true));
     assert_eq!(debt_name(&owed), Some("Vero"));
     assert_eq!(owed.params.debt_balance, Param::Given(50_000));
+    // Words of time or stance are no part of the name; a repayment writes
+    // nothing new.
+    assert_eq!(debt_name(&only("la Fer todavía me debe 120")), Some("Fer"));
+    assert_eq!(debt_name(&only("en total me deben 900")), None);
+    for repaid in [
+        "mi primo ya me pagó los 500 que le presté",
+        "la Fer ya no me debe nada",
+    ] {
+        assert_eq!(kind(&only(repaid)), "REPLY", "{repaid}");
+    }
+    // An income told with its bank is an income, not the balance.
+    assert_eq!(
+        kind(&only("me depositaron 12 mil en bbva")),
+        "LOG_TRANSACTION"
+    );
+    assert_eq!(
+        kind(&only("tengo 7 mil 300 en banorte")),
+        "SET_BANK_BALANCE"
+    );
     // Without a name, a question about it reads what is owed.
     assert_eq!(kind(&only("¿cuánto me deben en total?")), "QUERY_DATA");
     assert_eq!(kind(&only("cuánto me debe toño todavía")), "QUERY_DATA");

@@ -240,11 +240,9 @@ pub const SIMULATE: &[&str] = &[
     "quiero comprar",
     "puedo pagar",
     "podria pagar",
-    // «si me compro una laptop… ¿me sigue alcanzando?», «quiero comprarme
-    // unos tenis de 2,300».
-    "si me compro",
-    "si me compra",
-    "si compramos",
+    // «…una laptop el 10 de diciembre, ¿me sigue alcanzando?», «quiero
+    // comprarme unos tenis de 2,300» («sí me compro los tenis» tells a
+    // purchase: no «si me compro»).
     "sigue alcanzando",
     "me alcanzaria",
     "quiero comprarme",

@@ -64,10 +64,6 @@ pub const PICKUP: &[&str] = &[
     "voy a buscarlo",
     // «lo manda a buscar mi hermano», «viene a recogerlo mi esposo»: someone
     // comes by for it.
-    "a recoger",
-    "a recogerlo",
-    "a recogerla",
-    "a recogerlos",
     "manda a buscar",
     "mando a buscar",
     "mandamos a buscar",
@@ -110,11 +106,6 @@ const DELIVERY: &[&str] = &[
     "llevamelo",
     "mandalo",
     "mandala",
-    // «mándame a Achumani» (where no product is named: see `read`).
-    "mandame a",
-    "mandanos a",
-    "enviame a",
-    "envianos a",
     "mandamelo",
     "mandamela",
     "mandenlo",
@@ -476,13 +467,14 @@ fn looks_like_an_address(raw: &str, text: &str) -> bool {
         || any(text, lexicon::DENY)
         || any(text, lexicon::CANCEL)
         || raw.contains('?')
-        || words.iter().any(|w| {
+        || (words.iter().any(|w| {
             w.starts_with("comprobante")
                 || w.starts_with("transferi")
-                || w.starts_with("pague")
-                || w.starts_with("pagad")
-                || matches!(*w, "captura" | "deposite" | "qr" | "pago")
-        });
+                || matches!(
+                    *w,
+                    "pague" | "pagado" | "pagada" | "captura" | "deposite" | "qr" | "pago"
+                )
+        }) && !words.iter().any(|w| STREET.contains(w)));
     !command && (words.len() >= 2 || raw.chars().any(|c| c.is_ascii_digit()))
 }
 
@@ -683,8 +675,8 @@ mod tests {
             mode(read("viene a recogerlo mi esposo")).as_deref(),
             Some("pickup")
         );
-        let sent = read("mándame a Achumani, confirmado cuñao").unwrap();
-        assert_eq!(zone_of(&sent), Some(3));
+        // («mándame a mi correo la factura» sends no order.)
+        assert!(read("mándame a mi correo la factura").is_none());
         // Asked for the address, a payment told is not one.
         assert!(
             read_message(
@@ -694,6 +686,16 @@ mod tests {
                 State::Checkout
             )
             .is_none()
+        );
+        // (A street said beside the payment is still the address.)
+        assert!(
+            read_message(
+                "te pagué por qr, es en la calle Landaeta 540",
+                &view,
+                Some(Missing::Address),
+                State::Checkout
+            )
+            .is_some()
         );
         assert!(
             read_message(

@@ -239,11 +239,7 @@ fn grounds(input: &ProposalInput) -> Grounds {
         .map_or(&[][..], |k| &words[k..]);
     if matches!(
         after_interjection,
-        [
-            "no",
-            "mejor" | "era" | "perdon" | "no" | "espera" | "vuelvo" | "mas",
-            ..
-        ]
+        ["no", "mejor" | "era" | "perdon" | "espera" | "vuelvo", ..]
     ) {
         products.extend(input.last_changed.iter().copied());
     }

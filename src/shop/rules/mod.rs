@@ -517,7 +517,7 @@ fn before_a_closing_yes(text: &str) -> Option<String> {
     const ADDRESS: &[&str] = &[
         "cunao", "cunado", "cunada", "che", "pues", "nomas", "porfa", "gracias", "entonces", "ya",
         "amigo", "amiga", "jefe", "jefa", "joven", "hermano", "hermana", "senorita", "senor",
-        "por", "favor", "xfa", "pls", "entonces", "tambien",
+        "por", "favor", "xfa", "pls", "tambien",
     ];
     let raw = text.trim().trim_end_matches(['.', '!', ' ']);
     let cut = raw.rfind(['.', ',', ';', '!', '\n'])?;
@@ -784,16 +784,19 @@ pub fn says_confirmed(message: &str) -> bool {
             "luego" | "despues" | "manana" | "ahorita" | "rato" | "antes" | "cuando"
         )
     });
-    // «confirmá y mandalo a San Jorge»: the shop told to confirm it, the
-    // message going on with the way (never «confirma si hay…», asked).
+    // «confirmá y mandalo a San Jorge»: the shop told to confirm it, first
+    // in its clause, the message going on with the way (never «confirma si
+    // hay…», asked, nor «mi esposa confirma y te aviso», someone else's).
     let told_to = |k: usize| {
-        matches!(
-            words[k],
-            "confirma" | "confirmalo" | "confirmen" | "confirmenlo"
-        ) && !message.contains('?')
+        matches!(words[k], "confirma" | "confirmalo" | "confirmenlo")
+            && (k == 0
+                || matches!(
+                    words[k - 1],
+                    "ya" | "bueno" | "ok" | "dale" | "entonces" | "listo" | "pues" | "va" | "hacer"
+                ))
             && words
                 .get(k + 1)
-                .is_none_or(|next| matches!(*next, "y" | "nomas" | "porfa" | "pues" | "ya"))
+                .is_none_or(|next| matches!(*next, "y" | "nomas" | "porfa" | "pues"))
     };
     words.iter().enumerate().any(|(k, w)| {
         (matches!(*w, "confirmo" | "confirmado" | "confirmamos") || told_to(k))

@@ -991,8 +991,10 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
                         }
                     }
                 } else {
+                    // («agrega 2 brownies más, ¿eso tiene descuento?» still adds.)
                     if points_back(&last)
                         && let Some(asked) = said.last_mut()
+                        && !tokens(&asked.0).iter().any(|w| lexicon::adds(w))
                     {
                         asked.1 = true;
                         asked_whole.push(asked.0.clone());

@@ -7587,6 +7587,22 @@ fn stories_hedges_and_answers_around_an_order_leave_it_whole() {
         .iter()
         .all(|a| a.starts_with("ADD_TO_CART"))
     );
+    // An explicit addition asked about still adds.
+    assert_eq!(
+        extra(
+            State::CartOpen,
+            "agrega 2 brownies más, ¿eso tiene descuento?",
+            &[(6, 1)]
+        ),
+        ["ADD_TO_CART 6 x2"]
+    );
+    // Someone else confirming is no confirmation.
+    assert!(!says_confirmed(
+        "mándalo a Calacoto, mi esposa confirma y te aviso"
+    ));
+    assert!(says_confirmed(
+        "ya qué vamos a hacer, confirmá y mandalo a San Jorge"
+    ));
     // At the summary, the way said first and the yes closing the message.
     assert_eq!(
         extra(State::Checkout, "recojo entonces. confirmo", &[(8, 2)]),
