@@ -915,8 +915,13 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         }
         return set_budget(message);
     }
-    // («me depositaron 12 mil en bbva» is an income, not the balance.)
-    if message.has(words::BALANCE) && !message.has(words::SPEND) && !message.income() {
+    // («me depositaron 12 mil en bbva» is an income, not the balance; «tengo
+    // 12 mil en la cuenta de nómina» is what there is.)
+    let holds = message
+        .norm
+        .split(' ')
+        .any(|w| matches!(w, "tengo" | "tenemos" | "hay" | "quedan"));
+    if message.has(words::BALANCE) && !message.has(words::SPEND) && (holds || !message.income()) {
         if message.amounts.is_empty() || asks {
             return query(&[ToolName::GetBankBalance], message);
         }

@@ -696,6 +696,10 @@ fn money_owed_to_the_person_is_kept_apart_from_their_debts() {
         kind(&only("tengo 7 mil 300 en banorte")),
         "SET_BANK_BALANCE"
     );
+    assert_eq!(
+        kind(&only("tengo doce mil cuatrocientos en la cuenta de nómina")),
+        "SET_BANK_BALANCE"
+    );
     // Without a name, a question about it reads what is owed.
     assert_eq!(kind(&only("¿cuánto me deben en total?")), "QUERY_DATA");
     assert_eq!(kind(&only("cuánto me debe toño todavía")), "QUERY_DATA");
