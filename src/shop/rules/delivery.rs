@@ -677,35 +677,12 @@ mod tests {
         );
         // («mándame a mi correo la factura» sends no order.)
         assert!(read("mándame a mi correo la factura").is_none());
-        // Asked for the address, a payment told is not one.
-        assert!(
-            read_message(
-                "ahí te mandé el comprobante de la transferencia",
-                &view,
-                Some(Missing::Address),
-                State::Checkout
-            )
-            .is_none()
-        );
-        // (A street said beside the payment is still the address.)
-        assert!(
-            read_message(
-                "te pagué por qr, es en la calle Landaeta 540",
-                &view,
-                Some(Missing::Address),
-                State::Checkout
-            )
-            .is_some()
-        );
-        assert!(
-            read_message(
-                "calle Landaeta 540, casa verde",
-                &view,
-                Some(Missing::Address),
-                State::Checkout
-            )
-            .is_some()
-        );
+        // Asked for the address, a payment told is not one; a street said
+        // beside the payment is still the address.
+        let at_address = |text| read_message(text, &view, Some(Missing::Address), State::Checkout);
+        assert!(at_address("ahí te mandé el comprobante de la transferencia").is_none());
+        assert!(at_address("te pagué por qr, es en la calle Landaeta 540").is_some());
+        assert!(at_address("calle Landaeta 540, casa verde").is_some());
     }
 
     #[test]

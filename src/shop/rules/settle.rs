@@ -858,11 +858,6 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
     Some(Proposal::new(shown, ""))
 }
 
-/// The products named inside a question that asks for nothing («¿puedo pedir
-/// 20 americanos para el viernes?», «quiero saber el precio de 2 matchas?»,
-/// «¿3 limonadas o 4?», «entonces 4 limonadas, ¿sí?» — a tag question asks the
-/// sentence before it). A question asked of the shop («¿me das 2
-/// capuchinos?», «¿me pones un brownie, porfa?») is a request, not counted.
 /// «¿eso tiene descuento?», «¿y esto cuánto costaría?» after a count of
 /// products: the price of what was just said is asked, nothing is ordered.
 pub fn asks_of_what_was_said(question: &str) -> bool {
@@ -902,6 +897,11 @@ fn for_later(clause: &str) -> bool {
     })
 }
 
+/// The products named inside a question that asks for nothing («¿puedo pedir
+/// 20 americanos para el viernes?», «quiero saber el precio de 2 matchas?»,
+/// «¿3 limonadas o 4?», «entonces 4 limonadas, ¿sí?» — a tag question asks the
+/// sentence before it). A question asked of the shop («¿me das 2
+/// capuchinos?», «¿me pones un brownie, porfa?») is a request, not counted.
 pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
     const TAGS: &[&str] = &[
         "si", "no", "verdad", "cierto", "ok", "va", "ya", "correcto", "vale", "dale", "bueno",
@@ -949,13 +949,9 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
     ];
     let is_tag = |text: &str| {
         let words = tokens(text);
-        !words.is_empty()
-            && (words.iter().all(|w| TAGS.contains(w))
-                || POSSIBLE.iter().any(|p| *p == words.join(" ")))
+        !words.is_empty() && words.iter().all(|w| TAGS.contains(w))
     };
-    // «25 chocolates y 25 cheesecakes, ¿eso tiene descuento?»: a question
-    // about what was just said asks it too.
-    let points_back = |text: &str| asks_of_what_was_said(text);
+    let asks_possible = |text: &str| POSSIBLE.contains(&tokens(text).join(" ").as_str());
     // The clauses asked whether they can be done, a request in them or not.
     let mut asked_whole: Vec<String> = Vec::new();
     // Every sentence or clause said, and whether it is asked.
@@ -975,13 +971,11 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
                     said.push((prepared(clause), false));
                 }
                 let last = prepared(last);
-                let tagged =
-                    !tokens(&last).is_empty() && tokens(&last).iter().all(|w| TAGS.contains(w));
+                let tagged = is_tag(&last);
                 // (Whether it can be done asks only of an order for later —
                 // «para el sábado», «encargar», a party: «un capuchino con
                 // leche de almendras, ¿se puede?» still orders it.)
-                let possible = !tagged
-                    && is_tag(&last)
+                let possible = asks_possible(&last)
                     && said.last().is_some_and(|(clause, _)| for_later(clause));
                 if tagged || possible {
                     if let Some(asked) = said.last_mut() {
@@ -991,8 +985,11 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
                         }
                     }
                 } else {
-                    // («agrega 2 brownies más, ¿eso tiene descuento?» still adds.)
-                    if points_back(&last)
+                    // «25 chocolates y 25 cheesecakes, ¿eso tiene descuento?»:
+                    // a question about what was just said asks it too
+                    // («agrega 2 brownies más, ¿eso tiene descuento?» still
+                    // adds).
+                    if asks_of_what_was_said(&last)
                         && let Some(asked) = said.last_mut()
                         && !tokens(&asked.0).iter().any(|w| lexicon::adds(w))
                     {
