@@ -354,18 +354,34 @@ fn chosen_block(
     match choice.mode {
         Mode::Pickup => "Perfecto: lo recoges en la tienda.".into(),
         Mode::Delivery => match choice.zone_id.and_then(|id| ctx.delivery.zone(id)) {
-            Some(zone) => match zone.free_from_minor {
-                Some(free) if zone.fee_for(subtotal_minor) == 0 => format!(
-                    "Envío a {}: gratis (pedidos desde {}).",
-                    zone.name,
-                    money(free, ctx.currency)
-                ),
-                _ => format!(
-                    "Envío a {}: {}.",
-                    zone.name,
-                    money(zone.fee_minor, ctx.currency)
-                ),
-            },
+            Some(zone) => {
+                let fee = match zone.free_from_minor {
+                    Some(free) if zone.fee_for(subtotal_minor) == 0 => format!(
+                        "Envío a {}: gratis (pedidos desde {}).",
+                        zone.name,
+                        money(free, ctx.currency)
+                    ),
+                    _ => format!(
+                        "Envío a {}: {}.",
+                        zone.name,
+                        money(zone.fee_minor, ctx.currency)
+                    ),
+                };
+                // Said now, not only when the order is confirmed.
+                match zone.min_order_minor {
+                    Some(minimum) if subtotal_minor < minimum => format!(
+                        "{fee} El pedido mínimo para envío a esa zona es {} (sin contar el envío) y tu pedido suma {}: puedes agregar algo más{}.",
+                        money(minimum, ctx.currency),
+                        money(subtotal_minor, ctx.currency),
+                        if ctx.delivery.pickup {
+                            " o recogerlo en la tienda"
+                        } else {
+                            ""
+                        }
+                    ),
+                    _ => fee,
+                }
+            }
             None => "Te lo enviamos.".into(),
         },
     }

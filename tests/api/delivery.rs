@@ -98,6 +98,24 @@ async fn a_merchant_sets_pickup_delivery_and_zones_and_bad_settings_change_nothi
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_zone_chosen_below_its_minimum_says_the_minimum_at_once(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    deliver(&app).await;
+    let s = "ema";
+    app.say(s, "quiero 1 maracuyá").await;
+    app.say(s, "cuánto es").await;
+    let zone = app.say(s, "envíalo a Sopocachi").await;
+    assert!(
+        zone[0].contains("Envío a Sopocachi: Bs 10.")
+            && zone[0].contains("El pedido mínimo para envío a esa zona es Bs 50")
+            && zone[0].contains("tu pedido suma Bs 30")
+            && zone[0].contains("o recogerlo en la tienda"),
+        "{zone:?}"
+    );
+    assert_eq!(app.cart(s).await, vec![("maracuya".to_owned(), 1)]);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_delivery_order_asks_the_zone_and_address_and_adds_the_zones_fee(pool: sqlx::PgPool) {
     let app = spawn_app(pool).await;
     deliver(&app).await;

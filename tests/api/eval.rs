@@ -173,6 +173,8 @@ const HELD_APART: &[&str] = &[
     "tienda-cuarentaicinco",
     "tienda-cuarentaiseis",
     "tienda-cuarentaisiete",
+    "tienda-cuarentaiocho",
+    "tienda-cuarentainueve",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

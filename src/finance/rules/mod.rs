@@ -759,6 +759,16 @@ fn caps_spending(message: &Message) -> bool {
         && !message.has(words::SPEND)
         && !words::receives(&message.norm)
         && !message.has(&["pago", "pagamos", "cuesta", "cuestan", "sale", "cobran"]);
+    // «quiero que lo máximo que me gaste en ubers sean 1200 por mes»: the
+    // most one means to spend, a month — a cap, whatever verb follows.
+    let most_wished = periodic
+        && !message.amounts.is_empty()
+        && words
+            .windows(3)
+            .any(|w| w[0] == "lo" && matches!(w[1], "maximo" | "mas") && w[2] == "que");
+    if most_wished && !message.question() && !message.income() {
+        return true;
+    }
     let said_cap = verbless
         || words.iter().enumerate().any(|(at, w)| match *w {
             "maximo" => figure_after(at),
@@ -910,6 +920,26 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
                 "cuanto", "cuanta", "cual", "cuales", "tengo", "llevo", "llevamos",
             ]);
         let asks = asks && !wish;
+        // «ponele un límite a lo que gasto en salidas»: a cap asked to be set,
+        // its figure still to say — the draft asks it.
+        let sets = message.has(&[
+            "pon",
+            "ponme",
+            "ponle",
+            "ponele",
+            "poneme",
+            "fija",
+            "fijame",
+            "fijale",
+            "cambia",
+            "quiero poner",
+            "quiero un",
+            "quiero ponerme",
+            "hazme",
+        ]);
+        if message.amounts.is_empty() && sets && !asks && message.category().is_some() {
+            return set_budget(message);
+        }
         if message.amounts.is_empty() || asks && !message.has(&["pon", "ponme", "fija", "cambia"]) {
             return query(&[ToolName::GetBudgetStatus], message);
         }
@@ -1689,7 +1719,29 @@ fn read_debt(message: &Message) -> DebtRead {
                 .take(3)
                 .map(|t| t.raw.as_str())
                 .collect();
-            if !name.is_empty() {
+            // «devolverlo a fin de mes», «a plazos»: when, or how, not whom.
+            let when = name.first().is_some_and(|w| {
+                matches!(
+                    normalize(w).as_str(),
+                    "fin"
+                        | "fines"
+                        | "finales"
+                        | "principio"
+                        | "principios"
+                        | "inicio"
+                        | "inicios"
+                        | "mediados"
+                        | "partir"
+                        | "plazos"
+                        | "cuotas"
+                        | "mes"
+                        | "semana"
+                        | "quincena"
+                        | "tiempo"
+                        | "mas"
+                )
+            });
+            if !name.is_empty() && !when {
                 read.name = Some(name.join(" "));
             }
         }
@@ -1929,7 +1981,10 @@ fn corrected_category(tokens: &[Token]) -> Option<&'static Category> {
         let before = |k: usize| i.checked_sub(k).map(|j| norms[j]);
         // «ponlo en ropa», «mejor ponla en regalos»: where the movement is put
         // is the new category, whatever else the message names.
-        if matches!(before(1), Some("en" | "a")) && before(2).is_some_and(places) {
+        // «…fue una chaqueta, va en ropa»: where it goes, said last.
+        if matches!(before(1), Some("en" | "a")) && before(2).is_some_and(places)
+            || before(1) == Some("en") && matches!(before(2), Some("va" | "van" | "iba" | "iban"))
+        {
             return Some(category);
         }
         let negated = before(1) == Some("no")

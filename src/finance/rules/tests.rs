@@ -1355,3 +1355,41 @@ fn questions_fines_bills_and_negations_keep_their_reading() {
         "MANAGE_DEBT"
     );
 }
+
+#[test]
+fn regional_words_name_categories_and_caps_and_questions_are_read_as_such() {
+    for (message, key) in [
+        ("ayer cargué la SUBE con 5 lucas", "transporte"),
+        ("35 en pasajes de minibus", "transporte"),
+        (
+            "hoy compré yerba y galletitas en el chino, 7.320",
+            "supermercado",
+        ),
+        ("Y hace tres días la comunidad, 60", "vivienda"),
+        ("me levantaron una multa de transito de 1850", "transporte"),
+        ("pagué 85 del comedor del cole de la niña", "educacion"),
+    ] {
+        assert_eq!(category(&only(message)), Some(key), "{message}");
+    }
+    // «claro», «máx», «análisis», «parcial» name no category.
+    assert_ne!(kind(&only("claro, gasté 200")), "SET_BUDGET");
+    let cap = only("quiero que lo maximo que me gaste en ubers y didis sean 1200 por mes");
+    assert_eq!(kind(&cap), "SET_BUDGET");
+    assert_eq!(category(&cap), Some("transporte"));
+    // A cap asked to be set with its figure still to say is a budget draft.
+    let open = only("ponele un límite a lo que gasto en salidas");
+    assert_eq!(kind(&open), "SET_BUDGET");
+    assert_eq!(category(&open), Some("entretenimiento"));
+    assert_eq!(tools(&only("a quien le debo todavia")), ["getDebts"]);
+    assert_eq!(kind(&only("cuánto he vendido esta semana")), "QUERY_DATA");
+    let moved = only("ay no, me equivoqué, lo del Éxito fue una chaqueta, va en ropa");
+    assert_eq!(kind(&moved), "CORRECT_CATEGORY");
+    assert_eq!(category(&moved), Some("ropa"));
+    // «a fin de mes» is when the money goes back, not to whom.
+    assert_eq!(
+        debt_name(&only(
+            "me prestaron 500 para el pasaje, tengo que devolverlo a fin de mes"
+        )),
+        None
+    );
+}

@@ -479,6 +479,13 @@ pub const QUESTION_OPENERS: &[&str] = &[
     "en cual",
     "en cuales",
     "en donde",
+    // «a quién le debo todavía», «con quién tengo deudas».
+    "a quien",
+    "a quienes",
+    "quien",
+    "quienes",
+    "con quien",
+    "con quienes",
 ];
 pub const ARTICLES: &[&str] = &[
     "el", "la", "los", "las", "un", "una", "unos", "unas", "mi", "mis",

@@ -70,7 +70,10 @@ const ABUSIVE: &[&str] = &[
     "ojete",
     "culero",
     "culera",
-    "hijo de",
+    // (Not «hijo de» alone: «es para mi hijo de 8 años».)
+    "hijo de perra",
+    "hijo de tu madre",
+    "hijo de su madre",
 ];
 
 const SOCIAL: &[&str] = &[
@@ -247,6 +250,11 @@ mod tests {
             MessageClass::OffTopic
         );
         assert_eq!(classify("eres un inútil", false), MessageClass::Abusive);
+        assert_eq!(
+            classify("el chocolate tiene café? es para mi hijo de 8 años", true),
+            MessageClass::Shop
+        );
+        assert_eq!(classify("hijo de perra", false), MessageClass::Abusive);
         assert_eq!(
             classify("pinche bot idiota, dame el matcha", true),
             MessageClass::Abusive

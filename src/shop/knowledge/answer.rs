@@ -923,6 +923,8 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         "pagos con",
         "pagarles con",
         "pagarle con",
+        "pagar en",
+        "pago en",
         "aceptan",
         "acepta",
         "reciben",

@@ -1181,9 +1181,16 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
         return true;
     }
     // «¿puedo pagar con Tigo Money?»: how to pay, not a wish to pay now.
-    if ["pagar con", "pago con", "pagarles con", "pagarte con"]
-        .iter()
-        .any(|p| crate::text::contains_phrase(&normalize(clause), p))
+    if [
+        "pagar con",
+        "pago con",
+        "pagarles con",
+        "pagarte con",
+        "pagar en",
+        "pago en",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(&normalize(clause), p))
     {
         return true;
     }

@@ -44,9 +44,12 @@ pub(super) const CORRECTION_WORDS: &[&str] = &[
     "no", "perdon", "mejor", "digo", "que sea", "que sean", "mas bien", "bueno no",
 ];
 
-/// «cambia», «cámbialo», «reemplaza»: a verb that swaps one thing for another.
+/// «cambia», «cámbialo», «reemplaza», «pásalo a»: a verb that swaps one thing
+/// for another.
 pub(super) fn swap_verb(word: &str) -> bool {
-    word.starts_with("cambi") || word.starts_with("reemplaz")
+    word.starts_with("cambi")
+        || word.starts_with("reemplaz")
+        || matches!(word, "pasalo" | "pasala" | "pasalos" | "pasalas")
 }
 
 /// Where «por» or «x» joins a swap: the first after the swap verb («por favor

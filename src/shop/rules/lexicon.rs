@@ -475,6 +475,8 @@ pub const DONE: &[&str] = &[
     "con eso cerramos",
     "cerramos",
     "cuanto va",
+    "cuanto da",
+    "cuanto daria",
     "cuanto queda",
     "cuanto quedaria",
     "cuanto llevo",
@@ -1168,6 +1170,11 @@ pub fn read_chat(normalized: &str) -> String {
             "ola" | "olaa" => "hola".to_owned(),
             "asta" => "hasta".to_owned(),
             "mnn" | "mna" | "mnana" => "manana".to_owned(),
+            // «abren el dom? hasta q hra»: days and hours cut short.
+            "hra" | "hr" | "hras" | "hrs" | "hs" => "hora".to_owned(),
+            "dom" => "domingo".to_owned(),
+            "sab" => "sabado".to_owned(),
+            "finde" => "fin de semana".to_owned(),
             "kisiera" => "quisiera".to_owned(),
             "sta" => "esta".to_owned(),
             // Spain's «zumo» is the «jugo» a description says.

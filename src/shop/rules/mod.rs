@@ -234,12 +234,19 @@ fn asks_the_total(tail: &str, sentence: bool) -> bool {
     let text = prepared(tail);
     let words = tokens(&text);
     let whole = words.iter().any(|w| matches!(*w, "todo" | "total"));
-    let asked: Vec<&str> = words
+    let mut asked: Vec<&str> = words
         .into_iter()
         .filter(|w| !TOTAL_FILLER.contains(w) && !matches!(*w, "de" | "nuevo" | "otra" | "vez"))
         .collect();
+    // «dime cuánto queda»: the total asked through a verb of telling.
+    if asked.len() > 1 && matches!(asked[0], "dime" | "decime" | "digame" | "dinos") {
+        asked.remove(0);
+    }
     match asked.as_slice() {
-        ["cuanto", "seria" | "quedaria" | "saldria" | "queda"] => true,
+        [
+            "cuanto",
+            "seria" | "quedaria" | "saldria" | "queda" | "da" | "daria",
+        ] => true,
         ["cuanto", "te" | "le" | "les", "debo" | "debemos"] => true,
         ["cuanto"] | ["cuanto", "es" | "sale" | "va"] => whole,
         [] => whole && sentence,
@@ -1516,7 +1523,10 @@ pub(super) fn said(input: &ProposalInput) -> String {
         input,
         one_each(
             input,
-            instead_after(input, double_of(input, not_put(input, said))),
+            instead_after(
+                input,
+                double_of(input, same_count_as_taken_out(input, not_put(input, said))),
+            ),
         ),
     );
     not_this_one(
@@ -3343,6 +3353,8 @@ impl Reader<'_> {
         let negated = !cry
             && match before.as_slice() {
                 [.., "ya", "no"] => false,
+                // «mejor no, cancela»: the order is what is no longer wanted.
+                [.., "mejor", "no"] if imperative_cancel => false,
                 [.., "no"]
                 | [.., "nunca"]
                 | [.., "no", "quiero" | "vayas" | "vaya" | "hace" | "hay"] => true,
@@ -3832,6 +3844,8 @@ impl Reader<'_> {
                     "cuanto sale",
                     "cuanto te debo",
                     "cuanto le debo",
+                    "cuanto da",
+                    "cuanto queda",
                 ],
             );
         // «ah, ¿no hay? entonces maracuyá x1»: a question before, the products
@@ -3877,10 +3891,34 @@ impl Reader<'_> {
                 .get(m.end)
                 .is_some_and(|w| token_number(w).is_some() && !matches!(*w, "un" | "una"))
         };
-        let products: Vec<&Mention> = found.iter().filter(|m| m.product().is_some()).collect();
-        let postfix = products.len() > 1
-            && products.iter().all(|m| counted_after(m))
-            && quantity_before(&words[..products[0].start]).is_none();
+        // «capuchinos cuatro, americanos dos y un chai»: a product with no
+        // count before it owns the count right after it when what follows
+        // keeps that shape to the end of the list — the next product is also
+        // counted after, or has its own count before it.
+        let products: Vec<usize> = (0..found.len())
+            .filter(|&k| found[k].product().is_some())
+            .collect();
+        let chain = |from: usize| {
+            for pair in products[from..].windows(2) {
+                let (k, next) = (found[pair[0]].end + 1, &found[pair[1]]);
+                if quantity_before(&words[k.min(next.start)..next.start]).is_some() {
+                    return true;
+                }
+                if !counted_after(next) {
+                    return false;
+                }
+            }
+            true
+        };
+        let mut owns_after = vec![false; found.len()];
+        let mut start = 0;
+        for (p, &k) in products.iter().enumerate() {
+            owns_after[k] = products.len() > 1
+                && quantity_before(&words[start.min(found[k].start)..found[k].start]).is_none()
+                && counted_after(&found[k])
+                && chain(p);
+            start = found[k].end + usize::from(owns_after[k]);
+        }
         for (i, mention) in found.iter().enumerate() {
             let Some(id) = mention.product() else {
                 continue;
@@ -3893,7 +3931,7 @@ impl Reader<'_> {
             } else {
                 found[i - 1].end
             };
-            if postfix && i > 0 && counted_after(&found[i - 1]) {
+            if i > 0 && owns_after[i - 1] {
                 clause_start = (clause_start + 1).min(mention.start);
             }
             let clause_end = found
@@ -3916,12 +3954,12 @@ impl Reader<'_> {
                 after = &after[..cut];
                 cut_short = true;
             }
-            // «2 matchas, 1 brownie»: a count right before the next product,
-            // after one counted before its name, is the next one's.
-            if !postfix
+            // «2 matchas, 1 brownie»: a count right before the next product
+            // that this one does not own is the next one's («matcha 2
+            // brownies 3 croissants» counts each «2» once).
+            if !owns_after[i]
                 && !cut_short
                 && next.is_some()
-                && quantity_before(before).is_some()
                 && let [last] = after
                 && count(last).is_some()
             {

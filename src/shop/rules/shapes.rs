@@ -61,6 +61,10 @@ pub(super) const SWAP_WORDS: &[&str] = &[
     "cambiame",
     "cambiamelo",
     "cambie",
+    "pasalo",
+    "pasala",
+    "pasalos",
+    "pasalas",
     "en vez de",
     "en vez del",
     "en lugar de",
@@ -181,6 +185,12 @@ pub(super) fn earlier_turns(
 /// not about a product.
 pub(super) fn greeting_asked(text: String) -> String {
     let words = tokens(&text);
+    // «¿qué onda? ¿me regalas un matcha?»: a greeting said as a question.
+    match words.as_slice() {
+        ["que", "onda" | "hubo", _, ..] => return words[2..].join(" "),
+        ["quiubo" | "quihubo", _, ..] => return words[1..].join(" "),
+        _ => {}
+    }
     let at = words
         .iter()
         .take(3)
@@ -1309,6 +1319,50 @@ pub(super) fn double_of(input: &ProposalInput, text: String) -> String {
     let mut said: Vec<&str> = words[..at].to_vec();
     said.extend(["que", "sean", twice.as_str()]);
     said.extend(&words[start..]);
+    said.join(" ")
+}
+
+/// «saca los brownies y pon cheesecakes, la misma cantidad»: what comes in
+/// takes the count of the line taken out.
+pub(super) fn same_count_as_taken_out(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let Some(at) = words
+        .windows(2)
+        .position(|w| matches!(w[0], "misma" | "igual") && matches!(w[1], "cantidad"))
+    else {
+        return text;
+    };
+    let found = mentions::find(&words, &input.product_catalog);
+    let taken_out = found.iter().find_map(|m| {
+        let id = m.product()?;
+        let verb = words[m.start.saturating_sub(3)..m.start]
+            .iter()
+            .any(|w| lexicon::removes(w));
+        verb.then(|| input.cart.quantity_of(id))
+            .flatten()
+            .map(|q| (m.end, q))
+    });
+    let Some((end, quantity)) = taken_out else {
+        return text;
+    };
+    let Some(comes_in) = found
+        .iter()
+        .find(|m| m.start >= end && m.product().is_some_and(|id| !input.cart.holds(id)))
+    else {
+        return text;
+    };
+    if quantity_before(&words[end..comes_in.start]).is_some() {
+        return text;
+    }
+    let mut phrase = at;
+    if phrase > 0 && matches!(words[phrase - 1], "la" | "en" | "con") {
+        phrase -= 1;
+    }
+    let quantity = quantity.to_string();
+    let mut said: Vec<&str> = words[..comes_in.start].to_vec();
+    said.push(&quantity);
+    said.extend(&words[comes_in.start..phrase.max(comes_in.end)]);
+    said.extend(&words[(at + 2).max(comes_in.end)..]);
     said.join(" ")
 }
 
@@ -3186,9 +3240,67 @@ pub(super) fn one_made_a_way(input: &ProposalInput, text: String) -> String {
     out.join(" ")
 }
 
+/// «dos maracuyás perdón no dos maracuyás sino una sola», «no dos brownies
+/// sino tres»: the count after «sino» is the product's, and the count taken
+/// back (said before, or in the same words) is gone.
+fn not_this_count_but(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let found = mentions::find(&words, &input.product_catalog);
+    for m in found.iter().filter(|m| m.product().is_some()) {
+        if words.get(m.end) != Some(&"sino") {
+            continue;
+        }
+        let Some(n) = words.get(m.end + 1).and_then(|w| count_or_one(w)) else {
+            continue;
+        };
+        let mut no = m.start;
+        if no > 0 && count(words[no - 1]).is_some() {
+            no -= 1;
+        }
+        if no == 0 || words[no - 1] != "no" {
+            continue;
+        }
+        let mut from = no - 1;
+        while from > 0 && matches!(words[from - 1], "perdon" | "digo" | "mejor" | "o" | "sea") {
+            from -= 1;
+        }
+        let mut to = m.end + 2;
+        while matches!(
+            words.get(to),
+            Some(&("solo" | "sola" | "nomas" | "solito" | "solita"))
+        ) {
+            to += 1;
+        }
+        let n = n.to_string();
+        // The same product said before with its count: that count is set.
+        // (Found once, where it was said last: the earlier one is looked for
+        // by its words.)
+        let name = &words[m.start..m.end];
+        let earlier = (1..from.saturating_sub(name.len() - 1))
+            .find(|&e| &words[e..e + name.len()] == name && count(words[e - 1]).is_some());
+        let mut out: Vec<&str> = Vec::new();
+        match earlier {
+            Some(e) => {
+                out.extend(&words[..e - 1]);
+                out.push(&n);
+                out.extend(&words[e..from]);
+            }
+            None => {
+                out.extend(&words[..from]);
+                out.push(&n);
+                out.extend(&words[m.start..m.end]);
+            }
+        }
+        out.extend(&words[to..]);
+        return out.join(" ");
+    }
+    text
+}
+
 /// «mándame dos americanos no mejor uno nomás y un brownie»: a count taken
 /// back right after its product, the new count said alone — that many of it.
 pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
+    let text = not_this_count_but(input, text);
     let words = tokens(&text);
     // «los brownies que sean dos nomás, no perdón, uno»: a bare count taken
     // back for another, said after it.
@@ -3209,14 +3321,30 @@ pub(super) fn count_taken_back(input: &ProposalInput, text: String) -> String {
         while j > 0 && matches!(words[j], "nomas" | "solo" | "nada" | "mas") {
             j -= 1;
         }
+        // «dos maracuyás no perdón una sola»: the count before the product
+        // just named.
+        if count(words[j]).is_none()
+            && let Some(m) = mentions::find(&words[..k], &input.product_catalog)
+                .last()
+                .filter(|m| m.end == k && m.start > 0 && m.product().is_some())
+        {
+            j = m.start - 1;
+        }
         if count(words[j]).is_none() {
             continue;
         }
         let n = n.to_string();
+        let mut rest = k + 3;
+        while matches!(
+            words.get(rest),
+            Some(&("solo" | "sola" | "nomas" | "solito" | "solita"))
+        ) {
+            rest += 1;
+        }
         let mut out: Vec<&str> = words[..j].to_vec();
         out.push(&n);
         out.extend(&words[j + 1..k]);
-        out.extend(&words[k + 3..]);
+        out.extend(&words[rest..]);
         return out.join(" ");
     }
     let found = mentions::find(&words, &input.product_catalog);

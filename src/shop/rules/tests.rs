@@ -5801,6 +5801,10 @@ fn vosotros_is_read_as_ustedes() {
     );
     assert_eq!(lexicon::read_chat("aceptais tarjeta"), "aceptan tarjeta");
     assert_eq!(
+        lexicon::read_chat("abren el dom hasta q hra"),
+        "abren el domingo hasta que hora"
+    );
+    assert_eq!(
         describe(&propose(&input(
             State::CartOpen,
             "Vale, dadme dos brownies",
@@ -7633,4 +7637,77 @@ fn a_model_taking_back_the_last_change_on_a_no_is_grounded() {
     let mut now = input(State::CartOpen, "mejor agrega un chai", &[(8, 1)]);
     now.last_changed = vec![8];
     assert!(!grounding::ungrounded(&now, &swap).is_empty());
+}
+
+#[test]
+fn counts_after_names_a_count_taken_back_with_sino_and_the_same_count_for_a_swap() {
+    use State::*;
+    let mut i = input(
+        CartOpen,
+        "Anotame: capuchinos cuatro, americanos dos y un chai. Ah, y croissants, tres.",
+        &[],
+    );
+    assert_eq!(
+        describe(&propose(&i)),
+        [
+            "ADD_TO_CART 8 x4",
+            "ADD_TO_CART 3 x2",
+            "ADD_TO_CART 4 x1",
+            "ADD_TO_CART 7 x3"
+        ]
+    );
+    // A list whose later products are counted before their names keeps the
+    // count between two names for the later one.
+    i.customer_message = "matcha 2 brownies 3 croissants".into();
+    let read = describe(&propose(&i));
+    assert!(
+        !read.contains(&"ADD_TO_CART 2 x2".to_owned())
+            || !read.contains(&"ADD_TO_CART 6 x2".to_owned()),
+        "one «2» counted twice: {read:?}"
+    );
+    check(&[
+        (
+            CartOpen,
+            "uno de los capuchinos pasalo a americano",
+            &[(8, 4), (3, 2)],
+            &["UPDATE_QUANTITY 8 x3", "ADD_TO_CART 3 x1"],
+        ),
+        (
+            CartOpen,
+            "quiero tres croissants y dos brownies perdon no dos brownies sino uno solo y un chai",
+            &[],
+            &["ADD_TO_CART 7 x3", "ADD_TO_CART 6 x1", "ADD_TO_CART 4 x1"],
+        ),
+        (
+            CartOpen,
+            "quiero tres croissants y no dos brownies sino uno",
+            &[],
+            &["ADD_TO_CART 7 x3", "ADD_TO_CART 6 x1"],
+        ),
+        (
+            CartOpen,
+            "saca los brownies entonces y pon croissants, la misma cantidad",
+            &[(6, 6), (3, 2)],
+            &["REMOVE_ITEM 6", "ADD_TO_CART 7 x6"],
+        ),
+        (CartOpen, "Listo, ¿cuánto da?", &[(8, 4)], &["REVIEW_ORDER"]),
+        (
+            CartOpen,
+            "agrega también un americano y dime cuánto queda",
+            &[(8, 3)],
+            &["ADD_TO_CART 3 x1", "REVIEW_ORDER"],
+        ),
+        (
+            Idle,
+            "¿Qué onda? ¿Me regalas un matcha?",
+            &[],
+            &["ADD_TO_CART 2 x1"],
+        ),
+        (
+            Checkout,
+            "mmm mejor no, cancela nomás, gracias",
+            &[(8, 4)],
+            &["CANCEL_ORDER"],
+        ),
+    ]);
 }

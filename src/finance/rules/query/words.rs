@@ -65,6 +65,12 @@ pub const INCOME: &[&str] = &[
     "gane",
     "ganado",
     "he ganado",
+    // «¿cuánto he vendido esta semana?»: a seller's takings.
+    "he vendido",
+    "vendido",
+    "vendi",
+    "vendimos",
+    "hemos vendido",
     "cobre",
     "me pagaron",
     "recibi",
