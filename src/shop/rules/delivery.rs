@@ -72,6 +72,19 @@ pub const PICKUP: &[&str] = &[
     "vienen a buscar",
     "va a buscar",
     "van a buscar",
+    // «lo recoge nuestro mensajero», «pasa a recogerlo mi chofer».
+    "lo recoge",
+    "la recoge",
+    "los recoge",
+    "lo recogen",
+    "lo retira",
+    "lo retiran",
+    "pasa a recoger",
+    "pasa a recogerlo",
+    "pasa a buscar",
+    "pasa a buscarlo",
+    "viene a recoger",
+    "viene a recogerlo",
 ];
 
 /// «retiro», «retirarlo»: a verb of picking up that is also one of taking

@@ -1980,10 +1980,12 @@ impl Reading {
                     count(a).is_some()
                         || (a.starts_with('x') && token_number(&a[1..]).is_some())
                 })
-                // «serían 2 chocolates»: the count is the next product's.
+                // «serían 2 chocolates»: the count is the next product's;
+                // «son como doce niños», the people's.
                 && self.words.get(i + 2).is_none_or(|next| {
                     !matches!(next.as_str(), "de" | "del")
                         && !names_a_product(next, &input.product_catalog)
+                        && !PEOPLE.contains(&next.as_str())
                 })
                 && token_number(word).is_none()
                 && !names_a_product(word, &input.product_catalog);
@@ -2079,6 +2081,8 @@ impl Reading {
                 word,
                 "como" | "aproximadamente" | "aprox" | "alrededor" | "casi"
             ) && (after.is_some_and(|a| count(a).is_some())
+                // («son como doce niños»: the people guessed, not the count.)
+                && !self.words.get(i + 2).is_some_and(|w| PEOPLE.contains(&w.as_str()))
                 || (after == Some("de")
                     && self.words.get(i + 2).is_some_and(|a| count(a).is_some()))))
                 // («más o menos» is read «aproximadamente» first.)

@@ -1125,7 +1125,21 @@ pub(super) fn retracts(input: &ProposalInput, proposal: &Proposal) -> bool {
                 lexicon::cover(&words, phrases, &mut at);
                 at.iter().position(|c| *c)
             };
-            marked(TAKEN_BACK).is_some_and(|at| found.iter().any(|m| m.end <= at && changes(m)))
+            // («…y un brownie, ah no, el brownie sácalo»: what is taken
+            // back is said with its verb, and read.)
+            marked(TAKEN_BACK).is_some_and(|at| {
+                let named_back = mentions::find(&words[at..], &input.product_catalog)
+                    .iter()
+                    .filter_map(|m| m.product())
+                    .any(|id| {
+                        !changed.contains(&id)
+                            && mentions::find(&words[..at], &input.product_catalog)
+                                .iter()
+                                .any(|m| m.product() == Some(id))
+                    });
+                found.iter().any(|m| m.end <= at && changes(m))
+                    && !(named_back && words[at..].iter().any(|w| lexicon::removes(w)))
+            })
                 || marked(PUT_OFF)
                     .is_some_and(|at| found.iter().any(|m| m.end <= at && at <= m.end + 2 && changes(m)))
                 // «la maracuyá no»: a product named again with a bare no after it.

@@ -3156,6 +3156,33 @@ pub(super) fn taken_out_in_the_same_breath(input: &ProposalInput, text: String) 
             .find(|e| e.product() == Some(id) && e.end <= verb)?;
         Some((earlier, verb, from + m.end))
     });
+    // «…y un brownie, ah no, el brownie sácalo, poné dos croissants»: the
+    // product named first, its verb of taking out after it.
+    let removal = removal.or_else(|| {
+        (0..words.len()).find_map(|no| {
+            if words[no] != "no" {
+                return None;
+            }
+            let from = no + 1;
+            let after = &words[from..words.len().min(from + 4)];
+            let m = mentions::find(after, &input.product_catalog)
+                .into_iter()
+                .next()?;
+            let id = m.product()?;
+            let article = after[..m.start]
+                .iter()
+                .all(|w| matches!(*w, "el" | "la" | "los" | "las"));
+            let verb = after.get(m.end)?;
+            if input.cart.holds(id) || !article || !lexicon::removes(verb) {
+                return None;
+            }
+            let earlier = found
+                .iter()
+                .rev()
+                .find(|e| e.product() == Some(id) && e.end <= no)?;
+            Some((earlier, no, from + m.end + 1))
+        })
+    });
     let Some((earlier, verb, removed_end)) = removal else {
         return text;
     };

@@ -7711,3 +7711,49 @@ fn counts_after_names_a_count_taken_back_with_sino_and_the_same_count_for_a_swap
         ),
     ]);
 }
+
+#[test]
+fn a_product_taken_back_by_name_people_guessed_and_a_pickup_by_someone_else() {
+    use State::*;
+    let mut catalog = catalog();
+    with_products(&mut catalog, &[(9, "Limonada"), (10, "Cheesecake")]);
+    let read = |state: State, message: &str, cart: &[(ProductId, i64)]| {
+        let mut now = input(state, message, cart);
+        now.product_catalog = catalog.clone();
+        describe(&propose(&now))
+    };
+    assert_eq!(
+        read(
+            Idle,
+            "quería pedir para la facu: dos matchas, tres americanos y un brownie, ah no, el brownie sacalo, poné dos croissants",
+            &[]
+        ),
+        ["ADD_TO_CART 2 x2", "ADD_TO_CART 3 x3", "ADD_TO_CART 7 x2"]
+    );
+    // Taken back with no product named, it is still asked.
+    assert_eq!(
+        read(
+            Idle,
+            "dos matchas y un brownie, ah no, mejor otra cosa",
+            &[]
+        ),
+        ["CLARIFY"]
+    );
+    assert_eq!(
+        read(
+            Idle,
+            "es para el cumpleaños de mi hijo, son como doce niños, entonces doce chocolates calientes y seis cheesecakes",
+            &[]
+        ),
+        ["ADD_TO_CART 5 x12", "ADD_TO_CART 10 x6"]
+    );
+    // A count guessed for the products is still not put in the cart.
+    assert_ne!(
+        read(Idle, "serían como 20 chocolates calientes", &[]),
+        ["ADD_TO_CART 5 x20"]
+    );
+    assert_eq!(
+        read(Checkout, "Confirmo, lo recoge nuestro mensajero", &[(8, 3)]),
+        ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+}
