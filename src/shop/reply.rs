@@ -71,6 +71,19 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
     let placed = eval
         .accepted()
         .any(|(_, a)| matches!(a.effect, Effect::OrderConfirmed { .. }));
+    // What the order's lines come to: the cart's, or, once placed in this
+    // turn (the cart then emptied), the order's without its fee.
+    let subtotal_minor = eval
+        .accepted()
+        .find_map(|(_, a)| match &a.effect {
+            Effect::OrderConfirmed {
+                total_minor,
+                fulfilment,
+                ..
+            } => Some(total_minor - fulfilment.as_ref().map_or(0, |s| s.fee_minor)),
+            _ => None,
+        })
+        .unwrap_or_else(|| eval.cart.total_minor());
     for (_, accepted) in eval.accepted() {
         match &accepted.effect {
             Effect::CatalogShown => blocks.push(catalog_block(ctx)),
@@ -115,7 +128,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 blocks.push(confirmed_block(ctx, fulfilment.as_ref()))
             }
             Effect::FulfilmentSet { choice, missing } => {
-                blocks.push(chosen_block(choice, eval.cart.total_minor(), ctx));
+                blocks.push(chosen_block(choice, subtotal_minor, ctx));
                 // At the summary, a complete choice shows the summary again
                 // (with the fee); otherwise the next question.
                 match missing {

@@ -113,6 +113,17 @@ async fn a_zone_chosen_below_its_minimum_says_the_minimum_at_once(pool: sqlx::Pg
         "{zone:?}"
     );
     assert_eq!(app.cart(s).await, vec![("maracuya".to_owned(), 1)]);
+
+    // Placed in the same turn (the cart then empty), the order's own lines
+    // are what met the minimum: no note of it.
+    let s = "flor";
+    app.say(s, "quiero 2 maracuyá").await;
+    app.say(s, "cuánto es").await;
+    let placed = app.say(s, "confirmo, envíalo a Sopocachi").await;
+    assert!(
+        placed[0].contains("Envío a Sopocachi: Bs 10.") && !placed[0].contains("pedido mínimo"),
+        "{placed:?}"
+    );
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]

@@ -1294,6 +1294,8 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
 /// direction of the one before it. A count of things («y 2 refrescos») is no
 /// money and joins too.
 fn movements(raw: &str) -> Vec<(String, bool)> {
+    let paired = respectively(raw);
+    let raw = paired.as_deref().unwrap_or(raw);
     // (Cut at words, never at a byte of a lower-cased copy.)
     let split = cut_at_joins(raw, &["y", "pero"]);
     let verb = |norm: &str| {
@@ -1368,6 +1370,30 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
         .into_iter()
         .map(|(text, direction)| (text, direction == Some(true)))
         .collect()
+}
+
+/// «me cobraron netflix y spotify, 26.900 y 16.900»: two things, then their
+/// two figures in the same order — each figure said beside its thing.
+fn respectively(raw: &str) -> Option<String> {
+    let (head, tail) = raw.rsplit_once(',')?;
+    let (first, second) = tail.trim().split_once(" y ")?;
+    let bare = |figure: &str| {
+        let norm = normalize(figure);
+        let found = amount::amounts_in(&norm);
+        found.len() == 1 && crate::text::tokens(&norm).len() <= 2
+    };
+    if !bare(first) || !bare(second) || !amount::amounts_in(&normalize(head)).is_empty() {
+        return None;
+    }
+    let (left, right) = head.rsplit_once(" y ")?;
+    let last_of_left = left.split_whitespace().last()?;
+    category::mentioned(&normalize(right))?;
+    category::mentioned(&normalize(last_of_left))?;
+    Some(format!(
+        "{left} {} y {right} {}",
+        first.trim(),
+        second.trim_end_matches(['.', '!']).trim()
+    ))
 }
 
 /// The concept of a movement as written ("súper", "Tacos El Güero") and its
@@ -1580,33 +1606,44 @@ fn receivable(message: &Message) -> FinanceProposal {
     // (Who «me debe» is someone, whatever the case it is written in: «y la
     // fer me debe 120»; never the words of time or stance beside it — «la Fer
     // todavía me debe», «en total me deben».)
+    let stance = |w: &str| {
+        matches!(
+            w,
+            "todavia"
+                | "aun"
+                | "ya"
+                | "tambien"
+                | "siempre"
+                | "verdad"
+                | "total"
+                | "en"
+                | "pues"
+                | "como"
+                | "casi"
+                | "solo"
+                | "nomas"
+                | "igual"
+        )
+    };
     let name = read.name.clone().or_else(|| {
-        owes.map(|k| phrase_before(&tokens[..k - 1]).0)
-            .map(|name| {
-                name.into_iter()
-                    .filter(|w| {
-                        !matches!(
-                            normalize(w).as_str(),
-                            "todavia"
-                                | "aun"
-                                | "ya"
-                                | "tambien"
-                                | "siempre"
-                                | "verdad"
-                                | "total"
-                                | "en"
-                                | "pues"
-                                | "como"
-                                | "casi"
-                                | "solo"
-                                | "nomas"
-                                | "igual"
-                        )
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .filter(|name| !name.is_empty())
-            .map(|name| name.join(" "))
+        let mut end = owes? - 1;
+        while end > 0 && stance(&tokens[end - 1].norm) {
+            end -= 1;
+        }
+        // «Un cliente, Marcos, todavía me debe…»: a name set off by commas.
+        let set_off = end
+            .checked_sub(1)
+            .map(|k| &tokens[k])
+            .filter(|t| t.ends_clause && t.raw.chars().next().is_some_and(char::is_uppercase));
+        let name = match set_off {
+            Some(t) => vec![t.raw.as_str()],
+            None => phrase_before(&tokens[..end])
+                .0
+                .into_iter()
+                .filter(|w| !stance(&normalize(w)))
+                .collect(),
+        };
+        (!name.is_empty()).then(|| name.join(" "))
     });
     // («le di prestados 500»: the sum given is the sum owed.)
     let owed = DebtRead {

@@ -1385,6 +1385,23 @@ fn regional_words_name_categories_and_caps_and_questions_are_read_as_such() {
     let moved = only("ay no, me equivoqué, lo del Éxito fue una chaqueta, va en ropa");
     assert_eq!(kind(&moved), "CORRECT_CATEGORY");
     assert_eq!(category(&moved), Some("ropa"));
+    assert_eq!(
+        debt_name(&only(
+            "Un cliente, Marcos, todavía me debe 1.200 de la web que le hice"
+        )),
+        Some("Marcos")
+    );
+    // Two things, then their figures in the same order.
+    assert_eq!(
+        movements("me cobraron netflix y spotify, 26.900 y 16.900")
+            .iter()
+            .map(|(text, income)| (text.as_str(), *income))
+            .collect::<Vec<_>>(),
+        [
+            ("me cobraron netflix 26.900", false),
+            ("spotify 16.900", false)
+        ]
+    );
     // «a fin de mes» is when the money goes back, not to whom.
     assert_eq!(
         debt_name(&only(

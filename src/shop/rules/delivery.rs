@@ -282,7 +282,12 @@ pub fn read_message(
     // (An address is one that starts with a street word: «llego en 20
     // minutos» is no address, «estoy en el centro» no place to send to.)
     let street = address.as_deref().is_some_and(starts_with_a_street_word);
-    let sends = wants_delivery || answering_list || street;
+    // At the summary, which invites the zone: «confirmo, a El Prado».
+    let sent_to = state == State::Checkout
+        && words
+            .iter()
+            .any(|w| matches!(*w, "a" | "al" | "para" | "hasta"));
+    let sends = wants_delivery || answering_list || street || sent_to;
     let zone = zone.or_else(|| {
         (sends && (wants_delivery || !wants_pickup))
             .then(|| place_zone(&text, delivery))
@@ -641,6 +646,11 @@ mod tests {
             Some(1)
         );
         assert_eq!(zone_of(&read("delivery a irpavi porfa").unwrap()), Some(3));
+        // At the summary, which invites the zone, a place sent to is chosen.
+        assert_eq!(zone_of(&read("Confirmo, a El Prado").unwrap()), Some(1));
+        assert!(read("a El Prado").is_some_and(|a| zone_of(&a) == Some(1)));
+        // (Not in the cart, where nothing invited it.)
+        assert!(read_message("a El Prado", &view, None, State::CartOpen).is_none());
         // A place beside a pickup said alone is where the customer is, not
         // where to send it.
         let picked = read("paso a recoger, estoy en el centro").unwrap();
