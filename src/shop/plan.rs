@@ -500,7 +500,8 @@ pub async fn plan(
     // when it is no shop request at all, is part of the question.
     let rest_is_talk = !answered.is_empty() && {
         let rest = super::rules::shop_phrases(&split.rest);
-        !rest.request && !super::rules::names_a_product(&split.rest, &catalog_entries)
+        (!rest.request || super::rules::only_talk(&split.rest))
+            && !super::rules::names_a_product(&split.rest, &catalog_entries)
     };
     let message = if answered.is_empty() {
         // «¿…? Es que una compañera es intolerante»: the reason told is no

@@ -670,6 +670,38 @@ pub fn in_shop_words(text: &str) -> String {
 /// shop handles (an order or removal verb, the catalog, the total, clearing or
 /// cancelling, a plain yes or no), and the words none of those phrases, nor a
 /// greeting, thanks or a filler, explain.
+/// «¿Puedo pagar en dólares? Solo tengo billetes de 20 dólares»: words told
+/// beside a question that ask nothing of the shop — no count of a thing (money
+/// in hand is none), no verb of ordering or taking out, no close, no call-off.
+pub fn only_talk(text: &str) -> bool {
+    let text = notes_in_hand(&prepared(text));
+    let words = tokens(&text);
+    let counted = words.iter().enumerate().any(|(k, w)| {
+        token_number(w).is_some()
+            && !words.get(k + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "dolares" | "dolar" | "bolivianos" | "bs" | "pesos" | "soles" | "euros"
+                )
+            })
+    });
+    !counted
+        && !words
+            .iter()
+            .any(|w| lexicon::adds(w) || lexicon::removes(w) || w.starts_with("confirm"))
+        && ![
+            lexicon::CATALOG,
+            lexicon::DONE,
+            lexicon::CLEAR,
+            lexicon::CANCEL,
+            lexicon::ADD,
+            lexicon::REMOVE,
+            lexicon::CONFIRM,
+        ]
+        .iter()
+        .any(|phrases| any(&text, phrases))
+}
+
 pub fn shop_phrases(text: &str) -> ShopPhrases {
     let text = prepared(text);
     let words = tokens(&text);

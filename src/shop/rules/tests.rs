@@ -7757,3 +7757,13 @@ fn a_product_taken_back_by_name_people_guessed_and_a_pickup_by_someone_else() {
         ["SET_FULFILMENT", "CONFIRM_ORDER"]
     );
 }
+
+#[test]
+fn money_in_hand_beside_a_question_is_talk_and_a_yes_or_an_order_is_not() {
+    assert!(only_talk("Solo tengo billetes de 20 dólares"));
+    assert!(only_talk("tengo 100 bolivianos nomás"));
+    assert!(!only_talk("Sí, está bien así."));
+    assert!(!only_talk("y dame 2 brownies"));
+    assert!(!only_talk("solo 2"));
+    assert!(!only_talk("entonces cancela"));
+}
