@@ -130,6 +130,8 @@ pub static CATEGORIES: &[Category] = &[
             "galletas",
             "galletitas",
             "yerba",
+            "refrescos",
+            "gaseosas",
             "almacen",
             "minimarket",
             "el chino",

@@ -754,7 +754,7 @@ fn caps_spending(message: &Message) -> bool {
             || message.has(&["ponle", "ponme", "que sean", "que sea"]))
         && !message.has(&["es", "son", "esta", "sale", "cuesta", "cuestan", "vale"])
         && !message.amounts.is_empty()
-        && words.len() <= 8
+        && words.len() <= 10
         && message.category().is_some_and(|c| !c.is_income())
         && !message.has(words::SPEND)
         && !words::receives(&message.norm)

@@ -1391,6 +1391,9 @@ fn regional_words_name_categories_and_caps_and_questions_are_read_as_such() {
         )),
         Some("Marcos")
     );
+    let typed = only("ponle un limte de 2 mil al mes a restaurntes");
+    assert_eq!(kind(&typed), "SET_BUDGET");
+    assert_eq!(category(&typed), Some("restaurantes"));
     // Two things, then their figures in the same order.
     assert_eq!(
         movements("me cobraron netflix y spotify, 26.900 y 16.900")
