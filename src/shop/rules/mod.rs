@@ -675,6 +675,34 @@ pub fn in_shop_words(text: &str) -> String {
 /// in hand is none), no verb of ordering or taking out, no close, no call-off.
 pub fn only_talk(text: &str) -> bool {
     let text = notes_in_hand(&prepared(text));
+    // «necesito buscar mi bus», «quiero llegar temprano»: a wish to do
+    // something else, not to have a thing.
+    let all = tokens(&text);
+    let mut kept: Vec<&str> = Vec::with_capacity(all.len());
+    let mut k = 0;
+    while k < all.len() {
+        let doing = all.get(k + 1).is_some_and(|next| {
+            next.len() > 4
+                && (next.ends_with("ar") || next.ends_with("er") || next.ends_with("ir"))
+                && !orders_word(next)
+                && !matches!(
+                    *next,
+                    "pedir" | "ordenar" | "llevar" | "comprar" | "encargar" | "probar" | "tomar"
+                )
+        });
+        if doing
+            && matches!(
+                all[k],
+                "necesito" | "quiero" | "queria" | "quisiera" | "tengo"
+            )
+        {
+            k += 2;
+            continue;
+        }
+        kept.push(all[k]);
+        k += 1;
+    }
+    let text = kept.join(" ");
     let words = tokens(&text);
     let counted = words.iter().enumerate().any(|(k, w)| {
         token_number(w).is_some()

@@ -7766,4 +7766,7 @@ fn money_in_hand_beside_a_question_is_talk_and_a_yes_or_an_order_is_not() {
     assert!(!only_talk("y dame 2 brownies"));
     assert!(!only_talk("solo 2"));
     assert!(!only_talk("entonces cancela"));
+    assert!(only_talk("necesito buscar mi bus a Uyuni"));
+    assert!(!only_talk("necesito pedir dos"));
+    assert!(!only_talk("quiero agregar un brownie"));
 }
