@@ -128,11 +128,23 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 blocks.push(confirmed_block(ctx, fulfilment.as_ref()))
             }
             Effect::FulfilmentSet { choice, missing } => {
-                blocks.push(chosen_block(choice, subtotal_minor, ctx));
+                let below = below_minimum(choice, subtotal_minor, ctx);
+                // (A confirmation refused for the minimum says it itself.)
+                let refused_for_it = eval
+                    .rejected()
+                    .any(|(_, r)| matches!(r, Rejection::BelowZoneMinimum { .. }));
+                blocks.push(chosen_block(
+                    choice,
+                    subtotal_minor,
+                    below.filter(|_| !refused_for_it),
+                    ctx,
+                ));
                 // At the summary, a complete choice shows the summary again
-                // (with the fee); otherwise the next question.
+                // (with the fee); otherwise the next question — but not the
+                // address of an order still below its zone's minimum.
                 match missing {
                     Some(_) if placed => {}
+                    Some(Missing::Address) if below.is_some() => {}
                     Some(missing) => blocks.push(question(*missing, ctx)),
                     None if eval.state == State::Checkout => {
                         blocks.push(review_block(&eval.cart, eval, ctx))
@@ -358,10 +370,25 @@ fn fee_text(fee_minor: i64, ctx: &ReplyContext<'_>) -> String {
     }
 }
 
-/// What the customer just said about delivery, in the backend's words.
+/// The minimum order of the zone chosen, when the order is below it.
+fn below_minimum(
+    choice: &fulfilment::Choice,
+    subtotal_minor: i64,
+    ctx: &ReplyContext<'_>,
+) -> Option<i64> {
+    let zone = choice.zone_id.and_then(|id| ctx.delivery.zone(id))?;
+    (choice.mode == Mode::Delivery)
+        .then_some(zone.min_order_minor)
+        .flatten()
+        .filter(|minimum| subtotal_minor < *minimum)
+}
+
+/// What the customer just said about delivery, in the backend's words, and
+/// the zone's minimum when the order is below it (`below`).
 fn chosen_block(
     choice: &fulfilment::Choice,
     subtotal_minor: i64,
+    below: Option<i64>,
     ctx: &ReplyContext<'_>,
 ) -> String {
     match choice.mode {
@@ -381,8 +408,8 @@ fn chosen_block(
                     ),
                 };
                 // Said now, not only when the order is confirmed.
-                match zone.min_order_minor {
-                    Some(minimum) if subtotal_minor < minimum => format!(
+                match below {
+                    Some(minimum) => format!(
                         "{fee} El pedido mínimo para envío a esa zona es {} (sin contar el envío) y tu pedido suma {}: puedes agregar algo más{}.",
                         money(minimum, ctx.currency),
                         money(subtotal_minor, ctx.currency),

@@ -109,10 +109,14 @@ async fn a_zone_chosen_below_its_minimum_says_the_minimum_at_once(pool: sqlx::Pg
         zone[0].contains("Envío a Sopocachi: Bs 10.")
             && zone[0].contains("El pedido mínimo para envío a esa zona es Bs 50")
             && zone[0].contains("tu pedido suma Bs 30")
-            && zone[0].contains("o recogerlo en la tienda"),
-        "{zone:?}"
+            && zone[0].contains("o recogerlo en la tienda")
+            && !zone[0].contains("¿A qué dirección"),
+        "the address waits for the minimum: {zone:?}"
     );
     assert_eq!(app.cart(s).await, vec![("maracuya".to_owned(), 1)]);
+    // A confirmation refused for the minimum says it once.
+    let refused = app.say(s, "confirmo, envíalo a Sopocachi").await;
+    assert_eq!(refused[0].matches("mínimo").count(), 1, "{refused:?}");
 
     // Placed in the same turn (the cart then empty), the order's own lines
     // are what met the minimum: no note of it.

@@ -761,11 +761,19 @@ fn caps_spending(message: &Message) -> bool {
         && !message.has(&["pago", "pagamos", "cuesta", "cuestan", "sale", "cobran"]);
     // «quiero que lo máximo que me gaste en ubers sean 1200 por mes»: the
     // most one means to spend, a month — a cap, whatever verb follows.
+    // (Of spending only: «lo máximo que gano…», «lo más que puedo ahorrar…»,
+    // «lo máximo que me cobran de luz…» tell, they set nothing.)
     let most_wished = periodic
         && !message.amounts.is_empty()
-        && words
-            .windows(3)
-            .any(|w| w[0] == "lo" && matches!(w[1], "maximo" | "mas") && w[2] == "que");
+        && words.windows(3).enumerate().any(|(at, w)| {
+            w[0] == "lo"
+                && matches!(w[1], "maximo" | "mas")
+                && w[2] == "que"
+                && words[at + 3..]
+                    .iter()
+                    .take(3)
+                    .any(|v| v.starts_with("gast"))
+        });
     if most_wished && !message.question() && !message.income() {
         return true;
     }
@@ -933,9 +941,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
             "fijale",
             "cambia",
             "quiero poner",
-            "quiero un",
             "quiero ponerme",
-            "hazme",
         ]);
         if message.amounts.is_empty() && sets && !asks && message.category().is_some() {
             return set_budget(message);
@@ -1630,13 +1636,22 @@ fn receivable(message: &Message) -> FinanceProposal {
         while end > 0 && stance(&tokens[end - 1].norm) {
             end -= 1;
         }
-        // «Un cliente, Marcos, todavía me debe…»: a name set off by commas.
-        let set_off = end
-            .checked_sub(1)
-            .map(|k| &tokens[k])
-            .filter(|t| t.ends_clause && t.raw.chars().next().is_some_and(char::is_uppercase));
+        // «Un cliente, Marcos Pérez, todavía me debe…»: a name set off by
+        // commas on both sides (never the message's first words, «Oye, me
+        // debe…»), every word of it capitalised.
+        let set_off = (end >= 2 && tokens[end - 1].ends_clause)
+            .then(|| {
+                let opening = (0..end - 1).rev().find(|&k| tokens[k].ends_clause)?;
+                let name = &tokens[opening + 1..end];
+                (name.len() <= 3
+                    && name
+                        .iter()
+                        .all(|t| t.raw.chars().next().is_some_and(char::is_uppercase)))
+                .then(|| name.iter().map(|t| t.raw.as_str()).collect::<Vec<_>>())
+            })
+            .flatten();
         let name = match set_off {
-            Some(t) => vec![t.raw.as_str()],
+            Some(words) => words,
             None => phrase_before(&tokens[..end])
                 .0
                 .into_iter()

@@ -1365,14 +1365,53 @@ fn regional_words_name_categories_and_caps_and_questions_are_read_as_such() {
             "hoy compré yerba y galletitas en el chino, 7.320",
             "supermercado",
         ),
-        ("Y hace tres días la comunidad, 60", "vivienda"),
+        ("Y hace tres días la cuota de la comunidad, 60", "vivienda"),
         ("me levantaron una multa de transito de 1850", "transporte"),
         ("pagué 85 del comedor del cole de la niña", "educacion"),
     ] {
         assert_eq!(category(&only(message)), Some(key), "{message}");
     }
-    // «claro», «máx», «análisis», «parcial» name no category.
-    assert_ne!(kind(&only("claro, gasté 200")), "SET_BUDGET");
+    // Everyday words name no category.
+    for message in [
+        "claro, gasté 200",
+        "gasté 200 en lo máx",
+        "gasté 200, hazme un análisis",
+        "hice un pago parcial de 200",
+        "compré un cable usb 150",
+        "compré carne para el asado 300",
+        "le di 100 a la comunidad de la iglesia",
+    ] {
+        assert_eq!(category(&only(message)), None, "{message}");
+    }
+    assert_eq!(
+        category(&only("el casero me la sube a 4500 la renta")),
+        Some("vivienda")
+    );
+    // «lo máximo que…» caps only spending; a report asked is a query.
+    for message in [
+        "lo máximo que gano al mes son 8000",
+        "lo más que puedo ahorrar al mes son 2000",
+        "lo máximo que me cobran de luz al mes son 400",
+        "quiero un resumen de mi presupuesto de comida",
+        "hazme un reporte del presupuesto de comida",
+    ] {
+        assert_ne!(kind(&only(message)), "SET_BUDGET", "{message}");
+    }
+    // A name set off by commas is one, never the first word of a message.
+    assert_eq!(
+        debt_name(&only("Un cliente, Marcos Pérez, me debe 1.200")),
+        Some("Marcos Pérez")
+    );
+    for message in [
+        "Oye, me debe 500 mi primo",
+        "Mira, me deben 300 de la renta",
+        "Bueno, me debe 300 Juan",
+    ] {
+        assert!(
+            !matches!(debt_name(&only(message)), Some("Oye" | "Mira" | "Bueno")),
+            "{message}"
+        );
+    }
     let cap = only("quiero que lo maximo que me gaste en ubers y didis sean 1200 por mes");
     assert_eq!(kind(&cap), "SET_BUDGET");
     assert_eq!(category(&cap), Some("transporte"));

@@ -72,13 +72,14 @@ pub const PICKUP: &[&str] = &[
     "vienen a buscar",
     "va a buscar",
     "van a buscar",
-    // «lo recoge nuestro mensajero», «pasa a recogerlo mi chofer».
-    "lo recoge",
-    "la recoge",
-    "los recoge",
-    "lo recogen",
-    "lo retira",
-    "lo retiran",
+    // «lo recoge nuestro mensajero», «pasa a recogerlo mi chofer» (not «el
+    // repartidor lo recoge y me lo lleva»).
+    "lo recoge mi",
+    "lo recoge nuestro",
+    "lo recoge nuestra",
+    "lo recoge su",
+    "lo retira mi",
+    "lo retira nuestro",
     "pasa a recoger",
     "pasa a recogerlo",
     "pasa a buscar",
@@ -282,11 +283,22 @@ pub fn read_message(
     // (An address is one that starts with a street word: «llego en 20
     // minutos» is no address, «estoy en el centro» no place to send to.)
     let street = address.as_deref().is_some_and(starts_with_a_street_word);
-    // At the summary, which invites the zone: «confirmo, a El Prado».
+    // At the summary, which invites the zone: «confirmo, a El Prado» — the
+    // place right after «a», «al», «para» or «hasta» («estoy en el centro»,
+    // «para mi tía de Obrajes» send nothing there).
     let sent_to = state == State::Checkout
-        && words
-            .iter()
-            .any(|w| matches!(*w, "a" | "al" | "para" | "hasta"));
+        && delivery.zones.iter().any(|z| {
+            z.name
+                .split(['(', ')', ',', ';', '/', ':', '-', '–'])
+                .map(|place| tokens(&normalize(place)).join(" "))
+                .filter(|place| !place.is_empty())
+                .any(|place| {
+                    let place: Vec<&str> = place.split(' ').collect();
+                    words.windows(place.len() + 1).any(|w| {
+                        matches!(w[0], "a" | "al" | "para" | "hasta") && w[1..] == place[..]
+                    })
+                })
+        });
     let sends = wants_delivery || answering_list || street || sent_to;
     let zone = zone.or_else(|| {
         (sends && (wants_delivery || !wants_pickup))
@@ -649,6 +661,10 @@ mod tests {
         // At the summary, which invites the zone, a place sent to is chosen.
         assert_eq!(zone_of(&read("Confirmo, a El Prado").unwrap()), Some(1));
         assert!(read("a El Prado").is_some_and(|a| zone_of(&a) == Some(1)));
+        // Where one is, or whom it is for, is no place to send it.
+        assert!(read("confirmo, estoy en el centro, pago al llegar").is_none());
+        assert!(read("confirmo. voy a estar en Sopocachi hasta las 6").is_none());
+        assert!(read("sí, confirmo, es para mi tía de Obrajes").is_none());
         // (Not in the cart, where nothing invited it.)
         assert!(read_message("a El Prado", &view, None, State::CartOpen).is_none());
         // A place beside a pickup said alone is where the customer is, not

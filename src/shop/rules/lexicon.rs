@@ -1003,7 +1003,7 @@ pub fn adds(word: &str) -> bool {
     .iter()
     .any(|stem| word.starts_with(stem))
         // Voseo: «poneme», «ponele».
-        || matches!(word, "poneme" | "ponele" | "ponelo" | "ponela" | "pone")
+        || matches!(word, "poneme" | "ponele" | "ponelo" | "ponela")
         // «quita el chai y pon otro americano»: the bare imperative.
         || word == "pon"
 }

@@ -3417,8 +3417,17 @@ impl Reader<'_> {
         let negated = !cry
             && match before.as_slice() {
                 [.., "ya", "no"] => false,
-                // «mejor no, cancela»: the order is what is no longer wanted.
-                [.., "mejor", "no"] if imperative_cancel => false,
+                // «mejor no, cancela»: the order is what is no longer wanted
+                // (the mark says so: «mejor no cancela nada» keeps it).
+                [.., "mejor", "no"]
+                    if imperative_cancel
+                        && ["mejor no,", "mejor no.", "mejor no!", "mejor no;"]
+                            .iter()
+                            .any(|m| said.contains(m))
+                        && !self.words[at + 1..].contains(&"nada") =>
+                {
+                    false
+                }
                 [.., "no"]
                 | [.., "nunca"]
                 | [.., "no", "quiero" | "vayas" | "vaya" | "hace" | "hay"] => true,
@@ -3974,13 +3983,27 @@ impl Reader<'_> {
             }
             true
         };
+        // «capuchinos 4, brownie», «brownies 2 capuchino»: a count closed by
+        // a comma, or a plural's count before a singular, is the one before's.
+        let closed_by_comma = |count_word: &str| {
+            self.input.customer_message.split_whitespace().any(|chunk| {
+                chunk.ends_with(',') && normalize(chunk.trim_end_matches(',')) == count_word
+            })
+        };
+        let plural = |m: &Mention| words.get(m.end - 1).is_some_and(|w| w.ends_with('s'));
+        let its_own = |p: usize| {
+            let (k, Some(&next)) = (products[p], products.get(p + 1)) else {
+                return false;
+            };
+            closed_by_comma(words[found[k].end]) || plural(&found[k]) && !plural(&found[next])
+        };
         let mut owns_after = vec![false; found.len()];
         let mut start = 0;
         for (p, &k) in products.iter().enumerate() {
             owns_after[k] = products.len() > 1
                 && quantity_before(&words[start.min(found[k].start)..found[k].start]).is_none()
                 && counted_after(&found[k])
-                && chain(p);
+                && (chain(p) || its_own(p));
             start = found[k].end + usize::from(owns_after[k]);
         }
         for (i, mention) in found.iter().enumerate() {

@@ -1335,12 +1335,14 @@ pub(super) fn same_count_as_taken_out(input: &ProposalInput, text: String) -> St
     let found = mentions::find(&words, &input.product_catalog);
     let taken_out = found.iter().find_map(|m| {
         let id = m.product()?;
-        let verb = words[m.start.saturating_sub(3)..m.start]
-            .iter()
-            .any(|w| lexicon::removes(w));
-        verb.then(|| input.cart.quantity_of(id))
-            .flatten()
-            .map(|q| (m.end, q))
+        let before = &words[m.start.saturating_sub(3)..m.start];
+        let verb = before.iter().any(|w| lexicon::removes(w));
+        // «saca dos brownies…»: the count taken out, else the whole line.
+        let quantity = input
+            .cart
+            .quantity_of(id)
+            .map(|line| quantity_before(before).map_or(line, |said| said.min(line)));
+        verb.then_some(quantity).flatten().map(|q| (m.end, q))
     });
     let Some((end, quantity)) = taken_out else {
         return text;
@@ -3280,6 +3282,10 @@ fn not_this_count_but(input: &ProposalInput, text: String) -> String {
         let Some(n) = words.get(m.end + 1).and_then(|w| count_or_one(w)) else {
             continue;
         };
+        // «no dos brownies sino tres croissants»: another product instead.
+        let instead = found
+            .iter()
+            .any(|other| other.start >= m.end + 2 && other.start <= m.end + 3);
         let mut no = m.start;
         if no > 0 && count(words[no - 1]).is_some() {
             no -= 1;
@@ -3306,6 +3312,18 @@ fn not_this_count_but(input: &ProposalInput, text: String) -> String {
         let earlier = (1..from.saturating_sub(name.len() - 1))
             .find(|&e| &words[e..e + name.len()] == name && count(words[e - 1]).is_some());
         let mut out: Vec<&str> = Vec::new();
+        if instead {
+            // What was refused goes, said before or not; what follows «sino»
+            // is the request.
+            let mut cut = earlier.map_or(from, |e| e - 1);
+            if cut > 0 && matches!(words[cut - 1], "y" | "e") {
+                cut -= 1;
+            }
+            out.extend(&words[..cut]);
+            out.extend(&words[earlier.map_or(from, |e| e + name.len())..from]);
+            out.extend(&words[m.end + 1..]);
+            return out.join(" ");
+        }
         match earlier {
             Some(e) => {
                 out.extend(&words[..e - 1]);

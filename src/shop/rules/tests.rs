@@ -7659,12 +7659,31 @@ fn counts_after_names_a_count_taken_back_with_sino_and_the_same_count_for_a_swap
     // A list whose later products are counted before their names keeps the
     // count between two names for the later one.
     i.customer_message = "matcha 2 brownies 3 croissants".into();
-    let read = describe(&propose(&i));
-    assert!(
-        !read.contains(&"ADD_TO_CART 2 x2".to_owned())
-            || !read.contains(&"ADD_TO_CART 6 x2".to_owned()),
-        "one «2» counted twice: {read:?}"
+    assert_eq!(
+        describe(&propose(&i)),
+        ["ADD_TO_CART 2 x1", "ADD_TO_CART 6 x2", "ADD_TO_CART 7 x3"],
+        "one «2» is counted once"
     );
+    // A count closed by a comma, or a plural's before a singular, is the
+    // product's before it.
+    for (message, expected) in [
+        (
+            "anotame capuchinos 4, brownie",
+            ["ADD_TO_CART 8 x4", "ADD_TO_CART 6 x1"],
+        ),
+        (
+            "dame brownies 2, capuchino",
+            ["ADD_TO_CART 6 x2", "ADD_TO_CART 8 x1"],
+        ),
+        (
+            "un chai, matcha 2, croissant",
+            ["ADD_TO_CART 4 x1", "ADD_TO_CART 2 x2"],
+        ),
+    ] {
+        i.customer_message = message.into();
+        let read = describe(&propose(&i));
+        assert_eq!(&read[..2.min(read.len())], expected, "{message}: {read:?}");
+    }
     check(&[
         (
             CartOpen,
@@ -7755,6 +7774,46 @@ fn a_product_taken_back_by_name_people_guessed_and_a_pickup_by_someone_else() {
     assert_eq!(
         read(Checkout, "Confirmo, lo recoge nuestro mensajero", &[(8, 3)]),
         ["SET_FULFILMENT", "CONFIRM_ORDER"]
+    );
+    // A courier who picks it up to bring it is no pickup.
+    assert!(
+        !read(
+            Checkout,
+            "confirmo, el repartidor lo recoge y me lo lleva a Obrajes",
+            &[(8, 3)]
+        )
+        .contains(&"CONFIRM_ORDER".to_owned())
+    );
+    // «pone» asks what a product has; «mejor no cancela nada» keeps the order.
+    assert_eq!(
+        read(CartOpen, "el capuchino le pone canela?", &[]),
+        ["SHOW_PRODUCT 8"]
+    );
+    assert_ne!(
+        read(Checkout, "mejor no cancela nada, sigue", &[(8, 3)]),
+        ["CANCEL_ORDER"]
+    );
+    // Another product after «sino», or part of a line swapped «in the same
+    // amount», is read as said.
+    assert_eq!(
+        read(CartOpen, "quiero no dos brownies sino tres croissants", &[]),
+        ["ADD_TO_CART 7 x3"]
+    );
+    assert_eq!(
+        read(
+            CartOpen,
+            "dos brownies, no dos brownies sino dos croissants",
+            &[]
+        ),
+        ["ADD_TO_CART 7 x2"]
+    );
+    assert_eq!(
+        read(
+            CartOpen,
+            "saca dos brownies y pon croissants, la misma cantidad",
+            &[(6, 6)]
+        ),
+        ["UPDATE_QUANTITY 6 x4", "ADD_TO_CART 7 x2"]
     );
 }
 
