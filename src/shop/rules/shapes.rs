@@ -3127,6 +3127,19 @@ pub(super) fn taken_out_in_the_same_breath(input: &ProposalInput, text: String) 
     let found = mentions::find(&words, &input.product_catalog);
     // (Found after the verb alone: the whole message's mentions hold a
     // product once where it is said twice.)
+    // The product named within `within` words from `from`, with only its
+    // article before it, that the cart does not hold (said in this message).
+    let said_not_in_cart = |from: usize, within: usize| {
+        let after = &words[from..words.len().min(from + within)];
+        let m = mentions::find(after, &input.product_catalog)
+            .into_iter()
+            .next()?;
+        let id = m.product()?;
+        let article = after[..m.start]
+            .iter()
+            .all(|w| matches!(*w, "el" | "la" | "los" | "las"));
+        (article && !input.cart.holds(id)).then_some((m, id))
+    };
     let removal = (0..words.len()).find_map(|verb| {
         // A take-back: «no, quita…», «mejor saca…» — never «retiro el
         // cheesecake mañana» (I pick it up) or a first person.
@@ -3141,17 +3154,7 @@ pub(super) fn taken_out_in_the_same_breath(input: &ProposalInput, text: String) 
             return None;
         }
         let from = verb + 1;
-        let after = &words[from..words.len().min(from + 3)];
-        let m = mentions::find(after, &input.product_catalog)
-            .into_iter()
-            .next()?;
-        let id = m.product()?;
-        let article = after[..m.start]
-            .iter()
-            .all(|w| matches!(*w, "el" | "la" | "los" | "las"));
-        if input.cart.holds(id) || !article {
-            return None;
-        }
+        let (m, id) = said_not_in_cart(from, 3)?;
         let earlier = found
             .iter()
             .rev()
@@ -3166,16 +3169,11 @@ pub(super) fn taken_out_in_the_same_breath(input: &ProposalInput, text: String) 
                 return None;
             }
             let from = no + 1;
-            let after = &words[from..words.len().min(from + 4)];
-            let m = mentions::find(after, &input.product_catalog)
-                .into_iter()
-                .next()?;
-            let id = m.product()?;
-            let article = after[..m.start]
-                .iter()
-                .all(|w| matches!(*w, "el" | "la" | "los" | "las"));
-            let verb = after.get(m.end)?;
-            if input.cart.holds(id) || !article || !lexicon::removes(verb) {
+            let (m, id) = said_not_in_cart(from, 4)?;
+            if !words
+                .get(from + m.end)
+                .is_some_and(|verb| lexicon::removes(verb))
+            {
                 return None;
             }
             let earlier = found
