@@ -215,10 +215,7 @@ pub fn read_message(
         let own_zone = delivery.chosen.as_ref().and_then(|c| c.zone_id);
         let zone_named = delivery.zones.iter().any(|z| {
             Some(z.zone_id) != own_zone
-                && z.name
-                    .split(['(', ')', ',', ';', '/', ':', '-', '–'])
-                    .map(normalize)
-                    .any(|place| !place.is_empty() && contains_phrase(&text, &place))
+                && places_of(&z.name).any(|place| contains_phrase(&text, &place))
         });
         let other_way = any(&text, PICKUP) || zone_named || lexicon::clears(&text);
         if !street || other_way || !looks_like_an_address(raw, &text) {
@@ -288,16 +285,12 @@ pub fn read_message(
     // «para mi tía de Obrajes» send nothing there).
     let sent_to = state == State::Checkout
         && delivery.zones.iter().any(|z| {
-            z.name
-                .split(['(', ')', ',', ';', '/', ':', '-', '–'])
-                .map(|place| tokens(&normalize(place)).join(" "))
-                .filter(|place| !place.is_empty())
-                .any(|place| {
-                    let place: Vec<&str> = place.split(' ').collect();
-                    words.windows(place.len() + 1).any(|w| {
-                        matches!(w[0], "a" | "al" | "para" | "hasta") && w[1..] == place[..]
-                    })
-                })
+            places_of(&z.name).any(|place| {
+                let place = tokens(&place);
+                words
+                    .windows(place.len() + 1)
+                    .any(|w| matches!(w[0], "a" | "al" | "para" | "hasta") && w[1..] == place[..])
+            })
         });
     let sends = wants_delivery || answering_list || street || sent_to;
     let zone = zone.or_else(|| {
@@ -370,19 +363,21 @@ pub fn read_message(
 
 /// The zone one of whose places the text names: a zone's name lists them after
 /// its label («Zona 1 (Sopocachi, San Pedro, Centro)»); the longest place wins.
+/// The places a zone's name lists, folded: «Zona 3 (Calacoto, San Miguel,
+/// Achumani y Irpavi)» is «zona 3», «calacoto», «san miguel», «achumani»,
+/// «irpavi».
+fn places_of(name: &str) -> impl Iterator<Item = String> + '_ {
+    name.split(['(', ')', ',', ';', '/', ':', '-', '–'])
+        .flat_map(|part| part.split(" y "))
+        .map(normalize)
+        .filter(|place| !place.is_empty())
+}
+
 fn place_zone(text: &str, delivery: &DeliveryView) -> Option<i64> {
     let found: Vec<(String, i64)> = delivery
         .zones
         .iter()
-        .flat_map(|z| {
-            z.name
-                .split(['(', ')', ',', ';', '/', ':', '-', '–'])
-                .flat_map(|part| part.split(" y "))
-                .map(normalize)
-                .filter(|place| !place.is_empty())
-                .map(|place| (place, z.zone_id))
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|z| places_of(&z.name).map(|place| (place, z.zone_id)))
         .filter(|(place, _)| contains_phrase(text, place))
         .collect();
     // Places of two zones («al Centro… yo vivo en Irpavi»): which is asked.

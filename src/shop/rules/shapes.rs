@@ -1328,7 +1328,7 @@ pub(super) fn same_count_as_taken_out(input: &ProposalInput, text: String) -> St
     let words = tokens(&text);
     let Some(at) = words
         .windows(2)
-        .position(|w| matches!(w[0], "misma" | "igual") && matches!(w[1], "cantidad"))
+        .position(|w| matches!(w[0], "misma" | "igual") && w[1] == "cantidad")
     else {
         return text;
     };
