@@ -99,6 +99,11 @@ pub const USUAL_NOT_KEPT: &str = "No tengo a la mano tu pedido de siempre. ¿Me 
 /// «un chocolate para ella y para mí lo de siempre»: the rest taken, the
 /// usual asked.
 pub const USUAL_BESIDE: &str = "Anoté lo demás. No tengo a la mano tu pedido de siempre: ¿me dices qué productos quieres y cuántos de cada uno?";
+/// The listing's last line: a number picks from it.
+pub const PICK_BY_NUMBER: &str =
+    "Escribe, por ejemplo, «quiero 2» y el nombre del producto, o el número.";
+/// A bare number after the listing, once something was ordered by name.
+pub const NUMBER_OR_COUNT: &str = "¿Te refieres al número de la lista o a cuántas unidades quieres? Escríbeme la cantidad y el nombre del producto.";
 pub const HOW_MANY: &str = "¿Cuántos quieres? Dímelo con un número y el nombre del producto.";
 
 /// Payment words with no order waiting for payment.

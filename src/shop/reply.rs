@@ -278,7 +278,7 @@ fn catalog_block(ctx: &ReplyContext<'_>) -> String {
     if active.len() > CATALOG_LINES {
         lines.push("…y más: pregúntame por el producto que buscas.".into());
     }
-    lines.push("Escribe, por ejemplo, «quiero 2» y el nombre del producto, o el número.".into());
+    lines.push(super::messages::PICK_BY_NUMBER.into());
     lines.join("\n")
 }
 

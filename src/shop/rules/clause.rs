@@ -384,6 +384,18 @@ pub(super) fn clause_action(
     if after.last() == Some(&"sin") && own_part.last() == Some(&"sin") {
         own_part.pop();
     }
+    // «el brownie quítelo, mejor un cheesecake»: a taking out said with its
+    // pronoun points back at the product before it, not at this one.
+    if let Some(k) = own_part
+        .iter()
+        .position(|w| lexicon::with_pronoun(w, lexicon::removes))
+        && k < before.len()
+        && own_part[k + 1..]
+            .iter()
+            .any(|w| matches!(*w, "mejor" | "y" | "pero" | "ahora") || count(w).is_some())
+    {
+        own_part.drain(..=k);
+    }
     let removes = (any(&own_part.join(" "), lexicon::REMOVE) && !refused_removal)
         || own_part.iter().any(|w| lexicon::removes(w))
         || trailing_no
@@ -418,7 +430,10 @@ pub(super) fn clause_action(
             _ => ProposedAction::new("REMOVE_ITEM").product(id),
         });
     }
-    let orders = has(lexicon::ADD) || clause_words.iter().any(|w| lexicon::adds(w));
+    // («¿me pones un zumo de maracuyá…?»: a request said as a question.)
+    let orders = has(lexicon::ADD)
+        || has(lexicon::ASKS_FOR)
+        || clause_words.iter().any(|w| lexicon::adds(w));
     let asks = has(lexicon::QUESTION) || (question && !orders && quantity.is_none());
     // "Quiero saber el precio": wanting to know is not wanting the product.
     let only_asks =
@@ -466,7 +481,16 @@ pub(super) fn clause_action(
     let denied_first = matches!(before, ["no"] | ["no", _]) && !orders;
     // «mejor otro matcha», «mejor 2 más»: one more is an addition, whatever
     // word sets the line elsewhere.
-    let sets = (has(lexicon::SET) || denied_first) && in_cart > 0 && !more;
+    // «el último que pedí ponle dos», «al capuchino ponele 3»: the line named
+    // first, then «ponle» and a count, becomes that count.
+    let put_to = matches!(
+        after,
+        ["ponle" | "ponele" | "ponla" | "ponlo" | "dejale" | "dejalo" | "dejala", n, ..]
+            if count(n).is_some()
+    ) && after[2..]
+        .iter()
+        .all(|w| lexicon::FILLER.contains(w) || matches!(*w, "nomas" | "solo"));
+    let sets = (has(lexicon::SET) || denied_first || put_to) && in_cart > 0 && !more;
     // «capuchinos 3 no, mejor 2»: the number after the taking back.
     if sets && let Some(q) = corrected.or_else(|| target_quantity(before, after)) {
         mark(covered, lexicon::SET);

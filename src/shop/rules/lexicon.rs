@@ -702,7 +702,13 @@ pub const CANCEL: &[&str] = &[
     "cancelen",
     "cancelelo",
     "cancelame",
+    "canceleme",
+    "cancelamelo",
+    "cancelemelo",
+    "cancelenme",
     "cancelemos",
+    "anuleme",
+    "anulame",
     "anule",
     "anulen",
     "cancelar pedido",
@@ -877,6 +883,8 @@ pub const TAKEAWAY: &[&str] = &[
     "para tomar aca",
     "para tomar aqui",
     "para servir",
+    "para compartir",
+    "pa compartir",
 ];
 
 /// Ordinals a customer uses to pick from a numbered list.
@@ -1428,6 +1436,8 @@ pub fn read_english(normalized: &str) -> String {
         "please" | "pls" => "por favor",
         "and" => "y",
         "also" => "tambien",
+        // «no brownie then, just the limonadas»: only those.
+        "just" | "only" => "solo",
         "more" => "mas",
         "a" | "an" => "un",
         // «for one cheesecake»: a numeral, not the article «un».

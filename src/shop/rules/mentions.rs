@@ -474,7 +474,9 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
     }
     // «el de chocolate»: the one that has chocolate, when another product's
     // description has it too (the brownie is «de chocolate»), could be either.
+    let starts: Vec<usize> = mentions.iter().map(|m| m.start).collect();
     for m in &mut mentions {
+        let limit = next_start(&starts, m.start, words.len());
         let full = found
             .iter()
             .any(|f| f.1 == m.start && f.2 == m.end && f.3 == m.candidates[0] && f.0 % 10 == 5);
@@ -513,7 +515,7 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 m.candidates.push(entry.product_id);
             }
         }
-        narrow(words, catalog, m);
+        narrow(words, catalog, m, limit);
     }
     // «un café», «un cafecito»: the kind, not one product, when the catalog
     // sells several of its drinks by name (americano, capuchino, latte…). A
@@ -521,6 +523,12 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
     for (head, family) in &index.families {
         for (i, word) in words.iter().enumerate() {
             if STOPWORDS.contains(word) || !probes[i].matches(head) {
+                continue;
+            }
+            // («te» alone is a pronoun, «te pido»: the kind only once counted.)
+            if head.word.chars().count() < 3
+                && !(counted_before(words, i) || i > 0 && matches!(words[i - 1], "otro" | "unos"))
+            {
                 continue;
             }
             match mentions.iter_mut().find(|m| m.start <= i && i < m.end) {
@@ -545,8 +553,10 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             }
         }
     }
+    let starts: Vec<usize> = mentions.iter().map(|m| m.start).collect();
     for m in mentions.iter_mut().filter(|m| m.candidates.len() > 1) {
-        narrow(words, catalog, m);
+        let limit = next_start(&starts, m.start, words.len());
+        narrow(words, catalog, m, limit);
     }
     // «quiero un americano ☕»: the kind said bare (no count, no article) beside
     // one of its drinks named is that drink's, not another item.
@@ -769,7 +779,7 @@ fn has_word(folded: &CatalogWords, id: ProductId, word: &str) -> bool {
 /// «el de chocolate con nueces», «el café con canela», «el café de los
 /// yungas»: the words said after a mention several products fit pick the one
 /// whose name or description has them.
-fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention) {
+fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention, limit: usize) {
     // «el de chocolate con nueces»: the words said after it pick the one
     // whose name or description has them.
     // Only the words that go on describing it («con canela», «de los
@@ -787,9 +797,17 @@ fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention) {
     };
     // «un café ☕» says the café again; it describes nothing.
     let named: Vec<&str> = words[m.start..m.end].iter().map(|w| singular(w)).collect();
+    // («un té, el que es especiado»: «el que es» goes on describing it.)
     let then: Vec<String> = words[m.end..]
         .iter()
-        .filter(|w| !named.contains(&singular(w)) && !FAMILIES.iter().any(|(head, _)| head == *w))
+        .enumerate()
+        .filter(|(k, w)| {
+            let pointing = *k > 0 && matches!(words[m.end + k - 1], "el" | "la") && **w == "que";
+            !pointing
+                && !named.contains(&singular(w))
+                && !FAMILIES.iter().any(|(head, _)| head == *w)
+        })
+        .map(|(_, w)| w)
         .take_while(|w| !matches!(**w, "y" | "e" | "pero" | "porque" | "que"))
         .take_while(|w| w.chars().count() < 4 || described_by(w))
         .take(4)
@@ -833,33 +851,57 @@ fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention) {
             .copied()
             .filter(|id| then.iter().all(|w| has_word(&folded, *id, w)))
             .collect();
+        // («un té, el que es especiado»: the words that picked it are its own.)
+        if let ([_], Some(last)) = (fitting.as_slice(), then.last()) {
+            let reach = limit.min(m.end + 8);
+            if let Some(at) = (m.end..reach).rev().find(|&k| singular(words[k]) == last) {
+                m.end = at + 1;
+            }
+        }
         if !fitting.is_empty() {
             m.candidates = fitting;
         }
     }
 }
 
+/// Where the next mention after `start` begins (or the message's end).
+fn next_start(starts: &[usize], start: usize, end: usize) -> usize {
+    starts
+        .iter()
+        .copied()
+        .filter(|&s| s > start)
+        .min()
+        .unwrap_or(end)
+}
+
 /// A kind of drink and the names its drinks go by: «un café» could be any of
 /// them when the catalog sells two or more.
-const FAMILIES: &[(&str, &[&str])] = &[(
-    "cafe",
-    &[
+const FAMILIES: &[(&str, &[&str])] = &[
+    (
         "cafe",
-        "espresso",
-        "expreso",
-        "capuchino",
-        "cappuccino",
-        "capuccino",
-        "latte",
-        "cortado",
-        "moca",
-        "mocha",
-        "macchiato",
-        "americano",
-        "frappe",
-        "frapuchino",
-    ],
-)];
+        &[
+            "cafe",
+            "espresso",
+            "expreso",
+            "capuchino",
+            "cappuccino",
+            "capuccino",
+            "latte",
+            "cortado",
+            "moca",
+            "mocha",
+            "macchiato",
+            "americano",
+            "frappe",
+            "frapuchino",
+        ],
+    ),
+    // «un té», «dos tés»: the chai or the matcha (a green tea) — asked.
+    (
+        "te",
+        &["te", "chai", "matcha", "manzanilla", "infusion", "tisana"],
+    ),
+];
 
 #[cfg(test)]
 mod tests {

@@ -1589,9 +1589,12 @@ pub(super) fn said(input: &ProposalInput) -> String {
             ),
         ),
     );
-    not_this_one(
+    what_it_is(
         input,
-        each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
+        not_this_one(
+            input,
+            each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
+        ),
     )
 }
 
@@ -1685,12 +1688,63 @@ pub fn read(input: &ProposalInput) -> Reading {
     read_whole(input)
 }
 
+/// «un jugo de maracuyá», «un zumo de maracuyá» → «un maracuya»: what a
+/// product is, by a word of its own description or name said before «de» and
+/// its name, is that product (a food it is not, «un helado de maracuyá», is
+/// kept for the variants to refuse).
+fn what_it_is(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let catalog = &input.product_catalog;
+    let mut drop = vec![false; words.len()];
+    for m in mentions::find(&words, catalog) {
+        let (Some(id), true) = (m.product(), m.start >= 3) else {
+            continue;
+        };
+        if words[m.start - 1] != "de" || token_number(words[m.start - 3]).is_none() {
+            continue;
+        }
+        let head = mentions::singular(words[m.start - 2]);
+        let its_own = head.chars().count() > 3
+            && catalog
+                .iter()
+                .find(|e| e.product_id == id)
+                .is_some_and(|e| {
+                    tokens(&normalize(&e.description))
+                        .iter()
+                        .chain(tokens(&normalize(&e.name)).iter())
+                        .any(|w| mentions::singular(w) == head)
+                });
+        if its_own && mentions::find(&words[m.start - 2..m.start - 1], catalog).is_empty() {
+            drop[m.start - 2] = true;
+            drop[m.start - 1] = true;
+        }
+    }
+    if !drop.contains(&true) {
+        return text;
+    }
+    words
+        .iter()
+        .zip(&drop)
+        .filter(|(_, d)| !**d)
+        .map(|(w, _)| *w)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn read_whole(input: &ProposalInput) -> Reading {
     let text = said(input);
     let words = tokens(&text);
     let mut reader = Reader::new(input, &text, &words);
     let proposal = reader.proposal();
     lexicon::cover(&words, lexicon::FILLER, &mut reader.covered);
+    // «¿me pones un…?», «¿me regala dos…?»: a request said as a question.
+    if proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "ADD_TO_CART")
+    {
+        lexicon::cover(&words, lexicon::ASKS_FOR, &mut reader.covered);
+    }
     // («Genial. Oye, mejor que sean…»: approval beside a request asks nothing.)
     lexicon::cover(&words, lexicon::APPROVAL, &mut reader.covered);
     // («Perdona, he contado mal, americanos son cuatro»: the mistake owned.)
@@ -1739,7 +1793,7 @@ fn read_whole(input: &ProposalInput) -> Reading {
             // cancele el pedido pero…»).
             matches!(
                 words[at],
-                "cancela" | "cancelen" | "cancelame" | "cancelalo" | "cancelenlo"
+                "cancela" | "cancelen" | "cancelame" | "canceleme" | "cancelalo" | "cancelenlo"
             ) && matches!(words[at + 1], "el" | "mi" | "todo")
                 && (words[at + 1] == "todo" || matches!(words[at + 2], "pedido" | "orden"))
                 && !words[at.saturating_sub(4)..at].iter().any(|w| {
@@ -3601,6 +3655,21 @@ impl Reader<'_> {
     /// A reply to the choices last offered: "2", "el segundo", "la última", or one
     /// of the offered products by name (with its quantity, if given).
     fn pick_choice(&mut self) -> Option<Proposal> {
+        // «menú» → «chai» → «2»: once something is in the cart and the bot's
+        // last message was not the listing, a bare number could be the
+        // listing's second product or two of what was ordered. Asked.
+        let bare_number = matches!(self.words, [w] if w.parse::<usize>().is_ok());
+        let listing_last = shapes::last_bot_turn(self.input)
+            .is_none_or(|h| h.text.contains(messages::PICK_BY_NUMBER));
+        if bare_number
+            && !self.input.choices.is_empty()
+            && !self.input.choices_named
+            && !self.input.cart.lines.is_empty()
+            && !listing_last
+        {
+            self.covered.iter_mut().for_each(|c| *c = true);
+            return Some(clarify(messages::NUMBER_OR_COUNT));
+        }
         let (product, quantity) = self.chosen()?;
         self.covered.iter_mut().for_each(|c| *c = true);
         Some(one(ProposedAction::new("ADD_TO_CART")
@@ -4905,6 +4974,17 @@ impl Reader<'_> {
                 || self.has(&["otra vez", "de nuevo", "que pedi", "que pedimos"]))
             && self.has(&["lo mismo"])
         {
+            // «y lo mismo para mi hermano» when the cart holds more than the
+            // last change: the whole order or its last part? Asked.
+            let more_than_the_last = self
+                .input
+                .cart
+                .lines
+                .iter()
+                .any(|l| !changed.contains(&l.product_id));
+            if for_someone && !changed.is_empty() && more_than_the_last {
+                return Some(clarify(messages::SAME_AS_WHOM));
+            }
             let again: Vec<ProductId> = if changed.is_empty() {
                 vec![id]
             } else {

@@ -7829,3 +7829,109 @@ fn money_in_hand_beside_a_question_is_talk_and_a_yes_or_an_order_is_not() {
     assert!(!only_talk("necesito pedir dos"));
     assert!(!only_talk("quiero agregar un brownie"));
 }
+
+#[test]
+fn a_tea_asks_which_a_juice_of_it_is_it_and_a_request_as_a_question_orders() {
+    use State::*;
+    let mut juice = described("¿me pones un zumo de maracuyá y dos croissants?", Idle, &[]);
+    juice.product_catalog[0].description = "Jugo natural de maracuyá, 500 ml.".into();
+    assert_eq!(
+        describe(&propose(&juice)),
+        ["ADD_TO_CART 1 x1", "ADD_TO_CART 7 x2"]
+    );
+    // «un té» could be the chai or the matcha: asked, never dropped.
+    assert_eq!(
+        summary(Browsing, "un té y un brownie", &[]),
+        ["ADD_TO_CART 6 x1", "CLARIFY x1 [Number(2), Number(4)]"]
+    );
+    assert_eq!(
+        summary(Browsing, "un té verde", &[]),
+        ["CLARIFY x1 [Number(2), Number(4)]"]
+    );
+    assert_eq!(
+        summary(Browsing, "te pido un brownie", &[]),
+        ["ADD_TO_CART 6 x1"]
+    );
+    let spiced = described(
+        "hola! quería un té, el que es especiado, y algo frío para mi hermano, un maracuyá",
+        Browsing,
+        &[],
+    );
+    assert_eq!(
+        describe(&propose(&spiced)),
+        ["ADD_TO_CART 4 x1", "ADD_TO_CART 1 x1"]
+    );
+}
+
+#[test]
+fn a_line_put_to_a_count_taken_out_then_another_and_the_same_for_someone_else() {
+    use State::*;
+    let mut cart_of_three = input(
+        CartOpen,
+        "y lo mismo para mi hermano",
+        &[(8, 2), (6, 1), (2, 1)],
+    );
+    cart_of_three.last_changed = vec![2];
+    assert_eq!(describe(&propose(&cart_of_three)), ["CLARIFY"]);
+    check(&[
+        (
+            CartOpen,
+            "al capuchino ponele 3",
+            &[(8, 1), (3, 1)],
+            &["UPDATE_QUANTITY 8 x3"],
+        ),
+        (
+            CartOpen,
+            "ponle dos capuchinos",
+            &[(8, 1), (3, 1)],
+            &["ADD_TO_CART 8 x2"],
+        ),
+        (
+            CartOpen,
+            "al capuchino ponle dos más",
+            &[(8, 1), (3, 1)],
+            &["ADD_TO_CART 8 x2"],
+        ),
+        (
+            CartOpen,
+            "y el brownie quítelo, mejor un chai para compartir",
+            &[(5, 3), (6, 1)],
+            &["REMOVE_ITEM 6", "ADD_TO_CART 4 x1"],
+        ),
+        (
+            CartOpen,
+            "ok no brownie then, just the capuchinos",
+            &[(8, 2), (6, 1)],
+            &["REMOVE_ITEM 6"],
+        ),
+        (
+            AwaitingPayment,
+            "ay no, qué pena, ya no alcanzo a pasar hoy, cancéleme el pedido porfa",
+            &[(3, 2)],
+            &["CANCEL_ORDER"],
+        ),
+        (
+            Checkout,
+            "sale, confirmo y ahorita paso por ellos",
+            &[(3, 2)],
+            &["SET_FULFILMENT", "CONFIRM_ORDER"],
+        ),
+    ]);
+}
+
+#[test]
+fn a_bare_number_after_an_order_by_name_asks_what_it_means() {
+    let mut after_a_name = input(State::CartOpen, "2", &[(4, 1)]);
+    after_a_name.choices = vec![1, 2, 3, 4];
+    after_a_name.recent_history = vec![crate::proposal::HistoryEntry {
+        role: "bot".into(),
+        text: "Agregué 1 × Té chai a tu carrito.".into(),
+    }];
+    let asked = propose(&after_a_name);
+    assert_eq!(describe(&asked), ["CLARIFY"]);
+    assert_eq!(asked.response_text, crate::shop::messages::NUMBER_OR_COUNT);
+    // Right after the listing, the number picks.
+    after_a_name.recent_history[0].text =
+        format!("1. Maracuya\n{}", crate::shop::messages::PICK_BY_NUMBER);
+    assert_eq!(describe(&propose(&after_a_name)), ["ADD_TO_CART 2 x1"]);
+}
