@@ -329,7 +329,14 @@ pub async fn plan(
         return Ok(direct(start, actions, "rules", cart, memo, Vec::new()));
     }
     // (At the summary a yes may come with it: the rules read both.)
-    if delivery.is_none()
+    // («lo recojo yo en unos 20 min» after an order to pick up, in a shop
+    // that delivers too, is heard the same.)
+    let picked_up = delivery.as_ref().is_none_or(|view| {
+        view.chosen
+            .as_ref()
+            .is_none_or(|chosen| chosen.mode == super::core::Mode::Pickup)
+    });
+    if picked_up
         && start == State::AwaitingPayment
         && let Some(proposal) = super::rules::pickup_said(&payload.text, start, &catalog_entries)
     {

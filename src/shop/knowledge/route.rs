@@ -992,12 +992,27 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         // recojo, cuánto es»: calling the order off or closing it is a
         // request, whatever the policy on it says.
         let calls_off = !clause.contains('?') && crate::shop::rules::calls_off_or_closes(&clause);
+        // «lo recojo yo en unos 20 min», «paso por ahí a las 8 y lo recojo»:
+        // the way the order goes, said and not asked, is a request.
+        // (The customer's own coming by: «mi sobrino pasará a recogerlo» is
+        // heard with the question beside it.)
+        let says_pickup = !clause.contains(['?', '¿'])
+            && !asks(&clause)
+            && tokens(&normalize(&clause)).iter().any(|w| {
+                matches!(
+                    *w,
+                    "recojo" | "recogemos" | "paso" | "pasamos" | "retiro" | "busco" | "buscamos"
+                )
+            })
+            && crate::shop::rules::delivery::mode_said(&clause)
+                == Some(crate::shop::core::Mode::Pickup);
         if (asks(&clause)
             || tells
             || asks_of_product(&clause, &names_product)
             || asks_to_hold(&clause, names_product(&clause)))
             && !told_for_next
             && !calls_off
+            && !says_pickup
             && is_knowledge(&clause, library, &names_product)
         {
             split.questions.push(clause);
@@ -1510,6 +1525,29 @@ mod tests {
         move |clause: &str| {
             let folded = normalize(clause);
             products.iter().any(|p| folded.contains(p))
+        }
+    }
+
+    #[test]
+    fn one_s_own_pickup_told_is_a_request_and_asked_is_a_question() {
+        let library = Library::default();
+        let names = naming(&["brownie"]);
+        for told in [
+            "lo recojo yo en unos 20 min",
+            "paso por ahí a las 8 y lo recojo",
+        ] {
+            let split = super::split(told, &library, names);
+            assert!(split.questions.is_empty(), "{told}: {:?}", split.questions);
+            assert!(!split.rest.is_empty(), "{told}");
+        }
+        for asked in [
+            "¿puedo recoger en la tienda?",
+            "Mi sobrino Marcelo pasará a recogerlo, ¿él lo puede recoger?",
+        ] {
+            assert!(
+                !super::split(asked, &library, names).questions.is_empty(),
+                "{asked}"
+            );
         }
     }
 

@@ -33,7 +33,10 @@ pub const PICKUP: &[&str] = &[
     "pasamos por el",
     "pasamos por ella",
     "paso yo",
-    // «confirmo y ahorita paso por ellos», «confirmo, paso ahora».
+    // «confirmo y ahorita paso por ellos», «confirmo, paso ahora», «paso
+    // por ahí a las 8».
+    "paso por ahi",
+    "pasamos por ahi",
     "paso por ellos",
     "paso por ellas",
     "pasamos por ellos",

@@ -959,7 +959,8 @@ pub fn pickup_said(
     const AROUND: &[&str] = &[
         "a", "al", "las", "la", "en", "min", "mins", "minutos", "minuto", "hora", "horas", "rato",
         "ratito", "toque", "yo", "nosotros", "mi", "ya", "voy", "vamos", "paso", "pasamos",
-        "pasare", "lo", "la", "el", "de", "tienda", "local", "i", "will", "it", "we", "y",
+        "pasare", "lo", "la", "el", "de", "tienda", "local", "i", "will", "it", "we", "y", "por",
+        "ahi", "unos", "como", "ahorita", "luego", "despues", "tarde",
     ];
     let mut covered = vec![false; words.len()];
     lexicon::cover(&words, delivery::PICKUP, &mut covered);
@@ -2780,7 +2781,16 @@ impl Reader<'_> {
 
     fn pickup_said(&self) -> Option<Proposal> {
         let input = self.input;
-        if input.delivery.is_some() {
+        // (A shop that delivers reads the way elsewhere, but an order to pick
+        // up is told of its pickup here too.)
+        let delivered = input.delivery.as_ref().is_some_and(|view| {
+            self.state() != State::AwaitingPayment
+                || view
+                    .chosen
+                    .as_ref()
+                    .is_some_and(|c| c.mode == Mode::Delivery)
+        });
+        if delivered {
             return None;
         }
         pickup_said(
@@ -3655,18 +3665,7 @@ impl Reader<'_> {
     /// A reply to the choices last offered: "2", "el segundo", "la última", or one
     /// of the offered products by name (with its quantity, if given).
     fn pick_choice(&mut self) -> Option<Proposal> {
-        // «menú» → «chai» → «2»: once something is in the cart and the bot's
-        // last message was not the listing, a bare number could be the
-        // listing's second product or two of what was ordered. Asked.
-        let bare_number = matches!(self.words, [w] if w.parse::<usize>().is_ok());
-        let listing_last = shapes::last_bot_turn(self.input)
-            .is_none_or(|h| h.text.contains(messages::PICK_BY_NUMBER));
-        if bare_number
-            && !self.input.choices.is_empty()
-            && !self.input.choices_named
-            && !self.input.cart.lines.is_empty()
-            && !listing_last
-        {
+        if self.number_or_count() {
             self.covered.iter_mut().for_each(|c| *c = true);
             return Some(clarify(messages::NUMBER_OR_COUNT));
         }
@@ -3677,10 +3676,24 @@ impl Reader<'_> {
             .quantity(quantity)))
     }
 
+    /// «menú» → «chai» → «2»: once something is in the cart and the bot's
+    /// last message was not the listing, a bare number could be the listing's
+    /// second product or two of what was ordered.
+    fn number_or_count(&self) -> bool {
+        let bare_number = matches!(self.words, [w] if w.parse::<usize>().is_ok());
+        let listing_last = shapes::last_bot_turn(self.input)
+            .is_none_or(|h| h.text.contains(messages::PICK_BY_NUMBER));
+        bare_number
+            && !self.input.choices.is_empty()
+            && !self.input.choices_named
+            && !self.input.cart.lines.is_empty()
+            && !listing_last
+    }
+
     /// The product a reply picks from the offered choices, and how many.
     fn chosen(&self) -> Option<(ProductId, i64)> {
         let choices = &self.input.choices;
-        if choices.is_empty() {
+        if choices.is_empty() || self.number_or_count() {
             return None;
         }
         let asked = self.input.choice_quantity.unwrap_or(1);

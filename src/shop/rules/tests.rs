@@ -7935,3 +7935,23 @@ fn a_bare_number_after_an_order_by_name_asks_what_it_means() {
         format!("1. Maracuya\n{}", crate::shop::messages::PICK_BY_NUMBER);
     assert_eq!(describe(&propose(&after_a_name)), ["ADD_TO_CART 2 x1"]);
 }
+
+#[test]
+fn an_order_to_pick_up_is_told_of_its_pickup_in_a_shop_that_delivers() {
+    use crate::shop::contract::DeliveryView;
+    let view = DeliveryView {
+        pickup: true,
+        zones: vec![],
+        chosen: None,
+    };
+    for told in [
+        "lo recojo yo en unos 20 min",
+        "paso por ahí a las 8 y lo recojo",
+    ] {
+        let mut now = input(State::AwaitingPayment, told, &[(3, 2)]);
+        now.delivery = Some(view.clone());
+        let proposal = propose(&now);
+        assert_eq!(describe(&proposal), ["REPLY"], "{told}");
+        assert_eq!(proposal.response_text, crate::shop::messages::PICKUP_NOTED);
+    }
+}
