@@ -483,13 +483,21 @@ pub(super) fn clause_action(
     // word sets the line elsewhere.
     // «el último que pedí ponle dos», «al capuchino ponele 3»: the line named
     // first, then «ponle» and a count, becomes that count.
+    // «americanos son cuatro (y no tres)»: the line is that many.
+    let rest_said = |rest: &[&str]| {
+        let rest = match rest {
+            ["y", "no", n, tail @ ..] | ["no", n, tail @ ..] if count(n).is_some() => tail,
+            _ => rest,
+        };
+        rest.iter()
+            .all(|w| lexicon::FILLER.contains(w) || matches!(*w, "nomas" | "solo"))
+    };
     let put_to = matches!(
         after,
-        ["ponle" | "ponele" | "ponla" | "ponlo" | "dejale" | "dejalo" | "dejala", n, ..]
+        ["ponle" | "ponele" | "ponla" | "ponlo" | "dejale" | "dejalo" | "dejala" | "son"
+            | "serian" | "seran", n, ..]
             if count(n).is_some()
-    ) && after[2..]
-        .iter()
-        .all(|w| lexicon::FILLER.contains(w) || matches!(*w, "nomas" | "solo"));
+    ) && rest_said(&after[2..]);
     let sets = (has(lexicon::SET) || denied_first || put_to) && in_cart > 0 && !more;
     // «capuchinos 3 no, mejor 2»: the number after the taking back.
     if sets && let Some(q) = corrected.or_else(|| target_quantity(before, after)) {

@@ -1592,9 +1592,12 @@ pub(super) fn said(input: &ProposalInput) -> String {
     );
     what_it_is(
         input,
-        not_this_one(
+        none_of(
             input,
-            each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
+            not_this_one(
+                input,
+                each_of_a_kind(input, the_last_named(input, pointed_at_focus(input, said))),
+            ),
         ),
     )
 }
@@ -1689,6 +1692,31 @@ pub fn read(input: &ProposalInput) -> Reading {
     read_whole(input)
 }
 
+/// «y nada de limonada» → «y sin limonada»: none of a product is without it.
+fn none_of(input: &ProposalInput, text: String) -> String {
+    let words = tokens(&text);
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        // «…y nada de limonada», «nada del brownie»: none of it, as «sin».
+        if words[k] == "nada"
+            && matches!(words.get(k + 1), Some(&("de" | "del")))
+            && mentions::find(&words[k + 2..], &input.product_catalog)
+                .first()
+                .is_some_and(|m| {
+                    m.start == 0 || (m.start == 1 && matches!(words[k + 2], "la" | "las" | "los"))
+                })
+        {
+            out.push("sin");
+            k += 2;
+            continue;
+        }
+        out.push(words[k]);
+        k += 1;
+    }
+    out.join(" ")
+}
+
 /// «un jugo de maracuyá», «un zumo de maracuyá» → «un maracuya»: what a
 /// product is, by a word of its own description or name said before «de» and
 /// its name, is that product (a food it is not, «un helado de maracuyá», is
@@ -1772,7 +1800,14 @@ fn read_whole(input: &ProposalInput) -> Reading {
         .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
     let cries = words
         .iter()
-        .take_while(|w| matches!(**w, "uy" | "ay" | "ah" | "oh" | "ups" | "uups"))
+        // («jaja, espera, borra todo»: a laugh before the pause; «no, espera,
+        // cancela» may take back what came before, and is asked.)
+        .take_while(|w| {
+            matches!(
+                **w,
+                "uy" | "ay" | "ah" | "oh" | "ups" | "uups" | "jaja" | "jajaja"
+            )
+        })
         .count();
     if calls_off
         && matches!(

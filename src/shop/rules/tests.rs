@@ -7955,3 +7955,42 @@ fn an_order_to_pick_up_is_told_of_its_pickup_in_a_shop_that_delivers() {
         assert_eq!(proposal.response_text, crate::shop::messages::PICKUP_NOTED);
     }
 }
+
+#[test]
+fn a_line_said_to_be_a_count_none_of_a_line_and_a_laugh_before_clearing() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "americanos son cuatro",
+            &[(3, 3), (8, 2)],
+            &["UPDATE_QUANTITY 3 x4"],
+        ),
+        (
+            CartOpen,
+            "Perdona, he contado mal, americanos son cuatro y no tres",
+            &[(3, 3), (8, 2)],
+            &["UPDATE_QUANTITY 3 x4"],
+        ),
+        (
+            CartOpen,
+            "jaja espera, borra todo, mis amigos cambiaron de plan",
+            &[(6, 3), (8, 3)],
+            &["CLEAR_CART"],
+        ),
+    ]);
+    let mut lemonade = described(
+        "o sea no: dos maracuyás y nada de limonada",
+        CartOpen,
+        &[(1, 1), (9, 1)],
+    );
+    with_products(&mut lemonade.product_catalog, &[(9, "Limonada")]);
+    let got = describe(&propose(&lemonade));
+    assert!(!got.iter().any(|a| a == "ADD_TO_CART 9 x1"), "{got:?}");
+    // «nada de» a product never adds it.
+    let none = summary(CartOpen, "nada de capuchino", &[(1, 1), (8, 1)]);
+    assert!(
+        !none.iter().any(|a| a.starts_with("ADD_TO_CART")),
+        "{none:?}"
+    );
+}
