@@ -1800,13 +1800,14 @@ fn read_whole(input: &ProposalInput) -> Reading {
         .any(|a| matches!(a.action_type.as_str(), "CANCEL_ORDER" | "CLEAR_CART"));
     let cries = words
         .iter()
-        // («jaja, espera, borra todo»: a laugh before the pause; «no, espera,
-        // cancela» may take back what came before, and is asked.)
+        // («jaja no espera, borra todo»: a laugh or a «no» before the pause
+        // when everything is called off in so many words; «no, espera,
+        // cancela» may take back only a part, and is asked.)
         .take_while(|w| {
             matches!(
                 **w,
                 "uy" | "ay" | "ah" | "oh" | "ups" | "uups" | "jaja" | "jajaja"
-            )
+            ) || (**w == "no" && words.contains(&"todo"))
         })
         .count();
     if calls_off

@@ -7974,7 +7974,7 @@ fn a_line_said_to_be_a_count_none_of_a_line_and_a_laugh_before_clearing() {
         ),
         (
             CartOpen,
-            "jaja espera, borra todo, mis amigos cambiaron de plan",
+            "jaja no espera, borra todo, mis amigos cambiaron de plan",
             &[(6, 3), (8, 3)],
             &["CLEAR_CART"],
         ),
