@@ -284,7 +284,13 @@ fn remember(
     let changed: Vec<crate::shop::core::ProductId> = eval
         .accepted()
         .filter_map(|(_, a)| match a.effect {
-            Effect::CartLineSet { product_id, .. } => Some(product_id),
+            // (A line set to what it already held changed nothing: «otro»
+            // next still means the line changed before.)
+            Effect::CartLineSet {
+                product_id,
+                previous,
+                quantity,
+            } if previous != quantity => Some(product_id),
             _ => None,
         })
         .collect();

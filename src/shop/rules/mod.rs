@@ -5049,7 +5049,18 @@ impl Reader<'_> {
                 .collect();
             return Some(Proposal::new(actions, ""));
         }
-        if changed.len() > 1
+        // «un capuchino y un chocolate» → «otro capuchino» → «y el otro, el
+        // chocolate, que sea con…» → «otro más»: the last line changed or
+        // the one just talked about? Asked.
+        let talked_about: Vec<ProductId> = shapes::earlier_turns(self.input)
+            .find(|h| h.role == "customer")
+            .map(|h| products_in(&h.text, &self.input.product_catalog))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| !changed.contains(p) && self.cart_quantity(*p) > 0)
+            .collect();
+        let either: Vec<ProductId> = changed.iter().chain(&talked_about).copied().collect();
+        if (changed.len() > 1 || !changed.is_empty() && !talked_about.is_empty())
             && self.has(&[
                 "otro",
                 "otra",
@@ -5061,7 +5072,7 @@ impl Reader<'_> {
         {
             let mut action = ProposedAction::new("CLARIFY");
             action.params.candidates = Some(
-                changed
+                either
                     .iter()
                     .map(|id| serde_json::Value::from(*id))
                     .collect(),

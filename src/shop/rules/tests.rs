@@ -7994,3 +7994,23 @@ fn a_line_said_to_be_a_count_none_of_a_line_and_a_laugh_before_clearing() {
         "{none:?}"
     );
 }
+
+#[test]
+fn one_more_after_talk_of_another_line_asks_which() {
+    let mut now = input(State::CartOpen, "ah y otro más", &[(8, 2), (5, 1)]);
+    now.last_changed = vec![8];
+    now.recent_history = vec![
+        crate::proposal::HistoryEntry {
+            role: "customer".into(),
+            text: "y el otro, el chocolate, que sea con leche de almendras porfa".into(),
+        },
+        crate::proposal::HistoryEntry {
+            role: "customer".into(),
+            text: "ah y otro más".into(),
+        },
+    ];
+    assert_eq!(describe(&propose(&now)), ["CLARIFY [Number(8), Number(5)]"]);
+    // Right after the line changed, it is that line.
+    now.recent_history[0].text = "otro capuchino".into();
+    assert_eq!(describe(&propose(&now)), ["ADD_TO_CART 8 x1"]);
+}
