@@ -175,6 +175,8 @@ const HELD_APART: &[&str] = &[
     "tienda-cuarentaisiete",
     "tienda-cuarentaiocho",
     "tienda-cuarentainueve",
+    "tienda-cincuenta",
+    "tienda-cincuentaiuno",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it
