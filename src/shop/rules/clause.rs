@@ -430,10 +430,15 @@ pub(super) fn clause_action(
             _ => ProposedAction::new("REMOVE_ITEM").product(id),
         });
     }
-    // («¿me pones un zumo de maracuyá…?»: a request said as a question.)
-    let orders = has(lexicon::ADD)
+    // («¿me pones un zumo de maracuyá…?»: a request said as a question;
+    // «q trae el capuchino», «¿se puede pedir sin canela?» ask what it brings
+    // or whether it can be had.)
+    let asks_what = has(&["que trae", "que lleva", "que viene con"])
+        || (question && has(&["se puede pedir", "se pueden pedir", "se podria pedir"]));
+    let orders = (has(lexicon::ADD)
         || has(lexicon::ASKS_FOR)
-        || clause_words.iter().any(|w| lexicon::adds(w));
+        || clause_words.iter().any(|w| lexicon::adds(w)))
+        && !asks_what;
     let asks = has(lexicon::QUESTION) || (question && !orders && quantity.is_none());
     // "Quiero saber el precio": wanting to know is not wanting the product.
     let only_asks =

@@ -448,6 +448,9 @@ pub const DONE: &[&str] = &[
     "cerralo",
     "cierrame",
     "cerrame",
+    // «ok dale, cierro el pedido», «nomás el chocolate, cierro»: I close it.
+    "cierro",
+    "cerramos el pedido",
     "cerrame el pedido",
     "cierrame el pedido",
     "cerra el pedido",

@@ -8014,3 +8014,25 @@ fn one_more_after_talk_of_another_line_asks_which() {
     now.recent_history[0].text = "otro capuchino".into();
     assert_eq!(describe(&propose(&now)), ["ADD_TO_CART 8 x1"]);
 }
+
+#[test]
+fn what_a_product_brings_or_whether_it_can_be_had_is_asked_and_i_close_closes() {
+    use State::*;
+    check(&[
+        (Idle, "q trae el capuchino", &[], &["SHOW_PRODUCT 8"]),
+        (
+            CartOpen,
+            "vale, ¿el capuchino se puede pedir sin canela? es que no me mola nada",
+            &[(3, 1)],
+            &["SHOW_PRODUCT 8"],
+        ),
+        (
+            CartOpen,
+            "ok dale, cierro el pedido",
+            &[(3, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        // A request said as a question still orders.
+        (Idle, "¿me das dos capuchinos?", &[], &["ADD_TO_CART 8 x2"]),
+    ]);
+}
