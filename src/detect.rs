@@ -311,6 +311,8 @@ fn asks_to_be_put_through(text: &str) -> bool {
             let rest = words[i + 1..words.len().min(i + 5)].join(" ");
             WHO.iter().any(|who| {
                 contains_phrase(&rest, &format!("con {who}"))
+                    // «pásame a una persona», «transfiéreme a un asesor».
+                    || connects(w) && contains_phrase(&rest, &format!("a {who}"))
                     || contains_phrase(&rest, who) && w.starts_with("atiend")
             })
         }
@@ -395,6 +397,10 @@ mod tests {
         assert!(text("mire mejor paseme con una persona de verdad no con maquina").escalation);
         assert!(text("Preferiría coordinar esto con una persona encargada, por favor.").escalation);
         assert!(!text("pase por el local ayer").escalation);
+        assert!(text("pasame a una persona por favor").escalation);
+        assert!(text("transfiérame a un asesor").escalation);
+        assert!(!text("pásame la cuenta para una persona").escalation);
+        assert!(!text("le pasé 500 a alguien del trabajo").escalation);
         assert!(text("comuníquenme con el encargado por favor").escalation);
         assert!(text("quiero que me atienda una persona").escalation);
         assert!(

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use super::core::draft::Duplicate;
 use super::core::matrix::{LastTransaction, LearnedRule};
-use super::core::output::DebtLine;
+use super::core::output::{DebtLine, ReceivableLine};
 use super::core::tools::History;
 use super::learning::{EXAMPLES, Example};
 use super::ledger::UserScope;
@@ -28,6 +28,8 @@ pub struct UserContext {
     /// The day the balance was stated, in the bot's time zone.
     pub balance_as_of: Option<NaiveDate>,
     pub debts: Vec<DebtLine>,
+    /// Who owes the person money, and how much.
+    pub owed_to_me: Vec<ReceivableLine>,
     pub last_transaction: Option<LastTransaction>,
     pub category_budgets: bool,
     pub rules: Vec<LearnedRule>,
@@ -134,6 +136,7 @@ type Row = (
     i64,
     Option<Json<(i64, NaiveDate)>>,
     Json<Vec<Debt>>,
+    Json<Vec<ReceivableLine>>,
     Option<Json<Last>>,
     bool,
     Json<Vec<Rule>>,
@@ -161,6 +164,9 @@ pub async fn load(
                                      'minimum_cents', minimum_payment_cents, 'due_day', due_day)
                                      ORDER BY balance_cents DESC, name), '[]')
              FROM fin_debts WHERE contact_id = $2 AND bot_id = $1),
+            (SELECT coalesce(json_agg(json_build_object('name', name, 'balance_cents', balance_cents)
+                                     ORDER BY balance_cents DESC, name), '[]')
+             FROM fin_receivables WHERE contact_id = $2 AND bot_id = $1 AND balance_cents > 0),
             (SELECT row_to_json(t) FROM (
                  SELECT id, category, description, merchant, amount_cents, occurred_on AS date
                  FROM fin_transactions WHERE contact_id = $2 AND bot_id = $1 AND source = 'chat'
@@ -199,6 +205,7 @@ pub async fn load(
         transactions,
         balance,
         debts,
+        owed_to_me,
         last,
         category_budgets,
         rules,
@@ -229,6 +236,7 @@ pub async fn load(
                 due_day: d.due_day.map(|day| day as u32),
             })
             .collect(),
+        owed_to_me: owed_to_me.0,
         last_transaction: last.map(|Json(l)| LastTransaction {
             id: l.id,
             category: l.category,

@@ -29,6 +29,8 @@ pub struct FinanceInput {
     pub currency: String,
     pub data_quality: DataQuality,
     pub debts: Vec<String>,
+    /// Names of those who owe the user money.
+    pub owed_to_me: Vec<String>,
     /// The user's latest category corrections (few-shot examples).
     pub corrections: Vec<Example>,
     /// What the user's movements are called (the places a question may name);

@@ -11,6 +11,9 @@ use super::core::tools::{DataQuality, History, ToolName};
 pub const ASK_AGAIN: &str = "Responde exactamente: sí / no";
 pub const ANSWER_PROMPT: &str = "Responde: sí / no";
 pub const CANCELLED: &str = "Listo, cancelé. No registré nada.";
+/// «cancela (todo)» while more writes of the same message wait behind this one.
+pub const CANCELLED_ALL: &str =
+    "Listo, cancelé este y los que faltaban por confirmar. No registré ninguno de ellos.";
 /// A complete new request while a draft waited for an answer: the draft goes.
 pub const DRAFT_SET_ASIDE: &str =
     "Dejé de lado lo que estábamos anotando (no registré nada) y voy con lo nuevo.";
@@ -159,6 +162,7 @@ pub fn fixed_texts() -> Vec<String> {
         ASK_AGAIN,
         ANSWER_PROMPT,
         CANCELLED,
+        CANCELLED_ALL,
         NOTHING_TO_CANCEL,
         RESTART_HINT,
         NOT_UNDERSTOOD,

@@ -37,7 +37,9 @@ no empieces otra cosa.\n\
 7. Si el usuario corrige la categoría de su último gasto (\"eso era transporte\"), usa CORRECT_CATEGORY; \
 aprende de correcciones_recientes.\n\
 8. Si alguien le debe dinero al usuario (\"Toño me debe 500\", \"le presté 800 a mi prima\"), usa MANAGE_DEBT \
-con debt_name, debt_balance y debt_owed_to_me = true; si es el usuario quien debe, debt_owed_to_me = false.\n\
+con debt_name, debt_balance y debt_owed_to_me = true; si es el usuario quien debe, debt_owed_to_me = false. \
+Si alguien de owed_to_me le devuelve una parte (\"ya me devolvió 1000 Javi\"), usa MANAGE_DEBT con debt_name, \
+debt_payment y debt_owed_to_me = true.\n\
 9. Si pide hablar con una persona, usa ESCALATE. Si no estás seguro, usa CLARIFY.\n\
 10. response_text: español, breve, neutral, sin cifras, máximo 500 caracteres.\n\
 Responde SOLO con un objeto JSON con reasoning, proposed_actions [{type, params}], response_text y suggested_state.";
@@ -85,6 +87,7 @@ pub fn prompt(config: &LlmConfig, input: &FinanceInput) -> Prompt {
             "currency": input.currency,
             "data_quality": input.data_quality,
             "debts": input.debts.iter().map(|d| mask(d)).collect::<Vec<_>>(),
+            "owed_to_me": input.owed_to_me.iter().map(|d| mask(d)).collect::<Vec<_>>(),
             "categories": categories,
             "tools": ToolName::ALL.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
             "last_query": input.last_query,

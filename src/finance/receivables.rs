@@ -31,6 +31,26 @@ pub async fn set(
     Ok(())
 }
 
+/// Lowers what `name` owes the person by a sum they paid back (never below
+/// zero); what is left, or `None` when nobody by that name owes them.
+pub async fn pay(
+    conn: &mut PgConnection,
+    user: UserScope,
+    name: &str,
+    amount_cents: i64,
+) -> sqlx::Result<Option<i64>> {
+    sqlx::query_scalar(
+        "UPDATE fin_receivables SET balance_cents = greatest(balance_cents - $4, 0), updated_at = now()
+         WHERE bot_id = $1 AND contact_id = $2 AND name_key = $3 RETURNING balance_cents",
+    )
+    .bind(user.bot_id)
+    .bind(user.contact_id)
+    .bind(normalize(name))
+    .bind(amount_cents)
+    .fetch_optional(conn)
+    .await
+}
+
 /// Everyone who owes the person something, the largest first.
 pub async fn list(db: impl PgExecutor<'_>, user: UserScope) -> sqlx::Result<Vec<ReceivableLine>> {
     let rows: Vec<(String, i64)> = sqlx::query_as(

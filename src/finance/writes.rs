@@ -73,6 +73,9 @@ pub async fn execute(
         } => {
             super::receivables::set(conn, user, name, *balance_cents).await?;
         }
+        Write::ReceivablePayment { name, amount_cents } => {
+            super::receivables::pay(conn, user, name, *amount_cents).await?;
+        }
         Write::SetBankBalance { balance_cents } => {
             balances::set(conn, user, *balance_cents, inbox_id).await?
         }

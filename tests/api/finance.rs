@@ -317,6 +317,53 @@ async fn money_owed_to_the_person_is_kept_apart_shown_with_the_debts_and_never_r
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_sum_paid_back_lowers_what_is_owed_once_confirmed(pool: PgPool) {
+    let app = finance_app(pool).await;
+    app.say_to("finanzas", "vale", "le presté 3000 a mi primo Javi")
+        .await;
+    app.say_to("finanzas", "vale", "sí").await;
+    let reply = joined(
+        &app.say_to("finanzas", "vale", "ya me devolvió 1000 el javi")
+            .await,
+    );
+    assert!(
+        reply.contains("¿Anoto que primo Javi te pagó $1,000.00? Te quedaría debiendo $2,000.00."),
+        "{reply}"
+    );
+    let owed = |app: &TestApp| {
+        let pool = app.pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(
+                "SELECT balance_cents FROM fin_receivables WHERE name_key = 'primo javi'",
+            )
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+        }
+    };
+    assert_eq!(owed(&app).await, 300_000, "nothing before the confirmation");
+    let reply = joined(&app.say_to("finanzas", "vale", "sí").await);
+    assert!(
+        reply.contains("Listo, anoté que primo Javi te pagó $1,000.00. Todavía te debe $2,000.00."),
+        "{reply}"
+    );
+    assert_eq!(owed(&app).await, 200_000);
+    // Neither an income nor a spending.
+    assert_eq!(rows(&app, "fin_transactions", "vale").await, 0);
+    // Someone who owes nothing: said so, nothing written.
+    let reply = joined(
+        &app.say_to("finanzas", "vale", "Pedro me pagó los 500 que me debe")
+            .await,
+    );
+    assert!(
+        reply.contains("No tengo anotado que Pedro te deba dinero"),
+        "{reply}"
+    );
+    assert_eq!(app.state("vale").await, "IDLE");
+    assert_eq!(rows(&app, "fin_receivables", "vale").await, 1);
+}
+
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
 async fn a_takeover_while_a_write_waits_means_nothing_is_written(pool: PgPool) {
     let app = finance_app(pool).await;
     app.say_to("finanzas", "eli", "gasté 250 en el súper").await;

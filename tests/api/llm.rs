@@ -564,17 +564,25 @@ async fn the_circuit_closes_again_after_its_cool_down(pool: sqlx::PgPool) {
     let fake = FakeLlm::start().await;
     let mut config = config(&fake, ResponseMode::JsonSchema);
     config.breaker_failures = 1;
-    config.breaker_cooldown = Duration::from_millis(200);
+    // The cool-down is far longer than a turn, even on a loaded CI machine, so the
+    // second turn surely falls inside it; the wait then surely outlasts it.
+    let cooldown = Duration::from_secs(4);
+    config.breaker_cooldown = cooldown;
     let app = app(pool, config).await;
     fake.push(Reply::Status(503));
     app.say("juan", "quiero 1 brownie").await;
+    let opened = std::time::Instant::now();
     app.say("juan", "quiero 1 brownie").await;
+    assert!(
+        opened.elapsed() < cooldown,
+        "the second turn took longer than the cool-down; the test cannot tell"
+    );
     assert_eq!(
         fake.requests().len(),
         1,
         "open: the second turn skipped the model"
     );
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(cooldown + Duration::from_millis(300)).await;
     app.say("juan", "quiero 1 brownie").await;
     assert_eq!(fake.requests().len(), 2, "closed again after the cool-down");
 }

@@ -224,9 +224,10 @@ impl Draft {
                 if self.debt.name.is_none() {
                     missing.push(Field::DebtName);
                 }
-                // (What someone owes the person is its amount, nothing else.)
+                // (What someone owes the person is its amount or a sum paid
+                // back, nothing else.)
                 let changes = if self.debt.owed_to_me {
-                    self.debt.balance_cents.is_some()
+                    self.debt.balance_cents.is_some() || self.debt.payment_cents.is_some()
                 } else {
                     self.debt.changes_something()
                 };
@@ -266,10 +267,16 @@ impl Draft {
                 starts_on: month_start(self.date?),
                 cap_cents: self.amount_cents?,
             },
-            Intent::ManageDebt if self.debt.owed_to_me => Write::SetReceivable {
-                name: self.debt.name.clone()?,
-                balance_cents: self.debt.balance_cents?,
-            },
+            Intent::ManageDebt if self.debt.owed_to_me => {
+                let name = self.debt.name.clone()?;
+                match self.debt.payment_cents {
+                    Some(amount_cents) => Write::ReceivablePayment { name, amount_cents },
+                    None => Write::SetReceivable {
+                        name,
+                        balance_cents: self.debt.balance_cents?,
+                    },
+                }
+            }
             Intent::ManageDebt => {
                 let name = self.debt.name.clone()?;
                 match self.debt.payment_cents {
@@ -342,6 +349,11 @@ pub enum Write {
         name: String,
         balance_cents: i64,
     },
+    /// `name` paid the person back part or all of what they owed.
+    ReceivablePayment {
+        name: String,
+        amount_cents: i64,
+    },
     SetBankBalance {
         balance_cents: i64,
     },
@@ -364,9 +376,10 @@ impl Write {
         match self {
             Write::LogTransaction { .. } => "LOG_TRANSACTION",
             Write::SetBudget { .. } => "SET_BUDGET",
-            Write::SetDebt { .. } | Write::DebtPayment { .. } | Write::SetReceivable { .. } => {
-                "MANAGE_DEBT"
-            }
+            Write::SetDebt { .. }
+            | Write::DebtPayment { .. }
+            | Write::SetReceivable { .. }
+            | Write::ReceivablePayment { .. } => "MANAGE_DEBT",
             Write::SetBankBalance { .. } => "SET_BANK_BALANCE",
             Write::CorrectCategory { .. } => "CORRECT_CATEGORY",
             Write::EraseMyData => "ERASE_MY_DATA",

@@ -67,6 +67,8 @@ pub struct Facts {
     pub has_balance: bool,
     /// Names of the user's debts, as stored (compared normalized).
     pub debts: Vec<String>,
+    /// Names of those who owe the user money, as stored.
+    pub owed_to_me: Vec<String>,
     pub last_transaction: Option<LastTransaction>,
     /// The user has per-category budgets, so a simulation needs a category.
     pub category_budgets: bool,
@@ -104,6 +106,8 @@ pub enum Rejection {
     CategoryKindMismatch,
     #[error("the user has no debt named {0}")]
     DebtNotFound(String),
+    #[error("nobody named {0} owes the user money")]
+    ReceivableNotFound(String),
     #[error("due day {0} is not a day of the month")]
     DueDayOutOfRange(u32),
     #[error("there is no transaction to correct")]
@@ -537,20 +541,27 @@ fn fill_debt(draft: &mut Draft, params: &FinanceParams, facts: &Facts) -> Result
         }
         draft.debt.due_day = Some(day);
     }
-    // What someone owes the person has no payment day, minimum or payment.
-    if draft.debt.owed_to_me {
+    // What someone owes the person has no payment day or minimum; it is set
+    // («Toño me debe 500») or lowered by a sum paid back («ya me devolvió
+    // 1000»), never both at once.
+    let known = if draft.debt.owed_to_me {
         draft.debt.minimum_cents = None;
         draft.debt.due_day = None;
-        draft.debt.payment_cents = None;
-        return Ok(());
-    }
+        if draft.debt.payment_cents.is_none() {
+            return Ok(());
+        }
+        draft.debt.balance_cents = None;
+        &facts.owed_to_me
+    } else {
+        &facts.debts
+    };
     // «le aboné 500 a Toño» and the debt is «compadre Toño»: the one debt the
     // name's words point to is the one meant.
     if let Some(name) = &draft.debt.name
-        && !facts.debts.iter().any(|d| normalize(d) == normalize(name))
+        && !known.iter().any(|d| normalize(d) == normalize(name))
     {
         let words: Vec<String> = normalize(name).split(' ').map(str::to_owned).collect();
-        let mut named = facts.debts.iter().filter(|d| {
+        let mut named = known.iter().filter(|d| {
             let stored = normalize(d);
             words.iter().all(|w| stored.split(' ').any(|s| s == w))
         });
@@ -560,7 +571,10 @@ fn fill_debt(draft: &mut Draft, params: &FinanceParams, facts: &Facts) -> Result
     }
     // Changing a debt needs one to change; a new one needs its balance.
     if let Some(name) = &draft.debt.name {
-        let exists = facts.debts.iter().any(|d| normalize(d) == normalize(name));
+        let exists = known.iter().any(|d| normalize(d) == normalize(name));
+        if draft.debt.owed_to_me && !exists {
+            return Err(Rejection::ReceivableNotFound(name.clone()));
+        }
         let creates = draft.debt.balance_cents.is_some() && draft.debt.payment_cents.is_none();
         if !exists && !creates && draft.debt.changes_something() {
             return Err(Rejection::DebtNotFound(name.clone()));

@@ -213,7 +213,7 @@ pub struct DebtLine {
 }
 
 /// What someone owes the person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReceivableLine {
     pub name: String,
     pub balance_cents: i64,

@@ -23,6 +23,7 @@ fn facts() -> Facts {
         message: String::new(),
         has_balance: true,
         debts: vec!["juan".into()],
+        owed_to_me: vec!["Lucía Pérez".into()],
         last_transaction: Some(LastTransaction {
             id: 7,
             category: "comida".into(),
@@ -362,6 +363,33 @@ fn dates_categories_debts_and_corrections_are_checked() {
             name: "Fer".into(),
             balance_cents: 50_000
         })
+    );
+    // A sum paid back lowers what someone who owes the person owes (the name
+    // said is matched to the stored one by its words; a balance said beside it
+    // is not set); nobody by that name owes them: refused, said why.
+    let back = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
+        p.debt_name = Param::Given("lucia".into());
+        p.debt_payment = Param::Given(50_000);
+        p.debt_balance = Param::Given(300_000);
+        p.debt_owed_to_me = Param::Given(true);
+    });
+    let eval = evaluate(FinanceState::Idle, None, &facts(), &[back]);
+    assert!(eval.decisions[0].outcome.is_ok(), "{eval:?}");
+    assert_eq!(
+        eval.draft.unwrap().write(),
+        Some(Write::ReceivablePayment {
+            name: "Lucía Pérez".into(),
+            amount_cents: 50_000
+        })
+    );
+    let stranger = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
+        p.debt_name = Param::Given("Pedro".into());
+        p.debt_payment = Param::Given(50_000);
+        p.debt_owed_to_me = Param::Given(true);
+    });
+    assert_eq!(
+        evaluate(FinanceState::Idle, None, &facts(), &[stranger]).decisions[0].outcome,
+        Err(Rejection::ReceivableNotFound("Pedro".into()))
     );
     let hostile = FinanceAction::of(FinanceActionKind::ManageDebt).with(|p| {
         p.debt_name = Param::Given("Fer".into());

@@ -60,8 +60,23 @@ pub async fn answer(
             plan.audit
                 .push(Entry::new(Actor::Customer, Kind::WriteCancelled).action(intent.as_str()));
             plan.move_to(FinanceState::Idle, None, Actor::Customer, "rejected");
-            plan.reply = Some(messages::CANCELLED.into());
-            ask_next(plan, pending);
+            // «cancela», «cancela todo»: the whole message's writes, not only
+            // the one asked (a «no» or «olvídalo» answers this one).
+            let mut queued = pending.then.as_deref();
+            if queued.is_some() && cancels_all(text) {
+                while let Some(next) = queued {
+                    plan.audit.push(
+                        Entry::new(Actor::Customer, Kind::WriteCancelled)
+                            .action(next.intent.as_str())
+                            .reason("queued"),
+                    );
+                    queued = next.then.as_deref();
+                }
+                plan.reply = Some(messages::CANCELLED_ALL.into());
+            } else {
+                plan.reply = Some(messages::CANCELLED.into());
+                ask_next(plan, pending);
+            }
         }
         Confirmation::Unusable => {
             plan.audit.push(
@@ -153,6 +168,27 @@ fn cancels(text: &str) -> bool {
     (cancel_word || dont || not_yet) && amounts_in(&folded).is_empty()
 }
 
+/// «cancela», «cancelar», «cancela todo», «no, mejor nada»: every write of the
+/// message dropped — a bare cancel, or one that says all; «no», «olvídalo»,
+/// «cancela ese» answer the one asked.
+fn cancels_all(text: &str) -> bool {
+    let folded = normalize(text);
+    let words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
+    let all = words.iter().any(|w| {
+        matches!(
+            *w,
+            "todo" | "todos" | "todas" | "nada" | "ninguno" | "ninguna"
+        )
+    });
+    let bare = words.iter().all(|w| {
+        matches!(
+            *w,
+            "cancela" | "cancelar" | "mejor" | "no" | "porfa" | "por" | "favor" | "ya"
+        )
+    }) && words.iter().any(|w| w.starts_with("cancel"));
+    bare || all && (cancels(text) || words.first() == Some(&"no"))
+}
+
 /// The write queued behind the one just answered, asked now.
 fn ask_next(plan: &mut FinancePlan, answered: &Draft) {
     let Some(next) = answered.then.as_deref() else {
@@ -195,6 +231,13 @@ fn executed(ctx: &UserContext, write: &Write) -> (String, Option<i64>) {
                 .iter()
                 .find(|d| normalize(&d.name) == normalize(name))
                 .map(|d| (d.balance_cents - amount_cents).max(0));
+        }
+        Write::ReceivablePayment { name, amount_cents } => {
+            debt_after = ctx
+                .owed_to_me
+                .iter()
+                .find(|r| normalize(&r.name) == normalize(name))
+                .map(|r| (r.balance_cents - amount_cents).max(0));
         }
         Write::CorrectCategory {
             to,
@@ -292,5 +335,23 @@ mod tests {
         budget.amount_cents = Some(2_500_000);
         let fixed = corrected_amount(&budget, "mejor ponle 22 mil de tope general");
         assert_eq!(fixed.and_then(|d| d.amount_cents), Some(2_200_000));
+    }
+
+    /// A bare «cancela» or one that says all drops every write of the message;
+    /// «no» and «olvídalo» answer the one asked.
+    #[test]
+    fn a_bare_cancel_or_one_that_says_all_drops_the_whole_message() {
+        for said in [
+            "cancela",
+            "Cancelar por favor",
+            "no, cancela todo",
+            "mejor no, nada",
+            "olvídalo todo",
+        ] {
+            assert!(cancels_all(said), "{said}");
+        }
+        for said in ["no", "olvídalo", "cancela ese", "cancélalo", "no lo anotes"] {
+            assert!(!cancels_all(said), "{said}");
+        }
     }
 }

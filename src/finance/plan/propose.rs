@@ -57,6 +57,7 @@ pub async fn turn(
         currency: turn.bot.currency.clone(),
         data_quality: ctx.history.quality(),
         debts: ctx.debts.iter().map(|d| d.name.clone()).collect(),
+        owed_to_me: ctx.owed_to_me.iter().map(|r| r.name.clone()).collect(),
         corrections: ctx.examples.clone(),
         descriptions: ctx.descriptions.clone(),
         last_query,
@@ -162,6 +163,7 @@ pub async fn turn(
         message: normalize(text),
         has_balance: ctx.balance_cents.is_some(),
         debts: ctx.debts.iter().map(|d| d.name.clone()).collect(),
+        owed_to_me: ctx.owed_to_me.iter().map(|r| r.name.clone()).collect(),
         last_transaction: ctx.last_transaction.clone(),
         category_budgets: ctx.category_budgets,
         rules: ctx.rules.clone(),
@@ -233,10 +235,17 @@ pub async fn turn(
                 pending.duplicate = duplicate_of(ctx, pending);
             }
             let debt_balance = pending.debt.name.as_ref().and_then(|name| {
-                ctx.debts
-                    .iter()
-                    .find(|d| normalize(&d.name) == normalize(name))
-                    .map(|d| d.balance_cents)
+                if pending.debt.owed_to_me {
+                    ctx.owed_to_me
+                        .iter()
+                        .find(|r| normalize(&r.name) == normalize(name))
+                        .map(|r| r.balance_cents)
+                } else {
+                    ctx.debts
+                        .iter()
+                        .find(|d| normalize(&d.name) == normalize(name))
+                        .map(|d| d.balance_cents)
+                }
             });
             let debt_after = debt_balance
                 .zip(pending.debt.payment_cents)

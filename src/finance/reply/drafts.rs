@@ -94,7 +94,16 @@ pub fn prompt(draft: &Draft, debt_balance: Option<i64>) -> String {
         }
         Intent::ManageDebt if draft.debt.owed_to_me => {
             let name = draft.debt.name.as_deref().unwrap_or("");
-            if let Some(balance) = draft.debt.balance_cents {
+            if let Some(payment) = draft.debt.payment_cents {
+                let mut line = format!("¿Anoto que {name} te pagó {}?", pesos(payment));
+                if let Some(balance) = debt_balance {
+                    line.push_str(&format!(
+                        " Te quedaría debiendo {}.",
+                        pesos((balance - payment).max(0))
+                    ));
+                }
+                lines.push(line);
+            } else if let Some(balance) = draft.debt.balance_cents {
                 lines.push(format!("¿Anoto que {name} te debe {}?", pesos(balance)));
             }
         }
@@ -212,6 +221,18 @@ pub fn executed(write: &Write, debt_after: Option<i64>, learned: Option<&str>) -
             name,
             balance_cents,
         } => format!("Listo, anoté que {name} te debe {}.", pesos(*balance_cents)),
+        Write::ReceivablePayment { name, amount_cents } => {
+            let mut text = format!(
+                "Listo, anoté que {name} te pagó {}.",
+                pesos(*amount_cents)
+            );
+            match debt_after {
+                Some(0) => text.push_str(" Ya no te debe nada."),
+                Some(after) => text.push_str(&format!(" Todavía te debe {}.", pesos(after))),
+                None => {}
+            }
+            text
+        }
         Write::DebtPayment { name, amount_cents } => {
             let mut text = format!(
                 "Listo, registré tu pago de {} a {name}.",
@@ -260,6 +281,9 @@ pub fn rejection(rejection: &Rejection, state: FinanceState, draft: Option<&Draf
         Rejection::DateOutOfRange { planned: true, .. } => messages::DATE_RANGE_FUTURE.into(),
         Rejection::DateOutOfRange { planned: false, .. } => messages::DATE_RANGE_PAST.into(),
         Rejection::CategoryKindMismatch => messages::KIND_MISMATCH.into(),
+        Rejection::ReceivableNotFound(name) => format!(
+            "No tengo anotado que {name} te deba dinero. Para anotarlo dime cuánto te debe, por ejemplo «{name} me debe 500»."
+        ),
         Rejection::DebtNotFound(name) => format!(
             "No tienes una deuda registrada con {name}. Para guardarla dime cuánto le debes, por ejemplo «le debo 3000 a {name}»."
         ),

@@ -746,6 +746,9 @@ fn caps_spending(message: &Message) -> bool {
         "semanal",
         "a la quincena",
         "por quincena",
+        // «que este mes no me pase de 2500 en el súper».
+        "este mes",
+        "en el mes",
     ]);
     // «mejor mil quinientos mensuales de ropa»: a figure a month for a
     // category, with no verb of spending or earning — a cap.
@@ -870,42 +873,71 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
             "le di prestada",
             "le di prestadas",
         ]);
+    // «ya me devolvió 1000 el Javi», «Marcos me pagó 700, el resto el
+    // viernes»: someone who owes the person paid part of it back — what they
+    // owe is lowered by the sum (a sum with no one who owes it is income).
+    let pays_back = message.has(&[
+        "me pago",
+        "me pagaron",
+        "me ha pagado",
+        "me devolvio",
+        "me devolvieron",
+        "me ha devuelto",
+        "me regreso",
+        "me regresaron",
+        "me abono",
+        "me dio",
+        "me deposito",
+        "me transfirio",
+        "me paso",
+    ]);
+    let debtor = input.owed_to_me.iter().find(|n| named_in(norm, n));
+    if pays_back
+        && !asks
+        && !message.amounts.is_empty()
+        && (debtor.is_some() || owed_to_me && !message.has(&["le preste", "les preste"]))
+    {
+        return paid_back(message, debtor);
+    }
     if owed_to_me {
         if asks && message.amounts.is_empty() {
             return query(&[ToolName::GetDebts], message);
         }
-        // «mi primo ya me pagó los 500 que le presté», «la Fer ya no me debe
-        // nada»: paid back, in whole or part — no new sum owed; said how to
-        // set what is left.
-        let repaid = message.has(&[
-            "me pago",
-            "me pagaron",
-            "me devolvio",
-            "me devolvieron",
-            "me regreso",
-            "me regresaron",
-            "me abono",
-            "ya no me debe",
-            "ya no me deben",
-            "no me debe",
-            "no me deben",
-        ]);
+        // «mi primo ya me pagó lo que le presté», «la Fer ya no me debe
+        // nada»: paid back with no sum said — no new sum owed; said how to set
+        // what is left.
+        let repaid = pays_back
+            || message.has(&[
+                "ya no me debe",
+                "ya no me deben",
+                "no me debe",
+                "no me deben",
+            ]);
         if repaid {
             return FinanceProposal::new(vec![action("REPLY")], messages::REPAID_OWED);
         }
         return receivable(message);
     }
-    let owed = input
-        .debts
-        .iter()
-        .any(|d| !d.is_empty() && contains_phrase(norm, &normalize(d)));
+    let owed = input.debts.iter().any(|d| named_in(norm, d));
     // «¿y ahora cuánto me queda por pagarle?»: what is left to pay is a debt's
     // balance, asked.
     if asks && message.amounts.is_empty() && left_to_pay(message) {
         return query(&[ToolName::GetDebts], message);
     }
     if message.tells_a_debt()
-        || (owed && message.has(&["pague", "le pague", "le di", "le deposite"]))
+        || (owed
+            && message.has(&[
+                "pague",
+                "le pague",
+                "le di",
+                "le deposite",
+                "le pase",
+                "le transferi",
+                "le devolvi",
+                "le regrese",
+                "le abone",
+                "le mande",
+            ]))
     {
         if asks && message.amounts.is_empty() {
             return query(&[ToolName::GetDebts], message);
@@ -1299,11 +1331,76 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
 /// money but no verb of its own («… y 149 de iCloud») is a movement in the
 /// direction of the one before it. A count of things («y 2 refrescos») is no
 /// money and joins too.
+/// «pagué la renta 3500 el internet 399»: movements run on with nothing
+/// between them, cut where one's figure ends and the next begins — after the
+/// figure when it follows its name («renta 3500»), before the next figure when
+/// figures lead («300 de luz 200 de agua»). Only where every part names a
+/// category of its own (never «compré 2 kilos de carne 350»).
+fn run_on(piece: &str) -> Vec<String> {
+    let words: Vec<&str> = piece.split_whitespace().collect();
+    let one_token_each = words
+        .iter()
+        .all(|w| crate::text::tokens(&normalize(w)).len() == 1);
+    let norm: Vec<String> = words.iter().map(|w| normalize(w)).collect();
+    let found = amount::amounts_in(&norm.join(" "));
+    if !one_token_each || found.len() < 2 {
+        return vec![piece.to_owned()];
+    }
+    let mut cuts = Vec::new();
+    for pair in found.windows(2) {
+        let (first, next) = (&pair[0], &pair[1]);
+        if next.start <= first.end {
+            continue;
+        }
+        // (Past the figure's own money word: «500 pesos de luz».)
+        let mut after = first.end;
+        while after < next.start && is_money_word(&norm[after]) {
+            after += 1;
+        }
+        // («el gimnasio 450, no perdón, fue 500»: the second corrects the
+        // first — one movement.)
+        let corrects = norm[first.end..next.start].iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "perdon" | "digo" | "corrijo" | "mejor" | "osea" | "sea" | "bueno" | "error"
+            )
+        });
+        if corrects {
+            continue;
+        }
+        let leads = after < next.start
+            && matches!(
+                norm[after].as_str(),
+                "de" | "del" | "en" | "para" | "pa" | "por"
+            );
+        cuts.push(if leads { next.start } else { first.end });
+    }
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for cut in cuts.into_iter().chain([words.len()]) {
+        if cut > from {
+            parts.push(words[from..cut].join(" "));
+            from = cut;
+        }
+    }
+    let named = |part: &String| {
+        category::mentioned(part).is_some() && !amount::amounts_in(&normalize(part)).is_empty()
+    };
+    if parts.len() > 1 && parts.iter().all(named) {
+        parts
+    } else {
+        vec![piece.to_owned()]
+    }
+}
+
 fn movements(raw: &str) -> Vec<(String, bool)> {
     let paired = respectively(raw);
     let raw = paired.as_deref().unwrap_or(raw);
     // (Cut at words, never at a byte of a lower-cased copy.)
-    let split = cut_at_joins(raw, &["y", "pero"]);
+    let split: Vec<String> = cut_at_joins(raw, &["y", "pero"])
+        .iter()
+        .flat_map(|piece| run_on(piece))
+        .collect();
     let verb = |norm: &str| {
         if words::receives(norm) {
             Some(true)
@@ -1672,6 +1769,102 @@ fn receivable(message: &Message) -> FinanceProposal {
     one(manage)
 }
 
+/// «ya me devolvió 1000 el Javi»: a sum paid back by someone who owed it —
+/// who, the stored name the message points to, else as a receivable reads it.
+fn paid_back(message: &Message, debtor: Option<&String>) -> FinanceProposal {
+    let tokens = &message.tokens;
+    // («Pedro me pagó los 500…»: who, just before «me» and the verb.)
+    let before_me = || {
+        let me = (0..tokens.len().saturating_sub(1)).find(|&k| {
+            tokens[k].norm == "me"
+                && matches!(
+                    tokens[k + 1].norm.as_str(),
+                    "pago"
+                        | "ha"
+                        | "devolvio"
+                        | "regreso"
+                        | "abono"
+                        | "dio"
+                        | "deposito"
+                        | "transfirio"
+                        | "paso"
+                )
+        })?;
+        let name = phrase_before(&tokens[..me]).0;
+        (!name.is_empty()).then(|| name.join(" "))
+    };
+    let name = debtor
+        .cloned()
+        .or_else(|| read_debt(message).name)
+        .or_else(before_me)
+        .or_else(|| {
+            let p = receivable(message);
+            let name = p.proposed_actions.first()?.params.debt_name.clone()?;
+            name.as_str().map(str::to_owned)
+        });
+    let mut manage = action("MANAGE_DEBT");
+    let p = &mut manage.params;
+    p.debt_name = name.map(|n| json!(n));
+    p.debt_payment = message.main_amount().map(|c| json!(cents_to_pesos(c)));
+    p.debt_owed_to_me = Some(json!(true));
+    one(manage)
+}
+
+/// A stored name (a debt, someone who owes the person) the message points to:
+/// the whole name, or a word of it that names the person rather than their
+/// relation («Javi» for «mi primo Javi», «Caro» for «la Caro»).
+fn named_in(norm: &str, stored: &str) -> bool {
+    let stored = normalize(stored);
+    if stored.is_empty() {
+        return false;
+    }
+    contains_phrase(norm, &stored)
+        || stored.split(' ').any(|w| {
+            w.chars().count() >= 3
+                && !matches!(
+                    w,
+                    "mi" | "mis"
+                        | "la"
+                        | "el"
+                        | "los"
+                        | "las"
+                        | "don"
+                        | "dona"
+                        | "senor"
+                        | "senora"
+                        | "primo"
+                        | "prima"
+                        | "tio"
+                        | "tia"
+                        | "hermano"
+                        | "hermana"
+                        | "amigo"
+                        | "amiga"
+                        | "vecino"
+                        | "vecina"
+                        | "compadre"
+                        | "comadre"
+                        | "cunado"
+                        | "cunada"
+                        | "suegro"
+                        | "suegra"
+                        | "jefe"
+                        | "jefa"
+                        | "papa"
+                        | "mama"
+                        | "hijo"
+                        | "hija"
+                        | "novio"
+                        | "novia"
+                        | "banco"
+                        | "tarjeta"
+                        | "credito"
+                        | "prestamo"
+                )
+                && contains_phrase(norm, w)
+        })
+}
+
 fn read_debt(message: &Message) -> DebtRead {
     let tokens = &message.tokens;
     let norms: Vec<&str> = tokens.iter().map(|t| t.norm.as_str()).collect();
@@ -1679,7 +1872,19 @@ fn read_debt(message: &Message) -> DebtRead {
     let mut read = DebtRead::default();
     let paid = any(
         &message.norm,
-        &["pague", "abone", "abono", "le di", "le deposite", "pago de"],
+        &[
+            "pague",
+            "abone",
+            "abono",
+            "le di",
+            "le deposite",
+            "pago de",
+            "le pase",
+            "le transferi",
+            "le devolvi",
+            "le regrese",
+            "le mande",
+        ],
     ) && !contains_phrase(&message.norm, "pago minimo");
     let mut i = 0;
     while i < norms.len() {

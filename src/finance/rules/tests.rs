@@ -26,6 +26,7 @@ fn input(state: FinanceState, draft: Option<Draft>, message: &str) -> FinanceInp
         currency: "MXN".into(),
         data_quality: DataQuality::Excellent,
         debts: vec![],
+        owed_to_me: vec![],
         corrections: vec![],
         context: CallContext::default(),
     }
@@ -1450,5 +1451,108 @@ fn regional_words_name_categories_and_caps_and_questions_are_read_as_such() {
             "me prestaron 500 para el pasaje, tengo que devolverlo a fin de mes"
         )),
         None
+    );
+}
+
+/// A sum paid back by someone who owes the person lowers what they owe (the
+/// stored name the message points to, by a word of it); without anyone owing
+/// it is income, never a spending; a sum passed to someone the person owes is
+/// a payment of that debt.
+#[test]
+fn a_sum_paid_back_lowers_what_is_owed_and_a_sum_passed_pays_a_debt() {
+    let with = |owed: &[&str], debts: &[&str], message: &str| {
+        let mut input = input(FinanceState::Idle, None, message);
+        input.owed_to_me = owed.iter().map(|s| s.to_string()).collect();
+        input.debts = debts.iter().map(|s| s.to_string()).collect();
+        let actions = propose(&input).actions();
+        assert_eq!(actions.len(), 1, "{message}: {actions:?}");
+        actions.into_iter().next().unwrap()
+    };
+    for (owed, message, name, paid) in [
+        (
+            "mi primo Javi",
+            "ya me devolvio 1000 el javi",
+            "mi primo Javi",
+            100_000,
+        ),
+        (
+            "Marcos",
+            "Marcos me ha pagado hoy 700, el resto me lo da el viernes",
+            "Marcos",
+            70_000,
+        ),
+        ("la Fer", "hoy me pasó 250 la fer", "la Fer", 25_000),
+    ] {
+        let action = with(&[owed], &[], message);
+        assert_eq!(kind(&action), "MANAGE_DEBT", "{message}");
+        assert_eq!(
+            action.params.debt_owed_to_me.given(),
+            Some(&true),
+            "{message}"
+        );
+        assert_eq!(
+            action.params.debt_name.given().map(String::as_str),
+            Some(name),
+            "{message}"
+        );
+        assert_eq!(action.params.debt_payment.given(), Some(&paid), "{message}");
+        assert!(action.params.debt_balance.given().is_none(), "{message}");
+    }
+    // Nobody owes it: money in.
+    let income = with(
+        &[],
+        &[],
+        "Marcos me ha pagado hoy 700, el resto me lo da el viernes",
+    );
+    assert_eq!(kind(&income), "LOG_TRANSACTION");
+    assert_eq!(category(&income), Some("otros_ingresos"));
+    // Salary is still salary beside someone who owes.
+    let salary = with(&["Javi"], &[], "me pagaron 7800 de la quincena");
+    assert_eq!(category(&salary), Some("salario"));
+    // Passed to someone the person owes: that debt paid.
+    let debt = with(&[], &["la Caro"], "hoy le pase 2500 a caro, la mitad");
+    assert_eq!(kind(&debt), "MANAGE_DEBT");
+    assert_eq!(debt.params.debt_payment.given(), Some(&250_000));
+    assert!(debt.params.debt_owed_to_me.given() != Some(&true));
+}
+
+/// «que este mes no me pase de 2500 en el súper»: a cap for this month; a
+/// spending told beside «no me pasé» is still a spending.
+#[test]
+fn not_going_over_a_sum_this_month_is_a_cap() {
+    let cap = only(
+        "Quisiera que este mes no me pase de dos mil quinientos pesos en el mandado del super",
+    );
+    assert_eq!(kind(&cap), "SET_BUDGET");
+    assert_eq!(category(&cap), Some("supermercado"));
+    let spent = only("este mes gasté 800 en salidas, no me pasé de lo que quería");
+    assert_eq!(kind(&spent), "LOG_TRANSACTION");
+    let gift = only("fueron 350, para el cumple de mi mama");
+    assert_eq!(category(&gift), Some("regalos"));
+}
+
+/// «pagué la renta 3500 el internet 399»: movements run on without a join are
+/// each their own; a count before its thing, or a figure corrected, is not
+/// cut.
+#[test]
+fn movements_run_on_without_joins_are_each_their_own() {
+    let amounts = |message: &str| -> Vec<(i64, Option<&'static str>)> {
+        idle(message)
+            .iter()
+            .map(|a| (*a.params.amount.given().unwrap(), category(a)))
+            .collect()
+    };
+    assert_eq!(
+        amounts("pague la renta 3500 el internet 399"),
+        [(350_000, Some("vivienda")), (39_900, Some("servicios"))]
+    );
+    assert_eq!(
+        amounts("pague 300 de luz 200 de agua"),
+        [(30_000, Some("servicios")), (20_000, Some("servicios"))]
+    );
+    assert_eq!(amounts("compré 2 kilos de carne 350").len(), 1);
+    assert_eq!(
+        amounts("pagué el gimnasio 450 no perdón el gimnasio fue 500"),
+        [(50_000, Some("suscripciones"))]
     );
 }

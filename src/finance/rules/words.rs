@@ -159,7 +159,16 @@ pub fn receives(norm: &str) -> bool {
                     .filter(|w| {
                         !matches!(
                             **w,
-                            "acaban" | "acaba" | "acabaron" | "de" | "ya" | "lo" | "la"
+                            "acaban"
+                                | "acaba"
+                                | "acabaron"
+                                | "de"
+                                | "ya"
+                                | "lo"
+                                | "la"
+                                | "ha"
+                                | "han"
+                                | "hoy"
                         )
                     })
                     .take(1)
@@ -175,6 +184,9 @@ pub fn receives(norm: &str) -> bool {
                                 | "regalaron"
                                 | "devolvieron"
                                 | "devolvio"
+                                | "pagado"
+                                | "devuelto"
+                                | "dado"
                                 | "reembolsaron"
                                 | "reembolso"
                                 | "entro"
