@@ -322,3 +322,7 @@ pub fn kept_as_it_is(quantity: i64, name: &str) -> String {
 
 /// A discount asked for: prices are the shop's.
 pub const NO_DISCOUNT: &str = "Los precios son los del catálogo y por este chat no puedo hacer descuentos. Si quieres consultarlo, te comunico con una persona del equipo: escribe «quiero hablar con una persona».";
+
+/// Closes a quote of products asked about with their counts; a yes to it
+/// orders them (the rules look for it in the bot's last message).
+pub const QUOTE_OFFER: &str = "Si lo quieres, dime «agrégalo».";

@@ -84,10 +84,15 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
             _ => None,
         })
         .unwrap_or_else(|| eval.cart.total_minor());
+    // What the products asked about with a count come to, each.
+    let mut quoted: Vec<(i64, i64)> = Vec::new();
     for (_, accepted) in eval.accepted() {
         match &accepted.effect {
             Effect::CatalogShown => blocks.push(catalog_block(ctx)),
-            Effect::ProductShown { product_id } => {
+            Effect::ProductShown {
+                product_id,
+                quantity,
+            } => {
                 if let Some(p) = ctx.catalog.get(*product_id) {
                     let mut line = format!("{}: {}", p.name, money(p.price_minor, ctx.currency));
                     if !p.description.is_empty() {
@@ -95,6 +100,19 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                     }
                     if p.available == Some(0) {
                         line.push_str(". Agotado por ahora");
+                    }
+                    if let Some(q) = quantity.filter(|q| *q > 1) {
+                        if !line.ends_with('.') {
+                            line.push('.');
+                        }
+                        line.push_str(&format!(
+                            " {q} × {} = {}",
+                            p.name,
+                            money(p.price_minor * q, ctx.currency)
+                        ));
+                    }
+                    if let Some(q) = quantity {
+                        quoted.push((p.price_minor * q, *q));
                     }
                     blocks.push(line);
                 }
@@ -165,6 +183,16 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
             Effect::Replied => replied = true,
             Effect::Clarified => clarified = true,
         }
+    }
+    match quoted.as_slice() {
+        [] => {}
+        [(_, 1)] => {}
+        [_] => blocks.push(super::messages::QUOTE_OFFER.into()),
+        _ => blocks.push(format!(
+            "Todo eso sumaría {} (sin contar el envío). {}",
+            money(quoted.iter().map(|(minor, _)| minor).sum(), ctx.currency),
+            super::messages::QUOTE_OFFER
+        )),
     }
     let mut seen = BTreeSet::new();
     for (_, rejection) in eval.rejected() {

@@ -477,3 +477,27 @@ async fn three_clarifications_in_a_row_offer_a_person_and_yes_takes_it(pool: PgP
     assert_eq!(yes, [messages::ESCALATED]);
     assert_eq!(app.state("memo").await, "HUMAN_TAKEOVER");
 }
+
+/// «si pido 3 brownies y 2 limonadas, ¿cuánto me saldría?»: each priced with
+/// its count and the sum said, the cart untouched; a yes to the offer orders
+/// just that.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_quote_is_priced_whole_and_a_yes_orders_it(pool: PgPool) {
+    let app = spawn_app_with(pool, Proposers::rules()).await;
+    let quote = app
+        .say(
+            "quique",
+            "si pido 3 brownies y 2 limonadas cuánto me saldría?",
+        )
+        .await
+        .join("\n");
+    assert!(quote.contains("3 × Brownie = Bs 48"), "{quote}");
+    assert!(quote.contains("2 × Limonada = Bs 36"), "{quote}");
+    assert!(quote.contains("Todo eso sumaría Bs 84"), "{quote}");
+    assert!(quote.contains(messages::QUOTE_OFFER), "{quote}");
+    assert_eq!(app.cart("quique").await, vec![], "a quote changes nothing");
+    app.say("quique", "sí").await;
+    let mut cart = app.cart("quique").await;
+    cart.sort();
+    assert_eq!(cart, vec![("brownie".into(), 3), ("limonada".into(), 2)]);
+}

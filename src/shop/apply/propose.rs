@@ -320,7 +320,7 @@ fn remember(
         .accepted()
         .any(|(_, a)| a.effect == Effect::CatalogShown);
     let shown = eval.accepted().find_map(|(_, a)| match a.effect {
-        Effect::ProductShown { product_id } => Some(product_id),
+        Effect::ProductShown { product_id, .. } => Some(product_id),
         _ => None,
     });
     if !offer.is_empty() {

@@ -78,6 +78,10 @@ pub enum Effect {
     CatalogShown,
     ProductShown {
         product_id: ProductId,
+        /// How many were asked about («si pido 3 brownies, ¿cuánto sale?»):
+        /// the reply prices that many. Nothing changes either way.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        quantity: Option<i64>,
     },
     CartLineSet {
         product_id: ProductId,
@@ -294,7 +298,20 @@ fn step(
         ActionKind::ShowCatalog => Ok((browse_from_idle, Effect::CatalogShown, next)),
         ActionKind::ShowProduct => {
             let product_id = active_product(catalog, &action.product_id)?;
-            Ok((browse_from_idle, Effect::ProductShown { product_id }, next))
+            // (A count that is no count is just not priced: showing changes
+            // nothing.)
+            let quantity = match &action.quantity {
+                Param::Missing => None,
+                other => quantity(other).ok(),
+            };
+            Ok((
+                browse_from_idle,
+                Effect::ProductShown {
+                    product_id,
+                    quantity,
+                },
+                next,
+            ))
         }
         ActionKind::AddToCart => {
             let product_id = active_product(catalog, &action.product_id)?;

@@ -445,7 +445,12 @@ pub(super) fn clause_action(
         has(&["saber", "preguntar", "precio", "info", "informacion"]) && quantity.is_none();
     if asks && (!orders || only_asks) {
         mark(covered, lexicon::QUESTION);
-        return Some(ProposedAction::new("SHOW_PRODUCT").product(id));
+        // («¿cuánto me salen 3 brownies?»: that many are priced.)
+        let shown = ProposedAction::new("SHOW_PRODUCT").product(id);
+        return Some(match quantity {
+            Some(q) if q > 1 => shown.quantity(q),
+            _ => shown,
+        });
     }
     // «entonces nomás el americano, es todo» with an americano in the cart:
     // that line as it is, nothing more of it.

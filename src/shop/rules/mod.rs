@@ -1009,6 +1009,9 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     if let Some(swap) = swap_completed(input, &words) {
         return Some(swap);
     }
+    if let Some(quoted) = quoted_then_ordered(input, &words) {
+        return Some(quoted);
+    }
     // «lo mismo de antes, lo que pedí al principio»: an order further back
     // than the last change, which the reading asks about.
     if any(
@@ -1055,6 +1058,151 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     said.filter(|s| !s.is_empty()).map(|s| s.join(" y "))
 }
 
+/// «si pido 3 brownies y 2 limonadas, ¿cuánto me saldría?» … «ok, mándame eso
+/// mismo»: what was only asked about is now ordered, with the counts the
+/// question said (every product it named counted, none of it in the cart yet).
+fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> {
+    let that = words.windows(2).any(|w| {
+        matches!(
+            (w[0], w[1]),
+            ("eso", "mismo") | ("eso", "entonces") | ("todo", "eso") | ("lo", "mismo")
+        )
+    }) || words.last() == Some(&"eso")
+        || words.iter().any(|w| {
+            matches!(
+                *w,
+                "agregalo"
+                    | "agregalos"
+                    | "agregamelo"
+                    | "agregamelos"
+                    | "ponlo"
+                    | "ponlos"
+                    | "ponmelo"
+                    | "ponmelos"
+                    | "mandalo"
+                    | "mandalos"
+                    | "mandamelo"
+                    | "mandamelos"
+                    | "damelo"
+                    | "damelos"
+                    | "pidelo"
+                    | "pidelos"
+            )
+        });
+    // A yes to the quote's own offer («Si lo quieres, dime «agrégalo»»).
+    let offered = shapes::earlier_turns(input)
+        .find(|h| h.role != "customer")
+        .is_some_and(|h| h.text.contains(messages::QUOTE_OFFER));
+    let yes = offered
+        && words.len() <= 3
+        && words.iter().any(|w| {
+            matches!(
+                *w,
+                "si" | "sii" | "dale" | "ok" | "va" | "claro" | "bueno" | "listo" | "yes"
+            )
+        })
+        && !words.iter().any(|w| matches!(*w, "no" | "pero" | "mejor"));
+    let that = that || yes;
+    let orders = yes
+        || words.iter().any(|w| lexicon::adds(w))
+        || any(&words.join(" "), lexicon::ASKS_FOR)
+        || words.iter().any(|w| {
+            ["mand", "dam", "trae", "pon", "dale"]
+                .iter()
+                .any(|s| w.starts_with(s))
+        });
+    // Only the order and its pointer: «dale», «ok», «entonces», «porfa».
+    let filler = |w: &str| {
+        lexicon::adds(w)
+            || w.starts_with("mand")
+            || matches!(
+                w,
+                "eso"
+                    | "mismo"
+                    | "todo"
+                    | "lo"
+                    | "ok"
+                    | "dale"
+                    | "bueno"
+                    | "listo"
+                    | "entonces"
+                    | "pues"
+                    | "porfa"
+                    | "por"
+                    | "favor"
+                    | "me"
+                    | "nos"
+                    | "si"
+                    | "ya"
+                    | "va"
+                    | "damelo"
+                    | "dame"
+                    | "ponme"
+                    | "traeme"
+                    | "mandame"
+                    | "perfecto"
+                    | "genial"
+                    | "sale"
+                    | "vale"
+                    | "asi"
+                    | "quiero"
+                    | "pideme"
+                    | "hazme"
+                    | "sii"
+                    | "claro"
+                    | "yes"
+                    | "agregalo"
+                    | "agregalos"
+                    | "agregamelo"
+                    | "agregamelos"
+                    | "ponlo"
+                    | "ponlos"
+                    | "ponmelo"
+                    | "ponmelos"
+                    | "mandalo"
+                    | "mandalos"
+                    | "mandamelo"
+                    | "mandamelos"
+                    | "damelos"
+                    | "pidelo"
+                    | "pidelos"
+            )
+    };
+    if !that || !orders || !words.iter().all(|w| filler(w)) {
+        return None;
+    }
+    let asked = shapes::earlier_turns(input).find(|h| h.role == "customer")?;
+    let question = asked.text.contains('?')
+        || any(
+            &prepared(&asked.text),
+            &[
+                "si pido",
+                "si pidiera",
+                "si llevo",
+                "cuanto seria",
+                "cuanto saldria",
+                "cuanto sale",
+            ],
+        );
+    if !question {
+        return None;
+    }
+    let text = prepared(&asked.text);
+    let said = tokens(&text);
+    let found = mentions::find(&said, &input.product_catalog);
+    let mut items = Vec::new();
+    for m in &found {
+        let id = m.product()?;
+        if input.cart.holds(id) {
+            return None;
+        }
+        let before = said[..m.start].last().copied()?;
+        let n = count_or_one(before).or(matches!(before, "un" | "una").then_some(1))?;
+        items.push(format!("{n} {}", name_of(input, id)?));
+    }
+    (!items.is_empty()).then(|| format!("quiero {}", items.join(" y ")))
+}
+
 /// A folded text with the basic English and Portuguese of tourists read as the
 /// Spanish they stand for («do you have», «vocês aceitam cartão»).
 fn in_spanish(normalized: &str) -> String {
@@ -1072,8 +1220,87 @@ pub fn question_in_spanish(normalized: &str) -> String {
 /// customer wrote them («salteñas», not «saltenas»).
 pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Vec<String> {
     let words = mentions::catalog_words(catalog);
+    let in_catalog = |folded: &str| {
+        let singular = mentions::singular(folded);
+        words.iter().any(|(_, name, description)| {
+            name.iter()
+                .chain(description)
+                .any(|w| w == singular || w == folded)
+        }) || names_a_product(folded, catalog)
+    };
     let mut out: Vec<String> = Vec::new();
-    for raw in text.split(|c: char| !c.is_alphanumeric()) {
+    // «un jugo de naranja», «una torta de zanahoria»: a kind of food made of
+    // something the shop never names is not sold, however the kind alone
+    // reads («jugo» is the maracuyá's; «jugo de maracuyá» is sold).
+    let raws: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|r| !r.is_empty())
+        .collect();
+    let mut flavoured = vec![false; raws.len()];
+    for k in 0..raws.len().saturating_sub(2) {
+        let head = normalize(raws[k]);
+        let flavour = normalize(raws[k + 2]);
+        if matches!(
+            head.as_str(),
+            "jugo"
+                | "jugos"
+                | "zumo"
+                | "zumos"
+                | "torta"
+                | "tortas"
+                | "tarta"
+                | "tartas"
+                | "pastel"
+                | "pasteles"
+                | "batido"
+                | "batidos"
+                | "licuado"
+                | "licuados"
+                | "helado"
+                | "helados"
+                | "agua"
+                | "aguas"
+                | "galleta"
+                | "galletas"
+                | "empanada"
+                | "empanadas"
+        ) && normalize(raws[k + 1]) == "de"
+            && flavour.chars().count() >= 3
+            && flavour.chars().all(char::is_alphabetic)
+            && !matches!(
+                flavour.as_str(),
+                "las"
+                    | "los"
+                    | "una"
+                    | "uno"
+                    | "unos"
+                    | "unas"
+                    | "esos"
+                    | "esas"
+                    | "ese"
+                    | "esa"
+                    | "este"
+                    | "esta"
+                    | "mas"
+                    | "casa"
+                    | "hoy"
+                    | "siempre"
+            )
+            && !in_catalog(&flavour)
+        {
+            let phrase = raws[k..k + 3].join(" ");
+            if !out.iter().any(|o| normalize(o) == normalize(&phrase)) {
+                out.push(phrase);
+            }
+            flavoured[k] = true;
+            flavoured[k + 2] = true;
+        }
+    }
+    for (k, raw) in raws.iter().enumerate() {
+        if flavoured[k] {
+            continue;
+        }
+        let raw = *raw;
         let folded = normalize(raw);
         // «latte» is sold when a product is a «Matcha latte».
         let singular = mentions::singular(&folded);
@@ -1088,6 +1315,9 @@ pub fn unsold_foods(text: &str, catalog: &[super::contract::CatalogEntry]) -> Ve
             out.push(raw.to_owned());
         }
     }
+    // (In the order they were said.)
+    let folded = normalize(text);
+    out.sort_by_key(|o| folded.find(&normalize(o)).unwrap_or(usize::MAX));
     out
 }
 

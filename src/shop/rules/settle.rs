@@ -236,7 +236,18 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
         .iter()
         .all(|a| a.action_type == "ADD_TO_CART");
     if !unsold.is_empty() && reading.changes_anything() && only_additions {
-        let foods: Vec<String> = unsold.iter().map(|f| normalize(f)).collect();
+        // («jugo de naranja»: each word of a food named with what it is made
+        // of is its.)
+        let foods: Vec<String> = unsold
+            .iter()
+            .flat_map(|f| {
+                normalize(f)
+                    .split(' ')
+                    .filter(|w| *w != "de")
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
         let is_food = |w: &str| {
             foods
                 .iter()
@@ -853,7 +864,20 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
         })
         .into_iter()
         .take(5)
-        .map(|id| ProposedAction::new("SHOW_PRODUCT").product(id))
+        .map(|id| {
+            // («si pido 3 brownies, ¿cuánto sale?»: that many are priced.)
+            let asked = proposal.proposed_actions.iter().find_map(|a| {
+                (matches!(a.action_type.as_str(), "ADD_TO_CART" | "SHOW_PRODUCT")
+                    && a.product_id() == Some(id))
+                .then(|| a.params.quantity.as_ref().and_then(|q| q.as_i64()))
+                .flatten()
+            });
+            let shown = ProposedAction::new("SHOW_PRODUCT").product(id);
+            match asked {
+                Some(q) if counted => shown.quantity(q),
+                _ => shown,
+            }
+        })
         .collect();
     Some(Proposal::new(shown, ""))
 }
@@ -1036,17 +1060,36 @@ pub(super) fn asked_not_requested(input: &ProposalInput) -> Vec<ProductId> {
         .iter()
         .filter(|q| {
             let words = tokens(q);
-            let requested = words.windows(2).any(|w| {
+            // «¿puedo pedir dos capuchinos?», «¿se puede pedir un chai?»: a
+            // request asked politely, its count said — not «¿se puede pedir
+            // un capuchino sin canela?», whether the way it is made can be had.
+            let politely = words.windows(3).enumerate().any(|(k, w)| {
+                let may = matches!(w[0], "puedo" | "podemos" | "podre" | "podriamos")
+                    || matches!(w[0], "puede" | "podria") && k > 0 && words[k - 1] == "se";
+                may && matches!(
+                    w[1],
+                    "pedir" | "ordenar" | "encargar" | "llevar" | "comprar" | "pedirte" | "pedirles"
+                ) && (count(w[2]).is_some() || matches!(w[2], "un" | "una" | "unos" | "unas"))
+            }) && !words.iter().any(|w| matches!(*w, "sin" | "con"))
+                // («¿puedo pedir 20 americanos para el viernes?» asks whether
+                // an order for later can be taken.)
+                && !for_later(q);
+            let possible = words
+                .windows(2)
+                .any(|w| w[0] == "se" && matches!(w[1], "puede" | "podria" | "pueden"));
+            let requested = politely
+                || words.windows(2).any(|w| {
                 matches!(w[0], "me" | "nos")
                     && (lexicon::adds(w[1])
                         || ["da", "trae", "pon", "pas", "prepar", "vend", "sirv", "hac", "dej"]
                             .iter()
                             .any(|stem| w[1].starts_with(stem)))
             }) || words.iter().any(|w| {
-                matches!(
+                matches!(*w, "puedes" | "podes" | "podrias" | "podrian")
+                    || matches!(*w, "podria" | "puede" | "pueden") && !possible
+                    || matches!(
                     *w,
-                    "puedes" | "podes" | "podrias" | "podria" | "puede" | "pueden" | "podrian"
-                        | "porfa" | "porfavor" | "please" | "plis" | "xfa" | "dame" | "danos"
+                        "porfa" | "porfavor" | "please" | "plis" | "xfa" | "dame" | "danos"
                         | "deme"
                 ) || (lexicon::adds(w) && !w.ends_with('o') && !w.ends_with("ar") && !w.ends_with("ir"))
             }) || any(q, &["por favor"])

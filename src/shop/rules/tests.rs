@@ -290,7 +290,7 @@ fn questions_never_change_the_cart() {
             CartOpen,
             "¿cuánto cuestan 2 brownies?",
             &[(2, 1)],
-            &["SHOW_PRODUCT 6"],
+            &["SHOW_PRODUCT 6 x2"],
         ),
         (Browsing, "precio del croissant", &[], &["SHOW_PRODUCT 7"]),
         (
@@ -6079,7 +6079,11 @@ fn a_quote_asked_a_close_said_after_and_a_count_taken_back() {
             Idle,
             "Necesitamos cotizar para un taller este jueves: 25 americanos, 10 capuchinos y 30 brownies. ¿Hacen este tipo de pedidos?",
             &[],
-            &["SHOW_PRODUCT 3", "SHOW_PRODUCT 8", "SHOW_PRODUCT 6"],
+            &[
+                "SHOW_PRODUCT 3 x25",
+                "SHOW_PRODUCT 8 x10",
+                "SHOW_PRODUCT 6 x30",
+            ],
         ),
         // «se me antojó otra» is why, not one more.
         (
@@ -6196,7 +6200,7 @@ fn the_rounds_readings_leave_alone_what_they_were_not_written_for() {
             Idle,
             "Sí creo que capaz más tarde te pido 2 brownies",
             &[],
-            &["SHOW_PRODUCT 6"],
+            &["SHOW_PRODUCT 6 x2"],
         ),
         // «no, uno nomás» corrects the count.
         (
@@ -7571,7 +7575,7 @@ fn stories_hedges_and_answers_around_an_order_leave_it_whole() {
             "Hola, quiero encargar para el cumple de mi jefa 20 brownies y 10 cheesecakes para el sábado, ¿se puede?",
             &[]
         ),
-        ["SHOW_PRODUCT 6", "SHOW_PRODUCT 10"]
+        ["SHOW_PRODUCT 6 x20", "SHOW_PRODUCT 10 x10"]
     );
     assert_eq!(
         extra(
@@ -7579,7 +7583,7 @@ fn stories_hedges_and_answers_around_an_order_leave_it_whole() {
             "Serían 25 chocolates y 25 cheesecakes, ¿eso tiene descuento?",
             &[]
         ),
-        ["SHOW_PRODUCT 5", "SHOW_PRODUCT 10"]
+        ["SHOW_PRODUCT 5 x25", "SHOW_PRODUCT 10 x25"]
     );
     // (Now, with a way it is made: still ordered.)
     assert!(
@@ -8035,4 +8039,129 @@ fn what_a_product_brings_or_whether_it_can_be_had_is_asked_and_i_close_closes() 
         // A request said as a question still orders.
         (Idle, "¿me das dos capuchinos?", &[], &["ADD_TO_CART 8 x2"]),
     ]);
+}
+
+/// «un jugo de naranja y 2 limonadas»: a kind of food made of something the
+/// shop never names is not sold — said so, the rest taken (it had been
+/// dropped in silence, «jugo» being the maracuyá's word); «jugo de maracuyá»
+/// is sold.
+#[test]
+fn a_food_made_of_what_the_shop_never_names_is_said_not_sold() {
+    let catalog = input(State::Browsing, "", &[]).product_catalog;
+    assert_eq!(
+        unsold_foods("2 salteñas, un jugo de naranja y 2 limonadas", &catalog),
+        ["salteñas", "jugo de naranja"]
+    );
+    assert!(unsold_foods("un jugo de maracuyá", &catalog).is_empty());
+    assert_eq!(
+        unsold_foods("una torta de zanahoria", &catalog),
+        ["torta de zanahoria"]
+    );
+    for message in [
+        "un jugo de naranja y 2 limonadas",
+        "2 salteñas, un jugo de naranja y 2 limonadas",
+    ] {
+        let mut i = described(message, State::Browsing, &[]);
+        with_products(&mut i.product_catalog, &[(9, "Limonada")]);
+        let proposal = propose(&i);
+        assert_eq!(
+            describe(&proposal),
+            ["ADD_TO_CART 9 x2", "CLARIFY"],
+            "{message}"
+        );
+        assert!(
+            proposal.response_text.contains("«jugo de naranja»"),
+            "{message}: {}",
+            proposal.response_text
+        );
+    }
+}
+
+/// «¿puedo pedir dos capuchinos?»: a request asked politely, its count said,
+/// orders; whether the way it is made can be had, or an order for later, is
+/// asked about.
+#[test]
+fn a_request_asked_politely_with_its_count_orders() {
+    use State::*;
+    check(&[
+        (
+            Browsing,
+            "¿puedo pedir dos capuchinos?",
+            &[],
+            &["ADD_TO_CART 8 x2"],
+        ),
+        (
+            Browsing,
+            "¿puedo pedir un capuchino?",
+            &[],
+            &["ADD_TO_CART 8 x1"],
+        ),
+        (
+            Browsing,
+            "¿se puede pedir un chai?",
+            &[],
+            &["ADD_TO_CART 4 x1"],
+        ),
+        (
+            Browsing,
+            "¿se puede pedir un capuchino sin canela?",
+            &[],
+            &["SHOW_PRODUCT 8"],
+        ),
+        (
+            Browsing,
+            "¿puedo pedir 20 americanos para el viernes?",
+            &[],
+            &["SHOW_PRODUCT 3 x20"],
+        ),
+    ]);
+}
+
+/// «si pido 3 brownies y 2 limonadas, ¿cuánto me saldría?»: each priced with
+/// its count; then «mándame eso mismo», «agrégalo» or a yes to the quote's
+/// offer orders just that — never when the quote's products are already in
+/// the cart, nor without a quote before.
+#[test]
+fn a_quote_then_ordered_takes_the_counts_it_asked_about() {
+    let quote = "si pido 3 brownies y 2 limonadas cuánto me saldría?";
+    let mut i = described(quote, State::Browsing, &[]);
+    with_products(&mut i.product_catalog, &[(9, "Limonada")]);
+    assert_eq!(
+        describe(&propose(&i)),
+        ["SHOW_PRODUCT 6 x3", "SHOW_PRODUCT 9 x2"]
+    );
+    let after = |message: &str, bot: &str, cart: &[(ProductId, i64)]| {
+        let mut i = described(message, State::Browsing, cart);
+        with_products(&mut i.product_catalog, &[(9, "Limonada")]);
+        i.recent_history = vec![
+            crate::shop::contract::HistoryEntry {
+                role: "customer".into(),
+                text: quote.into(),
+            },
+            crate::shop::contract::HistoryEntry {
+                role: "bot".into(),
+                text: bot.into(),
+            },
+        ];
+        rewrite(&i)
+    };
+    let offer = format!("Todo eso sumaría Bs 84. {}", messages::QUOTE_OFFER);
+    for message in ["ok mándame eso mismo", "agrégalo", "dale, todo eso porfa"] {
+        assert_eq!(
+            after(message, "Brownie: Bs 16", &[]).as_deref(),
+            Some("quiero 3 Brownie y 2 Limonada"),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        after("sí", &offer, &[]).as_deref(),
+        Some("quiero 3 Brownie y 2 Limonada")
+    );
+    // A yes with no offer before it, or the products already in the cart.
+    assert_eq!(after("sí", "Brownie: Bs 16", &[]), None);
+    assert_eq!(
+        after("mándame eso mismo", "Brownie: Bs 16", &[(6, 3)]),
+        None
+    );
+    assert_eq!(after("sí pero sin limonadas", &offer, &[]), None);
 }
