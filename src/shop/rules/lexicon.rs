@@ -1350,6 +1350,8 @@ pub fn read_english(normalized: &str) -> String {
         "something",
         "sweet",
         "eat",
+        "ordering",
+        "team",
     ];
     let words: Vec<&str> = normalized.split(' ').collect();
     if !words.iter().any(|w| ENGLISH.contains(w)) {
@@ -1427,6 +1429,16 @@ pub fn read_english(normalized: &str) -> String {
         ("to eat", "para comer"),
         ("for eat", "para comer"),
         ("not sweet", "que no sea dulce"),
+        // «hello, ordering for my team: 3 cappuccinos…»: an order, and whom
+        // it is for.
+        ("ordering for", "pido para"),
+        ("order for", "pido para"),
+        ("i m ordering", "pido"),
+        ("im ordering", "pido"),
+        ("for my team", "para mi equipo"),
+        ("my team", "mi equipo"),
+        ("for the team", "para el equipo"),
+        ("for the office", "para la oficina"),
     ];
     translated(normalized, PHRASES, |word| match word {
         "add" => "agrega",
@@ -1479,6 +1491,9 @@ pub fn read_english(normalized: &str) -> String {
         "sweet" => "dulce",
         "cold" => "frio",
         "dessert" => "postre",
+        "ordering" => "pido",
+        "team" => "equipo",
+        "my" => "mi",
         w => w,
     })
 }

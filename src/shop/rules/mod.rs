@@ -1203,6 +1203,61 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
     (!items.is_empty()).then(|| format!("quiero {}", items.join(" y ")))
 }
 
+/// «agrega otra limonada, así pasamos los 200», «…para llegar al mínimo»,
+/// «…y así llegamos al envío gratis»: the total the order aims at, a reason
+/// told — dropped, so its figure is no count.
+fn total_aimed_at(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let aims = |w: &str| {
+        matches!(
+            w,
+            "pasamos"
+                | "llegamos"
+                | "completamos"
+                | "alcanzamos"
+                | "juntamos"
+                | "superamos"
+                | "paso"
+                | "llego"
+                | "completo"
+                | "alcanzo"
+                | "supero"
+                | "pasar"
+                | "llegar"
+                | "completar"
+                | "alcanzar"
+                | "superar"
+                | "juntar"
+        )
+    };
+    let Some(at) =
+        (1..words.len()).find(|&k| matches!(words[k - 1], "asi" | "para") && aims(words[k]))
+    else {
+        return text.to_owned();
+    };
+    // What it aims at: a sum, the minimum or free delivery, within a few words.
+    let rest = &words[at + 1..];
+    let end = rest.iter().take(5).position(|w| {
+        w.chars().all(|c| c.is_ascii_digit()) || matches!(*w, "minimo" | "gratis" | "monto")
+    });
+    let Some(end) = end else {
+        return text.to_owned();
+    };
+    let mut end = at + 1 + end + 1;
+    // («…los 200 bs», «…el envío gratis»: its unit or its words.)
+    while words.get(end).is_some_and(|w| {
+        matches!(
+            *w,
+            "bs" | "bolivianos" | "pesos" | "soles" | "gratis" | "de" | "envio"
+        )
+    }) {
+        end += 1;
+    }
+    let mut kept: Vec<&str> = words[..at - 1].to_vec();
+    kept.extend(&words[end..]);
+    kept.join(" ")
+}
+
 /// A folded text with the basic English and Portuguese of tourists read as the
 /// Spanish they stand for («do you have», «vocês aceitam cartão»).
 fn in_spanish(normalized: &str) -> String {
@@ -1421,6 +1476,7 @@ fn prepared(message: &str) -> String {
         (" se queda ", " permanece "),
     ];
     let text = something_else_called_off(&with_phrases(&read, phrases));
+    let text = total_aimed_at(&text);
     let text = notes_in_hand(&text);
     // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
     // at the end, after the order («un capuchino como siempre» alone may be
@@ -2023,6 +2079,29 @@ fn read_whole(input: &ProposalInput) -> Reading {
     lexicon::cover(&words, lexicon::TAKEAWAY, &mut reader.covered);
     addresses(&words, &input.product_catalog, &mut reader.covered);
     people_named(&words, input, &mut reader.covered);
+    // «2 iced matcha» («2 frío matcha»), «un chocolate bien caliente»: a word
+    // of the product's own tags beside its name describes it.
+    for m in mentions::find(&words, &input.product_catalog) {
+        let Some(entry) = m
+            .product()
+            .and_then(|id| input.product_catalog.iter().find(|p| p.product_id == id))
+        else {
+            continue;
+        };
+        let tagged = |w: &str| {
+            entry.tags.iter().any(|t| {
+                normalize(t)
+                    .split(' ')
+                    .any(|x| x == w && x.chars().count() > 3)
+            })
+        };
+        if m.start > 0 && tagged(words[m.start - 1]) {
+            reader.covered[m.start - 1] = true;
+        }
+        if words.get(m.end).is_some_and(|w| tagged(w)) {
+            reader.covered[m.end] = true;
+        }
+    }
     // «wait, …», «espera, cancela»: a pause first says nothing.
     let calls_off = proposal
         .proposed_actions

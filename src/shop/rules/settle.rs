@@ -256,10 +256,20 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
         // «salteñas de pollo»: what follows a food says which, and is its.
         let text = prepared(&input.customer_message);
         let said = tokens(&text);
+        let catalog_words = mentions::catalog_words(&input.product_catalog);
         let qualifies = |w: &str| {
-            said.iter()
-                .enumerate()
-                .any(|(k, s)| *s == w && (1..=3).any(|back| k >= back && is_food(said[k - back])))
+            said.iter().enumerate().any(|(k, s)| {
+                *s == w
+                    && ((1..=3).any(|back| k >= back && is_food(said[k - back]))
+                        // («2 blueberry muffins»: the English order, the
+                        // flavour right before the food.)
+                        || said.get(k + 1).is_some_and(|next| is_food(next))
+                            && count(w).is_none()
+                            && !lexicon::adds(w)
+                            && !catalog_words.iter().any(|(_, name, description)| {
+                                name.iter().chain(description).any(|x| x == w)
+                            }))
+            })
         };
         // «empanadas tres y brownie uno»: a count said for the food asks
         // back (below) instead.

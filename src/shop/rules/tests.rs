@@ -8165,3 +8165,59 @@ fn a_quote_then_ordered_takes_the_counts_it_asked_about() {
     );
     assert_eq!(after("sí pero sin limonadas", &offer, &[]), None);
 }
+
+/// «agrega otra limonada, así pasamos los 200»: the total aimed at is a
+/// reason, its figure no count; «hello, ordering for my team: 3 cappuccinos,
+/// 2 iced matcha and 2 blueberry muffins»: the English read, the matcha's own
+/// tag beside it describes it, and the muffins are said not sold.
+#[test]
+fn a_total_aimed_at_a_tag_beside_a_name_and_an_english_team_order_are_read() {
+    let mut i = described(
+        "agrega otra limonada entonces, así pasamos los 200",
+        State::CartOpen,
+        &[(9, 3)],
+    );
+    with_products(&mut i.product_catalog, &[(9, "Limonada")]);
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 9 x1"]);
+    assert_eq!(
+        total_aimed_at("dame 2 brownies para llegar al minimo"),
+        "dame 2 brownies"
+    );
+    assert_eq!(
+        total_aimed_at("otro chai asi llegamos a los 200 bs y listo"),
+        "otro chai y listo"
+    );
+    assert_eq!(
+        total_aimed_at("para llevar 2 capuchinos"),
+        "para llevar 2 capuchinos"
+    );
+
+    let mut i = input(
+        State::Idle,
+        "hello, ordering for my team: 3 cappuccinos, 2 iced matcha and 2 blueberry muffins",
+        &[],
+    );
+    for entry in &mut i.product_catalog {
+        if entry.product_id == 2 {
+            entry.tags = vec!["frío".into(), "bebida".into()];
+        }
+    }
+    let proposal = propose(&i);
+    assert_eq!(
+        describe(&proposal),
+        ["ADD_TO_CART 8 x3", "ADD_TO_CART 2 x2", "CLARIFY"]
+    );
+    assert!(
+        proposal.response_text.contains("«muffins»"),
+        "{}",
+        proposal.response_text
+    );
+    // A word beside a name that is not its tag is still unread.
+    let mut i = input(State::Idle, "2 frío chocolate", &[]);
+    for entry in &mut i.product_catalog {
+        if entry.product_id == 2 {
+            entry.tags = vec!["frío".into()];
+        }
+    }
+    assert!(!describe(&propose(&i)).iter().any(|a| a.starts_with("ADD")));
+}
