@@ -289,6 +289,7 @@ async fn main() -> anyhow::Result<()> {
             library: &libraries[bot],
             question,
             products: Vec::new(),
+            currency: "BOB",
             writer: None,
             embedder: None,
             context: &context,

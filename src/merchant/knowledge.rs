@@ -139,6 +139,7 @@ pub async fn try_question(
         library: &library,
         question,
         products,
+        currency: &bot.currency,
         writer: None,
         embedder: None,
         context: &crate::llm::CallContext::default(),

@@ -110,6 +110,7 @@ impl Profile for Shop {
             config_version: version,
             catalog: &catalog,
             library: &library,
+            currency: &turn.bot.currency,
             model: self.model.as_deref(),
             context: &turn.call_context(),
         };

@@ -906,3 +906,33 @@ async fn a_count_asked_about_is_answered_and_never_put_in_the_cart(pool: sqlx::P
     assert!(reply.iter().any(|r| r.contains("10%")), "{reply:?}");
     assert!(app.cart("rai").await.is_empty());
 }
+
+/// «¿el matcha de cuántos ml es?» and «¿tienen descafeinado?» are the
+/// knowledge's (a measure the description lacks, a word the shop wrote only
+/// there), never the product's card or the catalog; «cuánto cuesta el
+/// cheesecake y de qué es» gives the price beside what it is made of; a spill
+/// told is a claim.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_measure_a_word_written_apart_and_a_price_beside_a_description_are_answered(
+    pool: sqlx::PgPool,
+) {
+    let app = spawn_app(pool).await;
+    let reply = app
+        .say("mara", "el matcha de cuantos ml es?")
+        .await
+        .join("\n");
+    assert!(reply.contains("Leches y bebidas"), "{reply}");
+    assert!(reply.contains("400 ml"), "{reply}");
+    let reply = app.say("mara", "tienen descafeinado?").await.join("\n");
+    assert!(reply.contains("No tenemos café descafeinado"), "{reply}");
+    let reply = app
+        .say("mara", "cuanto cuesta el cheesecake y de que es")
+        .await
+        .join("\n");
+    assert!(reply.contains("frutos rojos"), "{reply}");
+    assert!(reply.contains("Bs 28"), "{reply}");
+    let audit = answered(&app, "mara").await;
+    assert_eq!(audit.len(), 3, "{audit:?}");
+    assert!(audit.iter().all(|a| a["gray"] == false), "{audit:?}");
+    assert!(app.cart("mara").await.is_empty());
+}

@@ -475,6 +475,8 @@ pub struct Ask<'a> {
     pub question: &'a str,
     /// Products the question names, as the shop's matcher found them.
     pub products: Vec<i64>,
+    /// The shop's currency, for a price the answer gives.
+    pub currency: &'a str,
     /// With a model, it writes from the passages; without one, the best passage is
     /// quoted.
     pub writer: Option<&'a dyn Writer>,
@@ -1690,7 +1692,12 @@ fn holds_a_time(sentence: &str) -> bool {
 /// «¿de qué es el cheesecake?», «¿el capu lleva canela?», «¿el chocolate es de
 /// cacao de dónde?»: what one named product is made of, from its description
 /// and allergens — asked as such, or by a word its description holds.
-fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Option<Answer> {
+fn made_of(
+    question: &Question,
+    named: &[&Product],
+    currency: &str,
+    steps: &mut Vec<Step>,
+) -> Option<Answer> {
     let [product] = named else {
         return None;
     };
@@ -1721,6 +1728,32 @@ fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Op
     if product.description.is_empty() || (!asks_it && described.is_empty()) {
         return None;
     }
+    // «¿el matcha de cuántos ml es?», «¿cuántas calorías tiene?»: a measure
+    // its description does not give is for the knowledge (or the gray zone),
+    // never answered with the description.
+    let measure = question.words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "ml" | "mililitros"
+                | "litro"
+                | "litros"
+                | "onzas"
+                | "oz"
+                | "gramos"
+                | "gr"
+                | "mg"
+                | "miligramos"
+                | "calorias"
+                | "kcal"
+                | "tamano"
+                | "porciones"
+                | "centimetros"
+                | "cm"
+        ) && !tokens(&description).iter().any(|d| same_word(d, w))
+    });
+    if measure {
+        return None;
+    }
     let mut text = match described.as_slice() {
         [word, ..] if !asks_it => format!(
             "Sí, {} lleva {word}: {}",
@@ -1729,6 +1762,19 @@ fn made_of(question: &Question, named: &[&Product], steps: &mut Vec<Step>) -> Op
         ),
         _ => format!("{}: {}", product.name, product.description),
     };
+    // «cuánto cuesta el cheesecake y de qué es»: its price asked beside.
+    let priced = question.words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "cuanto" | "cuesta" | "cuestan" | "precio" | "vale" | "valen" | "sale" | "costaria"
+        )
+    });
+    if priced {
+        text.push_str(&format!(
+            " Precio: {}.",
+            crate::text::money(product.price_minor, currency)
+        ));
+    }
     if !product.allergens.is_empty() {
         text.push_str(&format!(" Alérgenos: {}.", product.allergens.join(", ")));
     }
@@ -2112,7 +2158,7 @@ fn from_catalog(ask: &Ask<'_>, question: &Question, steps: &mut Vec<Step>) -> Op
         _ => asked,
     };
     if asked.is_empty() {
-        return made_of(question, &named, steps);
+        return made_of(question, &named, ask.currency, steps);
     }
     let source = |p: &Product| Source::Product {
         id: p.id,

@@ -462,6 +462,8 @@ pub struct Desk<'a> {
     pub config_version: i64,
     pub catalog: &'a crate::shop::catalog::CatalogIndex,
     pub library: &'a answer::Library,
+    /// The shop's currency.
+    pub currency: &'a str,
     /// The configured model, which writes answers from passages and embeds.
     pub model: Option<&'a model::Model>,
     /// The turn the model's calls are recorded for.
@@ -516,6 +518,7 @@ impl Desk<'_> {
             library: self.library,
             question,
             products,
+            currency: self.currency,
             writer: self.model.map(|m| m as &dyn answer::Writer),
             embedder: self.model.map(|m| m as &dyn answer::Embedder),
             context: self.context,

@@ -1168,6 +1168,33 @@ fn is_knowledge(clause: &str, library: &Library, names_product: &impl Fn(&str) -
     if !asked.is_empty() && (names || asked.iter().any(|a| !is_kind(a))) {
         return true;
     }
+    // «¿el matcha de cuántos ml es?», «¿cuántas calorías tiene?»: a measure
+    // asked of a product; «¿tienen descafeinado?»: a word the shop wrote in
+    // its knowledge and never in its catalog, asked — the knowledge's, not a
+    // browse by kind.
+    let measure = question.words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "ml" | "mililitros"
+                | "onzas"
+                | "oz"
+                | "gramos"
+                | "calorias"
+                | "kcal"
+                | "miligramos"
+                | "mg"
+                | "tamano"
+                | "tamanos"
+        )
+    });
+    let written_apart = asks(clause)
+        && question
+            .words
+            .iter()
+            .any(|w| w.chars().count() >= 6 && library.wrote(w) && !library.is_catalog_word(w));
+    if (measure && (names || asks(clause))) || (written_apart && !asked.is_empty()) {
+        return true;
+    }
     // «¿de qué es el cheesecake?», «¿qué trae la limonada?»: what a named
     // product is made of, never an order for it; «el capuchino tiene canela,
     // no?»: what it holds, said of it.

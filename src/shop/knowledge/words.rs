@@ -682,6 +682,13 @@ const COMPLAINTS: &[&str] = &[
     "derramado",
     "derramada",
     "derramo",
+    // «me llegó todo regado dentro de la bolsa»: spilled, as Peru says it.
+    "regado",
+    "regada",
+    "chorreado",
+    "chorreada",
+    "volcado",
+    "volcada",
     "falto",
     "faltaron",
     "faltaba",

@@ -433,8 +433,17 @@ pub(super) fn clause_action(
     // («¿me pones un zumo de maracuyá…?»: a request said as a question;
     // «q trae el capuchino», «¿se puede pedir sin canela?» ask what it brings
     // or whether it can be had.)
-    let asks_what = has(&["que trae", "que lleva", "que viene con"])
-        || (question && has(&["se puede pedir", "se pueden pedir", "se podria pedir"]));
+    let asks_what = has(&[
+        "que trae",
+        "que lleva",
+        "que viene con",
+        "viene con",
+        "vienen con",
+        "vienen sin",
+        "ya viene",
+        "ya vienen",
+    ]) || (question
+        && has(&["se puede pedir", "se pueden pedir", "se podria pedir"]));
     let orders = (has(lexicon::ADD)
         || has(lexicon::ASKS_FOR)
         || clause_words.iter().any(|w| lexicon::adds(w)))

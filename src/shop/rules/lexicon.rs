@@ -344,6 +344,15 @@ pub const QUESTION: &[&str] = &[
     "ingredientes",
     // («un té chai sin azúcar» orders one; «¿viene sin azúcar?» asks.)
     "viene sin azucar",
+    // «los americanos ya vienen con azúcar o la mandan aparte»: how it comes,
+    // asked without its mark.
+    "viene con",
+    "vienen con",
+    "vienen sin",
+    "ya viene",
+    "ya vienen",
+    "mandan aparte",
+    "viene aparte",
     "es sin azucar",
     "es dulce",
     "recomiendas",
@@ -500,6 +509,9 @@ pub const DONE: &[&str] = &[
     "ya no quiero mas",
     "mas nada",
     "nomas eso",
+    // «eso no más», «eso nomás»: that is all.
+    "eso no mas",
+    "eso nomas",
     "solo eso",
     "termine",
     "ya termine",

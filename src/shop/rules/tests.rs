@@ -8221,3 +8221,30 @@ fn a_total_aimed_at_a_tag_beside_a_name_and_an_english_team_order_are_read() {
     }
     assert!(!describe(&propose(&i)).iter().any(|a| a.starts_with("ADD")));
 }
+
+/// «los americanos ya vienen con azúcar o mandan aparte»: how a product comes,
+/// asked without its mark, never orders one more (it had added an americano).
+#[test]
+fn how_a_product_comes_asked_without_its_mark_changes_nothing() {
+    for message in [
+        "los americanos ya vienen con azucar o mandan aparte",
+        "el capuchino viene con canela",
+        "los brownies vienen sin nueces?",
+    ] {
+        let got = describe(&propose(&described(
+            message,
+            State::CartOpen,
+            &[(3, 3), (7, 2)],
+        )));
+        assert!(
+            !got.iter()
+                .any(|a| a.starts_with("ADD") || a.starts_with("UPDATE")),
+            "{message}: {got:?}"
+        );
+    }
+    // An order that says how it comes still orders.
+    assert_eq!(
+        summary(State::CartOpen, "dame 2 capuchinos", &[(3, 3)]),
+        ["ADD_TO_CART 8 x2"]
+    );
+}
