@@ -1012,6 +1012,9 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     if let Some(quoted) = quoted_then_ordered(input, &words) {
         return Some(quoted);
     }
+    if let Some(taken) = as_it_comes(input, &words) {
+        return Some(taken);
+    }
     // «lo mismo de antes, lo que pedí al principio»: an order further back
     // than the last change, which the reading asks about.
     if any(
@@ -1056,6 +1059,99 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
         })
         .collect();
     said.filter(|s| !s.is_empty()).map(|s| s.join(" y "))
+}
+
+/// «un matcha caliente» … «No vendemos «matcha caliente»…» … «ah bueno,
+/// entonces frío nomás está bien»: the product as the shop makes it (a tag of
+/// its own, «normal», «como viene»), taken with the count asked before.
+fn as_it_comes(input: &ProposalInput, words: &[&str]) -> Option<String> {
+    let refused = last_bot_turn(input)?;
+    let at = refused.text.find("No vendemos «")?;
+    // (Only the refusal's own sentence: «…; anoté lo demás.»)
+    let sentence = refused.text[at..]
+        .split(['.', '\n'])
+        .next()
+        .unwrap_or_default();
+    let variants: Vec<&str> = sentence
+        .split('«')
+        .skip(1)
+        .filter_map(|part| part.split('»').next())
+        .collect();
+    let [variant] = variants.as_slice() else {
+        return None;
+    };
+    let variant = normalize(variant);
+    let variant_words = tokens(&variant);
+    // (The variant's head is its product: «matcha caliente» is a matcha,
+    // whatever «caliente» may also name.)
+    let found = mentions::find(&variant_words, &input.product_catalog);
+    let id = found.first().filter(|m| m.start == 0)?.product()?;
+    let entry = input.product_catalog.iter().find(|p| p.product_id == id)?;
+    let own = |w: &str| {
+        entry.tags.iter().any(|t| {
+            normalize(t)
+                .split(' ')
+                .any(|x| x == w && x.chars().count() > 3)
+        })
+    };
+    let as_made = words
+        .iter()
+        .any(|w| own(w) || matches!(*w, "normal" | "nomas"))
+        || any(
+            &words.join(" "),
+            &["como viene", "como lo hacen", "asi nomas"],
+        );
+    let agrees = words.iter().all(|w| {
+        own(w)
+            || matches!(
+                *w,
+                "ah" | "ya"
+                    | "bueno"
+                    | "ok"
+                    | "dale"
+                    | "entonces"
+                    | "esta"
+                    | "bien"
+                    | "nomas"
+                    | "normal"
+                    | "asi"
+                    | "como"
+                    | "viene"
+                    | "lo"
+                    | "hacen"
+                    | "pues"
+                    | "va"
+                    | "si"
+                    | "sale"
+                    | "igual"
+                    | "el"
+                    | "la"
+                    | "uno"
+                    | "una"
+                    | "de"
+                    | "porfa"
+                    | "mejor"
+                    | "vale"
+                    | "listo"
+                    | "perfecto"
+                    | "que"
+                    | "sea"
+            )
+    });
+    if !as_made || !agrees || !mentions::find(words, &input.product_catalog).is_empty() {
+        return None;
+    }
+    // How many: as the order before the refusal said it.
+    let asked = shapes::earlier_turns(input).find(|h| h.role == "customer")?;
+    let before = prepared(&asked.text);
+    let said = tokens(&before);
+    let n = mentions::find(&said, &input.product_catalog)
+        .iter()
+        .find(|m| m.product() == Some(id))
+        .and_then(|m| said[..m.start].last().copied())
+        .and_then(|w| count_or_one(w).or(matches!(w, "un" | "una").then_some(1)))
+        .unwrap_or(1);
+    Some(format!("quiero {n} {}", name_of(input, id)?))
 }
 
 /// «si pido 3 brownies y 2 limonadas, ¿cuánto me saldría?» … «ok, mándame eso

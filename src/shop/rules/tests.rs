@@ -8248,3 +8248,60 @@ fn how_a_product_comes_asked_without_its_mark_changes_nothing() {
         ["ADD_TO_CART 8 x2"]
     );
 }
+
+/// «un matcha caliente» … «No vendemos «matcha caliente»…» … «entonces frío
+/// nomás está bien»: the product as the shop makes it, with the count asked
+/// before; never after anything else, nor with a «no».
+#[test]
+fn a_refused_variant_taken_as_the_shop_makes_it_orders_the_product() {
+    let after = |message: &str, asked: &str, bot: &str| {
+        let mut i = input(State::CartOpen, message, &[(3, 1)]);
+        for entry in &mut i.product_catalog {
+            if entry.product_id == 2 {
+                entry.tags = vec!["frío".into(), "bebida".into()];
+            }
+        }
+        i.recent_history = vec![
+            crate::shop::contract::HistoryEntry {
+                role: "customer".into(),
+                text: asked.into(),
+            },
+            crate::shop::contract::HistoryEntry {
+                role: "bot".into(),
+                text: bot.into(),
+            },
+        ];
+        rewrite(&i)
+    };
+    let refused = "No vendemos «matcha caliente», lo siento; anoté lo demás.\n\nAgregué 1 × Café americano a tu carrito.";
+    assert_eq!(
+        after(
+            "ah bueno, entonces frío nomás está bien",
+            "quiero un matcha caliente y un americano",
+            refused
+        )
+        .as_deref(),
+        Some("quiero 1 Matcha")
+    );
+    assert_eq!(
+        after(
+            "ok normal entonces",
+            "quiero 2 matchas calientes",
+            "No vendemos «matchas calientes», lo siento."
+        )
+        .as_deref(),
+        Some("quiero 2 Matcha")
+    );
+    assert_eq!(
+        after("no, frío no", "quiero un matcha caliente", refused),
+        None
+    );
+    assert_eq!(
+        after(
+            "entonces frío nomás",
+            "quiero un matcha caliente",
+            "Agregué 1 × Matcha"
+        ),
+        None
+    );
+}
