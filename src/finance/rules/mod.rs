@@ -872,6 +872,11 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
             "le di prestados",
             "le di prestada",
             "le di prestadas",
+            "le he prestado",
+            "les he prestado",
+            "le hemos prestado",
+            "le deje prestado",
+            "le deje prestados",
         ]);
     // «ya me devolvió 1000 el Javi», «Marcos me pagó 700, el resto el
     // viernes»: someone who owes the person paid part of it back — what they

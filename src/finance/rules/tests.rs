@@ -1556,3 +1556,15 @@ fn movements_run_on_without_joins_are_each_their_own() {
         [(50_000, Some("suscripciones"))]
     );
 }
+
+/// «me tocó sacar las fotocopias del parcial»: paid, its sum still to say;
+/// «le he prestado 40 a Lucía»: money lent, owed back.
+#[test]
+fn paid_unwillingly_and_money_lent_in_the_perfect() {
+    let copies = only("me tocó sacar las fotocopias del parcial de cálculo");
+    assert_eq!(kind(&copies), "LOG_TRANSACTION");
+    assert_eq!(category(&copies), Some("educacion"));
+    let lent = only("le he prestado 40 a Lucía para la entrada del concierto");
+    assert_eq!(kind(&lent), "MANAGE_DEBT");
+    assert_eq!(lent.params.debt_owed_to_me.given(), Some(&true));
+}

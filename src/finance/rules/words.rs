@@ -58,6 +58,14 @@ pub const SPEND: &[&str] = &[
     "meti",
     "cargue",
     "me gaste",
+    // «me tocó sacar las fotocopias», «tuve que pagar el taxi»: paid, however
+    // unwillingly.
+    "me toco pagar",
+    "me toco comprar",
+    "me toco sacar",
+    "tuve que pagar",
+    "tuve que comprar",
+    "tuve que sacar",
     "spent",
     "paid",
     "bought",
