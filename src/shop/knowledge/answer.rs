@@ -964,6 +964,9 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
     let things: Vec<&String> = unknown
         .iter()
         .filter(|w| !is_general_word(w) || services.contains(w))
+        // («como pasa de doscientos el envío me sale gratis»: a figure in
+        // words is a figure, no thing asked about.)
+        .filter(|w| crate::text::token_number(w).is_none())
         .filter(|w| !english_topic || is_topic_word(w) || capitalized.iter().any(|c| c == *w))
         .collect();
     // Said plainly before the passage: the way asked is not written.

@@ -411,7 +411,13 @@ fn grounds(input: &ProposalInput) -> Grounds {
     let the_other = words.windows(2).enumerate().any(|(i, w)| {
         matches!(
             w,
-            ["el", "otro"] | ["la", "otra"] | ["los", "otros"] | ["las", "otras"]
+            ["el", "otro"]
+                | ["la", "otra"]
+                | ["los", "otros"]
+                | ["las", "otras"]
+                // «y uno del otro también»: one of the other one talked about.
+                | ["del", "otro"]
+                | ["al", "otro"]
         ) && words.get(i + 2).is_none_or(|n| {
             !matches!(*n, "dia" | "vez" | "para" | "de" | "que" | "mes" | "ano")
                 && !super::names_a_product(n, &input.product_catalog)

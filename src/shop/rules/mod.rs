@@ -1326,15 +1326,31 @@ fn total_aimed_at(text: &str) -> String {
                 | "juntar"
         )
     };
-    let Some(at) =
-        (1..words.len()).find(|&k| matches!(words[k - 1], "asi" | "para") && aims(words[k]))
-    else {
+    // («…ya paso los 200»: «ya» only before the sum itself — «ya paso por
+    // ahí a las 8» is a pickup.)
+    let Some(at) = (1..words.len()).find(|&k| {
+        aims(words[k])
+            && (matches!(words[k - 1], "asi" | "para")
+                || words[k - 1] == "ya"
+                    && words[k + 1..]
+                        .iter()
+                        .take(2)
+                        .any(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit())))
+    }) else {
         return text.to_owned();
     };
-    // What it aims at: a sum, the minimum or free delivery, within a few words.
+    // What it aims at: a sum (said first, or after an article), the minimum
+    // or free delivery, within a few words.
     let rest = &words[at + 1..];
-    let end = rest.iter().take(5).position(|w| {
-        w.chars().all(|c| c.is_ascii_digit()) || matches!(*w, "minimo" | "gratis" | "monto")
+    // («a las 8» is an hour, never a sum: only «a», «los», «el», «al», «de»
+    // may come before the figure.)
+    let end = rest.iter().take(4).enumerate().position(|(k, w)| {
+        !w.is_empty()
+            && w.chars().all(|c| c.is_ascii_digit())
+            && rest[..k]
+                .iter()
+                .all(|b| matches!(*b, "a" | "los" | "el" | "al" | "de"))
+            || matches!(*w, "minimo" | "gratis" | "monto")
     });
     let Some(end) = end else {
         return text.to_owned();

@@ -8191,6 +8191,18 @@ fn a_total_aimed_at_a_tag_beside_a_name_and_an_english_team_order_are_read() {
         total_aimed_at("para llevar 2 capuchinos"),
         "para llevar 2 capuchinos"
     );
+    assert_eq!(
+        total_aimed_at("si agrego un americano ya paso los 200 y listo"),
+        "si agrego un americano y listo"
+    );
+    assert_eq!(
+        total_aimed_at("ya paso por ahi a las 8 y lo recojo"),
+        "ya paso por ahi a las 8 y lo recojo"
+    );
+    assert_eq!(
+        total_aimed_at("para llegar a las 8 dos capuchinos"),
+        "para llegar a las 8 dos capuchinos"
+    );
 
     let mut i = input(
         State::Idle,
@@ -8303,5 +8315,54 @@ fn a_refused_variant_taken_as_the_shop_makes_it_orders_the_product() {
             "Agregué 1 × Matcha"
         ),
         None
+    );
+}
+
+/// «y uno del otro también» after talk of two products: one of the other one
+/// talked about stands on the customer's words (a perfect model's chai had
+/// been refused and the rules' own reading, one more capuchino, taken);
+/// a product nobody talked about still does not.
+#[test]
+fn one_of_the_other_talked_about_grounds_that_product() {
+    let mut other = input(State::CartOpen, "y uno del otro tambien", &[(8, 2)]);
+    other.recent_history = vec![
+        crate::proposal::HistoryEntry {
+            role: "customer".into(),
+            text: "cuanto cuestan el capuchino y el te chai?".into(),
+        },
+        crate::proposal::HistoryEntry {
+            role: "bot".into(),
+            text: "Capuchino: Bs 22. Té chai: Bs 25.".into(),
+        },
+        crate::proposal::HistoryEntry {
+            role: "customer".into(),
+            text: "dame 2 capuchinos".into(),
+        },
+        crate::proposal::HistoryEntry {
+            role: "bot".into(),
+            text: "Agregué 2 × Capuchino a tu carrito.".into(),
+        },
+    ];
+    assert!(
+        grounding::ungrounded(
+            &other,
+            &Proposal::new(
+                vec![ProposedAction::new("ADD_TO_CART").product(4).quantity(1)],
+                ""
+            )
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        grounding::ungrounded(
+            &other,
+            &Proposal::new(
+                vec![ProposedAction::new("ADD_TO_CART").product(6).quantity(1)],
+                ""
+            )
+        )
+        .len(),
+        1,
+        "a product nobody talked about"
     );
 }
