@@ -312,7 +312,10 @@ fn asks_to_be_put_through(text: &str) -> bool {
             WHO.iter().any(|who| {
                 contains_phrase(&rest, &format!("con {who}"))
                     // «pásame a una persona», «transfiéreme a un asesor».
-                    || connects(w) && contains_phrase(&rest, &format!("a {who}"))
+                    || connects(w)
+                        && (w.ends_with("me") || w.ends_with("nos"))
+                        && !rest.chars().any(|c| c.is_ascii_digit())
+                        && contains_phrase(&rest, &format!("a {who}"))
                     || contains_phrase(&rest, who) && w.starts_with("atiend")
             })
         }
@@ -401,6 +404,8 @@ mod tests {
         assert!(text("transfiérame a un asesor").escalation);
         assert!(!text("pásame la cuenta para una persona").escalation);
         assert!(!text("le pasé 500 a alguien del trabajo").escalation);
+        assert!(!text("se lo pueden pasar a alguien de recepción").escalation);
+        assert!(!text("cada quincena transfiero 1500 a una persona que me ayuda").escalation);
         assert!(text("comuníquenme con el encargado por favor").escalation);
         assert!(text("quiero que me atienda una persona").escalation);
         assert!(

@@ -174,12 +174,24 @@ fn cancels(text: &str) -> bool {
 fn cancels_all(text: &str) -> bool {
     let folded = normalize(text);
     let words: Vec<&str> = folded.split(' ').filter(|w| !w.is_empty()).collect();
-    let all = words.iter().any(|w| {
-        matches!(
-            *w,
-            "todo" | "todos" | "todas" | "nada" | "ninguno" | "ninguna"
-        )
-    });
+    // («ese no lo anotes, todo lo demás sí»: the rest is kept.)
+    let the_rest = [
+        "lo demas",
+        "los demas",
+        "las demas",
+        "el resto",
+        "lo otro",
+        "los otros",
+    ]
+    .iter()
+    .any(|p| crate::text::contains_phrase(&folded, p));
+    let all = !the_rest
+        && words.iter().any(|w| {
+            matches!(
+                *w,
+                "todo" | "todos" | "todas" | "nada" | "ninguno" | "ninguna"
+            )
+        });
     let bare = words.iter().all(|w| {
         matches!(
             *w,
@@ -350,7 +362,14 @@ mod tests {
         ] {
             assert!(cancels_all(said), "{said}");
         }
-        for said in ["no", "olvídalo", "cancela ese", "cancélalo", "no lo anotes"] {
+        for said in [
+            "no",
+            "olvídalo",
+            "cancela ese",
+            "cancélalo",
+            "no lo anotes",
+            "ese no lo anotes, todo lo demás sí",
+        ] {
             assert!(!cancels_all(said), "{said}");
         }
     }

@@ -891,16 +891,25 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         "me regreso",
         "me regresaron",
         "me abono",
-        "me dio",
         "me deposito",
         "me transfirio",
-        "me paso",
+    ]);
+    // (Money lent in the same message is no money paid back: «mi jefe me
+    // pagó 2000 y le presté 500 a Javi».)
+    let lends = message.has(&[
+        "le preste",
+        "les preste",
+        "le prestamos",
+        "le he prestado",
+        "le di prestado",
+        "le di prestados",
     ]);
     let debtor = input.owed_to_me.iter().find(|n| named_in(norm, n));
     if pays_back
+        && !lends
         && !asks
         && !message.amounts.is_empty()
-        && (debtor.is_some() || owed_to_me && !message.has(&["le preste", "les preste"]))
+        && (debtor.is_some() || owed_to_me)
     {
         return paid_back(message, debtor);
     }
@@ -923,26 +932,33 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         }
         return receivable(message);
     }
-    let owed = input.debts.iter().any(|d| named_in(norm, d));
+    let owed = input
+        .debts
+        .iter()
+        .any(|d| !d.is_empty() && contains_phrase(norm, &normalize(d)));
+    // («hoy le pasé 2500 a Caro» and the debt is «la Caro»: her own name,
+    // with a verb of paying said to her — never «pagué 450 de tacos con
+    // Luis».)
+    let owed_by_name = input.debts.iter().any(|d| named_in(norm, d));
+    let paid_to = &[
+        "le pague",
+        "le di",
+        "le deposite",
+        "le pase",
+        "le transferi",
+        "le devolvi",
+        "le regrese",
+        "le abone",
+        "le mande",
+    ];
     // «¿y ahora cuánto me queda por pagarle?»: what is left to pay is a debt's
     // balance, asked.
     if asks && message.amounts.is_empty() && left_to_pay(message) {
         return query(&[ToolName::GetDebts], message);
     }
     if message.tells_a_debt()
-        || (owed
-            && message.has(&[
-                "pague",
-                "le pague",
-                "le di",
-                "le deposite",
-                "le pase",
-                "le transferi",
-                "le devolvi",
-                "le regrese",
-                "le abone",
-                "le mande",
-            ]))
+        || (owed && (message.has(&["pague"]) || message.has(paid_to)))
+        || (owed_by_name && message.has(paid_to))
     {
         if asks && message.amounts.is_empty() {
             return query(&[ToolName::GetDebts], message);
@@ -1367,7 +1383,21 @@ fn run_on(piece: &str) -> Vec<String> {
         let corrects = norm[first.end..next.start].iter().any(|w| {
             matches!(
                 w.as_str(),
-                "perdon" | "digo" | "corrijo" | "mejor" | "osea" | "sea" | "bueno" | "error"
+                "perdon"
+                    | "digo"
+                    | "corrijo"
+                    | "mejor"
+                    | "osea"
+                    | "sea"
+                    | "bueno"
+                    | "error"
+                    | "equivoque"
+                    | "espera"
+                    | "ah"
+                    | "bien"
+                    | "quise"
+                    | "fue"
+                    | "era"
             )
         });
         if corrects {
@@ -1784,15 +1814,7 @@ fn paid_back(message: &Message, debtor: Option<&String>) -> FinanceProposal {
             tokens[k].norm == "me"
                 && matches!(
                     tokens[k + 1].norm.as_str(),
-                    "pago"
-                        | "ha"
-                        | "devolvio"
-                        | "regreso"
-                        | "abono"
-                        | "dio"
-                        | "deposito"
-                        | "transfirio"
-                        | "paso"
+                    "pago" | "ha" | "devolvio" | "regreso" | "abono" | "deposito" | "transfirio"
                 )
         })?;
         let name = phrase_before(&tokens[..me]).0;
@@ -1807,10 +1829,34 @@ fn paid_back(message: &Message, debtor: Option<&String>) -> FinanceProposal {
             let name = p.proposed_actions.first()?.params.debt_name.clone()?;
             name.as_str().map(str::to_owned)
         });
+    // The sum said after the verb of paying back, not the largest («Javi me
+    // devolvió 400 de los 1000 que me debe» paid 400).
+    let words = crate::text::tokens(&message.rest);
+    let paid_at = (0..words.len().saturating_sub(1)).find(|&k| {
+        words[k] == "me"
+            && matches!(
+                words[k + 1],
+                "pago"
+                    | "pagaron"
+                    | "ha"
+                    | "han"
+                    | "devolvio"
+                    | "devolvieron"
+                    | "regreso"
+                    | "regresaron"
+                    | "abono"
+                    | "deposito"
+                    | "transfirio"
+            )
+    });
+    let paid = paid_at
+        .and_then(|at| message.amounts.iter().find(|f| f.start > at))
+        .map(|f| f.cents)
+        .or_else(|| message.main_amount());
     let mut manage = action("MANAGE_DEBT");
     let p = &mut manage.params;
     p.debt_name = name.map(|n| json!(n));
-    p.debt_payment = message.main_amount().map(|c| json!(cents_to_pesos(c)));
+    p.debt_payment = paid.map(|c| json!(cents_to_pesos(c)));
     p.debt_owed_to_me = Some(json!(true));
     one(manage)
 }
@@ -1819,12 +1865,19 @@ fn paid_back(message: &Message, debtor: Option<&String>) -> FinanceProposal {
 /// the whole name, or a word of it that names the person rather than their
 /// relation («Javi» for «mi primo Javi», «Caro» for «la Caro»).
 fn named_in(norm: &str, stored: &str) -> bool {
-    let stored = normalize(stored);
-    if stored.is_empty() {
+    let whole = normalize(stored);
+    if whole.is_empty() {
         return false;
     }
-    contains_phrase(norm, &stored)
-        || stored.split(' ').any(|w| {
+    // (Only a word written with a capital is a person's own name: «Javi» of
+    // «mi primo Javi», never «trabajo» of «mi compa del trabajo».)
+    let capitalised: Vec<String> = stored
+        .split_whitespace()
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .map(normalize)
+        .collect();
+    contains_phrase(norm, &whole)
+        || capitalised.iter().map(String::as_str).any(|w| {
             w.chars().count() >= 3
                 && !matches!(
                     w,

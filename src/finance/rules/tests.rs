@@ -1481,7 +1481,14 @@ fn a_sum_paid_back_lowers_what_is_owed_and_a_sum_passed_pays_a_debt() {
             "Marcos",
             70_000,
         ),
-        ("la Fer", "hoy me pasó 250 la fer", "la Fer", 25_000),
+        ("la Fer", "la Fer me transfirió 250 hoy", "la Fer", 25_000),
+        // The sum after the verb, not the largest.
+        (
+            "Javi",
+            "Javi me devolvió 400 de los 1000 que me debe",
+            "Javi",
+            40_000,
+        ),
     ] {
         let action = with(&[owed], &[], message);
         assert_eq!(kind(&action), "MANAGE_DEBT", "{message}");
@@ -1509,6 +1516,25 @@ fn a_sum_paid_back_lowers_what_is_owed_and_a_sum_passed_pays_a_debt() {
     // Salary is still salary beside someone who owes.
     let salary = with(&["Javi"], &[], "me pagaron 7800 de la quincena");
     assert_eq!(category(&salary), Some("salario"));
+    // Money lent in the same message is no sum paid back; a word of a
+    // stored name that is no name of a person points at nobody.
+    let lent = with(&[], &[], "se me pasó anotar que le presté 300 a Javi");
+    assert_eq!(kind(&lent), "MANAGE_DEBT");
+    assert!(lent.params.debt_payment.given().is_none());
+    let both = with(
+        &["Javi"],
+        &[],
+        "mi jefe me pagó 2000 y le presté 500 a Javi",
+    );
+    assert!(both.params.debt_payment.given().is_none(), "{both:?}");
+    let salary = with(
+        &["mi compa del trabajo"],
+        &[],
+        "me pagaron 7800 del trabajo",
+    );
+    assert_eq!(kind(&salary), "LOG_TRANSACTION");
+    let tacos = with(&[], &["mi hermano Luis"], "pagué 450 de tacos con Luis");
+    assert_eq!(kind(&tacos), "LOG_TRANSACTION");
     // Passed to someone the person owes: that debt paid.
     let debt = with(&[], &["la Caro"], "hoy le pase 2500 a caro, la mitad");
     assert_eq!(kind(&debt), "MANAGE_DEBT");

@@ -393,6 +393,11 @@ pub(super) fn clause_action(
         && own_part[k + 1..]
             .iter()
             .any(|w| matches!(*w, "mejor" | "y" | "pero" | "ahora") || count(w).is_some())
+        // («quítalos los 2 brownies»: the pronoun doubles this product's own
+        // article or count right after it — the same thing.)
+        && !own_part.get(k + 1).is_some_and(|next| {
+            matches!(*next, "el" | "la" | "los" | "las") || count(next).is_some()
+        })
     {
         own_part.drain(..=k);
     }
@@ -440,8 +445,6 @@ pub(super) fn clause_action(
         "viene con",
         "vienen con",
         "vienen sin",
-        "ya viene",
-        "ya vienen",
     ]) || (question
         && has(&["se puede pedir", "se pueden pedir", "se podria pedir"]));
     let orders = (has(lexicon::ADD)

@@ -349,8 +349,6 @@ pub const QUESTION: &[&str] = &[
     "viene con",
     "vienen con",
     "vienen sin",
-    "ya viene",
-    "ya vienen",
     "mandan aparte",
     "viene aparte",
     "es sin azucar",

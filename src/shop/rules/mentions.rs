@@ -526,8 +526,42 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 continue;
             }
             // («te» alone is a pronoun, «te pido»: the kind only once counted.)
+            // («dame otro, te pago al recoger», «son dos, te dije»: a pronoun
+            // before its verb, however counted before.)
+            let pronoun = words.get(i + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "pago"
+                        | "pagamos"
+                        | "dije"
+                        | "digo"
+                        | "aviso"
+                        | "paso"
+                        | "mando"
+                        | "escribo"
+                        | "confirmo"
+                        | "llamo"
+                        | "pido"
+                        | "encargo"
+                        | "deposito"
+                        | "transfiero"
+                        | "agradezco"
+                        | "molesto"
+                        | "comento"
+                        | "cuento"
+                        | "debo"
+                        | "doy"
+                        | "he"
+                        | "lo"
+                        | "la"
+                        | "los"
+                        | "las"
+                )
+            });
             if head.word.chars().count() < 3
-                && !(counted_before(words, i) || i > 0 && matches!(words[i - 1], "otro" | "unos"))
+                && (pronoun
+                    || !(counted_before(words, i)
+                        || i > 0 && matches!(words[i - 1], "otro" | "unos")))
             {
                 continue;
             }
@@ -808,7 +842,8 @@ fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention, limit: usiz
                 && !FAMILIES.iter().any(|(head, _)| head == *w)
         })
         .map(|(_, w)| w)
-        .take_while(|w| !matches!(**w, "y" | "e" | "pero" | "porque" | "que"))
+        // («un té, el que no es especiado»: a word denied picks nothing.)
+        .take_while(|w| !matches!(**w, "y" | "e" | "pero" | "porque" | "que" | "no" | "ni"))
         .take_while(|w| w.chars().count() < 4 || described_by(w))
         .take(4)
         .filter(|w| w.chars().count() >= 4)

@@ -1094,12 +1094,17 @@ fn as_it_comes(input: &ProposalInput, words: &[&str]) -> Option<String> {
                 .any(|x| x == w && x.chars().count() > 3)
         })
     };
-    let as_made = words
-        .iter()
-        .any(|w| own(w) || matches!(*w, "normal" | "nomas"))
+    // (A tag of its own or «como viene»: «está bien nomás» alone may be
+    // «never mind».)
+    let as_made = words.iter().any(|w| own(w))
         || any(
             &words.join(" "),
-            &["como viene", "como lo hacen", "asi nomas"],
+            &[
+                "como viene",
+                "como lo hacen",
+                "normal entonces",
+                "normal nomas",
+            ],
         );
     let agrees = words.iter().all(|w| {
         own(w)
@@ -1141,8 +1146,12 @@ fn as_it_comes(input: &ProposalInput, words: &[&str]) -> Option<String> {
     if !as_made || !agrees || !mentions::find(words, &input.product_catalog).is_empty() {
         return None;
     }
-    // How many: as the order before the refusal said it.
+    // How many: as the order before the refusal said it (an order, not
+    // «¿tienen matcha caliente?»).
     let asked = shapes::earlier_turns(input).find(|h| h.role == "customer")?;
+    if asked.text.contains('?') {
+        return None;
+    }
     let before = prepared(&asked.text);
     let said = tokens(&before);
     let n = mentions::find(&said, &input.product_catalog)
@@ -1280,7 +1289,8 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
                 "cuanto sale",
             ],
         );
-    if !question {
+    // (An order for another day asked about is not today's cart.)
+    if !question || settle::for_later(&prepared(&asked.text)) {
         return None;
     }
     let text = prepared(&asked.text);
@@ -1297,6 +1307,39 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
         items.push(format!("{n} {}", name_of(input, id)?));
     }
     (!items.is_empty()).then(|| format!("quiero {}", items.join(" y ")))
+}
+
+/// «uno de los capuchinos mi jefa lo quiere chai, cámbialo porfa»: one of a
+/// line wanted as another product is that one swapped — read as «cámbialo
+/// por chai» (the «cámbialo» said after it, then, is the same request).
+fn one_wanted_as(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let one_of = words.windows(3).position(|w| {
+        matches!(w[0], "uno" | "una") && w[1] == "de" && matches!(w[2], "los" | "las")
+    });
+    let Some(from) = one_of else {
+        return text.to_owned();
+    };
+    let Some(at) = (from + 3..words.len().saturating_sub(2)).find(|&k| {
+        matches!(words[k], "lo" | "la")
+            && matches!(
+                words[k + 1],
+                "quiere" | "quieren" | "prefiere" | "prefieren"
+            )
+    }) else {
+        return text.to_owned();
+    };
+    let mut out: Vec<&str> = words[..at].to_vec();
+    out.extend(["cambialo", "por"]);
+    let rest = &words[at + 2..];
+    // («…lo quiere de chai»: the «de» before the product.)
+    let rest = rest.strip_prefix(&["de"][..]).unwrap_or(rest);
+    for w in rest {
+        if !matches!(*w, "cambialo" | "cambiala" | "cambiamelo" | "cambiamela") {
+            out.push(w);
+        }
+    }
+    out.join(" ")
 }
 
 /// «agrega otra limonada, así pasamos los 200», «…para llegar al mínimo»,
@@ -1364,6 +1407,28 @@ fn total_aimed_at(text: &str) -> String {
         )
     }) {
         end += 1;
+    }
+    // («así llego a 12 empanadas»: a count of things, not a total — only a
+    // sum that ends its clause is aimed at.)
+    if words.get(end).is_some_and(|w| {
+        !matches!(
+            *w,
+            "y" | "e"
+                | "pero"
+                | "porfa"
+                | "por"
+                | "entonces"
+                | "nomas"
+                | "listo"
+                | "ok"
+                | "gracias"
+                | "ya"
+                | "no"
+                | "verdad"
+                | "cierto"
+        )
+    }) {
+        return text.to_owned();
     }
     let mut kept: Vec<&str> = words[..at - 1].to_vec();
     kept.extend(&words[end..]);
@@ -1584,11 +1649,21 @@ fn prepared(message: &str) -> String {
         (" fuera de ", " afuera de "),
         // «para las mamás que se quedan: 3 capuchinos»: they stay, nothing
         // asked of what is left («¿quedan brownies?»).
+        // «…que sean 4, se sumaron más»: more people came, a reason told —
+        // no «suma».
+        (" se sumaron mas ", " "),
+        (" se sumaron ", " "),
+        (" se sumo alguien ", " "),
+        (" se unieron mas ", " "),
+        (" se unieron ", " "),
+        (" se apuntaron mas ", " "),
+        (" se apuntaron ", " "),
         (" se quedan ", " permanecen "),
         (" se queda ", " permanece "),
     ];
     let text = something_else_called_off(&with_phrases(&read, phrases));
     let text = total_aimed_at(&text);
+    let text = one_wanted_as(&text);
     let text = notes_in_hand(&text);
     // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
     // at the end, after the order («un capuchino como siempre» alone may be
@@ -4140,11 +4215,38 @@ impl Reader<'_> {
         let bare_number = matches!(self.words, [w] if w.parse::<usize>().is_ok());
         let listing_last = shapes::last_bot_turn(self.input)
             .is_none_or(|h| h.text.contains(messages::PICK_BY_NUMBER));
-        bare_number
-            && !self.input.choices.is_empty()
+        // «ya dame 3» right after the listing: three of something, or the
+        // third? («dame el 3» picks.)
+        let numbers = self.words.iter().filter(|w| count(w).is_some()).count();
+        let asked_with_a_verb = numbers == 1
+            && self.words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "dame" | "deme" | "quiero" | "ponme" | "mandame" | "traeme" | "pasame"
+                )
+            })
+            && self.words.iter().all(|w| {
+                count(w).is_some()
+                    || matches!(
+                        *w,
+                        "ya" | "dame"
+                            | "deme"
+                            | "quiero"
+                            | "ponme"
+                            | "mandame"
+                            | "traeme"
+                            | "pasame"
+                            | "porfa"
+                            | "ok"
+                            | "entonces"
+                            | "bueno"
+                            | "dale"
+                    )
+            });
+        !self.input.choices.is_empty()
             && !self.input.choices_named
-            && !self.input.cart.lines.is_empty()
-            && !listing_last
+            && (bare_number && !self.input.cart.lines.is_empty() && !listing_last
+                || asked_with_a_verb && listing_last && self.input.focus.is_none())
     }
 
     /// The product a reply picks from the offered choices, and how many.

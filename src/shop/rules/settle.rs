@@ -883,8 +883,10 @@ pub(super) fn shown_not_ordered(input: &ProposalInput, proposal: &Proposal) -> O
                 .flatten()
             });
             let shown = ProposedAction::new("SHOW_PRODUCT").product(id);
+            // (Never for an order for another day: its yes would not be
+            // today's cart.)
             match asked {
-                Some(q) if counted => shown.quantity(q),
+                Some(q) if counted && !for_later(&text) => shown.quantity(q),
                 _ => shown,
             }
         })
@@ -907,7 +909,7 @@ pub fn asks_of_what_was_said(question: &str) -> bool {
 
 /// Whether a clause orders for another day or an occasion («para el sábado»,
 /// «quiero encargar…», «para el cumple»).
-fn for_later(clause: &str) -> bool {
+pub(super) fn for_later(clause: &str) -> bool {
     tokens(clause).iter().any(|w| {
         w.starts_with("encarg")
             || w.starts_with("reserv")
@@ -2185,7 +2187,15 @@ fn more_of_the_last_line(input: &ProposalInput) -> Option<Proposal> {
         .iter()
         .any(|w| lexicon::adds(w) || matches!(*w, "otro" | "otra"));
     // («no me agregues otro…», «sácame el último…», «¿…?»: not this.)
+    // («lo último que te pedí ponle 3»: a count said alone sets the line.)
+    let set_to = words.iter().enumerate().any(|(k, w)| {
+        count(w).is_some()
+            && !words
+                .get(k + 1)
+                .is_some_and(|n| matches!(*n, "mas" | "otros" | "otras"))
+    });
     let not_more = input.customer_message.contains('?')
+        || set_to
         || words
             .iter()
             .any(|w| matches!(*w, "no" | "ni" | "ya") || lexicon::removes(w) || swap_verb(w));
