@@ -438,19 +438,39 @@ pub(super) fn clause_action(
     // («¿me pones un zumo de maracuyá…?»: a request said as a question;
     // «q trae el capuchino», «¿se puede pedir sin canela?» ask what it brings
     // or whether it can be had.)
-    let asks_what = has(&[
-        "que trae",
-        "que lleva",
-        "que viene con",
-        "viene con",
-        "vienen con",
-        "vienen sin",
-    ]) || (question
-        && has(&["se puede pedir", "se pueden pedir", "se podria pedir"]));
-    let orders = (has(lexicon::ADD)
-        || has(lexicon::ASKS_FOR)
-        || clause_words.iter().any(|w| lexicon::adds(w)))
-        && !asks_what;
+    // («dame el capuchino que trae canela»: with an order verb proper, what
+    // it brings describes the one ordered.)
+    let verb_proper = clause_words.iter().any(|w| {
+        lexicon::adds(w)
+            && !matches!(
+                *w,
+                "trae"
+                    | "traen"
+                    | "lleva"
+                    | "llevan"
+                    | "viene"
+                    | "vienen"
+                    | "manda"
+                    | "mandan"
+                    | "aparte"
+            )
+    });
+    let asks_what = !verb_proper
+        && has(&[
+            "que trae",
+            "que lleva",
+            "que viene con",
+            "viene con",
+            "vienen con",
+            "vienen sin",
+        ])
+        || (question && has(&["se puede pedir", "se pueden pedir", "se podria pedir"]));
+    // (An order verb proper; a request said as a question, «¿me pones…?»,
+    // orders too, but never more of a line pointed at with its article and
+    // count, «me pones los 2 capuchinos», below.)
+    let orders_proper =
+        (has(lexicon::ADD) || clause_words.iter().any(|w| lexicon::adds(w))) && !asks_what;
+    let orders = (orders_proper || has(lexicon::ASKS_FOR)) && !asks_what;
     let asks = has(lexicon::QUESTION) || (question && !orders && quantity.is_none());
     // "Quiero saber el precio": wanting to know is not wanting the product.
     let only_asks =
@@ -493,7 +513,7 @@ pub(super) fn clause_action(
         && count(n) == Some(in_cart)
         && in_cart > 1
         && !more
-        && !orders
+        && !orders_proper
     {
         mark(covered, &["los", "las"]);
         return None;

@@ -253,7 +253,8 @@ pub fn read_message(
     if words.is_empty() {
         return None;
     }
-    let wants_pickup = any(&text, PICKUP);
+    // («ahorita paso la dirección»: sent, not come by.)
+    let wants_pickup = any(&text, PICKUP) && !sends_a_thing(&text);
     let wants_delivery = any(&text, DELIVERY);
     // «¿cuánto cobran de envío a Calacoto?»: a question about delivery is the
     // knowledge's, no choice of the way.
@@ -441,6 +442,32 @@ fn asks_about_it(words: &[&str]) -> bool {
     })
 }
 
+/// «ahorita paso la dirección», «paso luego el comprobante»: a thing sent
+/// after «paso» says it is sent, nobody comes by (folded text).
+fn sends_a_thing(folded: &str) -> bool {
+    let words: Vec<&str> = folded.split_whitespace().collect();
+    words.iter().enumerate().any(|(k, w)| {
+        *w == "paso"
+            && words[k + 1..].iter().take(4).any(|x| {
+                matches!(
+                    *x,
+                    "direccion"
+                        | "ubicacion"
+                        | "comprobante"
+                        | "datos"
+                        | "foto"
+                        | "captura"
+                        | "numero"
+                        | "qr"
+                        | "nit"
+                        | "referencia"
+                        | "pin"
+                        | "link"
+                )
+            })
+    })
+}
+
 /// The way the words ask for the order, pickup or delivery (an address is
 /// delivery), whatever the shop offers; `None` when they say neither or both.
 pub fn mode_said(text: &str) -> Option<Mode> {
@@ -456,7 +483,7 @@ pub fn mode_said(text: &str) -> Option<Mode> {
     ]
     .iter()
     .fold(format!(" {folded} "), |t, p| t.replace(p, " te envio "));
-    let pickup = any(sent.trim(), PICKUP);
+    let pickup = !sends_a_thing(&folded) && any(sent.trim(), PICKUP);
     let delivery = any(&folded, DELIVERY)
         || address_in(text).is_some_and(|a| {
             let first = normalize(a.split_whitespace().next().unwrap_or_default());
@@ -716,6 +743,19 @@ mod tests {
         };
         assert_eq!(
             mode(read("confirmo, lo manda a buscar mi hermano a la tienda")).as_deref(),
+            Some("pickup")
+        );
+        // «ahorita paso la dirección»: a thing sent, nobody comes by.
+        for sent in [
+            "sí, ahorita paso la dirección",
+            "confirmo, paso luego el comprobante",
+            "ok paso ahora la ubicación",
+        ] {
+            assert_eq!(mode(read(sent)), None, "{sent}");
+            assert_eq!(mode_said(sent), None, "{sent}");
+        }
+        assert_eq!(
+            mode(read("sí, ahorita paso por ellos")).as_deref(),
             Some("pickup")
         );
         assert_eq!(

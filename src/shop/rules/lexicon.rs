@@ -456,7 +456,13 @@ pub const DONE: &[&str] = &[
     "cierrame",
     "cerrame",
     // «ok dale, cierro el pedido», «nomás el chocolate, cierro»: I close it.
-    "cierro",
+    // (Never a bare «cierro»: «salgo a las 6 que cierro la oficina».)
+    "cierro el pedido",
+    "cierro la orden",
+    "cierro nomas",
+    "cierro entonces",
+    "ya cierro",
+    "y cierro",
     "cerramos el pedido",
     "cerrame el pedido",
     "cierrame el pedido",

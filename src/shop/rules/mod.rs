@@ -2167,12 +2167,36 @@ pub fn read(input: &ProposalInput) -> Reading {
 
 /// «y nada de limonada» → «y sin limonada»: none of a product is without it.
 fn none_of(input: &ProposalInput, text: String) -> String {
+    // («¿nada del brownie todavía?», «no me cobraste nada del brownie»: a
+    // question or a story, never «sin».)
+    if input.customer_message.contains(['?', '¿']) {
+        return text;
+    }
     let words = tokens(&text);
     let mut out: Vec<&str> = Vec::with_capacity(words.len());
     let mut k = 0;
     while k < words.len() {
         // «…y nada de limonada», «nada del brownie»: none of it, as «sin».
+        let told = k > 0
+            && words[..k].iter().rev().take(3).any(|w| {
+                matches!(
+                    *w,
+                    "todavia"
+                        | "aun"
+                        | "cobraste"
+                        | "cobraron"
+                        | "cobro"
+                        | "se"
+                        | "hay"
+                        | "queda"
+                        | "llego"
+                        | "vino"
+                        | "sabe"
+                        | "sabemos"
+                )
+            });
         if words[k] == "nada"
+            && !told
             && matches!(words.get(k + 1), Some(&("de" | "del")))
             && mentions::find(&words[k + 2..], &input.product_catalog)
                 .first()
@@ -2206,7 +2230,25 @@ fn what_it_is(input: &ProposalInput, text: String) -> String {
             continue;
         }
         let head = mentions::singular(words[m.start - 2]);
-        let its_own = head.chars().count() > 3
+        // («una docena de galletas»: a unit is a count, never dropped.)
+        let unit = matches!(
+            head,
+            "docena"
+                | "par"
+                | "media"
+                | "caja"
+                | "paquete"
+                | "kilo"
+                | "bolsa"
+                | "porcion"
+                | "vaso"
+                | "taza"
+                | "unidad"
+                | "bandeja"
+                | "litro"
+        );
+        let its_own = !unit
+            && head.chars().count() > 3
             && catalog
                 .iter()
                 .find(|e| e.product_id == id)

@@ -8480,3 +8480,47 @@ fn a_doubled_pronoun_a_denied_description_and_te_before_a_verb_are_read() {
     // A tea still counted: «otro té» asks which.
     assert!(read("y otro té", State::CartOpen, &[(8, 1)], vec![8])[0].starts_with("CLARIFY"));
 }
+
+/// The first review's mends: «sí, me pones los 2 capuchinos…» with two in the
+/// cart is no two more; «¿nada del brownie todavía?» takes nothing out; «una
+/// docena de galletas» keeps its dozen; a bare «cierro» closes nothing.
+#[test]
+fn a_line_pointed_at_a_question_of_nothing_a_unit_and_a_relative_clause_are_read() {
+    let read = |message: &str, state: State, cart: &[(ProductId, i64)]| {
+        describe(&propose(&described(message, state, cart)))
+    };
+    let got = read(
+        "sí, me pones los 2 capuchinos con leche de almendras",
+        State::CartOpen,
+        &[(8, 2)],
+    );
+    assert!(!got.iter().any(|a| a.starts_with("ADD")), "{got:?}");
+    for message in [
+        "¿nada del brownie todavía?",
+        "no me cobraste nada del brownie",
+    ] {
+        let got = read(message, State::CartOpen, &[(6, 1)]);
+        assert!(
+            !got.iter().any(|a| a.starts_with("REMOVE")),
+            "{message}: {got:?}"
+        );
+    }
+    let mut dozen = described("una docena de galletas", State::Browsing, &[]);
+    dozen
+        .product_catalog
+        .push(crate::shop::contract::CatalogEntry {
+            product_id: 11,
+            name: "Galletas de avena".into(),
+            price_minor: 500,
+            description: "Galletas caseras, se venden por docena.".into(),
+            tags: vec![],
+            allergens: vec![],
+        });
+    assert_eq!(describe(&propose(&dozen)), ["ADD_TO_CART 11 x12"]);
+    let got = read(
+        "salgo a las 6 que cierro la oficina",
+        State::CartOpen,
+        &[(8, 1)],
+    );
+    assert!(!got.contains(&"REVIEW_ORDER".to_owned()), "{got:?}");
+}
