@@ -1163,6 +1163,26 @@ fn as_it_comes(input: &ProposalInput, words: &[&str]) -> Option<String> {
     Some(format!("quiero {n} {}", name_of(input, id)?))
 }
 
+/// «agrégalo», «mándamelos»: an order of what was just talked about.
+const IT_ORDERED: &[&str] = &[
+    "agregalo",
+    "agregalos",
+    "agregamelo",
+    "agregamelos",
+    "ponlo",
+    "ponlos",
+    "ponmelo",
+    "ponmelos",
+    "mandalo",
+    "mandalos",
+    "mandamelo",
+    "mandamelos",
+    "damelo",
+    "damelos",
+    "pidelo",
+    "pidelos",
+];
+
 /// «si pido 3 brownies y 2 limonadas, ¿cuánto me saldría?» … «ok, mándame eso
 /// mismo»: what was only asked about is now ordered, with the counts the
 /// question said (every product it named counted, none of it in the cart yet).
@@ -1173,27 +1193,7 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
             ("eso", "mismo") | ("eso", "entonces") | ("todo", "eso") | ("lo", "mismo")
         )
     }) || words.last() == Some(&"eso")
-        || words.iter().any(|w| {
-            matches!(
-                *w,
-                "agregalo"
-                    | "agregalos"
-                    | "agregamelo"
-                    | "agregamelos"
-                    | "ponlo"
-                    | "ponlos"
-                    | "ponmelo"
-                    | "ponmelos"
-                    | "mandalo"
-                    | "mandalos"
-                    | "mandamelo"
-                    | "mandamelos"
-                    | "damelo"
-                    | "damelos"
-                    | "pidelo"
-                    | "pidelos"
-            )
-        });
+        || words.iter().any(|w| IT_ORDERED.contains(w));
     // A yes to the quote's own offer («Si lo quieres, dime «agrégalo»»).
     let offered = shapes::earlier_turns(input)
         .find(|h| h.role != "customer")
@@ -1218,7 +1218,8 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
         });
     // Only the order and its pointer: «dale», «ok», «entonces», «porfa».
     let filler = |w: &str| {
-        lexicon::adds(w)
+        IT_ORDERED.contains(&w)
+            || lexicon::adds(w)
             || w.starts_with("mand")
             || matches!(
                 w,
@@ -1256,21 +1257,6 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
                     | "sii"
                     | "claro"
                     | "yes"
-                    | "agregalo"
-                    | "agregalos"
-                    | "agregamelo"
-                    | "agregamelos"
-                    | "ponlo"
-                    | "ponlos"
-                    | "ponmelo"
-                    | "ponmelos"
-                    | "mandalo"
-                    | "mandalos"
-                    | "mandamelo"
-                    | "mandamelos"
-                    | "damelos"
-                    | "pidelo"
-                    | "pidelos"
             )
     };
     if !that || !orders || !words.iter().all(|w| filler(w)) {
