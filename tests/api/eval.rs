@@ -177,6 +177,7 @@ const HELD_APART: &[&str] = &[
     "tienda-cuarentainueve",
     "tienda-cincuenta",
     "tienda-cincuentaiuno",
+    "tienda-cincuentaidos",
     "tienda-cincuentaitres",
 ];
 
