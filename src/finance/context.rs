@@ -63,6 +63,23 @@ pub struct Corrected {
 }
 
 impl UserContext {
+    /// What is left of the debt named `name`, or of what `name` owes the
+    /// person when `owed_to_me` (names compared normalized).
+    pub fn balance_of(&self, name: &str, owed_to_me: bool) -> Option<i64> {
+        let name = crate::text::normalize(name);
+        if owed_to_me {
+            self.owed_to_me
+                .iter()
+                .find(|r| crate::text::normalize(&r.name) == name)
+                .map(|r| r.balance_cents)
+        } else {
+            self.debts
+                .iter()
+                .find(|d| crate::text::normalize(&d.name) == name)
+                .map(|d| d.balance_cents)
+        }
+    }
+
     /// A transaction of the same amount and a similar concept (or the same
     /// category) logged in the last day: the user may be logging it twice.
     pub fn duplicate_of(

@@ -239,17 +239,13 @@ fn executed(ctx: &UserContext, write: &Write) -> (String, Option<i64>) {
     match write {
         Write::DebtPayment { name, amount_cents } => {
             debt_after = ctx
-                .debts
-                .iter()
-                .find(|d| normalize(&d.name) == normalize(name))
-                .map(|d| (d.balance_cents - amount_cents).max(0));
+                .balance_of(name, false)
+                .map(|balance| (balance - amount_cents).max(0));
         }
         Write::ReceivablePayment { name, amount_cents } => {
             debt_after = ctx
-                .owed_to_me
-                .iter()
-                .find(|r| normalize(&r.name) == normalize(name))
-                .map(|r| (r.balance_cents - amount_cents).max(0));
+                .balance_of(name, true)
+                .map(|balance| (balance - amount_cents).max(0));
         }
         Write::CorrectCategory {
             to,

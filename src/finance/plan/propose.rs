@@ -234,19 +234,11 @@ pub async fn turn(
             if pending.intent == Intent::LogTransaction && pending.duplicate.is_none() {
                 pending.duplicate = duplicate_of(ctx, pending);
             }
-            let debt_balance = pending.debt.name.as_ref().and_then(|name| {
-                if pending.debt.owed_to_me {
-                    ctx.owed_to_me
-                        .iter()
-                        .find(|r| normalize(&r.name) == normalize(name))
-                        .map(|r| r.balance_cents)
-                } else {
-                    ctx.debts
-                        .iter()
-                        .find(|d| normalize(&d.name) == normalize(name))
-                        .map(|d| d.balance_cents)
-                }
-            });
+            let debt_balance = pending
+                .debt
+                .name
+                .as_ref()
+                .and_then(|name| ctx.balance_of(name, pending.debt.owed_to_me));
             let debt_after = debt_balance
                 .zip(pending.debt.payment_cents)
                 .map(|(balance, paid)| (balance - paid).max(0));

@@ -863,21 +863,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         && !message.has(words::SPEND)
         // «le presté 800 a mi sobrina», «le di prestados 500»: money lent, owed
         // back (whatever verb of giving it takes).
-        || message.has(&[
-            "le preste",
-            "les preste",
-            "le prestamos",
-            "les prestamos",
-            "le di prestado",
-            "le di prestados",
-            "le di prestada",
-            "le di prestadas",
-            "le he prestado",
-            "les he prestado",
-            "le hemos prestado",
-            "le deje prestado",
-            "le deje prestados",
-        ]);
+        || message.has(LENT);
     // «ya me devolvió 1000 el Javi», «Marcos me pagó 700, el resto el
     // viernes»: someone who owes the person paid part of it back — what they
     // owe is lowered by the sum (a sum with no one who owes it is income).
@@ -896,14 +882,7 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     ]);
     // (Money lent in the same message is no money paid back: «mi jefe me
     // pagó 2000 y le presté 500 a Javi».)
-    let lends = message.has(&[
-        "le preste",
-        "les preste",
-        "le prestamos",
-        "le he prestado",
-        "le di prestado",
-        "le di prestados",
-    ]);
+    let lends = message.has(LENT);
     let debtor = input.owed_to_me.iter().find(|n| named_in(norm, n));
     if pays_back
         && !lends
@@ -1346,12 +1325,6 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
     }))
 }
 
-/// The movements of a message, each with its amount and whether it is money
-/// coming in: the text is cut at «y», commas and «pero» (not inside «1,200»); a
-/// piece with no amount joins the one before it, and a piece with an amount of
-/// money but no verb of its own («… y 149 de iCloud») is a movement in the
-/// direction of the one before it. A count of things («y 2 refrescos») is no
-/// money and joins too.
 /// «pagué la renta 3500 el internet 399»: movements run on with nothing
 /// between them, cut where one's figure ends and the next begins — after the
 /// figure when it follows its name («renta 3500»), before the next figure when
@@ -1428,6 +1401,12 @@ fn run_on(piece: &str) -> Vec<String> {
     }
 }
 
+/// The movements of a message, each with its amount and whether it is money
+/// coming in: the text is cut at «y», commas and «pero» (not inside «1,200»); a
+/// piece with no amount joins the one before it, and a piece with an amount of
+/// money but no verb of its own («… y 149 de iCloud») is a movement in the
+/// direction of the one before it. A count of things («y 2 refrescos») is no
+/// money and joins too.
 fn movements(raw: &str) -> Vec<(String, bool)> {
     let paired = respectively(raw);
     let raw = paired.as_deref().unwrap_or(raw);
@@ -1804,19 +1783,48 @@ fn receivable(message: &Message) -> FinanceProposal {
     one(manage)
 }
 
+/// «le presté 800 a mi sobrina», «le di prestados 500»: money lent, owed back
+/// (whatever verb of giving it takes).
+const LENT: &[&str] = &[
+    "le preste",
+    "les preste",
+    "le prestamos",
+    "les prestamos",
+    "le di prestado",
+    "le di prestados",
+    "le di prestada",
+    "le di prestadas",
+    "le he prestado",
+    "les he prestado",
+    "le hemos prestado",
+    "le deje prestado",
+    "le deje prestados",
+];
+
+/// The verb after «me» of someone paying the person back («me devolvió», «me
+/// ha (pagado)»).
+const PAID_ME: &[&str] = &[
+    "pago",
+    "pagaron",
+    "ha",
+    "han",
+    "devolvio",
+    "devolvieron",
+    "regreso",
+    "regresaron",
+    "abono",
+    "deposito",
+    "transfirio",
+];
+
 /// «ya me devolvió 1000 el Javi»: a sum paid back by someone who owed it —
 /// who, the stored name the message points to, else as a receivable reads it.
 fn paid_back(message: &Message, debtor: Option<&String>) -> FinanceProposal {
     let tokens = &message.tokens;
     // («Pedro me pagó los 500…»: who, just before «me» and the verb.)
     let before_me = || {
-        let me = (0..tokens.len().saturating_sub(1)).find(|&k| {
-            tokens[k].norm == "me"
-                && matches!(
-                    tokens[k + 1].norm.as_str(),
-                    "pago" | "ha" | "devolvio" | "regreso" | "abono" | "deposito" | "transfirio"
-                )
-        })?;
+        let me = (0..tokens.len().saturating_sub(1))
+            .find(|&k| tokens[k].norm == "me" && PAID_ME.contains(&tokens[k + 1].norm.as_str()))?;
         let name = phrase_before(&tokens[..me]).0;
         (!name.is_empty()).then(|| name.join(" "))
     };
@@ -1832,23 +1840,8 @@ fn paid_back(message: &Message, debtor: Option<&String>) -> FinanceProposal {
     // The sum said after the verb of paying back, not the largest («Javi me
     // devolvió 400 de los 1000 que me debe» paid 400).
     let words = crate::text::tokens(&message.rest);
-    let paid_at = (0..words.len().saturating_sub(1)).find(|&k| {
-        words[k] == "me"
-            && matches!(
-                words[k + 1],
-                "pago"
-                    | "pagaron"
-                    | "ha"
-                    | "han"
-                    | "devolvio"
-                    | "devolvieron"
-                    | "regreso"
-                    | "regresaron"
-                    | "abono"
-                    | "deposito"
-                    | "transfirio"
-            )
-    });
+    let paid_at = (0..words.len().saturating_sub(1))
+        .find(|&k| words[k] == "me" && PAID_ME.contains(&words[k + 1]));
     let paid = paid_at
         .and_then(|at| message.amounts.iter().find(|f| f.start > at))
         .map(|f| f.cents)

@@ -1087,13 +1087,7 @@ fn as_it_comes(input: &ProposalInput, words: &[&str]) -> Option<String> {
     let found = mentions::find(&variant_words, &input.product_catalog);
     let id = found.first().filter(|m| m.start == 0)?.product()?;
     let entry = input.product_catalog.iter().find(|p| p.product_id == id)?;
-    let own = |w: &str| {
-        entry.tags.iter().any(|t| {
-            normalize(t)
-                .split(' ')
-                .any(|x| x == w && x.chars().count() > 3)
-        })
-    };
+    let own = |w: &str| its_tag(entry, w);
     // (A tag of its own or «como viene»: «está bien nomás» alone may be
     // «never mind».)
     let as_made = words.iter().any(|w| own(w))
@@ -1157,10 +1151,25 @@ fn as_it_comes(input: &ProposalInput, words: &[&str]) -> Option<String> {
     let n = mentions::find(&said, &input.product_catalog)
         .iter()
         .find(|m| m.product() == Some(id))
-        .and_then(|m| said[..m.start].last().copied())
-        .and_then(|w| count_or_one(w).or(matches!(w, "un" | "una").then_some(1)))
+        .and_then(|m| counted_as(&said, m))
         .unwrap_or(1);
     Some(format!("quiero {n} {}", name_of(input, id)?))
+}
+
+/// A word of the product's own tags («frío» of a matcha tagged «frío»); short
+/// words («sin», «con») never.
+fn its_tag(entry: &super::contract::CatalogEntry, word: &str) -> bool {
+    entry.tags.iter().any(|t| {
+        normalize(t)
+            .split(' ')
+            .any(|x| x == word && x.chars().count() > 3)
+    })
+}
+
+/// The count said right before a mention: «3 brownies», «un matcha».
+fn counted_as(said: &[&str], m: &mentions::Mention) -> Option<i64> {
+    let before = said[..m.start].last().copied()?;
+    count_or_one(before).or(matches!(before, "un" | "una").then_some(1))
 }
 
 /// «agrégalo», «mándamelos»: an order of what was just talked about.
@@ -1195,18 +1204,8 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
     }) || words.last() == Some(&"eso")
         || words.iter().any(|w| IT_ORDERED.contains(w));
     // A yes to the quote's own offer («Si lo quieres, dime «agrégalo»»).
-    let offered = shapes::earlier_turns(input)
-        .find(|h| h.role != "customer")
-        .is_some_and(|h| h.text.contains(messages::QUOTE_OFFER));
-    let yes = offered
-        && words.len() <= 3
-        && words.iter().any(|w| {
-            matches!(
-                *w,
-                "si" | "sii" | "dale" | "ok" | "va" | "claro" | "bueno" | "listo" | "yes"
-            )
-        })
-        && !words.iter().any(|w| matches!(*w, "no" | "pero" | "mejor"));
+    let yes = last_bot_turn(input).is_some_and(|h| h.text.contains(messages::QUOTE_OFFER))
+        && is_yes(&input.customer_message);
     let that = that || yes;
     let orders = yes
         || words.iter().any(|w| lexicon::adds(w))
@@ -1288,8 +1287,7 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
         if input.cart.holds(id) {
             return None;
         }
-        let before = said[..m.start].last().copied()?;
-        let n = count_or_one(before).or(matches!(before, "un" | "una").then_some(1))?;
+        let n = counted_as(&said, m)?;
         items.push(format!("{n} {}", name_of(input, id)?));
     }
     (!items.is_empty()).then(|| format!("quiero {}", items.join(" y ")))
@@ -2303,17 +2301,10 @@ fn read_whole(input: &ProposalInput) -> Reading {
         else {
             continue;
         };
-        let tagged = |w: &str| {
-            entry.tags.iter().any(|t| {
-                normalize(t)
-                    .split(' ')
-                    .any(|x| x == w && x.chars().count() > 3)
-            })
-        };
-        if m.start > 0 && tagged(words[m.start - 1]) {
+        if m.start > 0 && its_tag(entry, words[m.start - 1]) {
             reader.covered[m.start - 1] = true;
         }
-        if words.get(m.end).is_some_and(|w| tagged(w)) {
+        if words.get(m.end).is_some_and(|w| its_tag(entry, w)) {
             reader.covered[m.end] = true;
         }
     }
