@@ -306,6 +306,28 @@ fn asks_to_be_put_through(text: &str) -> bool {
     // «prefiero conversar con una persona», «¿puedo hablar con el gerente?»:
     // the verb of talking, asked for (not «estuve hablando con alguien»).
     let talks = |w: &str| matches!(w, "hablar" | "conversar" | "chatear");
+    // «can I talk to a real person?», «I need to speak with someone».
+    let english = words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "talk" | "speak" | "chat")
+            && matches!(words.get(i + 1), Some(&("to" | "with")))
+            && words[i + 2..words.len().min(i + 5)].iter().any(|who| {
+                matches!(
+                    *who,
+                    "person"
+                        | "human"
+                        | "someone"
+                        | "somebody"
+                        | "agent"
+                        | "owner"
+                        | "manager"
+                        | "staff"
+                        | "people"
+                )
+            })
+    });
+    if english {
+        return true;
+    }
     words.iter().enumerate().any(|(i, w)| {
         (connects(w) || talks(w)) && {
             let rest = words[i + 1..words.len().min(i + 5)].join(" ");

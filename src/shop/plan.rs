@@ -833,7 +833,9 @@ fn confirms(rest: &str, catalog: &[CatalogEntry]) -> bool {
             .iter()
             .all(|w| matches!(*w, "bueno" | "ya" | "pues" | "eso" | "y" | "entonces"));
     !filler
-        && (super::rules::is_yes(rest) || super::rules::yes_then_the_way(rest, catalog).is_some())
+        && (super::rules::is_yes_with_thanks(rest)
+            || super::rules::says_confirmed(rest)
+            || super::rules::yes_then_the_way(rest, catalog).is_some())
 }
 
 /// A plan whose actions the backend read itself (no proposer, no grounding).

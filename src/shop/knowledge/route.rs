@@ -539,7 +539,25 @@ fn opens_a_question(part: &str) -> bool {
 }
 
 fn asks_whole(clause: &str) -> bool {
-    let folded = normalize(clause);
+    // «unos cuantos brownies»: a count, no «¿cuántos?».
+    let folded = normalize(clause)
+        .replace("unos cuantos", "unos")
+        .replace("unas cuantas", "unas");
+    // «Que Dios le pague», «que tenga buen día»: a wish, no «¿qué?».
+    if !clause.contains('?')
+        && matches!(
+            tokens(&folded).as_slice(),
+            ["que", "dios", ..]
+                | ["que", "le" | "te" | "les", "vaya", ..]
+                | [
+                    "que",
+                    "tenga" | "tengas" | "tengan" | "pase" | "pases" | "pasen",
+                    ..
+                ]
+        )
+    {
+        return false;
+    }
     // Skip the small words a question may start with: «a qué hora», «y si»,
     // «oye, cuánto», «en dónde», «para cuándo».
     let first = tokens(&folded)
@@ -641,6 +659,23 @@ fn tells(clause: &str, names_product: bool) -> bool {
     if super::words::is_a_claim(clause) {
         return true;
     }
+    // «y lo mismo para mis dos compañeras de la oficina»: the order said
+    // again for others; the place is whom it is for.
+    if !clause.contains('?')
+        && [
+            "lo mismo",
+            "la misma",
+            "el mismo",
+            "los mismos",
+            "las mismas",
+            "otro igual",
+            "otra igual",
+        ]
+        .iter()
+        .any(|p| crate::text::contains_phrase(&normalize(clause), p))
+    {
+        return false;
+    }
     // «buen día, les escribo de la oficina de contabilidad»: who writes, no
     // question about the place they write from.
     if introduces_oneself(clause) {
@@ -722,7 +757,11 @@ fn order_before_question(clause: &str, names_product: &impl Fn(&str) -> bool) ->
             && !asks(order)
             && (orders(order, true) || verb)
             && !wishes_another_milk(order);
-        (orders_here && !question.is_empty() && asks(question)).then(|| order.to_owned())
+        // «si confirmo paso a recoger yo misma, en cuanto tiempo esta
+        // listo?»: the order confirmed, then a question.
+        let confirms_here = !asks(order) && crate::shop::rules::says_confirmed(order);
+        ((orders_here || confirms_here) && !question.is_empty() && asks(question))
+            .then(|| order.to_owned())
     })
 }
 
@@ -1013,6 +1052,9 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             && !told_for_next
             && !calls_off
             && !says_pickup
+            // «¿cuánto llevamos?», «total please?»: the order's sum, the
+            // summary's to show.
+            && !crate::shop::rules::asks_the_order_total(&clause)
             && is_knowledge(&clause, library, &names_product)
         {
             split.questions.push(clause);

@@ -670,6 +670,14 @@ pub const CONFIRM: &[&str] = &[
     "de una vez",
     "el pedido",
     "mi pedido",
+    // «Sí, está todo correcto», «todo está bien».
+    "esta correcto",
+    "todo correcto",
+    "esta todo correcto",
+    "esta todo bien",
+    "todo esta bien",
+    "todo esta correcto",
+    "todo ok",
 ];
 
 /// Not yet, to the order summary.
@@ -827,6 +835,15 @@ pub const THANKS: &[&str] = &[
     "gracias amigo",
     "muy amable",
     "excelente",
+    // «Sí, está correcto. Que Dios le pague.»: a blessing for thanks.
+    "que dios le pague",
+    "que dios te pague",
+    "dios le pague",
+    "dios te pague",
+    "que dios le bendiga",
+    "que dios te bendiga",
+    "dios le bendiga",
+    "dios te bendiga",
 ];
 
 /// Whom a message is said to, and how it is softened: «joven», «mijo»,
@@ -1394,6 +1411,14 @@ pub fn read_english(normalized: &str) -> String {
         ("im done", "eso es todo"),
         ("ok done", "eso es todo"),
         ("all done", "eso es todo"),
+        // (Before «how much»: the phrases are replaced in this order.)
+        ("how much total", "cuanto es el total"),
+        ("how much in total", "cuanto es el total"),
+        ("how much altogether", "cuanto es el total"),
+        ("how much do i owe", "cuanto te debo"),
+        // «what's the damage?»: the bill.
+        ("what s the damage", "cuanto es el total"),
+        ("whats the damage", "cuanto es el total"),
         ("check out", "cuanto es"),
         ("how much", "cuanto es"),
         ("the bill", "cuanto es"),
@@ -1418,7 +1443,6 @@ pub fn read_english(normalized: &str) -> String {
         // «black coffee», «americano coffee»: the americano.
         ("black coffee", "americano"),
         ("americano coffee", "americano"),
-        ("how much total", "cuanto es"),
         ("how much is it", "cuanto es"),
         ("passion fruit", "maracuya"),
         ("swap out", "cambia"),
@@ -1435,6 +1459,9 @@ pub fn read_english(normalized: &str) -> String {
         ("take it out", "quitalo"),
         ("remove it", "quitalo"),
         ("sounds good", "ok"),
+        // («ok no problem, I'll pick it up»: no «no» of refusal.)
+        ("no problem", "ok"),
+        ("no worries", "ok"),
         ("that s right", "correcto"),
         ("thats right", "correcto"),
         ("that s correct", "correcto"),
@@ -1460,7 +1487,9 @@ pub fn read_english(normalized: &str) -> String {
         "add" => "agrega",
         "what" => "que",
         "remove" | "delete" => "quita",
-        "checkout" | "total" | "bill" => "cuanto es",
+        "checkout" | "bill" => "cuanto es",
+        // («total please?»: the whole asked.)
+        "total" => "cuanto es el total",
         "done" => "listo",
         "perfect" | "great" | "fine" => "perfecto",
         "yes" | "yeah" | "yep" | "sure" => "si",

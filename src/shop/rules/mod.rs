@@ -242,10 +242,20 @@ fn asks_the_total(tail: &str, sentence: bool) -> bool {
     if asked.len() > 1 && matches!(asked[0], "dime" | "decime" | "digame" | "dinos") {
         asked.remove(0);
     }
+    // «¿cuánto sería con envío?»: the summary shows the fee beside the sum.
+    if let [.., "con", "envio" | "delivery"] = asked.as_slice() {
+        asked.truncate(asked.len() - 2);
+    }
     match asked.as_slice() {
         [
             "cuanto",
             "seria" | "quedaria" | "saldria" | "queda" | "da" | "daria",
+        ] => true,
+        // «¿cuánto llevamos?», «cuánto va», «¿cuánto pago?»: the sum so far.
+        [
+            "cuanto",
+            "llevamos" | "llevo" | "vamos" | "voy" | "suma" | "sumamos" | "sumaria" | "pago"
+            | "pagamos" | "pagaria" | "cobran" | "cobras" | "debo" | "debemos",
         ] => true,
         ["cuanto", "te" | "le" | "les", "debo" | "debemos"] => true,
         ["cuanto"] | ["cuanto", "es" | "sale" | "va"] => whole,
@@ -402,6 +412,16 @@ fn past_a_remark(raw: &str) -> Option<&str> {
 pub fn is_yes(text: &str) -> bool {
     let text = prepared(text);
     only_words_of(&text, lexicon::CONFIRM)
+}
+
+/// A yes with thanks beside it («Sí, está todo correcto, muchas gracias.»).
+pub fn is_yes_with_thanks(text: &str) -> bool {
+    let text = prepared(text);
+    let kept: Vec<&str> = tokens(&text)
+        .into_iter()
+        .filter(|w| !lexicon::THANKS.contains(w) && !matches!(*w, "muchas" | "mil"))
+        .collect();
+    !kept.is_empty() && only_words_of(&kept.join(" "), lexicon::CONFIRM)
 }
 
 /// What follows a yes said first («Sí, confirmo. Pasamos a recogerlo a las
@@ -854,19 +874,44 @@ pub fn says_confirmed(message: &str) -> bool {
     // «confirmá y mandalo a San Jorge»: the shop told to confirm it, first
     // in its clause, the message going on with the way (never «confirma si
     // hay…», asked, nor «mi esposa confirma y te aviso», someone else's).
+    // («sí, confírmalo, que lo traigan a Achumani», «Perfecto, confírmelo y
+    // me lo manda…», «Yes, confirm please».)
     let told_to = |k: usize| {
-        matches!(words[k], "confirma" | "confirmalo" | "confirmenlo")
-            && (k == 0
-                || matches!(
-                    words[k - 1],
-                    "ya" | "bueno" | "ok" | "dale" | "entonces" | "listo" | "pues" | "va" | "hacer"
-                ))
-            && words
-                .get(k + 1)
-                .is_none_or(|next| matches!(*next, "y" | "nomas" | "porfa" | "pues"))
+        matches!(
+            words[k],
+            "confirma"
+                | "confirmalo"
+                | "confirmala"
+                | "confirmelo"
+                | "confirmenlo"
+                | "confirmamelo"
+                | "confirmen"
+                | "confirm"
+        ) && (k == 0
+            || matches!(
+                words[k - 1],
+                "ya" | "bueno"
+                    | "ok"
+                    | "dale"
+                    | "entonces"
+                    | "listo"
+                    | "pues"
+                    | "va"
+                    | "hacer"
+                    | "si"
+                    | "perfecto"
+                    | "correcto"
+                    | "bien"
+            ))
+            && words.get(k + 1).is_none_or(|next| {
+                matches!(
+                    *next,
+                    "y" | "nomas" | "porfa" | "pues" | "que" | "por" | "entonces" | "ya"
+                )
+            })
     };
     words.iter().enumerate().any(|(k, w)| {
-        (matches!(*w, "confirmo" | "confirmado" | "confirmamos") || told_to(k))
+        (matches!(*w, "confirmo" | "confirmado" | "confirmamos" | "confirmed") || told_to(k))
             && !(k > 0 && matches!(words[k - 1], "te" | "le" | "les" | "lo" | "la"))
             && words.get(k + 1) != Some(&"con")
     }) && !later
@@ -4166,6 +4211,8 @@ impl Reader<'_> {
                     *w,
                     "pasame" | "mandame" | "enviame" | "el" | "la" | "los" | "datos" | "todo" | "bien"
                 )
+                // («Sí, está correcto. Que Dios le pague.»)
+                || matches!(*w, "dios" | "pague" | "bendiga")
                 || matches!(
                     *w,
                     "pagamos"
@@ -5535,7 +5582,18 @@ impl Reader<'_> {
         // «para mi esposa lo mismo», «lo mismo para él»: the order again for
         // someone; «me da lo mismo» is indifference and «repíteme el pedido»
         // asks to hear it.
-        let counted_any = self.words.iter().any(|w| token_number(w).is_some());
+        // («lo mismo para mis dos compañeras»: the count is of the people it
+        // is for, each to have the same.)
+        let persons = self.words.windows(3).find_map(|w| match w {
+            [
+                "para" | "pa",
+                "mis" | "los" | "sus" | "nuestros" | "nuestras",
+                n,
+            ]
+            | ["para" | "pa", n, _] => token_number(n).filter(|n| *n > 1),
+            _ => None,
+        });
+        let counted_any = persons.is_none() && self.words.iter().any(|w| token_number(w).is_some());
         // «(para mi mamá) lo mismo que mi hermana», «igual que el Jorge»: the
         // lines of someone named, which the cart does not keep apart; never
         // the last line again. («igual que el anterior», «lo mismo que
@@ -5573,7 +5631,7 @@ impl Reader<'_> {
                 .lines
                 .iter()
                 .any(|l| !changed.contains(&l.product_id));
-            if for_someone && !changed.is_empty() && more_than_the_last {
+            if (for_someone || persons.is_some()) && !changed.is_empty() && more_than_the_last {
                 return Some(clarify(messages::SAME_AS_WHOM));
             }
             let again: Vec<ProductId> = if changed.is_empty() {
@@ -5586,7 +5644,7 @@ impl Reader<'_> {
                 .map(|p| {
                     ProposedAction::new("ADD_TO_CART")
                         .product(*p)
-                        .quantity(self.cart_quantity(*p))
+                        .quantity(self.cart_quantity(*p) * persons.unwrap_or(1))
                 })
                 .collect();
             return Some(Proposal::new(actions, ""));

@@ -2546,6 +2546,16 @@ fn the_same_again_of_what_was_just_ordered_repeats_it() {
         describe(&propose(&again)),
         ["ADD_TO_CART 1 x1", "ADD_TO_CART 6 x1"]
     );
+    // «lo mismo para mis dos compañeras»: as many again for each of them.
+    again.customer_message = "y lo mismo para mis dos compañeras de la oficina".into();
+    assert_eq!(
+        describe(&propose(&again)),
+        ["ADD_TO_CART 1 x2", "ADD_TO_CART 6 x2"]
+    );
+    // With more in the cart than the last change, which part is asked.
+    let mut more = again.clone();
+    more.last_changed = vec![6];
+    assert_eq!(describe(&propose(&more)), ["CLARIFY"]);
     // «me da lo mismo» is indifference.
     again.customer_message = "me da lo mismo otra vez".into();
     assert!(
