@@ -305,7 +305,7 @@ fn asks_to_be_put_through(text: &str) -> bool {
     };
     // «prefiero conversar con una persona», «¿puedo hablar con el gerente?»:
     // the verb of talking, asked for (not «estuve hablando con alguien»).
-    let talks = |w: &str| matches!(w, "hablar" | "conversar" | "chatear");
+    let talks = |w: &str| matches!(w, "hablar" | "ablar" | "conversar" | "chatear");
     // «can I talk to a real person?», «I need to speak with someone».
     let english = words.iter().enumerate().any(|(i, w)| {
         matches!(*w, "talk" | "speak" | "chat")
@@ -398,6 +398,14 @@ pub fn unstretch(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_person_asked_for_in_english_or_mistyped_hands_over() {
+        assert!(text("I need to talk with a person please, my bank app is not working").escalation);
+        assert!(text("can I talk to a real person?").escalation);
+        assert!(text("qiero ablar con alguien YA").escalation);
+        assert!(!text("I will talk to my wife and come back").escalation);
+    }
 
     fn text(t: &str) -> Detected {
         detect(Inbound {

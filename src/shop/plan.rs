@@ -294,6 +294,11 @@ pub async fn plan(
     // bot asked for the way.)
     if let Some(view) = &delivery
         && (memo.asked.is_some() || !super::rules::names_a_product(&payload.text, &catalog_entries))
+        // («mi hija pasa a recogerlo, qué tiene que decir en el mostrador»: in
+        // the cart, a pickup beside a question is the knowledge's to answer.)
+        && !(start == State::CartOpen
+            && memo.asked.is_none()
+            && super::knowledge::route::asks(&payload.text))
         && let Some(action) =
             super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
     {
@@ -389,6 +394,7 @@ pub async fn plan(
             rest: listed.clone(),
             explanations: Vec::new(),
             condition: None,
+            otherwise: None,
         }
     } else {
         split
@@ -496,7 +502,18 @@ pub async fn plan(
         },
         None => false,
     };
-    if condition_fails && !answered.is_empty() {
+    // «¿…? si tiene dame una limonada, si no un chai»: the other answer
+    // known, its own request is taken instead.
+    let mut split = split;
+    if condition_fails
+        && verdict.is_some()
+        && let Some(other) = split.otherwise.take()
+    {
+        split.rest = other;
+    } else if (condition_fails || (split.otherwise.is_some() && verdict.is_none()))
+        && !answered.is_empty()
+    {
+        // (Both answers named and neither known: the customer chooses.)
         return Ok(Plan::Knowledge {
             start,
             answers: answered,

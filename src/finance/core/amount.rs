@@ -41,7 +41,22 @@ pub fn amounts_in(text: &str) -> Vec<Found> {
 
 /// The amounts alone, for "did the user say this number?" checks.
 pub fn stated(text: &str) -> Vec<i64> {
-    amounts_in(text).into_iter().map(|f| f.cents).collect()
+    let mut stated: Vec<i64> = amounts_in(text).into_iter().map(|f| f.cents).collect();
+    // «pagamos el alquiler 2800 con mi pareja, anota solo mi mitad»: half of
+    // a figure said is said too, when the person says they paid half.
+    let folded = crate::text::normalize(text);
+    if ["mi mitad", "solo la mitad", "a medias", "mitad y mitad"]
+        .iter()
+        .any(|p| crate::text::contains_phrase(&folded, p))
+    {
+        let halves: Vec<i64> = stated
+            .iter()
+            .filter(|c| *c % 2 == 0)
+            .map(|c| c / 2)
+            .collect();
+        stated.extend(halves);
+    }
+    stated
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -1048,8 +1048,17 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     // «Me pagaron 8000 del proyecto y gasté 500 en gasolina», «me cobraron 299
     // de Spotify y 149 de iCloud»: several writes, each confirmed on its own, in
     // the order said.
-    if (income || spends) && message.amounts.len() >= 2 && !asks {
-        let parts = movements(&message.raw);
+    // «10 bs fotocopias, 3.50 un api con pastel y 2 el trufi»: a list of
+    // spendings with no verb at all, each naming what it was for.
+    let listed = !income && !spends && message.amounts.len() >= 2 && !asks && {
+        let parts = movements_from(&message.raw, Some(false));
+        parts.len() >= 2
+            && parts
+                .iter()
+                .all(|(part, _)| category::mentioned(part).is_some())
+    };
+    if ((income || spends) || listed) && message.amounts.len() >= 2 && !asks {
+        let parts = movements_from(&message.raw, listed.then_some(false));
         if parts.len() >= 2 {
             let limit = crate::shop::core::MAX_ACTIONS;
             let writes: Vec<RawFinanceAction> = parts
@@ -1315,9 +1324,14 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
             })
             .flatten()
     });
+    // «pagamos el alquiler 2800 con mi pareja, anota solo mi mitad»: the
+    // person's half of the figure said.
+    let half = message.amounts.len() == 1
+        && message.has(&["mi mitad", "solo la mitad", "a medias", "mitad y mitad"]);
+    let amount = message.main_amount().map(|c| if half { c / 2 } else { c });
     one(action("LOG_TRANSACTION").with(|p| {
         p.kind = Some(json!(if income { "income" } else { "expense" }));
-        p.amount_cents = message.main_amount().map(|c| json!(c));
+        p.amount_cents = amount.map(|c| json!(c));
         p.category = category.map(|c| json!(c.key));
         p.date = message.date.map(|d| json!(d.to_string()));
         p.description = description.map(|d| json!(d));
@@ -1407,11 +1421,19 @@ fn run_on(piece: &str) -> Vec<String> {
 /// money but no verb of its own («… y 149 de iCloud») is a movement in the
 /// direction of the one before it. A count of things («y 2 refrescos») is no
 /// money and joins too.
+#[cfg(test)]
 fn movements(raw: &str) -> Vec<(String, bool)> {
+    movements_from(raw, None)
+}
+
+/// [`movements`], where a message with no verb at all goes `default` (a list
+/// of spendings: «10 bs fotocopias, 2 el trufi»).
+fn movements_from(raw: &str, default: Option<bool>) -> Vec<(String, bool)> {
     let paired = respectively(raw);
     let raw = paired.as_deref().unwrap_or(raw);
     // (Cut at words, never at a byte of a lower-cased copy.)
-    let split: Vec<String> = cut_at_joins(raw, &["y", "pero"])
+    // («spent 120 on groceries and 45 on uber»: English joins the same.)
+    let split: Vec<String> = cut_at_joins(raw, &["y", "pero", "and"])
         .iter()
         .flat_map(|piece| run_on(piece))
         .collect();
@@ -1431,7 +1453,12 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
             text.contains('$')
                 || tokens.get(f.end).is_none_or(|next| {
                     is_money_word(next)
-                        || matches!(*next, "de" | "del" | "en" | "por" | "para" | "pa")
+                        || matches!(*next, "de" | "del" | "en" | "por" | "para" | "pa" | "on")
+                        // («3.50 un api», «2 el trufi»: a figure, then the
+                        // thing it paid; a count goes straight to its noun.)
+                        || (default.is_some()
+                            && matches!(*next, "el" | "la" | "un" | "una")
+                            && category::mentioned(text).is_some())
                 })
         })
     };
@@ -1480,7 +1507,7 @@ fn movements(raw: &str) -> Vec<(String, bool)> {
                     *direction = direction.or(own);
                 }
             }
-            None => groups.push((piece, own)),
+            None => groups.push((piece, own.or(default))),
         }
     }
     groups

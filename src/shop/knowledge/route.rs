@@ -23,6 +23,10 @@ pub struct Split {
     /// si sí, mándame 2» on a yes (`Some(true)`), «¿el chai lleva leche? si no,
     /// dame dos» on a no (`Some(false)`).
     pub condition: Option<bool>,
+    /// What is wanted on the other answer, when the request names both: «¿el
+    /// chai tiene cafeína? si tiene dame una limonada, si no un chai» → «un
+    /// chai» (and the rest is «dame una limonada»).
+    pub otherwise: Option<String>,
 }
 
 /// The condition a request after a question is put on its answer.
@@ -263,7 +267,14 @@ pub fn clauses(text: &str) -> Vec<String> {
                     // that orders.
                     after = &after[verb..];
                 }
-                split.push(after.join(" "));
+                // «si tiene dame una limonada, si no un chai»: the other
+                // branch keeps its «si no», for the split to tell it apart.
+                let before = normalize(&words[..before_words.min(words.len())].join(" "));
+                if marker == " si no " && before.starts_with("si ") {
+                    split.push(format!("si no {}", after.join(" ")));
+                } else {
+                    split.push(after.join(" "));
+                }
             }
             None => split.push(clause),
         }
@@ -580,6 +591,14 @@ fn asks_whole(clause: &str) -> bool {
         // «y con tarjeta se puede pagar»: asking leave, the mark left out.
         || crate::text::contains_phrase(&folded, "se puede")
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
+        // «how much is the delivery», «what time do you close»: English asks
+        // with its own words, the mark often left out.
+        || matches!(
+            tokens(&folded).as_slice(),
+            ["how" | "what" | "whats" | "when" | "where" | "which" | "why", ..]
+                | ["do" | "does", "you" | "it" | "the", ..]
+                | ["is" | "are", "there" | "it" | "the", ..]
+        )
         || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
         || asks_leave(&folded)
 }
@@ -912,6 +931,8 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     // explaining a question is the question's, never an order of its own.
     let asks_any = all.iter().any(|c| asks(c));
     let mut told: Option<String> = None;
+    // Whether a request was put on a condition («si tiene dame…»).
+    let mut conditioned = false;
     // The next clause with words («…secos!! Sacá los dos»: not the lone «!»).
     let following: Vec<Option<String>> = (0..all.len())
         .map(|k| {
@@ -995,9 +1016,28 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             }
             _ => clause,
         };
+        // «¿…? si tiene dame una limonada, si no un chai»: the request on
+        // the other answer, after one put on a condition.
+        let folded_clause = normalize(&clause);
+        if asks_any && conditioned {
+            let words = tokens(&folded_clause);
+            let other = match words.as_slice() {
+                ["si", "no", rest @ ..] | ["y", "si", "no", rest @ ..] | ["sino", rest @ ..] => {
+                    Some(rest.join(" "))
+                }
+                _ => None,
+            };
+            if let Some(other) = other.filter(|o| !o.is_empty() && !o.starts_with("es molestia")) {
+                split.otherwise = Some(other);
+                continue;
+            }
+        }
         // «¿…? si es, quiero uno»: the request, without the condition's words.
         let clause = match after_condition(&clause) {
-            Some(request) if asks_any => request,
+            Some(request) if asks_any => {
+                conditioned = true;
+                request
+            }
             _ => clause,
         };
         // «buenas, 2 capuchinos y 1 croissant, a qué hora cierran hoy?», «y
@@ -1578,6 +1618,38 @@ fn is_kind(attribute: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wishes_counts_and_orders_said_again_ask_nothing_and_english_asks() {
+        assert!(!asks("Que Dios le pague."));
+        assert!(!asks("ah ya bueno y unos cuantos brownies para la oficina"));
+        assert!(asks("how much is the delivery"));
+        assert!(asks("what time do you close"));
+        assert!(!tells(
+            "y lo mismo para mis dos compañeras de la oficina",
+            false
+        ));
+    }
+
+    #[test]
+    fn a_request_on_each_answer_is_kept_apart() {
+        let library = Library::default();
+        let s = split(
+            "el chai tiene cafeina? si tiene dame mejor una limonada, si no un chai",
+            &library,
+            |c| c.contains("chai") || c.contains("limonada"),
+        );
+        assert_eq!(s.questions, ["el chai tiene cafeina?"]);
+        assert_eq!(s.condition, Some(true));
+        assert_eq!(s.rest, "dame mejor una limonada,");
+        assert_eq!(s.otherwise.as_deref(), Some("un chai"));
+        // One branch alone, as before.
+        let one = split("el chai lleva leche? si no, dame dos", &library, |c| {
+            c.contains("chai")
+        });
+        assert_eq!(one.condition, Some(false));
+        assert_eq!(one.otherwise, None);
+    }
 
     #[test]
     fn leave_asked_of_the_shop_is_a_question_and_an_errand_is_a_request() {

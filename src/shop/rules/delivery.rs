@@ -255,7 +255,9 @@ pub fn read_message(
     }
     // («ahorita paso la dirección»: sent, not come by.)
     let wants_pickup = any(&text, PICKUP) && !sends_a_thing(&text);
-    let wants_delivery = any(&text, DELIVERY);
+    // («no necesito que me lo traigan, mi hija pasa a recogerlo»: a way
+    // refused is none chosen.)
+    let wants_delivery = any(&text, DELIVERY) && !refuses_delivery(&words);
     // «¿cuánto cobran de envío a Calacoto?»: a question about delivery is the
     // knowledge's, no choice of the way.
     // («¿puedo pasar a recogerlo yo?» too: asked, not chosen.)
@@ -312,24 +314,16 @@ pub fn read_message(
             .then(|| place_zone(&text, delivery))
             .flatten()
     });
-    // In the cart, nothing asked: picking up is what an order does anyway, and
-    // a message that also closes, clears or calls off the order is read for
-    // that («paso a recogerlo yo, eso sería todo», «borrá todo, pedimos para
-    // llevar»).
-    // (A pickup said after a delivery was chosen is read: it takes the fee
-    // away; delivery said beside a close is read too.)
-    let delivery_chosen = delivery
-        .chosen
-        .as_ref()
-        .is_some_and(|c| c.mode == Mode::Delivery);
+    // In the cart, nothing asked, a message that also closes, clears or calls
+    // off the order is read for that («paso a recogerlo yo, eso sería todo»,
+    // «borrá todo, pedimos para llevar»); delivery said beside a close is
+    // read. A pickup said alone («recojo», «paso a recoger en tienda»)
+    // chooses it: it is all the message says.
     if state == State::CartOpen
         && asked.is_none()
-        && ((wants_pickup && !wants_delivery && !delivery_chosen)
-            || (!wants_delivery
-                && zone.is_none()
-                && (any(&text, lexicon::DONE)
-                    || any(&text, lexicon::CLEAR)
-                    || any(&text, lexicon::CANCEL))))
+        && !wants_delivery
+        && zone.is_none()
+        && (any(&text, lexicon::DONE) || any(&text, lexicon::CLEAR) || any(&text, lexicon::CANCEL))
     {
         return None;
     }
@@ -399,6 +393,17 @@ fn place_zone(text: &str, delivery: &DeliveryView) -> Option<i64> {
         [(_, first), rest @ ..] if rest.iter().all(|(_, id)| id == first) => Some(*first),
         _ => None,
     }
+}
+
+/// «no necesito que me lo traigan», «sin delivery»: a word of delivery with a
+/// «no» or «sin» at most five words before it.
+fn refuses_delivery(words: &[&str]) -> bool {
+    words.iter().enumerate().any(|(at, w)| {
+        DELIVERY.contains(w)
+            && words[at.saturating_sub(5)..at]
+                .iter()
+                .any(|b| matches!(*b, "no" | "sin" | "ni"))
+    })
 }
 
 /// Whether an address read starts with a street word («calle 10 #455», «av.
@@ -773,12 +778,26 @@ mod tests {
     }
 
     #[test]
-    fn in_the_cart_a_pickup_or_a_close_is_left_to_the_order() {
+    fn in_the_cart_a_close_is_left_to_the_order_and_a_pickup_said_alone_chosen() {
         let view = grouped();
         let read = |text| read_message(text, &view, None, State::CartOpen);
         assert!(read("ya, entonces paso a recogerlo yo, eso sería todo").is_none());
         assert!(read("borra todo del carrito, vamos a ver qué pedimos para llevar").is_none());
-        assert!(read("paso a recogerlo").is_none());
+        let pickup = |text| {
+            read(text)
+                .and_then(|a| a.params.mode)
+                .and_then(|m| m.as_str().map(str::to_owned))
+        };
+        assert_eq!(pickup("paso a recogerlo").as_deref(), Some("pickup"));
+        assert_eq!(pickup("recojo").as_deref(), Some("pickup"));
+        // A delivery refused is none chosen: the pickup beside it is.
+        assert_eq!(
+            pickup(
+                "no necesito que me lo traigan voy a mandar a mi hija a recogerlo ella pasa por ahi"
+            )
+            .as_deref(),
+            Some("pickup")
+        );
         // Where the bot asked for a zone, thanks are no place.
         assert!(read_message("gracias", &view, Some(Missing::Zone), State::Checkout).is_none());
     }

@@ -1412,13 +1412,13 @@ pub fn read_english(normalized: &str) -> String {
         ("ok done", "eso es todo"),
         ("all done", "eso es todo"),
         // (Before «how much»: the phrases are replaced in this order.)
-        ("how much total", "cuanto es el total"),
-        ("how much in total", "cuanto es el total"),
-        ("how much altogether", "cuanto es el total"),
+        ("how much total", "cuanto es todo"),
+        ("how much in total", "cuanto es todo"),
+        ("how much altogether", "cuanto es todo"),
         ("how much do i owe", "cuanto te debo"),
         // «what's the damage?»: the bill.
-        ("what s the damage", "cuanto es el total"),
-        ("whats the damage", "cuanto es el total"),
+        ("what s the damage", "cuanto es todo"),
+        ("whats the damage", "cuanto es todo"),
         ("check out", "cuanto es"),
         ("how much", "cuanto es"),
         ("the bill", "cuanto es"),
@@ -1489,7 +1489,7 @@ pub fn read_english(normalized: &str) -> String {
         "remove" | "delete" => "quita",
         "checkout" | "bill" => "cuanto es",
         // («total please?»: the whole asked.)
-        "total" => "cuanto es el total",
+        "total" => "cuanto es todo",
         "done" => "listo",
         "perfect" | "great" | "fine" => "perfecto",
         "yes" | "yeah" | "yep" | "sure" => "si",

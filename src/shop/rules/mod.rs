@@ -861,6 +861,21 @@ pub fn orders_word(word: &str) -> bool {
 /// «…Sí, confirmo, paso a recogerlo»: the order confirmed in so many words,
 /// anywhere in the message, with nothing said against it.
 pub fn says_confirmed(message: &str) -> bool {
+    // («ok confirm. pick up»: the yes is a sentence of its own.)
+    confirmed_in(message)
+        || message.contains(['.', '!', ';', '\n'])
+            && message.split(['.', '!', ';', '\n']).any(|part| {
+                !part.trim().is_empty() && part.len() < message.len() && confirmed_in(part)
+            })
+            && {
+                let text = prepared(message);
+                !any(&text, lexicon::DENY)
+                    && !any(&text, lexicon::CANCEL)
+                    && !message.contains(['?', '¿'])
+            }
+}
+
+fn confirmed_in(message: &str) -> bool {
     let text = prepared(message);
     let words = tokens(&text);
     // «luego te confirmo», «te confirmo la dirección», «ahorita confirmo con
@@ -4084,7 +4099,8 @@ impl Reader<'_> {
                         && ["mejor no,", "mejor no.", "mejor no!", "mejor no;"]
                             .iter()
                             .any(|m| said.contains(m))
-                        && !self.words[at + 1..].contains(&"nada") =>
+                        // («…, ya no quiero nada» after it still calls off.)
+                        && !self.words[at + 1..].iter().take(2).any(|w| *w == "nada") =>
                 {
                     false
                 }

@@ -2535,6 +2535,44 @@ fn nothing_more_for_now_is_no_summary() {
 }
 
 #[test]
+fn the_total_asked_in_other_words_and_the_summary_confirmed_in_other_forms() {
+    for asked in [
+        "¿cuánto llevamos?",
+        "cuánto sería con envío?",
+        "¿Cuánto me queda todo?",
+        "What's the damage?",
+        "total please?",
+        "how much in total?",
+    ] {
+        assert!(asks_the_order_total(asked), "{asked}");
+    }
+    assert!(!asks_the_order_total("¿cuánto sale el brownie?"));
+    for said in [
+        "sí, confírmalo, que lo traigan a Achumani calle 12",
+        "Perfecto, confírmelo y me lo manda a Miraflores",
+        "Yes, confirm please",
+        "ok confirm. pick up",
+    ] {
+        assert!(says_confirmed(said), "{said}");
+    }
+    assert!(!says_confirmed("luego te confirmo"));
+    assert!(!says_confirmed("¿confirma si hay brownie?"));
+    assert!(is_yes_with_thanks(
+        "Sí, está todo correcto, muchas gracias."
+    ));
+    assert!(!is_yes_with_thanks("muchas gracias"));
+    // «mejor no, cancela, ya no quiero nada» at the summary calls it off.
+    assert_eq!(
+        summary(
+            State::Checkout,
+            "no sabes que mejor no, cancela, ya no quiero nada",
+            &[(3, 1)]
+        ),
+        ["CANCEL_ORDER"]
+    );
+}
+
+#[test]
 fn the_same_again_of_what_was_just_ordered_repeats_it() {
     let mut again = input(
         State::CartOpen,
