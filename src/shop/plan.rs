@@ -294,13 +294,14 @@ pub async fn plan(
     // bot asked for the way.)
     if let Some(view) = &delivery
         && (memo.asked.is_some() || !super::rules::names_a_product(&payload.text, &catalog_entries))
+        && let Some(action) =
+            super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
         // («mi hija pasa a recogerlo, qué tiene que decir en el mostrador»: in
         // the cart, a pickup beside a question is the knowledge's to answer.)
         && !(start == State::CartOpen
             && memo.asked.is_none()
+            && action.params.mode.as_ref().and_then(|m| m.as_str()) == Some("pickup")
             && super::knowledge::route::asks(&payload.text))
-        && let Some(action) =
-            super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
     {
         // «sí, a Obrajes, calle 10 #455»: a yes at the summary with the way
         // confirms it too (the matrix holds the confirmation to what was shown).

@@ -56,7 +56,61 @@ pub fn stated(text: &str) -> Vec<i64> {
             .collect();
         stated.extend(halves);
     }
+    stated.extend(by_the_unit(text));
     stated
+}
+
+/// «vendí 12 kilos de papa a 8 el kilo»: a count of units sold or bought at a
+/// price each, and the total it makes (96), as said in the words.
+pub fn by_the_unit(text: &str) -> Vec<i64> {
+    const UNITS: &[&str] = &[
+        "kilo",
+        "kilos",
+        "kg",
+        "kgs",
+        "arroba",
+        "arrobas",
+        "libra",
+        "libras",
+        "docena",
+        "docenas",
+        "litro",
+        "litros",
+        "caja",
+        "cajas",
+        "bolsa",
+        "bolsas",
+        "paquete",
+        "paquetes",
+        "unidad",
+        "unidades",
+        "metro",
+        "metros",
+        "quintal",
+        "quintales",
+    ];
+    let normalized = normalize(text);
+    let words = tokens(&normalized);
+    let found = amounts_in(text);
+    found
+        .windows(2)
+        .filter_map(|pair| {
+            let (count, price) = (pair[0], pair[1]);
+            let counted = words.get(count.end).is_some_and(|w| UNITS.contains(w));
+            // «… a 8 el kilo», «a 8 cada kilo», «a 8 por kilo», «a 8 c/u».
+            let each = price.start > 0
+                && words[price.start - 1] == "a"
+                && words[price.end..]
+                    .iter()
+                    .take(2)
+                    .any(|w| UNITS.contains(w) || matches!(*w, "cada" | "cu" | "c" | "unidad"));
+            let units = count.cents / 100;
+            (counted && each && count.cents % 100 == 0 && units > 1)
+                .then(|| units.checked_mul(price.cents))
+                .flatten()
+                .filter(|total| *total <= MAX_AMOUNT_CENTS)
+        })
+        .collect()
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -377,6 +377,12 @@ pub static CATEGORIES: &[Category] = &[
             "vacuna",
             "vacunas",
             "consultorio",
+            // «compré remedios para la tos», «jarabe», «pastillas».
+            "remedio",
+            "remedios",
+            "jarabe",
+            "pastillas",
+            "clinica",
         ],
         related: &[],
         umbrella: false,
@@ -617,7 +623,8 @@ pub static CATEGORIES: &[Category] = &[
         label: "otros",
         kind: CategoryType::Extra,
         fixed: false,
-        words: &["otros", "otro gasto", "varios"],
+        // («3 arrobas de cebolla pa revender»: stock bought for the stall.)
+        words: &["otros", "otro gasto", "varios", "revender", "mercaderia"],
         related: &[],
         umbrella: false,
     },

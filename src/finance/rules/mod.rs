@@ -1328,7 +1328,11 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
     // person's half of the figure said.
     let half = message.amounts.len() == 1
         && message.has(&["mi mitad", "solo la mitad", "a medias", "mitad y mitad"]);
-    let amount = message.main_amount().map(|c| if half { c / 2 } else { c });
+    // «vendí 12 kilos de papa a 8 el kilo»: the total the units make.
+    let by_unit = amount::by_the_unit(&message.raw).first().copied();
+    let amount = by_unit
+        .or_else(|| message.main_amount())
+        .map(|c| if half { c / 2 } else { c });
     one(action("LOG_TRANSACTION").with(|p| {
         p.kind = Some(json!(if income { "income" } else { "expense" }));
         p.amount_cents = amount.map(|c| json!(c));

@@ -293,6 +293,53 @@ fn budgets_in_other_words_debt_questions_and_two_movements() {
 }
 
 #[test]
+fn lists_without_a_verb_units_at_a_price_and_halves() {
+    // Three spendings listed with no verb, each with what it paid.
+    let listed = idle("10 bs fotocopias, 3.50 un api con pastel y 2 el trufi");
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert_eq!(
+        listed
+            .iter()
+            .map(|a| a.params.amount.clone())
+            .collect::<Vec<_>>(),
+        [Param::Given(1_000), Param::Given(350), Param::Given(200)]
+    );
+    assert_eq!(category(&listed[1]), Some("comida"));
+    assert_eq!(category(&listed[2]), Some("transporte"));
+    // A count of things is no money of its own.
+    assert_eq!(idle("compré pan 20 y 2 refrescos").len(), 1);
+    // Units at a price each make their total, which counts as said.
+    let sold =
+        idle("vendi 12 kilos de papa a 8 el kilo y compre 3 arrobas de cebolla pa revender en 150");
+    assert_eq!(sold.len(), 2, "{sold:?}");
+    assert_eq!(sold[0].params.amount, Param::Given(9_600));
+    assert_eq!(sold[1].params.amount, Param::Given(15_000));
+    assert_eq!(category(&sold[1]), Some("otros"));
+    assert!(amount::stated("12 kilos de papa a 8 el kilo").contains(&9_600));
+    // «mi mitad»: half of the figure, and the half is a figure said.
+    let half = only("pagamos el alquiler 2800 con mi pareja, anota solo mi mitad porfa");
+    assert_eq!(half.params.amount, Param::Given(140_000));
+    assert!(amount::stated("2800, solo mi mitad").contains(&140_000));
+    assert!(!amount::stated("2800 para la renta").contains(&140_000));
+    assert_eq!(
+        category(&only("compre remedios para la tos de mi hijo, 35")),
+        Some("salud")
+    );
+    assert_eq!(
+        kind(&only(
+            "este mes no quiero gastar mas de 500 en salir, ponmelo"
+        )),
+        "SET_BUDGET"
+    );
+    assert_eq!(
+        category(&only(
+            "este mes no quiero gastar mas de 500 en salir, ponmelo"
+        )),
+        Some("entretenimiento")
+    );
+}
+
+#[test]
 fn in_clarifying_only_a_fitting_reply_patches() {
     let mut draft = Draft::new(Intent::LogTransaction);
     draft.amount_cents = Some(30_000);
