@@ -1356,6 +1356,35 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
 /// «uno de los capuchinos mi jefa lo quiere chai, cámbialo porfa»: one of a
 /// line wanted as another product is that one swapped — read as «cámbialo
 /// por chai» (the «cámbialo» said after it, then, is the same request).
+/// «a una de ellas cámbiale el brownie por cheesecake»: for one of the
+/// people, one unit swapped → «cambiale un brownie por cheesecake».
+fn one_of_them_swaps(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let Some(from) = words.windows(4).position(|w| {
+        matches!(w[0], "a" | "para" | "pa")
+            && matches!(w[1], "uno" | "una")
+            && w[2] == "de"
+            && matches!(w[3], "ellos" | "ellas" | "nosotros" | "nosotras")
+    }) else {
+        return text.to_owned();
+    };
+    let swap = (from + 4..words.len().saturating_sub(1)).find(|&k| {
+        words[k].starts_with("cambi") && matches!(words[k + 1], "el" | "la" | "los" | "las")
+    });
+    let Some(at) = swap else {
+        return text.to_owned();
+    };
+    let mut out: Vec<&str> = words[..from].to_vec();
+    out.extend(&words[from + 4..=at]);
+    out.push(if matches!(words[at + 1], "la" | "las") {
+        "una"
+    } else {
+        "un"
+    });
+    out.extend(&words[at + 2..]);
+    out.join(" ")
+}
+
 fn one_wanted_as(text: &str) -> String {
     let words: Vec<&str> = text.split(' ').collect();
     let one_of = words.windows(3).position(|w| {
@@ -1707,7 +1736,7 @@ fn prepared(message: &str) -> String {
     ];
     let text = something_else_called_off(&with_phrases(&read, phrases));
     let text = total_aimed_at(&text);
-    let text = one_wanted_as(&text);
+    let text = one_wanted_as(&one_of_them_swaps(&text));
     let text = notes_in_hand(&text);
     // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
     // at the end, after the order («un capuchino como siempre» alone may be
@@ -4351,7 +4380,9 @@ impl Reader<'_> {
         }
         let found = mentions::find(self.words, &self.input.product_catalog);
         if found.is_empty()
-            && let Some(picked) = self.picked_by_word()
+            && let Some(picked) = self
+                .picked_by_word()
+                .or_else(|| self.picked_by_description())
         {
             return Some(picked);
         }
@@ -4467,6 +4498,81 @@ impl Reader<'_> {
     /// caliente, para tomar. dos por favor» picks the one whose name has a word
     /// said that no other choice's name has (even a word that alone names no
     /// product, like «caliente»). The count said, or the one asked.
+    /// «el que es con leche de almendras», «el negrito nomás, sin leche»:
+    /// among the choices offered, the one whose description, tags or
+    /// allergens hold the words said of it and none of those said to be
+    /// without. Only words some choice holds count; one choice must be left.
+    fn picked_by_description(&self) -> Option<(ProductId, i64)> {
+        // («el que es con…» reads like «¿qué es?»: only a mark asks here.)
+        let raw = &self.input.customer_message;
+        if raw.contains('?') || raw.trim_start().starts_with('¿') {
+            return None;
+        }
+        let texts: Vec<(ProductId, Vec<String>)> = self
+            .input
+            .choices
+            .iter()
+            .filter_map(|id| {
+                let entry = self
+                    .input
+                    .product_catalog
+                    .iter()
+                    .find(|p| p.product_id == *id)?;
+                let all = format!(
+                    "{} {} {} {}",
+                    entry.name,
+                    entry.description,
+                    entry.tags.join(" "),
+                    entry.allergens.join(" ")
+                );
+                let words = tokens(&normalize(&all))
+                    .into_iter()
+                    .map(|w| mentions::singular(w).to_owned())
+                    .collect();
+                Some((*id, words))
+            })
+            .collect();
+        let holds = |words: &[String], w: &str| words.iter().any(|t| t == mentions::singular(w));
+        // «sin leche» also rules out what declares dairy.
+        let holds_or_declares =
+            |words: &[String], w: &str| holds(words, w) || (w == "leche" && holds(words, "lacteo"));
+        let mut left: Vec<ProductId> = texts.iter().map(|(id, _)| *id).collect();
+        let mut signals = 0;
+        for (k, w) in self.words.iter().enumerate() {
+            // («sin leche»: the word right after «sin» rules out.)
+            let without = k > 0 && self.words[k - 1] == "sin";
+            if w.chars().count() < 4 || matches!(*w, "tiene" | "lleva" | "viene" | "trae" | "nomas")
+            {
+                continue;
+            }
+            let holding: Vec<ProductId> = texts
+                .iter()
+                .filter(|(_, words)| holds_or_declares(words, w))
+                .map(|(id, _)| *id)
+                .collect();
+            if holding.is_empty() || holding.len() == texts.len() && !without {
+                continue;
+            }
+            signals += 1;
+            if without {
+                left.retain(|id| !holding.contains(id));
+            } else {
+                left.retain(|id| holding.contains(id));
+            }
+        }
+        let [id] = left.as_slice() else {
+            return None;
+        };
+        (signals > 0).then(|| {
+            let n = self
+                .words
+                .iter()
+                .find_map(|w| count(w))
+                .unwrap_or(self.input.choice_quantity.unwrap_or(1));
+            (*id, n)
+        })
+    }
+
     fn picked_by_word(&self) -> Option<(ProductId, i64)> {
         if self.is_question() {
             return None;

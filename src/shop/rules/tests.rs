@@ -2594,6 +2594,17 @@ fn the_same_again_of_what_was_just_ordered_repeats_it() {
     let mut more = again.clone();
     more.last_changed = vec![6];
     assert_eq!(describe(&propose(&more)), ["CLARIFY"]);
+    // «a una de ellas cámbiale el brownie por cheesecake»: one of the three.
+    let mut swap = input(
+        State::CartOpen,
+        "a una de ellas cámbiale el brownie por croissant",
+        &[(8, 3), (6, 3)],
+    );
+    swap.last_changed = vec![8, 6];
+    assert_eq!(
+        describe(&propose(&swap)),
+        ["UPDATE_QUANTITY 6 x2", "ADD_TO_CART 7 x1"]
+    );
     // «me da lo mismo» is indifference.
     again.customer_message = "me da lo mismo otra vez".into();
     assert!(
@@ -8571,4 +8582,36 @@ fn a_line_pointed_at_a_question_of_nothing_a_unit_and_a_relative_clause_are_read
         &[(8, 1)],
     );
     assert!(!got.contains(&"REVIEW_ORDER".to_owned()), "{got:?}");
+}
+#[test]
+fn a_choice_is_picked_by_what_it_is_made_of() {
+    let pick = |message: &str, choices: Vec<ProductId>| {
+        let mut i = input(State::Browsing, message, &[]);
+        i.choices = choices;
+        i.product_catalog[1].description = "Matcha latte con leche de almendras".into();
+        i.product_catalog[0].description = "Jugo natural de maracuyá".into();
+        i.product_catalog[2].description = "Café de altura de los Yungas".into();
+        i.product_catalog[7].description = "Espresso con leche espumada y canela".into();
+        describe(&propose(&i))
+    };
+    assert_eq!(
+        pick("el que es con leche de almendras", vec![1, 2]),
+        ["ADD_TO_CART 2 x1"]
+    );
+    assert_eq!(
+        pick("el negrito nomas, sin leche", vec![3, 8]),
+        ["ADD_TO_CART 3 x1"]
+    );
+    assert_eq!(pick("el de canela, dos", vec![3, 8]), ["ADD_TO_CART 8 x2"]);
+    // Words no choice holds pick nothing; asked with its mark, nothing either.
+    assert!(
+        !pick("el de siempre", vec![3, 8])
+            .iter()
+            .any(|a| a.starts_with("ADD"))
+    );
+    assert!(
+        !pick("¿el que tiene canela?", vec![3, 8])
+            .iter()
+            .any(|a| a.starts_with("ADD"))
+    );
 }
