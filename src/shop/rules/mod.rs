@@ -1356,6 +1356,43 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
 /// «uno de los capuchinos mi jefa lo quiere chai, cámbialo porfa»: one of a
 /// line wanted as another product is that one swapped — read as «cámbialo
 /// por chai» (the «cámbialo» said after it, then, is the same request).
+/// «el americano cámbialo por chai. o no, déjalo americano nomás. pero
+/// agrégame un croissant»: a sentence that takes the one before it back («o
+/// no, déjalo…», «mejor no, olvídalo») drops both; the rest is read.
+fn taken_back(raw: &str) -> String {
+    if !raw.contains(['.', '!', ';', '\n']) {
+        return raw.to_owned();
+    }
+    let sentences: Vec<&str> = raw
+        .split_inclusive(['.', '!', ';', '\n'])
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    let takes_back = |s: &str| {
+        let folded = normalize(s);
+        let words = tokens(&folded);
+        let lead = matches!(
+            words.as_slice(),
+            ["o", "no", ..] | ["mejor", "no", ..] | ["no", "mejor", "no", ..] | ["no", "no", ..]
+        );
+        let keeps = words.iter().any(|w| {
+            matches!(
+                *w,
+                "dejalo" | "dejala" | "dejalos" | "dejalas" | "olvidalo" | "olvidala" | "olvida"
+            )
+        });
+        lead && keeps
+    };
+    let mut kept: Vec<&str> = Vec::new();
+    for sentence in sentences {
+        if takes_back(sentence) && !kept.is_empty() {
+            kept.pop();
+        } else {
+            kept.push(sentence);
+        }
+    }
+    kept.concat().trim().to_owned()
+}
+
 /// «a una de ellas cámbiale el brownie por cheesecake»: for one of the
 /// people, one unit swapped → «cambiale un brownie por cheesecake».
 fn one_of_them_swaps(text: &str) -> String {
@@ -2077,7 +2114,7 @@ fn without_line_numbers(message: &str) -> String {
 /// (a relayed request, a line by its place, «lo último», «los 3») said by name.
 pub(super) fn said(input: &ProposalInput) -> String {
     let text = reported(prepared(&listed(
-        &input.customer_message,
+        &taken_back(&input.customer_message),
         &input.product_catalog,
     )));
     let text = outcome_restated(
@@ -2379,6 +2416,20 @@ fn read_whole(input: &ProposalInput) -> Reading {
     // «para nosotras dos», «somos 4 amigas»: people, never a thing asked for.
     lexicon::cover(&words, PEOPLE, &mut reader.covered);
     lexicon::cover(&words, lexicon::TAKEAWAY, &mut reader.covered);
+    // «ponle 3 nomás»: a line set, and the verb of putting is how it is said
+    // (only beside «nomás/solo», where no more is meant).
+    if let [only] = proposal.proposed_actions.as_slice()
+        && only.action_type == "UPDATE_QUANTITY"
+        && any(&text, ONLY)
+    {
+        lexicon::cover(
+            &words,
+            &[
+                "ponle", "ponele", "pon", "ponme", "poneme", "pongale", "ponga", "dejale",
+            ],
+            &mut reader.covered,
+        );
+    }
     addresses(&words, &input.product_catalog, &mut reader.covered);
     people_named(&words, input, &mut reader.covered);
     // «2 iced matcha» («2 frío matcha»), «un chocolate bien caliente»: a word
@@ -4506,6 +4557,21 @@ impl Reader<'_> {
         // («el que es con…» reads like «¿qué es?»: only a mark asks here.)
         let raw = &self.input.customer_message;
         if raw.contains('?') || raw.trim_start().starts_with('¿') {
+            return None;
+        }
+        // Only a choice pointed at («el que…», «la de…», «el negrito…»): «uno
+        // con leche» is a new vague order, asked.
+        let pointed = self
+            .words
+            .iter()
+            .find(|w| {
+                !matches!(
+                    **w,
+                    "y" | "ya" | "entonces" | "bueno" | "pues" | "ok" | "mejor"
+                )
+            })
+            .is_some_and(|w| matches!(*w, "el" | "la" | "los" | "las"));
+        if !pointed {
             return None;
         }
         let texts: Vec<(ProductId, Vec<String>)> = self

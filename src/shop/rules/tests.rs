@@ -8584,6 +8584,35 @@ fn a_line_pointed_at_a_question_of_nothing_a_unit_and_a_relative_clause_are_read
     assert!(!got.contains(&"REVIEW_ORDER".to_owned()), "{got:?}");
 }
 #[test]
+fn a_sentence_taken_back_drops_the_one_before() {
+    assert_eq!(
+        summary(
+            State::CartOpen,
+            "el americano cambialo por chai. o no, dejalo americano nomas. pero agregame un croissant",
+            &[(3, 1), (8, 2)],
+        ),
+        ["ADD_TO_CART 7 x1"]
+    );
+    // «ponle 3 nomás» with one line: that line set.
+    let mut set = input(
+        State::CartOpen,
+        "ya pues, entonces ponle 3 nomas",
+        &[(6, 4)],
+    );
+    set.last_changed = vec![6];
+    assert_eq!(describe(&propose(&set)), ["UPDATE_QUANTITY 6 x3"]);
+    // A correction with its own product is no taking back.
+    assert_ne!(
+        summary(
+            State::Browsing,
+            "dame un brownie. mejor no, un croissant",
+            &[]
+        ),
+        ["ADD_TO_CART 6 x1"]
+    );
+}
+
+#[test]
 fn a_choice_is_picked_by_what_it_is_made_of() {
     let pick = |message: &str, choices: Vec<ProductId>| {
         let mut i = input(State::Browsing, message, &[]);
