@@ -53,7 +53,55 @@ pub struct Reading {
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
-    settle(input, read(input))
+    let mut proposal = settle(input, read(input));
+    picked_up_beside(input, &mut proposal);
+    proposal
+}
+
+/// «2 maracuyás y 1 brownie para recoger»: an order with the customer's own
+/// coming by said in so many words (not «para llevar», which is only how it
+/// is packed) chooses the pickup beside the products, where the shop has one
+/// and nothing else was chosen or asked.
+fn picked_up_beside(input: &ProposalInput, proposal: &mut Proposal) {
+    let Some(view) = &input.delivery else {
+        return;
+    };
+    let actions = &proposal.proposed_actions;
+    let adds_only = !actions.is_empty() && actions.iter().all(|a| a.action_type == "ADD_TO_CART");
+    if !view.pickup
+        || view.chosen.is_some()
+        || input.asked.is_some()
+        || !adds_only
+        || actions.len() >= crate::proposal::MAX_ACTIONS
+        || input.customer_message.contains('?')
+    {
+        return;
+    }
+    let text = prepared(&input.customer_message);
+    let comes_by = any(
+        &text,
+        &[
+            "para recoger",
+            "pa recoger",
+            "paso a recoger",
+            "paso a recogerlo",
+            "paso a recogerlos",
+            "lo recojo",
+            "los recojo",
+            "las recojo",
+            "recojo en tienda",
+            "recojo en el local",
+            "para retirar",
+            "lo retiro",
+            "los retiro",
+            "para recojo",
+        ],
+    );
+    if comes_by && delivery::mode_said(&input.customer_message) == Some(Mode::Pickup) {
+        proposal
+            .proposed_actions
+            .push(ProposedAction::new("SET_FULFILMENT").mode(Mode::Pickup));
+    }
 }
 
 /// Whether the words tell an order of before («ayer pedí…», «me llegó…») and
