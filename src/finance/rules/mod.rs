@@ -837,6 +837,9 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     if asks_to_erase(&message.raw) {
         return one(action("ERASE_MY_DATA"));
     }
+    if let Some(both) = logged_and_asked(message, input) {
+        return both;
+    }
     // «pagué la renta, fueron 10,500, me equivoqué»: a movement told again
     // with its amount is logged, not a category corrected.
     let told_again = message.has(words::SPEND) && !message.amounts.is_empty();
@@ -1341,6 +1344,46 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
         p.description = description.map(|d| json!(d));
         p.merchant = merchant.map(|m| json!(m));
     }))
+}
+
+/// «gasté 25 en salteñas, ¿cuánto llevo en comida esta semana?»: movements
+/// told first, then a question about the spending — each part read alone:
+/// the question answered, the movements drafted for confirmation.
+fn logged_and_asked(message: &Message, input: &FinanceInput) -> Option<FinanceProposal> {
+    if !message.question() || message.amounts.is_empty() {
+        return None;
+    }
+    let pieces = cut_at_joins(&message.raw, &["y"]);
+    (1..pieces.len()).find_map(|k| {
+        let told = pieces[..k].join(", ");
+        let asked = pieces[k..].join(", ");
+        let told_msg = Message::read(&told, input.today, Direction::Past);
+        let asked_msg = Message::read(&asked, input.today, Direction::Past);
+        if told_msg.question()
+            || !asked_msg.question()
+            || !asked_msg.amounts.is_empty()
+            || !(told_msg.has(words::SPEND)
+                || told_msg.income()
+                || told_msg.has(&["anota", "anotame", "apunta", "apuntame", "registra"]))
+        {
+            return None;
+        }
+        let query = fresh(&asked_msg, input);
+        let logged = fresh(&told_msg, input);
+        let kinds = |p: &FinanceProposal, kind: &str| {
+            !p.proposed_actions.is_empty()
+                && p.proposed_actions.iter().all(|a| a.action_type == kind)
+        };
+        (kinds(&query, "QUERY_DATA") && kinds(&logged, "LOG_TRANSACTION")).then(|| {
+            let actions = query
+                .proposed_actions
+                .into_iter()
+                .chain(logged.proposed_actions)
+                .take(crate::shop::core::MAX_ACTIONS)
+                .collect();
+            FinanceProposal::new(actions, "")
+        })
+    })
 }
 
 /// «pagué la renta 3500 el internet 399»: movements run on with nothing

@@ -325,6 +325,18 @@ fn lists_without_a_verb_units_at_a_price_and_halves() {
         category(&only("compre remedios para la tos de mi hijo, 35")),
         Some("salud")
     );
+    // A movement and a question about the spending: both, the answer first.
+    let both = idle("gaste 25 en saltenas, cuanto llevo en comida esta semana");
+    assert_eq!(
+        both.iter().map(kind).collect::<Vec<_>>(),
+        ["QUERY_DATA", "LOG_TRANSACTION"]
+    );
+    assert_eq!(both[1].params.amount, Param::Given(2_500));
+    let noted = idle("apunta 1450 de gasolina y dime cuanto llevo en transporte");
+    assert_eq!(
+        noted.iter().map(kind).collect::<Vec<_>>(),
+        ["QUERY_DATA", "LOG_TRANSACTION"]
+    );
     assert_eq!(
         kind(&only(
             "este mes no quiero gastar mas de 500 en salir, ponmelo"
