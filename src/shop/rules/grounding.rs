@@ -558,7 +558,27 @@ fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
     let mut taken = vec![false; words.len()];
     let mut by_product: std::collections::BTreeMap<ProductId, (usize, i64)> =
         std::collections::BTreeMap::new();
-    for m in mentions::find(words, catalog) {
+    // (Each place a product is named: «Juan americano, María americano» names
+    // it twice, where a search of the whole message finds it once.)
+    let mut named = Vec::new();
+    let mut bare = false;
+    let mut at = 0;
+    while at < words.len() {
+        let window = &words[at..(at + 4).min(words.len())];
+        match mentions::find(window, catalog)
+            .into_iter()
+            .find(|m| m.start == 0)
+        {
+            Some(mut m) => {
+                m.start += at;
+                m.end += at;
+                at = m.end.max(at + 1);
+                named.push(m);
+            }
+            None => at += 1,
+        }
+    }
+    for m in named {
         taken[m.start..m.end].iter_mut().for_each(|t| *t = true);
         // «2 capuchinos», «2 de capuchino».
         let count = [1, 2]
@@ -567,6 +587,9 @@ fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
             .find(|&i| count_at(i).is_some() && (i + 1 == m.start || words[i + 1] == "de"));
         if let Some(i) = count {
             taken[i] = true;
+        } else {
+            // («…y Lucía chocolate»: a product named bare is one of it.)
+            bare = true;
         }
         if let Some(id) = m.product() {
             let line = by_product.entry(id).or_insert((0, 0));
@@ -594,6 +617,9 @@ fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
         .collect();
     if loose.len() > 1 {
         out.push(loose.iter().sum());
+    }
+    if bare {
+        out.push(1);
     }
     out
 }

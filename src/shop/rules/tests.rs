@@ -7460,6 +7460,22 @@ fn a_tea_the_cheese_one_and_one_more_ground_a_model_s_reading() {
         refused("un té y un brownie", &[], vec![add(4, 1), add(6, 1)]),
         0
     );
+    // A product named once per person adds up; one named bare is one.
+    let team = "Pedido de contabilidad: Juan americano, Maria americano, Pedro capuchino, \
+                yo capuchino tambien y Lucia chocolate. Para cada uno un croissant, somos 5.";
+    assert_eq!(
+        refused(team, &[], vec![add(3, 2), add(8, 2), add(5, 1), add(7, 5)]),
+        0
+    );
+    // Three named are no four.
+    assert_eq!(
+        refused(
+            "Juan americano, Maria americano y Pedro americano",
+            &[],
+            vec![add(3, 4)]
+        ),
+        1
+    );
     assert_eq!(
         refused(
             "cachai que mejor que sean dos brownies, y el té sácalo",
