@@ -587,8 +587,12 @@ fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
             .find(|&i| count_at(i).is_some() && (i + 1 == m.start || words[i + 1] == "de"));
         if let Some(i) = count {
             taken[i] = true;
-        } else {
-            // («…y Lucía chocolate»: a product named bare is one of it.)
+        } else if !words[m.end..(m.end + 3).min(words.len())]
+            .iter()
+            .any(|w| token_number(w).is_some())
+        {
+            // («…y Lucía chocolate»: a product named bare in a list, with no
+            // count after it either, is one of it.)
             bare = true;
         }
         if let Some(id) = m.product() {
@@ -618,7 +622,7 @@ fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
     if loose.len() > 1 {
         out.push(loose.iter().sum());
     }
-    if bare {
+    if bare && by_product.len() > 1 {
         out.push(1);
     }
     out
