@@ -307,9 +307,15 @@ fn asks_to_be_put_through(text: &str) -> bool {
     // the verb of talking, asked for (not «estuve hablando con alguien»).
     let talks = |w: &str| matches!(w, "hablar" | "ablar" | "conversar" | "chatear");
     // «can I talk to a real person?», «I need to speak with someone».
+    // (Not «let me talk to my manager», «no need to talk to a person», «did
+    // you talk to someone…».)
     let english = words.iter().enumerate().any(|(i, w)| {
         matches!(*w, "talk" | "speak" | "chat")
             && matches!(words.get(i + 1), Some(&("to" | "with")))
+            && !words[i + 2..words.len().min(i + 5)].contains(&"my")
+            && !words[i.saturating_sub(3)..i]
+                .iter()
+                .any(|b| matches!(*b, "no" | "not" | "dont" | "don" | "did" | "didn" | "never"))
             && words[i + 2..words.len().min(i + 5)].iter().any(|who| {
                 matches!(
                     *who,
@@ -405,6 +411,9 @@ mod tests {
         assert!(text("can I talk to a real person?").escalation);
         assert!(text("qiero ablar con alguien YA").escalation);
         assert!(!text("I will talk to my wife and come back").escalation);
+        assert!(!text("let me talk to my manager and I'll come back").escalation);
+        assert!(!text("no need to talk to a person, just add 2 lattes").escalation);
+        assert!(!text("did you talk to someone about my order?").escalation);
     }
 
     fn text(t: &str) -> Detected {

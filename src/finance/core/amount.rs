@@ -42,13 +42,7 @@ pub fn amounts_in(text: &str) -> Vec<Found> {
 /// The amounts alone, for "did the user say this number?" checks.
 pub fn stated(text: &str) -> Vec<i64> {
     let mut stated: Vec<i64> = amounts_in(text).into_iter().map(|f| f.cents).collect();
-    // «pagamos el alquiler 2800 con mi pareja, anota solo mi mitad»: half of
-    // a figure said is said too, when the person says they paid half.
-    let folded = crate::text::normalize(text);
-    if ["mi mitad", "solo la mitad", "a medias", "mitad y mitad"]
-        .iter()
-        .any(|p| crate::text::contains_phrase(&folded, p))
-    {
+    if half_of_a_shared_total(text) {
         let halves: Vec<i64> = stated
             .iter()
             .filter(|c| *c % 2 == 0)
@@ -58,6 +52,35 @@ pub fn stated(text: &str) -> Vec<i64> {
     }
     stated.extend(by_the_unit(text));
     stated
+}
+
+/// «pagamos el alquiler 2800 con mi pareja, anota solo mi mitad»: a total
+/// paid together, and the person's half of it to note — half of the figure
+/// said is theirs. Never a figure that is already the half («transferí mi
+/// mitad del alquiler: 1400»: nobody paid with them in the words).
+pub fn half_of_a_shared_total(text: &str) -> bool {
+    let folded = normalize(text);
+    let has = |phrases: &[&str]| {
+        phrases
+            .iter()
+            .any(|p| crate::text::contains_phrase(&folded, p))
+    };
+    has(&["mi mitad", "solo la mitad", "la mitad", "a medias"])
+        && has(&[
+            "pagamos",
+            "compartimos",
+            "entre los dos",
+            "entre dos",
+            "a medias",
+            "con mi pareja",
+            "con mi esposa",
+            "con mi esposo",
+            "con mi novia",
+            "con mi novio",
+            "con mi roomie",
+            "con mi companero",
+            "con mi companera",
+        ])
 }
 
 /// «vendí 12 kilos de papa a 8 el kilo»: a count of units sold or bought at a
@@ -89,6 +112,11 @@ pub fn by_the_unit(text: &str) -> Vec<i64> {
         "quintal",
         "quintales",
     ];
+    // Units that hold several things: «a 1 cada uno» after them prices a
+    // thing inside, not the unit.
+    const OF_MANY: &[&str] = &[
+        "docena", "docenas", "caja", "cajas", "bolsa", "bolsas", "paquete", "paquetes",
+    ];
     let normalized = normalize(text);
     let words = tokens(&normalized);
     let found = amounts_in(text);
@@ -96,14 +124,15 @@ pub fn by_the_unit(text: &str) -> Vec<i64> {
         .windows(2)
         .filter_map(|pair| {
             let (count, price) = (pair[0], pair[1]);
-            let counted = words.get(count.end).is_some_and(|w| UNITS.contains(w));
-            // «… a 8 el kilo», «a 8 cada kilo», «a 8 por kilo», «a 8 c/u».
+            let unit = words.get(count.end).filter(|w| UNITS.contains(w))?;
+            let after: Vec<&str> = words[price.end..].iter().take(2).copied().collect();
+            // «… a 8 el kilo», «a 8 por kilo», «a 8 cada uno», «a 8 c/u».
+            let per_unit = after.iter().any(|w| UNITS.contains(w));
+            let apiece = matches!(after.first(), Some(&("cada" | "cu" | "c")));
             let each = price.start > 0
                 && words[price.start - 1] == "a"
-                && words[price.end..]
-                    .iter()
-                    .take(2)
-                    .any(|w| UNITS.contains(w) || matches!(*w, "cada" | "cu" | "c" | "unidad"));
+                && (per_unit || (apiece && !OF_MANY.contains(unit)));
+            let counted = true;
             let units = count.cents / 100;
             (counted && each && count.cents % 100 == 0 && units > 1)
                 .then(|| units.checked_mul(price.cents))

@@ -98,7 +98,10 @@ pub static CATEGORIES: &[Category] = &[
             "polleria",
             // Street food and snacks («3.50 un api con pastel», «25 en
             // salteñas»).
-            "api",
+            // («un api con pastel»; never «la api de openai».)
+            "un api",
+            "api con",
+            "api morado",
             "pastel",
             "pasteles",
             "saltena",
@@ -381,7 +384,6 @@ pub static CATEGORIES: &[Category] = &[
             "remedio",
             "remedios",
             "jarabe",
-            "pastillas",
             "clinica",
         ],
         related: &[],
@@ -467,7 +469,6 @@ pub static CATEGORIES: &[Category] = &[
             "salidas",
             // «no quiero gastar más de 500 en salir».
             "en salir",
-            "para salir",
             "rumba",
             "discoteca",
             "karaoke",

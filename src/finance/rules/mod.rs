@@ -1053,15 +1053,21 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     // the order said.
     // «10 bs fotocopias, 3.50 un api con pastel y 2 el trufi»: a list of
     // spendings with no verb at all, each naming what it was for.
-    let listed = !income && !spends && message.amounts.len() >= 2 && !asks && {
-        let parts = movements_from(&message.raw, Some(false));
-        parts.len() >= 2
-            && parts
-                .iter()
-                .all(|(part, _)| category::mentioned(part).is_some())
-    };
-    if ((income || spends) || listed) && message.amounts.len() >= 2 && !asks {
-        let parts = movements_from(&message.raw, listed.then_some(false));
+    // (Never someone else's: «mi hermano 200 en gasolina y 50 en comida».)
+    let someone_else = matches!(
+        message.tokens.first().map(|t| t.norm.as_str()),
+        Some("mi" | "mis" | "su" | "sus")
+    );
+    let listed = (!income && !spends && message.amounts.len() >= 2 && !asks && !someone_else)
+        .then(|| movements_from(&message.raw, Some(false)))
+        .filter(|parts| {
+            parts.len() >= 2
+                && parts
+                    .iter()
+                    .all(|(part, _)| category::mentioned(part).is_some())
+        });
+    if ((income || spends) || listed.is_some()) && message.amounts.len() >= 2 && !asks {
+        let parts = listed.unwrap_or_else(|| movements_from(&message.raw, None));
         if parts.len() >= 2 {
             let limit = crate::shop::core::MAX_ACTIONS;
             let writes: Vec<RawFinanceAction> = parts
@@ -1328,14 +1334,22 @@ fn log(message: &Message, income: bool) -> FinanceProposal {
             .flatten()
     });
     // «pagamos el alquiler 2800 con mi pareja, anota solo mi mitad»: the
-    // person's half of the figure said.
-    let half = message.amounts.len() == 1
-        && message.has(&["mi mitad", "solo la mitad", "a medias", "mitad y mitad"]);
-    // «vendí 12 kilos de papa a 8 el kilo»: the total the units make.
-    let by_unit = amount::by_the_unit(&message.raw).first().copied();
+    // person's half of the figure said (an odd cent has no half said: asked).
+    let half = message.amounts.len() == 1 && amount::half_of_a_shared_total(&message.raw);
+    // «vendí 12 kilos de papa a 8 el kilo»: the total the units make — only
+    // when the price is the one figure of money said («…, total 140 con
+    // rebaja» is the total).
+    let by_unit = amount::by_the_unit(&message.raw)
+        .first()
+        .copied()
+        .filter(|_| message.amounts.len() == 1);
     let amount = by_unit
         .or_else(|| message.main_amount())
-        .map(|c| if half { c / 2 } else { c });
+        .and_then(|c| match half {
+            true if c % 2 == 0 => Some(c / 2),
+            true => None,
+            false => Some(c),
+        });
     one(action("LOG_TRANSACTION").with(|p| {
         p.kind = Some(json!(if income { "income" } else { "expense" }));
         p.amount_cents = amount.map(|c| json!(c));
@@ -1462,18 +1476,17 @@ fn run_on(piece: &str) -> Vec<String> {
     }
 }
 
-/// The movements of a message, each with its amount and whether it is money
-/// coming in: the text is cut at «y», commas and «pero» (not inside «1,200»); a
-/// piece with no amount joins the one before it, and a piece with an amount of
-/// money but no verb of its own («… y 149 de iCloud») is a movement in the
-/// direction of the one before it. A count of things («y 2 refrescos») is no
-/// money and joins too.
 #[cfg(test)]
 fn movements(raw: &str) -> Vec<(String, bool)> {
     movements_from(raw, None)
 }
 
-/// [`movements`], where a message with no verb at all goes `default` (a list
+/// The movements of a message, each with its amount and whether it is money
+/// coming in: the text is cut at «y», commas and «pero» (not inside «1,200»); a
+/// piece with no amount joins the one before it, and a piece with an amount of
+/// money but no verb of its own («… y 149 de iCloud») is a movement in the
+/// direction of the one before it. A count of things («y 2 refrescos») is no
+/// money and joins too. A message with no verb at all goes `default` (a list
 /// of spendings: «10 bs fotocopias, 2 el trufi»).
 fn movements_from(raw: &str, default: Option<bool>) -> Vec<(String, bool)> {
     let paired = respectively(raw);

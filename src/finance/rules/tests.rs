@@ -319,7 +319,37 @@ fn lists_without_a_verb_units_at_a_price_and_halves() {
     // «mi mitad»: half of the figure, and the half is a figure said.
     let half = only("pagamos el alquiler 2800 con mi pareja, anota solo mi mitad porfa");
     assert_eq!(half.params.amount, Param::Given(140_000));
-    assert!(amount::stated("2800, solo mi mitad").contains(&140_000));
+    assert!(amount::stated("pagamos 2800 con mi pareja, solo mi mitad").contains(&140_000));
+    // A figure that already is the half, or a pizza half and half, is as said.
+    assert_eq!(
+        only("transferí mi mitad del alquiler: 1400").params.amount,
+        Param::Given(140_000)
+    );
+    assert!(!amount::stated("transferí mi mitad del alquiler: 1400").contains(&70_000));
+    assert_eq!(
+        only("pizza mitad y mitad 90").params.amount,
+        Param::Given(9_000)
+    );
+    // A total said beats units times their price; «a 1 cada uno» inside a
+    // dozen is no price of the dozen.
+    assert_eq!(
+        only("compre 3 kilos de carne a 48 el kilo, total 140 con rebaja")
+            .params
+            .amount,
+        Param::Given(14_000)
+    );
+    assert!(amount::by_the_unit("compré 2 docenas de huevos a 1 cada uno").is_empty());
+    // Words of other things are no food or health.
+    assert_ne!(
+        category(&only("cambié las pastillas de freno 350")),
+        Some("salud")
+    );
+    assert_ne!(
+        category(&only("pagué 20 dólares de la api de openai")),
+        Some("comida")
+    );
+    // Someone else's spendings are no list of the person's.
+    assert!(idle("mi hermano 200 en gasolina y 50 en comida").len() < 2);
     assert!(!amount::stated("2800 para la renta").contains(&140_000));
     assert_eq!(
         category(&only("compre remedios para la tos de mi hijo, 35")),

@@ -593,9 +593,14 @@ fn asks_whole(clause: &str) -> bool {
         || first.is_some_and(|w| OPENERS.contains(&w.as_str()))
         // «how much is the delivery», «what time do you close»: English asks
         // with its own words, the mark often left out.
+        // (A wh-word with its verb: «when you get a chance add 2 brownies»
+        // orders.)
         || matches!(
             tokens(&folded).as_slice(),
-            ["how" | "what" | "whats" | "when" | "where" | "which" | "why", ..]
+            ["how", "much" | "many" | "long" | "do" | "does" | "is" | "are" | "can", ..]
+                | ["what", "is" | "are" | "time" | "do" | "does" | "s" | "kind", ..]
+                | ["whats" | "which" | "why", ..]
+                | ["when" | "where", "do" | "does" | "is" | "are" | "will" | "can" | "s", ..]
                 | ["do" | "does", "you" | "it" | "the", ..]
                 | ["is" | "are", "there" | "it" | "the", ..]
         )
@@ -1027,9 +1032,15 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
                 }
                 _ => None,
             };
-            if let Some(other) = other.filter(|o| !o.is_empty() && !o.starts_with("es molestia")) {
-                split.otherwise = Some(other);
-                continue;
+            // («si no no», «si no nada»: nothing on the other answer.)
+            let nothing = |o: &String| tokens(o).iter().all(|w| matches!(*w, "no" | "nada"));
+            match other.filter(|o| !o.starts_with("es molestia")) {
+                Some(other) if nothing(&other) => continue,
+                Some(other) => {
+                    split.otherwise = Some(other);
+                    continue;
+                }
+                None => {}
             }
         }
         // «¿…? si es, quiero uno»: the request, without the condition's words.
@@ -1625,6 +1636,7 @@ mod tests {
         assert!(!asks("ah ya bueno y unos cuantos brownies para la oficina"));
         assert!(asks("how much is the delivery"));
         assert!(asks("what time do you close"));
+        assert!(!asks("When you get a chance add 2 brownies"));
         assert!(!tells(
             "y lo mismo para mis dos compañeras de la oficina",
             false
@@ -1643,6 +1655,18 @@ mod tests {
         assert_eq!(s.condition, Some(true));
         assert_eq!(s.rest, "dame mejor una limonada,");
         assert_eq!(s.otherwise.as_deref(), Some("un chai"));
+        // «si no no»: nothing on the other answer, and no bare «no» left.
+        let none = split(
+            "el chai tiene cafeina? si tiene dame una limonada, si no no",
+            &library,
+            |c| c.contains("chai") || c.contains("limonada"),
+        );
+        assert_eq!(none.otherwise, None);
+        assert!(
+            !tokens(&normalize(&none.rest)).contains(&"no"),
+            "{:?}",
+            none.rest
+        );
         // One branch alone, as before.
         let one = split("el chai lleva leche? si no, dame dos", &library, |c| {
             c.contains("chai")

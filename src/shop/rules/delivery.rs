@@ -319,11 +319,22 @@ pub fn read_message(
     // «borrá todo, pedimos para llevar»); delivery said beside a close is
     // read. A pickup said alone («recojo», «paso a recoger en tienda»)
     // chooses it: it is all the message says.
+    // (Not a pickup refused or told of someone else: «no voy a poder pasar a
+    // recogerlo», «ayer mi hermano vino a recoger».)
+    let pickup_doubtful = words.iter().enumerate().any(|(at, w)| {
+        (w.starts_with("recog") || w.starts_with("recoj") || w.starts_with("retir"))
+            && words[at.saturating_sub(6)..at]
+                .iter()
+                .any(|b| matches!(*b, "no" | "ni" | "nunca"))
+    }) || any(&text, &["vino a", "fue a", "vinieron a", "fueron a"]);
     if state == State::CartOpen
         && asked.is_none()
         && !wants_delivery
         && zone.is_none()
-        && (any(&text, lexicon::DONE) || any(&text, lexicon::CLEAR) || any(&text, lexicon::CANCEL))
+        && (any(&text, lexicon::DONE)
+            || any(&text, lexicon::CLEAR)
+            || any(&text, lexicon::CANCEL)
+            || pickup_doubtful)
     {
         return None;
     }
@@ -396,13 +407,25 @@ fn place_zone(text: &str, delivery: &DeliveryView) -> Option<i64> {
 }
 
 /// «no necesito que me lo traigan», «sin delivery»: a word of delivery with a
-/// «no» or «sin» at most five words before it.
+/// «no» or «sin» at most five words before it, and no way of picking up in
+/// between («no puedo ir a recoger, tráiganmelo» refuses the pickup; «ni
+/// modo», «sin falta» refuse nothing).
 fn refuses_delivery(words: &[&str]) -> bool {
     words.iter().enumerate().any(|(at, w)| {
         DELIVERY.contains(w)
             && words[at.saturating_sub(5)..at]
                 .iter()
-                .any(|b| matches!(*b, "no" | "sin" | "ni"))
+                .enumerate()
+                .any(|(k, b)| {
+                    let after = &words[at.saturating_sub(5) + k + 1..at];
+                    matches!(*b, "no" | "sin" | "ni")
+                        && !matches!(after.first(), Some(&("modo" | "falta")))
+                        && !after.iter().any(|a| {
+                            a.starts_with("recog")
+                                || a.starts_with("recoj")
+                                || a.starts_with("retir")
+                        })
+                })
     })
 }
 
@@ -790,6 +813,19 @@ mod tests {
         };
         assert_eq!(pickup("paso a recogerlo").as_deref(), Some("pickup"));
         assert_eq!(pickup("recojo").as_deref(), Some("pickup"));
+        // A pickup refused or told of someone else chooses nothing.
+        assert!(read("no voy a poder pasar a recogerlo").is_none());
+        assert!(read("ayer mi hermano vino a recoger y no había nada").is_none());
+        // A pickup refused leaves the delivery asked for.
+        let delivery = |text| {
+            read(text)
+                .and_then(|a| a.params.mode)
+                .and_then(|m| m.as_str().map(str::to_owned))
+        };
+        assert_eq!(
+            delivery("no puedo ir a recoger, tráiganmelo").as_deref(),
+            Some("delivery")
+        );
         // A delivery refused is none chosen: the pickup beside it is.
         assert_eq!(
             pickup(

@@ -909,31 +909,46 @@ pub fn orders_word(word: &str) -> bool {
 /// «…Sí, confirmo, paso a recogerlo»: the order confirmed in so many words,
 /// anywhere in the message, with nothing said against it.
 pub fn says_confirmed(message: &str) -> bool {
-    // («ok confirm. pick up»: the yes is a sentence of its own.)
+    // («ok confirm. pick up»: the yes may be a sentence of its own, when
+    // nothing in the whole message waits, doubts or takes it back —
+    // «Confirmo. Pero espérame un rato…», «…but not confirmed yet».)
     confirmed_in(message)
-        || message.contains(['.', '!', ';', '\n'])
-            && message.split(['.', '!', ';', '\n']).any(|part| {
-                !part.trim().is_empty() && part.len() < message.len() && confirmed_in(part)
-            })
+        || message.split(['.', '!', ';', '\n']).nth(1).is_some()
+            && message
+                .split(['.', '!', ';', '\n'])
+                .any(|part| !part.trim().is_empty() && confirmed_in(part))
             && {
                 let text = prepared(message);
+                let words = tokens(&text);
                 !any(&text, lexicon::DENY)
                     && !any(&text, lexicon::CANCEL)
                     && !message.contains(['?', '¿'])
+                    && !says_later(&words)
+                    && !words.iter().any(|w| {
+                        matches!(
+                            *w,
+                            "pero" | "espera" | "esperame" | "espere" | "not" | "yet" | "todavia"
+                        )
+                    })
             }
 }
 
-fn confirmed_in(message: &str) -> bool {
-    let text = prepared(message);
-    let words = tokens(&text);
-    // «luego te confirmo», «te confirmo la dirección», «ahorita confirmo con
-    // mi esposa»: a confirmation promised or of something else.
-    let later = words.iter().any(|w| {
+/// «luego te confirmo», «te confirmo la dirección», «ahorita confirmo con mi
+/// esposa»: a confirmation promised for later.
+fn says_later(words: &[&str]) -> bool {
+    words.iter().any(|w| {
         matches!(
             *w,
             "luego" | "despues" | "manana" | "ahorita" | "rato" | "antes" | "cuando"
         )
-    });
+    })
+}
+
+/// [`says_confirmed`] in one piece of a message.
+fn confirmed_in(message: &str) -> bool {
+    let text = prepared(message);
+    let words = tokens(&text);
+    let later = says_later(&words);
     // «confirmá y mandalo a San Jorge»: the shop told to confirm it, first
     // in its clause, the message going on with the way (never «confirma si
     // hay…», asked, nor «mi esposa confirma y te aviso», someone else's).
@@ -967,17 +982,28 @@ fn confirmed_in(message: &str) -> bool {
                     | "bien"
             ))
             && words.get(k + 1).is_none_or(|next| {
-                matches!(
-                    *next,
-                    "y" | "nomas" | "porfa" | "pues" | "que" | "por" | "entonces" | "ya"
-                )
+                matches!(*next, "y" | "nomas" | "porfa" | "pues" | "entonces" | "ya")
+                    // («confírmalo, que lo traigan…»: its object said, what
+                    // follows is the way; «confirmen que les llegó…» asks.)
+                    || (*next == "que" && words[k].ends_with("lo"))
+                    // («confirm please»; never «confirma por favor si hay…».)
+                    || (*next == "por"
+                        && words.get(k + 2) == Some(&"favor")
+                        && words.get(k + 3).is_none_or(|w| *w != "si"))
             })
+            // («si confirma que hay brownie lo quiero»: a condition.)
+            && !(k > 0
+                && words[k - 1] == "si"
+                && words.get(k + 1) == Some(&"que")
+                && !words[k].ends_with("lo"))
     };
     words.iter().enumerate().any(|(k, w)| {
         (matches!(*w, "confirmo" | "confirmado" | "confirmamos" | "confirmed") || told_to(k))
             && !(k > 0 && matches!(words[k - 1], "te" | "le" | "les" | "lo" | "la"))
             && words.get(k + 1) != Some(&"con")
     }) && !later
+        // («…but not confirmed yet».)
+        && !words.iter().any(|w| matches!(*w, "not" | "yet"))
         && !any(&text, lexicon::DENY)
         && !any(&text, lexicon::CANCEL)
         && !message.contains(['?', '¿'])
@@ -1401,9 +1427,6 @@ fn quoted_then_ordered(input: &ProposalInput, words: &[&str]) -> Option<String> 
     (!items.is_empty()).then(|| format!("quiero {}", items.join(" y ")))
 }
 
-/// «uno de los capuchinos mi jefa lo quiere chai, cámbialo porfa»: one of a
-/// line wanted as another product is that one swapped — read as «cámbialo
-/// por chai» (the «cámbialo» said after it, then, is the same request).
 /// «el americano cámbialo por chai. o no, déjalo americano nomás. pero
 /// agrégame un croissant»: a sentence that takes the one before it back («o
 /// no, déjalo…», «mejor no, olvídalo») drops both; the rest is read.
@@ -1453,12 +1476,21 @@ fn one_of_them_swaps(text: &str) -> String {
     }) else {
         return text.to_owned();
     };
-    let swap = (from + 4..words.len().saturating_sub(1)).find(|&k| {
-        words[k].starts_with("cambi") && matches!(words[k + 1], "el" | "la" | "los" | "las")
-    });
+    // (In the same clause: no «y» between, and never «…a todas».)
+    let swap = (from + 4..words.len().saturating_sub(1))
+        .take_while(|&k| words[k] != "y")
+        .find(|&k| {
+            words[k].starts_with("cambi") && matches!(words[k + 1], "el" | "la" | "los" | "las")
+        });
     let Some(at) = swap else {
         return text.to_owned();
     };
+    if words[at..]
+        .iter()
+        .any(|w| matches!(*w, "todos" | "todas" | "demas"))
+    {
+        return text.to_owned();
+    }
     let mut out: Vec<&str> = words[..from].to_vec();
     out.extend(&words[from + 4..=at]);
     out.push(if matches!(words[at + 1], "la" | "las") {
@@ -1470,6 +1502,9 @@ fn one_of_them_swaps(text: &str) -> String {
     out.join(" ")
 }
 
+/// «uno de los capuchinos mi jefa lo quiere chai, cámbialo porfa»: one of a
+/// line wanted as another product is that one swapped — read as «cámbialo
+/// por chai» (the «cámbialo» said after it, then, is the same request).
 fn one_wanted_as(text: &str) -> String {
     let words: Vec<&str> = text.split(' ').collect();
     let one_of = words.windows(3).position(|w| {
@@ -4593,18 +4628,22 @@ impl Reader<'_> {
         }
     }
 
-    /// «el de chocolate» offered the brownie and the Chocolate caliente: «el
-    /// caliente, para tomar. dos por favor» picks the one whose name has a word
-    /// said that no other choice's name has (even a word that alone names no
-    /// product, like «caliente»). The count said, or the one asked.
     /// «el que es con leche de almendras», «el negrito nomás, sin leche»:
-    /// among the choices offered, the one whose description, tags or
-    /// allergens hold the words said of it and none of those said to be
-    /// without. Only words some choice holds count; one choice must be left.
+    /// among the choices offered, the one whose description or tags hold the
+    /// words said of it and none of those said to be without. Only words some choice holds count; one choice must be left.
     fn picked_by_description(&self) -> Option<(ProductId, i64)> {
-        // («el que es con…» reads like «¿qué es?»: only a mark asks here.)
+        // («el que es con…» reads like «¿qué es?»: a mark asks here, or a
+        // question word first, which the pointing below already rules out.)
         let raw = &self.input.customer_message;
         if raw.contains('?') || raw.trim_start().starts_with('¿') {
+            return None;
+        }
+        // «el de canela no, el otro», «es alérgica a la canela»: a word said
+        // against a product never picks it.
+        if self.words.iter().any(|w| {
+            matches!(*w, "no" | "menos" | "otro" | "otra" | "nunca" | "ni")
+                || w.starts_with("alergi")
+        }) {
             return None;
         }
         // Only a choice pointed at («el que…», «la de…», «el negrito…»): «uno
@@ -4632,12 +4671,13 @@ impl Reader<'_> {
                     .product_catalog
                     .iter()
                     .find(|p| p.product_id == *id)?;
+                // (Allergens say what it holds: «sin leche» rules out the
+                // dairy; never a reason to pick it.)
                 let all = format!(
-                    "{} {} {} {}",
+                    "{} {} {}",
                     entry.name,
                     entry.description,
-                    entry.tags.join(" "),
-                    entry.allergens.join(" ")
+                    entry.tags.join(" ")
                 );
                 let words = tokens(&normalize(&all))
                     .into_iter()
@@ -4647,9 +4687,6 @@ impl Reader<'_> {
             })
             .collect();
         let holds = |words: &[String], w: &str| words.iter().any(|t| t == mentions::singular(w));
-        // «sin leche» also rules out what declares dairy.
-        let holds_or_declares =
-            |words: &[String], w: &str| holds(words, w) || (w == "leche" && holds(words, "lacteo"));
         let mut left: Vec<ProductId> = texts.iter().map(|(id, _)| *id).collect();
         let mut signals = 0;
         for (k, w) in self.words.iter().enumerate() {
@@ -4661,7 +4698,7 @@ impl Reader<'_> {
             }
             let holding: Vec<ProductId> = texts
                 .iter()
-                .filter(|(_, words)| holds_or_declares(words, w))
+                .filter(|(_, words)| holds(words, w))
                 .map(|(id, _)| *id)
                 .collect();
             if holding.is_empty() || holding.len() == texts.len() && !without {
@@ -4687,6 +4724,10 @@ impl Reader<'_> {
         })
     }
 
+    /// «el de chocolate» offered the brownie and the Chocolate caliente: «el
+    /// caliente, para tomar. dos por favor» picks the one whose name has a word
+    /// said that no other choice's name has (even a word that alone names no
+    /// product, like «caliente»). The count said, or the one asked.
     fn picked_by_word(&self) -> Option<(ProductId, i64)> {
         if self.is_question() {
             return None;
@@ -5820,14 +5861,16 @@ impl Reader<'_> {
         // asks to hear it.
         // («lo mismo para mis dos compañeras»: the count is of the people it
         // is for, each to have the same.)
-        let persons = self.words.windows(3).find_map(|w| match w {
-            [
-                "para" | "pa",
-                "mis" | "los" | "sus" | "nuestros" | "nuestras",
-                n,
-            ]
-            | ["para" | "pa", n, _] => token_number(n).filter(|n| *n > 1),
-            _ => None,
+        let persons = self.words.windows(2).enumerate().find_map(|(k, w)| {
+            let n = match w {
+                [
+                    "para" | "pa",
+                    "mis" | "los" | "sus" | "nuestros" | "nuestras",
+                ] => self.words.get(k + 2).copied()?,
+                ["para" | "pa", n] => n,
+                _ => return None,
+            };
+            token_number(n).filter(|n| *n > 1)
         });
         let counted_any = persons.is_none() && self.words.iter().any(|w| token_number(w).is_some());
         // «(para mi mamá) lo mismo que mi hermana», «igual que el Jorge»: the
@@ -5867,7 +5910,13 @@ impl Reader<'_> {
                 .lines
                 .iter()
                 .any(|l| !changed.contains(&l.product_id));
-            if (for_someone || persons.is_some()) && !changed.is_empty() && more_than_the_last {
+            // (Counted people and a line of more than one: one round for
+            // several already, each one's share unknown — asked.)
+            let shared = persons.is_some() && changed.iter().any(|p| self.cart_quantity(*p) > 1);
+            if (for_someone || persons.is_some())
+                && !changed.is_empty()
+                && (more_than_the_last || shared)
+            {
                 return Some(clarify(messages::SAME_AS_WHOM));
             }
             let again: Vec<ProductId> = if changed.is_empty() {

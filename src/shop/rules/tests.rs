@@ -2556,6 +2556,15 @@ fn the_total_asked_in_other_words_and_the_summary_confirmed_in_other_forms() {
         assert!(says_confirmed(said), "{said}");
     }
     assert!(!says_confirmed("luego te confirmo"));
+    for not_yet in [
+        "Confirmo. Pero espérame un rato, mi hija pasa a recogerlo",
+        "I'll pick it up, but not confirmed yet",
+        "confirmen que les llegó mi transferencia",
+        "confirma por favor si hay leche de almendras",
+        "si confirma que hay brownie lo quiero",
+    ] {
+        assert!(!says_confirmed(not_yet), "{not_yet}");
+    }
     assert!(!says_confirmed("¿confirma si hay brownie?"));
     assert!(is_yes_with_thanks(
         "Sí, está todo correcto, muchas gracias."
@@ -2605,6 +2614,17 @@ fn the_same_again_of_what_was_just_ordered_repeats_it() {
         describe(&propose(&swap)),
         ["UPDATE_QUANTITY 6 x2", "ADD_TO_CART 7 x1"]
     );
+    // «…a todas», or in another clause: no one-of-them swap.
+    swap.customer_message = "a una de ellas cámbiale el brownie por croissant a todas".into();
+    assert!(!describe(&propose(&swap)).contains(&"ADD_TO_CART 7 x1".to_owned()));
+    // A line of three for three people already: each one's share is asked.
+    let mut round = input(
+        State::CartOpen,
+        "y lo mismo para mis dos compañeras",
+        &[(8, 3)],
+    );
+    round.last_changed = vec![8];
+    assert_eq!(describe(&propose(&round)), ["CLARIFY"]);
     // «me da lo mismo» is indifference.
     again.customer_message = "me da lo mismo otra vez".into();
     assert!(
@@ -8675,4 +8695,17 @@ fn a_choice_is_picked_by_what_it_is_made_of() {
             .iter()
             .any(|a| a.starts_with("ADD"))
     );
+    // Said against a product, or of an allergy, or not pointed at: nothing.
+    for against in [
+        "mi hija es alérgica a la canela",
+        "cual tiene canela",
+        "uno con leche",
+    ] {
+        assert!(
+            !pick(against, vec![3, 8])
+                .iter()
+                .any(|a| a == "ADD_TO_CART 8 x1"),
+            "{against}"
+        );
+    }
 }
