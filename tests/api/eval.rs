@@ -179,6 +179,8 @@ const HELD_APART: &[&str] = &[
     "tienda-cincuentaiuno",
     "tienda-cincuentaidos",
     "tienda-cincuentaitres",
+    "tienda-cincuentaicuatro",
+    "tienda-cincuentaicinco",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

@@ -53,55 +53,7 @@ pub struct Reading {
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
-    let mut proposal = settle(input, read(input));
-    picked_up_beside(input, &mut proposal);
-    proposal
-}
-
-/// «2 maracuyás y 1 brownie para recoger»: an order with the customer's own
-/// coming by said in so many words (not «para llevar», which is only how it
-/// is packed) chooses the pickup beside the products, where the shop has one
-/// and nothing else was chosen or asked.
-fn picked_up_beside(input: &ProposalInput, proposal: &mut Proposal) {
-    let Some(view) = &input.delivery else {
-        return;
-    };
-    let actions = &proposal.proposed_actions;
-    let adds_only = !actions.is_empty() && actions.iter().all(|a| a.action_type == "ADD_TO_CART");
-    if !view.pickup
-        || view.chosen.is_some()
-        || input.asked.is_some()
-        || !adds_only
-        || actions.len() >= crate::proposal::MAX_ACTIONS
-        || input.customer_message.contains('?')
-    {
-        return;
-    }
-    let text = prepared(&input.customer_message);
-    let comes_by = any(
-        &text,
-        &[
-            "para recoger",
-            "pa recoger",
-            "paso a recoger",
-            "paso a recogerlo",
-            "paso a recogerlos",
-            "lo recojo",
-            "los recojo",
-            "las recojo",
-            "recojo en tienda",
-            "recojo en el local",
-            "para retirar",
-            "lo retiro",
-            "los retiro",
-            "para recojo",
-        ],
-    );
-    if comes_by && delivery::mode_said(&input.customer_message) == Some(Mode::Pickup) {
-        proposal
-            .proposed_actions
-            .push(ProposedAction::new("SET_FULFILMENT").mode(Mode::Pickup));
-    }
+    settle(input, read(input))
 }
 
 /// Whether the words tell an order of before («ayer pedí…», «me llegó…») and
@@ -4646,8 +4598,6 @@ impl Reader<'_> {
         }) {
             return None;
         }
-        // Only a choice pointed at («el que…», «la de…», «el negrito…»): «uno
-        // con leche» is a new vague order, asked.
         let pointed = self
             .words
             .iter()
@@ -4658,9 +4608,6 @@ impl Reader<'_> {
                 )
             })
             .is_some_and(|w| matches!(*w, "el" | "la" | "los" | "las"));
-        if !pointed {
-            return None;
-        }
         let texts: Vec<(ProductId, Vec<String>)> = self
             .input
             .choices
@@ -4689,6 +4636,7 @@ impl Reader<'_> {
         let holds = |words: &[String], w: &str| words.iter().any(|t| t == mentions::singular(w));
         let mut left: Vec<ProductId> = texts.iter().map(|(id, _)| *id).collect();
         let mut signals = 0;
+        let mut positive = false;
         for (k, w) in self.words.iter().enumerate() {
             // («sin leche»: the word right after «sin» rules out.)
             let without = k > 0 && self.words[k - 1] == "sin";
@@ -4708,8 +4656,15 @@ impl Reader<'_> {
             if without {
                 left.retain(|id| !holding.contains(id));
             } else {
+                positive = true;
                 left.retain(|id| holding.contains(id));
             }
+        }
+        // Only a choice pointed at («el que…», «la de…»), or one left by
+        // what it is without («uno negro nomás, sin leche»): «uno con leche»
+        // is a new vague order, asked.
+        if positive && !pointed {
+            return None;
         }
         let [id] = left.as_slice() else {
             return None;

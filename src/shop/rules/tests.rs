@@ -8620,22 +8620,6 @@ fn a_line_pointed_at_a_question_of_nothing_a_unit_and_a_relative_clause_are_read
     assert!(!got.contains(&"REVIEW_ORDER".to_owned()), "{got:?}");
 }
 #[test]
-fn an_order_to_pick_up_in_so_many_words_chooses_the_pickup() {
-    let with_way = |message: &str| {
-        let mut i = input(State::Browsing, message, &[]);
-        i.delivery = Some(demo_delivery());
-        describe(&propose(&i))
-    };
-    assert_eq!(
-        with_way("2 maracuyas y 1 brownie para recoger"),
-        ["ADD_TO_CART 1 x2", "ADD_TO_CART 6 x1", "SET_FULFILMENT"]
-    );
-    // «para llevar» is how it is packed; a question chooses nothing.
-    assert_eq!(with_way("un americano para llevar"), ["ADD_TO_CART 3 x1"]);
-    assert_eq!(with_way("2 capuchinos, ¿puedo pasar a recoger?").len(), 1);
-}
-
-#[test]
 fn a_sentence_taken_back_drops_the_one_before() {
     assert_eq!(
         summary(
@@ -8684,6 +8668,11 @@ fn a_choice_is_picked_by_what_it_is_made_of() {
         ["ADD_TO_CART 3 x1"]
     );
     assert_eq!(pick("el de canela, dos", vec![3, 8]), ["ADD_TO_CART 8 x2"]);
+    // Left by what it is without, even unpointed.
+    assert_eq!(
+        pick("uno negro nomás, sin leche", vec![3, 8]),
+        ["ADD_TO_CART 3 x1"]
+    );
     // Words no choice holds pick nothing; asked with its mark, nothing either.
     assert!(
         !pick("el de siempre", vec![3, 8])
