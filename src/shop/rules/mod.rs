@@ -1403,7 +1403,9 @@ fn taken_back(raw: &str) -> String {
                 "dejalo" | "dejala" | "dejalos" | "dejalas" | "olvidalo" | "olvidala" | "olvida"
             )
         });
-        lead && keeps
+        // («…no no, déjalo en dos nomás» sets a count: a correction, read.)
+        let counted = words.iter().any(|w| count(w).is_some());
+        lead && keeps && !counted
     };
     let mut kept: Vec<&str> = Vec::new();
     for sentence in sentences {
@@ -1414,6 +1416,23 @@ fn taken_back(raw: &str) -> String {
         }
     }
     kept.concat().trim().to_owned()
+}
+
+/// «tres croissants, uno para cada uno de los del capuchino»: the people
+/// named by what they ordered — «de los del capuchino» orders no capuchino.
+fn people_by_their_order(input: &ProposalInput, text: String) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let Some(at) = words.windows(4).position(|w| {
+        matches!(w[0], "de" | "para" | "a")
+            && matches!(w[1], "los" | "las")
+            && w[2] == "del"
+            && !mentions::find(&[w[3]], &input.product_catalog).is_empty()
+    }) else {
+        return text;
+    };
+    let mut kept: Vec<&str> = words[..at].to_vec();
+    kept.extend(&words[at + 4..]);
+    kept.join(" ")
 }
 
 /// «a una de ellas cámbiale el brownie por cheesecake»: for one of the
@@ -2157,6 +2176,7 @@ pub(super) fn said(input: &ProposalInput) -> String {
         counts_in_order(input, asides_dropped(input, done_changing(text))),
     );
     let text = count_taken_back(input, set_again_later(input, text));
+    let text = people_by_their_order(input, text);
     let text = one_made_a_way(input, text);
     let text = taken_out_in_the_same_breath(input, text);
     let text = craving_told(input, text);

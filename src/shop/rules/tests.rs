@@ -8629,6 +8629,24 @@ fn a_sentence_taken_back_drops_the_one_before() {
         ),
         ["ADD_TO_CART 7 x1"]
     );
+    // A taking back with a count of its own is a correction, read.
+    let corrected = summary(
+        State::CartOpen,
+        "y del brownie ponle uno nomás... no no, déjalo en dos nomás",
+        &[(6, 3)],
+    );
+    assert!(
+        !corrected.contains(&"UPDATE_QUANTITY 6 x1".to_owned()),
+        "{corrected:?}"
+    );
+    // The people named by what they ordered order nothing.
+    let mut each = input(
+        State::CartOpen,
+        "y tres croissants, uno para cada uno de los del capuchino",
+        &[(3, 3), (8, 3)],
+    );
+    each.last_changed = vec![8];
+    assert_eq!(describe(&propose(&each)), ["ADD_TO_CART 7 x3"]);
     // «ponle 3 nomás» with one line: that line set.
     let mut set = input(
         State::CartOpen,
