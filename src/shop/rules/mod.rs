@@ -4600,9 +4600,20 @@ impl Reader<'_> {
         }
     }
 
+    /// The catalog entries of the choices last offered, in their order.
+    fn offered(&self) -> impl Iterator<Item = &super::contract::CatalogEntry> + '_ {
+        self.input.choices.iter().filter_map(|id| {
+            self.input
+                .product_catalog
+                .iter()
+                .find(|p| p.product_id == *id)
+        })
+    }
+
     /// «el que es con leche de almendras», «el negrito nomás, sin leche»:
     /// among the choices offered, the one whose description or tags hold the
-    /// words said of it and none of those said to be without. Only words some choice holds count; one choice must be left.
+    /// words said of it and none of those said to be without. Only words some
+    /// choice holds count; one choice must be left.
     fn picked_by_description(&self) -> Option<(ProductId, i64)> {
         // («el que es con…» reads like «¿qué es?»: a mark asks here, or a
         // question word first, which the pointing below already rules out.)
@@ -4628,18 +4639,10 @@ impl Reader<'_> {
                 )
             })
             .is_some_and(|w| matches!(*w, "el" | "la" | "los" | "las"));
+        // (Name, description and tags: an allergen is never a reason to pick.)
         let texts: Vec<(ProductId, Vec<String>)> = self
-            .input
-            .choices
-            .iter()
-            .filter_map(|id| {
-                let entry = self
-                    .input
-                    .product_catalog
-                    .iter()
-                    .find(|p| p.product_id == *id)?;
-                // (Allergens say what it holds: «sin leche» rules out the
-                // dairy; never a reason to pick it.)
+            .offered()
+            .map(|entry| {
                 let all = format!(
                     "{} {} {}",
                     entry.name,
@@ -4650,7 +4653,7 @@ impl Reader<'_> {
                     .into_iter()
                     .map(|w| mentions::singular(w).to_owned())
                     .collect();
-                Some((*id, words))
+                (entry.product_id, words)
             })
             .collect();
         let holds = |words: &[String], w: &str| words.iter().any(|t| t == mentions::singular(w));
@@ -4708,17 +4711,8 @@ impl Reader<'_> {
             return None;
         }
         let names: Vec<(ProductId, Vec<String>)> = self
-            .input
-            .choices
-            .iter()
-            .filter_map(|id| {
-                let entry = self
-                    .input
-                    .product_catalog
-                    .iter()
-                    .find(|p| p.product_id == *id)?;
-                Some((*id, mentions::significant_words(&entry.name)))
-            })
+            .offered()
+            .map(|entry| (entry.product_id, mentions::significant_words(&entry.name)))
             .collect();
         let fits = |word: &str| -> Vec<ProductId> {
             names
