@@ -417,11 +417,22 @@ pub fn is_yes(text: &str) -> bool {
 /// A yes with thanks beside it («Sí, está todo correcto, muchas gracias.»).
 pub fn is_yes_with_thanks(text: &str) -> bool {
     let text = prepared(text);
-    let kept: Vec<&str> = tokens(&text)
-        .into_iter()
-        .filter(|w| !lexicon::THANKS.contains(w) && !matches!(*w, "muchas" | "mil"))
-        .collect();
+    let words = tokens(&text);
+    let kept = without_thanks(&words);
     !kept.is_empty() && only_words_of(&kept.join(" "), lexicon::CONFIRM)
+}
+
+/// The words left once thanks and blessings are taken out («muchas
+/// gracias», «que Dios le pague»): one reading of them for every yes.
+fn without_thanks<'a>(words: &[&'a str]) -> Vec<&'a str> {
+    let mut thanked = vec![false; words.len()];
+    lexicon::cover(words, lexicon::THANKS, &mut thanked);
+    words
+        .iter()
+        .zip(thanked)
+        .filter(|(_, t)| !t)
+        .map(|(w, _)| *w)
+        .collect()
 }
 
 /// What follows a yes said first («Sí, confirmo. Pasamos a recogerlo a las
@@ -4353,17 +4364,15 @@ impl Reader<'_> {
         let first = prepared(first);
         // Only how it goes on: paying, picking up, thanks — never a doubt
         // («Sí. Déjame preguntarle a mi esposa», «Ok, un momento»).
-        let calm = tokens(&rest).iter().all(|w| {
+        let rest_words = tokens(&rest);
+        let calm = without_thanks(&rest_words).iter().all(|w| {
             lexicon::FILLER.contains(w)
-                || lexicon::THANKS.contains(w)
                 || lexicon::CONFIRM.contains(w)
                 // «listo, confírmame y pásame el QR», «sí, todo bien»
                 || matches!(
                     *w,
                     "pasame" | "mandame" | "enviame" | "el" | "la" | "los" | "datos" | "todo" | "bien"
                 )
-                // («Sí, está correcto. Que Dios le pague.»)
-                || matches!(*w, "dios" | "pague" | "bendiga")
                 || matches!(
                     *w,
                     "pagamos"

@@ -2570,6 +2570,15 @@ fn the_total_asked_in_other_words_and_the_summary_confirmed_in_other_forms() {
         "Sí, está todo correcto, muchas gracias."
     ));
     assert!(!is_yes_with_thanks("muchas gracias"));
+    assert!(is_yes_with_thanks("Sí, está correcto. Que Dios le pague."));
+    assert_eq!(
+        summary(
+            State::Checkout,
+            "Sí, está correcto. Que Dios le pague.",
+            &[(3, 1)]
+        ),
+        ["CONFIRM_ORDER"]
+    );
     // «mejor no, cancela, ya no quiero nada» at the summary calls it off.
     assert_eq!(
         summary(
