@@ -1414,8 +1414,11 @@ fn taken_back(raw: &str) -> String {
                 "dejalo" | "dejala" | "dejalos" | "dejalas" | "olvidalo" | "olvidala" | "olvida"
             )
         });
-        // («…no no, déjalo en dos nomás» sets a count: a correction, read.)
-        let counted = words.iter().any(|w| count(w).is_some());
+        // («…no no, déjalo en dos nomás» sets a count: a correction, read —
+        // never «olvídalo, solo traigo 20 pesos».)
+        let counted = words
+            .windows(2)
+            .any(|w| matches!(w[0], "en" | "sean" | "sea" | "a") && count(w[1]).is_some());
         lead && keeps && !counted
     };
     let mut kept: Vec<&str> = Vec::new();
@@ -4658,9 +4661,14 @@ impl Reader<'_> {
                     entry.description,
                     entry.tags.join(" ")
                 );
-                let words = tokens(&normalize(&all))
-                    .into_iter()
-                    .map(|w| mentions::singular(w).to_owned())
+                // («sin cafeína» in its tags: it does not hold caffeine.)
+                let folded = normalize(&all);
+                let all_words = tokens(&folded);
+                let words = all_words
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, w)| **w != "sin" && (*k == 0 || all_words[k - 1] != "sin"))
+                    .map(|(_, w)| mentions::singular(w).to_owned())
                     .collect();
                 (entry.product_id, words)
             })
@@ -4668,7 +4676,6 @@ impl Reader<'_> {
         let holds = |words: &[String], w: &str| words.iter().any(|t| t == mentions::singular(w));
         let mut left: Vec<ProductId> = texts.iter().map(|(id, _)| *id).collect();
         let mut signals = 0;
-        let mut positive = false;
         for (k, w) in self.words.iter().enumerate() {
             // («sin leche»: the word right after «sin» rules out.)
             let without = k > 0 && self.words[k - 1] == "sin";
@@ -4688,14 +4695,17 @@ impl Reader<'_> {
             if without {
                 left.retain(|id| !holding.contains(id));
             } else {
-                positive = true;
                 left.retain(|id| holding.contains(id));
             }
         }
-        // Only a choice pointed at («el que…», «la de…»), or one left by
-        // what it is without («uno negro nomás, sin leche»): «uno con leche»
-        // is a new vague order, asked.
-        if positive && !pointed {
+        // Only a choice pointed at («el que…», «la de…»): «uno con leche»,
+        // «uno sin cafeína» are new vague orders, asked (a product that
+        // merely never mentions caffeine is no product without it).
+        if !pointed {
+            return None;
+        }
+        // («dame dos, uno sin leche»: which count is whose, asked.)
+        if self.words.iter().filter(|w| count(w).is_some()).count() > 1 {
             return None;
         }
         let [id] = left.as_slice() else {

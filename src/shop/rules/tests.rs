@@ -8638,6 +8638,16 @@ fn a_sentence_taken_back_drops_the_one_before() {
         ),
         ["ADD_TO_CART 7 x1"]
     );
+    // A figure that sets nothing is still a taking back.
+    assert!(
+        !summary(
+            State::Browsing,
+            "Ponme 3 brownies. No no, olvídalo, solo traigo 20 pesos",
+            &[],
+        )
+        .iter()
+        .any(|a| a.starts_with("ADD"))
+    );
     // A taking back with a count of its own is a correction, read.
     let corrected = summary(
         State::CartOpen,
@@ -8695,10 +8705,17 @@ fn a_choice_is_picked_by_what_it_is_made_of() {
         ["ADD_TO_CART 3 x1"]
     );
     assert_eq!(pick("el de canela, dos", vec![3, 8]), ["ADD_TO_CART 8 x2"]);
-    // Left by what it is without, even unpointed.
-    assert_eq!(
-        pick("uno negro nomás, sin leche", vec![3, 8]),
-        ["ADD_TO_CART 3 x1"]
+    // Unpointed, by what it is without, nothing: a product that never
+    // mentions caffeine is no product without it.
+    assert!(
+        !pick("uno sin cafeína", vec![3, 8])
+            .iter()
+            .any(|a| a.starts_with("ADD"))
+    );
+    assert!(
+        !pick("dame dos, el sin leche", vec![3, 8])
+            .iter()
+            .any(|a| a.starts_with("ADD"))
     );
     // Words no choice holds pick nothing; asked with its mark, nothing either.
     assert!(
