@@ -1397,9 +1397,13 @@ fn taken_back(raw: &str) -> String {
     if !raw.contains(['.', '!', ';', '\n']) {
         return raw.to_owned();
     }
+    // (A sentence has words: «...» is no sentence to take back.)
     let sentences: Vec<&str> = raw
         .split_inclusive(['.', '!', ';', '\n'])
-        .filter(|s| !s.trim().is_empty())
+        .filter(|s| {
+            s.chars()
+                .any(|c| !c.is_whitespace() && !matches!(c, '.' | '!' | ';' | '…'))
+        })
         .collect();
     let takes_back = |s: &str| {
         let folded = normalize(s);

@@ -8638,6 +8638,12 @@ fn a_sentence_taken_back_drops_the_one_before() {
         ),
         ["ADD_TO_CART 7 x1"]
     );
+    // «...» between them: still the sentence before.
+    assert!(
+        !summary(State::Browsing, "2 brownies... o no, olvídalo", &[])
+            .iter()
+            .any(|a| a.starts_with("ADD"))
+    );
     // A figure that sets nothing is still a taking back.
     assert!(
         !summary(
