@@ -322,7 +322,7 @@ pub fn read_message(
     // (Not a pickup refused or told of someone else: «no voy a poder pasar a
     // recogerlo», «ayer mi hermano vino a recoger».)
     let pickup_doubtful = words.iter().enumerate().any(|(at, w)| {
-        (w.starts_with("recog") || w.starts_with("recoj") || w.starts_with("retir"))
+        pickup_verb(w)
             && words[at.saturating_sub(6)..at]
                 .iter()
                 .any(|b| matches!(*b, "no" | "ni" | "nunca"))
@@ -420,13 +420,16 @@ fn refuses_delivery(words: &[&str]) -> bool {
                     let after = &words[at.saturating_sub(5) + k + 1..at];
                     matches!(*b, "no" | "sin" | "ni")
                         && !matches!(after.first(), Some(&("modo" | "falta")))
-                        && !after.iter().any(|a| {
-                            a.starts_with("recog")
-                                || a.starts_with("recoj")
-                                || a.starts_with("retir")
-                        })
+                        && !after.iter().any(|a| pickup_verb(a))
                 })
     })
+}
+
+/// A verb of picking up, any person («recoger», «recojo», «retirar»).
+fn pickup_verb(word: &str) -> bool {
+    ["recog", "recoj", "retir"]
+        .iter()
+        .any(|stem| word.starts_with(stem))
 }
 
 /// Whether an address read starts with a street word («calle 10 #455», «av.
