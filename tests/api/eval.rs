@@ -181,6 +181,8 @@ const HELD_APART: &[&str] = &[
     "tienda-cincuentaitres",
     "tienda-cincuentaicuatro",
     "tienda-cincuentaicinco",
+    "tienda-cincuentaiseis",
+    "tienda-cincuentaisiete",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it
