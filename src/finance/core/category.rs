@@ -203,6 +203,8 @@ pub static CATEGORIES: &[Category] = &[
             "comi afuera",
             "restaurants",
             "eating out",
+            // «no más de 40 lucas en delivery»: meals brought home.
+            "delivery",
             "salida a comer",
             "salidas a comer",
             "comer fuera",
@@ -385,6 +387,9 @@ pub static CATEGORIES: &[Category] = &[
             "remedios",
             "jarabe",
             "clinica",
+            // «pagué 180 en la droguería» (Colombia), «la botica» (Perú).
+            "drogueria",
+            "botica",
         ],
         related: &[],
         umbrella: false,
@@ -403,6 +408,8 @@ pub static CATEGORIES: &[Category] = &[
             "utiles",
             "clases",
             "universidad",
+            // «copias y un libro pa la uni».
+            "uni",
             "kinder",
             "primaria",
             "secundaria",
@@ -651,6 +658,8 @@ pub static CATEGORIES: &[Category] = &[
             "ingresos",
             "venta",
             "vendi",
+            "vendimos",
+            "vendido",
             "freelance",
             "bono",
             "aguinaldo",

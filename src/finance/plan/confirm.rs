@@ -43,7 +43,10 @@ pub async fn answer(
                 plan.audit.push(
                     Entry::new(Actor::Customer, Kind::DraftPatched)
                         .action(pending.intent.as_str())
-                        .detail(json!({"amount_cents": fixed.amount_cents})),
+                        .detail(json!({"amount_cents": fixed
+                            .amount_cents
+                            .or(fixed.debt.balance_cents)
+                            .or(fixed.debt.payment_cents)})),
                 );
                 plan.reply = Some(reply::prompt(&fixed, None));
                 plan.move_to(
@@ -268,13 +271,20 @@ fn executed(ctx: &UserContext, write: &Write) -> (String, Option<i64>) {
 fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
     use crate::finance::core::amount::{MAX_AMOUNT_CENTS, amounts_in};
     use crate::finance::core::draft::Intent;
-    if !matches!(
-        pending.intent,
-        Intent::LogTransaction | Intent::SetBudget | Intent::SetBankBalance
-    ) || pending.amount_cents.is_none()
-    {
-        return None;
-    }
+    // The one figure the draft holds: a debt's balance or payment when only
+    // one of them is set («le debo 350 a Rosa» → «no, eran 380»).
+    let debt = &pending.debt;
+    let held = match pending.intent {
+        Intent::LogTransaction | Intent::SetBudget | Intent::SetBankBalance => pending.amount_cents,
+        Intent::ManageDebt if debt.minimum_cents.is_none() => {
+            match (debt.balance_cents, debt.payment_cents) {
+                (Some(held), None) | (None, Some(held)) => Some(held),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let held = held?;
     let folded = normalize(text);
     let corrects = [
         "no", "eran", "era", "fueron", "fue", "son", "perdon", "mejor", "corrijo", "espera",
@@ -291,10 +301,14 @@ fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
         .filter(|f| {
             let before = f.start.checked_sub(1).and_then(|k| tokens.get(k)).copied();
             let after = tokens.get(f.end).copied();
-            let denied_old = Some(f.cents) == pending.amount_cents && before == Some("no");
+            let denied_old = f.cents == held && before == Some("no");
             let a_day = matches!(before, Some("dia" | "el"));
+            // «eran 300 cerrados»: a round figure, not a count of things.
             let a_count = after.is_some_and(|w| {
-                w.len() > 2 && w.ends_with('s') && !crate::finance::rules::is_money_word(w)
+                w.len() > 2
+                    && w.ends_with('s')
+                    && !crate::finance::rules::is_money_word(w)
+                    && !matches!(w, "cerrados" | "exactos" | "justos" | "redondos" | "nomas")
             });
             !denied_old && !a_day && !a_count
         })
@@ -310,7 +324,15 @@ fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
                 && (1..=MAX_AMOUNT_CENTS).contains(&one.cents) =>
         {
             let mut fixed = pending.clone();
-            fixed.amount_cents = Some(one.cents);
+            if pending.intent == Intent::ManageDebt {
+                if fixed.debt.payment_cents.is_some() {
+                    fixed.debt.payment_cents = Some(one.cents);
+                } else {
+                    fixed.debt.balance_cents = Some(one.cents);
+                }
+            } else {
+                fixed.amount_cents = Some(one.cents);
+            }
             Some(fixed)
         }
         _ => None,
@@ -343,6 +365,29 @@ mod tests {
         budget.amount_cents = Some(2_500_000);
         let fixed = corrected_amount(&budget, "mejor ponle 22 mil de tope general");
         assert_eq!(fixed.and_then(|d| d.amount_cents), Some(2_200_000));
+        // «eran 300 cerrados»: a round figure, not 300 things.
+        let fixed = corrected_amount(&pending, "no perdon eran 300 cerrados");
+        assert_eq!(fixed.and_then(|d| d.amount_cents), Some(30_000));
+    }
+
+    /// «le debo 350 a Rosa» → «no, eran 380»: a debt's one figure is corrected
+    /// the same way; a debt with a balance and a minimum is not guessed at.
+    #[test]
+    fn a_debt_s_one_figure_is_corrected_at_the_prompt() {
+        let mut owed = Draft::new(Intent::ManageDebt);
+        owed.debt.name = Some("Rosa".into());
+        owed.debt.balance_cents = Some(35_000);
+        let fixed = corrected_amount(&owed, "no, eran 380").expect("corrected");
+        assert_eq!(fixed.debt.balance_cents, Some(38_000));
+        assert_eq!(fixed.debt.payment_cents, None);
+        let mut paid = owed.clone();
+        paid.debt.balance_cents = None;
+        paid.debt.payment_cents = Some(20_000);
+        let fixed = corrected_amount(&paid, "perdón, fueron 250").expect("corrected");
+        assert_eq!(fixed.debt.payment_cents, Some(25_000));
+        let mut both = owed.clone();
+        both.debt.minimum_cents = Some(5_000);
+        assert!(corrected_amount(&both, "no, eran 380").is_none());
     }
 
     /// A bare «cancela» or one that says all drops every write of the message;

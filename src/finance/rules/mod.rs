@@ -992,7 +992,19 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         .norm
         .split(' ')
         .any(|w| matches!(w, "tengo" | "tenemos" | "hay" | "quedan"));
-    if message.has(words::BALANCE) && !message.has(words::SPEND) && (holds || !message.income()) {
+    // «¿cuánto tengo disponible?», «ahorita tengo 3900, actualízalo»: what
+    // one holds, asked or updated, is the balance even with no bank named.
+    let holds_now = holds
+        && message.norm.split(' ').any(|w| {
+            matches!(
+                w,
+                "disponible" | "actualiza" | "actualizalo" | "actualizame" | "actualizar"
+            )
+        });
+    if (message.has(words::BALANCE) || holds_now)
+        && !message.has(words::SPEND)
+        && (holds || !message.income())
+    {
         if message.amounts.is_empty() || asks {
             return query(&[ToolName::GetBankBalance], message);
         }

@@ -1683,3 +1683,42 @@ fn paid_unwillingly_and_money_lent_in_the_perfect() {
     assert_eq!(kind(&lent), "MANAGE_DEBT");
     assert_eq!(lent.params.debt_owed_to_me.given(), Some(&true));
 }
+
+/// «¿cuánto tengo disponible?» asks the balance; «ahorita tengo 3900,
+/// actualízalo» sets it, with no bank named; a purchase, a budget are not it.
+#[test]
+fn what_one_holds_asked_or_updated_is_the_balance() {
+    let asked = only("cuanto tengo disponible?");
+    assert_eq!(kind(&asked), "QUERY_DATA");
+    assert_eq!(tools(&asked), ["getBankBalance"]);
+    let set = only("ya no, ahorita tengo 3900 actualizalo porfa");
+    assert_eq!(kind(&set), "SET_BANK_BALANCE");
+    assert_eq!(set.params.amount, Param::Given(390_000));
+    assert_eq!(
+        kind(&only("tengo 3900 de presupuesto para comida")),
+        "SET_BUDGET"
+    );
+}
+
+/// Everyday words of other countries: a stall's sales «he vendido», the
+/// Colombian «droguería», «la uni», meals by «delivery».
+#[test]
+fn sales_told_and_places_named_in_other_words_are_read() {
+    let sold = only(
+        "Buenas tardes señorita, hoy en el puesto he vendido mil doscientos cincuenta, anótemelo por favorcito",
+    );
+    assert_eq!(kind(&sold), "LOG_TRANSACTION");
+    assert_eq!(category(&sold), Some("otros_ingresos"));
+    assert_eq!(sold.params.amount, Param::Given(125_000));
+    assert_eq!(
+        category(&only("Quiubo, pagué 180 en la droguería")),
+        Some("salud")
+    );
+    assert_eq!(
+        category(&only("gasté 120 en copias y un libro pa la uni")),
+        Some("educacion")
+    );
+    let cap = only("che, no quiero gastar más de 40 lucas por mes en delivery");
+    assert_eq!(kind(&cap), "SET_BUDGET");
+    assert_eq!(category(&cap), Some("restaurantes"));
+}

@@ -79,6 +79,10 @@ pub const INCOME: &[&str] = &[
     "ingrese",
     "gane",
     "vendi",
+    // «hoy en el puesto he vendido 1,250», «vendimos 800».
+    "he vendido",
+    "hemos vendido",
+    "vendimos",
     "me llego",
     "me cayo",
     "me cayeron",
