@@ -615,8 +615,17 @@ pub async fn plan(
             .iter()
             .flat_map(|q| super::rules::products_in(q, &input.product_catalog))
             .collect();
+        // («¿el brownie tiene nueces? …si tiene sácalo y poneme un
+        // cheesecake»: «sácalo» is the brownie, beside the product named.)
+        let points_back = crate::text::tokens(&crate::text::normalize(&split.rest))
+            .iter()
+            .any(|w| {
+                w.len() > 4
+                    && (w.ends_with("lo") || w.ends_with("la"))
+                    && (super::rules::removes_word(w) || super::rules::orders_word(w))
+            });
         if let [only] = asked.as_slice()
-            && !super::rules::names_a_product(&split.rest, &input.product_catalog)
+            && (points_back || !super::rules::names_a_product(&split.rest, &input.product_catalog))
         {
             input.focus = Some(*only);
         }

@@ -32,6 +32,7 @@ pub struct Split {
 /// The condition a request after a question is put on its answer.
 fn condition(text: &str) -> Option<bool> {
     let after = &text[text.find('?')? + 1..];
+    let after = told_before_condition(after).map_or(after, |(_, condition)| condition);
     let folded = normalize(after);
     let words = tokens(&folded);
     match words.as_slice() {
@@ -49,6 +50,34 @@ fn condition(text: &str) -> Option<bool> {
         }
         _ => None,
     }
+}
+
+/// «mi hija es alérgica, si tiene sácalo» after «¿el brownie tiene nueces?»:
+/// why one asks, told before the condition (short clauses that order, count
+/// and ask nothing), and the condition with what follows it.
+fn told_before_condition(text: &str) -> Option<(&str, &str)> {
+    let told = |part: &str| {
+        let folded = normalize(part);
+        let words = tokens(&folded);
+        !words.is_empty()
+            && words.len() <= 6
+            && words.first() != Some(&"si")
+            && !part.contains('?')
+            && !crate::shop::rules::shop_phrases(&folded).request
+            && !words.iter().any(|w| crate::text::token_number(w).is_some())
+    };
+    let mut at = 0;
+    for part in text.split_inclusive([',', '.', ';']).take(3) {
+        let folded = normalize(part);
+        if folded.starts_with("si ") {
+            return (at > 0 && !text[..at].trim().is_empty()).then(|| (&text[..at], &text[at..]));
+        }
+        if !told(part) && !folded.trim().is_empty() {
+            return None;
+        }
+        at += part.len();
+    }
+    None
 }
 
 /// «si es, quiero uno», «si no lleva, poneme uno»: the request after the
@@ -71,10 +100,11 @@ fn after_condition(clause: &str) -> Option<String> {
 /// tiene dame dos»): its first ordering word among the first `within`, unless
 /// a «no» comes on the way («si tiene no quiero el chai» keeps it all).
 fn request_start(words: &[&str], within: usize) -> Option<usize> {
-    let verb = words
-        .iter()
-        .take(within)
-        .position(|w| crate::shop::rules::orders_word(&normalize(w)))?;
+    let verb = words.iter().take(within).position(|w| {
+        let w = normalize(w);
+        // («si tiene sácalo y poneme un cheesecake»: a removal too.)
+        crate::shop::rules::orders_word(&w) || crate::shop::rules::removes_word(&w)
+    })?;
     (!words[..verb].iter().any(|w| negates(&normalize(w)))).then_some(verb)
 }
 
@@ -1043,6 +1073,15 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
                 None => {}
             }
         }
+        // «¿…? mi hija es alérgica, si tiene sácalo»: why one asks explains
+        // it; the condition follows.
+        let clause = match told_before_condition(&clause) {
+            Some((why, condition)) if asks_any => {
+                split.explanations.push(why.trim().to_owned());
+                condition.trim().to_owned()
+            }
+            _ => clause,
+        };
         // «¿…? si es, quiero uno»: the request, without the condition's words.
         let clause = match after_condition(&clause) {
             Some(request) if asks_any => {
@@ -2176,6 +2215,17 @@ mod tests {
             Some(true)
         );
         assert_eq!(condition("agrégame un brownie, ¿aceptan QR?"), None);
+        // Why one asks, told before the condition, is passed over.
+        assert_eq!(
+            condition(
+                "el brownie tiene nueces? mi hija es alérgica, si tiene sacalo y poneme un cheesecake"
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            condition("¿tiene nueces? quiero 2 brownies, si no es molestia"),
+            None
+        );
         assert!(courtesy("Le agradecería mucho la información."));
         assert!(courtesy("Adicionalmente,"));
         assert!(!courtesy("Adicionalmente, dos brownies"));
@@ -2254,5 +2304,19 @@ mod tests {
         assert!(!asks(
             "si hay de chocolate mándame 2, que puedo pasar a las 5"
         ));
+    }
+    /// «¿…? mi hija es alérgica, si tiene sácalo y poneme un cheesecake»: why
+    /// one asks is told, the condition follows it, and a removal is a request.
+    #[test]
+    fn why_one_asks_told_before_a_condition_is_passed_over() {
+        let library = Library::default();
+        let s = split(
+            "el brownie tiene nueces? mi hija es alérgica, si tiene sacalo y poneme un cheesecake",
+            &library,
+            |c| c.contains("brownie") || c.contains("cheesecake"),
+        );
+        assert_eq!(s.condition, Some(true));
+        assert_eq!(s.rest, "sacalo y poneme un cheesecake");
+        assert_eq!(s.explanations, ["mi hija es alérgica,"]);
     }
 }

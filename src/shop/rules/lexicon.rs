@@ -1390,6 +1390,21 @@ pub fn read_english(normalized: &str) -> String {
     if !words.iter().any(|w| ENGLISH.contains(w)) {
         return normalized.to_owned();
     }
+    // «the maracuya one, is it…?», «that one»: «one» pointing at a thing is
+    // no count of it.
+    let pointed: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|&(k, w)| {
+            *w != "one"
+                || !words[k.saturating_sub(2)..k]
+                    .iter()
+                    .any(|b| matches!(*b, "the" | "that" | "this" | "which"))
+        })
+        .map(|(_, w)| *w)
+        .collect();
+    let pointed = pointed.join(" ");
+    let normalized = pointed.as_str();
     const PHRASES: &[(&str, &str)] = &[
         ("but", "pero"),
         // «sorry not 3 croissant, 2»: the count taken back.

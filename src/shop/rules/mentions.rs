@@ -383,6 +383,12 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                     }
                 }
                 let full = matched == name.len() && k == 0;
+                // «un americano bien caliente»: a word of a name said as how
+                // something comes is no naming of that product.
+                let intensified = start > 0 && matches!(words[start - 1], "bien" | "muy" | "super");
+                if intensified && !full {
+                    continue;
+                }
                 let first = &index.words[first];
                 let distinctive = first.word.chars().count() >= 4 || first.shared == 1;
                 if full || (distinctive && !first.attribute && first.word.chars().count() >= 3) {
@@ -422,7 +428,14 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             };
             let taken_back = words[first..later]
                 .iter()
-                .any(|w| matches!(*w, "no" | "perdon" | "mejor" | "digo" | "corrijo"));
+                // («dije tres chocolates, eran cuatro chocolates»: the figure
+                // said again, right.)
+                .any(|w| {
+                    matches!(
+                        *w,
+                        "no" | "perdon" | "mejor" | "digo" | "corrijo" | "eran" | "sino"
+                    )
+                });
             let both_counted = counted_before(words, *start) && counted_before(words, m.start);
             // «capuchino, matcha, americano y matcha»: each an item of a list
             // (the first may follow the list's heading: «…para 8 personas:

@@ -53,6 +53,21 @@ pub struct Reading {
 
 /// Proposes actions for `input` by rules alone. Deterministic and total.
 pub fn propose(input: &ProposalInput) -> Proposal {
+    // «…no no, dos matcha y una limonada»: the order said again whole is the
+    // message.
+    if let Some(again) = started_over(input) {
+        let again = ProposalInput {
+            customer_message: again,
+            as_written: Some(
+                input
+                    .as_written
+                    .clone()
+                    .unwrap_or_else(|| input.customer_message.clone()),
+            ),
+            ..input.clone()
+        };
+        return settle(&again, read(&again));
+    }
     settle(input, read(input))
 }
 
@@ -869,6 +884,11 @@ pub fn orders_word(word: &str) -> bool {
     lexicon::adds(word) || lexicon::ADD.contains(&word)
 }
 
+/// A word that takes something out of the cart («sácalo», «quita»).
+pub fn removes_word(word: &str) -> bool {
+    lexicon::removes(word)
+}
+
 /// «…Sí, confirmo, paso a recogerlo»: the order confirmed in so many words,
 /// anywhere in the message, with nothing said against it.
 pub fn says_confirmed(message: &str) -> bool {
@@ -1434,6 +1454,46 @@ fn taken_back(raw: &str) -> String {
         }
     }
     kept.concat().trim().to_owned()
+}
+
+/// «quiero dos matcha no espera, mejor tres... no no, dos matcha y una
+/// limonada»: an order said again whole after «no no» (or «no espera», «mejor
+/// dicho») replaces what came before it, when that named only products the
+/// new one names again and removed or asked nothing.
+fn started_over(input: &ProposalInput) -> Option<String> {
+    let text = prepared(&input.customer_message);
+    let words: Vec<&str> = text.split(' ').collect();
+    let marker = words.windows(2).rposition(|w| {
+        matches!(
+            (w[0], w[1]),
+            ("no", "no") | ("no", "espera") | ("no", "perdon") | ("mejor", "dicho")
+        )
+    });
+    let at = marker?;
+    let tail: Vec<&str> = words[at + 2..]
+        .iter()
+        .copied()
+        .skip_while(|w| matches!(*w, "no" | "mejor" | "perdon" | "espera" | "digo"))
+        .collect();
+    let catalog = &input.product_catalog;
+    let found = mentions::find(&tail, catalog);
+    let again: Vec<ProductId> = found.iter().filter_map(|m| m.product()).collect();
+    let whole = tail.first().is_some_and(|w| count(w).is_some())
+        && found.len() == again.len()
+        && found
+            .iter()
+            .all(|m| mentions::counted_before(&tail, m.start));
+    let head = &words[..at];
+    let before: Vec<ProductId> = mentions::find(head, catalog)
+        .iter()
+        .filter_map(|m| m.product())
+        .collect();
+    let only_ordered = !before.is_empty()
+        && before.iter().all(|id| again.contains(id))
+        && !head
+            .iter()
+            .any(|w| lexicon::removes(w) || matches!(*w, "cuanto" | "tienen" | "hay"));
+    (whole && only_ordered).then(|| tail.join(" "))
 }
 
 /// «tres croissants, uno para cada uno de los del capuchino»: the people

@@ -189,6 +189,9 @@ pub(super) fn greeting_asked(text: String) -> String {
     match words.as_slice() {
         ["que", "onda" | "hubo", _, ..] => return words[2..].join(" "),
         ["quiubo" | "quihubo", _, ..] => return words[1..].join(" "),
+        // «q tal, 4 limonadas y 4 maracuyás»: a count right after it is an
+        // order, so «qué tal» was the greeting.
+        ["que", "tal", n, ..] if count(n).is_some() => return words[2..].join(" "),
         _ => {}
     }
     let at = words

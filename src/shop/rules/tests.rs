@@ -8748,3 +8748,65 @@ fn a_choice_is_picked_by_what_it_is_made_of() {
         );
     }
 }
+
+/// «q tal, 4 limonadas…» greets; «the maracuya one, is it…?» points, counts
+/// nothing; «bien caliente» is how it comes; «dije tres chocolates, eran
+/// cuatro» sets four once; «…no no, dos matcha y una limonada» starts over.
+#[test]
+fn greetings_pointers_notes_and_orders_said_again_are_read_as_meant() {
+    let catalog = |i: &mut ProposalInput| {
+        with_products(
+            &mut i.product_catalog,
+            &[(9, "Limonada"), (10, "Cheesecake")],
+        );
+    };
+    let read = |state, m: &str, cart: &[(ProductId, i64)]| {
+        let mut i = input(state, m, cart);
+        catalog(&mut i);
+        i.last_changed = cart.iter().map(|c| c.0).collect();
+        describe(&propose(&i))
+    };
+    use State::*;
+    assert_eq!(
+        read(Idle, "q tal, 4 limonadas y 4 maracuyás pa la cancha", &[]),
+        ["ADD_TO_CART 9 x4", "ADD_TO_CART 1 x4"]
+    );
+    assert!(
+        !read(
+            Idle,
+            "the maracuya one, is it sin cafeína? it's for my wife",
+            &[]
+        )
+        .iter()
+        .any(|a| a.starts_with("ADD_TO_CART"))
+    );
+    assert_eq!(
+        read(
+            Idle,
+            "one maracuya y un americano for me, bien caliente please",
+            &[]
+        ),
+        ["ADD_TO_CART 1 x1", "ADD_TO_CART 3 x1"]
+    );
+    assert_eq!(
+        read(
+            CartOpen,
+            "perdon dije tres chocolates eran cuatro chocolates",
+            &[(5, 3), (6, 1)]
+        ),
+        ["UPDATE_QUANTITY 5 x4"]
+    );
+    assert_eq!(
+        read(
+            Idle,
+            "quiero dos matcha no espera, mejor tres... no no, dos matcha y una limonada",
+            &[]
+        ),
+        ["ADD_TO_CART 2 x2", "ADD_TO_CART 9 x1"]
+    );
+    // Said again with a product taken out before it: not a fresh start.
+    assert_ne!(
+        read(CartOpen, "quita el matcha no no, dos matcha", &[(2, 1)]),
+        ["ADD_TO_CART 2 x2"]
+    );
+}
