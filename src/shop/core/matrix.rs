@@ -401,14 +401,13 @@ fn step(
                     in_stock(product, line.quantity)?;
                 }
             }
-            // «sí, mándamelo a Obrajes»: a zone chosen with the yes places the
-            // order (its fee is the zone's); the address is asked right after
-            // and kept on the order (SET_FULFILMENT in AWAITING_PAYMENT).
-            // (Only a zone chosen with this very yes: a summary that asked
-            // the address is answered with it, not with «ok».)
-            let zone_with_the_yes = at.choice != at.began_with;
+            // «sí, mándamelo a Obrajes», or a yes to a summary that showed
+            // the zone and asked the address: the order is placed (its fee is
+            // the zone's); the address is asked right after and kept on the
+            // order (SET_FULFILMENT in AWAITING_PAYMENT). Nothing else
+            // missing is waived.
             if let Some(missing) = fulfilment::missing(at.options, at.choice)
-                && (missing != Missing::Address || !zone_with_the_yes)
+                && missing != Missing::Address
             {
                 return Err(Rejection::FulfilmentMissing(missing));
             }

@@ -350,7 +350,17 @@ pub fn read_message(
         }
         return Some(action);
     }
-    if asked == Some(Missing::Address) && looks_like_an_address(raw, &text) {
+    // (In the cart, an address has a street or a number, and a change to the
+    // cart is none: «perdón, dije tres chocolates, eran cuatro», «quíteme
+    // los chocolates y póngame dos americanos».)
+    let street_named = words.iter().any(|w| STREET.contains(w));
+    let changes_cart = words
+        .iter()
+        .any(|w| lexicon::adds(w) || lexicon::removes(w) || lexicon::ADD.contains(w));
+    let addressed = state != State::CartOpen
+        || ((street_named || raw.chars().any(|c| c.is_ascii_digit()))
+            && (street_named || !changes_cart));
+    if asked == Some(Missing::Address) && addressed && looks_like_an_address(raw, &text) {
         return Some(
             ProposedAction::new("SET_FULFILMENT")
                 .mode(Mode::Delivery)
@@ -839,5 +849,24 @@ mod tests {
         );
         // Where the bot asked for a zone, thanks are no place.
         assert!(read_message("gracias", &view, Some(Missing::Zone), State::Checkout).is_none());
+    }
+
+    /// In the cart, with the address asked after a zone was chosen: a change
+    /// to the cart, or words with no street and no number, are no address.
+    #[test]
+    fn in_the_cart_an_address_has_a_street_or_a_number_and_changes_nothing() {
+        let view = grouped();
+        let read = |text| read_message(text, &view, Some(Missing::Address), State::CartOpen);
+        for not_one in [
+            "perdon dije tres chocolates eran cuatro chocolates",
+            "Ay, entonces quíteme los chocolates y póngame dos americanos",
+            "agrega 2 brownies",
+        ] {
+            assert!(read(not_one).is_none(), "{not_one}");
+        }
+        for address in ["calle Arce 2450, frente a la plaza", "Av. 6 de Agosto 123"] {
+            let set = read(address).expect(address);
+            assert!(set.params.address.is_some(), "{address}");
+        }
     }
 }
