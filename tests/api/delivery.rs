@@ -436,7 +436,9 @@ async fn a_yes_with_a_zone_places_the_order_and_the_address_asked_next_is_kept_o
 }
 
 #[sqlx::test(migrator = "tendero::db::MIGRATOR")]
-async fn a_place_no_zone_lists_or_a_yes_to_an_address_asked_places_no_order(pool: sqlx::PgPool) {
+async fn a_place_no_zone_lists_places_no_order_and_a_yes_to_an_address_asked_places_it(
+    pool: sqlx::PgPool,
+) {
     let app = spawn_app(pool).await;
     // A yes with a place no zone lists: no order, pickup or other.
     app.say("fede", "quiero 2 capuchinos").await;
@@ -447,15 +449,29 @@ async fn a_place_no_zone_lists_or_a_yes_to_an_address_asked_places_no_order(pool
         "{refused:?}"
     );
     assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
-    // A zone chosen before the yes: the summary asks the address, and «ok»
-    // to it places nothing.
+    // A zone chosen before the yes: the summary showed its fee and asked the
+    // address; «ok» places the order and asks the address right after, and
+    // the address given then is kept on the order.
     app.say("gabi", "quiero 2 capuchinos").await;
     app.say("gabi", "envíamelo a Miraflores").await;
     app.say("gabi", "eso es todo").await;
-    let asked = app.say("gabi", "ok").await;
+    let placed = app.say("gabi", "ok").await;
     assert!(
-        !asked.iter().any(|m| m.contains("quedó registrado")),
-        "{asked:?}"
+        placed.iter().any(|m| m.contains("quedó registrado"))
+            && placed.iter().any(|m| m.contains("¿A qué dirección")),
+        "{placed:?}"
     );
-    assert_eq!(app.count("SELECT count(*) FROM orders").await, 0);
+    assert_eq!(app.count("SELECT count(*) FROM orders").await, 1);
+    app.say("gabi", "calle Héroes del Acre 1780, casa verde")
+        .await;
+    let (zone, address): (String, Option<String>) =
+        sqlx::query_as("SELECT delivery_zone, delivery_address FROM orders")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert!(zone.contains("Miraflores"), "{zone}");
+    assert!(
+        address.is_some_and(|a| a.contains("Héroes del Acre 1780")),
+        "the address asked after the order is kept on it"
+    );
 }

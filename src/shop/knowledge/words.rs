@@ -502,13 +502,31 @@ const TOPICS: &[&[&str]] = &[
 
 /// The topic `word` (folded) is a word of, as [`is_topic_word`] reads it.
 pub fn topic_of(word: &str) -> Option<&'static [&'static str]> {
-    TOPICS.iter().copied().find(|group| {
-        group.contains(&word)
-            || (word.len() >= 6
-                && group
-                    .iter()
-                    .any(|t| t.len() >= 6 && strsim::levenshtein(t, word) <= 1))
-    })
+    TOPICS
+        .iter()
+        .copied()
+        .find(|group| {
+            group.contains(&word)
+                || (word.len() >= 6
+                    && group
+                        .iter()
+                        .any(|t| t.len() >= 6 && strsim::levenshtein(t, word) <= 1))
+        })
+        .or_else(|| {
+            // «mi perrita», «las mesitas»: the word the diminutive is of.
+            let (stem, plural) = [("itos", "os"), ("itas", "as"), ("ito", "o"), ("ita", "a")]
+                .iter()
+                .find_map(|(end, plain)| Some((word.strip_suffix(end)?, *plain)))?;
+            (stem.len() >= 3)
+                .then(|| {
+                    let plain = format!("{stem}{plural}");
+                    TOPICS
+                        .iter()
+                        .copied()
+                        .find(|group| group.contains(&plain.as_str()))
+                })
+                .flatten()
+        })
 }
 
 /// Whether `word` (folded) is, as written, a word of a topic.
@@ -871,6 +889,25 @@ pub fn is_general_word(word: &str) -> bool {
         "trabajo",
         "oficina",
         "casa",
+        // Everyday words around a question («además llegó como 40 min
+        // tarde», «si prefiero que me devuelvan…», «mi hijo de 7 años»,
+        // «perdón la molestia»): never its subject.
+        "ademas",
+        "prefiero",
+        "prefiere",
+        "prefieren",
+        "preferimos",
+        "min",
+        "mins",
+        "minuto",
+        "minutos",
+        "anos",
+        "perdon",
+        "molestia",
+        "molesta",
+        "molestar",
+        "disculpa",
+        "disculpe",
     ];
     GENERAL.contains(&word)
         || crate::detect::GREETINGS.contains(&word)
@@ -1200,8 +1237,13 @@ fn english_read(folded: &str) -> String {
         "doesnt",
         "not",
         "yes",
+        // («plant-based»: the plant is the word.)
+        "based",
     ];
     const WORDS: &[(&str, &str)] = &[
+        ("drinks", "bebidas"),
+        ("drink", "bebida"),
+        ("plant", "vegetal"),
         ("time", "hora"),
         ("hours", "horario"),
         ("open", "abren"),
@@ -1347,8 +1389,26 @@ fn english_read(folded: &str) -> String {
     ];
     let words: Vec<&str> = tokens(folded);
     let english = words.iter().filter(|w| FUNCTION.contains(w)).count();
+    // «¿tienen oat milk?», «qué drinks tienen que sean plant-based?»: in a
+    // Spanish question, English nouns no Spanish speaker writes otherwise are
+    // read alone.
+    const SPANGLISH: &[&str] = &[
+        "drinks", "drink", "milk", "oat", "almond", "coconut", "plant", "decaf", "refund",
+        "parking", "bathroom", "restroom", "pets", "dog", "dogs", "cash", "card", "cards",
+    ];
     if english < 2 {
-        return folded.to_owned();
+        if !words.iter().any(|w| SPANGLISH.contains(w)) {
+            return folded.to_owned();
+        }
+        return words
+            .into_iter()
+            .filter(|w| *w != "based")
+            .map(|w| match WORDS.iter().find(|(said, _)| *said == w) {
+                Some((_, meant)) if SPANGLISH.contains(&w) => *meant,
+                _ => w,
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
     }
     words
         .into_iter()
@@ -1613,6 +1673,29 @@ mod tests {
     }
 
     use super::*;
+
+    /// «¿tienen oat milk?», «qué drinks tienen que sean plant-based?»:
+    /// English nouns in a Spanish question are read; «soy vegana» stays.
+    /// «mi perrita» is a word of the pets' topic; everyday words around a
+    /// question are general.
+    #[test]
+    fn spanglish_nouns_diminutives_and_everyday_words_are_read() {
+        assert_eq!(english_read("y tienen oat milk"), "y tienen avena leche");
+        assert_eq!(
+            english_read("soy vegana que drinks tienen que sean plant based"),
+            "soy vegana que bebidas tienen que sean vegetal"
+        );
+        assert_eq!(
+            english_read("soy vegana que tienen"),
+            "soy vegana que tienen"
+        );
+        assert_eq!(topic_of("perrita"), topic_of("perro"));
+        assert!(topic_of("perrita").is_some());
+        assert!(topic_of("bonita").is_none());
+        for word in ["ademas", "prefiero", "min", "anos", "perdon"] {
+            assert!(is_general_word(word), "{word}");
+        }
+    }
 
     #[test]
     fn verbs_addressed_to_the_shop_are_general_and_nouns_are_not() {
