@@ -1128,7 +1128,7 @@ pub fn key_words(text: &str) -> Vec<String> {
 /// English question has are dropped, the words of a shop's topics are put in
 /// Spanish, and the rest (names, places) kept. A Spanish question is left as
 /// it is: it takes two English words to read one this way.
-fn english_read(folded: &str) -> String {
+fn english_read(folded: &str, spanglish: bool) -> String {
     const FUNCTION: &[&str] = &[
         "the",
         "do",
@@ -1391,13 +1391,12 @@ fn english_read(folded: &str) -> String {
     let english = words.iter().filter(|w| FUNCTION.contains(w)).count();
     // «¿tienen oat milk?», «qué drinks tienen que sean plant-based?»: in a
     // Spanish question, English nouns no Spanish speaker writes otherwise are
-    // read alone.
+    // read alone (for the words searched, not to tell an English question).
     const SPANGLISH: &[&str] = &[
-        "drinks", "drink", "milk", "oat", "almond", "coconut", "plant", "decaf", "refund",
-        "parking", "bathroom", "restroom", "pets", "dog", "dogs", "cash", "card", "cards",
+        "drinks", "drink", "milk", "oat", "almond", "coconut", "plant", "decaf",
     ];
     if english < 2 {
-        if !words.iter().any(|w| SPANGLISH.contains(w)) {
+        if !spanglish || !words.iter().any(|w| SPANGLISH.contains(w)) {
             return folded.to_owned();
         }
         return words
@@ -1426,13 +1425,16 @@ fn english_read(folded: &str) -> String {
 /// Whether `text` is a question in English (read with [`english_read`]).
 pub fn is_english(text: &str) -> bool {
     let folded = normalize(text);
-    english_read(&folded) != folded
+    english_read(&folded, false) != folded
 }
 
 /// A question folded, with chat spellings, Portuguese and English read as the
 /// Spanish the shop wrote in.
 fn read_as_spanish(text: &str) -> String {
-    let folded = english_read(&crate::shop::rules::question_in_spanish(&normalize(text)));
+    let folded = english_read(
+        &crate::shop::rules::question_in_spanish(&normalize(text)),
+        true,
+    );
     // «¿en cuánto rato está?»: how long until it is ready.
     let folded = ready_in(&folded);
     // «¿me lo apartan hasta mañana?»: to hold an order is to keep it, as the
@@ -1680,13 +1682,16 @@ mod tests {
     /// question are general.
     #[test]
     fn spanglish_nouns_diminutives_and_everyday_words_are_read() {
-        assert_eq!(english_read("y tienen oat milk"), "y tienen avena leche");
         assert_eq!(
-            english_read("soy vegana que drinks tienen que sean plant based"),
+            english_read("y tienen oat milk", true),
+            "y tienen avena leche"
+        );
+        assert_eq!(
+            english_read("soy vegana que drinks tienen que sean plant based", true),
             "soy vegana que bebidas tienen que sean vegetal"
         );
         assert_eq!(
-            english_read("soy vegana que tienen"),
+            english_read("soy vegana que tienen", true),
             "soy vegana que tienen"
         );
         assert_eq!(topic_of("perrita"), topic_of("perro"));
