@@ -163,6 +163,11 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 match missing {
                     Some(_) if placed => {}
                     Some(Missing::Address) if below.is_some() => {}
+                    // (At the summary a yes places the order: the address
+                    // may come after it.)
+                    Some(Missing::Address) if eval.state == State::Checkout => {
+                        blocks.push(address_or_yes(ctx))
+                    }
                     Some(missing) => blocks.push(question(*missing, ctx)),
                     None if eval.state == State::Checkout => {
                         blocks.push(review_block(&eval.cart, eval, ctx))
@@ -364,6 +369,7 @@ fn review_block(cart: &Cart, eval: &Evaluation, ctx: &ReplyContext<'_>) -> Strin
         ));
     }
     match fulfilment::missing(ctx.delivery, eval.choice.as_ref()) {
+        Some(Missing::Address) => lines.push(address_or_yes(ctx)),
         Some(missing) => lines.push(question(missing, ctx)),
         None => lines.push(
             "¿Confirmas tu pedido? Responde «sí» para confirmar o «cancelar» para anularlo.".into(),
@@ -501,6 +507,16 @@ fn question(missing: Missing, ctx: &ReplyContext<'_>) -> String {
             "¿A qué dirección te lo enviamos? Escribe la calle, el número y una referencia.".into()
         }
     }
+}
+
+/// At a summary that has the zone and not the address: the address asked,
+/// and the yes that places the order without it (the address is asked right
+/// after, as the matrix allows).
+fn address_or_yes(ctx: &ReplyContext<'_>) -> String {
+    format!(
+        "{} Si prefieres, responde «sí» para confirmar el pedido y me la das después.",
+        question(Missing::Address, ctx)
+    )
 }
 
 fn asked_choices(asked: Missing, ctx: &ReplyContext<'_>) -> Vec<String> {

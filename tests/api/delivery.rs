@@ -454,7 +454,12 @@ async fn a_place_no_zone_lists_places_no_order_and_a_yes_to_an_address_asked_pla
     // the address given then is kept on the order.
     app.say("gabi", "quiero 2 capuchinos").await;
     app.say("gabi", "envíamelo a Miraflores").await;
-    app.say("gabi", "eso es todo").await;
+    let summary = app.say("gabi", "eso es todo").await;
+    assert!(
+        summary[0].contains("¿A qué dirección")
+            && summary[0].contains("responde «sí» para confirmar el pedido"),
+        "the summary offers the yes it will take: {summary:?}"
+    );
     let placed = app.say("gabi", "ok").await;
     assert!(
         placed.iter().any(|m| m.contains("quedó registrado"))

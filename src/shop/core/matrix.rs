@@ -402,10 +402,10 @@ fn step(
                 }
             }
             // «sí, mándamelo a Obrajes», or a yes to a summary that showed
-            // the zone and asked the address: the order is placed (its fee is
-            // the zone's); the address is asked right after and kept on the
-            // order (SET_FULFILMENT in AWAITING_PAYMENT). Nothing else
-            // missing is waived.
+            // the zone and asked the address (offering that yes): the order
+            // is placed (its fee is the zone's); the address is asked right
+            // after and kept on the order (SET_FULFILMENT in
+            // AWAITING_PAYMENT). Nothing else missing is waived.
             if let Some(missing) = fulfilment::missing(at.options, at.choice)
                 && missing != Missing::Address
             {
