@@ -292,8 +292,13 @@ pub async fn plan(
     // («y un americano para llevar» orders a product: its way is not read,
     // here or by the rules — the summary offers the zones again — unless the
     // bot asked for the way.)
+    // (In the cart, with the address asked, a message naming a product is
+    // an order, never the address: «perdón, eran 4 chocolates».)
+    let names = super::rules::names_a_product(&payload.text, &catalog_entries);
+    let address_asked_in_cart =
+        start == State::CartOpen && memo.asked == Some(super::core::Missing::Address);
     if let Some(view) = &delivery
-        && (memo.asked.is_some() || !super::rules::names_a_product(&payload.text, &catalog_entries))
+        && (!names || (memo.asked.is_some() && !address_asked_in_cart))
         && let Some(action) =
             super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
         // («mi hija pasa a recogerlo, qué tiene que decir en el mostrador»: in

@@ -480,3 +480,21 @@ async fn a_place_no_zone_lists_places_no_order_and_a_yes_to_an_address_asked_pla
         "the address asked after the order is kept on it"
     );
 }
+
+/// In the cart, with the address asked after a zone was chosen, a message
+/// naming a product changes the cart and is never kept as the address.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn an_order_change_while_the_address_is_asked_is_no_address(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let s = "hugo";
+    app.say(s, "quiero 3 capuchinos").await;
+    let asked = app.say(s, "envíamelo a Miraflores").await;
+    assert!(asked[0].contains("¿A qué dirección"), "{asked:?}");
+    app.say(s, "mejor que sean 4 capuchinos").await;
+    assert_eq!(app.cart(s).await, vec![("capuchino".into(), 4)]);
+    let summary = app.say(s, "eso es todo").await;
+    assert!(
+        !summary[0].contains("sean 4") && summary[0].contains("¿A qué dirección"),
+        "the change was no address: {summary:?}"
+    );
+}

@@ -203,8 +203,9 @@ pub static CATEGORIES: &[Category] = &[
             "comi afuera",
             "restaurants",
             "eating out",
-            // «no más de 40 lucas en delivery»: meals brought home.
-            "delivery",
+            // «no más de 40 lucas en delivery»: meals brought home (not «el
+            // delivery de la farmacia», «el súper por delivery»).
+            "en delivery",
             "salida a comer",
             "salidas a comer",
             "comer fuera",

@@ -269,7 +269,7 @@ fn executed(ctx: &UserContext, write: &Write) -> (String, Option<i64>) {
 /// amount («no, eran 350», «fueron 1200», «perdón, 80 pesos»): one amount, a
 /// word that corrects, and nothing a write could be read from besides.
 fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
-    use crate::finance::core::amount::{MAX_AMOUNT_CENTS, amounts_in};
+    use crate::finance::core::amount::{self, MAX_AMOUNT_CENTS, amounts_in};
     use crate::finance::core::draft::Intent;
     // The one figure the draft holds: a debt's balance or payment when only
     // one of them is set («le debo 350 a Rosa» → «no, eran 380»).
@@ -316,9 +316,27 @@ fn corrected_amount(pending: &Draft, text: &str) -> Option<Draft> {
     // «tengo 14,300 en el banco» while a purchase waits is a request of its own.
     let another_intent =
         pending.intent != Intent::SetBankBalance && crate::finance::rules::says_a_balance(&folded);
+    // A debt's figure is corrected only said as the figure («no, eran 380»),
+    // never a payment or loans told («no, ya le pagué 100», «fueron 2
+    // préstamos de 100»).
+    let as_the_figure = |f: &amount::Found| {
+        pending.intent != Intent::ManageDebt
+            || (f.start > 0
+                && matches!(
+                    tokens[f.start - 1],
+                    "eran" | "era" | "son" | "fueron" | "es" | "no" | "perdon"
+                )
+                && !tokens.iter().any(|w| {
+                    w.starts_with("pag")
+                        || w.starts_with("prest")
+                        || w.starts_with("abon")
+                        || w.starts_with("devolv")
+                }))
+    };
     match found.as_slice() {
         [one]
             if corrects
+                && as_the_figure(one)
                 && !another_intent
                 && words <= 10
                 && (1..=MAX_AMOUNT_CENTS).contains(&one.cents) =>
@@ -388,6 +406,14 @@ mod tests {
         let mut both = owed.clone();
         both.debt.minimum_cents = Some(5_000);
         assert!(corrected_amount(&both, "no, eran 380").is_none());
+        // A payment or loans told are no new figure of the debt.
+        for said in [
+            "no, ya le pagué 100",
+            "no, el pago fue de 100",
+            "no, fueron 2 préstamos de 100",
+        ] {
+            assert!(corrected_amount(&owed, said).is_none(), "{said}");
+        }
     }
 
     /// A bare «cancela» or one that says all drops every write of the message;

@@ -994,7 +994,19 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         .any(|w| matches!(w, "tengo" | "tenemos" | "hay" | "quedan"));
     // «¿cuánto tengo disponible?», «ahorita tengo 3900, actualízalo»: what
     // one holds, asked or updated, is the balance even with no bank named.
+    // (Only «tengo» right before the one figure, with no category, no
+    // obligation and nothing else counted: not «tengo 3000 disponible para la
+    // comida», «tengo que actualizar…», «tengo 2 tarjetas, actualiza…».)
+    let rest_words = crate::text::tokens(&message.rest);
+    let held_figure = match message.amounts.as_slice() {
+        [] => true,
+        [one] => one.start > 0 && rest_words.get(one.start - 1) == Some(&"tengo"),
+        _ => false,
+    };
     let holds_now = holds
+        && held_figure
+        && message.category().is_none()
+        && !message.has(&["tengo que"])
         && message.norm.split(' ').any(|w| {
             matches!(
                 w,

@@ -1698,6 +1698,18 @@ fn what_one_holds_asked_or_updated_is_the_balance() {
         kind(&only("tengo 3900 de presupuesto para comida")),
         "SET_BUDGET"
     );
+    // A figure for something, an obligation, another count: no balance.
+    for said in [
+        "tengo 3000 disponible para la comida del mes",
+        "tengo que actualizar lo de la comida, son 3000",
+        "tengo 2 tarjetas, actualiza la de visa a 500",
+    ] {
+        let actions = idle(said);
+        assert!(
+            !actions.iter().any(|a| kind(a) == "SET_BANK_BALANCE"),
+            "{said}: {actions:?}"
+        );
+    }
 }
 
 /// Everyday words of other countries: a stall's sales «he vendido», the
@@ -1721,4 +1733,13 @@ fn sales_told_and_places_named_in_other_words_are_read() {
     let cap = only("che, no quiero gastar más de 40 lucas por mes en delivery");
     assert_eq!(kind(&cap), "SET_BUDGET");
     assert_eq!(category(&cap), Some("restaurantes"));
+    // The delivery of something else is that thing's.
+    assert_eq!(
+        category(&only("pagué 30 de delivery de la farmacia")),
+        Some("salud")
+    );
+    assert_eq!(
+        category(&only("hice el super por delivery, 1200")),
+        Some("supermercado")
+    );
 }

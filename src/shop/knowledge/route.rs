@@ -30,9 +30,10 @@ pub struct Split {
 }
 
 /// The condition a request after a question is put on its answer.
-fn condition(text: &str) -> Option<bool> {
+fn condition(text: &str, names_product: &impl Fn(&str) -> bool) -> Option<bool> {
     let after = &text[text.find('?')? + 1..];
-    let after = told_before_condition(after).map_or(after, |(_, condition)| condition);
+    let after =
+        told_before_condition(after, names_product).map_or(after, |(_, condition)| condition);
     let folded = normalize(after);
     let words = tokens(&folded);
     match words.as_slice() {
@@ -55,11 +56,17 @@ fn condition(text: &str) -> Option<bool> {
 /// «mi hija es alérgica, si tiene sácalo» after «¿el brownie tiene nueces?»:
 /// why one asks, told before the condition (short clauses that order, count
 /// and ask nothing), and the condition with what follows it.
-fn told_before_condition(text: &str) -> Option<(&str, &str)> {
+fn told_before_condition<'a>(
+    text: &'a str,
+    names_product: &impl Fn(&str) -> bool,
+) -> Option<(&'a str, &'a str)> {
+    // (Naming no product: «¿tienen leche de almendra? el capuchino grande,
+    // si tienen con almendra» keeps the capuchino.)
     let told = |part: &str| {
         let folded = normalize(part);
         let words = tokens(&folded);
         !words.is_empty()
+            && !names_product(part)
             && words.len() <= 6
             && words.first() != Some(&"si")
             && !part.contains('?')
@@ -70,7 +77,9 @@ fn told_before_condition(text: &str) -> Option<(&str, &str)> {
     for part in text.split_inclusive([',', '.', ';']).take(3) {
         let folded = normalize(part);
         if folded.starts_with("si ") {
-            return (at > 0 && !text[..at].trim().is_empty()).then(|| (&text[..at], &text[at..]));
+            // («¡uy!, si tiene…»: punctuation alone tells nothing.)
+            let told_words = text[..at].chars().any(char::is_alphanumeric);
+            return told_words.then(|| (&text[..at], &text[at..]));
         }
         if !told(part) && !folded.trim().is_empty() {
             return None;
@@ -1075,7 +1084,7 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         }
         // «¿…? mi hija es alérgica, si tiene sácalo»: why one asks explains
         // it; the condition follows.
-        let clause = match told_before_condition(&clause) {
+        let clause = match told_before_condition(&clause, &names_product) {
             Some((why, condition)) if asks_any => {
                 split.explanations.push(why.trim().to_owned());
                 condition.trim().to_owned()
@@ -1162,7 +1171,7 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     // list marker, not a count.
     split.rest = rest.join(if text.contains('\n') { "\n" } else { " " });
     if !split.questions.is_empty() && !split.rest.is_empty() {
-        split.condition = condition(text);
+        split.condition = condition(text, &names_product);
     }
     split
 }
@@ -2203,27 +2212,39 @@ mod tests {
     #[test]
     fn a_request_put_on_an_answer_keeps_its_condition_and_manners_are_no_request() {
         assert_eq!(
-            condition("¿el chai lleva leche? si no, dame dos"),
+            condition("¿el chai lleva leche? si no, dame dos", &|_: &str| false),
             Some(false)
         );
         assert_eq!(
-            condition("¿hacen envíos a Miraflores? si sí mándame 2"),
-            Some(true)
-        );
-        assert_eq!(
-            condition("¿y del cheesecake hay? si hay también uno"),
-            Some(true)
-        );
-        assert_eq!(condition("agrégame un brownie, ¿aceptan QR?"), None);
-        // Why one asks, told before the condition, is passed over.
-        assert_eq!(
             condition(
-                "el brownie tiene nueces? mi hija es alérgica, si tiene sacalo y poneme un cheesecake"
+                "¿hacen envíos a Miraflores? si sí mándame 2",
+                &|_: &str| false
             ),
             Some(true)
         );
         assert_eq!(
-            condition("¿tiene nueces? quiero 2 brownies, si no es molestia"),
+            condition("¿y del cheesecake hay? si hay también uno", &|_: &str| {
+                false
+            }),
+            Some(true)
+        );
+        assert_eq!(
+            condition("agrégame un brownie, ¿aceptan QR?", &|_: &str| false),
+            None
+        );
+        // Why one asks, told before the condition, is passed over.
+        assert_eq!(
+            condition(
+                "el brownie tiene nueces? mi hija es alérgica, si tiene sacalo y poneme un cheesecake",
+                &|_: &str| false
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            condition(
+                "¿tiene nueces? quiero 2 brownies, si no es molestia",
+                &|_: &str| false
+            ),
             None
         );
         assert!(courtesy("Le agradecería mucho la información."));
@@ -2318,5 +2339,13 @@ mod tests {
         assert_eq!(s.condition, Some(true));
         assert_eq!(s.rest, "sacalo y poneme un cheesecake");
         assert_eq!(s.explanations, ["mi hija es alérgica,"]);
+        // A product named before the condition is no reason told.
+        let kept = split(
+            "¿tienen leche de almendra? el capuchino grande, si tienen con almendra",
+            &library,
+            |c| c.contains("capuchino"),
+        );
+        assert!(kept.explanations.is_empty(), "{kept:?}");
+        assert!(told_before_condition(", si tiene sácalo", &|_: &str| false).is_none());
     }
 }

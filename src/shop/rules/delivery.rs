@@ -193,7 +193,11 @@ pub fn read(input: &ProposalInput) -> Option<ProposedAction> {
     // «y un americano para llevar»: an order of a product, the way beside it
     // (unless the bot asked for the way).
     let text = normalize(&input.customer_message);
-    if input.asked.is_none()
+    // (In the cart, with the address asked, a product named is an order too:
+    // «mejor que sean 4 capuchinos» is no address.)
+    let address_asked_in_cart =
+        input.current_state == State::CartOpen && input.asked == Some(Missing::Address);
+    if (input.asked.is_none() || address_asked_in_cart)
         && !super::mentions::find(&tokens(&text), &input.product_catalog).is_empty()
     {
         return None;
@@ -358,8 +362,8 @@ pub fn read_message(
         .iter()
         .any(|w| lexicon::adds(w) || lexicon::removes(w) || lexicon::ADD.contains(w));
     let addressed = state != State::CartOpen
-        || ((street_named || raw.chars().any(|c| c.is_ascii_digit()))
-            && (street_named || !changes_cart));
+        || street_named
+        || (raw.chars().any(|c| c.is_ascii_digit()) && !changes_cart);
     if asked == Some(Missing::Address) && addressed && looks_like_an_address(raw, &text) {
         return Some(
             ProposedAction::new("SET_FULFILMENT")

@@ -426,16 +426,16 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
             } else {
                 (*start, m.start)
             };
-            let taken_back = words[first..later]
-                .iter()
-                // («dije tres chocolates, eran cuatro chocolates»: the figure
-                // said again, right.)
-                .any(|w| {
-                    matches!(
-                        *w,
-                        "no" | "perdon" | "mejor" | "digo" | "corrijo" | "eran" | "sino"
-                    )
-                });
+            // («dije tres chocolates, eran cuatro chocolates»: the figure said
+            // again, right — «eran» or «sino» right before a count, never
+            // «…que eran del cole», «sino les molesta».)
+            let taken_back = words[first..later].iter().enumerate().any(|(k, w)| {
+                matches!(*w, "no" | "perdon" | "mejor" | "digo" | "corrijo")
+                    || (matches!(*w, "eran" | "sino")
+                        && words
+                            .get(first + k + 1)
+                            .is_some_and(|next| super::clause::count(next).is_some()))
+            });
             let both_counted = counted_before(words, *start) && counted_before(words, m.start);
             // «capuchino, matcha, americano y matcha»: each an item of a list
             // (the first may follow the list's heading: «…para 8 personas:

@@ -1488,11 +1488,34 @@ fn started_over(input: &ProposalInput) -> Option<String> {
         .iter()
         .filter_map(|m| m.product())
         .collect();
+    // (Only an order of lines not yet in the cart, said with no question,
+    // no count set and no swap: «que sean tres matcha, no no, dos matcha»
+    // with a matcha in the cart sets a line, never adds to it.)
     let only_ordered = !before.is_empty()
         && before.iter().all(|id| again.contains(id))
-        && !head
-            .iter()
-            .any(|w| lexicon::removes(w) || matches!(*w, "cuanto" | "tienen" | "hay"));
+        && again.iter().all(|id| input.cart.quantity_of(*id).is_none())
+        && !input.customer_message.contains(['?', '¿'])
+        && !head.iter().any(|w| {
+            lexicon::removes(w)
+                || matches!(
+                    *w,
+                    "cuanto"
+                        | "tienen"
+                        | "tiene"
+                        | "hay"
+                        | "sean"
+                        | "sea"
+                        | "deja"
+                        | "dejame"
+                        | "dejalo"
+                        | "solo"
+                        | "cambia"
+                        | "cambiame"
+                        | "cambiale"
+                        | "por"
+                        | "vez"
+                )
+        });
     (whole && only_ordered).then(|| tail.join(" "))
 }
 

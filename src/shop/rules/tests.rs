@@ -8804,9 +8804,40 @@ fn greetings_pointers_notes_and_orders_said_again_are_read_as_meant() {
         ),
         ["ADD_TO_CART 2 x2", "ADD_TO_CART 9 x1"]
     );
-    // Said again with a product taken out before it: not a fresh start.
-    assert_ne!(
-        read(CartOpen, "quita el matcha no no, dos matcha", &[(2, 1)]),
-        ["ADD_TO_CART 2 x2"]
+    // Said again after a line was taken out, set, kept or swapped, or after
+    // a question: no fresh start, and never two more added.
+    for (m, cart) in [
+        ("quita el matcha no no, dos matcha", &[(2, 1)][..]),
+        ("que sean tres matcha, no no, dos matcha", &[(2, 1)][..]),
+        ("deja solo un matcha, no no, dos matcha", &[(2, 3)][..]),
+        (
+            "cambia el brownie por un matcha, no no, dos matcha y un brownie",
+            &[(6, 1)][..],
+        ),
+        ("el matcha tiene azucar? no no, dos matcha", &[][..]),
+    ] {
+        let state = if cart.is_empty() { Idle } else { CartOpen };
+        let got = read(state, m, cart);
+        assert!(
+            !got.iter().any(|a| a.starts_with("ADD_TO_CART")),
+            "{m}: {got:?}"
+        );
+    }
+    // «eran» or «sino» takes a count back only right before another count.
+    assert_eq!(
+        read(
+            Idle,
+            "quiero 2 chocolates para aqui y sino les molesta 2 chocolates para llevar",
+            &[]
+        ),
+        ["ADD_TO_CART 5 x4"]
+    );
+    assert_eq!(
+        read(
+            Idle,
+            "2 brownies para los chicos que eran del cole y 3 brownies para mi",
+            &[]
+        ),
+        ["ADD_TO_CART 6 x5"]
     );
 }
