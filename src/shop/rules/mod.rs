@@ -56,19 +56,24 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     // «…no no, dos matcha y una limonada»: the order said again whole is the
     // message.
     if let Some(again) = started_over(input) {
-        let again = ProposalInput {
-            customer_message: again,
-            as_written: Some(
-                input
-                    .as_written
-                    .clone()
-                    .unwrap_or_else(|| input.customer_message.clone()),
-            ),
-            ..input.clone()
-        };
+        let again = reworded(input, again);
         return settle(&again, read(&again));
     }
     settle(input, read(input))
+}
+
+/// The turn read as `message`, keeping what the customer wrote.
+fn reworded(input: &ProposalInput, message: String) -> ProposalInput {
+    ProposalInput {
+        customer_message: message,
+        as_written: Some(
+            input
+                .as_written
+                .clone()
+                .unwrap_or_else(|| input.customer_message.clone()),
+        ),
+        ..input.clone()
+    }
 }
 
 /// Whether the words tell an order of before («ayer pedí…», «me llegó…») and
@@ -2382,16 +2387,7 @@ pub fn read(input: &ProposalInput) -> Reading {
     // «Y para mí un té chai. ¿Cuánto sería?»: the order, then the total
     // asked in a sentence of its own — the order read alone, then the summary.
     if let Some(head) = before_the_total_asked(&input.customer_message) {
-        let ordered = ProposalInput {
-            customer_message: head,
-            as_written: Some(
-                input
-                    .as_written
-                    .clone()
-                    .unwrap_or_else(|| input.customer_message.clone()),
-            ),
-            ..input.clone()
-        };
+        let ordered = reworded(input, head);
         let mut reading = read_whole(&ordered);
         let cart_only = reading.proposal.proposed_actions.iter().all(|a| {
             matches!(
