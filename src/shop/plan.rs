@@ -292,11 +292,12 @@ pub async fn plan(
     // («y un americano para llevar» orders a product: its way is not read,
     // here or by the rules — the summary offers the zones again — unless the
     // bot asked for the way.)
-    // (In the cart, with the address asked, a message naming a product is
-    // an order, never the address: «perdón, eran 4 chocolates».)
+    // (In the cart or at the summary, with the address asked, a message
+    // naming a product is an order, never the address: «perdón, eran 4
+    // chocolates», «agrégame un brownie también».)
     let names = super::rules::names_a_product(&payload.text, &catalog_entries);
-    let address_asked_in_cart =
-        start == State::CartOpen && memo.asked == Some(super::core::Missing::Address);
+    let address_asked_in_cart = matches!(start, State::CartOpen | State::Checkout)
+        && memo.asked == Some(super::core::Missing::Address);
     if let Some(view) = &delivery
         && (!names || (memo.asked.is_some() && !address_asked_in_cart))
         && let Some(action) =

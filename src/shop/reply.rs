@@ -369,7 +369,16 @@ fn review_block(cart: &Cart, eval: &Evaluation, ctx: &ReplyContext<'_>) -> Strin
         ));
     }
     match fulfilment::missing(ctx.delivery, eval.choice.as_ref()) {
-        Some(Missing::Address) => lines.push(address_or_yes(ctx)),
+        // (Below the zone's minimum a yes is refused: the address only.)
+        Some(Missing::Address)
+            if eval
+                .choice
+                .as_ref()
+                .and_then(|c| below_minimum(c, cart.total_minor(), ctx))
+                .is_none() =>
+        {
+            lines.push(address_or_yes(ctx))
+        }
         Some(missing) => lines.push(question(missing, ctx)),
         None => lines.push(
             "¿Confirmas tu pedido? Responde «sí» para confirmar o «cancelar» para anularlo.".into(),

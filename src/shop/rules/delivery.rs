@@ -193,10 +193,10 @@ pub fn read(input: &ProposalInput) -> Option<ProposedAction> {
     // «y un americano para llevar»: an order of a product, the way beside it
     // (unless the bot asked for the way).
     let text = normalize(&input.customer_message);
-    // (In the cart, with the address asked, a product named is an order too:
-    // «mejor que sean 4 capuchinos» is no address.)
-    let address_asked_in_cart =
-        input.current_state == State::CartOpen && input.asked == Some(Missing::Address);
+    // (In the cart or at the summary, with the address asked, a product
+    // named is an order too: «mejor que sean 4 capuchinos» is no address.)
+    let address_asked_in_cart = matches!(input.current_state, State::CartOpen | State::Checkout)
+        && input.asked == Some(Missing::Address);
     if (input.asked.is_none() || address_asked_in_cart)
         && !super::mentions::find(&tokens(&text), &input.product_catalog).is_empty()
     {
@@ -361,9 +361,15 @@ pub fn read_message(
     let changes_cart = words
         .iter()
         .any(|w| lexicon::adds(w) || lexicon::removes(w) || lexicon::ADD.contains(w));
-    let addressed = state != State::CartOpen
-        || street_named
-        || (raw.chars().any(|c| c.is_ascii_digit()) && !changes_cart);
+    // (At the summary, too, a change to the cart is no address: «agrégame un
+    // brownie también».)
+    let addressed = match state {
+        State::CartOpen => {
+            street_named || (raw.chars().any(|c| c.is_ascii_digit()) && !changes_cart)
+        }
+        State::Checkout => street_named || !changes_cart,
+        _ => true,
+    };
     if asked == Some(Missing::Address) && addressed && looks_like_an_address(raw, &text) {
         return Some(
             ProposedAction::new("SET_FULFILMENT")
@@ -872,5 +878,9 @@ mod tests {
             let set = read(address).expect(address);
             assert!(set.params.address.is_some(), "{address}");
         }
+        // At the summary too, a change to the cart is no address.
+        let at_summary = |text| read_message(text, &view, Some(Missing::Address), State::Checkout);
+        assert!(at_summary("agrégame un brownie también").is_none());
+        assert!(at_summary("calle Arce 2450").is_some());
     }
 }

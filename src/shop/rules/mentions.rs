@@ -427,14 +427,17 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                 (*start, m.start)
             };
             // («dije tres chocolates, eran cuatro chocolates»: the figure said
-            // again, right — «eran» or «sino» right before a count, never
-            // «…que eran del cole», «sino les molesta».)
+            // again, right — «eran» or «son» a few words before a count,
+            // «sino» right before one; never «…que eran del cole», «sino les
+            // molesta 2…».)
             let taken_back = words[first..later].iter().enumerate().any(|(k, w)| {
                 matches!(*w, "no" | "perdon" | "mejor" | "digo" | "corrijo")
-                    || (matches!(*w, "eran" | "sino")
+                    || (matches!(*w, "eran" | "sino" | "son")
                         && words
-                            .get(first + k + 1)
-                            .is_some_and(|next| super::clause::count(next).is_some()))
+                            .iter()
+                            .skip(first + k + 1)
+                            .take(if *w == "sino" { 1 } else { 3 })
+                            .any(|next| super::clause::count(next).is_some()))
             });
             let both_counted = counted_before(words, *start) && counted_before(words, m.start);
             // «capuchino, matcha, americano y matcha»: each an item of a list

@@ -8840,4 +8840,12 @@ fn greetings_pointers_notes_and_orders_said_again_are_read_as_meant() {
         ),
         ["ADD_TO_CART 6 x5"]
     );
+    assert_eq!(
+        read(
+            Idle,
+            "dije tres chocolates, eran más bien cuatro chocolates",
+            &[]
+        ),
+        ["ADD_TO_CART 5 x4"]
+    );
 }
