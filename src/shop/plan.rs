@@ -296,10 +296,10 @@ pub async fn plan(
     // naming a product is an order, never the address: «perdón, eran 4
     // chocolates», «agrégame un brownie también».)
     let names = super::rules::names_a_product(&payload.text, &catalog_entries);
-    let address_asked_in_cart = matches!(start, State::CartOpen | State::Checkout)
-        && memo.asked == Some(super::core::Missing::Address);
     if let Some(view) = &delivery
-        && (!names || (memo.asked.is_some() && !address_asked_in_cart))
+        && (!names
+            || (memo.asked.is_some()
+                && !super::rules::delivery::product_beats_address(start, memo.asked)))
         && let Some(action) =
             super::rules::delivery::read_message(&payload.text, view, memo.asked, start)
         // («mi hija pasa a recogerlo, qué tiene que decir en el mostrador»: in

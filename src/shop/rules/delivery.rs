@@ -195,9 +195,7 @@ pub fn read(input: &ProposalInput) -> Option<ProposedAction> {
     let text = normalize(&input.customer_message);
     // (In the cart or at the summary, with the address asked, a product
     // named is an order too: «mejor que sean 4 capuchinos» is no address.)
-    let address_asked_in_cart = matches!(input.current_state, State::CartOpen | State::Checkout)
-        && input.asked == Some(Missing::Address);
-    if (input.asked.is_none() || address_asked_in_cart)
+    if (input.asked.is_none() || product_beats_address(input.current_state, input.asked))
         && !super::mentions::find(&tokens(&text), &input.product_catalog).is_empty()
     {
         return None;
@@ -208,6 +206,13 @@ pub fn read(input: &ProposalInput) -> Option<ProposedAction> {
         input.asked,
         input.current_state,
     )
+}
+
+/// Whether a product named in this state, with this question open, makes the
+/// message an order rather than the address asked (in the cart or at the
+/// summary; after the order is placed the address is all that is asked).
+pub fn product_beats_address(state: State, asked: Option<Missing>) -> bool {
+    matches!(state, State::CartOpen | State::Checkout) && asked == Some(Missing::Address)
 }
 
 /// `read`, from the message and what the turn knows of delivery: the plan asks
