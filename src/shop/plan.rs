@@ -338,6 +338,12 @@ pub async fn plan(
         {
             actions.push(ProposedAction::new("CONFIRM_ORDER"));
         }
+        // «listo, eso es todo, para domicilio en Obrajes»: the way and the
+        // summary asked together — the summary shows the way (and asks the
+        // address, or a yes, when only the zone was said).
+        if start == State::CartOpen && whole && super::rules::says_done(&payload.text) {
+            actions.push(ProposedAction::new("REVIEW_ORDER"));
+        }
         return Ok(direct(start, actions, "rules", cart, memo, Vec::new()));
     }
     // (At the summary a yes may come with it: the rules read both.)
@@ -451,7 +457,12 @@ pub async fn plan(
         let mut memo = memo;
         match asked.as_slice() {
             // As when the product is shown.
-            [only] if matches!(start, State::Idle | State::Browsing | State::CartOpen) => {
+            [only]
+                if matches!(
+                    start,
+                    State::Idle | State::Browsing | State::CartOpen | State::Checkout
+                ) =>
+            {
                 memo.focus_on(*only);
             }
             _ => memo.focus = None,
@@ -578,7 +589,10 @@ pub async fn plan(
         let memo = match asked.first() {
             Some(only)
                 if asked.len() == 1
-                    && matches!(start, State::Idle | State::Browsing | State::CartOpen) =>
+                    && matches!(
+                        start,
+                        State::Idle | State::Browsing | State::CartOpen | State::Checkout
+                    ) =>
             {
                 let mut memo = memo;
                 memo.focus_on(*only);
@@ -764,7 +778,12 @@ pub async fn plan(
             // As for any answer about one product: it is what «dame 2» means next.
             let asked = super::rules::products_in(&answered.question, &input.product_catalog);
             match asked.as_slice() {
-                [only] if matches!(start, State::Idle | State::Browsing | State::CartOpen) => {
+                [only]
+                    if matches!(
+                        start,
+                        State::Idle | State::Browsing | State::CartOpen | State::Checkout
+                    ) =>
+                {
                     memo.focus_on(*only);
                 }
                 [] => {}

@@ -160,8 +160,13 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                 // At the summary, a complete choice shows the summary again
                 // (with the fee); otherwise the next question — but not the
                 // address of an order still below its zone's minimum.
+                // (A summary asked in the same turn shows itself, and asks
+                // what it lacks.)
+                let reviewed = eval
+                    .accepted()
+                    .any(|(_, a)| a.effect == Effect::OrderReviewed);
                 match missing {
-                    Some(_) if placed => {}
+                    Some(_) if placed || reviewed => {}
                     Some(Missing::Address) if below.is_some() => {}
                     // (At the summary a yes places the order: the address
                     // may come after it.)
@@ -169,7 +174,7 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                         blocks.push(address_or_yes(ctx))
                     }
                     Some(missing) => blocks.push(question(*missing, ctx)),
-                    None if eval.state == State::Checkout => {
+                    None if eval.state == State::Checkout && !reviewed => {
                         blocks.push(review_block(&eval.cart, eval, ctx))
                     }
                     None => {}

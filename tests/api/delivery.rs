@@ -498,3 +498,62 @@ async fn an_order_change_while_the_address_is_asked_is_no_address(pool: sqlx::Pg
         "the change was no address: {summary:?}"
     );
 }
+
+/// «listo, eso es todo, para domicilio en Obrajes»: the way and the summary in
+/// one turn — the summary shown once, with the zone's fee, asking the address
+/// or a yes; a yes places the order and asks the address after.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn the_way_said_with_the_close_shows_the_summary_once(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let s = "ines";
+    app.say(s, "2 capuchinos y 2 brownies").await;
+    let summary = app
+        .say(s, "listo eso es todo es para domicilio en Obrajes")
+        .await;
+    assert_eq!(app.state(s).await, "CHECKOUT");
+    let text = summary.join("\n");
+    assert_eq!(text.matches("Resumen de tu pedido").count(), 1, "{text}");
+    assert_eq!(text.matches("¿A qué dirección").count(), 1, "{text}");
+    assert!(
+        text.contains("Bs 12") && text.contains("responde «sí»"),
+        "{text}"
+    );
+    let placed = app.say(s, "sí").await.join("\n");
+    assert_eq!(app.state(s).await, "AWAITING_PAYMENT");
+    assert!(placed.contains("¿A qué dirección"), "{placed}");
+    // A pickup said with the close: chosen, and the summary shown once.
+    let t = "jose";
+    app.say(t, "1 capuchino").await;
+    let summary = app
+        .say(t, "eso sería todo, paso a recogerlo yo")
+        .await
+        .join("\n");
+    assert_eq!(app.state(t).await, "CHECKOUT");
+    assert_eq!(
+        summary.matches("Resumen de tu pedido").count(),
+        1,
+        "{summary}"
+    );
+    assert!(summary.contains("Recoges en la tienda"), "{summary}");
+}
+
+/// At the summary, a product's price asked, then «entonces dame 2»: two of
+/// that product, and the cart open again for a new summary.
+#[sqlx::test(migrator = "tendero::db::MIGRATOR")]
+async fn a_price_asked_at_the_summary_is_what_dame_2_means(pool: sqlx::PgPool) {
+    let app = spawn_app(pool).await;
+    let s = "kari";
+    app.say(s, "2 limonadas").await;
+    app.say(s, "cuánto es?").await;
+    assert_eq!(app.state(s).await, "CHECKOUT");
+    let price = app
+        .say(s, "y el cafe de los yungas a cuanto")
+        .await
+        .join("\n");
+    assert!(price.contains("Bs 15"), "{price}");
+    app.say(s, "entonces dame 2").await;
+    let mut cart = app.cart(s).await;
+    cart.sort();
+    assert_eq!(cart, vec![("americano".into(), 2), ("limonada".into(), 2)]);
+    assert_eq!(app.state(s).await, "CART_OPEN");
+}

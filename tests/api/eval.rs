@@ -183,6 +183,8 @@ const HELD_APART: &[&str] = &[
     "tienda-cincuentaicinco",
     "tienda-cincuentaiseis",
     "tienda-cincuentaisiete",
+    "tienda-cincuentaiocho",
+    "tienda-cincuentainueve",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

@@ -164,6 +164,11 @@ pub fn read_at(words: &[&str], start: usize) -> Option<(i64, usize)> {
             if last.is_some_and(|l| l != Last::Multiplier) {
                 break;
             }
+            // («22 mil, 22000 justos»: the figure said again, no part of the
+            // thousands.)
+            if last == Some(Last::Multiplier) && value >= factor_said * 100 {
+                break;
+            }
             group += value;
             last = Some(Last::Digits);
         } else if let Some((value, tens)) = word_value(word) {
@@ -418,6 +423,8 @@ mod tests {
         assert_eq!(cents("8 mil"), [800_000]);
         assert_eq!(cents("mil quinientos"), [150_000]);
         assert_eq!(cents("tres mil 500"), [350_000]);
+        // The figure said again after its thousands is no part of them.
+        assert_eq!(cents("22 mil, 22000 justos"), [2_200_000, 2_200_000]);
         assert_eq!(cents("doscientos cincuenta pesos"), [25_000]);
         assert_eq!(cents("treinta y cinco"), [3_500]);
         assert_eq!(cents("un millón"), [100_000_000]);

@@ -422,6 +422,11 @@ pub static CATEGORIES: &[Category] = &[
             "fotocopias",
             "impresiones",
             "tesis",
+            // «copias pal examen»: what an exam needs.
+            "examen",
+            "examenes",
+            "tarea",
+            "tareas",
             "inscripcion",
             "comedor del cole",
             "comedor escolar",

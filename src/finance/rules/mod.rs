@@ -780,6 +780,22 @@ fn caps_spending(message: &Message) -> bool {
     if most_wished && !message.question() && !message.income() {
         return true;
     }
+    // «quiero gastar no más de 400 en comer fuera»: spending wished capped,
+    // said as a wish (no period needed).
+    let wished = words.windows(2).enumerate().any(|(at, w)| {
+        matches!(
+            w[0],
+            "quiero" | "quisiera" | "pienso" | "planeo" | "debo" | "deberia"
+        ) && matches!(w[1], "gastar" | "gastarme")
+            && words[at + 2..].iter().take(4).enumerate().any(|(k, v)| {
+                let here = at + 2 + k;
+                (*v == "maximo" && figure_after(here))
+                    || (*v == "mas" && here >= 1 && words[here - 1] == "no" && figure_after(here))
+            })
+    });
+    if wished && !message.question() && !message.income() && message.category().is_some() {
+        return true;
+    }
     let said_cap = verbless
         || words.iter().enumerate().any(|(at, w)| match *w {
             "maximo" => figure_after(at),
@@ -842,7 +858,19 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     }
     // «pagué la renta, fueron 10,500, me equivoqué»: a movement told again
     // with its amount is logged, not a category corrected.
-    let told_again = message.has(words::SPEND) && !message.amounts.is_empty();
+    // («y el internet de la casa 650, eso va en servicios»: a thing and its
+    // figure, then where it goes — a new movement; «el gasto de 650 va en
+    // servicios» points at one logged.)
+    let rest_words = crate::text::tokens(&message.rest);
+    let figure_of_a_thing = message.amounts.iter().any(|a| {
+        a.start == 0
+            || !matches!(
+                rest_words.get(a.start - 1).copied(),
+                Some("de" | "los" | "las" | "el" | "la" | "unos" | "unas" | "por" | "en")
+            )
+    });
+    let told_again =
+        !message.amounts.is_empty() && (message.has(words::SPEND) || figure_of_a_thing);
     if (message.has(words::CORRECTION) || puts_elsewhere(message))
         && !told_again
         && let Some(target) = corrected_category(&message.tokens)
@@ -866,7 +894,9 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         && !message.has(words::SPEND)
         // «le presté 800 a mi sobrina», «le di prestados 500»: money lent, owed
         // back (whatever verb of giving it takes).
-        || message.has(LENT);
+        || message.has(LENT)
+        // «la doña Marta se llevó fiado 60 de pan»: sold on credit, owed.
+        || message.has(CREDIT_GIVEN);
     // «ya me devolvió 1000 el Javi», «Marcos me pagó 700, el resto el
     // viernes»: someone who owes the person paid part of it back — what they
     // owe is lowered by the sum (a sum with no one who owes it is income).
@@ -1825,11 +1855,13 @@ fn receivable(message: &Message) -> FinanceProposal {
     let read = read_debt(message);
     let tokens = &message.tokens;
     let owes = (1..tokens.len()).find(|&k| {
-        tokens[k - 1].norm == "me"
+        (tokens[k - 1].norm == "me"
             && matches!(
                 tokens[k].norm.as_str(),
                 "debe" | "deben" | "debes" | "quedo" | "quedaron"
-            )
+            ))
+            // («la doña Marta se llevó fiado…»: who, before «se llevó».)
+            || (tokens[k - 1].norm == "se" && matches!(tokens[k].norm.as_str(), "llevo" | "llevaron"))
     });
     // (Who «me debe» is someone, whatever the case it is written in: «y la
     // fer me debe 120»; never the words of time or stance beside it — «la Fer
@@ -1910,6 +1942,21 @@ const LENT: &[&str] = &[
     "le hemos prestado",
     "le deje prestado",
     "le deje prestados",
+];
+
+/// «se llevó fiado», «le fié 60»: sold on credit — owed to the person.
+const CREDIT_GIVEN: &[&str] = &[
+    "se llevo fiado",
+    "se llevaron fiado",
+    "le fie",
+    "les fie",
+    "le di fiado",
+    "les di fiado",
+    "le vendi fiado",
+    "les vendi fiado",
+    "le deje fiado",
+    "me quedo debiendo",
+    "me quedaron debiendo",
 ];
 
 /// The verb after «me» of someone paying the person back («me devolvió», «me
@@ -2083,11 +2130,18 @@ fn read_debt(message: &Message) -> DebtRead {
             .find(|t| !words::ARTICLES.contains(&t.norm.as_str()))
             .is_some_and(|t| t.norm == "tarjeta");
         // («A Toño ya le di 1,500»: a name said first is capitalised.)
+        // («al proveedor don Efraín le debo 1,200»: whom, said first, taken
+        // up again by «le».)
         let named_first = i == 0
-            && word == "a"
-            && tokens
-                .get(1)
-                .is_some_and(|t| t.raw.chars().next().is_some_and(char::is_uppercase));
+            && ((word == "a"
+                && tokens
+                    .get(1)
+                    .is_some_and(|t| t.raw.chars().next().is_some_and(char::is_uppercase)))
+                || (matches!(word, "a" | "al")
+                    && any(
+                        &message.norm,
+                        &["le debo", "le debemos", "les debo", "les debemos"],
+                    )));
         if matches!(word, "a" | "al" | "con")
             && read.name.is_none()
             && (i > 0 || named_first)
@@ -2265,9 +2319,26 @@ fn places(word: &str) -> bool {
 /// Whether the message moves a movement to a category («ponla en regalos»).
 fn puts_elsewhere(message: &Message) -> bool {
     let words: Vec<&str> = message.norm.split(' ').collect();
-    words
-        .windows(2)
-        .any(|w| places(w[0]) && matches!(w[1], "en" | "a"))
+    // «cambia ese último gasto a entretenimiento», «pasa el gasto de ayer a
+    // salud»: the movement named, then where it goes.
+    let movement_moved = words.iter().enumerate().any(|(at, w)| {
+        matches!(
+            *w,
+            "cambia" | "pasa" | "mueve" | "pon" | "cambiame" | "pasame"
+        ) && words[at + 1..].iter().take(3).any(|m| {
+            matches!(
+                *m,
+                "gasto" | "movimiento" | "registro" | "ultimo" | "ultima" | "compra"
+            )
+        }) && words[at + 1..]
+            .iter()
+            .take(6)
+            .any(|m| matches!(*m, "a" | "en"))
+    });
+    movement_moved
+        || words
+            .windows(2)
+            .any(|w| places(w[0]) && matches!(w[1], "en" | "a"))
 }
 
 /// Who lent, said before «me prestó» («mi hermano Toño», «el banco»): the

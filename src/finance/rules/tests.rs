@@ -1743,3 +1743,41 @@ fn sales_told_and_places_named_in_other_words_are_read() {
         Some("supermercado")
     );
 }
+
+#[test]
+fn credit_given_whom_said_first_and_a_cap_wished_are_read() {
+    // Sold on credit: owed to the person, by whom.
+    let owed = only("la doña Marta se llevo fiado 60 de pan");
+    assert_eq!(kind(&owed), "MANAGE_DEBT");
+    assert_eq!(owed.params.debt_owed_to_me, Param::Given(true));
+    assert_eq!(owed.params.debt_balance, Param::Given(6_000));
+    assert_eq!(debt_name(&owed), Some("doña Marta"));
+    // Whom one owes, said first and taken up again by «le».
+    let mine = only("al proveedor don Efrain le debo 1,200 de la harina");
+    assert_eq!(kind(&mine), "MANAGE_DEBT");
+    assert_eq!(debt_name(&mine), Some("proveedor don Efrain"));
+    assert_ne!(mine.params.debt_owed_to_me, Param::Given(true));
+    // A cap wished, with no period.
+    let cap = only("quiero gastar no mas de 400 en comer fuera, o sea restaurantes y eso");
+    assert_eq!(kind(&cap), "SET_BUDGET");
+    // What an exam needs is schooling.
+    assert_eq!(
+        category(&only("copias pal examen 45.50")),
+        Some("educacion")
+    );
+    // The figure said again is one figure.
+    let balance = only("en el banco tengo 22 mil, 22000 justos");
+    assert_eq!(kind(&balance), "SET_BANK_BALANCE");
+    assert_eq!(balance.params.amount, Param::Given(2_200_000));
+}
+
+#[test]
+fn a_thing_and_its_figure_said_with_where_it_goes_is_a_new_movement() {
+    let new = only("y el internet de la casa 650, eso va en servicios");
+    assert_eq!(kind(&new), "LOG_TRANSACTION");
+    assert_eq!(category(&new), Some("servicios"));
+    // A movement pointed at by «ese último gasto», moved.
+    let moved = only("oye mejor cambia ese ultimo gasto a entretenimiento");
+    assert_eq!(kind(&moved), "CORRECT_CATEGORY");
+    assert_eq!(category(&moved), Some("entretenimiento"));
+}

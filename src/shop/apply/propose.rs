@@ -172,7 +172,10 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
     if memo.focus.is_none()
         && memo.choices.is_empty()
         && answered_about.len() == 1
-        && matches!(eval.state, State::Idle | State::Browsing | State::CartOpen)
+        && matches!(
+            eval.state,
+            State::Idle | State::Browsing | State::CartOpen | State::Checkout
+        )
         && let Some(only) = answered_about.first()
     {
         memo.focus_on(*only);
@@ -353,9 +356,13 @@ fn remember(
         memo.choices.clear();
     }
     // A list stays pickable while the customer shops; past the summary it is done.
+    // (At the summary, a product asked about stays what «dame 2» means: an
+    // order reopens the cart.)
     if !matches!(eval.state, State::Idle | State::Browsing | State::CartOpen) {
         memo.choices.clear();
-        memo.focus = None;
+        if eval.state != State::Checkout {
+            memo.focus = None;
+        }
     }
     if memo.choices.is_empty() {
         memo.choice_quantity = None;

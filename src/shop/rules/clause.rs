@@ -199,6 +199,19 @@ pub(super) fn clause_action(
     let corrected = corrected_quantity(after, in_cart).filter(|_| !restated);
     if corrected.is_some() {
         mark(covered, CORRECTION_WORDS);
+        // («digo 3, no bueno, 2 están bien»: the count settled on, said so.)
+        mark(
+            covered,
+            &[
+                "estan bien",
+                "esta bien",
+                "bastan",
+                "basta",
+                "alcanzan",
+                "alcanza",
+                "bueno",
+            ],
+        );
     }
     let quantity = corrected
         .or_else(|| quantity_before(before))
@@ -313,6 +326,18 @@ pub(super) fn clause_action(
                 .product(id)
                 .quantity(q),
         );
+    }
+    // «ya no el chai tampoco, solo brownie» with a brownie in the cart: the
+    // line kept as it is — no count said, nothing more of it ordered.
+    let only_named = matches!(
+        before.last(),
+        Some(&("solo" | "sola" | "nomas" | "unicamente"))
+    );
+    if in_cart > 0 && only_named && !more && !ordering && !question && quantity.is_none() {
+        mark(covered, ONLY);
+        let named = before.len()..clause_words.len() - after.len();
+        covered[named].iter_mut().for_each(|c| *c = true);
+        return None;
     }
     for (k, w) in clause_words.iter().enumerate() {
         if token_number(w).is_some()

@@ -340,7 +340,9 @@ pub fn read_message(
         && asked.is_none()
         && !wants_delivery
         && zone.is_none()
-        && (any(&text, lexicon::DONE)
+        // («eso es todo, lo recojo yo»: the pickup is chosen, and the plan
+        // shows the summary it closes with.)
+        && ((any(&text, lexicon::DONE) && !(wants_pickup && super::says_done(&text)))
             || any(&text, lexicon::CLEAR)
             || any(&text, lexicon::CANCEL)
             || pickup_doubtful)
@@ -832,13 +834,19 @@ mod tests {
     fn in_the_cart_a_close_is_left_to_the_order_and_a_pickup_said_alone_chosen() {
         let view = grouped();
         let read = |text| read_message(text, &view, None, State::CartOpen);
-        assert!(read("ya, entonces paso a recogerlo yo, eso sería todo").is_none());
         assert!(read("borra todo del carrito, vamos a ver qué pedimos para llevar").is_none());
+        assert!(read("ya, eso sería todo").is_none());
         let pickup = |text| {
             read(text)
                 .and_then(|a| a.params.mode)
                 .and_then(|m| m.as_str().map(str::to_owned))
         };
+        // The pickup said with the close is chosen (the summary is asked with
+        // it, by the plan and the rules).
+        assert_eq!(
+            pickup("ya, entonces paso a recogerlo yo, eso sería todo").as_deref(),
+            Some("pickup")
+        );
         assert_eq!(pickup("paso a recogerlo").as_deref(), Some("pickup"));
         assert_eq!(pickup("recojo").as_deref(), Some("pickup"));
         // A pickup refused or told of someone else chooses nothing.

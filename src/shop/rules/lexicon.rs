@@ -67,6 +67,7 @@ pub const ADD: &[&str] = &[
     "necesitaria",
     "necesitariamos",
     "quisieramos",
+    "queremos",
     "querriamos",
     "ocupariamos",
     "voy a querer",
@@ -76,6 +77,20 @@ pub const ADD: &[&str] = &[
     "tambien",
     "ademas",
     "mas",
+    // «el mayor quiere el de maracuyá»: someone's order, said for them — only
+    // with the thing wanted right after («quiere saber si…» asks).
+    "quiere el",
+    "quiere la",
+    "quiere los",
+    "quiere las",
+    "quiere un",
+    "quiere una",
+    "quieren el",
+    "quieren la",
+    "quieren los",
+    "quieren las",
+    "quieren un",
+    "quieren una",
 ];
 
 /// A request said as a question to the shop («¿me das un chocolate?», «¿me
@@ -152,6 +167,11 @@ pub const REMOVE: &[&str] = &[
     "sin",
     "ya no quiero",
     "no quiero",
+    // «y ya no el chai tampoco»: the line no longer wanted.
+    "ya no el",
+    "ya no la",
+    "ya no los",
+    "ya no las",
     "olvida",
     "olvidate",
     "descarta",
@@ -834,6 +854,7 @@ pub const THANKS: &[&str] = &[
     "bye",
     "gracias amigo",
     "muy amable",
+    "que amable",
     "excelente",
     // «Sí, está correcto. Que Dios le pague.»: a blessing for thanks.
     "que dios le pague",
@@ -906,7 +927,7 @@ pub const FILLER: &[&str] = &[
     "les", "porfavor", "amigo", "amiga", "senor", "senorita", "joven", "jefe", "jefa", "mas",
     "ahora", "tu", "su", "carrito", "pedido", "ya", "si", "nos", "eh", "ah", "mmm", "ehh", "ese",
     "esa", "eso", "esos", "esas", "sabes", "sabe", "fijate", "jaja", "jajaja", "pena", "lastima",
-    "ay", "uy", "perdona", "perdone", "perdonen",
+    "ay", "uy", "perdona", "perdone", "perdonen", "uh", "oh", "uhh", "ohh", "ahh", "hmm", "mm",
 ];
 
 /// How an order is taken away or served: no thing asked for.

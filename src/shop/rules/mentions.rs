@@ -574,9 +574,42 @@ pub fn find(words: &[&str], catalog: &[CatalogEntry]) -> Vec<Mention> {
                         | "las"
                 )
             });
+            // «ya no quiero el té», «2 del té especiado»: pointed at by an
+            // article, and nothing after it a pronoun goes on to («él te
+            // dijo»).
+            // («para el té de mis amigas» is a gathering.)
+            let pointed = i > 0
+                && matches!(words[i - 1], "el" | "del" | "al" | "ese" | "este")
+                && !(i > 1 && matches!(words[i - 2], "para" | "pal" | "al" | "del"))
+                && words.get(i + 1).is_none_or(|next| {
+                    matches!(
+                        *next,
+                        "y" | "e"
+                            | "con"
+                            | "que"
+                            | "chai"
+                            | "especiado"
+                            | "negro"
+                            | "verde"
+                            | "por"
+                            | "porfa"
+                            | "tampoco"
+                            | "tambien"
+                            | "pero"
+                            | "mejor"
+                            | "no"
+                            | "ni"
+                            | "ya"
+                            | "mas"
+                            | "porque"
+                            | "nomas"
+                            | "pues"
+                    )
+                });
             if head.word.chars().count() < 3
                 && (pronoun
                     || !(counted_before(words, i)
+                        || pointed
                         || i > 0 && matches!(words[i - 1], "otro" | "unos")))
             {
                 continue;
@@ -759,7 +792,7 @@ fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mentio
         }
         let having: Vec<ProductId> = folded
             .iter()
-            .filter(|(_, _, description)| description.iter().any(|d| d == word))
+            .filter(|(_, _, description)| description.iter().any(|d| describes(word, d)))
             .map(|(id, ..)| *id)
             .collect();
         // «un croissant de esos de mantequilla», «los matchas… la leche de
@@ -776,7 +809,7 @@ fn described(words: &[&str], catalog: &[CatalogEntry], mentions: &mut Vec<Mentio
             next.is_none_or(|n| {
                 n.chars().count() < 4
                     || STOPWORDS.contains(&n)
-                    || description.iter().any(|d| d == n)
+                    || description.iter().any(|d| describes(n, d))
             })
         };
         let having: Vec<ProductId> = folded
@@ -823,7 +856,33 @@ fn has_word(folded: &CatalogWords, id: ProductId, word: &str) -> bool {
     folded
         .iter()
         .find(|(p, ..)| *p == id)
-        .is_some_and(|(_, name, description)| name.iter().chain(description).any(|w| w == word))
+        .is_some_and(|(_, name, description)| {
+            name.iter().chain(description).any(|w| describes(word, w))
+        })
+}
+
+/// Whether a word said stands for a word of a description: the same word,
+/// spelled by ear («ierbabuena»), or the same stem with another ending of
+/// how a thing is made («leche espumosa» for «espumada»). Six letters or
+/// more for the last two: short words have too many neighbours.
+fn describes(said: &str, own: &str) -> bool {
+    if said == own {
+        return true;
+    }
+    if said.chars().count() < 6 || own.chars().count() < 6 {
+        return false;
+    }
+    if sound(said) == sound(own) {
+        return true;
+    }
+    let stem = |w: &str| {
+        ["ada", "ado", "osa", "oso", "ida", "ido"]
+            .iter()
+            .find_map(|s| w.strip_suffix(s))
+            .filter(|s| s.len() >= 4)
+            .map(str::to_owned)
+    };
+    matches!((stem(said), stem(own)), (Some(a), Some(b)) if a == b)
 }
 
 /// «el de chocolate con nueces», «el café con canela», «el café de los
@@ -860,9 +919,13 @@ fn narrow(words: &[&str], catalog: &[CatalogEntry], m: &mut Mention, limit: usiz
         .map(|(_, w)| w)
         // («un té, el que no es especiado»: a word denied picks nothing.)
         .take_while(|w| !matches!(**w, "y" | "e" | "pero" | "porque" | "que" | "no" | "ni"))
-        .take_while(|w| w.chars().count() < 4 || described_by(w))
+        // («con leche espumosa»: a word most drinks have goes on describing
+        // it, and picks nothing by itself.)
+        .take_while(|w| {
+            w.chars().count() < 4 || m.candidates.iter().any(|id| has_word(&folded, *id, w))
+        })
         .take(4)
-        .filter(|w| w.chars().count() >= 4)
+        .filter(|w| w.chars().count() >= 4 && described_by(w))
         .map(|w| singular(w).to_owned())
         .collect();
     // «un café negro», «el cafecito negro», «café solo sin leche»: black

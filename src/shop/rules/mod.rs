@@ -856,6 +856,15 @@ pub fn calls_off_or_closes(text: &str) -> bool {
         && (left.is_empty() || delivery::mode_said(&left) == Some(Mode::Pickup))
 }
 
+/// Whether `text` says the order is all there («eso es todo», «listo, nada
+/// más», «cuánto es»), whatever else it says beside (the way it goes).
+pub fn says_done(text: &str) -> bool {
+    let read = prepared(text);
+    lexicon::DONE
+        .iter()
+        .any(|p| *p != "ya" && crate::text::contains_phrase(&read, p))
+}
+
 /// A message opening with «vale» and a mark or a word of going on («Vale,
 /// otro americano», «vale pues dos»), read with «ok» for it: agreement, not
 /// «¿cuánto vale?».
@@ -3796,6 +3805,10 @@ impl Reader<'_> {
         // Pickup or delivery, read whole: an address's numbers are no quantities.
         if let Some(action) = delivery::read(input) {
             self.covered.iter_mut().for_each(|c| *c = true);
+            // («listo, eso es todo, a Obrajes»: the summary asked with it.)
+            if self.state() == State::CartOpen && says_done(&input.customer_message) {
+                return Proposal::new(vec![action, ProposedAction::new("REVIEW_ORDER")], "");
+            }
             return one(action);
         }
         if let Some(proposal) = self.pickup_said() {
@@ -3980,6 +3993,16 @@ impl Reader<'_> {
             && !lexicon::wants_nothing_more(self.text)
             && !lexicon::pays_by_cancelling(self.words)
         {
+            // «ya no quiero el flan», «no quiero la de coco»: a thing pointed
+            // at after «no quiero» that no product reads is something taken
+            // out, unread — never the whole order called off.
+            if self.unread_thing_not_wanted() {
+                return clarify(if input.cart.lines.is_empty() {
+                    messages::CLARIFY_DEFAULT
+                } else {
+                    messages::WHICH_LINE
+                });
+            }
             lexicon::cover(self.words, lexicon::CANCEL, &mut self.covered);
             return one(ProposedAction::new("CANCEL_ORDER"));
         }
@@ -4023,6 +4046,59 @@ impl Reader<'_> {
             } else {
                 found
             };
+        // «quita el café», «ya no quiero el té» with one of them in the cart:
+        // what is taken out can only be a line held.
+        let mut found = found;
+        let swaps = self.words.iter().any(|w| swap_verb(w)) || any(self.text, INSTEAD);
+        let takes_out =
+            self.words.iter().any(|w| lexicon::removes(w)) || any(self.text, lexicon::REMOVE);
+        if takes_out && !swaps {
+            for m in found.iter_mut().filter(|m| m.candidates.len() > 1) {
+                let held: Vec<ProductId> = m
+                    .candidates
+                    .iter()
+                    .copied()
+                    .filter(|id| input.cart.holds(*id))
+                    .collect();
+                if held.len() == 1 {
+                    m.candidates = held;
+                }
+            }
+        }
+        // «el dulce de chocolate pa comer», «y pa tomar el de chocolate»: to
+        // eat is no drink, to drink is one (by the catalog's «bebida» tag).
+        let to_eat = self.has(&["pa comer", "para comer", "de comer"]);
+        let to_drink = self.has(&[
+            "pa tomar",
+            "para tomar",
+            "de tomar",
+            "pa beber",
+            "para beber",
+        ]);
+        let drink = |id: ProductId| {
+            input
+                .product_catalog
+                .iter()
+                .find(|e| e.product_id == id)
+                .is_some_and(|e| e.tags.iter().any(|t| normalize(t) == "bebida"))
+        };
+        let tagged = input
+            .product_catalog
+            .iter()
+            .any(|e| e.tags.iter().any(|t| normalize(t) == "bebida"));
+        if tagged && to_eat != to_drink {
+            for m in found.iter_mut().filter(|m| m.candidates.len() > 1) {
+                let fit: Vec<ProductId> = m
+                    .candidates
+                    .iter()
+                    .copied()
+                    .filter(|id| drink(*id) == to_drink)
+                    .collect();
+                if !fit.is_empty() {
+                    m.candidates = fit;
+                }
+            }
+        }
         if let Some(ambiguous) = found.iter().find(|m| m.candidates.len() > 1) {
             // «cambia uno de los cafés por un matcha»: which is asked, but the
             // answer must say the change again — a bare pick would only add.
@@ -4155,7 +4231,10 @@ impl Reader<'_> {
         }
         // "¿Cuánto me sale?" with a cart and no product named: the total.
         let asks_total = self.is_question() && self.has(&["cuanto"]);
-        let sounds_done = only_words_of(self.text, lexicon::DONE_WORDS);
+        // («Muchas gracias, muy amable»: thanks alone close nothing — the
+        // customer may go on ordering.)
+        let sounds_done = only_words_of(self.text, lexicon::DONE_WORDS)
+            && !only_words_of(self.text, lexicon::THANKS);
         // «ya» closes when it leads or stands nearly alone («bueno ya»), not in
         // «qué rico todo, ya se me hace agua la boca».
         let other_done: Vec<&str> = lexicon::DONE
@@ -4279,6 +4358,54 @@ impl Reader<'_> {
         Some(one(ProposedAction::new("ADD_TO_CART")
             .product(id)
             .quantity(n)))
+    }
+
+    /// «ya no quiero el flan»: the only call-off is «no quiero», and what
+    /// follows it points at a thing other than the order («el pedido», «nada»,
+    /// «todo»).
+    fn unread_thing_not_wanted(&self) -> bool {
+        let called_off_by_name = self
+            .words
+            .iter()
+            .any(|w| w.starts_with("cancel") || w.starts_with("anul") || w.starts_with("olvid"));
+        let Some(at) = self.words.windows(2).position(|w| w == ["no", "quiero"]) else {
+            return false;
+        };
+        let pointed = |k: usize| {
+            matches!(
+                self.words.get(k),
+                Some(
+                    &("el"
+                        | "la"
+                        | "los"
+                        | "las"
+                        | "ese"
+                        | "esa"
+                        | "esos"
+                        | "esas"
+                        | "este"
+                        | "esta"
+                        | "del"
+                        | "un"
+                        | "una")
+                )
+            )
+        };
+        let order = |w: &str| {
+            matches!(
+                w,
+                "pedido"
+                    | "pedidito"
+                    | "orden"
+                    | "compra"
+                    | "carrito"
+                    | "todo"
+                    | "nada"
+                    | "mas"
+                    | "resto"
+            )
+        };
+        !called_off_by_name && pointed(at + 2) && self.words.get(at + 3).is_some_and(|w| !order(w))
     }
 
     /// «no cancela todavía», «no quiero cancelar», «aún no canceles»: a

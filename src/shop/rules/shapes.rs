@@ -2913,7 +2913,10 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     let in_cart = input.cart.holds(focus);
     let found = mentions::find(&words, &input.product_catalog);
     // («¿y si mejor saco el croissant?» … «dale, sácalo»: alone too.)
-    if in_cart
+    // («¿no tiene nueces el brownie?» … «uy, soy alérgico, quítalo» with no
+    // brownie in the cart: still the brownie — which is not there to take
+    // out, never the last line instead.)
+    if (in_cart || found.is_empty())
         && !found.iter().any(|m| m.candidates.contains(&focus))
         && let Some(at) = words
             .iter()
@@ -2927,6 +2930,30 @@ pub(super) fn pointed_at_focus(input: &ProposalInput, text: String) -> String {
     {
         let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
         out[at] = format!("quita el {}", normalize(name));
+        return out.join(" ");
+    }
+    // «el matcha lleva almendras, no? … sácame uno entonces»: one of the
+    // product just asked about, when nothing else is named.
+    if found.is_empty()
+        && let [at] = words
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| lexicon::removes(w))
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>()
+            .as_slice()
+        && words
+            .get(at + 1)
+            .is_some_and(|w| matches!(*w, "uno" | "una"))
+        && let Some(name) = name_of(input, focus)
+    {
+        let mut out: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        out[*at] = "quita".to_owned();
+        out[at + 1] = if in_cart {
+            format!("un {}", normalize(name))
+        } else {
+            format!("el {}", normalize(name))
+        };
         return out.join(" ");
     }
     // «dame los 3», and «dame 2 y tres americanos»: a count said after an order

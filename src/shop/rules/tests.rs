@@ -3245,7 +3245,8 @@ fn a_line_said_by_what_it_is_is_that_line_not_the_last() {
     let cart: &[(ProductId, i64)] = &[(6, 1), (3, 1), (1, 1)];
     for (message, expected) in [
         ("el dulce quitalo", vec!["REMOVE_ITEM 6"]),
-        ("el té que sean 3", vec!["CLARIFY"]),
+        // (Which tea: neither is in the cart.)
+        ("el té que sean 3", vec!["CLARIFY [Number(2), Number(4)]"]),
         ("el caliente sacalo", vec!["REMOVE_ITEM 3"]),
     ] {
         let now = described(message, CartOpen, cart);
@@ -8848,4 +8849,205 @@ fn greetings_pointers_notes_and_orders_said_again_are_read_as_meant() {
         ),
         ["ADD_TO_CART 5 x4"]
     );
+}
+
+/// The catalog's descriptions, as the demo shop writes them.
+fn described_catalog(i: &mut ProposalInput) {
+    with_products(
+        &mut i.product_catalog,
+        &[(9, "Limonada"), (10, "Cheesecake")],
+    );
+    for entry in &mut i.product_catalog {
+        entry.description = match entry.product_id {
+            2 => "Matcha latte con leche de almendras.",
+            3 => "Café de altura de los Yungas.",
+            4 => "Té negro especiado con leche.",
+            5 => "Cacao amazónico con leche.",
+            8 => "Espresso con leche espumada y canela.",
+            9 => "Limonada con hierbabuena.",
+            6 => "Brownie de chocolate con nueces.",
+            _ => "",
+        }
+        .into();
+        if ![6, 7, 10].contains(&entry.product_id) {
+            entry.tags = vec!["bebida".into()];
+        }
+    }
+}
+
+#[test]
+fn a_product_said_by_its_description_or_its_kind_in_the_cart_is_read() {
+    let read = |state: State, message: &str, cart: &[(ProductId, i64)]| {
+        let mut i = input(state, message, cart);
+        described_catalog(&mut i);
+        describe(&propose(&i))
+    };
+    // Another ending of a description's word, or a word spelled by ear.
+    assert_eq!(
+        read(
+            State::CartOpen,
+            "y un cafecito con leche espumosa",
+            &[(6, 2)]
+        ),
+        ["ADD_TO_CART 8 x1"]
+    );
+    assert_eq!(
+        read(State::Idle, "ola kiero 2 del de ierbabuena", &[]),
+        ["ADD_TO_CART 9 x2"]
+    );
+    // «el té» pointed at, with the chai the only tea in the cart.
+    assert_eq!(
+        read(State::CartOpen, "ya no kiero el te", &[(4, 2), (6, 2)]),
+        ["REMOVE_ITEM 4"]
+    );
+    assert_eq!(
+        read(State::CartOpen, "quita el cafe", &[(3, 2), (6, 2)]),
+        ["REMOVE_ITEM 3"]
+    );
+    // A tea party is no tea.
+    assert_eq!(
+        read(
+            State::Idle,
+            "buenas tardes, para el té de mis amigas necesito una docena de croissants",
+            &[]
+        ),
+        ["ADD_TO_CART 7 x12"]
+    );
+    // Someone's order said for them.
+    assert_eq!(
+        read(
+            State::Idle,
+            "el mayor quiere el de maracuya y el chiquito un chocolate caliente",
+            &[]
+        ),
+        ["ADD_TO_CART 1 x1", "ADD_TO_CART 5 x1"]
+    );
+    // To eat is no drink.
+    assert_eq!(
+        read(State::Idle, "el dulce de chocolate pa comer", &[]),
+        ["ADD_TO_CART 6 x1"]
+    );
+    assert!(
+        !read(
+            State::Idle,
+            "mi hijo quiere saber si el brownie tiene nueces",
+            &[]
+        )
+        .iter()
+        .any(|a| a.starts_with("ADD_TO_CART")),
+    );
+}
+
+#[test]
+fn no_quiero_before_an_unread_thing_never_calls_the_order_off() {
+    let cart = [(4, 2), (6, 2)];
+    assert_eq!(
+        summary(State::CartOpen, "ya no quiero el flan", &cart),
+        ["CLARIFY"]
+    );
+    assert_eq!(
+        summary(State::CartOpen, "ya no quiero el pedido", &cart),
+        ["CANCEL_ORDER"]
+    );
+    assert_eq!(
+        summary(State::CartOpen, "ya no quiero nada, cancela", &cart),
+        ["CANCEL_ORDER"]
+    );
+}
+
+#[test]
+fn thanks_alone_close_nothing_and_a_count_settled_on_is_the_one() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "Muchas gracias, muy amable",
+            &[(4, 1), (7, 1)],
+            &["REPLY"],
+        ),
+        (
+            CartOpen,
+            "eso es todo, gracias",
+            &[(4, 1), (7, 1)],
+            &["REVIEW_ORDER"],
+        ),
+        (
+            CartOpen,
+            "y 2 chais, digo 3, no bueno, 2 están bien",
+            &[(8, 1)],
+            &["ADD_TO_CART 4 x2"],
+        ),
+        (
+            CartOpen,
+            "y ya no el chai",
+            &[(4, 2), (6, 2)],
+            &["REMOVE_ITEM 4"],
+        ),
+    ]);
+    // «…solo brownie» with a brownie in the cart keeps it, adds none.
+    assert_eq!(
+        summary(
+            CartOpen,
+            "y ya no el chai tampoco, solo brownie",
+            &[(4, 2), (6, 1)]
+        ),
+        ["REMOVE_ITEM 4"]
+    );
+    // «que sea chai» with a chai in the cart still brings one in.
+    assert_eq!(
+        summary(
+            CartOpen,
+            "Ah, y uno de los capuchinos que sea chai mejor, a mi jefa no le gusta el café",
+            &[(8, 3), (3, 2), (4, 1)]
+        ),
+        ["UPDATE_QUANTITY 8 x2", "ADD_TO_CART 4 x1"]
+    );
+}
+
+#[test]
+fn taking_out_after_a_question_about_a_product_means_that_product() {
+    let read = |message: &str, cart: &[(ProductId, i64)], focus: ProductId, last: ProductId| {
+        let mut i = input(State::CartOpen, message, cart);
+        with_products(
+            &mut i.product_catalog,
+            &[(9, "Limonada"), (10, "Cheesecake")],
+        );
+        i.focus = Some(focus);
+        i.last_changed = vec![last];
+        describe(&propose(&i))
+    };
+    // One of the matchas asked about, not the last line.
+    assert_eq!(
+        read(
+            "mi novia es alérgica a los frutos secos, sacame uno entonces",
+            &[(2, 2), (10, 1)],
+            2,
+            10
+        ),
+        ["UPDATE_QUANTITY 2 x1"]
+    );
+    // The brownie asked about is not in the cart: it is what «quítalo»
+    // means (the backend says it is not there), never the limonada.
+    assert_eq!(
+        read("uy no, soy alergico, quitalo", &[(9, 1)], 6, 9),
+        ["REMOVE_ITEM 6"]
+    );
+    let mut i = input(State::Browsing, "uh ok, entonces dame dos", &[]);
+    i.focus = Some(2);
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 2 x2"]);
+}
+
+#[test]
+fn the_way_said_with_the_order_done_asks_the_summary_too() {
+    let mut i = input(
+        State::CartOpen,
+        "listo eso es todo es para domicilio en Obrajes",
+        &[(8, 2), (6, 2)],
+    );
+    i.delivery = Some(demo_delivery());
+    assert_eq!(describe(&propose(&i)), ["SET_FULFILMENT", "REVIEW_ORDER"]);
+    // The way alone is only the way.
+    let mut i = input(State::CartOpen, "es para domicilio en Obrajes", &[(8, 2)]);
+    i.delivery = Some(demo_delivery());
+    assert_eq!(describe(&propose(&i)), ["SET_FULFILMENT"]);
 }
