@@ -361,7 +361,15 @@ pub async fn plan(
         return Ok(proposed(start, proposal, "rules", cart, memo, Vec::new()));
     }
     let names_a_product = super::rules::names_a_product(&payload.text, &catalog_entries);
-    let class = classify(&payload.text, names_a_product);
+    let class = match classify(&payload.text, names_a_product) {
+        // «…estoy de mochilero con mi novia, ¿para qué lado quedan ustedes?»:
+        // a word of small talk beside a question about what the shop knows
+        // is the shop's to answer.
+        MessageClass::OffTopic if super::knowledge::route::asks_of_a_topic(&payload.text) => {
+            MessageClass::Shop
+        }
+        class => class,
+    };
     if class != MessageClass::Shop {
         return Ok(Plan::Guard { start, class, memo });
     }

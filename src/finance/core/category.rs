@@ -422,9 +422,7 @@ pub static CATEGORIES: &[Category] = &[
             "fotocopias",
             "impresiones",
             "tesis",
-            // «copias pal examen»: what an exam needs.
-            "examen",
-            "examenes",
+            // «impresiones pa la tarea».
             "tarea",
             "tareas",
             "inscripcion",

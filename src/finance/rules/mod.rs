@@ -869,8 +869,23 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
                 Some("de" | "los" | "las" | "el" | "la" | "unos" | "unas" | "por" | "en")
             )
     });
-    let told_again =
-        !message.amounts.is_empty() && (message.has(words::SPEND) || figure_of_a_thing);
+    // (Said as a correction, it is one: «me equivoqué, 650 eran servicios»,
+    // «corrige: lo del internet 650 va en servicios».)
+    let corrects = message.has(&[
+        "me equivoque",
+        "corrige",
+        "corregir",
+        "corrijo",
+        "eso era",
+        "era de",
+        "era en",
+        "no era",
+        "eran",
+        "estaba mal",
+        "no es",
+    ]);
+    let told_again = !message.amounts.is_empty()
+        && (message.has(words::SPEND) || (figure_of_a_thing && !corrects));
     if (message.has(words::CORRECTION) || puts_elsewhere(message))
         && !told_again
         && let Some(target) = corrected_category(&message.tokens)
@@ -1955,7 +1970,8 @@ const CREDIT_GIVEN: &[&str] = &[
     "le vendi fiado",
     "les vendi fiado",
     "le deje fiado",
-    "me quedo debiendo",
+    // (Never «me quedo debiendo»: unaccented, «quedo» is the person still
+    // owing as much as «quedó», someone who owes them.)
     "me quedaron debiendo",
 ];
 
@@ -2188,6 +2204,8 @@ fn read_debt(message: &Message) -> DebtRead {
                             | "hasta"
                     ) && t.norm.parse::<f64>().is_err()
                         && amount::amounts_in(&t.norm).is_empty()
+                        // («al banco le debo 5000»: «le» takes the name up again.)
+                        && !matches!(t.norm.as_str(), "le" | "les")
                 })
                 .take(3)
                 .map(|t| t.raw.as_str())
@@ -2212,6 +2230,14 @@ fn read_debt(message: &Message) -> DebtRead {
                         | "quincena"
                         | "tiempo"
                         | "mas"
+                        // («al final le debo 300 a Juan»: at the end, not whom.)
+                        | "final"
+                        | "rato"
+                        | "ratito"
+                        | "menos"
+                        | "mejor"
+                        | "contrario"
+                        | "momento"
                 )
             });
             if !name.is_empty() && !when {

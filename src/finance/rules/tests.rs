@@ -1760,10 +1760,20 @@ fn credit_given_whom_said_first_and_a_cap_wished_are_read() {
     // A cap wished, with no period.
     let cap = only("quiero gastar no mas de 400 en comer fuera, o sea restaurantes y eso");
     assert_eq!(kind(&cap), "SET_BUDGET");
-    // What an exam needs is schooling.
+    // An exam is no school by itself («examen de sangre»).
+    assert_ne!(category(&only("examen de sangre 350")), Some("educacion"));
+    // Whom, never the words of when («al final»), nor the «le» after it.
+    assert_eq!(debt_name(&only("al banco le debo 5000")), Some("banco"));
     assert_eq!(
-        category(&only("copias pal examen 45.50")),
-        Some("educacion")
+        debt_name(&only("al final le debo 300 a Juan")),
+        Some("Juan")
+    );
+    // «me quedo debiendo»: unaccented, the person may be the one owing.
+    assert_ne!(
+        only("me quedo debiendo 300 con el banco")
+            .params
+            .debt_owed_to_me,
+        Param::Given(true)
     );
     // The figure said again is one figure.
     let balance = only("en el banco tengo 22 mil, 22000 justos");
@@ -1776,6 +1786,13 @@ fn a_thing_and_its_figure_said_with_where_it_goes_is_a_new_movement() {
     let new = only("y el internet de la casa 650, eso va en servicios");
     assert_eq!(kind(&new), "LOG_TRANSACTION");
     assert_eq!(category(&new), Some("servicios"));
+    // Said as a correction, it is one.
+    for corrected in [
+        "me equivoqué, 650 eran servicios no comida",
+        "corrige: lo del internet 650 va en servicios",
+    ] {
+        assert_eq!(kind(&only(corrected)), "CORRECT_CATEGORY", "{corrected}");
+    }
     // A movement pointed at by «ese último gasto», moved.
     let moved = only("oye mejor cambia ese ultimo gasto a entretenimiento");
     assert_eq!(kind(&moved), "CORRECT_CATEGORY");

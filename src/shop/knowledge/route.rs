@@ -697,6 +697,12 @@ fn ends_with_a_tag(folded: &str) -> bool {
     })
 }
 
+/// Whether `text` asks something about a topic the knowledge covers (the
+/// hours, the place, the menu, payment…), whatever else it mentions.
+pub fn asks_of_a_topic(text: &str) -> bool {
+    asks(text) && Question::new(text).words.iter().any(|w| is_topic_word(w))
+}
+
 /// Whether `text` asks something, or tells of something the knowledge covers
 /// (a complaint, a topic such as the hours or the delivery) without ordering.
 pub fn asks_or_tells(text: &str) -> bool {
@@ -1677,6 +1683,21 @@ fn is_kind(attribute: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A word of small talk beside a question about the shop leaves it the
+    /// shop's; small talk alone is not.
+    #[test]
+    fn a_question_of_a_topic_is_the_shops_whatever_else_it_mentions() {
+        assert!(asks_of_a_topic(
+            "¡Hola! Estoy de mochilero con mi novia y el celu tiene 5% de batería. ¿Para qué lado quedan ustedes y cuánto se camina?"
+        ));
+        assert!(asks_of_a_topic(
+            "mi novio y yo vamos para allá, ¿dónde quedan exactamente?"
+        ));
+        assert!(!asks_of_a_topic("¿quién ganó el partido ayer?"));
+        assert!(!asks_of_a_topic("cuéntame un chiste"));
+        assert!(!asks_of_a_topic("¿quieres ser mi novia?"));
+    }
 
     #[test]
     fn wishes_counts_and_orders_said_again_ask_nothing_and_english_asks() {

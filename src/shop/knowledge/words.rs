@@ -908,6 +908,25 @@ pub fn is_general_word(word: &str) -> bool {
         "molestar",
         "disculpa",
         "disculpe",
+        // The story's everyday words («encima tardó casi una hora», «ya son
+        // las 10 y cuarto, ¿alcanzan a llegar?», «200 lucas digo
+        // bolivianos», «vengo de…», «anda muy triste»): never its subject.
+        "casi",
+        "encima",
+        "digo",
+        "pensaba",
+        "tipo",
+        "posible",
+        "alcanza",
+        "alcanzan",
+        "cuarto",
+        "anda",
+        "andan",
+        "ando",
+        "triste",
+        "vengo",
+        "venimos",
+        "contabilidad",
     ];
     GENERAL.contains(&word)
         || crate::detect::GREETINGS.contains(&word)
@@ -1697,7 +1716,9 @@ mod tests {
         assert_eq!(topic_of("perrita"), topic_of("perro"));
         assert!(topic_of("perrita").is_some());
         assert!(topic_of("bonita").is_none());
-        for word in ["ademas", "prefiero", "min", "anos", "perdon"] {
+        for word in [
+            "ademas", "prefiero", "min", "anos", "perdon", "casi", "encima", "alcanzan",
+        ] {
             assert!(is_general_word(word), "{word}");
         }
     }

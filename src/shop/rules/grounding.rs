@@ -634,11 +634,13 @@ fn added_up(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> 
 fn described(words: &[&str], catalog: &[crate::shop::contract::CatalogEntry]) -> Vec<ProductId> {
     let folded = mentions::catalog_words(catalog);
     let mut out = Vec::new();
+    // (A word of the description as customers say it: «espumosa» for
+    // «espumada», «ierbabuena».)
     for word in words.iter().filter(|w| w.chars().count() >= 4) {
         let word = mentions::singular(word);
         let having: Vec<ProductId> = folded
             .iter()
-            .filter(|(_, _, description)| description.iter().any(|d| d == word))
+            .filter(|(_, _, description)| description.iter().any(|d| mentions::describes(word, d)))
             .map(|(id, ..)| *id)
             .collect();
         if !having.is_empty() && having.len() <= 2 {

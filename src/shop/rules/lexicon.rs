@@ -167,11 +167,11 @@ pub const REMOVE: &[&str] = &[
     "sin",
     "ya no quiero",
     "no quiero",
-    // «y ya no el chai tampoco»: the line no longer wanted.
+    "ya no queremos",
+    "no queremos",
+    // «y ya no el chai tampoco»: the line no longer wanted. (Never «ya no
+    // la tienen»: «la», «los», «las» are pronouns there.)
     "ya no el",
-    "ya no la",
-    "ya no los",
-    "ya no las",
     "olvida",
     "olvidate",
     "descarta",
@@ -625,6 +625,10 @@ pub const CONFIRM: &[&str] = &[
     "si",
     "s",
     "sip",
+    // «sipi», «sipo». (Approval alone — «chévere», «joya» — is a yes only
+    // beside one: see APPROVAL.)
+    "sipi",
+    "sipo",
     "sii",
     "siii",
     "claro",

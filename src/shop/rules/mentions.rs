@@ -865,7 +865,7 @@ fn has_word(folded: &CatalogWords, id: ProductId, word: &str) -> bool {
 /// spelled by ear («ierbabuena»), or the same stem with another ending of
 /// how a thing is made («leche espumosa» for «espumada»). Six letters or
 /// more for the last two: short words have too many neighbours.
-fn describes(said: &str, own: &str) -> bool {
+pub(super) fn describes(said: &str, own: &str) -> bool {
     if said == own {
         return true;
     }

@@ -4050,8 +4050,11 @@ impl Reader<'_> {
         // what is taken out can only be a line held.
         let mut found = found;
         let swaps = self.words.iter().any(|w| swap_verb(w)) || any(self.text, INSTEAD);
-        let takes_out =
-            self.words.iter().any(|w| lexicon::removes(w)) || any(self.text, lexicon::REMOVE);
+        // («un café sin azúcar» takes nothing out.)
+        let takes_out = self.words.iter().any(|w| lexicon::removes(w))
+            || lexicon::REMOVE
+                .iter()
+                .any(|p| *p != "sin" && crate::text::contains_phrase(self.text, p));
         if takes_out && !swaps {
             for m in found.iter_mut().filter(|m| m.candidates.len() > 1) {
                 let held: Vec<ProductId> = m
@@ -4067,14 +4070,28 @@ impl Reader<'_> {
         }
         // «el dulce de chocolate pa comer», «y pa tomar el de chocolate»: to
         // eat is no drink, to drink is one (by the catalog's «bebida» tag).
-        let to_eat = self.has(&["pa comer", "para comer", "de comer"]);
-        let to_drink = self.has(&[
-            "pa tomar",
-            "para tomar",
-            "de tomar",
-            "pa beber",
-            "para beber",
+        // («para comer acá» says where, not what.)
+        let here = self.has(&[
+            "comer aca",
+            "comer aqui",
+            "comer ahi",
+            "comer alla",
+            "comer en",
+            "tomar aca",
+            "tomar aqui",
+            "tomar ahi",
+            "tomar alla",
+            "tomar en",
         ]);
+        let to_eat = !here && self.has(&["pa comer", "para comer", "de comer"]);
+        let to_drink = !here
+            && self.has(&[
+                "pa tomar",
+                "para tomar",
+                "de tomar",
+                "pa beber",
+                "para beber",
+            ]);
         let drink = |id: ProductId| {
             input
                 .product_catalog

@@ -8922,10 +8922,38 @@ fn a_product_said_by_its_description_or_its_kind_in_the_cart_is_read() {
         ),
         ["ADD_TO_CART 1 x1", "ADD_TO_CART 5 x1"]
     );
-    // To eat is no drink.
+    // To eat is no drink; «para comer acá» says where.
     assert_eq!(
         read(State::Idle, "el dulce de chocolate pa comer", &[]),
         ["ADD_TO_CART 6 x1"]
+    );
+    assert_ne!(
+        read(State::Idle, "el de chocolate para comer acá", &[]),
+        ["ADD_TO_CART 6 x1"]
+    );
+    // «sin» takes nothing out: a coffee without sugar is asked, not the one
+    // held added.
+    assert_ne!(
+        read(State::CartOpen, "quiero un café sin azúcar", &[(8, 1)]),
+        ["ADD_TO_CART 8 x1"]
+    );
+    // «no queremos el brownie» adds none; «si ya no la tienen» takes
+    // nothing out.
+    for refused in ["no queremos el brownie", "mi hijo no quiere el brownie"] {
+        assert!(
+            !read(State::CartOpen, refused, &[(6, 1), (8, 1)])
+                .iter()
+                .any(|a| a.starts_with("ADD_TO_CART")),
+            "{refused}"
+        );
+    }
+    assert_eq!(
+        read(
+            State::CartOpen,
+            "si ya no la tienen, dame un matcha",
+            &[(2, 1), (8, 1)]
+        ),
+        ["ADD_TO_CART 2 x1"]
     );
     assert!(
         !read(
@@ -9050,4 +9078,29 @@ fn the_way_said_with_the_order_done_asks_the_summary_too() {
     let mut i = input(State::CartOpen, "es para domicilio en Obrajes", &[(8, 2)]);
     i.delivery = Some(demo_delivery());
     assert_eq!(describe(&propose(&i)), ["SET_FULFILMENT"]);
+}
+
+#[test]
+fn regional_approvals_at_the_summary_confirm() {
+    for yes in ["sipi", "sipo", "dale nomás", "conforme"] {
+        assert_eq!(
+            summary(State::Checkout, yes, &[(8, 2)]),
+            ["CONFIRM_ORDER"],
+            "{yes}"
+        );
+    }
+}
+
+#[test]
+fn a_model_naming_a_product_by_its_description_as_said_is_grounded() {
+    let grounded = |message: &str, id: ProductId, q: i64| {
+        let mut i = input(State::CartOpen, message, &[(6, 1)]);
+        described_catalog(&mut i);
+        let add = ProposedAction::new("ADD_TO_CART").product(id).quantity(q);
+        grounding::ungrounded(&i, &Proposal::new(vec![add], "")).is_empty()
+    };
+    assert!(grounded("y un cafecito con leche espumosa", 8, 1));
+    assert!(grounded("2 del de ierbabuena", 9, 2));
+    // A word no description has names nothing.
+    assert!(!grounded("y uno con leche de soya", 8, 1));
 }
