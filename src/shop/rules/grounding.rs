@@ -489,6 +489,16 @@ impl Grounds {
     }
 }
 
+/// Nothing of the order wanted any more, said in so many words.
+const NOTHING_WANTED: &[&str] = &[
+    "no pido nada",
+    "no voy a pedir nada",
+    "no quiero nada",
+    "no llevo nada",
+    "no voy a llevar nada",
+    "no compro nada",
+];
+
 /// The one product the customer's message before this one named, or else the
 /// bot's last reply named, that is not in the cart: talked about, not ordered.
 fn asked_about(input: &ProposalInput) -> Option<ProductId> {
@@ -902,9 +912,14 @@ fn ungrounded_in(input: &ProposalInput, proposal: &Proposal) -> Vec<(usize, Ungr
                 }
             }
             // Emptying the cart and calling an order off are different requests.
+            // («mejor no pido nada, gracias igual»: nothing wanted, the cart
+            // emptied — never «no quiero nada más», which closes it.)
             ActionKind::ClearCart => asked(
                 kind,
-                grounds.read_as(&["CLEAR_CART"]) || lexicon::clears(&grounds.text),
+                grounds.read_as(&["CLEAR_CART"])
+                    || lexicon::clears(&grounds.text)
+                    || (grounds.says(NOTHING_WANTED)
+                        && !lexicon::wants_nothing_more(&grounds.text)),
             ),
             ActionKind::CancelOrder => asked(
                 kind,

@@ -9081,6 +9081,20 @@ fn the_way_said_with_the_order_done_asks_the_summary_too() {
 }
 
 #[test]
+fn a_model_emptying_the_cart_when_nothing_is_wanted_is_grounded() {
+    let grounded = |message: &str| {
+        let i = input(State::CartOpen, message, &[(5, 2)]);
+        grounding::ungrounded(
+            &i,
+            &Proposal::new(vec![ProposedAction::new("CLEAR_CART")], ""),
+        )
+        .is_empty()
+    };
+    assert!(grounded("no mentira, mejor no pido nada, gracias igual"));
+    assert!(!grounded("no quiero nada más, gracias"));
+}
+
+#[test]
 fn regional_approvals_at_the_summary_confirm() {
     for yes in ["sipi", "sipo", "dale nomás", "conforme"] {
         assert_eq!(
