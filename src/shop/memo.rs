@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::shop::core::ProductId;
+use crate::shop::core::{ProductId, State};
 
 /// Clarifications in a row, without progress, before a person is offered.
 pub const CLARIFICATIONS_BEFORE_PERSON: u32 = 3;
@@ -84,6 +84,16 @@ impl ShopMemo {
         self.choice_quantity = None;
         self.choices_named = false;
         self.focus = Some(product);
+    }
+
+    /// Whether a product asked about stays what «dame 2» means in `state`:
+    /// while shopping and at the summary (an order there reopens the cart),
+    /// never once the order is placed.
+    pub fn focus_holds_in(state: State) -> bool {
+        matches!(
+            state,
+            State::Idle | State::Browsing | State::CartOpen | State::Checkout
+        )
     }
 
     /// As stored: nothing when there is nothing to remember.

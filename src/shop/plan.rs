@@ -465,12 +465,7 @@ pub async fn plan(
         let mut memo = memo;
         match asked.as_slice() {
             // As when the product is shown.
-            [only]
-                if matches!(
-                    start,
-                    State::Idle | State::Browsing | State::CartOpen | State::Checkout
-                ) =>
-            {
+            [only] if ShopMemo::focus_holds_in(start) => {
                 memo.focus_on(*only);
             }
             _ => memo.focus = None,
@@ -595,13 +590,7 @@ pub async fn plan(
                 .collect();
         }
         let memo = match asked.first() {
-            Some(only)
-                if asked.len() == 1
-                    && matches!(
-                        start,
-                        State::Idle | State::Browsing | State::CartOpen | State::Checkout
-                    ) =>
-            {
+            Some(only) if asked.len() == 1 && ShopMemo::focus_holds_in(start) => {
                 let mut memo = memo;
                 memo.focus_on(*only);
                 Some(memo)
@@ -786,12 +775,7 @@ pub async fn plan(
             // As for any answer about one product: it is what «dame 2» means next.
             let asked = super::rules::products_in(&answered.question, &input.product_catalog);
             match asked.as_slice() {
-                [only]
-                    if matches!(
-                        start,
-                        State::Idle | State::Browsing | State::CartOpen | State::Checkout
-                    ) =>
-                {
+                [only] if ShopMemo::focus_holds_in(start) => {
                     memo.focus_on(*only);
                 }
                 [] => {}

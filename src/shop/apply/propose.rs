@@ -10,6 +10,7 @@ use crate::outbox::Author;
 use crate::shop::contract::Proposal;
 use crate::shop::core::{Action, ActionKind, ActionType, Effect, State, evaluate_with};
 use crate::shop::effects::{ComposeJob, StoreOp};
+use crate::shop::memo::ShopMemo;
 use crate::shop::plan::ProposePlan;
 use crate::shop::reply::OrderRef;
 use crate::shop::rules::grounding::Ungrounded;
@@ -172,10 +173,7 @@ pub fn apply(input: &TurnInput<'_>, plan: ProposePlan, decision: &mut Decision) 
     if memo.focus.is_none()
         && memo.choices.is_empty()
         && answered_about.len() == 1
-        && matches!(
-            eval.state,
-            State::Idle | State::Browsing | State::CartOpen | State::Checkout
-        )
+        && ShopMemo::focus_holds_in(eval.state)
         && let Some(only) = answered_about.first()
     {
         memo.focus_on(*only);
@@ -356,13 +354,11 @@ fn remember(
         memo.choices.clear();
     }
     // A list stays pickable while the customer shops; past the summary it is done.
-    // (At the summary, a product asked about stays what «dame 2» means: an
-    // order reopens the cart.)
     if !matches!(eval.state, State::Idle | State::Browsing | State::CartOpen) {
         memo.choices.clear();
-        if eval.state != State::Checkout {
-            memo.focus = None;
-        }
+    }
+    if !ShopMemo::focus_holds_in(eval.state) {
+        memo.focus = None;
     }
     if memo.choices.is_empty() {
         memo.choice_quantity = None;

@@ -4092,24 +4092,24 @@ impl Reader<'_> {
                 "pa beber",
                 "para beber",
             ]);
-        let drink = |id: ProductId| {
-            input
+        if to_eat != to_drink {
+            let drinks: Vec<ProductId> = input
                 .product_catalog
                 .iter()
-                .find(|e| e.product_id == id)
-                .is_some_and(|e| e.tags.iter().any(|t| normalize(t) == "bebida"))
-        };
-        let tagged = input
-            .product_catalog
-            .iter()
-            .any(|e| e.tags.iter().any(|t| normalize(t) == "bebida"));
-        if tagged && to_eat != to_drink {
-            for m in found.iter_mut().filter(|m| m.candidates.len() > 1) {
+                .filter(|e| e.tags.iter().any(|t| normalize(t) == "bebida"))
+                .map(|e| e.product_id)
+                .collect();
+            // (Only where the catalog tags its drinks.)
+            let tagged = !drinks.is_empty();
+            for m in found
+                .iter_mut()
+                .filter(|m| tagged && m.candidates.len() > 1)
+            {
                 let fit: Vec<ProductId> = m
                     .candidates
                     .iter()
                     .copied()
-                    .filter(|id| drink(*id) == to_drink)
+                    .filter(|id| drinks.contains(id) == to_drink)
                     .collect();
                 if !fit.is_empty() {
                     m.candidates = fit;
