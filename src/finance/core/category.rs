@@ -138,6 +138,8 @@ pub static CATEGORIES: &[Category] = &[
             "mandado",
             "despensa",
             "mercado",
+            // «pa mercar», «hacer el mercado» (Colombia).
+            "mercar",
             "walmart",
             "soriana",
             "chedraui",
@@ -312,6 +314,9 @@ pub static CATEGORIES: &[Category] = &[
             "mantenimiento",
             "predial",
             "expensas",
+            // Building fees as they are said in Venezuela, Mexico and Peru.
+            "condominio",
+            "cuota del edificio",
             "gastos de comunidad",
             "comunidad de vecinos",
             "cuota de la comunidad",

@@ -160,6 +160,37 @@ pub fn asks_for_my_data(text: &str) -> bool {
         && !asks_to_erase(text)
 }
 
+/// «solo anota la venta de 320 mil, lo del mercado lo anoto después»: a part
+/// the user says they will log later, with no figure of its own, is left out.
+fn without_deferred(raw: &str) -> String {
+    const LATER: &[&str] = &[
+        "lo anoto despues",
+        "lo anoto luego",
+        "lo anoto mas tarde",
+        "lo apunto despues",
+        "lo apunto luego",
+        "lo registro despues",
+        "lo registro luego",
+        "eso despues",
+        "eso luego",
+    ];
+    let parts: Vec<&str> = raw.split(',').collect();
+    if parts.len() < 2 {
+        return raw.to_owned();
+    }
+    let kept: Vec<&str> = parts
+        .iter()
+        .enumerate()
+        .filter(|(k, part)| {
+            *k == 0
+                || part.chars().any(|c| c.is_ascii_digit())
+                || !LATER.iter().any(|p| any(&normalize(part), &[p]))
+        })
+        .map(|(_, part)| *part)
+        .collect();
+    kept.join(",")
+}
+
 /// A message read once: its text, normalized form, tokens, and the date phrase it
 /// holds (cut out before amounts are read, so "el 15" is not fifteen pesos).
 struct Message {
@@ -277,6 +308,7 @@ fn without_vague(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
 
 impl Message {
     fn read(raw: &str, today: chrono::NaiveDate, direction: Direction) -> Message {
+        let raw = &without_deferred(raw);
         // «q no me pase d 800»: chat spellings read as their words.
         let norm = words::chat_spelled(&normalize(raw));
         let (date, rest) = date::take_date(raw, today, direction);
@@ -892,7 +924,15 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     {
         return one(action("CORRECT_CATEGORY").with(|p| p.category = Some(json!(target.key))));
     }
-    if message.has(words::SIMULATE) {
+    // «si me compro unas zapatillas de 95.000 el viernes, ¿llego a fin de
+    // mes?»: a purchase put as a condition and asked about is simulated («sí
+    // me compro los tenis», said, tells one).
+    let conditional_purchase = message.question()
+        && !message.amounts.is_empty()
+        && ["si me compro ", "si compro ", "si me gasto ", "si gasto "]
+            .iter()
+            .any(|p| message.norm.starts_with(p));
+    if message.has(words::SIMULATE) || conditional_purchase {
         return simulate(message, input);
     }
     let asks = message.question();
@@ -905,6 +945,13 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         "me debes",
         "me quedo a deber",
         "me quedaron a deber",
+        // «¿cuánto me falta cobrarle a Julio?»: what is still to collect.
+        "me falta cobrar",
+        "me falta cobrarle",
+        "me falta cobrarles",
+        "falta cobrarle",
+        "tengo que cobrarle",
+        "tengo por cobrar",
     ]) && !message.has(&["le debo", "les debo", "debo"])
         && !message.has(words::SPEND)
         // «le presté 800 a mi sobrina», «le di prestados 500»: money lent, owed
@@ -1688,6 +1735,20 @@ fn describe(message: &Message) -> (Option<String>, Option<String>) {
                 "pesos"
                     | "peso"
                     | "mxn"
+                    // «anota 15 lucas»: the verb of noting and the slang for
+                    // money are no concept.
+                    | "lucas"
+                    | "luca"
+                    | "varos"
+                    | "bolas"
+                    | "soles"
+                    | "bs"
+                    | "anota"
+                    | "anotame"
+                    | "apunta"
+                    | "apuntame"
+                    | "registra"
+                    | "registrame"
                     | "me"
                     | "se"
                     | "hoy"

@@ -1798,3 +1798,38 @@ fn a_thing_and_its_figure_said_with_where_it_goes_is_a_new_movement() {
     assert_eq!(kind(&moved), "CORRECT_CATEGORY");
     assert_eq!(category(&moved), Some("entretenimiento"));
 }
+
+#[test]
+fn sales_and_the_till_are_read_and_a_part_left_for_later_is_not() {
+    // Money taken from the till to buy groceries goes out; the sale came in.
+    let both =
+        idle("hoy vendí en la tienda 320 mil y saqué 50 mil de la caja pa mercar pa la casa");
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert_eq!(category(&both[0]), Some("otros_ingresos"));
+    assert_eq!(category(&both[1]), Some("supermercado"));
+    assert_eq!(both[1].params.amount, Param::Given(5_000_000));
+    // «la venta» is income; what is left «para después» is not read.
+    let sale = only("solo anota la venta de 320 mil, lo del mercado lo anoto después");
+    assert_eq!(category(&sale), Some("otros_ingresos"));
+    assert_eq!(sale.params.amount, Param::Given(32_000_000));
+    // Building fees are housing; the slang for money and the verb of noting
+    // are no concept.
+    assert_eq!(category(&only("pague 540 de condominio")), Some("vivienda"));
+    let noted = only("anota 15 lucas");
+    assert_eq!(noted.params.amount, Param::Given(1_500_000));
+    assert_eq!(noted.params.description, None, "{noted:?}");
+}
+
+#[test]
+fn what_is_left_to_collect_is_asked_and_a_purchase_put_as_a_condition_is_simulated() {
+    let asked = only("cuánto me falta cobrarle a Julio?");
+    assert_eq!(kind(&asked), "QUERY_DATA");
+    let simulated = only("si me compro unas zapatillas de 95.000 el viernes llego a fin de mes?");
+    assert_eq!(kind(&simulated), "SIMULATE_PURCHASE");
+    assert_eq!(simulated.params.amount, Param::Given(9_500_000));
+    // Said, not asked, it is a purchase made.
+    assert_eq!(
+        kind(&only("sí me compro los tenis de 2300, ya los pagué")),
+        "LOG_TRANSACTION"
+    );
+}

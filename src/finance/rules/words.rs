@@ -81,6 +81,11 @@ pub const INCOME: &[&str] = &[
     "vendi",
     // «hoy en el puesto he vendido 1,250», «vendimos 800».
     "he vendido",
+    // «anota la venta de 320 mil», «las ventas del día: 1,200».
+    "la venta de",
+    "las ventas de",
+    "las ventas del",
+    "la venta del",
     "hemos vendido",
     "vendimos",
     "me llego",

@@ -868,6 +868,33 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
                 .iter()
                 .any(|g| g.len() >= 4 && !g.contains(' ') && strsim::damerau_levenshtein(w, g) <= 1)
     };
+    // «hola causa, ¿cuánto está…?», «oye tío, …»: whom the question is said
+    // to, first or right after a greeting, is no thing asked about.
+    let vocative = |w: &str| {
+        crate::shop::rules::is_vocative(w)
+            && folded.iter().enumerate().any(|(i, t)| {
+                *t == w
+                    && (i == 0
+                        || matches!(
+                            folded[i - 1],
+                            "hola"
+                                | "ola"
+                                | "buenas"
+                                | "buenos"
+                                | "oye"
+                                | "oiga"
+                                | "ey"
+                                | "hey"
+                                | "epa"
+                                | "ya"
+                                | "dale"
+                                | "gracias"
+                                | "mira"
+                                | "wena"
+                                | "wenas"
+                        ))
+            })
+    };
     // «el matcha vino todo derramado», «me vino frío»: came, not wine — after
     // the thing that came.
     let came = |w: &str| {
@@ -896,7 +923,7 @@ async fn search_and_answer(ask: &Ask<'_>) -> sqlx::Result<Answer> {
         .words
         .iter()
         .filter(|w| !named_after.contains(&w.as_str()) && !part_of_known(w))
-        .filter(|w| !the_shops_own(w) && !greeting(w) && !came(w))
+        .filter(|w| !the_shops_own(w) && !greeting(w) && !came(w) && !vocative(w))
         .filter(|w| w.chars().count() >= 3 && !NEUTRAL.contains(&w.as_str()))
         .filter(|w| !VOICE.contains(&w.as_str()))
         // A topic's word is no unknown thing while the shop wrote about the

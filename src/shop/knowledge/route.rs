@@ -446,6 +446,143 @@ fn tells_of_oneself(clause: &str) -> bool {
             .any(|w| crate::text::token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
 }
 
+/// «Hola, vengo de Madrid con mi perro», «mi hija es celíaca y el sábado
+/// vamos con mi hermana»: a scene told before a question — nothing asked,
+/// ordered, counted or named of the catalog (a time said is no count: «de 5
+/// meses»).
+fn scene(part: &str, names_product: &impl Fn(&str) -> bool) -> bool {
+    let folded = normalize(part);
+    let words = tokens(&folded);
+    let counted = words.iter().enumerate().any(|(i, w)| {
+        (crate::text::token_number(w).is_some() || w.chars().any(|c| c.is_ascii_digit()))
+            && !matches!(*w, "un" | "una" | "uno")
+            && !words.get(i + 1).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "meses" | "mes" | "anos" | "ano" | "dias" | "semanas" | "horas" | "minutos"
+                )
+            })
+    });
+    // («algo frío pe», «un postre que no tenga nueces»: a thing asked for by
+    // its kind is a request.)
+    !english(part)
+        && !part.contains(['?', '¿'])
+        && !asks_whole(part)
+        && !names_product(part)
+        && !counted
+        && !words.contains(&"algo")
+        && !crate::shop::rules::says_a_kind(&folded)
+        && !crate::shop::rules::shop_phrases(&folded).request
+        && !crate::shop::rules::calls_off_or_closes(part)
+        && crate::shop::rules::delivery::mode_said(part).is_none()
+}
+
+/// English is read whole: «my hotel is in El Prado, you deliver?», «my son is
+/// allergic to nuts. brownie have nuts?».
+fn english(text: &str) -> bool {
+    tokens(&normalize(text))
+        .iter()
+        .any(|w| matches!(*w, "you" | "my" | "is" | "the" | "do" | "are" | "i"))
+}
+
+/// The words of a scene that name a topic the knowledge covers («perro»,
+/// «celíaca»), asked with the question after it; the rest of the scene is no
+/// part of what is asked.
+fn topic_words_of(scene: &str) -> Vec<String> {
+    Question::new(scene)
+        .words
+        .into_iter()
+        .filter(|w| is_topic_word(w))
+        .collect()
+}
+
+/// «celíaca», «alérgico», «vegana», «diabético»: a word of what one cannot eat.
+fn tells_a_diet(word: &str) -> bool {
+    [
+        "alerg",
+        "celiac",
+        "intoleran",
+        "vegan",
+        "vegetarian",
+        "diabet",
+        "dieta",
+        "lactosa",
+        "gluten",
+    ]
+    .iter()
+    .any(|stem| word.starts_with(stem))
+}
+
+/// «buenas, mi hija es celíaca…, que postre le puedo pedir sin gluten», «soy
+/// caraqueña y estoy embarazada que bebidas no tienen cafeína»: the scene
+/// before the words that open the question, and the question.
+fn after_a_scene(clause: &str, names_product: &impl Fn(&str) -> bool) -> Option<(String, String)> {
+    if english(clause) {
+        return None;
+    }
+    let parts: Vec<&str> = clause.split(',').collect();
+    // (The part after the comma opens a question of its own: marked, or
+    // opened by an interrogative — not a «que» giving a reason.)
+    let opens = |part: &str| {
+        let folded = normalize(part);
+        let first = tokens(&folded)
+            .into_iter()
+            .find(|w| !LEAD_INS.contains(w))
+            .map(str::to_owned);
+        part.trim_start().starts_with('¿')
+            || first.is_some_and(|w| {
+                INTERROGATIVES.contains(&w.as_str()) || matches!(w.as_str(), "como" | "que")
+            })
+            || tokens(&folded)
+                .windows(2)
+                .any(|w| w[0] == "que" && KIND_NOUNS.contains(&w[1]))
+    };
+    let at_comma = (1..parts.len()).find(|&k| {
+        opens(parts[k])
+            && asks_whole(parts[k])
+            && parts[..k].iter().all(|p| scene(p, names_product))
+    });
+    let (told, question) = match at_comma {
+        Some(k) => (parts[..k].join(","), parts[k..].join(",")),
+        None => {
+            // «…de 5 meses que bebidas no tienen cafeína»: «qué» before a kind
+            // of thing, with no comma before it.
+            let folded = normalize(clause);
+            let words = tokens(&folded);
+            let at = words
+                .windows(2)
+                .position(|w| w[0] == "que" && KIND_NOUNS.contains(&w[1]))?;
+            if at == 0 {
+                return None;
+            }
+            (words[..at].join(" "), words[at..].join(" "))
+        }
+    };
+    // («ayer dejé mi paraguas en una mesa, ¿lo tienen?»: a question pointing
+    // back asks of the scene's own thing.)
+    if !scene(&told, names_product) || tokens(&normalize(&told)).len() < 3 || points_back(&question)
+    {
+        return None;
+    }
+    Some((told.trim().to_owned(), question.trim().to_owned()))
+}
+
+/// Kinds of thing a shop sells, asked after «qué» («qué postres tienen»).
+const KIND_NOUNS: &[&str] = &[
+    "postre",
+    "postres",
+    "bebida",
+    "bebidas",
+    "opciones",
+    "productos",
+    "jugos",
+    "tortas",
+    "dulces",
+    "sabores",
+    "cafes",
+    "tes",
+];
+
 /// «Le agradecería mucho la información.», «Adicionalmente,», «Gracias de
 /// antemano»: manners around a question, with nothing asked or ordered.
 fn courtesy(clause: &str) -> bool {
@@ -644,6 +781,12 @@ fn asks_whole(clause: &str) -> bool {
                 | ["is" | "are", "there" | "it" | "the", ..]
         )
         || tokens(&folded).iter().any(|w| INTERROGATIVES.contains(w))
+        // «…, que postre le puedo pedir sin gluten», «que bebidas no tienen
+        // cafeína»: «qué» before a kind of thing the shop sells, with no
+        // article (a «que» giving a reason goes on with a verb or «el»).
+        || tokens(&folded)
+            .windows(2)
+            .any(|w| w[0] == "que" && KIND_NOUNS.contains(&w[1]))
         || asks_leave(&folded)
 }
 
@@ -981,6 +1124,8 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
     // explaining a question is the question's, never an order of its own.
     let asks_any = all.iter().any(|c| asks(c));
     let mut told: Option<String> = None;
+    // The topic words of a scene told before the next question.
+    let mut scene_topics: Vec<String> = Vec::new();
     // Whether a request was put on a condition («si tiene dame…»).
     let mut conditioned = false;
     // The next clause with words («…secos!! Sacá los dos»: not the lone «!»).
@@ -1009,6 +1154,37 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             split.explanations.push(clause);
             continue;
         }
+        // «Hola, vengo de Madrid con mi perro, un galgo muy tranquilo. ¿Puede
+        // entrar conmigo?»: a scene told right before a question is why it is
+        // asked; its topic words go with the question, the rest asks nothing.
+        // (A question pointing back asks of the scene's thing. An allergy
+        // told is also answered of its own: «Mi hijo es intolerante a la
+        // lactosa. ¿Qué bebidas le puedo pedir?».)
+        if next.is_some_and(|n: &String| asks(n) && !points_back(n))
+            && scene(&clause, &names_product)
+            && tokens(&normalize(&clause)).len() >= 3
+        {
+            scene_topics.extend(topic_words_of(&clause));
+            if !tokens(&normalize(&clause)).iter().any(|w| {
+                ["alerg", "celiac", "intoleran"]
+                    .iter()
+                    .any(|stem| w.starts_with(stem))
+            }) {
+                split.explanations.push(clause);
+                continue;
+            }
+        }
+        // (The scene's topic words go with a question for the knowledge;
+        // «…, qué tienen?» is the catalog's all the same.)
+        let (clause, lent) = match after_a_scene(&clause, &names_product) {
+            Some((told, question)) => {
+                let lent = topic_words_of(&told);
+                split.explanations.push(told);
+                (question, lent)
+            }
+            None if asks(&clause) => (clause, std::mem::take(&mut scene_topics)),
+            None => (clause, Vec::new()),
+        };
         // «¿cuántas calorías tiene el brownie? estoy a dieta jaja»: what the
         // customer tells of themselves after a question is why they ask it.
         if !split.questions.is_empty() && tells_of_oneself(&clause) {
@@ -1160,9 +1336,21 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             // «¿cuánto llevamos?», «total please?»: the order's sum, the
             // summary's to show.
             && !crate::shop::rules::asks_the_order_total(&clause)
-            && is_knowledge(&clause, library, &names_product)
+            && (is_knowledge(&clause, library, &names_product)
+                // «mi hija es celíaca, qué tienen?»: a diet told makes the
+                // menu asked a question of what fits.
+                || (lent.iter().any(|w| tells_a_diet(w))
+                    && is_knowledge(
+                        &format!("{clause} {}", lent.join(" ")),
+                        library,
+                        &names_product,
+                    )))
         {
-            split.questions.push(clause);
+            split.questions.push(if lent.is_empty() {
+                clause
+            } else {
+                format!("{} ({})", clause.trim(), lent.join(" "))
+            });
         } else {
             // «2 capuchinos con leche de almendras»: an order with another
             // milk is taken, and the milk is asked of the knowledge beside it
@@ -1712,6 +1900,67 @@ mod tests {
         ));
     }
 
+    /// A scene told before a question is why it is asked: the question is
+    /// asked with the scene's topic words only, and the scene is answered on
+    /// its own only when it tells an allergy.
+    #[test]
+    fn a_scene_told_before_a_question_lends_it_only_its_topic_words() {
+        let library = Library::default();
+        let none = |_: &str| false;
+        let s = split(
+            "Hola, vengo de Madrid con mi perro, un galgo muy tranquilo. ¿Puede entrar conmigo dentro del local?",
+            &library,
+            none,
+        );
+        assert_eq!(s.questions.len(), 1, "{s:?}");
+        assert!(s.questions[0].contains("perro"), "{s:?}");
+        assert!(!s.questions[0].contains("Madrid"), "{s:?}");
+        let s = split(
+            "buenas, mi hija es celiaca y el sabado vamos a ir con mi hermana, que postre le puedo pedir sin gluten",
+            &library,
+            none,
+        );
+        assert_eq!(s.questions.len(), 1, "{s:?}");
+        assert!(s.questions[0].starts_with("que postre"), "{s:?}");
+        assert!(s.questions[0].contains("celiaca"), "{s:?}");
+        // «qué» before a kind, with no comma, opens the question.
+        let s = split(
+            "hola soy caraqueña y estoy embarazada de 5 meses que bebidas no tienen cafeina",
+            &library,
+            none,
+        );
+        assert!(
+            s.questions.iter().any(|q| q.starts_with("que bebidas"))
+                || s.rest.starts_with("que bebidas"),
+            "{s:?}"
+        );
+        // A question pointing back asks of the scene's own thing; a request
+        // by kind is no scene; a «que» giving a reason opens nothing.
+        for whole in [
+            "ayer deje olvidado mi paraguas en una mesa, lo tienen?",
+            "estoy en la plaza avaroa, estoy cerca de ustedes?",
+        ] {
+            let s = split(whole, &library, none);
+            assert!(s.explanations.is_empty(), "{whole}: {s:?}");
+        }
+        let s = split(
+            "Ya, entonces algo frío pe, ¿qué me recomiendas?",
+            &library,
+            none,
+        );
+        assert!(!s.explanations.iter().any(|e| e.contains("frío")), "{s:?}");
+        // An allergy told is still answered of its own.
+        let s = split(
+            "Mi hijo es intolerante a la lactosa. ¿Qué bebidas le puedo pedir sin problema?",
+            &library,
+            none,
+        );
+        assert!(
+            s.questions.iter().any(|q| q.contains("intolerante")),
+            "{s:?}"
+        );
+    }
+
     #[test]
     fn a_request_on_each_answer_is_kept_apart() {
         let library = Library::default();
@@ -1923,9 +2172,14 @@ mod tests {
         // An allergy told is answered.
         let split = super::split("hay algo que tenga soya? soy alérgico", &library, names);
         assert!(split.explanations.is_empty(), "{split:?}");
-        // Before any question, or with an order, it is no explanation.
+        // Before a question, it is the scene the question is asked in.
         let split = super::split("estoy a dieta. ¿tienen algo sin azúcar?", &library, names);
-        assert!(split.explanations.is_empty(), "{split:?}");
+        assert_eq!(
+            split.questions,
+            ["¿tienen algo sin azúcar? (dieta)"],
+            "{split:?}"
+        );
+        // With an order, it is no explanation.
         let split = super::split(
             "¿el brownie lleva nueces? somos 3, danos 3 croissants",
             &library,

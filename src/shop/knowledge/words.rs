@@ -927,6 +927,11 @@ pub fn is_general_word(word: &str) -> bool {
         "vengo",
         "venimos",
         "contabilidad",
+        "conmigo",
+        "contigo",
+        "dentro",
+        "adentro",
+        "visita",
     ];
     GENERAL.contains(&word)
         || crate::detect::GREETINGS.contains(&word)

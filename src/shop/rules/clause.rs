@@ -253,6 +253,36 @@ pub(super) fn clause_action(
         mark(covered, lexicon::SET);
         return Some(ProposedAction::new("REMOVE_ITEM").product(id));
     }
+    // «de los americanos quita uno», «de los croissants quítame dos»: a
+    // partitive with a verb of taking out and a count takes that many off.
+    if in_cart > 0 && partitive {
+        let taken = after
+            .iter()
+            .position(|w| lexicon::removes(w))
+            .and_then(|at| {
+                after[at + 1..]
+                    .iter()
+                    .take(2)
+                    .find_map(|w| token_number(w))
+                    .map(|n| (after[at], n))
+            });
+        if let Some((verb, n)) = taken.filter(|(_, n)| *n > 0) {
+            mark(covered, &["de", "del", "los", "las", verb]);
+            for (k, w) in clause_words.iter().enumerate() {
+                if token_number(w) == Some(n) {
+                    covered[k] = true;
+                }
+            }
+            let left = in_cart - n;
+            return Some(if left <= 0 {
+                ProposedAction::new("REMOVE_ITEM").product(id)
+            } else {
+                ProposedAction::new("UPDATE_QUANTITY")
+                    .product(id)
+                    .quantity(left)
+            });
+        }
+    }
     // «que sean dos nada más»: «nada más» / «no más» is «only», never «more».
     let without_only = only_after_count(&clause_words)
         .replace(" nada mas", "")

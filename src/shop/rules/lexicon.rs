@@ -218,10 +218,25 @@ pub const INDIFFERENT: &[&str] = &[
 /// Whether a catalog entry carries the kind `tag` («postre», «frío»), read
 /// folded.
 pub fn is_of_kind(entry: &crate::shop::contract::CatalogEntry, tag: &str) -> bool {
+    // (A tag «sin gluten» on a product declared to contain gluten is not
+    // trusted: the allergen wins.)
     entry
         .tags
         .iter()
         .any(|t| crate::text::normalize(t) == crate::text::normalize(tag))
+        && tag
+            .strip_prefix("sin ")
+            .is_none_or(|what| !declares(entry, what))
+}
+
+/// Whether the merchant declared `allergen` («gluten», «frutos secos») in
+/// the product.
+pub fn declares(entry: &crate::shop::contract::CatalogEntry, allergen: &str) -> bool {
+    let allergen = crate::text::normalize(allergen);
+    entry
+        .allergens
+        .iter()
+        .any(|a| crate::text::normalize(a) == allergen)
 }
 
 /// Whether `word` is a verb with its object as a pronoun attached («cámbialo»,
@@ -452,6 +467,11 @@ pub const CLOSES: &[&str] = &[
     "y confirmo",
     "y confirmamos",
     "y cierro",
+    // «…y de una le confirmo y le pago», «…y te confirmo».
+    "le confirmo",
+    "te confirmo",
+    "y de una confirmo",
+    "de una le confirmo",
     // «…y con eso confirmamos»: the last item, then the close.
     "con eso confirmamos",
     "con eso seria todo",
@@ -537,6 +557,8 @@ pub const DONE: &[&str] = &[
     "eso no mas",
     "eso nomas",
     "solo eso",
+    // «ya eso, despacho a Calacoto»: that is it.
+    "ya eso",
     "termine",
     "ya termine",
     "listo",
@@ -908,8 +930,18 @@ pub const VOCATIVES: &[&str] = &[
     "cuata",
     "carnal",
     "bro",
+    "brother",
+    "broder",
+    "causa",
+    "causita",
+    "pata",
+    "tio",
+    "tia",
+    "mano",
     "muy amable",
     "muy amables",
+    // «perdón, siempre sí, pero solo el americano»: after all, yes.
+    "siempre si",
     "de verdad",
     "en serio",
     "me equivoque",
@@ -932,6 +964,8 @@ pub const FILLER: &[&str] = &[
     "ahora", "tu", "su", "carrito", "pedido", "ya", "si", "nos", "eh", "ah", "mmm", "ehh", "ese",
     "esa", "eso", "esos", "esas", "sabes", "sabe", "fijate", "jaja", "jajaja", "pena", "lastima",
     "ay", "uy", "perdona", "perdone", "perdonen", "uh", "oh", "uhh", "ohh", "ahh", "hmm", "mm",
+    // Chile's «ya po», «sí po».
+    "po",
 ];
 
 /// How an order is taken away or served: no thing asked for.
@@ -988,6 +1022,8 @@ pub const KINDS: &[(&str, &str)] = &[
     ("calentitas", "caliente"),
     ("sin cafeina", "sin cafeína"),
     ("no tenga cafeina", "sin cafeína"),
+    ("no tengan cafeina", "sin cafeína"),
+    ("no tienen cafeina", "sin cafeína"),
     ("no tiene cafeina", "sin cafeína"),
     ("no lleve cafeina", "sin cafeína"),
     ("no lleva cafeina", "sin cafeína"),
@@ -1008,6 +1044,14 @@ pub const KINDS: &[(&str, &str)] = &[
     // «algo sin lactosa»: what has no milk at all, as far as the tags say.
     ("sin lactosa", "vegano"),
     ("sin lacteos", "vegano"),
+    // «un postre sin gluten», «algo sin nueces»: what the merchant tags
+    // without it, and never a product declared to contain it.
+    ("sin gluten", "sin gluten"),
+    ("sin tacc", "sin gluten"),
+    ("libre de gluten", "sin gluten"),
+    ("sin nueces", "sin frutos secos"),
+    ("sin frutos secos", "sin frutos secos"),
+    ("sin huevo", "sin huevo"),
     ("vegano", "vegano"),
     ("vegana", "vegano"),
     ("veganos", "vegano"),

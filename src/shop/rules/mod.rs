@@ -659,6 +659,8 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
                 | "y"
                 | "ya"
                 | "pues"
+                | "pe"
+                | "po"
                 | "entonces"
                 | "ah"
                 | "oh"
@@ -667,6 +669,20 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
                 | "bueno"
         )
     })
+}
+
+/// Whether folded `text` asks for a thing by its kind («algo frío», «un
+/// postre», «sin cafeína»).
+pub fn says_a_kind(text: &str) -> bool {
+    lexicon::KINDS
+        .iter()
+        .any(|(said, _)| crate::text::contains_phrase(text, said))
+}
+
+/// Whether `word` (folded) is one of the words whom a message is said to
+/// («causa», «tío», «caserita»).
+pub fn is_vocative(word: &str) -> bool {
+    lexicon::VOCATIVES.contains(&word)
 }
 
 /// The products `text` names (a word several products share names none).
@@ -854,6 +870,85 @@ pub fn calls_off_or_closes(text: &str) -> bool {
     let left = shop_phrases(text).unexplained.join(" ");
     any(&read, lexicon::DONE)
         && (left.is_empty() || delivery::mode_said(&left) == Some(Mode::Pickup))
+}
+
+/// «añade un capuchino para mi madre que el café solo no le gusta»: a dislike
+/// told after «que» or «porque» is why, no order of what it names — dropped,
+/// from the «que» to the end of the dislike.
+fn dislike_told(text: &str) -> String {
+    const DISLIKES: &[&str] = &[
+        " no le gusta",
+        " no le gustan",
+        " no me gusta",
+        " no me gustan",
+        " no les gusta",
+        " no les gustan",
+        " no nos gusta",
+        " no nos gustan",
+    ];
+    let padded = format!(" {text} ");
+    let Some((end, phrase)) = DISLIKES
+        .iter()
+        .filter_map(|p| padded.find(&format!("{p} ")).map(|at| (at, *p)))
+        .min_by_key(|(at, _)| *at)
+    else {
+        return text.to_owned();
+    };
+    // (Only a reason about a thing or a person: «que el café…», «que a
+    // él…», «porque…» — not «el café que me diste no me gusta».)
+    let Some(start) = [
+        " que el ",
+        " que la ",
+        " que los ",
+        " que las ",
+        " que a ",
+        " porque ",
+    ]
+    .iter()
+    .filter_map(|w| padded[..end].rfind(w))
+    .max()
+    .filter(|at| *at > 0) else {
+        return text.to_owned();
+    };
+    format!("{}{}", &padded[..start], &padded[end + phrase.len()..])
+        .trim()
+        .to_owned()
+}
+
+/// «nah, sácala, no quiero nada frío»: nothing of a kind wanted is why a line
+/// goes, no order called off — the words are dropped (what goes is read from
+/// the rest).
+fn kind_not_wanted(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    let mut k = 0;
+    while k < words.len() {
+        let nothing = words[k..].starts_with(&["no", "quiero", "nada"])
+            || words[k..].starts_with(&["no", "queremos", "nada"]);
+        let kind_len = nothing
+            .then(|| {
+                let after = words[k + 3..].join(" ");
+                lexicon::KINDS
+                    .iter()
+                    .filter(|(said, _)| after == *said || after.starts_with(&format!("{said} ")))
+                    .map(|(said, _)| said.split(' ').count())
+                    .max()
+            })
+            .flatten();
+        match kind_len {
+            Some(n) => {
+                if out.last() == Some(&"ya") {
+                    out.pop();
+                }
+                k += 3 + n;
+            }
+            None => {
+                out.push(words[k]);
+                k += 1;
+            }
+        }
+    }
+    out.join(" ")
 }
 
 /// Whether `text` says the order is all there («eso es todo», «listo, nada
@@ -1944,6 +2039,8 @@ fn prepared(message: &str) -> String {
     let text = total_aimed_at(&text);
     let text = one_wanted_as(&one_of_them_swaps(&text));
     let text = notes_in_hand(&text);
+    let text = kind_not_wanted(&text);
+    let text = dislike_told(&text);
     // «…un chai y un cheesecake, a mi oficina como siempre»: the habit told
     // at the end, after the order («un capuchino como siempre» alone may be
     // how it is made, and is read as said).
@@ -4637,6 +4734,16 @@ impl Reader<'_> {
                         | "factura"
                         | "nombre"
                         | "via"
+                        // «confirmo, pago al tiro», «…pago ahorita».
+                        | "ahorita"
+                        | "ahora"
+                        | "al"
+                        | "tiro"
+                        | "altiro"
+                        | "enseguida"
+                        | "luego"
+                        | "rato"
+                        | "mismo"
                 )
         }) && !names_a_product(&rest, &self.input.product_catalog);
         if !rest.trim().is_empty()
@@ -5677,6 +5784,7 @@ impl Reader<'_> {
                 lexicon::is_of_kind(entry, kind)
                     || kind.strip_prefix("sin ").is_some_and(|what| {
                         !lexicon::is_of_kind(entry, &format!("con {what}"))
+                            && !lexicon::declares(entry, what)
                             && lexicon::is_of_kind(entry, "bebida")
                     })
                     // «con cafeína» in a shop that tags no drink so: a

@@ -9118,3 +9118,163 @@ fn a_model_naming_a_product_by_its_description_as_said_is_grounded() {
     // A word no description has names nothing.
     assert!(!grounded("y uno con leche de soya", 8, 1));
 }
+
+/// «de los americanos quita uno»: a partitive with a verb of taking out and a
+/// count takes that many off the line (all of it: the line goes).
+#[test]
+fn a_count_taken_out_of_a_line_named_by_its_partitive_lowers_it() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "perdona de los americanos quita uno",
+            &[(3, 3), (7, 2)],
+            &["UPDATE_QUANTITY 3 x2"],
+        ),
+        (
+            CartOpen,
+            "del chai solo uno, y de los croissants quítame dos",
+            &[(8, 4), (4, 3), (7, 6)],
+            &["UPDATE_QUANTITY 4 x1", "UPDATE_QUANTITY 7 x4"],
+        ),
+        (
+            CartOpen,
+            "de los croissants sácame dos",
+            &[(7, 2), (3, 1)],
+            &["REMOVE_ITEM 7"],
+        ),
+    ]);
+}
+
+/// «…y de una le confirmo y le pago»: the close said with the order, in the
+/// customer's «le confirmo», shows the summary after the items.
+#[test]
+fn a_confirmation_promised_after_the_items_shows_the_summary() {
+    use State::*;
+    check(&[
+        (
+            Idle,
+            "buenas, me regala dos chocolates calientes y un croissant, y de una le confirmo y le pago",
+            &[],
+            &["ADD_TO_CART 5 x2", "ADD_TO_CART 7 x1", "REVIEW_ORDER"],
+        ),
+        (
+            CartOpen,
+            "un croissant y te confirmo",
+            &[(3, 1)],
+            &["ADD_TO_CART 7 x1", "REVIEW_ORDER"],
+        ),
+    ]);
+}
+
+/// «nah, sácala, no quiero nada frío»: nothing of a kind wanted says why the
+/// line goes; the order is not called off.
+#[test]
+fn nothing_of_a_kind_wanted_calls_nothing_off() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "nah, sacala, no quiero nada frío",
+            &[(1, 1)],
+            &["REMOVE_ITEM 1"],
+        ),
+        (CartOpen, "ya no quiero nada", &[(1, 1)], &["CANCEL_ORDER"]),
+    ]);
+}
+
+/// «…para mi madre que el café solo no le gusta»: a dislike told after the
+/// order names no product to ask about.
+#[test]
+fn a_dislike_told_after_an_order_orders_nothing() {
+    use State::*;
+    check(&[
+        (
+            CartOpen,
+            "vale y añade un capuchino para mi madre que el café solo no le gusta",
+            &[(3, 2)],
+            &["ADD_TO_CART 8 x1"],
+        ),
+        // («el café que me diste no me gusta» is no reason beside an order.)
+    ]);
+    assert_eq!(
+        super::dislike_told("un brownie porque el chocolate no le gusta a mi hijo"),
+        "un brownie a mi hijo"
+    );
+    assert_eq!(
+        super::dislike_told("el cafe que me diste no me gusta"),
+        "el cafe que me diste no me gusta"
+    );
+}
+
+/// «ya eso, despacho a Calacoto», «me lo manda a San Pedro»: the way said in
+/// the customer's words.
+#[test]
+fn the_way_said_as_usted_or_with_ya_eso_is_read() {
+    use State::*;
+    let mut i = input(CartOpen, "ya eso, despacho a calacoto porfa", &[(3, 1)]);
+    i.delivery = Some(demo_delivery());
+    assert_eq!(describe(&propose(&i)), ["SET_FULFILMENT", "REVIEW_ORDER"]);
+    let mut i = input(CartOpen, "me lo manda a San Pedro por favor", &[(5, 2)]);
+    i.delivery = Some(demo_delivery());
+    assert_eq!(describe(&propose(&i))[0], "SET_FULFILMENT");
+}
+
+/// «un postre sin gluten»: a product declared to contain what is asked
+/// without is never offered for it.
+#[test]
+fn a_kind_asked_without_an_allergen_never_offers_a_product_that_has_it() {
+    let mut i = input(State::Browsing, "quiero un postre sin gluten", &[]);
+    for entry in &mut i.product_catalog {
+        if entry.product_id == 6 {
+            entry.tags = vec!["dulce".into(), "postre".into()];
+            entry.allergens = vec!["gluten".into(), "frutos secos".into()];
+        }
+        if entry.product_id == 1 {
+            entry.tags = vec!["bebida".into(), "sin gluten".into()];
+        }
+    }
+    let proposal = propose(&i);
+    let said = describe(&proposal);
+    assert!(
+        !said.iter().any(|a| a.contains('6')),
+        "{said:?}: the brownie has gluten"
+    );
+    // A tag saying «sin gluten» on a product declared with gluten is not
+    // trusted either.
+    let mut entry = i
+        .product_catalog
+        .iter()
+        .find(|p| p.product_id == 6)
+        .cloned()
+        .expect("the brownie");
+    entry.tags.push("sin gluten".into());
+    assert!(!lexicon::is_of_kind(&entry, "sin gluten"));
+}
+
+/// «ya po confirmo, pago al tiro»: Chile's «po» and when one pays beside the
+/// yes leave it a yes.
+#[test]
+fn a_yes_with_po_and_when_one_pays_confirms() {
+    use State::*;
+    check(&[
+        (
+            Checkout,
+            "ya po confirmo, pago al tiro",
+            &[(3, 2)],
+            &["CONFIRM_ORDER"],
+        ),
+        (
+            Checkout,
+            "confirmo, pago ahorita",
+            &[(3, 2)],
+            &["CONFIRM_ORDER"],
+        ),
+        (
+            Idle,
+            "siempre sí, solo el americano",
+            &[],
+            &["ADD_TO_CART 3 x1"],
+        ),
+    ]);
+}

@@ -59,7 +59,20 @@ pub(super) fn read(
     let over_days = spans
         .iter()
         .any(|s| !matches!(s, Span::Today | Span::Yesterday | Span::Between(..)));
+    // «mándame una gráfica de eso»: the question before, drawn.
+    let drawn = any(
+        &norm,
+        &[
+            "grafica",
+            "grafico",
+            "graficame",
+            "graficalo",
+            "chart",
+            "diagrama",
+        ],
+    );
     let asks = message.question()
+        || drawn
         || any(&norm, ASKING)
         || measure.is_some()
         || group.is_some()
@@ -100,7 +113,7 @@ pub(super) fn read(
         || bounds != (None, None)
         || flow.is_some()
         || weekday.is_some();
-    let follow = last.filter(|_| says_something && is_follow_up(&words));
+    let follow = last.filter(|_| (says_something && is_follow_up(&words)) || drawn);
     let about_money = flow.is_some()
         || any(
             &norm,
