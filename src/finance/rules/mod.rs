@@ -927,8 +927,11 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
     // «si me compro unas zapatillas de 95.000 el viernes, ¿llego a fin de
     // mes?»: a purchase put as a condition and asked about is simulated («sí
     // me compro los tenis», said, tells one).
+    // («si me compro algo de 100 cada semana, ¿cuánto gasto al año?» asks a
+    // figure of the ledger.)
     let conditional_purchase = message.question()
         && !message.amounts.is_empty()
+        && !message.has(&["cuanto", "cuanta", "cuantos", "cuantas"])
         && ["si me compro ", "si compro ", "si me gasto ", "si gasto "]
             .iter()
             .any(|p| message.norm.starts_with(p));

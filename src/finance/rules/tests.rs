@@ -1833,3 +1833,20 @@ fn what_is_left_to_collect_is_asked_and_a_purchase_put_as_a_condition_is_simulat
         "LOG_TRANSACTION"
     );
 }
+
+#[test]
+fn a_sale_where_one_buys_is_an_expense_and_a_yearly_figure_asked_is_a_query() {
+    for spent in [
+        "gasté 150 en la venta de empanadas del colegio",
+        "compré una tele en la venta de garaje del vecino por 800",
+    ] {
+        let action = only(spent);
+        assert_ne!(category(&action), Some("otros_ingresos"), "{spent}");
+    }
+    assert_ne!(
+        kind(&only(
+            "si me compro algo de 100 cada semana, ¿cuánto gasto al año?"
+        )),
+        "SIMULATE_PURCHASE"
+    );
+}

@@ -81,11 +81,15 @@ pub const INCOME: &[&str] = &[
     "vendi",
     // «hoy en el puesto he vendido 1,250», «vendimos 800».
     "he vendido",
-    // «anota la venta de 320 mil», «las ventas del día: 1,200».
-    "la venta de",
-    "las ventas de",
-    "las ventas del",
-    "la venta del",
+    // «anota la venta de 320 mil», «las ventas del día: 1,200» (not «la
+    // venta de garaje», where one buys).
+    "anota la venta",
+    "anotame la venta",
+    "apunta la venta",
+    "registra la venta",
+    "las ventas del dia",
+    "la venta del dia",
+    "las ventas de hoy",
     "hemos vendido",
     "vendimos",
     "me llego",

@@ -320,10 +320,15 @@ fn remember(
     let catalog_shown = eval
         .accepted()
         .any(|(_, a)| a.effect == Effect::CatalogShown);
-    let shown = eval.accepted().find_map(|(_, a)| match a.effect {
-        Effect::ProductShown { product_id, .. } => Some(product_id),
-        _ => None,
-    });
+    let mut shown_all: Vec<crate::shop::core::ProductId> = Vec::new();
+    for (_, a) in eval.accepted() {
+        if let Effect::ProductShown { product_id, .. } = a.effect
+            && !shown_all.contains(&product_id)
+        {
+            shown_all.push(product_id);
+        }
+    }
+    let shown = shown_all.first().copied();
     if !offer.is_empty() {
         memo.choices = offer.iter().map(|(id, _)| *id).collect();
         memo.choice_quantity = offer[0].1;
@@ -338,6 +343,13 @@ fn remember(
             .collect();
         memo.choice_quantity = None;
         memo.choices_named = false;
+        memo.focus = None;
+    } else if shown_all.len() > 1 {
+        // «¿a cuánto el cheesecake y el brownie?»: «dame dos» next could be
+        // either; the products shown are the choices.
+        memo.choices = shown_all.clone();
+        memo.choice_quantity = None;
+        memo.choices_named = true;
         memo.focus = None;
     } else if let Some(product) = shown {
         // The customer asked about one product: "dame 2" is about it now.

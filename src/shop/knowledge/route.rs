@@ -496,6 +496,13 @@ fn topic_words_of(scene: &str) -> Vec<String> {
         .collect()
 }
 
+/// «¿qué hago?», «¿y ahora?»: a question of a word or three naming no topic
+/// asks of what was told before it.
+fn asks_nothing_of_its_own(question: &str) -> bool {
+    let words = Question::new(question).words;
+    tokens(&normalize(question)).len() <= 3 && !words.iter().any(|w| is_topic_word(w))
+}
+
 /// «celíaca», «alérgico», «vegana», «diabético»: a word of what one cannot eat.
 fn tells_a_diet(word: &str) -> bool {
     [
@@ -559,8 +566,12 @@ fn after_a_scene(clause: &str, names_product: &impl Fn(&str) -> bool) -> Option<
         }
     };
     // («ayer dejé mi paraguas en una mesa, ¿lo tienen?»: a question pointing
-    // back asks of the scene's own thing.)
-    if !scene(&told, names_product) || tokens(&normalize(&told)).len() < 3 || points_back(&question)
+    // back asks of the scene's own thing; «me cobraron doble con la tarjeta,
+    // ¿qué hago?»: a bare question is about the scene, asked whole.)
+    if !scene(&told, names_product)
+        || tokens(&normalize(&told)).len() < 3
+        || points_back(&question)
+        || asks_nothing_of_its_own(&question)
     {
         return None;
     }
@@ -1160,7 +1171,7 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         // (A question pointing back asks of the scene's thing. An allergy
         // told is also answered of its own: «Mi hijo es intolerante a la
         // lactosa. ¿Qué bebidas le puedo pedir?».)
-        if next.is_some_and(|n: &String| asks(n) && !points_back(n))
+        if next.is_some_and(|n: &String| asks(n) && !points_back(n) && !asks_nothing_of_its_own(n))
             && scene(&clause, &names_product)
             && tokens(&normalize(&clause)).len() >= 3
         {
@@ -1949,6 +1960,13 @@ mod tests {
             none,
         );
         assert!(!s.explanations.iter().any(|e| e.contains("frío")), "{s:?}");
+        // A bare question beside a scene asks of the scene, whole.
+        let s = split(
+            "me cobraron doble con la tarjeta, ¿qué hago?",
+            &library,
+            none,
+        );
+        assert!(s.explanations.is_empty(), "{s:?}");
         // An allergy told is still answered of its own.
         let s = split(
             "Mi hijo es intolerante a la lactosa. ¿Qué bebidas le puedo pedir sin problema?",

@@ -256,14 +256,35 @@ pub(super) fn clause_action(
     // «de los americanos quita uno», «de los croissants quítame dos»: a
     // partitive with a verb of taking out and a count takes that many off.
     if in_cart > 0 && partitive {
+        // («del americano quítale 1 de azúcar»: a count of another thing.)
         let taken = after
             .iter()
             .position(|w| lexicon::removes(w))
             .and_then(|at| {
-                after[at + 1..]
-                    .iter()
+                let rest = &after[at + 1..];
+                rest.iter()
                     .take(2)
-                    .find_map(|w| token_number(w))
+                    .position(|w| token_number(w).is_some())
+                    .filter(|k| {
+                        rest.get(k + 1).is_none_or(|next| {
+                            matches!(
+                                *next,
+                                "y" | "e"
+                                    | "porfa"
+                                    | "por"
+                                    | "nomas"
+                                    | "no"
+                                    | "pues"
+                                    | "entonces"
+                                    | "ya"
+                                    | "mas"
+                                    | "solo"
+                                    | "pe"
+                                    | "po"
+                            )
+                        })
+                    })
+                    .and_then(|k| token_number(rest[k]))
                     .map(|n| (after[at], n))
             });
         if let Some((verb, n)) = taken.filter(|(_, n)| *n > 0) {

@@ -910,7 +910,23 @@ fn dislike_told(text: &str) -> String {
     .filter(|at| *at > 0) else {
         return text.to_owned();
     };
-    format!("{}{}", &padded[..start], &padded[end + phrase.len()..])
+    // («quítalo que el americano no le gusta»: beside a removal, the thing
+    // disliked may be the one that goes — read as said.)
+    if tokens(&padded[..start])
+        .iter()
+        .any(|w| lexicon::removes(w) || lexicon::with_pronoun(w, lexicon::removes))
+    {
+        return text.to_owned();
+    }
+    // The thing disliked goes too: «…que a mi hijo no le gusta el cheesecake
+    // y un brownie» keeps only «y un brownie».
+    let after = end + phrase.len();
+    let resume = [" y ", " mejor ", " pero ", " entonces ", " asi que "]
+        .iter()
+        .filter_map(|w| padded[after..].find(w))
+        .min()
+        .map_or(padded.len(), |at| after + at);
+    format!("{}{}", &padded[..start], &padded[resume..])
         .trim()
         .to_owned()
 }
@@ -928,9 +944,16 @@ fn kind_not_wanted(text: &str) -> String {
         let kind_len = nothing
             .then(|| {
                 let after = words[k + 3..].join(" ");
+                // («ya no quiero nada, frío está el día» calls it off.)
+                let goes_on = |said: &str| {
+                    let next = after[said.len()..].split_whitespace().next();
+                    !matches!(next, Some("esta" | "hace" | "el" | "la" | "hoy"))
+                };
                 lexicon::KINDS
                     .iter()
-                    .filter(|(said, _)| after == *said || after.starts_with(&format!("{said} ")))
+                    .filter(|(said, _)| {
+                        after == *said || (after.starts_with(&format!("{said} ")) && goes_on(said))
+                    })
                     .map(|(said, _)| said.split(' ').count())
                     .max()
             })
@@ -4415,6 +4438,23 @@ impl Reader<'_> {
                 .quantity(n));
         }
         if self.words.iter().any(|w| token_number(w).is_some()) {
+            // «¿a cuánto el cheesecake y el brownie?» → «dame dos»: which of
+            // the products just named, the count kept for the answer.
+            let counts: Vec<i64> = self.words.iter().filter_map(|w| token_number(w)).collect();
+            if input.choices_named
+                && (2..=5).contains(&input.choices.len())
+                && let [n] = counts.as_slice()
+            {
+                let mut action = ProposedAction::new("CLARIFY").quantity(*n);
+                action.params.candidates = Some(
+                    input
+                        .choices
+                        .iter()
+                        .map(|id| serde_json::Value::from(*id))
+                        .collect(),
+                );
+                return Proposal::new(vec![action], messages::WHICH_ONE);
+            }
             return clarify(messages::WHICH_PRODUCT);
         }
         clarify(messages::CLARIFY_DEFAULT)

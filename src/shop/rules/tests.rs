@@ -9199,7 +9199,16 @@ fn a_dislike_told_after_an_order_orders_nothing() {
     ]);
     assert_eq!(
         super::dislike_told("un brownie porque el chocolate no le gusta a mi hijo"),
-        "un brownie a mi hijo"
+        "un brownie"
+    );
+    assert_eq!(
+        super::dislike_told("quiero un chai que a mi no me gusta el cafe y un brownie"),
+        "quiero un chai y un brownie"
+    );
+    // Beside a removal, the thing disliked may be the one that goes.
+    assert_eq!(
+        super::dislike_told("quitalo que el americano no le gusta y ponme un chai"),
+        "quitalo que el americano no le gusta y ponme un chai"
     );
     assert_eq!(
         super::dislike_told("el cafe que me diste no me gusta"),
@@ -9277,4 +9286,36 @@ fn a_yes_with_po_and_when_one_pays_confirms() {
             &["ADD_TO_CART 3 x1"],
         ),
     ]);
+}
+
+/// Review's mends: a count after a verb of taking out that counts another
+/// thing lowers nothing; «frío está el día» after «ya no quiero nada» calls
+/// the order off; a count after two products were shown asks which.
+#[test]
+fn a_count_of_another_thing_a_cancel_and_a_count_after_two_shown_are_read_as_said() {
+    use State::*;
+    let lowered = summary(
+        CartOpen,
+        "del americano quítale 1 de azúcar porfa",
+        &[(3, 2)],
+    );
+    assert!(
+        !lowered
+            .iter()
+            .any(|a| a.starts_with("UPDATE_QUANTITY") || a.starts_with("REMOVE_ITEM")),
+        "{lowered:?}"
+    );
+    check(&[(
+        CartOpen,
+        "ya no quiero nada, frio esta el dia",
+        &[(1, 1)],
+        &["CANCEL_ORDER"],
+    )]);
+    let mut i = input(Browsing, "ya, dame dos", &[]);
+    i.choices = vec![6, 7];
+    i.choices_named = true;
+    assert_eq!(
+        describe(&propose(&i)),
+        ["CLARIFY x2 [Number(6), Number(7)]"]
+    );
 }
