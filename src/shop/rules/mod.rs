@@ -671,6 +671,16 @@ fn only_words_of(text: &str, phrases: &[&str]) -> bool {
     })
 }
 
+/// «¿Cuál de estos quieres?», offering `ids` as choices with the count said.
+fn which_of(ids: &[ProductId], quantity: Option<i64>) -> Proposal {
+    let mut action = ProposedAction::new("CLARIFY");
+    action.params.candidates = Some(ids.iter().map(|id| serde_json::Value::from(*id)).collect());
+    if let Some(q) = quantity {
+        action = action.quantity(q);
+    }
+    Proposal::new(vec![action], messages::WHICH_ONE)
+}
+
 /// Whether folded `text` asks for a thing by its kind («algo frío», «un
 /// postre», «sin cafeína»).
 pub fn says_a_kind(text: &str) -> bool {
@@ -4445,15 +4455,7 @@ impl Reader<'_> {
                 && (2..=5).contains(&input.choices.len())
                 && let [n] = counts.as_slice()
             {
-                let mut action = ProposedAction::new("CLARIFY").quantity(*n);
-                action.params.candidates = Some(
-                    input
-                        .choices
-                        .iter()
-                        .map(|id| serde_json::Value::from(*id))
-                        .collect(),
-                );
-                return Proposal::new(vec![action], messages::WHICH_ONE);
+                return which_of(&input.choices, Some(*n));
             }
             return clarify(messages::WHICH_PRODUCT);
         }
@@ -5204,19 +5206,10 @@ impl Reader<'_> {
 
     /// The words fit several products: ask which, offering them as choices.
     fn ask_which(&mut self, mention: &Mention) -> Proposal {
-        let mut action = ProposedAction::new("CLARIFY");
-        action.params.candidates = Some(
-            mention
-                .candidates
-                .iter()
-                .map(|id| serde_json::Value::from(*id))
-                .collect(),
-        );
-        let before = &self.words[..mention.start];
-        if let Some(q) = quantity_before(before) {
-            action = action.quantity(q);
-        }
-        Proposal::new(vec![action], messages::WHICH_ONE)
+        which_of(
+            &mention.candidates,
+            quantity_before(&self.words[..mention.start]),
+        )
     }
 
     /// A swap («cambia X por Y», «X x Y») whose X names no line of the cart:
