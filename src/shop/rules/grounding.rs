@@ -1195,6 +1195,25 @@ pub fn disagreement(input: &ProposalInput, proposal: &Proposal) -> Option<String
     if rules == model || rules.is_empty() || rules.iter().all(|c| model.contains(c)) {
         return None;
     }
+    // «del brownie» after «dame dos» was asked back: the rules count one
+    // where the customer said no count (their standalone reading may write
+    // one in); the model's grounded count for the same products stands.
+    let said = prepared(
+        input
+            .as_written
+            .as_deref()
+            .unwrap_or(&input.customer_message),
+    );
+    let counted = tokens(&said).iter().any(|w| {
+        token_number(w).is_some()
+            || matches!(
+                *w,
+                "un" | "una" | "uno" | "otro" | "otra" | "par" | "media" | "docena" | "mas"
+            )
+    });
+    if !counted && rules.len() == model.len() && rules.iter().zip(&model).all(|(r, m)| r.0 == m.0) {
+        return None;
+    }
     let say = |changes: &[(ProductId, i64)]| -> String {
         if changes.is_empty() {
             return "no cambie tu carrito".to_owned();

@@ -781,6 +781,12 @@ fn a_grounded_model_is_never_refused_and_a_disagreement_is_asked() {
         "{question}"
     );
     assert!(grounding::disagreement(&input, &Proposal::new(vec![add(6, 2)], "")).is_none());
+    // «del brownie» after «dame dos» was asked back: the rules count one where
+    // the customer said none; the model's count for the same product stands.
+    let mut picked = self::input(State::Browsing, "del brownie", &[]);
+    picked.choices = vec![6, 7];
+    picked.choices_named = true;
+    assert!(grounding::disagreement(&picked, &Proposal::new(vec![add(6, 2)], "")).is_none());
 }
 
 /// Issue 20: a vague request by kind gets the products whose tags fit as
