@@ -432,11 +432,7 @@ fn tells_of_oneself(clause: &str) -> bool {
     });
     // («soy alérgico», «soy celíaca»: an allergy told is always answered
     // with what the shop says of allergies.)
-    let allergy = words.iter().any(|w| {
-        ["alerg", "celiac", "intoleran"]
-            .iter()
-            .any(|stem| w.starts_with(stem))
-    });
+    let allergy = words.iter().any(|w| tells_an_allergy(w));
     of_oneself
         && !allergy
         && !asks(clause)
@@ -503,6 +499,21 @@ fn asks_nothing_of_its_own(question: &str) -> bool {
     tokens(&normalize(question)).len() <= 3 && !words.iter().any(|w| is_topic_word(w))
 }
 
+/// «alérgico», «celíaca», «intolerante»: a word telling an allergy.
+fn tells_an_allergy(word: &str) -> bool {
+    ["alerg", "celiac", "intoleran"]
+        .iter()
+        .any(|stem| word.starts_with(stem))
+}
+
+/// Where «qué» opens a question of a kind of thing («qué postres…», «que
+/// bebidas no tienen cafeína»), among folded `words`.
+fn que_before_a_kind(words: &[&str]) -> Option<usize> {
+    words
+        .windows(2)
+        .position(|w| w[0] == "que" && KIND_NOUNS.contains(&w[1]))
+}
+
 /// «celíaca», «alérgico», «vegana», «diabético»: a word of what one cannot eat.
 fn tells_a_diet(word: &str) -> bool {
     [
@@ -540,9 +551,7 @@ fn after_a_scene(clause: &str, names_product: &impl Fn(&str) -> bool) -> Option<
             || first.is_some_and(|w| {
                 INTERROGATIVES.contains(&w.as_str()) || matches!(w.as_str(), "como" | "que")
             })
-            || tokens(&folded)
-                .windows(2)
-                .any(|w| w[0] == "que" && KIND_NOUNS.contains(&w[1]))
+            || que_before_a_kind(&tokens(&folded)).is_some()
     };
     let at_comma = (1..parts.len()).find(|&k| {
         opens(parts[k])
@@ -556,9 +565,7 @@ fn after_a_scene(clause: &str, names_product: &impl Fn(&str) -> bool) -> Option<
             // of thing, with no comma before it.
             let folded = normalize(clause);
             let words = tokens(&folded);
-            let at = words
-                .windows(2)
-                .position(|w| w[0] == "que" && KIND_NOUNS.contains(&w[1]))?;
+            let at = que_before_a_kind(&words)?;
             if at == 0 {
                 return None;
             }
@@ -795,9 +802,7 @@ fn asks_whole(clause: &str) -> bool {
         // «…, que postre le puedo pedir sin gluten», «que bebidas no tienen
         // cafeína»: «qué» before a kind of thing the shop sells, with no
         // article (a «que» giving a reason goes on with a verb or «el»).
-        || tokens(&folded)
-            .windows(2)
-            .any(|w| w[0] == "que" && KIND_NOUNS.contains(&w[1]))
+        || que_before_a_kind(&tokens(&folded)).is_some()
         || asks_leave(&folded)
 }
 
@@ -1171,16 +1176,14 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
         // (A question pointing back asks of the scene's thing. An allergy
         // told is also answered of its own: «Mi hijo es intolerante a la
         // lactosa. ¿Qué bebidas le puedo pedir?».)
+        let folded_words = normalize(&clause);
+        let words = tokens(&folded_words);
         if next.is_some_and(|n: &String| asks(n) && !points_back(n) && !asks_nothing_of_its_own(n))
             && scene(&clause, &names_product)
-            && tokens(&normalize(&clause)).len() >= 3
+            && words.len() >= 3
         {
             scene_topics.extend(topic_words_of(&clause));
-            if !tokens(&normalize(&clause)).iter().any(|w| {
-                ["alerg", "celiac", "intoleran"]
-                    .iter()
-                    .any(|stem| w.starts_with(stem))
-            }) {
+            if !words.iter().any(|w| tells_an_allergy(w)) {
                 split.explanations.push(clause);
                 continue;
             }
