@@ -70,8 +70,10 @@ pub fn question(intent: Intent, field: Field, income: bool) -> String {
             "¿Cuál es tu saldo actual en el banco (MXN)? Escribe el monto, por ejemplo 12000.".into()
         }
         (Intent::SimulatePurchase, Field::Amount) => "¿De cuánto sería la compra?".into(),
-        (_, Field::Amount) if income => "¿De cuánto fue el ingreso?".into(),
-        (_, Field::Amount) => "¿Cuánto fue? Escribe el monto, por ejemplo 250.".into(),
+        (_, Field::Amount) if income => {
+            "¿De cuánto fue el ingreso? Escríbelo en pesos, por ejemplo 2500.".into()
+        }
+        (_, Field::Amount) => "¿Cuánto fue? Escríbelo en pesos, por ejemplo 250.".into(),
         (_, Field::Category) if income => format!(
             "¿Qué tipo de ingreso fue? Por ejemplo: {}.",
             super::core::category::labels(true).join(", ")

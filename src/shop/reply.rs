@@ -173,6 +173,10 @@ pub fn compose(eval: &Evaluation, proposal_text: &str, ctx: &ReplyContext<'_>) -
                     Some(Missing::Address) if eval.state == State::Checkout => {
                         blocks.push(address_or_yes(ctx))
                     }
+                    // «2 capuchinos para Sopocachi»: the way said beside an
+                    // order still being made; its address is asked at the
+                    // summary, not before the customer is done.
+                    Some(Missing::Address) if ordering_beside(eval) => {}
                     Some(missing) => blocks.push(question(*missing, ctx)),
                     None if eval.state == State::Checkout && !reviewed => {
                         blocks.push(review_block(&eval.cart, eval, ctx))
@@ -547,6 +551,15 @@ fn asked_choices(asked: Missing, ctx: &ReplyContext<'_>) -> Vec<String> {
 
 /// What the bot asks next about delivery after this evaluation: remembered so
 /// the next message is read as its answer.
+/// Whether the turn put products in the cart while it stays open: a way
+/// chosen beside them waits for the summary to ask what it lacks.
+fn ordering_beside(eval: &Evaluation) -> bool {
+    eval.state == State::CartOpen
+        && eval.accepted().any(|(_, a)| {
+            matches!(a.effect, Effect::CartLineSet { previous, quantity, .. } if quantity > previous)
+        })
+}
+
 pub fn asked_next(eval: &Evaluation, delivery: &Options) -> Option<Missing> {
     let set = eval.accepted().find_map(|(_, a)| match &a.effect {
         Effect::FulfilmentSet { missing, .. } => Some(*missing),
@@ -560,6 +573,7 @@ pub fn asked_next(eval: &Evaluation, delivery: &Options) -> Option<Missing> {
     });
     match (set, refused) {
         (_, Some(missing)) => Some(missing),
+        (Some(Some(Missing::Address)), None) if ordering_beside(eval) => None,
         (Some(missing), None) => missing,
         (None, None) if eval.state == State::Checkout => {
             fulfilment::missing(delivery, eval.choice.as_ref())

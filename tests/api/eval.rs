@@ -188,6 +188,8 @@ const HELD_APART: &[&str] = &[
     "tienda-sesenta",
     "tienda-sesentaiuno",
     "tienda-sesentaidos",
+    "tienda-sesentaitres",
+    "tienda-sesentaicuatro",
 ];
 
 /// The oracle (a stand-in model answering each line with exactly the actions it

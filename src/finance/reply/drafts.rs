@@ -178,8 +178,12 @@ pub fn prompt(draft: &Draft, debt_balance: Option<i64>) -> String {
         } else {
             "gasto"
         };
-        let amount = next.amount_cents.map(pesos).unwrap_or_default();
-        lines.push(format!("(Después te pregunto por el {what} de {amount}.)"));
+        // (One whose amount is still to ask — said in another currency — is
+        // named without it.)
+        lines.push(match next.amount_cents.map(pesos) {
+            Some(amount) => format!("(Después te pregunto por el {what} de {amount}.)"),
+            None => format!("(Después te pregunto por el otro {what}.)"),
+        });
     }
     lines.push(messages::ANSWER_PROMPT.into());
     lines.join("\n")

@@ -200,6 +200,8 @@ struct Message {
     rest: String,
     date: Option<chrono::NaiveDate>,
     amounts: Vec<Found>,
+    /// The amounts said in another currency («15 dólares»).
+    foreign: Vec<Found>,
     tokens: Vec<Token>,
     today: chrono::NaiveDate,
 }
@@ -255,12 +257,63 @@ fn without_counts(amounts: Vec<Found>, rest: &str) -> Vec<Found> {
                     && !is_money_word(next)
             })
     };
+    // «el de la coca me fió 12 cajas, le debo 2400»: a figure of goods
+    // counted by their unit is a count.
+    let units = |f: &Found| words.get(f.end).is_some_and(|next| counts_goods(next));
     let kept: Vec<Found> = amounts
         .iter()
         .copied()
-        .filter(|f| !counts(f) && !counted(f))
+        .filter(|f| !counts(f) && !counted(f) && !units(f))
         .collect();
     if kept.is_empty() { amounts } else { kept }
+}
+
+/// «12 cajas», «3 kilos»: a unit goods are counted by, after a figure.
+fn counts_goods(word: &str) -> bool {
+    matches!(
+        word,
+        "caja"
+            | "cajas"
+            | "kilo"
+            | "kilos"
+            | "kg"
+            | "kgs"
+            | "litro"
+            | "litros"
+            | "unidades"
+            | "piezas"
+            | "paquetes"
+            | "bolsas"
+            | "docenas"
+            | "botellas"
+            | "sacos"
+            | "costales"
+            | "latas"
+            | "bultos"
+            | "rejas"
+            | "cartones"
+    )
+}
+
+/// «me cobraron 15 dólares de Figma»: a figure in another currency is no
+/// amount of this ledger (kept in pesos); no rate is guessed, so the draft
+/// asks how much it was in pesos. Beside a figure in pesos («150 dólares →
+/// 2,710 pesos») the pesos are the amount.
+fn foreign(amounts: &[Found], rest: &str) -> Vec<Found> {
+    let folded = normalize(rest);
+    let words = crate::text::tokens(&folded);
+    amounts
+        .iter()
+        .copied()
+        .filter(|f| {
+            words.get(f.end).is_some_and(|next| {
+                matches!(
+                    *next,
+                    "dolares" | "dolar" | "usd" | "dls" | "euros" | "euro" | "eur"
+                )
+            })
+        })
+        .collect()
 }
 
 /// «dos mil y pico», «500 y tantos», «mil y feria»: a figure with an unknown
@@ -314,12 +367,14 @@ impl Message {
         let (date, rest) = date::take_date(raw, today, direction);
         let rest = words::chat_spelled(&rest);
         let amounts = without_vague(without_counts(amount::amounts_in(&rest), &rest), &rest);
+        let foreign = foreign(&amounts, &rest);
         Message {
             raw: raw.to_owned(),
             norm,
             rest,
             date,
             amounts,
+            foreign,
             tokens: tokenize(raw),
             today,
         }
@@ -405,7 +460,16 @@ impl Message {
     /// "250 pesos"), else the largest.
     fn main_amount(&self) -> Option<i64> {
         let rest: Vec<&str> = self.rest.split(' ').collect();
-        let marked = self.amounts.iter().find(|f| {
+        // (A figure in another currency is no amount here: asked in pesos.)
+        let own: Vec<&Found> = self
+            .amounts
+            .iter()
+            .filter(|f| !self.foreign.contains(f))
+            .collect();
+        if own.is_empty() && !self.foreign.is_empty() {
+            return None;
+        }
+        let marked = own.iter().find(|f| {
             rest.get(f.end)
                 .is_some_and(|w| matches!(*w, "pesos" | "peso" | "mxn" | "varos" | "baros"))
         });
@@ -415,8 +479,8 @@ impl Message {
             .and_then(|at| amount::amounts_in(&self.raw[at..]).first().map(|f| f.cents));
         marked
             .map(|f| f.cents)
-            .or(dollar.filter(|c| self.amounts.iter().any(|f| f.cents == *c)))
-            .or_else(|| self.amounts.iter().map(|f| f.cents).max())
+            .or(dollar.filter(|c| own.iter().any(|f| f.cents == *c)))
+            .or_else(|| own.iter().map(|f| f.cents).max())
     }
 
     fn category(&self) -> Option<&'static Category> {
@@ -1042,6 +1106,19 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
         }
         return manage_debt(message);
     }
+    // «uy ¿me pasé? ¿cuánto me pasé?»: over the cap, asked.
+    if asks
+        && message.amounts.is_empty()
+        && message.has(&[
+            "me pase",
+            "me excedi",
+            "me sobrepase",
+            "me he pasado",
+            "nos pasamos",
+        ])
+    {
+        return query(&[ToolName::GetBudgetStatus], message);
+    }
     if message.has(words::BUDGET) || caps_spending(message) {
         // «que no me pase de 800 al mes»: a wish with «que», not a question
         // («que límite tengo…», «q cuánto llevo…» still ask).
@@ -1072,6 +1149,18 @@ fn fresh(message: &Message, input: &FinanceInput) -> FinanceProposal {
             "cambia",
             "quiero poner",
             "quiero ponerme",
+            // «y otro tope para lo del súper», «un límite al súper»: a cap
+            // wanted, its figure still to say.
+            "ponerle",
+            "ponerme",
+            "otro tope",
+            "otro limite",
+            "otro presupuesto",
+            "un tope",
+            "un limite",
+            "nuevo tope",
+            "nuevo limite",
+            "nuevo presupuesto",
         ]);
         if message.amounts.is_empty() && sets && !asks && message.category().is_some() {
             return set_budget(message);
@@ -2195,7 +2284,10 @@ fn read_debt(message: &Message) -> DebtRead {
             i = end;
             continue;
         }
-        if let Some((cents, end)) = amount_at(i) {
+        // («me fió 12 cajas, le debo 2400»: goods counted, not money.)
+        if let Some((cents, end)) =
+            amount_at(i).filter(|(_, end)| !norms.get(*end).is_some_and(|w| counts_goods(w)))
+        {
             if paid && read.payment.is_none() {
                 read.payment = Some(cents);
             } else if read.balance.is_none() {

@@ -1850,3 +1850,44 @@ fn a_sale_where_one_buys_is_an_expense_and_a_yearly_figure_asked_is_a_query() {
         "SIMULATE_PURCHASE"
     );
 }
+
+/// A figure in another currency is no amount of this ledger: asked in pesos,
+/// never logged at a guessed rate; beside a figure in pesos, the pesos are it.
+#[test]
+fn a_figure_in_another_currency_is_asked_in_pesos() {
+    let a = only("me cobraron 15 dolares de la suscripcion de figma");
+    assert_eq!(kind(&a), "LOG_TRANSACTION");
+    assert_eq!(a.params.amount, Param::Missing);
+    let a = only("tb un trabajito extra de diseño de logo, 150 dólares → 2,710 pesos");
+    assert_eq!(a.params.amount, Param::Given(271_000));
+    let both = idle("gasté 300 en comida y 50 euros en taxi");
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert_eq!(both[0].params.amount, Param::Given(30_000));
+    assert_eq!(both[1].params.amount, Param::Missing);
+}
+
+/// «me fió 12 cajas, le debo 2400»: goods counted by their unit are no money.
+#[test]
+fn goods_counted_by_their_unit_are_no_amount() {
+    let a = only("el de la coca me fio 12 cajas, le debo 2400 pal jueves");
+    assert_eq!(kind(&a), "MANAGE_DEBT");
+    assert_eq!(a.params.debt_balance, Param::Given(240_000));
+    let a = only("compré 3 kilos de carne en 450");
+    assert_eq!(a.params.amount, Param::Given(45_000));
+}
+
+/// A cap wanted without its figure is set, its amount asked; a doubt («no sé
+/// cuánto») asks nothing; «¿me pasé?» asks the budget's status.
+#[test]
+fn a_cap_wanted_without_its_figure_and_over_the_cap_asked() {
+    for message in [
+        "Y otro tope para lo del súper, pero no sé todavía cuánto ponerle",
+        "quiero ponerle un límite al súper",
+    ] {
+        let a = only(message);
+        assert_eq!(kind(&a), "SET_BUDGET", "{message}");
+        assert_eq!(category(&a), Some("supermercado"), "{message}");
+        assert_eq!(a.params.amount, Param::Missing, "{message}");
+    }
+    assert_eq!(kind(&only("uy me pase? cuanto me pase")), "QUERY_DATA");
+}

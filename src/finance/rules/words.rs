@@ -550,10 +550,17 @@ pub fn any(text: &str, phrases: &[&str]) -> bool {
 pub fn is_question(raw: &str, normalized: &str) -> bool {
     raw.contains('?')
         || raw.trim_start().starts_with('¿')
-        // «y nada más de la tarjeta cuánto le debo»: «cuánto» asks wherever it is.
-        || normalized
-            .split(' ')
-            .any(|w| matches!(w, "cuanto" | "cuanta" | "cuantos" | "cuantas" | "cual" | "cuales"))
+        // «y nada más de la tarjeta cuánto le debo»: «cuánto» asks wherever it
+        // is — not in «no sé todavía cuánto ponerle», which tells a doubt.
+        || {
+            let words: Vec<&str> = normalized.split(' ').collect();
+            words.iter().enumerate().any(|(k, w)| {
+                matches!(*w, "cuanto" | "cuanta" | "cuantos" | "cuantas" | "cual" | "cuales")
+                    && !words[k.saturating_sub(3)..k]
+                        .windows(2)
+                        .any(|pair| pair == ["no", "se"] || pair == ["ni", "idea"])
+            })
+        }
         || QUESTION_OPENERS
             .iter()
             .any(|q| normalized == *q || normalized.starts_with(&format!("{q} ")))

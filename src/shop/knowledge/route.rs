@@ -98,9 +98,11 @@ fn after_condition(clause: &str) -> Option<String> {
     }
     let words: Vec<&str> = clause.split_whitespace().collect();
     // «si no tiene dame dos»: without a comma, the request starts at its verb.
+    // («si pido 12 chocolates…» puts the order itself in a hypothesis: a
+    // condition has words between «si» and the request.)
     let at = match words.iter().take(4).position(|w| w.ends_with(',')) {
         Some(comma) => comma + 1,
-        None => request_start(&words, 7)?,
+        None => request_start(&words, 7).filter(|&verb| verb >= 2)?,
     };
     (at < words.len()).then(|| words[at..].join(" "))
 }
@@ -1288,8 +1290,10 @@ pub fn split(text: &str, library: &Library, names_product: impl Fn(&str) -> bool
             _ => clause,
         };
         // «¿…? si es, quiero uno»: the request, without the condition's words.
+        // (Only after a question: «Si pido 12 chocolates, ¿cuenta como
+        // evento?» hypothesises before it.)
         let clause = match after_condition(&clause) {
-            Some(request) if asks_any => {
+            Some(request) if asks_any && !split.questions.is_empty() => {
                 conditioned = true;
                 request
             }
@@ -2643,5 +2647,26 @@ mod tests {
         );
         assert!(kept.explanations.is_empty(), "{kept:?}");
         assert!(told_before_condition(", si tiene sácalo", &|_: &str| false).is_none());
+    }
+
+    /// «Si pido 12 chocolates…, ¿cuenta como evento?» hypothesises before the
+    /// question: the «si» stays with the order it puts in doubt.
+    #[test]
+    fn a_hypothesis_before_a_question_keeps_its_si() {
+        let library = Library::default();
+        let names = |t: &str| t.contains("chocolate") || t.contains("chai");
+        let s = split(
+            "Si pido 12 chocolates calientes y 12 cheesecakes, ¿cuenta como pedido de evento?",
+            &library,
+            names,
+        );
+        assert!(s.rest.starts_with("Si pido"), "{s:?}");
+        // After a question, a condition still leads to its request.
+        let s = split(
+            "¿el chai tiene cafeína? si tiene dame una limonada",
+            &library,
+            names,
+        );
+        assert_eq!(s.rest.trim(), "dame una limonada", "{s:?}");
     }
 }

@@ -932,8 +932,37 @@ pub fn is_general_word(word: &str) -> bool {
         "dentro",
         "adentro",
         "visita",
+        "mejor",
+        "moda",
+        "riesgo",
+        "tiro",
+        "porfis",
+        "porfi",
+        "venia",
+        "venian",
+        "diagnosticada",
+        "diagnosticado",
+        "epa",
+        "super",
+        "piola",
+        "chiquito",
+        "chiquita",
+        "chiquitito",
+        "chiquitita",
     ];
     GENERAL.contains(&word)
+        // «quería preguntarle», «para llevarla»: a verb with its pronoun (not
+        // a topic's own: «recogerlo» asks about pickup).
+        || (word.len() >= 7
+            && !is_topic_word(word)
+            && [
+                "arle", "erle", "irle", "arles", "erles", "irles", "arlo", "erlo", "irlo", "arla",
+                "erla", "irla", "arlos", "erlos", "irlos", "arlas", "erlas", "irlas", "arme",
+                "erme", "irme", "arte", "erte", "irte", "arnos", "ernos", "irnos", "arse",
+                "erse", "irse",
+            ]
+            .iter()
+            .any(|end| word.ends_with(end)))
         || crate::detect::GREETINGS.contains(&word)
         || crate::text::MONTHS.contains(&word)
         || (word.len() >= 5

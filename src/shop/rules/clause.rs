@@ -42,6 +42,8 @@ pub(super) fn refuses(before: &[&str]) -> bool {
 /// Words that take back what was just said.
 pub(super) const CORRECTION_WORDS: &[&str] = &[
     "no", "perdon", "mejor", "digo", "que sea", "que sean", "mas bien", "bueno no",
+    // «cheesecake uno. no espera, mejor dos»: a pause before the count said again.
+    "espera", "espere", "esperate", "esperame", "pera",
 ];
 
 /// «cambia», «cámbialo», «reemplaza», «pásalo a»: a verb that swaps one thing
@@ -378,6 +380,21 @@ pub(super) fn clause_action(
                 .quantity(q),
         );
     }
+    // «Dos de los capuchinos con leche de almendras» with four in the cart:
+    // some of the line's own units are spoken of, nothing more is ordered —
+    // unless the message orders more or takes some out.
+    let of_the_line = in_cart > 0
+        && !ordering
+        && !more
+        && matches!(before, [.., n, "de", "los" | "las"] if count(n).is_some_and(|n| n <= in_cart))
+        && !after
+            .iter()
+            .any(|w| lexicon::removes(w) || swap_verb(w) || matches!(*w, "no" | "por" | "x"));
+    if of_the_line {
+        let named = before.len() - 3..clause_words.len() - after.len();
+        covered[named].iter_mut().for_each(|c| *c = true);
+        return None;
+    }
     // «ya no el chai tampoco, solo brownie» with a brownie in the cart: the
     // line kept as it is — no count said, nothing more of it ordered.
     let only_named = matches!(
@@ -416,8 +433,15 @@ pub(super) fn clause_action(
     let half = has(&["mitad"]);
     // "La limonada no": a product, then a bare no, is taking it out.
     // (Not a tag after an opinion: «el americano no está rico, ¿no?».)
+    // («…que sean 2 y el maracuyá ya no»: the words before since the «y».)
+    let own_before_no = before
+        .iter()
+        .rposition(|w| matches!(*w, "y" | "e"))
+        .map_or(before, |k| &before[k + 1..]);
     let trailing_no = after.last() == Some(&"no")
-        && before.iter().all(|w| lexicon::FILLER.contains(w))
+        && own_before_no
+            .iter()
+            .all(|w| lexicon::FILLER.contains(w) || matches!(*w, "el" | "la" | "los" | "las"))
         && after[..after.len() - 1].iter().all(|w| {
             lexicon::FILLER.contains(w)
                 || matches!(*w, "no" | "ya" | "mejor" | "nomas" | "entonces")

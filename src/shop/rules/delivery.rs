@@ -564,6 +564,84 @@ pub fn mode_said(text: &str) -> Option<Mode> {
     }
 }
 
+/// «2 capuchinos y 2 brownies para Sopocachi», «quiero un americano, para
+/// enviar a Obrajes», «me manda un cheesecake a Calacoto»: delivery said
+/// beside an order of products, in so many words — a zone's place sent to or
+/// a word of sending. Not a question nor a hypothesis («si agrego uno, el
+/// delivery sale gratis, ¿verdad?»), and nothing when coming by is said too
+/// (pickup, the shop's default, needs no choosing beside an order).
+pub fn beside_an_order(input: &ProposalInput) -> Option<ProposedAction> {
+    let delivery = input.delivery.as_ref()?;
+    let raw = input
+        .as_written
+        .as_deref()
+        .unwrap_or(&input.customer_message);
+    if raw.contains(['?', '¿']) {
+        return None;
+    }
+    let text = normalize(raw);
+    let words = tokens(&text);
+    if words
+        .iter()
+        .any(|w| matches!(*w, "si" | "verdad" | "cierto" | "sera"))
+    {
+        return None;
+    }
+    let sent_to = delivery.zones.iter().find_map(|z| {
+        places_of(&z.name)
+            .any(|place| {
+                let place = tokens(&place);
+                // («para Sopocachi», «para el Centro», «a la Zona 2».)
+                !place.is_empty()
+                    && (0..words.len()).any(|k| {
+                        matches!(words[k], "a" | "al" | "para" | "hasta") && {
+                            let at = k
+                                + 1
+                                + usize::from(matches!(words.get(k + 1), Some(&("el" | "la"))));
+                            words.get(at..at + place.len()) == Some(&place[..])
+                        }
+                    })
+            })
+            .then_some(z.zone_id)
+    });
+    let sends = DELIVERY
+        .iter()
+        .filter(|p| !matches!(**p, "traer" | "deliver"))
+        .any(|p| contains_phrase(&text, p))
+        && !refuses_delivery(&words);
+    let comes_by = PICKUP
+        .iter()
+        .filter(|p| {
+            !matches!(
+                **p,
+                "para llevar"
+                    | "en tienda"
+                    | "en la tienda"
+                    | "en el local"
+                    | "paso en"
+                    | "pasamos en"
+            )
+        })
+        .any(|p| contains_phrase(&text, p))
+        && !sends_a_thing(&text)
+        && !words.iter().enumerate().any(|(at, w)| {
+            pickup_verb(w)
+                && words[at.saturating_sub(6)..at]
+                    .iter()
+                    .any(|b| matches!(*b, "no" | "ni" | "nunca"))
+        });
+    match (sent_to.is_some() || sends, comes_by) {
+        (true, false) => {
+            let mut action = ProposedAction::new("SET_FULFILMENT").mode(Mode::Delivery);
+            if let Some(zone) = sent_to.or_else(|| place_zone(&text, delivery)) {
+                action = action.zone(zone);
+            }
+            Some(action)
+        }
+        _ => None,
+    }
+}
+
 /// Whether the message speaks of pickup or delivery at all (for grounding a
 /// model's SET_FULFILMENT).
 pub fn mentions(input: &ProposalInput) -> bool {

@@ -57,9 +57,69 @@ pub fn propose(input: &ProposalInput) -> Proposal {
     // message.
     if let Some(again) = started_over(input) {
         let again = reworded(input, again);
-        return settle(&again, read(&again));
+        return with_the_way(&again, settle(&again, read(&again)));
     }
-    settle(input, read(input))
+    with_the_way(input, settle(input, read(input)))
+}
+
+/// Imperatives that call an order off, said to «tú» or to «usted».
+const CALLS_OFF: &[&str] = &[
+    "cancela",
+    "cancele",
+    "cancelen",
+    "cancelame",
+    "canceleme",
+    "cancelalo",
+    "cancelelo",
+    "cancelenlo",
+    "anula",
+    "anule",
+    "anulen",
+];
+
+/// «…ya llegó mi hija con café. Cancele todo por favor»: the whole order
+/// called off in so many words, the products named before it only a story —
+/// none in the cart, no verb of ordering or taking out. Where the call-off is.
+fn whole_order_called_off(words: &[&str], input: &ProposalInput) -> Option<usize> {
+    let at = words.iter().position(|w| CALLS_OFF.contains(w))?;
+    let whole = matches!(
+        words.get(at + 1..),
+        Some(["todo", ..] | ["el" | "mi" | "la", "pedido" | "orden", ..])
+    );
+    let story = mentions::find(words, &input.product_catalog)
+        .iter()
+        .all(|m| m.end <= at && !m.candidates.iter().any(|id| input.cart.holds(*id)));
+    let ordering = words
+        .iter()
+        .enumerate()
+        .any(|(k, w)| k != at && (lexicon::adds(w) || lexicon::removes(w) || swap_verb(w)));
+    (whole && story && !ordering).then_some(at)
+}
+
+/// «2 capuchinos y 2 brownies para Sopocachi», «…, para enviar a Obrajes»:
+/// the way said beside an order that was read whole is taken with it.
+fn with_the_way(input: &ProposalInput, mut proposal: Proposal) -> Proposal {
+    let ordered = proposal
+        .proposed_actions
+        .iter()
+        .any(|a| a.action_type == "ADD_TO_CART");
+    let settled = proposal.proposed_actions.iter().all(|a| {
+        matches!(
+            a.action_type.as_str(),
+            "ADD_TO_CART" | "UPDATE_QUANTITY" | "REMOVE_ITEM"
+        )
+    });
+    if ordered
+        && settled
+        && matches!(
+            input.current_state,
+            State::Idle | State::Browsing | State::CartOpen
+        )
+        && let Some(way) = delivery::beside_an_order(input)
+    {
+        proposal.proposed_actions.push(way);
+    }
+    proposal
 }
 
 /// The turn read as `message`, keeping what the customer wrote.
@@ -1143,7 +1203,14 @@ pub struct ShopPhrases {
 
 /// Whether `text` names one of the catalog's products.
 pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) -> bool {
-    let text = normalize(text);
+    // («¿cómo llego a su café?» names the shop.)
+    let text = format!(" {} ", normalize(text))
+        .replace(" su cafe ", " su local ")
+        .replace(" llego al cafe ", " llego al local ")
+        .replace(" llegar al cafe ", " llegar al local ")
+        .replace(" llegamos al cafe ", " llegamos al local ")
+        .replace(" tu cafe ", " tu local ")
+        .replace(" vuestro cafe ", " vuestro local ");
     !mentions::find(&tokens(&text), catalog).is_empty()
 }
 
@@ -1262,6 +1329,12 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
     let words = tokens(&text);
     let mut reader = Reader::new(input, &text, &words);
     let name = |id: ProductId| name_of(input, id).map(str::to_owned);
+    if let Some(picked) = chosen_then_more(input) {
+        return Some(picked);
+    }
+    if let Some(fitted) = kind_of_the_focus(input, &words) {
+        return Some(fitted);
+    }
     if let Some((id, quantity)) = reader.chosen() {
         return Some(format!("quiero {quantity} {}", name(id)?));
     }
@@ -1318,6 +1391,77 @@ pub fn rewrite(input: &ProposalInput) -> Option<String> {
         })
         .collect();
     said.filter(|s| !s.is_empty()).map(|s| s.join(" y "))
+}
+
+/// «¿el matcha es calientito o frío?» … «ok dame uno frío y un brownie»: one
+/// of a kind, named by nothing else, is the product just talked about when
+/// that product is of the kind; it is written as that product.
+fn kind_of_the_focus(input: &ProposalInput, words: &[&str]) -> Option<String> {
+    let focus = input.focus?;
+    let entry = input
+        .product_catalog
+        .iter()
+        .find(|e| e.product_id == focus)?;
+    let at = (1..words.len()).find(|&k| {
+        token_number(words[k - 1]).is_some()
+            && lexicon::KINDS
+                .iter()
+                .any(|(said, tag)| *said == words[k] && lexicon::is_of_kind(entry, tag))
+            && !words
+                .get(k + 1)
+                .is_some_and(|next| names_a_product(next, &input.product_catalog))
+    })?;
+    // (Only when no other word of a kind is said: «uno frío y otro
+    // caliente» is two things.)
+    let kinds = words
+        .iter()
+        .filter(|w| lexicon::KINDS.iter().any(|(said, _)| said == *w))
+        .count();
+    if kinds != 1 || names_a_product(words[at], &input.product_catalog) {
+        return None;
+    }
+    let mut out: Vec<&str> = words.to_vec();
+    out[at] = &entry.name;
+    Some(out.join(" "))
+}
+
+/// «el caliente, y también un brownie de paso» after «¿Cuál de estos
+/// quieres?»: a pick among the choices offered (its first part, naming no
+/// product), then more ordered; the pick is written as the product it picks
+/// and the rest is read after it.
+fn chosen_then_more(input: &ProposalInput) -> Option<String> {
+    if input.choices.is_empty() {
+        return None;
+    }
+    let raw = input.customer_message.as_str();
+    let cut = raw
+        .find([',', ';'])
+        .or_else(|| raw.find(" y "))
+        .or_else(|| raw.find(" e "))?;
+    let (head, tail) = raw.split_at(cut);
+    let tail = tail.trim_start_matches([',', ';', ' ']);
+    // (The rest is another request: «y también un brownie», not «…, two.
+    // And one croissant», whose count is the pick's.)
+    let tail_words = tokens(&normalize(tail))
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+    let joined = matches!(
+        tail_words.first().map(String::as_str),
+        Some("y" | "e" | "and" | "tambien" | "ademas" | "plus")
+    );
+    if !joined
+        || !names_a_product(tail, &input.product_catalog)
+        || names_a_product(head, &input.product_catalog)
+    {
+        return None;
+    }
+    let mut first = input.clone();
+    first.customer_message = head.to_owned();
+    let text = said(&first);
+    let words = tokens(&text);
+    let (id, quantity) = Reader::new(&first, &text, &words).chosen()?;
+    Some(format!("quiero {quantity} {}, {tail}", name_of(input, id)?))
 }
 
 /// «un matcha caliente» … «No vendemos «matcha caliente»…» … «ah bueno,
@@ -1993,6 +2137,15 @@ fn prepared(message: &str) -> String {
         (" como cada dia ", " "),
         // «…y un chocolate caliente, si fuera tan amable»: courtesy, no «fuera».
         (" si fuera tan amable ", " por favor "),
+        // «¿cómo llego a su café?», «¿cómo llego al café desde el Prado?»: the
+        // shop itself, no coffee.
+        (" su cafe ", " su local "),
+        (" llego al cafe ", " llego al local "),
+        (" llegar al cafe ", " llegar al local "),
+        (" llegamos al cafe ", " llegamos al local "),
+        (" tu cafe ", " tu local "),
+        (" vuestro cafe ", " vuestro local "),
+        (" su cafeteria ", " su local "),
         (" si fuera usted tan amable ", " por favor "),
         (" si fueras tan amable ", " por favor "),
         (" si fuese tan amable ", " por favor "),
@@ -2692,6 +2845,10 @@ fn read_whole(input: &ProposalInput) -> Reading {
     }
     // («Genial. Oye, mejor que sean…»: approval beside a request asks nothing.)
     lexicon::cover(&words, lexicon::APPROVAL, &mut reader.covered);
+    // «va, cheesecake uno», «sale, dos capuchinos»: an «okay» to lead.
+    if words.len() > 1 && matches!(words.first(), Some(&("va" | "sale" | "vale"))) {
+        reader.covered[0] = true;
+    }
     // («Perdona, he contado mal, americanos son cuatro»: the mistake owned.)
     lexicon::cover(
         &words,
@@ -2769,21 +2926,24 @@ fn read_whole(input: &ProposalInput) -> Reading {
     if let [only] = proposal.proposed_actions.as_slice()
         && only.action_type == "CANCEL_ORDER"
         && !input.customer_message.contains('?')
-        && mentions::find(&words, &input.product_catalog).is_empty()
+        && (mentions::find(&words, &input.product_catalog).is_empty()
+            || whole_order_called_off(&words, input).is_some())
         && (0..words.len().saturating_sub(2)).any(|at| {
             // An imperative, with no denial or condition before it and no
             // taking back after it («si cancelo…», «tampoco cancelen…», «…que
             // cancele el pedido pero…»).
-            matches!(
-                words[at],
-                "cancela" | "cancelen" | "cancelame" | "canceleme" | "cancelalo" | "cancelenlo"
-            ) && matches!(words[at + 1], "el" | "mi" | "todo")
+            // («…mejor no, ya llegó mi hija. Cancele todo»: «mejor no» and
+            // «ya no» say the order is no longer wanted.)
+            CALLS_OFF.contains(&words[at])
+                && matches!(words[at + 1], "el" | "mi" | "todo")
                 && (words[at + 1] == "todo" || matches!(words[at + 2], "pedido" | "orden"))
-                && !words[at.saturating_sub(4)..at].iter().any(|w| {
+                && !(at.saturating_sub(4)..at).any(|k| {
                     matches!(
-                        *w,
+                        words[k],
                         "no" | "ni" | "tampoco" | "nunca" | "si" | "antes" | "que" | "cuando"
-                    )
+                    ) && !(words[k] == "no" && k > 0 && matches!(words[k - 1], "mejor" | "ya"))
+                        && !(words[k] == "que"
+                            && words.get(k + 1..k + 3) == Some(&["mejor", "no"][..]))
                 })
                 && !words[at..].iter().any(|w| matches!(*w, "pero" | "mejor"))
         })
@@ -3289,7 +3449,12 @@ impl Reading {
                     .get(i + 1)
                     .is_some_and(|w| count(w).is_some() || matches!(w.as_str(), "uno" | "una"))
                 && !self.covered[i + 1];
+            // «dame uno frío y un brownie»: one of a kind, no product named.
+            let kind_counted = before.is_some_and(|b| token_number(b).is_some())
+                && lexicon::KINDS.iter().any(|(said, _)| *said == word)
+                && !names_a_product(word, &input.product_catalog);
             unknown_thing
+                || kind_counted
                 || removal_unread
                 || corrected
                 || another_unknown
@@ -4117,7 +4282,7 @@ impl Reader<'_> {
         {
             return clarify(messages::CANCEL_OR_PAY);
         }
-        if found.is_empty()
+        if (found.is_empty() || whole_order_called_off(self.words, input).is_some())
             && any(self.text, lexicon::CANCEL)
             && !self.negates_cancel()
             && !lexicon::wants_nothing_more(self.text)
@@ -4574,10 +4739,9 @@ impl Reader<'_> {
         };
         // «ya no, cancela» is no longer wanting, not a negation.
         // «no no, cancela todo»: a «no» said twice is a cry, not a negation.
-        let imperative_cancel = matches!(
-            self.words[at],
-            "cancela" | "cancelalo" | "cancelala" | "cancelen" | "cancelenlo" | "anula" | "anulalo"
-        ) && !any(self.text, &["saber si", "se puede", "puedo", "podria"]);
+        let imperative_cancel = (CALLS_OFF.contains(&self.words[at])
+            || matches!(self.words[at], "cancelala" | "anulalo"))
+            && !any(self.text, &["saber si", "se puede", "puedo", "podria"]);
         let said = self.input.customer_message.trim_start().to_lowercase();
         let twice = said
             .strip_prefix("no no")
@@ -4873,6 +5037,44 @@ impl Reader<'_> {
             return None;
         }
         let found = mentions::find(self.words, &self.input.product_catalog);
+        // «el más baratito», «la más económica», «el más caro»: by price —
+        // not asked («¿cuál es el más barato?» wants the answer first), and
+        // with the count said beside it («el más baratito, que sean 3»).
+        if found.is_empty()
+            && self.words.contains(&"mas")
+            && !self.is_question()
+            && !self
+                .words
+                .iter()
+                .any(|w| matches!(*w, "cual" | "cuanto" | "cuesta" | "sale" | "vale"))
+        {
+            // («el más barato», said as one: not «¿sale más caro?».)
+            let said = |fits: &dyn Fn(&str) -> bool| {
+                (2..self.words.len()).any(|k| {
+                    matches!(self.words[k - 2], "el" | "la" | "lo")
+                        && self.words[k - 1] == "mas"
+                        && fits(self.words[k])
+                })
+            };
+            let cheap = said(&|w| w.starts_with("barat") || w.starts_with("economic"));
+            let dear = said(&|w| matches!(w, "caro" | "cara" | "carito" | "carita"));
+            let offered: Vec<_> = self.offered().collect();
+            let by_price = match (cheap, dear) {
+                (true, false) => offered.iter().min_by_key(|e| e.price_minor),
+                (false, true) => offered.iter().max_by_key(|e| e.price_minor),
+                _ => None,
+            };
+            // (Only one at that price: two as cheap are still asked.)
+            if let Some(entry) = by_price
+                && offered
+                    .iter()
+                    .filter(|e| e.price_minor == entry.price_minor)
+                    .count()
+                    == 1
+            {
+                return Some((entry.product_id, only_count(self.words).unwrap_or(asked)));
+            }
+        }
         if found.is_empty()
             && let Some(picked) = self
                 .picked_by_word()

@@ -16,7 +16,7 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
     if let Some(share) = one_persons_share_swapped(input, &reading.proposal) {
         reading.proposal = share;
     }
-    if let Some((id, quantity)) = split_by_manner(input) {
+    if let Some((id, quantity)) = split_by_manner(input).or_else(|| part_of_a_line_said_of(input)) {
         let name = name_of(input, id).unwrap_or_default();
         return Proposal::new(
             vec![ProposedAction::new("REPLY")],

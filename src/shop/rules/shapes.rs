@@ -3082,6 +3082,43 @@ pub(super) fn split_by_manner(input: &ProposalInput) -> Option<(ProductId, i64)>
     Some((line, total))
 }
 
+/// «Dos de los capuchinos con leche de almendras» with four in the cart:
+/// some of a line's own units, and how they should be — nothing ordered,
+/// nothing taken out. The line and its count, to say it was kept.
+pub(super) fn part_of_a_line_said_of(input: &ProposalInput) -> Option<(ProductId, i64)> {
+    let text = prepared(
+        input
+            .as_written
+            .as_deref()
+            .unwrap_or(&input.customer_message),
+    );
+    let words = tokens(&text);
+    if words.iter().any(|w| {
+        lexicon::adds(w)
+            || lexicon::removes(w)
+            || swap_verb(w)
+            || matches!(*w, "mas" | "otro" | "otra" | "otros" | "otras" | "no")
+    }) || any(&text, lexicon::ADD)
+    {
+        return None;
+    }
+    let found = mentions::find(&words, &input.product_catalog);
+    let [m] = found.as_slice() else {
+        return None;
+    };
+    let id = m.product()?;
+    let in_cart = input.cart.quantity_of(id)?;
+    let said = m.start.checked_sub(3).map(|k| &words[k..m.start])?;
+    match said {
+        [n, "de", "los" | "las"]
+            if count(n).is_some_and(|n| n <= in_cart) && m.end < words.len() =>
+        {
+            Some((id, in_cart))
+        }
+        _ => None,
+    }
+}
+
 /// «los croissants sí son 3. Agrega un brownie» with three in the cart: the
 /// count said of a line as it stands is no change; the rest is the request.
 fn count_kept(

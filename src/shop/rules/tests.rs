@@ -9325,3 +9325,208 @@ fn a_count_of_another_thing_a_cancel_and_a_count_after_two_shown_are_read_as_sai
         ["CLARIFY x2 [Number(6), Number(7)]"]
     );
 }
+
+/// «Dos de los capuchinos con leche de almendras» with four in the cart speaks
+/// of some of the line's units: nothing is added, and the reply says so.
+#[test]
+fn some_of_a_line_said_of_is_no_order_of_more() {
+    let i = input(
+        State::CartOpen,
+        "Dos de los capuchinos con leche de almendras porfa",
+        &[(8, 4), (3, 6)],
+    );
+    let p = propose(&i);
+    assert_eq!(describe(&p), ["REPLY"]);
+    assert!(
+        p.response_text.contains("4 × Capuchino"),
+        "{}",
+        p.response_text
+    );
+    // More ordered in so many words is still more.
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "agrégame dos de los capuchinos con leche de almendras",
+            &[(8, 4)],
+        ))),
+        ["ADD_TO_CART 8 x2"]
+    );
+}
+
+/// A pick among the choices offered, then more ordered after a comma and
+/// «y»: the pick is the product it names, and the rest is read after it. A
+/// count said after the pick is the pick's, never a list of its own.
+#[test]
+fn a_pick_among_choices_then_more_is_read_whole() {
+    let mut i = described(
+        "el caliente, y también un brownie de paso",
+        State::Idle,
+        &[],
+    );
+    i.choices = vec![5, 6];
+    i.choices_named = true;
+    assert_eq!(
+        rewrite(&i).as_deref(),
+        Some("quiero 1 Chocolate caliente, y también un brownie de paso")
+    );
+    let mut i = described("Black coffee, two. And one croissant", State::Idle, &[]);
+    i.choices = vec![3, 8];
+    i.choices_named = true;
+    assert!(
+        !rewrite(&i).is_some_and(|r| r.contains("quiero 1")),
+        "{:?}",
+        rewrite(&i)
+    );
+}
+
+/// «uno frío» names no product: the one just talked about when it is of that
+/// kind, else the message is asked — never the rest taken alone.
+#[test]
+fn one_of_a_kind_is_the_product_talked_about_or_asked() {
+    let frio = |message: &str, focus: Option<ProductId>| {
+        let mut i = described(message, State::Idle, &[]);
+        i.product_catalog[0].tags = vec!["frío".into()];
+        i.product_catalog[1].tags = vec!["frío".into()];
+        i.focus = focus;
+        i
+    };
+    let i = frio("ok dame uno frio jsjs y un brownie", Some(2));
+    assert_eq!(
+        rewrite(&i).as_deref(),
+        Some("ok dame uno Matcha jsjs y un brownie")
+    );
+    // The product talked about is not of that kind: not it.
+    assert_eq!(rewrite(&frio("dame uno frio y un brownie", Some(8))), None);
+    let alone = propose(&frio("dame uno frio y un brownie", None));
+    assert_eq!(describe(&alone), ["CLARIFY"], "{}", alone.response_text);
+}
+
+/// «…que sean 2 y el maracuyá ya no»: the line set and the other taken out.
+#[test]
+fn a_line_said_no_more_after_a_list_is_taken_out() {
+    for message in [
+        "nel mejor el matcha q sean 2 y el maracuya ya no",
+        "mejor el matcha que sean 2 y el maracuya ya no",
+    ] {
+        assert_eq!(
+            describe(&propose(&input(
+                State::CartOpen,
+                message,
+                &[(1, 1), (2, 1)]
+            ))),
+            ["UPDATE_QUANTITY 2 x2", "REMOVE_ITEM 1"],
+            "{message}"
+        );
+    }
+    assert_eq!(
+        describe(&propose(&input(
+            State::CartOpen,
+            "va, brownie uno. no espera, mejor dos",
+            &[(1, 1)],
+        ))),
+        ["ADD_TO_CART 6 x2"]
+    );
+}
+
+/// The whole order called off in so many words at the summary, with a story
+/// naming a product no line holds, and «mejor no» before it.
+#[test]
+fn a_whole_order_called_off_beside_a_story_is_cancelled() {
+    for message in [
+        "Ay, fíjese que mejor no, ya llegó mi hija con café. Cancele todo por favor, disculpe.",
+        "mejor no, cancele todo por favor",
+        "mejor no, cancele",
+    ] {
+        assert_eq!(
+            describe(&propose(&input(
+                State::Checkout,
+                message,
+                &[(1, 1), (2, 1)]
+            ))),
+            ["CANCEL_ORDER"],
+            "{message}"
+        );
+    }
+    // A product of the cart named beside it is not a story.
+    assert_ne!(
+        describe(&propose(&input(
+            State::Checkout,
+            "el maracuyá ya no, cancele todo",
+            &[(1, 1), (2, 1)],
+        ))),
+        ["CANCEL_ORDER"]
+    );
+}
+
+/// Delivery said beside an order in so many words is taken with it; take-away,
+/// a hypothesis or a question is not.
+#[test]
+fn delivery_said_beside_an_order_is_taken_with_it() {
+    let read = |message: &str| {
+        let mut i = input(State::Idle, message, &[]);
+        i.delivery = Some(demo_delivery());
+        describe(&propose(&i))
+    };
+    for message in [
+        "buenas, 2 capuchinos 2 brownies para sopocachi, rapidito porfa",
+        "quiero un café americano y un brownie, para enviar a Obrajes por favor",
+        "2 brownies para el Centro",
+    ] {
+        let read = read(message);
+        assert_eq!(
+            read.last().map(String::as_str),
+            Some("SET_FULFILMENT"),
+            "{message}"
+        );
+        assert!(read[0].starts_with("ADD_TO_CART"), "{message}: {read:?}");
+    }
+    for message in [
+        "un americano para llevar",
+        "2 brownies, si agrego un americano el delivery a sopocachi sale gratis verdad",
+        "2 capuchinos, ¿hacen delivery a Sopocachi?",
+        "2 capuchinos para recoger",
+    ] {
+        assert!(
+            !read(message).contains(&"SET_FULFILMENT".to_owned()),
+            "{message}"
+        );
+    }
+}
+
+/// «el más baratito» among the choices offered is the cheapest of them (one
+/// alone at that price); «¿cómo llego a su café?» names the shop, no coffee.
+#[test]
+fn the_cheapest_choice_is_picked_and_the_shop_is_no_coffee() {
+    let mut i = input(State::Idle, "el mas baratito", &[]);
+    i.choices = vec![1, 2, 5];
+    for entry in &mut i.product_catalog {
+        entry.price_minor = 1000 + 100 * entry.product_id;
+    }
+    assert_eq!(describe(&propose(&i)), ["ADD_TO_CART 1 x1"]);
+    let mut three = i.clone();
+    three.customer_message = "el mas baratito pero que sean 3".into();
+    assert_eq!(describe(&propose(&three)), ["ADD_TO_CART 1 x3"]);
+    // Asked, not picked.
+    for asked in [
+        "cuál es el más baratito?",
+        "el más baratito cuánto cuesta?",
+        "¿El chai me lo pueden hacer con leche de almendras? ¿sale más caro?",
+        "con leche de almendras sale mas caro",
+    ] {
+        let mut q = i.clone();
+        q.customer_message = asked.into();
+        assert!(
+            !describe(&propose(&q)).iter().any(|a| a.starts_with("ADD")),
+            "{asked}"
+        );
+    }
+    i.product_catalog[1].price_minor = 1100;
+    i.product_catalog[0].price_minor = 1100;
+    assert_eq!(describe(&propose(&i)), ["CLARIFY"]);
+    assert!(!names_a_product("como llego a su cafe?", &catalog()));
+    assert!(!names_a_product(
+        "cómo llego al café desde el Prado?",
+        &catalog()
+    ));
+    assert!(names_a_product("un cafe americano", &catalog()));
+}
