@@ -422,23 +422,48 @@ fn explains(clause: &str) -> bool {
 /// of themselves, with nothing asked, ordered or counted.
 fn tells_of_oneself(clause: &str) -> bool {
     let folded = normalize(clause);
+    // («mañana tengo examen y no quiero quedarme despierta»: when, then
+    // what one has.)
     let words: Vec<&str> = tokens(&folded)
         .into_iter()
-        .skip_while(|w| LEAD_INS.contains(w) || super::words::is_filler(w))
+        .skip_while(|w| {
+            LEAD_INS.contains(w)
+                || super::words::is_filler(w)
+                || matches!(*w, "manana" | "hoy" | "ahora" | "ahorita" | "luego")
+        })
         .collect();
     let of_oneself = words.first().is_some_and(|w| {
         matches!(
             *w,
-            "estoy" | "estamos" | "soy" | "somos" | "ando" | "andamos"
+            "estoy" | "estamos" | "soy" | "somos" | "ando" | "andamos" | "tengo" | "tenemos"
         )
     });
     // («soy alérgico», «soy celíaca»: an allergy told is always answered
     // with what the shop says of allergies.)
     let allergy = words.iter().any(|w| tells_an_allergy(w));
+    // («…y no quiero quedarme despierta»: a wish about oneself, told with
+    // a verb that orders nothing.)
+    let all: Vec<&str> = tokens(&folded);
+    let told: Vec<&str> = all
+        .iter()
+        .enumerate()
+        .filter(|(k, w)| {
+            !(matches!(**w, "quiero" | "queremos")
+                && all.get(k + 1).is_some_and(|next| {
+                    [
+                        "ar", "er", "ir", "arme", "erme", "irme", "arse", "erse", "irse",
+                    ]
+                    .iter()
+                    .any(|end| next.ends_with(end))
+                        && !crate::shop::rules::orders_word(next)
+                }))
+        })
+        .map(|(_, w)| *w)
+        .collect();
     of_oneself
         && !allergy
         && !asks(clause)
-        && !crate::shop::rules::shop_phrases(&folded).request
+        && !crate::shop::rules::shop_phrases(&told.join(" ")).request
         && !words
             .iter()
             .any(|w| crate::text::token_number(w).is_some() && !matches!(*w, "un" | "una" | "uno"))
@@ -2668,5 +2693,27 @@ mod tests {
             names,
         );
         assert_eq!(s.rest.trim(), "dame una limonada", "{s:?}");
+    }
+
+    /// «…? mañana tengo examen y no quiero quedarme despierta»: what one has
+    /// and wishes for oneself, told after a question, is why it is asked; a
+    /// count of the cart told is not.
+    #[test]
+    fn what_one_has_told_after_a_question_is_why_it_is_asked() {
+        let library = Library::default();
+        let names = |t: &str| t.contains("matcha") || t.contains("chai");
+        let s = split(
+            "cuantos mg de cafeina tiene exactamente el matcha? mañana tengo examen y no quiero quedarme despierta toda la noche",
+            &library,
+            names,
+        );
+        assert!(s.rest.trim().is_empty(), "{s:?}");
+        assert_eq!(s.explanations.len(), 1, "{s:?}");
+        let s = split(
+            "¿el chai tiene cafeína? tengo 2 chai en el carrito",
+            &library,
+            names,
+        );
+        assert!(s.rest.contains("chai"), "{s:?}");
     }
 }

@@ -290,11 +290,16 @@ fn settle_reading(input: &ProposalInput, mut reading: Reading) -> Proposal {
         });
         // «sin api», «no tienen salteñas, entonces…»: a food the customer
         // already knows is not sold needs no telling.
+        // («…unos panes con chicharrón, ah no tienen verdad, bueno
+        // entonces…»: said so right after.)
         let known_unsold = said.iter().enumerate().any(|(k, w)| {
             is_food(w)
-                && said[k.saturating_sub(3)..k]
+                && (said[k.saturating_sub(3)..k]
                     .iter()
                     .any(|b| matches!(*b, "sin" | "no" | "ni"))
+                    || said[k + 1..(k + 7).min(said.len())].windows(2).any(|pair| {
+                        pair[0] == "no" && matches!(pair[1], "tienen" | "hay" | "venden")
+                    }))
         });
         // «para mi hija un pay…», «dos jugos de maracuyá»: whom an item is for,
         // or a word the catalog itself uses, is no other thing asked for.

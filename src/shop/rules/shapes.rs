@@ -3048,12 +3048,7 @@ pub(super) fn split_by_manner(input: &ProposalInput) -> Option<(ProductId, i64)>
         "poco",
     ];
     // (As written: a follow-up read standalone names the line it is about.)
-    let text = prepared(
-        input
-            .as_written
-            .as_deref()
-            .unwrap_or(&input.customer_message),
-    );
+    let text = prepared_as_written(input);
     let words = tokens(&text);
     if !mentions::find(&words, &input.product_catalog).is_empty() {
         return None;
@@ -3082,16 +3077,22 @@ pub(super) fn split_by_manner(input: &ProposalInput) -> Option<(ProductId, i64)>
     Some((line, total))
 }
 
-/// «Dos de los capuchinos con leche de almendras» with four in the cart:
-/// some of a line's own units, and how they should be — nothing ordered,
-/// nothing taken out. The line and its count, to say it was kept.
-pub(super) fn part_of_a_line_said_of(input: &ProposalInput) -> Option<(ProductId, i64)> {
-    let text = prepared(
+/// The message as the customer wrote it (not a follow-up's standalone
+/// rewrite), prepared for reading.
+fn prepared_as_written(input: &ProposalInput) -> String {
+    prepared(
         input
             .as_written
             .as_deref()
             .unwrap_or(&input.customer_message),
-    );
+    )
+}
+
+/// «Dos de los capuchinos con leche de almendras» with four in the cart:
+/// some of a line's own units, and how they should be — nothing ordered,
+/// nothing taken out. The line and its count, to say it was kept.
+pub(super) fn part_of_a_line_said_of(input: &ProposalInput) -> Option<(ProductId, i64)> {
+    let text = prepared_as_written(input);
     let words = tokens(&text);
     if words.iter().any(|w| {
         lexicon::adds(w)
@@ -4091,12 +4092,7 @@ pub(super) fn asides_dropped(input: &ProposalInput, text: String) -> String {
         .collect();
     // (The message may be read a part at a time: «ok, nada de brownie
     // entonces, ¿cuánto sería todo?» asks more in its other part.)
-    let whole = prepared(
-        input
-            .as_written
-            .as_deref()
-            .unwrap_or(&input.customer_message),
-    );
+    let whole = prepared_as_written(input);
     let asks_more = words.iter().zip(&keep).any(|(w, k)| *k && asks(w))
         || tokens(&whole)
             .iter()

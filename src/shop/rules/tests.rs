@@ -9530,3 +9530,25 @@ fn the_cheapest_choice_is_picked_and_the_shop_is_no_coffee() {
     ));
     assert!(names_a_product("un cafe americano", &catalog()));
 }
+
+/// A food the customer says themselves is not sold, before or right after
+/// naming it, needs no telling: the rest is ordered, nothing asked.
+#[test]
+fn a_food_known_not_sold_needs_no_telling() {
+    for message in [
+        "buenas tardes hijito quería pedirle unos panes con chicharrón ah no tienen verdad bueno entonces deme dos tés chai y un croissant",
+        "no tienen salteñas, entonces dame dos chai y un croissant",
+    ] {
+        assert_eq!(
+            describe(&propose(&input(State::Idle, message, &[]))),
+            ["ADD_TO_CART 4 x2", "ADD_TO_CART 7 x1"],
+            "{message}"
+        );
+    }
+    let told = propose(&input(
+        State::Idle,
+        "quiero unos panes con chicharrón y dos chai",
+        &[],
+    ));
+    assert!(describe(&told).contains(&"CLARIFY".to_owned()), "{told:?}");
+}
