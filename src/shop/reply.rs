@@ -549,8 +549,6 @@ fn asked_choices(asked: Missing, ctx: &ReplyContext<'_>) -> Vec<String> {
     }
 }
 
-/// What the bot asks next about delivery after this evaluation: remembered so
-/// the next message is read as its answer.
 /// Whether the turn put products in the cart while it stays open: a way
 /// chosen beside them waits for the summary to ask what it lacks.
 fn ordering_beside(eval: &Evaluation) -> bool {
@@ -560,6 +558,8 @@ fn ordering_beside(eval: &Evaluation) -> bool {
         })
 }
 
+/// What the bot asks next about delivery after this evaluation: remembered so
+/// the next message is read as its answer.
 pub fn asked_next(eval: &Evaluation, delivery: &Options) -> Option<Missing> {
     let set = eval.accepted().find_map(|(_, a)| match &a.effect {
         Effect::FulfilmentSet { missing, .. } => Some(*missing),

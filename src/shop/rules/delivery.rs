@@ -340,12 +340,8 @@ pub fn read_message(
     // chooses it: it is all the message says.
     // (Not a pickup refused or told of someone else: «no voy a poder pasar a
     // recogerlo», «ayer mi hermano vino a recoger».)
-    let pickup_doubtful = words.iter().enumerate().any(|(at, w)| {
-        pickup_verb(w)
-            && words[at.saturating_sub(6)..at]
-                .iter()
-                .any(|b| matches!(*b, "no" | "ni" | "nunca"))
-    }) || any(&text, &["vino a", "fue a", "vinieron a", "fueron a"]);
+    let pickup_doubtful =
+        pickup_refused(&words) || any(&text, &["vino a", "fue a", "vinieron a", "fueron a"]);
     if state == State::CartOpen
         && asked.is_none()
         && !wants_delivery
@@ -624,12 +620,7 @@ pub fn beside_an_order(input: &ProposalInput) -> Option<ProposedAction> {
         })
         .any(|p| contains_phrase(&text, p))
         && !sends_a_thing(&text)
-        && !words.iter().enumerate().any(|(at, w)| {
-            pickup_verb(w)
-                && words[at.saturating_sub(6)..at]
-                    .iter()
-                    .any(|b| matches!(*b, "no" | "ni" | "nunca"))
-        });
+        && !pickup_refused(&words);
     match (sent_to.is_some() || sends, comes_by) {
         (true, false) => {
             let mut action = ProposedAction::new("SET_FULFILMENT").mode(Mode::Delivery);
@@ -640,6 +631,17 @@ pub fn beside_an_order(input: &ProposalInput) -> Option<ProposedAction> {
         }
         _ => None,
     }
+}
+
+/// «no voy a poder pasar a recogerlo»: a verb of coming by with a «no» in the
+/// six words before it.
+fn pickup_refused(words: &[&str]) -> bool {
+    words.iter().enumerate().any(|(at, w)| {
+        pickup_verb(w)
+            && words[at.saturating_sub(6)..at]
+                .iter()
+                .any(|b| matches!(*b, "no" | "ni" | "nunca"))
+    })
 }
 
 /// Whether the message speaks of pickup or delivery at all (for grounding a

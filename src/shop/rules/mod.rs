@@ -1203,16 +1203,20 @@ pub struct ShopPhrases {
 
 /// Whether `text` names one of the catalog's products.
 pub fn names_a_product(text: &str, catalog: &[super::contract::CatalogEntry]) -> bool {
-    // («¿cómo llego a su café?» names the shop.)
-    let text = format!(" {} ", normalize(text))
-        .replace(" su cafe ", " su local ")
-        .replace(" llego al cafe ", " llego al local ")
-        .replace(" llegar al cafe ", " llegar al local ")
-        .replace(" llegamos al cafe ", " llegamos al local ")
-        .replace(" tu cafe ", " tu local ")
-        .replace(" vuestro cafe ", " vuestro local ");
+    let text = with_phrases(&normalize(text), THE_SHOP_NAMED);
     !mentions::find(&tokens(&text), catalog).is_empty()
 }
+
+/// «¿cómo llego a su café?», «¿cómo llego al café desde el Prado?»: the shop
+/// itself, no coffee (folded text, as `with_phrases` reads it).
+const THE_SHOP_NAMED: &[(&str, &str)] = &[
+    (" su cafe ", " su local "),
+    (" llego al cafe ", " llego al local "),
+    (" llegar al cafe ", " llegar al local "),
+    (" llegamos al cafe ", " llegamos al local "),
+    (" tu cafe ", " tu local "),
+    (" vuestro cafe ", " vuestro local "),
+];
 
 /// «2 ricos brownies», «one iced matcha» («1 frio matcha»): a word of praise, or
 /// a kind the product named right after it is, said before it. A kind the
@@ -2137,14 +2141,6 @@ fn prepared(message: &str) -> String {
         (" como cada dia ", " "),
         // «…y un chocolate caliente, si fuera tan amable»: courtesy, no «fuera».
         (" si fuera tan amable ", " por favor "),
-        // «¿cómo llego a su café?», «¿cómo llego al café desde el Prado?»: the
-        // shop itself, no coffee.
-        (" su cafe ", " su local "),
-        (" llego al cafe ", " llego al local "),
-        (" llegar al cafe ", " llegar al local "),
-        (" llegamos al cafe ", " llegamos al local "),
-        (" tu cafe ", " tu local "),
-        (" vuestro cafe ", " vuestro local "),
         (" su cafeteria ", " su local "),
         (" si fuera usted tan amable ", " por favor "),
         (" si fueras tan amable ", " por favor "),
@@ -2221,7 +2217,8 @@ fn prepared(message: &str) -> String {
         (" se quedan ", " permanecen "),
         (" se queda ", " permanece "),
     ];
-    let text = something_else_called_off(&with_phrases(&read, phrases));
+    let text =
+        something_else_called_off(&with_phrases(&with_phrases(&read, THE_SHOP_NAMED), phrases));
     let text = total_aimed_at(&text);
     let text = one_wanted_as(&one_of_them_swaps(&text));
     let text = notes_in_hand(&text);
